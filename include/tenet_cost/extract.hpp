@@ -1,0 +1,46 @@
+// IR -> workloads: find every GEMM / convolution, its quantization and how
+// often each entry function calls it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tenet_cost/ir.hpp"
+#include "tenet_cost/workload.hpp"
+
+namespace tenet_cost {
+
+struct ExtractOptions {
+  std::optional<std::string> entry;                 // only this Relax entry function
+  std::map<std::string, std::int64_t> bindings;     // --bind seq_len=2048,batch_size=1
+};
+
+/// Calls into MLC's KV-cache attention builtins, which hide the attention
+/// GEMMs (the estimator synthesizes QK^T and PV from these).
+struct AttentionSite {
+  std::string entry;
+  std::string builtin;             // e.g. "vm.builtin.paged_attention_kv_cache_attention"
+  std::int64_t calls = 0;
+  std::optional<std::int64_t> num_heads, num_kv_heads, head_dim;
+};
+
+struct ExtractResult {
+  std::vector<Workload> workloads;          // sorted by function name, then location
+  std::vector<std::string> entries;         // Relax entry functions seen (sorted)
+  std::vector<AttentionSite> attention;     // sorted by entry
+  std::vector<std::string> skipped;         // functions skipped, with the reason (debug)
+};
+
+ExtractResult extract_workloads(const ir::Module& module, const ExtractOptions& options = {});
+
+/// Parse "a=1,b=2" into bindings; throws InputError on a malformed list.
+std::map<std::string, std::int64_t> parse_bindings(const std::string& text);
+
+/// Evaluate a symbolic Dim under bindings; returns a known Dim, or throws
+/// InputError listing the unbound names when `require_known`.
+Dim bind_dim(const Dim& d, const std::map<std::string, std::int64_t>& bindings, bool require_known = false);
+
+}  // namespace tenet_cost

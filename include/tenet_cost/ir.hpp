@@ -1,0 +1,275 @@
+// The typed IR that both front-ends (TVMScript text, TVM JSON) produce and
+// that the GEMM extractor reads. It mirrors TVM's own node kinds closely
+// enough to be built from either format, but keeps only what cost
+// estimation needs. Nodes are immutable once built and shared by pointer.
+//
+// Conventions
+//  - Names are the names printed in the dump (`v_i0`, `lv575`, `n`).
+//  - dtype strings are TVM's ("int64", "float16", "uint32", "bool", "handle",
+//    "float8_e4m3fn"); "" means unknown.
+//  - Every node carries the location of its first token (JSON input: the file
+//    name and line 0).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tenet_cost/error.hpp"
+
+namespace tenet_cost::ir {
+
+// ---------------------------------------------------------------- expressions
+
+enum class ExprKind {
+  kInt,      // int_value, dtype ("int32" for bare literals, "int64" for T.int64(..))
+  kFloat,    // float_value
+  kBool,     // int_value 0/1
+  kString,   // name holds the string
+  kVar,      // name; dtype of the var when known
+  kLoad,     // buffer load: name = buffer, args = indices
+  kBinary,   // op, args = {lhs, rhs}
+  kUnary,    // op (kNeg, kNot, kBitNot), args = {operand}
+  kCast,     // dtype = target type, args = {operand}   (T.Cast / T.cast)
+  kCall,     // name = callee without "T." ("shift_right", "bitwise_and", "exp",
+             // "if_then_else", "reinterpret", "max", ...), args; dtype when given
+  kSelect,   // T.Select / T.if_then_else: args = {cond, then, else}
+  kRamp,     // JSON tir.Ramp: args = {base, stride}, int_value = lanes
+  kBroadcast,// JSON tir.Broadcast: args = {value}, int_value = lanes
+  kOther,    // anything else: name says what it was (kept for diagnostics)
+};
+
+enum class BinOp {
+  kAdd, kSub, kMul, kDiv /* `/` */, kFloorDiv /* `//` */, kFloorMod /* `%` */,
+  kMin, kMax, kEq, kNe, kLt, kLe, kGt, kGe, kAnd, kOr,
+  kBitAnd, kBitOr, kBitXor, kShl, kShr,
+};
+enum class UnOp { kNeg, kNot, kBitNot };
+
+struct Expr;
+using ExprPtr = std::shared_ptr<const Expr>;
+
+struct Expr {
+  ExprKind kind = ExprKind::kOther;
+  std::string dtype;
+  SourceLocation loc;
+  std::int64_t int_value = 0;
+  double float_value = 0.0;
+  std::string name;
+  BinOp bin_op = BinOp::kAdd;
+  UnOp un_op = UnOp::kNeg;
+  std::vector<ExprPtr> args;
+};
+
+// Small constructors, used by both front-ends and by tests.
+ExprPtr make_int(std::int64_t v, std::string dtype = "int32", SourceLocation loc = {});
+ExprPtr make_float(double v, std::string dtype = "float32", SourceLocation loc = {});
+ExprPtr make_var(std::string name, std::string dtype = "", SourceLocation loc = {});
+ExprPtr make_load(std::string buffer, std::vector<ExprPtr> indices, SourceLocation loc = {});
+ExprPtr make_binary(BinOp op, ExprPtr a, ExprPtr b, SourceLocation loc = {});
+ExprPtr make_cast(std::string dtype, ExprPtr operand, SourceLocation loc = {});
+ExprPtr make_call(std::string callee, std::vector<ExprPtr> args, std::string dtype = "", SourceLocation loc = {});
+
+/// Python-like text of an expression, for messages and tests ("v_k // 8").
+std::string to_string(const Expr& e);
+
+// -------------------------------------------------------------------- buffers
+
+struct Buffer {
+  std::string name;
+  std::string dtype = "float32";
+  std::vector<ExprPtr> shape;   // empty = scalar buffer
+  std::string scope;            // "" (global), "local", "shared", "wmma.accumulator", ...
+  SourceLocation loc;
+};
+
+/// One dimension of a buffer region: [min, min+extent). A plain index `A[i]`
+/// has extent 1.
+struct Range {
+  ExprPtr min;
+  ExprPtr extent;
+};
+
+struct BufferRegion {
+  std::string buffer;
+  std::vector<Range> region;
+};
+
+// ------------------------------------------------------------------ statements
+
+enum class IterKind { kSpatial, kReduce, kOpaque, kOrdered };  // "S", "R", "O", ordered
+
+struct IterVar {
+  std::string name;       // block iter var, e.g. v_k
+  IterKind kind = IterKind::kSpatial;
+  ExprPtr min;            // usually int 0
+  ExprPtr extent;         // the domain extent (from T.axis.* or the remap'd loop)
+  ExprPtr binding;        // the value bound to it (loop var expression)
+};
+
+enum class ForKind { kSerial, kParallel, kVectorized, kUnrolled, kThreadBinding };
+
+struct Stmt;
+using StmtPtr = std::shared_ptr<const Stmt>;
+
+struct Block {
+  std::string name;
+  std::vector<IterVar> iter_vars;
+  std::vector<BufferRegion> reads;
+  std::vector<BufferRegion> writes;
+  ExprPtr predicate;                  // T.where(..); null when absent
+  StmtPtr init;                       // with T.init(): ...; null when absent
+  StmtPtr body;
+  std::vector<Buffer> alloc_buffers;  // buffers allocated in this block
+  std::map<std::string, std::string> annotations;  // T.block_attr, values as text
+  SourceLocation loc;
+};
+
+enum class StmtKind {
+  kSeq,       // children
+  kFor,       // loop_var, min, extent, for_kind, thread_tag, body
+  kBlock,     // block (a BlockRealize with its block)
+  kStore,     // buffer, indices, value       (`+=` is desugared to a + b)
+  kIf,        // cond, body (then), else_body (may be null)
+  kLet,       // var, value, body              (T.LetStmt, or `x: T.int32 = ...`)
+  kAlloc,     // alloc_buffer outside a block: buffer; the rest of the scope is `body`
+  kEvaluate,  // value (a bare expression statement, e.g. T.evaluate / T.tvm_storage_sync)
+  kOther,     // an unknown statement kept with its text for debug logs
+};
+
+struct Stmt {
+  StmtKind kind = StmtKind::kOther;
+  SourceLocation loc;
+  std::vector<StmtPtr> children;         // kSeq
+  std::string var;                       // kFor loop var / kLet var
+  ExprPtr min, extent;                   // kFor
+  ForKind for_kind = ForKind::kSerial;   // kFor
+  std::string thread_tag;                // kFor with thread binding
+  std::shared_ptr<const Block> block;    // kBlock
+  std::string buffer;                    // kStore
+  std::vector<ExprPtr> indices;          // kStore
+  ExprPtr value;                         // kStore value / kLet value / kEvaluate expr / kIf cond
+  StmtPtr body;                          // kFor / kLet / kIf then-branch / kAlloc scope
+  StmtPtr else_body;                     // kIf
+  std::optional<Buffer> alloc;           // kAlloc
+  std::string text;                      // kOther: what it was
+};
+
+// ------------------------------------------------------------------ functions
+
+enum class ParamKind { kBuffer, kHandle, kScalar };
+
+struct Param {
+  std::string name;
+  ParamKind kind = ParamKind::kBuffer;
+  std::string dtype;       // scalar dtype ("int64") or buffer dtype
+  std::string buffer;      // the buffer bound to this param (T.Buffer param: its own name;
+                           // T.handle: the name given by T.match_buffer); "" for scalars
+};
+
+struct PrimFunc {
+  std::string name;
+  SourceLocation loc;
+  std::vector<Param> params;                 // in signature order (call_tir links args to these)
+  std::map<std::string, Buffer> buffers;     // every buffer by name: params, match_buffer, allocs
+  std::vector<std::string> sym_vars;         // symbolic shape vars (n, seq_len, ...) in order of appearance
+  std::map<std::string, std::string> attrs;  // T.func_attr, values as text
+  bool is_private = false;
+  StmtPtr body;
+};
+
+// ---------------------------------------------------------------------- Relax
+
+struct StructInfo;
+using StructInfoPtr = std::shared_ptr<const StructInfo>;
+
+enum class SInfoKind { kTensor, kObject, kShape, kTuple, kPrim, kUnknown };
+
+struct StructInfo {
+  SInfoKind kind = SInfoKind::kUnknown;
+  bool shape_known = false;             // kTensor/kShape: dims given
+  std::vector<ExprPtr> dims;            // ints or vars (string dims become vars)
+  int ndim = -1;                        // R.Tensor(ndim=..) or dims.size()
+  std::string dtype;                    // kTensor / kPrim
+  std::vector<StructInfoPtr> fields;    // kTuple
+};
+
+enum class RExprKind {
+  kVar,           // name
+  kGlobalFunc,    // name: `cls.f` or a bare function name in call_tir
+  kCall,          // op: "R.call_tir", "R.matmul", "R.permute_dims", "R.nn.conv2d",
+                  //     "R.call_dps_packed", "R.call_pure_packed", ... ;
+                  //     args, kwargs, sinfo_args (out_sinfo / sinfo_args)
+  kTuple,         // args
+  kTupleGetItem,  // args[0], index
+  kPrimValue,     // prim (R.prim_value(e)) / bare literal int
+  kShape,         // dims (R.shape([..]))
+  kString,        // name (R.str / string literal, packed-func names)
+  kConstant,      // metadata constant / R.const
+  kOther,         // name says what
+};
+
+struct RExpr;
+using RExprPtr = std::shared_ptr<const RExpr>;
+
+struct RExpr {
+  RExprKind kind = RExprKind::kOther;
+  SourceLocation loc;
+  std::string name;
+  std::string op;
+  std::vector<RExprPtr> args;
+  std::vector<std::pair<std::string, RExprPtr>> kwargs;
+  std::vector<StructInfoPtr> sinfo_args;
+  std::int64_t index = 0;
+  ExprPtr prim;
+  std::vector<ExprPtr> dims;
+};
+
+struct Binding {
+  std::string var;
+  StructInfoPtr sinfo;   // annotation when printed; may be null
+  RExprPtr value;
+  SourceLocation loc;
+};
+
+struct RelaxParam {
+  std::string name;
+  StructInfoPtr sinfo;
+};
+
+struct RelaxFunc {
+  std::string name;
+  SourceLocation loc;
+  std::vector<RelaxParam> params;
+  std::vector<std::string> sym_vars;
+  std::vector<Binding> bindings;             // in order, dataflow blocks flattened
+  RExprPtr ret;                              // the returned expression; may be null
+  std::map<std::string, std::string> attrs;  // R.func_attr, values as text
+};
+
+// --------------------------------------------------------------------- module
+
+struct Module {
+  std::string source;                  // file name the module came from
+  std::vector<PrimFunc> prim_funcs;    // in file order; names may repeat
+  std::vector<RelaxFunc> relax_funcs;  // in file order
+  std::string format;                  // "tvmscript", "tvm-json-legacy", "tvm-json-ffi"
+};
+
+// ------------------------------------------------------------------ front-ends
+
+/// Parse TVMScript text (any era, see docs/ir-formats.md). Throws InputError
+/// with file:line:col on a syntax error.
+Module parse_tvmscript(const std::string& text, const std::string& filename);
+
+/// Read a TVM JSON graph (legacy `root`/`type_key` or tvm-ffi `root_index`/`type`).
+Module read_tvm_json(const std::string& text, const std::string& filename);
+
+/// Load a dump from disk, detecting the format from its content.
+Module load_module(const std::string& path);
+
+}  // namespace tenet_cost::ir

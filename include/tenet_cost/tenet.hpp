@@ -1,0 +1,92 @@
+// The native TENET engine: (PE array, statement, space-time mapping) ->
+// every metric of TENET (see docs/tenet-engine.md for the definitions and
+// the exact counting method). Counts are exact 64-bit integers; any overflow
+// is an OverflowError.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tenet_cost/error.hpp"
+
+namespace tenet_cost::tenet {
+
+/// One relation as text (isl syntax) plus where it came from.
+struct RelationText {
+  std::string text;
+  SourceLocation loc;  // file + line of the text; column 1
+};
+
+/// `.p` file: PE domain, interconnect, `l1 l2 bandwidth avg_latency`.
+struct PEArraySpec {
+  RelationText domain;
+  RelationText interconnect;
+  std::uint64_t l1_size = 1, l2_size = 1, bandwidth = 1, avg_latency = 1;
+};
+
+/// `.s` file: iteration domain and access relations.
+struct StatementSpec {
+  RelationText domain;
+  std::vector<RelationText> reads;
+  std::vector<RelationText> writes;
+};
+
+/// `.m` file: space map and time map.
+struct MappingSpec {
+  RelationText space_map;
+  RelationText time_map;
+};
+
+struct Problem {
+  PEArraySpec pe;
+  StatementSpec statement;
+  MappingSpec mapping;
+};
+
+PEArraySpec load_pe_array(const std::string& path);
+StatementSpec load_statement(const std::string& path);
+MappingSpec load_mapping(const std::string& path);
+Problem load_problem(const std::string& pe_path, const std::string& statement_path,
+                     const std::string& mapping_path);
+/// `experiment_N` file: mapping, PE array, statement paths relative to data_root.
+Problem load_experiment(const std::string& experiment_path, const std::string& data_root);
+
+enum class Access { kRead, kWrite };
+
+struct TensorMetrics {
+  std::string name;
+  Access access = Access::kRead;
+  std::int64_t total_volume = 0;
+  std::int64_t unique_volume = 0;      // against the default neighbourhood
+  double reuse_factor = 0.0;           // total / unique
+  double temporal_reuse = 0.0;         // (total - unique vs (s, prev t)) / |D|
+  double spatial_reuse = 0.0;          // |intersection with neighbours| / |D|
+  std::int64_t delay = 0;              // ingress (reads) / egress (writes) of this tensor alone
+};
+
+struct Metrics {
+  std::int64_t macs = 0;               // |D|
+  std::int64_t time_stamps = 0;        // |TD|
+  std::int64_t active_pes = 0;         // |SD|
+  std::int64_t space_time_points = 0;  // |STD|
+  double avg_active_pes = 0.0;         // |STD| / |TD|
+  std::int64_t macs_per_pe = 0;        // floor(|D| / |SD|)
+  std::int64_t ingress_delay = 0;      // all read tensors together
+  std::int64_t egress_delay = 0;       // all write tensors together
+  std::int64_t compute_delay = 0;      // = macs_per_pe
+  std::int64_t max_delay = 0;
+  std::int64_t energy = 0;             // TENET's truncation order, 64-bit
+  std::vector<TensorMetrics> tensors;  // reads then writes, each sorted by name
+};
+
+struct AnalyzeOptions {
+  bool enumerate = false;              // brute force over the domain (debug / oracle)
+  bool spatial_reuse = true;           // the spatial-reuse intersection is the most costly metric
+  std::int64_t bits_per_item = 16;     // TENET's BIT_PER_ITEM for the delays
+};
+
+Metrics analyze(const Problem& problem, const AnalyzeOptions& options = {});
+
+}  // namespace tenet_cost::tenet

@@ -1,0 +1,55 @@
+// tenet-cost: command-line entry point. Exit codes: 0 ok, 1 internal error,
+// 2 bad input or usage (docs/cli.md).
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
+#include <exception>
+#include <iostream>
+#include <new>
+
+#include "commands.hpp"
+#include "tenet_cost/error.hpp"
+#include "tenet_cost/output.hpp"
+
+int main(int argc, char** argv) {
+  using tenet_cost::ExitCode;
+  spdlog::set_pattern("tenet-cost: %l: %v");
+  spdlog::set_level(spdlog::level::warn);
+  spdlog::default_logger()->sinks();  // logs go to stderr via the default console sink
+
+  CLI::App app{"tenet-cost: cost of LLM GEMM workloads on spatial accelerators (TENET relation-centric model)"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("tenet-cost 0.1.0"));
+  std::string output = "-";
+  app.add_option("-o,--output", output, "Write the result to this file (atomically) instead of stdout");
+  bool verbose = false;
+  app.add_flag("-v,--verbose", verbose, "Debug logging on stderr");
+  app.parse_complete_callback([&] {
+    if (verbose) spdlog::set_level(spdlog::level::debug);
+  });
+
+  tenet_cost::cli::Context ctx;
+  tenet_cost::cli::add_tenet_command(app, ctx);
+  tenet_cost::cli::add_extract_command(app, ctx);
+  tenet_cost::cli::add_estimate_commands(app, ctx);
+
+  try {
+    app.parse(argc, argv);
+    tenet_cost::write_output(output, ctx.result);
+    return static_cast<int>(ExitCode::kOk);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return static_cast<int>(ExitCode::kBadInput);
+  } catch (const tenet_cost::InputError& e) {
+    std::cerr << "tenet-cost: error: " << e.what() << "\n";
+    return static_cast<int>(ExitCode::kBadInput);
+  } catch (const std::bad_alloc&) {
+    std::cerr << "tenet-cost: error: out of memory\n";
+    return static_cast<int>(ExitCode::kInternal);
+  } catch (const std::exception& e) {
+    std::cerr << "tenet-cost: internal error: " << e.what() << "\n";
+    return static_cast<int>(ExitCode::kInternal);
+  }
+}

@@ -1,0 +1,74 @@
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+
+#include "tenet_cost/checked.hpp"
+#include "tenet_cost/error.hpp"
+#include "tenet_cost/output.hpp"
+#include "tenet_cost/report.hpp"
+#include "test_support.hpp"
+
+using namespace tenet_cost;
+
+TEST_CASE("checked arithmetic throws instead of wrapping") {
+  CHECK(checked_mul(1LL << 31, 1LL << 31) == (1LL << 62));
+  CHECK_THROWS_AS(checked_mul(1LL << 40, 1LL << 40), OverflowError);
+  CHECK_THROWS_AS(checked_add(INT64_MAX, 1), OverflowError);
+  CHECK_THROWS_AS(checked_sub(INT64_MIN, 1), OverflowError);
+  const i128 big = static_cast<i128>(1LL << 40) * (1LL << 40);
+  CHECK_THROWS_AS(checked_narrow(big), OverflowError);
+}
+
+TEST_CASE("floor division and modulo follow isl semantics") {
+  for (i64 a = -20; a <= 20; ++a)
+    for (i64 b = 1; b <= 7; ++b) {
+      const i64 q = floor_div(a, b), r = floor_mod(a, b);
+      CHECK(q * b + r == a);
+      CHECK(r >= 0);
+      CHECK(r < b);
+      CHECK(ceil_div(a, b) * b >= a);
+    }
+}
+
+TEST_CASE("input errors carry file:line:col") {
+  InputError e(SourceLocation{"x.s", 3, 7}, "expected ']', found ';'");
+  CHECK(std::string(e.what()) == "x.s:3:7: expected ']', found ';'");
+  CHECK(e.detail() == "expected ']', found ';'");
+}
+
+TEST_CASE("write_output is atomic and leaves nothing behind on failure") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "tc_out_test";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string target = (dir / "r.json").string();
+  write_output(target, "{\"a\": 1}\n");
+  CHECK(read_file(target) == "{\"a\": 1}\n");
+  CHECK_THROWS_AS(write_output((dir / "missing" / "r.json").string(), "x"), InputError);
+  std::size_t files = 0;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    (void)entry;
+    ++files;
+  }
+  CHECK(files == 1);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("table and csv rendering") {
+  report::Table t;
+  t.headers = {"name", "value"};
+  t.right_align = {false, true};
+  t.rows = {{"a", "1"}, {"long,name", "12345"}};
+  CHECK(report::render_text(t) == "name       value\n----------------\na              1\nlong,name  12345\n");
+  CHECK(report::render_csv(t) == "name,value\na,1\n\"long,name\",12345\n");
+  CHECK(report::grouped(1234567) == "1,234,567");
+  CHECK(report::grouped(-1000) == "-1,000");
+  CHECK_THROWS_AS(report::parse_format("xml"), InputError);
+}
+
+TEST_CASE("CLI: usage errors exit 2, --help exits 0") {
+  CHECK(tc_test::run_cli("--help").exit_code == 0);
+  CHECK(tc_test::run_cli("no-such-command").exit_code == 2);
+  CHECK(tc_test::run_cli("").exit_code == 2);
+}
