@@ -129,7 +129,31 @@ bool has_load(const Expr& e) {
 
 }  // namespace
 
+namespace {
+QuantInfo detect_impl(const Expr& weight, const QuantContext& ctx, std::string& note, std::string& pack_axis,
+                      std::string& group_axis);
+}
+
 QuantInfo detect_quant(const Expr& weight, const QuantContext& ctx, std::string& note) {
+  std::string pack_axis, group_axis;
+  QuantInfo q = detect_impl(weight, ctx, note, pack_axis, group_axis);
+  if (pack_axis == "N" && group_axis == "N") {
+    // Packing and groups both run along the GEMM's N: the dequantized buffer
+    // is read transposed. Describe the scheme in the dequantizer's own frame.
+    QuantContext sw = ctx;
+    std::swap(sw.kvars, sw.nvars);
+    sw.k_extent.reset();
+    std::string n2;
+    q = detect_impl(weight, sw, n2, pack_axis, group_axis);
+    note = "the dequantized weight is read transposed (packing and groups run along the GEMM's N axis)";
+    if (!n2.empty()) note += "; " + n2;
+  }
+  return q;
+}
+
+namespace {
+QuantInfo detect_impl(const Expr& weight, const QuantContext& ctx, std::string& note, std::string& packing_axis,
+                      std::string& group_axis) {
   QuantInfo q;
   Walk w{ctx, {}, {}, false, 0.0, false, false};
   w.go(weight, false, false, false, "", 0);
@@ -148,7 +172,8 @@ QuantInfo detect_quant(const Expr& weight, const QuantContext& ctx, std::string&
     else if (is_float_dtype(dt)) float_loads.push_back(&li);
   }
   const LoadInfo* wq = nullptr;
-  std::string packing_axis;  // "K" | "N" | ""
+  packing_axis.clear();  // "K" | "N" | ""
+  group_axis.clear();
   if (!packed.empty()) {
     std::int64_t best = -1;
     for (const auto* li : packed) {
@@ -229,6 +254,10 @@ QuantInfo detect_quant(const Expr& weight, const QuantContext& ctx, std::string&
       any_var = any_var || !vs.empty();
       if (auto g = top_div(idx, ctx.kvars)) {
         q.group_size = *g;
+        group_axis = "K";
+      } else if (auto gn = top_div(idx, ctx.nvars)) {
+        group_axis = "N";
+        q.group_size = *gn;
       } else if (has_load(idx)) {
         q.has_g_idx = true;
         // g_idx: group size = K / (scale extent along this dim).
@@ -259,6 +288,7 @@ QuantInfo detect_quant(const Expr& weight, const QuantContext& ctx, std::string&
   q.scheme = scheme_name(q, packing_axis);
   return q;
 }
+}  // namespace
 
 std::string scheme_name(const QuantInfo& q, const std::string& packing_axis) {
   const bool f16 = q.scale_dtype == "float16", bf16 = q.scale_dtype == "bfloat16", f32 = q.scale_dtype == "float32";

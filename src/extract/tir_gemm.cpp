@@ -81,16 +81,20 @@ OperandFacts operand_facts(const ExprPtr& e, const std::map<std::string, Axis>& 
   return f;
 }
 
-/// First index position of `load` referencing any of `vars`; -1 when none.
-int first_pos(const Expr* load, const std::set<std::string>& vars) {
-  if (!load) return -1;
+/// Index positions of `load` referencing any of `vars`.
+std::vector<int> positions(const Expr* load, const std::set<std::string>& vars) {
+  std::vector<int> out;
+  if (!load) return out;
   for (std::size_t d = 0; d < load->args.size(); ++d) {
     std::set<std::string> vs;
     if (load->args[d]) collect_vars(*load->args[d], vs);
     for (const auto& v : vs)
-      if (vars.count(v)) return static_cast<int>(d);
+      if (vars.count(v)) {
+        out.push_back(static_cast<int>(d));
+        break;
+      }
   }
-  return -1;
+  return out;
 }
 
 std::string expr_dtype(const Expr* e, const FuncIndex& fi) {
@@ -291,9 +295,13 @@ std::vector<TirGemm> analyze_prim_func(const ir::PrimFunc& f, std::size_t func_i
     g.kvars = kset;
 
     // Layout from the primary loads.
-    const int a_k = first_pos(fa.primary, kset), a_m = first_pos(fa.primary, mset);
-    const int b_k = first_pos(fb.primary, kset), b_n = first_pos(fb.primary, nset);
-    w.layout = std::string(a_k >= 0 && a_m >= 0 && a_k < a_m ? "T" : "N") + (b_k >= 0 && b_n >= 0 && b_n < b_k ? "T" : "N");
+    // A is transposed when its K index comes before its last M index; B when
+    // its last N index comes before its K index (B[n, k] = NT).
+    const auto a_k = positions(fa.primary, kset), a_m = positions(fa.primary, mset);
+    const auto b_k = positions(fb.primary, kset), b_n = positions(fb.primary, nset);
+    const bool a_t = !a_k.empty() && !a_m.empty() && a_k.front() < a_m.back();
+    const bool b_t = !b_k.empty() && !b_n.empty() && b_n.back() < b_k.front();
+    w.layout = std::string(a_t ? "T" : "N") + (b_t ? "T" : "N");
 
     w.dtype_a = operand_dtype(ea, fi);
     w.dtype_b = operand_dtype(eb, fi);
@@ -323,14 +331,17 @@ std::vector<TirGemm> analyze_prim_func(const ir::PrimFunc& f, std::size_t func_i
       c.quant = c.q.weight_bits > 0;
       bool shared = false;
       for (const auto& vname : facts.vars) shared = shared || bset.count(vname);
-      int non_unit = 0;
+      // A 2-D weight: at most one index dimension over its own non-unit axes
+      // (split axes such as v0_o * 16 + v0_i count once).
+      std::set<std::string> own_non_unit;
       c.stat = true;
       for (const auto& vname : facts.vars) {
         const Axis& ax = axes[vname];
         auto e = ax.extent ? int_const(ax.extent.get()) : std::nullopt;
         if (!e) c.stat = false;
-        if (own.count(vname) && (!e || *e != 1)) ++non_unit;
+        if (own.count(vname) && (!e || *e != 1)) own_non_unit.insert(vname);
       }
+      const std::size_t non_unit = positions(facts.primary, own_non_unit).size();
       OperandFacts root = operand_facts(inl, axes);
       c.rank = root.primary ? root.primary->args.size() : 0;
       c.ok = !shared && non_unit <= 1 && param_rooted(inl, fi);
