@@ -1,0 +1,123 @@
+// Benchmark of the TVMScript front-end.
+//
+//   bench_parse_tvmscript                 parse the 348 KB MLC fixture (01) repeatedly: ms per parse, MB/s
+//   bench_parse_tvmscript FILE...         same for the given files
+//   bench_parse_tvmscript --synthetic MB  build an MB-sized module (fixture 01's functions repeated
+//                                         under new names), parse it once: MB/s and peak RSS / size
+//
+// Run each mode in its own process so the peak RSS (getrusage) belongs to it.
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "tenet_cost/ir.hpp"
+#include "tenet_cost/output.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double peak_rss_mb() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  return static_cast<double>(ru.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
+}
+
+std::string fixture01() {
+  return std::string(TC_SHARED_DIR) + "/fixtures/real/01_mlc_llama2_13b_q4f16_1_batched_whole_module.py";
+}
+
+std::size_t count_stmts(const tenet_cost::ir::Module& m) { return m.prim_funcs.size() + m.relax_funcs.size(); }
+
+int bench_files(const std::vector<std::string>& files) {
+  for (const auto& path : files) {
+    const std::string text = tenet_cost::read_file(path);
+    std::vector<double> ms;
+    std::size_t funcs = 0;
+    for (int i = 0; i < 30; ++i) {
+      const auto t0 = Clock::now();
+      const auto mod = tenet_cost::ir::parse_tvmscript(text, path);
+      const auto t1 = Clock::now();
+      funcs = count_stmts(mod);
+      ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+    }
+    std::sort(ms.begin(), ms.end());
+    const double med = ms[ms.size() / 2];
+    std::printf("%s: %zu bytes, %zu functions, parse min %.3f ms, median %.3f ms, %.1f MB/s (median)\n",
+                path.c_str(), text.size(), funcs, ms.front(), med,
+                static_cast<double>(text.size()) / 1e6 / (med / 1e3));
+  }
+  std::printf("peak RSS %.1f MB\n", peak_rss_mb());
+  return 0;
+}
+
+// Fixture 01's class body repeated with every `def name(` renamed `def name_rK(`.
+std::string synthetic(std::size_t target_bytes) {
+  const std::string base = tenet_cost::read_file(fixture01());
+  const std::size_t cls = base.find("class Module:\n");
+  if (cls == std::string::npos) throw std::runtime_error("fixture 01 has no 'class Module:'");
+  const std::size_t body_begin = cls + std::string("class Module:\n").size();
+  const std::string head = base.substr(0, body_begin);
+  const std::string body = base.substr(body_begin);
+  std::string out;
+  out.reserve(target_bytes + base.size() * 2);
+  out += head;
+  for (int k = 0; out.size() < target_bytes; ++k) {
+    const std::string suffix = "_r" + std::to_string(k);
+    std::size_t pos = 0;
+    while (pos < body.size()) {
+      std::size_t eol = body.find('\n', pos);
+      if (eol == std::string::npos) eol = body.size();
+      const std::string_view line(body.data() + pos, eol - pos);
+      if (line.rfind("    def ", 0) == 0) {
+        const std::size_t paren = line.find('(');
+        out.append(line.substr(0, paren));
+        out += suffix;
+        out.append(line.substr(paren));
+      } else {
+        out.append(line);
+      }
+      out += '\n';
+      pos = eol + 1;
+    }
+  }
+  return out;
+}
+
+int bench_synthetic(double mb) {
+  std::string text = synthetic(static_cast<std::size_t>(mb * 1e6));
+  const double rss_before = peak_rss_mb();
+  const auto t0 = Clock::now();
+  std::size_t funcs = 0;
+  {
+    const auto mod = tenet_cost::ir::parse_tvmscript(text, "synthetic.py");
+    funcs = count_stmts(mod);
+    const auto t1 = Clock::now();
+    const double s = std::chrono::duration<double>(t1 - t0).count();
+    const double size_mb = static_cast<double>(text.size()) / 1e6;
+    const double peak = peak_rss_mb();
+    std::printf("synthetic: %.1f MB, %zu functions, parse %.1f ms, %.1f MB/s\n", size_mb, funcs, s * 1e3, size_mb / s);
+    std::printf("peak RSS %.1f MB (%.2fx the file; %.1f MB before parsing, text included)\n", peak,
+                peak / (static_cast<double>(text.size()) / (1024.0 * 1024.0)), rss_before);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    std::vector<std::string> args(argv + 1, argv + argc);
+    if (args.size() == 2 && args[0] == "--synthetic") return bench_synthetic(std::atof(args[1].c_str()));
+    if (args.empty()) args.push_back(fixture01());
+    return bench_files(args);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_parse_tvmscript: %s\n", e.what());
+    return 1;
+  }
+}

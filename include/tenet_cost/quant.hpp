@@ -1,0 +1,112 @@
+// Quantization schemes: how a GEMM's operands are stored (bits per element,
+// scale and zero-point tensors and their granularity) and what extra work the
+// scheme implies (weight dequantization, dynamic activation quantization,
+// output rescaling). A scheme turns a GEMM into the operand list of a TENET
+// statement S[i,j,k] (A[i,k] x B[k,j] -> C[i,j]); scale and zero-point
+// tensors are extra read operands whose index expressions encode the
+// granularity (per-tensor SW[0], per-channel SW[j], per-token SA[i], group
+// SW[j, floor(k/g)]), so the reuse analysis yields their traffic.
+// docs/quant.md documents every scheme and the grammar.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tenet_cost::quant {
+
+enum class Granularity { kNone, kTensor, kChannel, kToken, kGroup };
+std::string to_string(Granularity g);
+
+/// How one stored tensor (weight, activation or KV cache) is quantized.
+struct TensorFormat {
+  std::string dtype = "float16";   // element type: float16, bfloat16, float32, int8, int4, int3, float8_e4m3fn, float8_e5m2
+  std::int64_t storage_bits = 16;  // bits of one storage word
+  std::int64_t elems_per_storage = 1;  // elements packed per storage word (int4 in uint32: 8)
+  Granularity scale = Granularity::kNone;
+  std::int64_t group = 0;          // kGroup: elements per group along the reduction axis
+  std::int64_t scale_bits = 0;     // 0: no scale tensor
+  bool zero_point = false;         // asymmetric: a zero-point tensor with the scale's shape
+  std::int64_t zero_bits = 0;
+  [[nodiscard]] bool quantized() const { return scale != Granularity::kNone || is_low_precision(); }
+  [[nodiscard]] bool is_low_precision() const;  // int*, float8*
+};
+
+/// A complete scheme. Names: MLC-LLM's (q4f16_1, ...) or the generic grammar
+/// (w4a16-g128-asym, w8a8-token-channel, fp8-tensor, ... [+kv8 | +kv4-g64]).
+struct Scheme {
+  std::string name;                 // canonical name; parse_scheme(name) gives the same scheme
+  std::string family;               // "mlc" | "generic"
+  std::string description;
+  std::string model_dtype = "float16";  // activations outside GEMMs, outputs
+  TensorFormat weight;              // linear-layer weights
+  TensorFormat activation;          // GEMM input activations
+  bool dynamic_activation = false;  // per-token max computed at run time
+  std::string compute = "fp16";     // MAC precision: fp32, fp16, bf16, fp8, int8, int4
+  std::int64_t accum_bits = 32;     // partial sums
+  std::int64_t out_bits = 16;       // GEMM outputs
+  bool dequant_weight = false;      // weights converted before the MAC (weight-only quant)
+  bool output_rescale = false;      // outputs multiplied by activation x weight scales
+  bool quantize_lm_head = true;     // false: lm_head stays at model dtype (q4f16_2, fp8 MLC)
+  std::string weight_layout = "NK"; // informative
+  std::optional<TensorFormat> kv;   // KV-cache quantization (attention GEMMs)
+};
+
+/// Parse a scheme name; throws InputError listing the valid forms.
+Scheme parse_scheme(const std::string& text);
+/// The MLC schemes plus representative generic ones (for `quant list`).
+std::vector<Scheme> catalog();
+/// Human text listing the valid forms (used in error messages and docs).
+std::string valid_forms();
+/// A scheme matching an extractor's QuantInfo (MLC name when known).
+Scheme scheme_from_quant_info(const std::string& mlc_name, int weight_bits, std::int64_t group_size,
+                              const std::string& scale_dtype, bool zero_point_tensor,
+                              int elems_per_storage, const std::string& storage_dtype);
+/// Bits of one element of a dtype name (float16 -> 16, int4 -> 4, ...); throws on unknown.
+std::int64_t dtype_bits(const std::string& dtype);
+
+// ------------------------------------------------------------ operands
+
+/// One index of an access relation: dim 'i', 'j', 'k' (or 'b'), or '0' for
+/// the constant 0; divisor > 1 means floor(dim / divisor).
+struct IndexTerm {
+  char dim = '0';
+  std::int64_t divisor = 1;
+  bool operator==(const IndexTerm&) const = default;
+};
+
+/// A tensor of the TENET statement with its storage size.
+struct Operand {
+  std::string name;      // A, B, C, SA, SW, ZW, SK, ...
+  std::string role;      // "activation" | "weight" | "scale" | "zero_point" | "output"
+  std::vector<IndexTerm> index;
+  std::int64_t bits_num = 16, bits_den = 1;  // bits per element = num / den (int3 in uint32: 32/10)
+  bool write = false;
+  bool operator==(const Operand&) const = default;
+  /// isl text of the access relation, e.g. "{S[i,j,k]->SW[j,floor(k/32)]}" (batched: S[b,i,j,k]).
+  [[nodiscard]] std::string relation(bool batched = false) const;
+  /// bits as text: "4", "3.2".
+  [[nodiscard]] std::string bits_text() const;
+};
+
+/// Which GEMM of the model: a linear layer (B = weight [k, j]), attention
+/// scores Q.K^T (B = K cache, k = head_dim, j = token) or attention P.V
+/// (B = V cache, k = token, j = head_dim).
+enum class GemmRole { kLinear, kLinearUnquantized, kAttnQK, kAttnPV };
+
+/// The statement operands of a GEMM under a scheme: reads (A, B, extra
+/// scale / zero-point tensors) then the write C.
+std::vector<Operand> operands(const Scheme& s, GemmRole role);
+
+/// Extra vector work the scheme implies for one GEMM of M x N x K.
+struct ExtraWork {
+  bool dequant = false;             // B is dequantized (count chosen by arch placement)
+  std::int64_t act_quant_ops = 0;   // activation quantization (max + scale) per element
+  std::int64_t rescale_ops = 0;     // output rescaling
+};
+ExtraWork extra_work(const Scheme& s, GemmRole role, std::int64_t m, std::int64_t n, std::int64_t k);
+/// MAC precision of a GEMM under the scheme (attention runs at model dtype).
+std::string compute_precision(const Scheme& s, GemmRole role);
+
+}  // namespace tenet_cost::quant

@@ -1,0 +1,266 @@
+// A small Python AST (the subset TVMScript and its surrounding files use) and
+// the recursive-descent parser that builds it. Nodes live in an Arena that the
+// TVMScript driver releases after lowering each function, so memory stays
+// proportional to one function, not the file.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <new>
+#include <type_traits>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/pylex.hpp"
+
+namespace tenet_cost::ir::py {
+
+// ------------------------------------------------------------------- arena
+
+class Arena {
+ public:
+  struct Mark {
+    std::size_t block = 0;
+    std::size_t used = 0;
+  };
+  Arena() = default;
+  Arena(const Arena&) = delete;
+  Arena& operator=(const Arena&) = delete;
+
+  void* alloc(std::size_t bytes, std::size_t align = alignof(std::max_align_t));
+  template <class T>
+  T* make() {
+    static_assert(std::is_trivially_destructible_v<T>);
+    return new (alloc(sizeof(T), alignof(T))) T{};
+  }
+  template <class T>
+  T* array(std::size_t n) {
+    static_assert(std::is_trivially_destructible_v<T>);
+    if (n == 0) return nullptr;
+    T* p = static_cast<T*>(alloc(sizeof(T) * n, alignof(T)));
+    for (std::size_t i = 0; i < n; ++i) new (p + i) T{};
+    return p;
+  }
+  std::string_view copy(std::string_view s);
+
+  [[nodiscard]] Mark mark() const { return Mark{cur_, used_}; }
+  void release(Mark m) {
+    cur_ = m.block;
+    used_ = m.used;
+  }
+
+ private:
+  struct Block {
+    std::unique_ptr<std::byte[]> data;
+    std::size_t size = 0;
+  };
+  std::vector<Block> blocks_;
+  std::size_t cur_ = 0;   // index of the block in use
+  std::size_t used_ = 0;  // bytes used in blocks_[cur_]
+};
+
+// -------------------------------------------------------------- expressions
+
+enum class NK : std::uint8_t {
+  kName,        // text
+  kInt,         // text = literal as written; ival = value when !big
+  kFloat,       // text = literal; fval
+  kString,      // text = decoded value
+  kConst,       // None / True / False / ... : text
+  kAttr,        // a.text
+  kCall,        // a(kids...) ; keyword args are kKeyword kids, *x kStarred, **x kDoubleStarred
+  kSubscript,   // a[kids...]  (a tuple index is flattened into kids; `A[()]` has no kids)
+  kSlice,       // a:b:c (any may be null)
+  kTuple,       // kids
+  kList,        // kids
+  kDict,        // kids = key0, value0, key1, value1, ...   (a null key is **mapping)
+  kSet,         // kids
+  kBinOp,       // a op b (op: py::Op of the operator)
+  kUnary,       // op a  (op: kMinus, kPlus, kTilde; kNot for `not`)
+  kBoolOp,      // kids joined by op (kAnd: and, kOr: or) -- op holds Kw
+  kCompare,     // a op b, op = py::Op (kLt..kNe) or kIn/kNotIn/kIs/kIsNot via cmp field
+  kIfExp,       // a if b else c
+  kKeyword,     // text = value (in calls)
+  kStarred,     // *a
+  kDoubleStarred,  // **a
+  kLambda,      // (body in a)
+  kComprehension,  // generic [..for..] / (..for..) / {..for..}: kept opaque
+  kEllipsis,
+};
+
+enum class Cmp : std::uint8_t { kOp, kIn, kNotIn, kIs, kIsNot };
+
+struct Node {
+  NK kind = NK::kName;
+  Op op = Op::kNone;
+  Kw kw = Kw::kNone;
+  Cmp cmp = Cmp::kOp;
+  bool big = false;           // kInt: does not fit in uint64
+  std::uint32_t line = 0, col = 0;
+  std::uint32_t begin = 0, end = 0;  // source span [begin, end)
+  std::uint32_t height = 1;
+  std::uint32_t n = 0;        // number of kids
+  std::string_view text;
+  std::uint64_t ival = 0;
+  double fval = 0.0;
+  Node* a = nullptr;
+  Node* b = nullptr;
+  Node* c = nullptr;
+  Node** kids = nullptr;
+};
+
+// --------------------------------------------------------------- statements
+
+enum class SK : std::uint8_t {
+  kExpr,       // value
+  kAssign,     // targets (n_targets, chained a = b = v) = value
+  kAnnAssign,  // target: annotation [= value]
+  kAugAssign,  // target op= value (op = the binary operator)
+  kFor,        // for target in value: body [else: orelse]
+  kWhile,      // while value: body [else: orelse]
+  kIf,         // if value: body else: orelse (elif = nested kIf in orelse)
+  kWith,       // with items[i] [as targets[i]]...: body
+  kDef,        // decorators, name, params, returns, body
+  kClass,      // decorators, name, bases (items), body
+  kReturn,     // [value]
+  kPass, kBreak, kContinue,
+  kAssert,     // value [, annotation = message]
+  kImport,     // import ...  (text = whole statement)
+  kFrom,       // from X import a as b, ... : name = module; aliases in imports
+  kOther,      // global / nonlocal / del / raise / try / yield ... (kept opaque, body may be set)
+};
+
+struct Param {
+  std::string_view name;
+  Node* annotation = nullptr;
+  Node* default_value = nullptr;
+  std::uint32_t line = 0, col = 0;
+  std::uint8_t star = 0;  // 1: *args, 2: **kwargs
+};
+
+struct ImportAlias {
+  std::string_view name;   // imported name (dotted for `import a.b`)
+  std::string_view alias;  // "as" name or empty
+};
+
+struct Stmt {
+  SK kind = SK::kPass;
+  Op op = Op::kNone;
+  std::uint32_t line = 0, col = 0;
+  std::uint32_t begin = 0, end = 0;
+  std::string_view name;
+  Node* target = nullptr;
+  Node** targets = nullptr;
+  std::uint32_t n_targets = 0;
+  Node* value = nullptr;
+  Node* annotation = nullptr;
+  Node** items = nullptr;       // with-items / class bases
+  Node** item_targets = nullptr;
+  std::uint32_t n_items = 0;
+  Stmt** body = nullptr;
+  std::uint32_t n_body = 0;
+  Stmt** orelse = nullptr;
+  std::uint32_t n_orelse = 0;
+  Node** decorators = nullptr;
+  std::uint32_t n_decorators = 0;
+  Param* params = nullptr;
+  std::uint32_t n_params = 0;
+  Node* returns = nullptr;
+  ImportAlias* imports = nullptr;
+  std::uint32_t n_imports = 0;
+};
+
+// ------------------------------------------------------------------ parser
+
+class Parser {
+ public:
+  Parser(std::string_view src, const std::string& file, Arena& arena);
+
+  /// Called for each top-level statement; for a top-level `class`, the class
+  /// header is reported with kClass and no body, then each member statement is
+  /// reported with `in_class` set (so the arena can be released in between).
+  struct Sink {
+    virtual ~Sink() = default;
+    virtual void top_level(Stmt* s, const Stmt* enclosing_class) = 0;
+  };
+  void parse_file(Sink& sink);
+
+  Stmt* parse_statement();  // one full statement (compound ones include their suite)
+  Node* parse_expression(); // a full test-list (for tests)
+
+  [[nodiscard]] const Lexer& lexer() const { return lex_; }
+  [[nodiscard]] std::string_view span(const Node* n) const { return lex_.source().substr(n->begin, n->end - n->begin); }
+  [[nodiscard]] std::string_view span(const Stmt* s) const { return lex_.source().substr(s->begin, s->end - s->begin); }
+
+ private:
+  // token stream
+  const Token& tok() const { return tok_; }
+  const Token& peek();
+  void advance();
+  bool at_op(Op op) const { return tok_.kind == Tok::kOp && tok_.op == op; }
+  bool at_kw(Kw k) const { return tok_.kind == Tok::kName && tok_.kw == k; }
+  bool accept_op(Op op);
+  bool accept_kw(Kw k);
+  void expect_op(Op op, const char* what);
+  void expect_kw(Kw k, const char* what);
+  void expect_newline();
+  std::string_view expect_name(const char* what);
+  [[noreturn]] void error_expected(const std::string& what) const;
+  [[noreturn]] void error_expected_at(const Token& t, const std::string& what) const;
+
+  // statements
+  Stmt* new_stmt(SK k, const Token& at);
+  void finish(Stmt* s) { s->end = last_end_; }
+  void parse_simple_statements(std::vector<Stmt*>& out);
+  Stmt* parse_small_statement();
+  Stmt* parse_compound(std::vector<Node*>* decorators);
+  void parse_suite(Stmt*** body, std::uint32_t* n);
+  void parse_params(Stmt* s, Op closer);
+  Stmt* parse_import();
+  Stmt* parse_from();
+
+  // expressions
+  Node* new_node(NK k, const Token& at);
+  Node* new_node_from(NK k, const Node* first);
+  void set_height(Node* n, std::uint32_t h);
+  Node* parse_testlist(bool allow_star);     // a, b, c  -> tuple when comma
+  Node* parse_test();
+  Node* parse_test_nocond();
+  Node* parse_or_test();
+  Node* parse_and_test();
+  Node* parse_not_test();
+  Node* parse_comparison();
+  Node* parse_binary(int min_prec);
+  Node* parse_unary();
+  Node* parse_power();
+  Node* parse_atom_expr();
+  Node* parse_atom();
+  Node* parse_bracketed(Op open);
+  Node* parse_call(Node* callee);
+  Node* parse_subscript(Node* base);
+  Node* parse_slice_item();
+  Node* parse_lambda();
+  Node** finish_list(std::size_t scratch_start, std::uint32_t* n);
+  void skip_comprehension_tail(Op closer);
+
+  struct DepthGuard {
+    Parser& p;
+    explicit DepthGuard(Parser& parser);
+    ~DepthGuard() { --p.depth_; }
+  };
+
+  Lexer lex_;
+  Arena& arena_;
+  Token tok_;
+  Token peeked_;
+  bool has_peek_ = false;
+  std::uint32_t last_end_ = 0;
+  std::size_t depth_ = 0;
+  std::vector<Node*> scratch_;
+  std::vector<Stmt*> stmt_scratch_;
+  std::string strbuf_;
+};
+
+}  // namespace tenet_cost::ir::py

@@ -1,0 +1,101 @@
+// Tokenizer for the Python subset that TVMScript uses (see docs/ir-formats.md).
+//
+// Pull-based: the parser asks for one token at a time, so memory does not grow
+// with the file. Tokens are views into the source text (no per-token
+// allocation). Produces Python's NEWLINE / INDENT / DEDENT structure from
+// leading spaces, joins lines inside (), [] and {} and after a backslash, and
+// skips comments.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tenet_cost/error.hpp"
+
+namespace tenet_cost::ir::py {
+
+/// Resource limits (hostile input must not exhaust the stack or memory).
+inline constexpr std::size_t kMaxNesting = 256;          // brackets, indentation levels, expression nesting
+inline constexpr std::size_t kMaxNameBytes = 4096;       // one identifier or number
+inline constexpr std::size_t kMaxStringBytes = 64u << 20;  // one string literal
+
+enum class Tok : std::uint8_t { kName, kInt, kFloat, kString, kOp, kNewline, kIndent, kDedent, kEnd };
+
+enum class Op : std::uint8_t {
+  kNone,
+  kLPar, kRPar, kLSq, kRSq, kLBrace, kRBrace,
+  kComma, kColon, kSemi, kDot, kAt, kAssign, kArrow, kEllipsis, kWalrus,
+  kPlus, kMinus, kStar, kSlash, kDSlash, kPercent, kDStar, kTilde,
+  kAmp, kPipe, kCaret, kShl, kShr,
+  kLt, kGt, kLe, kGe, kEq, kNe,
+  // augmented assignment: kPlusEq + k maps to the binary operator kPlus + k
+  kPlusEq, kMinusEq, kStarEq, kSlashEq, kDSlashEq, kPercentEq, kDStarEq, kTildeUnused,
+  kAmpEq, kPipeEq, kCaretEq, kShlEq, kShrEq, kAtEq,
+};
+
+/// Python keywords the parser cares about (kw field of a kName token).
+enum class Kw : std::uint8_t {
+  kNone, kFalse, kNoneLit, kTrue, kAnd, kAs, kAssert, kAsync, kAwait, kBreak, kClass, kContinue, kDef, kDel,
+  kElif, kElse, kExcept, kFinally, kFor, kFrom, kGlobal, kIf, kImport, kIn, kIs, kLambda, kNonlocal, kNot,
+  kOr, kPass, kRaise, kReturn, kTry, kWhile, kWith, kYield,
+};
+
+struct Token {
+  Tok kind = Tok::kEnd;
+  Op op = Op::kNone;
+  Kw kw = Kw::kNone;
+  std::uint32_t line = 0;   // 1-based
+  std::uint32_t col = 0;    // 1-based, in bytes
+  std::uint32_t begin = 0;  // byte offsets into the source
+  std::uint32_t end = 0;
+};
+
+class Lexer {
+ public:
+  Lexer(std::string_view src, const std::string& file);
+
+  Token next();
+
+  [[nodiscard]] std::string_view text(const Token& t) const { return src_.substr(t.begin, t.end - t.begin); }
+  [[nodiscard]] std::string_view source() const { return src_; }
+  [[nodiscard]] const std::string& file() const { return file_; }
+
+  /// How a token is shown in "found X" messages.
+  [[nodiscard]] std::string describe(const Token& t) const;
+
+  /// Decode a string literal token (prefixes, quotes, escapes). Appends the
+  /// value to `out`.
+  void decode_string(const Token& t, std::string& out) const;
+  /// True when the literal's value is exactly its body (no escapes, not
+  /// raw-with-backslashes); then `body` is set to a view of it.
+  bool plain_string(const Token& t, std::string_view& body) const;
+
+  [[noreturn]] void fail(std::uint32_t line, std::uint32_t col, const std::string& msg) const;
+
+ private:
+  Token make(Tok k, std::uint32_t b, std::uint32_t e, std::uint32_t line, std::uint32_t col) const;
+  [[noreturn]] void fail_here(std::size_t pos, const std::string& msg) const;
+  std::uint32_t col_of(std::size_t pos) const { return static_cast<std::uint32_t>(pos - line_start_ + 1); }
+  void newline_at(std::size_t next_pos) { ++line_; line_start_ = next_pos; }
+  Token lex_string(std::size_t start, std::size_t quote_pos);
+  Token lex_number(std::size_t start);
+  Token lex_op(std::size_t start);
+  static std::string quote(std::string_view s);
+
+  std::string_view src_;
+  std::string file_;
+  std::size_t pos_ = 0;
+  std::uint32_t line_ = 1;
+  std::size_t line_start_ = 0;
+  bool at_line_start_ = true;
+  bool emitted_any_ = false;
+  bool last_newline_ = true;   // last emitted token was NEWLINE (or nothing yet)
+  std::size_t depth_ = 0;      // bracket nesting
+  std::vector<std::uint32_t> indents_{0};
+  std::uint32_t pending_dedents_ = 0;
+  bool done_ = false;
+};
+
+}  // namespace tenet_cost::ir::py

@@ -1,0 +1,1298 @@
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+
+#include "ir/pyast.hpp"
+
+namespace tenet_cost::ir::py {
+
+namespace {
+constexpr std::size_t kArenaBlock = 256u << 10;
+constexpr std::size_t kMaxExprDepth = 300;      // recursive-descent nesting
+constexpr std::uint32_t kMaxHeight = 1000;     // height of one expression tree (e.g. a+b+c+... chains)
+}  // namespace
+
+// ------------------------------------------------------------------- arena
+
+void* Arena::alloc(std::size_t bytes, std::size_t align) {
+  for (;;) {
+    if (cur_ < blocks_.size()) {
+      Block& b = blocks_[cur_];
+      const auto base = reinterpret_cast<std::uintptr_t>(b.data.get());
+      std::size_t off = ((base + used_ + align - 1) & ~(static_cast<std::uintptr_t>(align) - 1)) - base;
+      if (off + bytes <= b.size) {
+        used_ = off + bytes;
+        return b.data.get() + off;
+      }
+      if (cur_ + 1 < blocks_.size() && blocks_[cur_ + 1].size >= bytes + align) {
+        ++cur_;
+        used_ = 0;
+        continue;
+      }
+    }
+    Block nb;
+    nb.size = std::max(kArenaBlock, bytes + align);
+    nb.data = std::make_unique<std::byte[]>(nb.size);
+    const std::size_t at = blocks_.empty() ? 0 : std::min(cur_ + 1, blocks_.size());
+    blocks_.insert(blocks_.begin() + static_cast<std::ptrdiff_t>(at), std::move(nb));
+    cur_ = at;
+    used_ = 0;
+  }
+}
+
+std::string_view Arena::copy(std::string_view s) {
+  if (s.empty()) return {};
+  char* p = static_cast<char*>(alloc(s.size(), 1));
+  std::memcpy(p, s.data(), s.size());
+  return {p, s.size()};
+}
+
+// ------------------------------------------------------------------ parser
+
+Parser::DepthGuard::DepthGuard(Parser& parser) : p(parser) {
+  if (++p.depth_ > kMaxExprDepth) {
+    --p.depth_;
+    p.error_expected("an expression nested at most " + std::to_string(kMaxExprDepth) + " levels deep");
+  }
+}
+
+Parser::Parser(std::string_view src, const std::string& file, Arena& arena) : lex_(src, file), arena_(arena) {
+  tok_ = lex_.next();
+}
+
+const Token& Parser::peek() {
+  if (!has_peek_) {
+    peeked_ = lex_.next();
+    has_peek_ = true;
+  }
+  return peeked_;
+}
+
+void Parser::advance() {
+  if (tok_.kind != Tok::kNewline && tok_.kind != Tok::kIndent && tok_.kind != Tok::kDedent && tok_.kind != Tok::kEnd)
+    last_end_ = tok_.end;
+  if (has_peek_) {
+    tok_ = peeked_;
+    has_peek_ = false;
+  } else {
+    tok_ = lex_.next();
+  }
+}
+
+bool Parser::accept_op(Op op) {
+  if (!at_op(op)) return false;
+  advance();
+  return true;
+}
+
+bool Parser::accept_kw(Kw k) {
+  if (!at_kw(k)) return false;
+  advance();
+  return true;
+}
+
+void Parser::error_expected_at(const Token& t, const std::string& what) const {
+  lex_.fail(t.line, t.col, "expected " + what + ", found " + lex_.describe(t));
+}
+
+void Parser::error_expected(const std::string& what) const { error_expected_at(tok_, what); }
+
+void Parser::expect_op(Op op, const char* what) {
+  if (!accept_op(op)) error_expected(what);
+}
+
+void Parser::expect_kw(Kw k, const char* what) {
+  if (!accept_kw(k)) error_expected(what);
+}
+
+void Parser::expect_newline() {
+  if (tok_.kind == Tok::kNewline) {
+    advance();
+    return;
+  }
+  if (tok_.kind == Tok::kEnd) return;
+  error_expected("end of line");
+}
+
+std::string_view Parser::expect_name(const char* what) {
+  if (tok_.kind != Tok::kName || tok_.kw != Kw::kNone) error_expected(what);
+  const std::string_view s = lex_.text(tok_);
+  advance();
+  return s;
+}
+
+Node* Parser::new_node(NK k, const Token& at) {
+  Node* n = arena_.make<Node>();
+  n->kind = k;
+  n->line = at.line;
+  n->col = at.col;
+  n->begin = at.begin;
+  n->end = at.end;
+  return n;
+}
+
+Node* Parser::new_node_from(NK k, const Node* first) {
+  Node* n = arena_.make<Node>();
+  n->kind = k;
+  n->line = first->line;
+  n->col = first->col;
+  n->begin = first->begin;
+  n->end = first->end;
+  return n;
+}
+
+void Parser::set_height(Node* n, std::uint32_t h) {
+  if (h > n->height) n->height = h;
+  if (n->height > kMaxHeight)
+    lex_.fail(n->line, n->col,
+              "expected an expression at most " + std::to_string(kMaxHeight) + " operations deep, found a deeper one");
+}
+
+Node** Parser::finish_list(std::size_t start, std::uint32_t* n) {
+  const std::size_t count = scratch_.size() - start;
+  *n = static_cast<std::uint32_t>(count);
+  Node** out = arena_.array<Node*>(count);
+  for (std::size_t i = 0; i < count; ++i) out[i] = scratch_[start + i];
+  scratch_.resize(start);
+  return out;
+}
+
+// -------------------------------------------------------------- statements
+
+Stmt* Parser::new_stmt(SK k, const Token& at) {
+  Stmt* s = arena_.make<Stmt>();
+  s->kind = k;
+  s->line = at.line;
+  s->col = at.col;
+  s->begin = at.begin;
+  s->end = at.end;
+  return s;
+}
+
+void Parser::parse_file(Sink& sink) {
+  const Arena::Mark m0 = arena_.mark();
+  std::vector<Stmt*> stmts;
+  while (tok_.kind != Tok::kEnd) {
+    if (tok_.kind == Tok::kNewline) {
+      advance();
+      continue;
+    }
+    if (tok_.kind == Tok::kIndent) error_expected("a statement at the left margin");
+    // Decorators, then maybe a class whose members we report one by one.
+    std::vector<Node*> decorators;
+    const Token first = tok_;
+    while (at_op(Op::kAt)) {
+      advance();
+      decorators.push_back(parse_test());
+      expect_newline();
+    }
+    if (at_kw(Kw::kClass)) {
+      Stmt* cls = new_stmt(SK::kClass, first);
+      advance();
+      cls->name = expect_name("a class name");
+      if (accept_op(Op::kLPar)) {
+        Node* call = parse_call(new_node(NK::kName, first));
+        cls->items = call->kids;
+        cls->n_items = call->n;
+      }
+      expect_op(Op::kColon, "':'");
+      cls->n_decorators = static_cast<std::uint32_t>(decorators.size());
+      cls->decorators = arena_.array<Node*>(decorators.size());
+      std::copy(decorators.begin(), decorators.end(), cls->decorators);
+      finish(cls);
+      sink.top_level(cls, nullptr);
+      const Arena::Mark m1 = arena_.mark();
+      if (tok_.kind == Tok::kNewline) {
+        advance();
+        if (tok_.kind != Tok::kIndent) error_expected("an indented class body");
+        advance();
+        while (tok_.kind != Tok::kDedent && tok_.kind != Tok::kEnd) {
+          stmts.clear();
+          if (at_op(Op::kAt) || at_kw(Kw::kDef) || at_kw(Kw::kClass) || at_kw(Kw::kIf) || at_kw(Kw::kFor) ||
+              at_kw(Kw::kWhile) || at_kw(Kw::kWith) || at_kw(Kw::kTry) || at_kw(Kw::kAsync)) {
+            stmts.push_back(parse_compound(nullptr));
+          } else {
+            const std::size_t st = stmt_scratch_.size();
+            parse_simple_statements(stmt_scratch_);
+            stmts.assign(stmt_scratch_.begin() + static_cast<std::ptrdiff_t>(st), stmt_scratch_.end());
+            stmt_scratch_.resize(st);
+          }
+          for (Stmt* s : stmts) sink.top_level(s, cls);
+          arena_.release(m1);
+        }
+        if (tok_.kind == Tok::kDedent) advance();
+      } else {
+        const std::size_t st = stmt_scratch_.size();
+        parse_simple_statements(stmt_scratch_);
+        stmts.assign(stmt_scratch_.begin() + static_cast<std::ptrdiff_t>(st), stmt_scratch_.end());
+        stmt_scratch_.resize(st);
+        for (Stmt* s : stmts) sink.top_level(s, cls);
+      }
+      arena_.release(m0);
+      continue;
+    }
+    if (!decorators.empty()) {
+      Stmt* s = parse_compound(&decorators);
+      s->line = first.line;
+      s->col = first.col;
+      s->begin = first.begin;
+      sink.top_level(s, nullptr);
+    } else if (at_kw(Kw::kDef) || at_kw(Kw::kIf) || at_kw(Kw::kFor) || at_kw(Kw::kWhile) || at_kw(Kw::kWith) ||
+               at_kw(Kw::kTry) || at_kw(Kw::kAsync)) {
+      sink.top_level(parse_compound(nullptr), nullptr);
+    } else {
+      const std::size_t st = stmt_scratch_.size();
+      parse_simple_statements(stmt_scratch_);
+      stmts.assign(stmt_scratch_.begin() + static_cast<std::ptrdiff_t>(st), stmt_scratch_.end());
+      stmt_scratch_.resize(st);
+      for (Stmt* s : stmts) sink.top_level(s, nullptr);
+    }
+    arena_.release(m0);
+  }
+}
+
+Stmt* Parser::parse_statement() {
+  if (at_op(Op::kAt) || at_kw(Kw::kDef) || at_kw(Kw::kClass) || at_kw(Kw::kIf) || at_kw(Kw::kFor) ||
+      at_kw(Kw::kWhile) || at_kw(Kw::kWith) || at_kw(Kw::kTry) || at_kw(Kw::kAsync))
+    return parse_compound(nullptr);
+  const std::size_t st = stmt_scratch_.size();
+  const Token first = tok_;
+  parse_simple_statements(stmt_scratch_);
+  if (stmt_scratch_.size() - st == 1) {
+    Stmt* s = stmt_scratch_.back();
+    stmt_scratch_.resize(st);
+    return s;
+  }
+  Stmt* s = new_stmt(SK::kOther, first);
+  s->n_body = static_cast<std::uint32_t>(stmt_scratch_.size() - st);
+  s->body = arena_.array<Stmt*>(s->n_body);
+  for (std::uint32_t i = 0; i < s->n_body; ++i) s->body[i] = stmt_scratch_[st + i];
+  stmt_scratch_.resize(st);
+  finish(s);
+  return s;
+}
+
+void Parser::parse_simple_statements(std::vector<Stmt*>& out) {
+  for (;;) {
+    out.push_back(parse_small_statement());
+    if (!accept_op(Op::kSemi)) break;
+    if (tok_.kind == Tok::kNewline || tok_.kind == Tok::kEnd) break;
+  }
+  expect_newline();
+}
+
+Stmt* Parser::parse_small_statement() {
+  const Token first = tok_;
+  if (tok_.kind == Tok::kIndent) error_expected("a statement");
+  if (tok_.kind == Tok::kName) {
+    switch (tok_.kw) {
+      case Kw::kPass: {
+        advance();
+        Stmt* s = new_stmt(SK::kPass, first);
+        finish(s);
+        return s;
+      }
+      case Kw::kBreak:
+      case Kw::kContinue: {
+        advance();
+        Stmt* s = new_stmt(first.kw == Kw::kBreak ? SK::kBreak : SK::kContinue, first);
+        finish(s);
+        return s;
+      }
+      case Kw::kReturn: {
+        advance();
+        Stmt* s = new_stmt(SK::kReturn, first);
+        if (tok_.kind != Tok::kNewline && tok_.kind != Tok::kEnd && !at_op(Op::kSemi)) s->value = parse_testlist(true);
+        finish(s);
+        return s;
+      }
+      case Kw::kAssert: {
+        advance();
+        Stmt* s = new_stmt(SK::kAssert, first);
+        s->value = parse_test();
+        if (accept_op(Op::kComma)) s->annotation = parse_test();
+        finish(s);
+        return s;
+      }
+      case Kw::kImport: return parse_import();
+      case Kw::kFrom: return parse_from();
+      case Kw::kGlobal:
+      case Kw::kNonlocal: {
+        advance();
+        Stmt* s = new_stmt(SK::kOther, first);
+        expect_name("a name");
+        while (accept_op(Op::kComma)) expect_name("a name");
+        finish(s);
+        return s;
+      }
+      case Kw::kDel: {
+        advance();
+        Stmt* s = new_stmt(SK::kOther, first);
+        s->value = parse_testlist(false);
+        finish(s);
+        return s;
+      }
+      case Kw::kRaise: {
+        advance();
+        Stmt* s = new_stmt(SK::kOther, first);
+        if (tok_.kind != Tok::kNewline && tok_.kind != Tok::kEnd && !at_op(Op::kSemi)) {
+          s->value = parse_test();
+          if (accept_kw(Kw::kFrom)) s->annotation = parse_test();
+        }
+        finish(s);
+        return s;
+      }
+      case Kw::kYield: {
+        advance();
+        Stmt* s = new_stmt(SK::kOther, first);
+        accept_kw(Kw::kFrom);
+        if (tok_.kind != Tok::kNewline && tok_.kind != Tok::kEnd && !at_op(Op::kSemi)) s->value = parse_testlist(true);
+        finish(s);
+        return s;
+      }
+      default: break;
+    }
+  }
+  Node* lhs = parse_testlist(true);
+  if (accept_op(Op::kColon)) {
+    Stmt* s = new_stmt(SK::kAnnAssign, first);
+    s->target = lhs;
+    s->annotation = parse_test();
+    if (accept_op(Op::kAssign)) s->value = parse_testlist(true);
+    finish(s);
+    return s;
+  }
+  if (tok_.kind == Tok::kOp && tok_.op >= Op::kPlusEq && tok_.op <= Op::kAtEq && tok_.op != Op::kTildeUnused) {
+    Stmt* s = new_stmt(SK::kAugAssign, first);
+    s->op = tok_.op == Op::kAtEq ? Op::kAt
+                                 : static_cast<Op>(static_cast<int>(Op::kPlus) +
+                                                   (static_cast<int>(tok_.op) - static_cast<int>(Op::kPlusEq)));
+    advance();
+    s->target = lhs;
+    s->value = parse_testlist(true);
+    finish(s);
+    return s;
+  }
+  if (at_op(Op::kAssign)) {
+    Stmt* s = new_stmt(SK::kAssign, first);
+    const std::size_t st = scratch_.size();
+    scratch_.push_back(lhs);
+    Node* value = nullptr;
+    while (accept_op(Op::kAssign)) {
+      value = parse_testlist(true);
+      if (at_op(Op::kAssign)) scratch_.push_back(value);
+    }
+    s->targets = finish_list(st, &s->n_targets);
+    s->target = s->targets[0];
+    s->value = value;
+    finish(s);
+    return s;
+  }
+  Stmt* s = new_stmt(SK::kExpr, first);
+  s->value = lhs;
+  finish(s);
+  return s;
+}
+
+Stmt* Parser::parse_import() {
+  const Token first = tok_;
+  advance();
+  Stmt* s = new_stmt(SK::kImport, first);
+  std::vector<ImportAlias> al;
+  for (;;) {
+    const Token nt = tok_;
+    expect_name("a module name");
+    while (accept_op(Op::kDot)) expect_name("a module name");
+    ImportAlias a;
+    a.name = lex_.source().substr(nt.begin, last_end_ - nt.begin);
+    if (accept_kw(Kw::kAs)) a.alias = expect_name("a name after 'as'");
+    al.push_back(a);
+    if (!accept_op(Op::kComma)) break;
+  }
+  s->n_imports = static_cast<std::uint32_t>(al.size());
+  s->imports = arena_.array<ImportAlias>(al.size());
+  std::copy(al.begin(), al.end(), s->imports);
+  finish(s);
+  return s;
+}
+
+Stmt* Parser::parse_from() {
+  const Token first = tok_;
+  advance();
+  Stmt* s = new_stmt(SK::kFrom, first);
+  const Token mt = tok_;
+  bool any = false;
+  while (at_op(Op::kDot) || at_op(Op::kEllipsis)) {
+    advance();
+    any = true;
+  }
+  if (tok_.kind == Tok::kName && tok_.kw == Kw::kNone) {
+    expect_name("a module name");
+    while (accept_op(Op::kDot)) expect_name("a module name");
+    any = true;
+  }
+  if (!any) error_expected("a module name");
+  s->name = lex_.source().substr(mt.begin, last_end_ - mt.begin);
+  expect_kw(Kw::kImport, "'import'");
+  std::vector<ImportAlias> al;
+  if (accept_op(Op::kStar)) {
+    al.push_back(ImportAlias{"*", {}});
+  } else {
+    const bool paren = accept_op(Op::kLPar);
+    for (;;) {
+      ImportAlias a;
+      a.name = expect_name("a name to import");
+      if (accept_kw(Kw::kAs)) a.alias = expect_name("a name after 'as'");
+      al.push_back(a);
+      if (!accept_op(Op::kComma)) break;
+      if (paren && at_op(Op::kRPar)) break;
+    }
+    if (paren) expect_op(Op::kRPar, "')'");
+  }
+  s->n_imports = static_cast<std::uint32_t>(al.size());
+  s->imports = arena_.array<ImportAlias>(al.size());
+  std::copy(al.begin(), al.end(), s->imports);
+  finish(s);
+  return s;
+}
+
+void Parser::parse_suite(Stmt*** body, std::uint32_t* n) {
+  const std::size_t st = stmt_scratch_.size();
+  if (tok_.kind == Tok::kNewline) {
+    advance();
+    if (tok_.kind != Tok::kIndent) error_expected("an indented block");
+    advance();
+    while (tok_.kind != Tok::kDedent && tok_.kind != Tok::kEnd) {
+      if (at_op(Op::kAt) || at_kw(Kw::kDef) || at_kw(Kw::kClass) || at_kw(Kw::kIf) || at_kw(Kw::kFor) ||
+          at_kw(Kw::kWhile) || at_kw(Kw::kWith) || at_kw(Kw::kTry) || at_kw(Kw::kAsync)) {
+        Stmt* s = parse_compound(nullptr);
+        stmt_scratch_.push_back(s);
+      } else {
+        parse_simple_statements(stmt_scratch_);
+      }
+    }
+    if (tok_.kind == Tok::kDedent) advance();
+  } else {
+    if (tok_.kind == Tok::kEnd) error_expected("a statement");
+    parse_simple_statements(stmt_scratch_);
+  }
+  *n = static_cast<std::uint32_t>(stmt_scratch_.size() - st);
+  *body = arena_.array<Stmt*>(*n);
+  for (std::uint32_t i = 0; i < *n; ++i) (*body)[i] = stmt_scratch_[st + i];
+  stmt_scratch_.resize(st);
+}
+
+void Parser::parse_params(Stmt* s, Op closer) {
+  std::vector<Param> ps;
+  while (!at_op(closer)) {
+    Param p;
+    p.line = tok_.line;
+    p.col = tok_.col;
+    if (accept_op(Op::kSlash)) {
+      if (!accept_op(Op::kComma)) break;
+      continue;
+    }
+    if (accept_op(Op::kStar)) {
+      p.star = 1;
+      if (at_op(Op::kComma) || at_op(closer)) {  // bare `*`
+        if (!accept_op(Op::kComma)) break;
+        continue;
+      }
+    } else if (accept_op(Op::kDStar)) {
+      p.star = 2;
+    }
+    p.name = expect_name("a parameter name");
+    if (closer == Op::kRPar && accept_op(Op::kColon)) p.annotation = parse_test();
+    if (accept_op(Op::kAssign)) p.default_value = parse_test();
+    ps.push_back(p);
+    if (!accept_op(Op::kComma)) break;
+  }
+  s->n_params = static_cast<std::uint32_t>(ps.size());
+  s->params = arena_.array<Param>(ps.size());
+  std::copy(ps.begin(), ps.end(), s->params);
+}
+
+Stmt* Parser::parse_compound(std::vector<Node*>* decorators) {
+  const DepthGuard guard(*this);
+  const Token first = tok_;
+  std::vector<Node*> local_decorators;
+  if (decorators == nullptr && at_op(Op::kAt)) {
+    while (at_op(Op::kAt)) {
+      advance();
+      local_decorators.push_back(parse_test());
+      expect_newline();
+    }
+    decorators = &local_decorators;
+  }
+  if (decorators != nullptr && !decorators->empty() && !at_kw(Kw::kDef) && !at_kw(Kw::kClass) &&
+      !at_kw(Kw::kAsync))
+    error_expected("'def' or 'class' after a decorator");
+  accept_kw(Kw::kAsync);
+  Stmt* s = nullptr;
+  if (accept_kw(Kw::kDef)) {
+    s = new_stmt(SK::kDef, first);
+    s->name = expect_name("a function name");
+    expect_op(Op::kLPar, "'('");
+    parse_params(s, Op::kRPar);
+    expect_op(Op::kRPar, "')' or ','");
+    if (accept_op(Op::kArrow)) s->returns = parse_test();
+    expect_op(Op::kColon, "':'");
+    parse_suite(&s->body, &s->n_body);
+  } else if (accept_kw(Kw::kClass)) {
+    s = new_stmt(SK::kClass, first);
+    s->name = expect_name("a class name");
+    if (accept_op(Op::kLPar)) {
+      Node* call = parse_call(new_node(NK::kName, first));
+      s->items = call->kids;
+      s->n_items = call->n;
+    }
+    expect_op(Op::kColon, "':'");
+    parse_suite(&s->body, &s->n_body);
+  } else if (accept_kw(Kw::kIf) || accept_kw(Kw::kElif)) {
+    s = new_stmt(SK::kIf, first);
+    s->value = parse_test();
+    expect_op(Op::kColon, "':'");
+    parse_suite(&s->body, &s->n_body);
+    if (at_kw(Kw::kElif)) {
+      Stmt* e = parse_compound(nullptr);
+      s->orelse = arena_.array<Stmt*>(1);
+      s->orelse[0] = e;
+      s->n_orelse = 1;
+    } else if (accept_kw(Kw::kElse)) {
+      expect_op(Op::kColon, "':'");
+      parse_suite(&s->orelse, &s->n_orelse);
+    }
+  } else if (accept_kw(Kw::kFor)) {
+    s = new_stmt(SK::kFor, first);
+    // exprlist: targets are `or_expr`s (stop before `in`)
+    const Token t0 = tok_;
+    const std::size_t st = scratch_.size();
+    bool comma = false;
+    for (;;) {
+      if (accept_op(Op::kStar)) {
+        Node* st_node = new_node(NK::kStarred, t0);
+        st_node->a = parse_binary(1);
+        scratch_.push_back(st_node);
+      } else {
+        scratch_.push_back(parse_binary(1));
+      }
+      if (!accept_op(Op::kComma)) break;
+      comma = true;
+      if (at_kw(Kw::kIn)) break;
+    }
+    if (scratch_.size() - st == 1 && !comma) {
+      s->target = scratch_.back();
+      scratch_.resize(st);
+    } else {
+      Node* tup = new_node(NK::kTuple, t0);
+      tup->kids = finish_list(st, &tup->n);
+      tup->end = last_end_;
+      s->target = tup;
+    }
+    expect_kw(Kw::kIn, "'in'");
+    s->value = parse_testlist(true);
+    expect_op(Op::kColon, "':'");
+    parse_suite(&s->body, &s->n_body);
+    if (accept_kw(Kw::kElse)) {
+      expect_op(Op::kColon, "':'");
+      parse_suite(&s->orelse, &s->n_orelse);
+    }
+  } else if (accept_kw(Kw::kWhile)) {
+    s = new_stmt(SK::kWhile, first);
+    s->value = parse_test();
+    expect_op(Op::kColon, "':'");
+    parse_suite(&s->body, &s->n_body);
+    if (accept_kw(Kw::kElse)) {
+      expect_op(Op::kColon, "':'");
+      parse_suite(&s->orelse, &s->n_orelse);
+    }
+  } else if (accept_kw(Kw::kWith)) {
+    s = new_stmt(SK::kWith, first);
+    std::vector<Node*> items, targets;
+    for (;;) {
+      items.push_back(parse_test());
+      targets.push_back(accept_kw(Kw::kAs) ? parse_binary(1) : nullptr);
+      if (!accept_op(Op::kComma)) break;
+    }
+    s->n_items = static_cast<std::uint32_t>(items.size());
+    s->items = arena_.array<Node*>(items.size());
+    s->item_targets = arena_.array<Node*>(items.size());
+    std::copy(items.begin(), items.end(), s->items);
+    std::copy(targets.begin(), targets.end(), s->item_targets);
+    expect_op(Op::kColon, "':'");
+    parse_suite(&s->body, &s->n_body);
+  } else if (accept_kw(Kw::kTry)) {
+    s = new_stmt(SK::kOther, first);
+    expect_op(Op::kColon, "':'");
+    parse_suite(&s->body, &s->n_body);
+    bool handlers = false;
+    while (at_kw(Kw::kExcept)) {
+      handlers = true;
+      advance();
+      accept_op(Op::kStar);
+      if (!at_op(Op::kColon)) {
+        parse_test();
+        if (accept_kw(Kw::kAs)) expect_name("a name after 'as'");
+      }
+      expect_op(Op::kColon, "':'");
+      Stmt** b = nullptr;
+      std::uint32_t nb = 0;
+      parse_suite(&b, &nb);
+    }
+    if (handlers && accept_kw(Kw::kElse)) {
+      expect_op(Op::kColon, "':'");
+      Stmt** b = nullptr;
+      std::uint32_t nb = 0;
+      parse_suite(&b, &nb);
+    }
+    if (accept_kw(Kw::kFinally)) {
+      handlers = true;
+      expect_op(Op::kColon, "':'");
+      Stmt** b = nullptr;
+      std::uint32_t nb = 0;
+      parse_suite(&b, &nb);
+    }
+    if (!handlers) error_expected("'except' or 'finally'");
+  } else {
+    error_expected("a statement");
+  }
+  if (decorators != nullptr && !decorators->empty()) {
+    s->n_decorators = static_cast<std::uint32_t>(decorators->size());
+    s->decorators = arena_.array<Node*>(decorators->size());
+    std::copy(decorators->begin(), decorators->end(), s->decorators);
+  }
+  finish(s);
+  return s;
+}
+
+// ------------------------------------------------------------- expressions
+
+Node* Parser::parse_expression() { return parse_testlist(true); }
+
+Node* Parser::parse_testlist(bool allow_star) {
+  const Token first = tok_;
+  auto one = [&]() -> Node* {
+    if (allow_star && at_op(Op::kStar)) {
+      const Token t = tok_;
+      advance();
+      Node* s = new_node(NK::kStarred, t);
+      s->a = parse_binary(1);
+      s->end = last_end_;
+      set_height(s, s->a->height + 1);
+      return s;
+    }
+    return parse_test();
+  };
+  Node* e = one();
+  if (!at_op(Op::kComma)) return e;
+  const std::size_t st = scratch_.size();
+  scratch_.push_back(e);
+  while (accept_op(Op::kComma)) {
+    if (tok_.kind == Tok::kNewline || tok_.kind == Tok::kEnd || at_op(Op::kAssign) || at_op(Op::kColon) ||
+        at_op(Op::kSemi) || at_op(Op::kRPar) || at_op(Op::kRSq) || at_op(Op::kRBrace) ||
+        (tok_.kind == Tok::kOp && tok_.op >= Op::kPlusEq))
+      break;
+    scratch_.push_back(one());
+  }
+  Node* t = new_node(NK::kTuple, first);
+  std::uint32_t h = 1;
+  for (std::size_t i = st; i < scratch_.size(); ++i) h = std::max(h, scratch_[i]->height + 1);
+  t->kids = finish_list(st, &t->n);
+  t->end = last_end_;
+  set_height(t, h);
+  return t;
+}
+
+Node* Parser::parse_test() {
+  const DepthGuard guard(*this);
+  if (at_kw(Kw::kLambda)) return parse_lambda();
+  Node* e = parse_or_test();
+  if (at_kw(Kw::kIf)) {
+    advance();
+    Node* cond = parse_or_test();
+    expect_kw(Kw::kElse, "'else'");
+    Node* other = parse_test();
+    Node* n = new_node_from(NK::kIfExp, e);
+    n->a = e;
+    n->b = cond;
+    n->c = other;
+    n->end = last_end_;
+    set_height(n, std::max({e->height, cond->height, other->height}) + 1);
+    return n;
+  }
+  if (at_op(Op::kWalrus)) {
+    advance();
+    Node* v = parse_test();
+    Node* n = new_node_from(NK::kBinOp, e);
+    n->op = Op::kWalrus;
+    n->a = e;
+    n->b = v;
+    n->end = last_end_;
+    set_height(n, std::max(e->height, v->height) + 1);
+    return n;
+  }
+  return e;
+}
+
+Node* Parser::parse_test_nocond() { return parse_or_test(); }
+
+Node* Parser::parse_lambda() {
+  const Token first = tok_;
+  advance();
+  Stmt tmp;
+  parse_params(&tmp, Op::kColon);
+  expect_op(Op::kColon, "':'");
+  Node* n = new_node(NK::kLambda, first);
+  n->a = parse_test();
+  n->end = last_end_;
+  set_height(n, n->a->height + 1);
+  return n;
+}
+
+Node* Parser::parse_or_test() {
+  Node* e = parse_and_test();
+  if (!at_kw(Kw::kOr)) return e;
+  const std::size_t st = scratch_.size();
+  scratch_.push_back(e);
+  std::uint32_t h = e->height;
+  while (accept_kw(Kw::kOr)) {
+    scratch_.push_back(parse_and_test());
+    h = std::max(h, scratch_.back()->height);
+  }
+  Node* n = new_node_from(NK::kBoolOp, e);
+  n->kw = Kw::kOr;
+  n->kids = finish_list(st, &n->n);
+  n->end = last_end_;
+  set_height(n, h + 1);
+  return n;
+}
+
+Node* Parser::parse_and_test() {
+  Node* e = parse_not_test();
+  if (!at_kw(Kw::kAnd)) return e;
+  const std::size_t st = scratch_.size();
+  scratch_.push_back(e);
+  std::uint32_t h = e->height;
+  while (accept_kw(Kw::kAnd)) {
+    scratch_.push_back(parse_not_test());
+    h = std::max(h, scratch_.back()->height);
+  }
+  Node* n = new_node_from(NK::kBoolOp, e);
+  n->kw = Kw::kAnd;
+  n->kids = finish_list(st, &n->n);
+  n->end = last_end_;
+  set_height(n, h + 1);
+  return n;
+}
+
+Node* Parser::parse_not_test() {
+  if (at_kw(Kw::kNot)) {
+    const DepthGuard guard(*this);
+    const Token t = tok_;
+    advance();
+    Node* n = new_node(NK::kUnary, t);
+    n->op = Op::kNone;
+    n->kw = Kw::kNot;
+    n->a = parse_not_test();
+    n->end = last_end_;
+    set_height(n, n->a->height + 1);
+    return n;
+  }
+  return parse_comparison();
+}
+
+Node* Parser::parse_comparison() {
+  Node* lhs = parse_binary(1);
+  Node* result = nullptr;
+  std::size_t st = scratch_.size();
+  for (;;) {
+    Cmp cmp = Cmp::kOp;
+    Op op = Op::kNone;
+    if (tok_.kind == Tok::kOp && tok_.op >= Op::kLt && tok_.op <= Op::kNe) {
+      op = tok_.op;
+      advance();
+    } else if (at_kw(Kw::kIn)) {
+      cmp = Cmp::kIn;
+      advance();
+    } else if (at_kw(Kw::kNot) && peek().kind == Tok::kName && peek().kw == Kw::kIn) {
+      cmp = Cmp::kNotIn;
+      advance();
+      advance();
+    } else if (at_kw(Kw::kIs)) {
+      advance();
+      cmp = accept_kw(Kw::kNot) ? Cmp::kIsNot : Cmp::kIs;
+    } else {
+      break;
+    }
+    Node* rhs = parse_binary(1);
+    Node* c = new_node_from(NK::kCompare, lhs);
+    c->op = op;
+    c->cmp = cmp;
+    c->a = lhs;
+    c->b = rhs;
+    c->end = rhs->end;
+    set_height(c, std::max(lhs->height, rhs->height) + 1);
+    if (result == nullptr) {
+      result = c;
+    } else {
+      if (scratch_.size() == st) scratch_.push_back(result);
+      scratch_.push_back(c);
+    }
+    lhs = rhs;
+  }
+  if (result == nullptr) return lhs;
+  if (scratch_.size() == st) return result;
+  // chained comparison a < b < c  ==  (a < b) and (b < c)
+  Node* n = new_node_from(NK::kBoolOp, scratch_[st]);
+  n->kw = Kw::kAnd;
+  std::uint32_t h = 1;
+  for (std::size_t i = st; i < scratch_.size(); ++i) h = std::max(h, scratch_[i]->height + 1);
+  n->kids = finish_list(st, &n->n);
+  n->end = last_end_;
+  set_height(n, h);
+  return n;
+}
+
+namespace {
+int binary_prec(const Token& t) {
+  if (t.kind != Tok::kOp) return 0;
+  switch (t.op) {
+    case Op::kPipe: return 1;
+    case Op::kCaret: return 2;
+    case Op::kAmp: return 3;
+    case Op::kShl:
+    case Op::kShr: return 4;
+    case Op::kPlus:
+    case Op::kMinus: return 5;
+    case Op::kStar:
+    case Op::kSlash:
+    case Op::kDSlash:
+    case Op::kPercent:
+    case Op::kAt: return 6;
+    default: return 0;
+  }
+}
+}  // namespace
+
+Node* Parser::parse_binary(int min_prec) {
+  Node* lhs = parse_unary();
+  for (;;) {
+    const int p = binary_prec(tok_);
+    if (p == 0 || p < min_prec) return lhs;
+    const Op op = tok_.op;
+    advance();
+    Node* rhs = p < 6 ? parse_binary(p + 1) : parse_unary();
+    Node* n = new_node_from(NK::kBinOp, lhs);
+    n->op = op;
+    n->a = lhs;
+    n->b = rhs;
+    n->end = rhs->end;
+    set_height(n, std::max(lhs->height, rhs->height) + 1);
+    lhs = n;
+  }
+}
+
+Node* Parser::parse_unary() {
+  if (at_op(Op::kMinus) || at_op(Op::kPlus) || at_op(Op::kTilde)) {
+    const DepthGuard guard(*this);
+    const Token t = tok_;
+    advance();
+    Node* n = new_node(NK::kUnary, t);
+    n->op = t.op;
+    n->a = parse_unary();
+    n->end = n->a->end;
+    set_height(n, n->a->height + 1);
+    return n;
+  }
+  if (at_kw(Kw::kAwait)) advance();
+  return parse_power();
+}
+
+Node* Parser::parse_power() {
+  Node* base = parse_atom_expr();
+  if (!at_op(Op::kDStar)) return base;
+  advance();
+  Node* e = parse_unary();
+  Node* n = new_node_from(NK::kBinOp, base);
+  n->op = Op::kDStar;
+  n->a = base;
+  n->b = e;
+  n->end = e->end;
+  set_height(n, std::max(base->height, e->height) + 1);
+  return n;
+}
+
+Node* Parser::parse_atom_expr() {
+  Node* e = parse_atom();
+  for (;;) {
+    if (at_op(Op::kLPar)) {
+      advance();
+      e = parse_call(e);
+    } else if (at_op(Op::kLSq)) {
+      advance();
+      e = parse_subscript(e);
+    } else if (at_op(Op::kDot)) {
+      advance();
+      const Token nt = tok_;
+      if (tok_.kind != Tok::kName) error_expected("an attribute name");
+      advance();
+      Node* n = new_node_from(NK::kAttr, e);
+      n->a = e;
+      n->text = lex_.text(nt);
+      n->end = nt.end;
+      set_height(n, e->height + 1);
+      e = n;
+    } else {
+      return e;
+    }
+  }
+}
+
+void Parser::skip_comprehension_tail(Op closer) {
+  // `for ... in ... [if ...]` up to the closing bracket: kept opaque, but the
+  // brackets must balance.
+  std::size_t depth = 0;
+  for (;;) {
+    if (tok_.kind == Tok::kEnd) error_expected("a closing bracket");
+    if (tok_.kind == Tok::kOp) {
+      if (tok_.op == Op::kLPar || tok_.op == Op::kLSq || tok_.op == Op::kLBrace) {
+        ++depth;
+      } else if (tok_.op == Op::kRPar || tok_.op == Op::kRSq || tok_.op == Op::kRBrace) {
+        if (depth == 0) {
+          if (tok_.op != closer) error_expected(closer == Op::kRPar ? "')'" : closer == Op::kRSq ? "']'" : "'}'");
+          return;
+        }
+        --depth;
+      }
+    }
+    advance();
+  }
+}
+
+Node* Parser::parse_call(Node* callee) {
+  // `(` already consumed
+  Node* call = new_node_from(NK::kCall, callee);
+  call->a = callee;
+  std::uint32_t h = callee->height;
+  const std::size_t st = scratch_.size();
+  while (!at_op(Op::kRPar)) {
+    Node* arg = nullptr;
+    const Token t = tok_;
+    if (accept_op(Op::kStar)) {
+      arg = new_node(NK::kStarred, t);
+      arg->a = parse_test();
+    } else if (accept_op(Op::kDStar)) {
+      arg = new_node(NK::kDoubleStarred, t);
+      arg->a = parse_test();
+    } else if (tok_.kind == Tok::kName && tok_.kw == Kw::kNone && peek().kind == Tok::kOp &&
+               peek().op == Op::kAssign) {
+      arg = new_node(NK::kKeyword, t);
+      arg->text = lex_.text(t);
+      advance();
+      advance();
+      arg->a = parse_test();
+    } else {
+      arg = parse_test();
+      if (at_kw(Kw::kFor) || at_kw(Kw::kAsync)) {
+        Node* g = new_node_from(NK::kComprehension, arg);
+        g->a = arg;
+        skip_comprehension_tail(Op::kRPar);
+        g->end = last_end_;
+        arg = g;
+      }
+    }
+    if (arg->kind == NK::kKeyword || arg->kind == NK::kStarred || arg->kind == NK::kDoubleStarred) {
+      arg->end = last_end_;
+      set_height(arg, arg->a->height + 1);
+    }
+    h = std::max(h, arg->height);
+    scratch_.push_back(arg);
+    if (!accept_op(Op::kComma)) break;
+  }
+  if (!at_op(Op::kRPar)) error_expected("',' or ')'");
+  advance();
+  call->kids = finish_list(st, &call->n);
+  call->end = last_end_;
+  set_height(call, h + 1);
+  return call;
+}
+
+Node* Parser::parse_slice_item() {
+  const Token first = tok_;
+  Node* lo = nullptr;
+  if (!at_op(Op::kColon)) {
+    lo = parse_test();
+    if (!at_op(Op::kColon)) return lo;
+  }
+  advance();  // ':'
+  Node* s = new_node(NK::kSlice, first);
+  s->a = lo;
+  if (!at_op(Op::kColon) && !at_op(Op::kComma) && !at_op(Op::kRSq)) s->b = parse_test();
+  if (accept_op(Op::kColon)) {
+    if (!at_op(Op::kComma) && !at_op(Op::kRSq)) s->c = parse_test();
+  }
+  std::uint32_t h = 0;
+  for (Node* k : {s->a, s->b, s->c})
+    if (k != nullptr) h = std::max(h, k->height);
+  s->end = last_end_;
+  set_height(s, h + 1);
+  return s;
+}
+
+Node* Parser::parse_subscript(Node* base) {
+  // `[` already consumed
+  Node* n = new_node_from(NK::kSubscript, base);
+  n->a = base;
+  const std::size_t st = scratch_.size();
+  bool trailing_comma = false;
+  while (!at_op(Op::kRSq)) {
+    trailing_comma = false;
+    if (at_op(Op::kStar)) {
+      const Token t = tok_;
+      advance();
+      Node* s = new_node(NK::kStarred, t);
+      s->a = parse_binary(1);
+      s->end = last_end_;
+      set_height(s, s->a->height + 1);
+      scratch_.push_back(s);
+    } else {
+      scratch_.push_back(parse_slice_item());
+    }
+    if (!accept_op(Op::kComma)) break;
+    trailing_comma = true;
+  }
+  if (!at_op(Op::kRSq)) error_expected("',' or ']'");
+  if (scratch_.size() == st) error_expected("an index");
+  advance();
+  if (scratch_.size() - st == 1 && !trailing_comma && scratch_.back()->kind == NK::kTuple) {
+    Node* t = scratch_.back();
+    scratch_.resize(st);
+    for (std::uint32_t i = 0; i < t->n; ++i) scratch_.push_back(t->kids[i]);
+  }
+  std::uint32_t h = base->height;
+  for (std::size_t i = st; i < scratch_.size(); ++i) h = std::max(h, scratch_[i]->height);
+  n->kids = finish_list(st, &n->n);
+  n->end = last_end_;
+  set_height(n, h + 1);
+  return n;
+}
+
+Node* Parser::parse_bracketed(Op open) {
+  const Token first = tok_;
+  advance();
+  const Op close = open == Op::kLPar ? Op::kRPar : open == Op::kLSq ? Op::kRSq : Op::kRBrace;
+  const char* close_text = open == Op::kLPar ? "')'" : open == Op::kLSq ? "']'" : "'}'";
+  const std::size_t st = scratch_.size();
+  if (open == Op::kLBrace) {
+    if (accept_op(Op::kRBrace)) {
+      Node* d = new_node(NK::kDict, first);
+      d->end = last_end_;
+      return d;
+    }
+    bool is_dict = false;
+    bool first_item = true;
+    std::uint32_t h = 1;
+    for (;;) {
+      if (at_op(Op::kDStar)) {
+        advance();
+        is_dict = true;
+        scratch_.push_back(nullptr);
+        scratch_.push_back(parse_binary(1));
+      } else {
+        Node* k = at_op(Op::kStar) ? parse_testlist(true) : parse_test();
+        if (first_item) is_dict = at_op(Op::kColon);
+        if (is_dict) {
+          expect_op(Op::kColon, "':'");
+          scratch_.push_back(k);
+          scratch_.push_back(parse_test());
+        } else {
+          scratch_.push_back(k);
+        }
+        if (first_item && (at_kw(Kw::kFor) || at_kw(Kw::kAsync))) {
+          skip_comprehension_tail(Op::kRBrace);
+          advance();
+          scratch_.resize(st);
+          Node* g = new_node(NK::kComprehension, first);
+          g->end = last_end_;
+          return g;
+        }
+      }
+      for (std::size_t i = scratch_.size() - (is_dict ? 2 : 1); i < scratch_.size(); ++i)
+        if (scratch_[i] != nullptr) h = std::max(h, scratch_[i]->height + 1);
+      first_item = false;
+      if (!accept_op(Op::kComma)) break;
+      if (at_op(Op::kRBrace)) break;
+    }
+    if (!at_op(Op::kRBrace)) error_expected(is_dict ? "',' or '}'" : "',' or '}'");
+    advance();
+    Node* d = new_node(is_dict ? NK::kDict : NK::kSet, first);
+    d->kids = finish_list(st, &d->n);
+    d->end = last_end_;
+    set_height(d, h);
+    return d;
+  }
+  if (accept_op(close)) {
+    Node* t = new_node(open == Op::kLPar ? NK::kTuple : NK::kList, first);
+    t->end = last_end_;
+    return t;
+  }
+  bool comma = false;
+  std::uint32_t h = 1;
+  for (;;) {
+    Node* e = nullptr;
+    if (at_op(Op::kStar)) {
+      const Token t = tok_;
+      advance();
+      e = new_node(NK::kStarred, t);
+      e->a = parse_binary(1);
+      e->end = last_end_;
+      set_height(e, e->a->height + 1);
+    } else if (open == Op::kLPar && at_kw(Kw::kYield)) {
+      const Token t = tok_;
+      advance();
+      e = new_node(NK::kConst, t);
+      e->text = "yield";
+      accept_kw(Kw::kFrom);
+      if (!at_op(Op::kRPar)) parse_testlist(true);
+      e->end = last_end_;
+    } else {
+      e = parse_test();
+    }
+    if (scratch_.size() == st && !comma && (at_kw(Kw::kFor) || at_kw(Kw::kAsync))) {
+      skip_comprehension_tail(close);
+      advance();
+      Node* g = new_node(NK::kComprehension, first);
+      g->a = e;
+      g->end = last_end_;
+      return g;
+    }
+    scratch_.push_back(e);
+    h = std::max(h, e->height + 1);
+    if (!accept_op(Op::kComma)) break;
+    comma = true;
+    if (at_op(close)) break;
+  }
+  if (!at_op(close)) error_expected(std::string("',' or ") + close_text);
+  advance();
+  if (open == Op::kLPar && !comma) {
+    // parenthesized expression: widen its span to include the parentheses
+    Node* e = scratch_.back();
+    scratch_.resize(st);
+    e->begin = first.begin;
+    e->end = last_end_;
+    return e;
+  }
+  Node* t = new_node(open == Op::kLPar ? NK::kTuple : NK::kList, first);
+  t->kids = finish_list(st, &t->n);
+  t->end = last_end_;
+  set_height(t, h);
+  return t;
+}
+
+Node* Parser::parse_atom() {
+  const Token t = tok_;
+  switch (t.kind) {
+    case Tok::kName: {
+      if (t.kw == Kw::kNone) {
+        advance();
+        Node* n = new_node(NK::kName, t);
+        n->text = lex_.text(t);
+        return n;
+      }
+      if (t.kw == Kw::kTrue || t.kw == Kw::kFalse || t.kw == Kw::kNoneLit) {
+        advance();
+        Node* n = new_node(NK::kConst, t);
+        n->text = lex_.text(t);
+        return n;
+      }
+      if (t.kw == Kw::kLambda) return parse_lambda();
+      error_expected("an expression");
+    }
+    case Tok::kInt: {
+      advance();
+      Node* n = new_node(NK::kInt, t);
+      n->text = lex_.text(t);
+      // value: decimal or 0x/0o/0b, underscores allowed
+      std::string_view s = n->text;
+      unsigned base = 10;
+      if (s.size() > 1 && s[0] == '0') {
+        const char x = static_cast<char>(s[1] | 0x20);
+        if (x == 'x') base = 16, s.remove_prefix(2);
+        else if (x == 'o') base = 8, s.remove_prefix(2);
+        else if (x == 'b') base = 2, s.remove_prefix(2);
+      }
+      __extension__ typedef unsigned __int128 u128;
+      u128 v = 0;
+      for (const char ch : s) {
+        if (ch == '_') continue;
+        unsigned d = 0;
+        if (ch >= '0' && ch <= '9') d = static_cast<unsigned>(ch - '0');
+        else d = static_cast<unsigned>((ch | 0x20) - 'a' + 10);
+        if (d >= base) lex_.fail(t.line, t.col, "expected a base-" + std::to_string(base) + " digit, found " + lex_.describe(t));
+        v = v * base + d;
+        if (v > UINT64_MAX) {
+          n->big = true;
+          break;
+        }
+      }
+      // Python forbids leading zeros in non-zero decimal literals.
+      if (base == 10 && n->text.size() > 1 && n->text[0] == '0' && n->text.find_first_not_of("0_") != std::string_view::npos)
+        lex_.fail(t.line, t.col, "expected a decimal number without leading zeros, found " + lex_.describe(t));
+      n->ival = static_cast<std::uint64_t>(v);
+      return n;
+    }
+    case Tok::kFloat: {
+      advance();
+      Node* n = new_node(NK::kFloat, t);
+      n->text = lex_.text(t);
+      if (!n->text.empty() && (n->text.back() == 'j' || n->text.back() == 'J')) {
+        n->kind = NK::kConst;  // imaginary literal: opaque
+        return n;
+      }
+      std::string clean;
+      std::string_view s = n->text;
+      if (s.find('_') != std::string_view::npos) {
+        for (const char ch : s)
+          if (ch != '_') clean += ch;
+        s = clean;
+      }
+      double v = 0;
+      const auto r = std::from_chars(s.data(), s.data() + s.size(), v);
+      if (r.ec == std::errc::result_out_of_range) v = HUGE_VAL;  // Python: 1e999 == inf
+      n->fval = v;
+      return n;
+    }
+    case Tok::kString: {
+      advance();
+      Node* n = new_node(NK::kString, t);
+      std::string_view body;
+      if (tok_.kind != Tok::kString && lex_.plain_string(t, body)) {
+        n->text = body;
+        return n;
+      }
+      strbuf_.clear();
+      lex_.decode_string(t, strbuf_);
+      while (tok_.kind == Tok::kString) {
+        lex_.decode_string(tok_, strbuf_);
+        advance();
+      }
+      n->text = arena_.copy(strbuf_);
+      n->end = last_end_;
+      return n;
+    }
+    case Tok::kOp:
+      if (t.op == Op::kLPar || t.op == Op::kLSq || t.op == Op::kLBrace) {
+        const DepthGuard guard(*this);
+        return parse_bracketed(t.op);
+      }
+      if (t.op == Op::kEllipsis) {
+        advance();
+        return new_node(NK::kEllipsis, t);
+      }
+      error_expected("an expression");
+    default: error_expected("an expression");
+  }
+}
+
+}  // namespace tenet_cost::ir::py

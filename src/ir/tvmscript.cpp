@@ -1,0 +1,1703 @@
+// TVMScript front-end: Python AST (ir/pyast.hpp) -> typed IR (tenet_cost/ir.hpp).
+//
+// Lowering is lenient: a construct this front-end does not model becomes
+// StmtKind::kOther / ExprKind::kOther / RExprKind::kOther carrying its source
+// text, so one odd function never blocks the rest of a dump. Only syntax
+// errors (from the parser) and unrepresentable literals are fatal.
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <unordered_map>
+
+#include "ir/pyast.hpp"
+#include "tenet_cost/ir.hpp"
+
+namespace tenet_cost::ir {
+
+namespace {
+
+using py::Kw;
+using py::NK;
+using py::Node;
+using py::Op;
+using py::SK;
+using py::Stmt;
+
+constexpr std::size_t kMaxStmtNesting = 1024;  // nested lowered statements (loops, allocs, lets...)
+constexpr std::size_t kMaxOtherText = 240;
+
+// Which of TVM's script namespaces a name stands for.
+enum class Ns : std::uint8_t { kNone, kTir, kRelax, kIr };
+
+bool is_int_dtype(std::string_view d) {
+  auto digits = [](std::string_view s) {
+    if (s.empty()) return false;
+    std::size_t i = 0;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+    if (i == 0) return false;
+    if (i == s.size()) return true;
+    if (s[i] != 'x') return false;  // vector lanes: int32x4
+    ++i;
+    if (i == s.size()) return false;
+    for (; i < s.size(); ++i)
+      if (s[i] < '0' || s[i] > '9') return false;
+    return true;
+  };
+  if (d.substr(0, 3) == "int") return digits(d.substr(3));
+  if (d.substr(0, 4) == "uint") return digits(d.substr(4));
+  return false;
+}
+
+bool is_float_dtype(std::string_view d) {
+  std::string_view rest;
+  if (d.substr(0, 5) == "float") rest = d.substr(5);
+  else if (d.substr(0, 6) == "bfloat") rest = d.substr(6);
+  else return false;
+  if (rest.empty() || rest[0] < '0' || rest[0] > '9') return false;
+  for (const char c : rest)
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || c == '_')) return false;
+  return true;
+}
+
+bool is_dtype_name(std::string_view d) { return d == "bool" || is_int_dtype(d) || is_float_dtype(d); }
+
+struct LoopInfo {
+  std::string_view name;
+  ExprPtr min;
+  ExprPtr extent;
+};
+
+class Lowerer : public py::Parser::Sink {
+ public:
+  Lowerer(const py::Parser& parser, const std::string& file, Module& mod)
+      : p_(parser), src_(parser.lexer().source()), file_(file), mod_(mod) {
+    ns_["T"] = Ns::kTir;
+    ns_["tir"] = Ns::kTir;
+    ns_["tirx"] = Ns::kTir;
+    ns_["R"] = Ns::kRelax;
+    ns_["relax"] = Ns::kRelax;
+    ns_["I"] = Ns::kIr;
+    ns_["ir"] = Ns::kIr;
+  }
+
+  void top_level(Stmt* s, const Stmt* cls) override;
+
+ private:
+  // ------------------------------------------------------------ utilities
+  SourceLocation loc(std::uint32_t line, std::uint32_t col) const { return SourceLocation{file_, line, col}; }
+  SourceLocation loc(const Node* n) const { return loc(n->line, n->col); }
+  SourceLocation loc(const Stmt* s) const { return loc(s->line, s->col); }
+  std::string_view span(const Node* n) const { return src_.substr(n->begin, n->end - n->begin); }
+  std::string_view span(const Stmt* s) const { return src_.substr(s->begin, s->end - s->begin); }
+  static std::string clip(std::string_view s) {
+    if (s.size() <= kMaxOtherText) return std::string(s);
+    return std::string(s.substr(0, kMaxOtherText)) + "...";
+  }
+  Ns ns_of(std::string_view name) const {
+    const auto it = ns_.find(name);
+    return it == ns_.end() ? Ns::kNone : it->second;
+  }
+  // `T.x` -> "x" when the base names the TIR namespace (also R./I. via ns).
+  std::string_view member_of(const Node* n, Ns ns) const {
+    if (n == nullptr || n->kind != NK::kAttr || n->a->kind != NK::kName) return {};
+    return ns_of(n->a->text) == ns ? n->text : std::string_view{};
+  }
+  // Dotted path of a name/attribute chain with the namespace canonicalized:
+  // `T.axis.remap` -> "T.axis.remap", `relax.nn.conv2d` -> "R.nn.conv2d".
+  // Empty when `n` is not a pure dotted name.
+  std::string dotted(const Node* n) const {
+    std::vector<std::string_view> parts;
+    const Node* c = n;
+    while (c != nullptr && c->kind == NK::kAttr) {
+      parts.push_back(c->text);
+      c = c->a;
+    }
+    if (c == nullptr || c->kind != NK::kName) return {};
+    std::string out;
+    switch (ns_of(c->text)) {
+      case Ns::kTir: out = "T"; break;
+      case Ns::kRelax: out = "R"; break;
+      case Ns::kIr: out = "I"; break;
+      case Ns::kNone: out = std::string(c->text); break;
+    }
+    for (auto it = parts.rbegin(); it != parts.rend(); ++it) {
+      out += '.';
+      out += *it;
+    }
+    return out;
+  }
+  static const Node* kwarg(const Node* call, std::string_view name) {
+    for (std::uint32_t i = 0; i < call->n; ++i)
+      if (call->kids[i]->kind == NK::kKeyword && call->kids[i]->text == name) return call->kids[i]->a;
+    return nullptr;
+  }
+  static std::vector<const Node*> positional(const Node* call) {
+    std::vector<const Node*> out;
+    for (std::uint32_t i = 0; i < call->n; ++i)
+      if (call->kids[i]->kind != NK::kKeyword && call->kids[i]->kind != NK::kDoubleStarred)
+        out.push_back(call->kids[i]);
+    return out;
+  }
+  static bool only_positional(const Node* call) {
+    for (std::uint32_t i = 0; i < call->n; ++i)
+      if (call->kids[i]->kind == NK::kKeyword || call->kids[i]->kind == NK::kStarred ||
+          call->kids[i]->kind == NK::kDoubleStarred)
+        return false;
+    return true;
+  }
+  // The string value of a string literal node, or empty.
+  static bool str_value(const Node* n, std::string_view& out) {
+    if (n == nullptr || n->kind != NK::kString) return false;
+    out = n->text;
+    return true;
+  }
+  std::string attr_text(const Node* v) const {
+    std::string_view s;
+    if (str_value(v, s)) return std::string(s);
+    return clip(span(v));
+  }
+  void read_dict(const Node* d, std::map<std::string, std::string>& out) const {
+    if (d == nullptr || d->kind != NK::kDict) return;
+    for (std::uint32_t i = 0; i + 1 < d->n; i += 2) {
+      if (d->kids[i] == nullptr) continue;
+      std::string key = attr_text(d->kids[i]);
+      out[key] = attr_text(d->kids[i + 1]);
+    }
+  }
+
+  // ------------------------------------------------------------ literals
+  std::int64_t int_value(const Node* n, bool negate) const {
+    const std::uint64_t lim = negate ? (std::uint64_t{1} << 63) : (std::uint64_t{1} << 63) - 1;
+    if (n->big || n->ival > lim)
+      throw InputError(loc(n), "expected an integer literal within the 64-bit signed range, found '" +
+                                   std::string(n->text.substr(0, 60)) + (negate ? "' negated" : "'"));
+    if (negate) return n->ival == (std::uint64_t{1} << 63) ? std::numeric_limits<std::int64_t>::min()
+                                                              : -static_cast<std::int64_t>(n->ival);
+    return static_cast<std::int64_t>(n->ival);
+  }
+  // A (possibly negated) numeric literal.
+  struct Num {
+    bool ok = false;
+    bool is_int = false;
+    std::int64_t i = 0;
+    double f = 0;
+  };
+  Num number(const Node* n) const {
+    Num r;
+    bool neg = false;
+    while (n->kind == NK::kUnary && (n->op == Op::kMinus || n->op == Op::kPlus) && n->kw == Kw::kNone) {
+      if (n->op == Op::kMinus) neg = !neg;
+      n = n->a;
+    }
+    if (n->kind == NK::kInt) {
+      r.ok = r.is_int = true;
+      r.i = int_value(n, neg);
+      r.f = static_cast<double>(r.i);
+    } else if (n->kind == NK::kFloat) {
+      r.ok = true;
+      r.f = neg ? -n->fval : n->fval;
+    } else if (n->kind == NK::kString || n->kind == NK::kName) {
+      // T.float32("inf"), T.float32(inf) / nan
+      std::string_view s = n->text;
+      bool sneg = false;
+      if (!s.empty() && (s[0] == '-' || s[0] == '+')) {
+        sneg = s[0] == '-';
+        s.remove_prefix(1);
+      }
+      if (s == "inf" || s == "infinity" || s == "Infinity") {
+        r.ok = true;
+        r.f = (neg != sneg) ? -HUGE_VAL : HUGE_VAL;
+      } else if (s == "nan" || s == "NaN") {
+        r.ok = true;
+        r.f = std::numeric_limits<double>::quiet_NaN();
+      }
+    } else if (n->kind == NK::kCall && n->a->kind == NK::kName && n->a->text == "float" && n->n == 1) {
+      Num inner = number(n->kids[0]);
+      if (inner.ok) {
+        inner.is_int = false;
+        if (neg) inner.f = -inner.f;
+        return inner;
+      }
+    } else if (n->kind == NK::kAttr && (n->text == "inf" || n->text == "nan")) {
+      r.ok = true;
+      r.f = n->text == "nan" ? std::numeric_limits<double>::quiet_NaN() : (neg ? -HUGE_VAL : HUGE_VAL);
+    }
+    return r;
+  }
+
+  // -------------------------------------------------------- TIR expressions
+  std::shared_ptr<Expr> mk(ExprKind k, const Node* n, std::string_view dtype = {}) const {
+    auto e = std::make_shared<Expr>();
+    e->kind = k;
+    e->loc = loc(n);
+    e->dtype = dtype;
+    return e;
+  }
+  ExprPtr other(const Node* n) const {
+    auto e = mk(ExprKind::kOther, n);
+    e->name = clip(span(n));
+    return e;
+  }
+  ExprPtr int_lit(std::int64_t v, const Node* n, std::string_view dtype = {}) const {
+    auto e = mk(ExprKind::kInt, n);
+    e->int_value = v;
+    if (!dtype.empty()) e->dtype = dtype;
+    else e->dtype = (v >= std::numeric_limits<std::int32_t>::min() && v <= std::numeric_limits<std::int32_t>::max())
+                        ? "int32" : "int64";
+    return e;
+  }
+  std::string_view var_dtype(std::string_view name) const {
+    const auto it = var_dtypes_.find(name);
+    return it == var_dtypes_.end() ? std::string_view{} : it->second;
+  }
+  ExprPtr binary(BinOp op, ExprPtr a, ExprPtr b, const Node* at) const {
+    auto e = mk(ExprKind::kBinary, at);
+    switch (op) {
+      case BinOp::kEq: case BinOp::kNe: case BinOp::kLt: case BinOp::kLe: case BinOp::kGt: case BinOp::kGe:
+      case BinOp::kAnd: case BinOp::kOr: e->dtype = "bool"; break;
+      default: e->dtype = !a->dtype.empty() ? a->dtype : b->dtype;
+    }
+    e->bin_op = op;
+    e->args.reserve(2);
+    e->args.push_back(std::move(a));
+    e->args.push_back(std::move(b));
+    return e;
+  }
+  ExprPtr expr(const Node* n);
+  ExprPtr tir_call(const Node* n);
+  ExprPtr load(const Node* n);
+
+  // --------------------------------------------------------------- TIR
+  void lower_prim_func(const Stmt* def, bool is_private);
+  std::optional<Buffer> buffer_from_annotation(std::string_view name, const Node* ann);
+  Buffer buffer_from_call(std::string_view name, const Node* call, std::size_t shape_arg, const Node* at);
+  std::vector<ExprPtr> shape_of(const Node* n);
+  bool sym_var_decl(const Stmt* s, std::vector<std::string>& sym_vars, bool tir);
+  void add_sym_var(std::string_view name, std::string_view dtype, std::vector<std::string>& sym_vars);
+  StmtPtr lower_suite(Stmt* const* body, std::uint32_t n);
+  void lower_seq(Stmt* const* body, std::uint32_t i, std::uint32_t n, std::vector<StmtPtr>& out);
+  StmtPtr lower_stmt(const Stmt* s, Stmt* const* body, std::uint32_t i, std::uint32_t n, bool* consumed_rest);
+  StmtPtr lower_for(const Stmt* s);
+  StmtPtr lower_block(const Stmt* s, const Node* item);
+  StmtPtr other_stmt(const Stmt* s, StmtPtr body = nullptr) const {
+    auto st = std::make_shared<Stmt_>();
+    st->kind = StmtKind::kOther;
+    st->loc = loc(s);
+    st->text = clip(span(s));
+    st->body = std::move(body);
+    return st;
+  }
+  BufferRegion region(const Node* n);
+  bool axis_decl(const Stmt* s, Block& b);
+  using Stmt_ = ir::Stmt;
+  struct NestGuard {
+    Lowerer& l;
+    explicit NestGuard(Lowerer& lw, const Stmt* s) : l(lw) {
+      if (++l.nest_ > kMaxStmtNesting)
+        throw InputError(l.loc(s), "expected statements nested at most " + std::to_string(kMaxStmtNesting) +
+                                       " levels deep, found deeper nesting");
+    }
+    ~NestGuard() { --l.nest_; }
+  };
+
+  // ------------------------------------------------------------- Relax
+  void lower_relax_func(const Stmt* def);
+  void lower_relax_body(Stmt* const* body, std::uint32_t n, RelaxFunc& f);
+  StructInfoPtr sinfo(const Node* n);
+  ExprPtr dim(const Node* n, RelaxFunc* f);
+  RExprPtr rexpr(const Node* n);
+  std::shared_ptr<RExpr> rmk(RExprKind k, const Node* n) const {
+    auto e = std::make_shared<RExpr>();
+    e->kind = k;
+    e->loc = loc(n);
+    return e;
+  }
+  RExprPtr rother(const Node* n) const {
+    auto e = rmk(RExprKind::kOther, n);
+    e->name = clip(span(n));
+    return e;
+  }
+  void sinfo_list(const Node* n, std::vector<StructInfoPtr>& out) {
+    if (n->kind == NK::kList || n->kind == NK::kTuple) {
+      for (std::uint32_t i = 0; i < n->n; ++i) out.push_back(sinfo(n->kids[i]));
+    } else {
+      out.push_back(sinfo(n));
+    }
+  }
+
+  const py::Parser& p_;
+  std::string_view src_;
+  const std::string& file_;
+  Module& mod_;
+  std::unordered_map<std::string_view, Ns> ns_;
+  std::string_view class_name_;
+
+  // per function
+  PrimFunc* fn_ = nullptr;
+  RelaxFunc* rfn_ = nullptr;
+  std::unordered_map<std::string_view, std::string_view> var_dtypes_;
+  std::unordered_map<std::string_view, std::string_view> buf_dtypes_;
+  std::unordered_map<std::string_view, ExprPtr> meta_vars_;
+  std::vector<LoopInfo> loops_;
+  std::vector<std::string_view> cls_aliases_;
+  std::size_t nest_ = 0;
+};
+
+// =================================================================== module
+
+void Lowerer::top_level(Stmt* s, const Stmt* cls) {
+  switch (s->kind) {
+    case SK::kFrom: {
+      // from tvm.script import tir as T / tirx as T / relax as R / ir as I
+      if (s->name.substr(0, 3) != "tvm") break;
+      for (std::uint32_t i = 0; i < s->n_imports; ++i) {
+        const auto& a = s->imports[i];
+        const std::string_view bound = a.alias.empty() ? a.name : a.alias;
+        if (a.name == "tir" || a.name == "tirx") ns_[bound] = Ns::kTir;
+        else if (a.name == "relax") ns_[bound] = Ns::kRelax;
+        else if (a.name == "ir") ns_[bound] = Ns::kIr;
+      }
+      return;
+    }
+    case SK::kImport: {
+      for (std::uint32_t i = 0; i < s->n_imports; ++i) {
+        const auto& a = s->imports[i];
+        if (a.alias.empty()) continue;
+        const std::string_view last = a.name.substr(a.name.rfind('.') + 1);
+        if (last == "tir" || last == "tirx") ns_[a.alias] = Ns::kTir;
+        else if (last == "relax") ns_[a.alias] = Ns::kRelax;
+      }
+      return;
+    }
+    case SK::kClass:
+      if (cls == nullptr && s->n_body == 0) {
+        class_name_ = s->name;
+        bool is_module = false;
+        for (std::uint32_t i = 0; i < s->n_decorators; ++i) {
+          const Node* d = s->decorators[i];
+          const std::string path = dotted(d->kind == NK::kCall ? d->a : d);
+          if (path.size() >= 9 && path.substr(path.size() - 9) == "ir_module") is_module = true;
+        }
+        if (!is_module)
+          spdlog::debug("{}:{}: class '{}' is not decorated with @I.ir_module; reading its functions anyway", file_,
+                        s->line, s->name);
+        return;
+      }
+      break;
+    case SK::kDef: {
+      bool prim = false, relax = false, priv = false;
+      for (std::uint32_t i = 0; i < s->n_decorators; ++i) {
+        const Node* d = s->decorators[i];
+        const Node* callee = d->kind == NK::kCall ? d->a : d;
+        const std::string path = dotted(callee);
+        const std::string_view last = std::string_view(path).substr(path.rfind('.') + 1);
+        if (last == "prim_func") {
+          prim = true;
+          if (d->kind == NK::kCall) {
+            const Node* pv = kwarg(d, "private");
+            if (pv != nullptr && pv->kind == NK::kConst && pv->text == "True") priv = true;
+          }
+        } else if (path == "R.function" || path == "R.function_" ) {
+          relax = true;
+        }
+      }
+      if (prim) {
+        lower_prim_func(s, priv);
+        return;
+      }
+      if (relax) {
+        lower_relax_func(s);
+        return;
+      }
+      spdlog::debug("{}:{}: skipping function '{}' (neither @T.prim_func nor @R.function)", file_, s->line, s->name);
+      return;
+    }
+    default: break;
+  }
+  spdlog::debug("{}:{}: skipping top-level Python statement: {}", file_, s->line, clip(span(s)));
+}
+
+// ====================================================================== TIR
+
+std::vector<ExprPtr> Lowerer::shape_of(const Node* n) {
+  std::vector<ExprPtr> out;
+  if (n == nullptr) return out;
+  if (n->kind == NK::kTuple || n->kind == NK::kList) {
+    out.reserve(n->n);
+    for (std::uint32_t i = 0; i < n->n; ++i) out.push_back(expr(n->kids[i]));
+  } else {
+    out.push_back(expr(n));
+  }
+  return out;
+}
+
+Buffer Lowerer::buffer_from_call(std::string_view name, const Node* call, std::size_t shape_arg, const Node* at) {
+  Buffer b;
+  b.name = name;
+  b.loc = loc(at);
+  const auto pos = positional(call);
+  const Node* shape = shape_arg < pos.size() ? pos[shape_arg] : kwarg(call, "shape");
+  b.shape = shape_of(shape);
+  std::string_view dt;
+  const Node* dtn = shape_arg + 1 < pos.size() ? pos[shape_arg + 1] : kwarg(call, "dtype");
+  if (str_value(dtn, dt)) b.dtype = dt;
+  std::string_view sc;
+  if (str_value(kwarg(call, "scope"), sc)) b.scope = sc;
+  else if (shape_arg + 6 < pos.size() && str_value(pos[shape_arg + 6], sc)) b.scope = sc;
+  if (b.scope == "global") b.scope.clear();
+  return b;
+}
+
+std::optional<Buffer> Lowerer::buffer_from_annotation(std::string_view name, const Node* ann) {
+  if (ann == nullptr) return std::nullopt;
+  // T.Buffer((..), "dtype") (2023+) or T.Buffer[(..), "dtype"] (2022)
+  if (ann->kind == NK::kCall && member_of(ann->a, Ns::kTir) == "Buffer") return buffer_from_call(name, ann, 0, ann);
+  if (ann->kind == NK::kSubscript && member_of(ann->a, Ns::kTir) == "Buffer") {
+    Buffer b;
+    b.name = name;
+    b.loc = loc(ann);
+    if (ann->n >= 1) {
+      const Node* shape = ann->kids[0];
+      b.shape = shape_of(shape);
+    }
+    std::string_view dt;
+    if (ann->n >= 2 && str_value(ann->kids[1], dt)) b.dtype = dt;
+    return b;
+  }
+  return std::nullopt;
+}
+
+void Lowerer::add_sym_var(std::string_view name, std::string_view dtype, std::vector<std::string>& sym_vars) {
+  var_dtypes_[name] = dtype;
+  for (const auto& s : sym_vars)
+    if (s == name) return;
+  sym_vars.emplace_back(name);
+}
+
+// `n = T.int64()`, `a, b = T.int64(), T.int64()`, `n = T.var("int64")`,
+// `n = T.meta_var(T.int64(128))` (a Python-level constant: substituted).
+bool Lowerer::sym_var_decl(const Stmt* s, std::vector<std::string>& sym_vars, bool tir) {
+  if (s->kind != SK::kAssign || s->n_targets != 1) return false;
+  auto decl_dtype = [&](const Node* v, std::string_view& dtype) -> bool {
+    if (v->kind != NK::kCall) return false;
+    const std::string_view m = member_of(v->a, Ns::kTir);
+    if (m.empty()) return false;
+    if (v->n == 0 && is_dtype_name(m)) {
+      dtype = m;
+      return true;
+    }
+    if ((m == "var" || m == "dynamic" || m == "SizeVar" || m == "Var") && v->n >= 1) {
+      // T.var("int64"), T.dynamic("n"), T.SizeVar("n", "int64")
+      std::string_view a0, a1;
+      if (str_value(v->kids[0], a0) && is_dtype_name(a0)) {
+        dtype = a0;
+        return true;
+      }
+      if (v->n >= 2 && str_value(v->kids[1], a1) && is_dtype_name(a1)) {
+        dtype = a1;
+        return true;
+      }
+      dtype = "int32";
+      return true;
+    }
+    return false;
+  };
+  const Node* t = s->target;
+  const Node* v = s->value;
+  if (t->kind == NK::kName) {
+    std::string_view dt;
+    if (decl_dtype(v, dt)) {
+      add_sym_var(t->text, dt, sym_vars);
+      return true;
+    }
+    if (tir && v->kind == NK::kCall && member_of(v->a, Ns::kTir) == "meta_var" && v->n == 1) {
+      meta_vars_[t->text] = expr(v->kids[0]);
+      return true;
+    }
+    return false;
+  }
+  if (t->kind == NK::kTuple && v->kind == NK::kTuple && t->n == v->n && t->n > 0) {
+    for (std::uint32_t i = 0; i < t->n; ++i) {
+      std::string_view dt;
+      if (t->kids[i]->kind != NK::kName || !decl_dtype(v->kids[i], dt)) return false;
+    }
+    for (std::uint32_t i = 0; i < t->n; ++i) {
+      std::string_view dt;
+      decl_dtype(v->kids[i], dt);
+      add_sym_var(t->kids[i]->text, dt, sym_vars);
+    }
+    return true;
+  }
+  return false;
+}
+
+void Lowerer::lower_prim_func(const Stmt* def, bool is_private) {
+  mod_.prim_funcs.emplace_back();
+  PrimFunc& f = mod_.prim_funcs.back();
+  fn_ = &f;
+  var_dtypes_.clear();
+  buf_dtypes_.clear();
+  meta_vars_.clear();
+  loops_.clear();
+  nest_ = 0;
+  f.name = def->name;
+  f.loc = loc(def);
+  f.is_private = is_private;
+
+  std::unordered_map<std::string_view, std::size_t> handle_params;
+  for (std::uint32_t i = 0; i < def->n_params; ++i) {
+    const py::Param& pp = def->params[i];
+    Param prm;
+    prm.name = pp.name;
+    if (auto b = buffer_from_annotation(pp.name, pp.annotation)) {
+      prm.kind = ParamKind::kBuffer;
+      prm.dtype = b->dtype;
+      prm.buffer = b->name;
+      f.buffers[b->name] = std::move(*b);
+    } else {
+      const std::string_view m = member_of(pp.annotation, Ns::kTir);
+      if (m == "handle" || m == "Ptr" || m == "ptr") {
+        prm.kind = ParamKind::kHandle;
+        prm.dtype = "handle";
+        handle_params[pp.name] = f.params.size();
+      } else {
+        prm.kind = ParamKind::kScalar;
+        if (is_dtype_name(m)) {
+          prm.dtype = m;
+          var_dtypes_[pp.name] = m;
+          if (is_int_dtype(m)) add_sym_var(pp.name, m, f.sym_vars);
+        } else if (pp.annotation != nullptr) {
+          spdlog::debug("{}:{}:{}: parameter '{}' of '{}' has an unrecognised annotation '{}'", file_, pp.line, pp.col,
+                        pp.name, def->name, clip(span(pp.annotation)));
+        }
+      }
+    }
+    f.params.push_back(std::move(prm));
+  }
+  // views into the map's own strings (map nodes are stable)
+  for (const auto& [name, b] : f.buffers) buf_dtypes_[std::string_view(name)] = std::string_view(b.dtype);
+
+  // Function-level statements: attributes, symbolic vars, match_buffer; the
+  // rest is the body.
+  std::vector<Stmt*> rest;
+  rest.reserve(def->n_body);
+  for (std::uint32_t i = 0; i < def->n_body; ++i) {
+    Stmt* s = def->body[i];
+    if (s->kind == SK::kExpr && s->value->kind == NK::kCall && member_of(s->value->a, Ns::kTir) == "func_attr") {
+      if (s->value->n >= 1) read_dict(s->value->kids[0], f.attrs);
+      continue;
+    }
+    if (sym_var_decl(s, f.sym_vars, true)) continue;
+    if (s->kind == SK::kAssign && s->n_targets == 1 && s->target->kind == NK::kName && s->value->kind == NK::kCall &&
+        member_of(s->value->a, Ns::kTir) == "match_buffer") {
+      const Node* call = s->value;
+      Buffer b = buffer_from_call(s->target->text, call, 1, s->target);
+      const auto pos = positional(call);
+      if (!pos.empty() && pos[0]->kind == NK::kName) {
+        const auto it = handle_params.find(pos[0]->text);
+        if (it != handle_params.end()) {
+          f.params[it->second].buffer = b.name;
+          f.params[it->second].dtype = b.dtype;
+        } else {
+          // match_buffer on a T.Buffer param (older dumps) -- keep the buffer
+          for (auto& prm : f.params)
+            if (prm.name == pos[0]->text && prm.buffer.empty()) prm.buffer = b.name;
+        }
+      }
+      auto [it, inserted] = f.buffers.insert_or_assign(b.name, std::move(b));
+      buf_dtypes_[std::string_view(it->first)] = std::string_view(it->second.dtype);
+      continue;
+    }
+    if (s->kind == SK::kPass) continue;
+    if (s->kind == SK::kExpr && s->value->kind == NK::kString) continue;  // docstring
+    rest.push_back(s);
+  }
+  f.body = lower_suite(rest.data(), static_cast<std::uint32_t>(rest.size()));
+  fn_ = nullptr;
+}
+
+StmtPtr Lowerer::lower_suite(Stmt* const* body, std::uint32_t n) {
+  std::vector<StmtPtr> out;
+  lower_seq(body, 0, n, out);
+  if (out.size() == 1) return out[0];
+  auto seq = std::make_shared<Stmt_>();
+  seq->kind = StmtKind::kSeq;
+  if (n > 0) seq->loc = loc(body[0]);
+  seq->children = std::move(out);
+  return seq;
+}
+
+void Lowerer::lower_seq(Stmt* const* body, std::uint32_t i, std::uint32_t n, std::vector<StmtPtr>& out) {
+  for (; i < n; ++i) {
+    bool consumed = false;
+    StmtPtr s = lower_stmt(body[i], body, i, n, &consumed);
+    if (s) out.push_back(std::move(s));
+    if (consumed) return;
+  }
+}
+
+StmtPtr Lowerer::lower_stmt(const Stmt* s, Stmt* const* body, std::uint32_t i, std::uint32_t n, bool* consumed_rest) {
+  const NestGuard guard(*this, s);
+  switch (s->kind) {
+    case SK::kPass: return nullptr;
+    case SK::kFor: return lower_for(s);
+    case SK::kWith: {
+      if (s->n_items != 1) break;
+      const Node* item = s->items[0];
+      if (item->kind != NK::kCall) break;
+      const std::string_view m = member_of(item->a, Ns::kTir);
+      if (m == "block" || m == "sblock") return lower_block(s, item);
+      if (m == "LetStmt" || m == "let") {
+        // with T.LetStmt(value, var=x):
+        const auto pos = positional(item);
+        const Node* var = kwarg(item, "var");
+        if (var == nullptr && pos.size() >= 2) var = pos[1];
+        if (pos.empty() || var == nullptr || var->kind != NK::kName) break;
+        auto st = std::make_shared<Stmt_>();
+        st->kind = StmtKind::kLet;
+        st->loc = loc(s);
+        st->var = var->text;
+        st->value = expr(pos[0]);
+        if (var_dtype(var->text).empty() && !st->value->dtype.empty()) var_dtypes_[var->text] = "";
+        st->body = lower_suite(s->body, s->n_body);
+        return st;
+      }
+      if (m == "init") {
+        // T.init() outside a block's top level: keep as an opaque wrapper
+        return other_stmt(s, lower_suite(s->body, s->n_body));
+      }
+      return other_stmt(s, lower_suite(s->body, s->n_body));
+    }
+    case SK::kIf: {
+      auto st = std::make_shared<Stmt_>();
+      st->kind = StmtKind::kIf;
+      st->loc = loc(s);
+      st->value = expr(s->value);
+      st->body = lower_suite(s->body, s->n_body);
+      if (s->n_orelse > 0) st->else_body = lower_suite(s->orelse, s->n_orelse);
+      return st;
+    }
+    case SK::kAssign: {
+      if (s->n_targets != 1) break;
+      const Node* t = s->target;
+      const Node* v = s->value;
+      if (fn_ != nullptr && sym_var_decl(s, fn_->sym_vars, true)) return nullptr;
+      if (t->kind == NK::kSubscript && t->a->kind == NK::kName) {
+        auto st = std::make_shared<Stmt_>();
+        st->kind = StmtKind::kStore;
+        st->loc = loc(s);
+        st->buffer = t->a->text;
+        st->indices.reserve(t->n);
+        for (std::uint32_t k = 0; k < t->n; ++k) st->indices.push_back(expr(t->kids[k]));
+        st->value = expr(v);
+        return st;
+      }
+      if (t->kind == NK::kName && v->kind == NK::kCall) {
+        const std::string_view m = member_of(v->a, Ns::kTir);
+        if (m == "alloc_buffer" || m == "sblock_alloc_buffer" || m == "decl_buffer" || m == "match_buffer") {
+          Buffer b = buffer_from_call(t->text, v, m == "match_buffer" ? 1 : 0, t);
+          auto [it, ins] = fn_->buffers.insert_or_assign(b.name, b);
+          buf_dtypes_[std::string_view(it->first)] = std::string_view(it->second.dtype);
+          auto st = std::make_shared<Stmt_>();
+          st->kind = StmtKind::kAlloc;
+          st->loc = loc(s);
+          st->alloc = std::move(b);
+          std::vector<StmtPtr> tail;
+          lower_seq(body, i + 1, n, tail);
+          *consumed_rest = true;
+          if (tail.size() == 1) {
+            st->body = tail[0];
+          } else {
+            auto seq = std::make_shared<Stmt_>();
+            seq->kind = StmtKind::kSeq;
+            seq->loc = i + 1 < n ? loc(body[i + 1]) : loc(s);
+            seq->children = std::move(tail);
+            st->body = seq;
+          }
+          return st;
+        }
+      }
+      if (t->kind == NK::kName) {
+        // x = e  : a let binding over the rest of the scope
+        auto st = std::make_shared<Stmt_>();
+        st->kind = StmtKind::kLet;
+        st->loc = loc(s);
+        st->var = t->text;
+        st->value = expr(v);
+        var_dtypes_[t->text] = "";
+        std::vector<StmtPtr> tail;
+        lower_seq(body, i + 1, n, tail);
+        *consumed_rest = true;
+        if (tail.size() == 1) {
+          st->body = tail[0];
+        } else {
+          auto seq = std::make_shared<Stmt_>();
+          seq->kind = StmtKind::kSeq;
+          seq->loc = loc(s);
+          seq->children = std::move(tail);
+          st->body = seq;
+        }
+        return st;
+      }
+      break;
+    }
+    case SK::kAnnAssign: {
+      // x: T.int32 = e  (a let over the rest of the scope)
+      if (s->target->kind != NK::kName || s->value == nullptr) break;
+      auto st = std::make_shared<Stmt_>();
+      st->kind = StmtKind::kLet;
+      st->loc = loc(s);
+      st->var = s->target->text;
+      const std::string_view m = member_of(s->annotation, Ns::kTir);
+      if (is_dtype_name(m)) var_dtypes_[s->target->text] = m;
+      st->value = expr(s->value);
+      std::vector<StmtPtr> tail;
+      lower_seq(body, i + 1, n, tail);
+      *consumed_rest = true;
+      if (tail.size() == 1) {
+        st->body = tail[0];
+      } else {
+        auto seq = std::make_shared<Stmt_>();
+        seq->kind = StmtKind::kSeq;
+        seq->loc = loc(s);
+        seq->children = std::move(tail);
+        st->body = seq;
+      }
+      return st;
+    }
+    case SK::kAugAssign: {
+      const Node* t = s->target;
+      if (t->kind != NK::kSubscript || t->a->kind != NK::kName) break;
+      BinOp op;
+      switch (s->op) {
+        case Op::kPlus: op = BinOp::kAdd; break;
+        case Op::kMinus: op = BinOp::kSub; break;
+        case Op::kStar: op = BinOp::kMul; break;
+        case Op::kSlash: op = BinOp::kDiv; break;
+        case Op::kDSlash: op = BinOp::kFloorDiv; break;
+        case Op::kPercent: op = BinOp::kFloorMod; break;
+        case Op::kAmp: op = BinOp::kBitAnd; break;
+        case Op::kPipe: op = BinOp::kBitOr; break;
+        case Op::kCaret: op = BinOp::kBitXor; break;
+        case Op::kShl: op = BinOp::kShl; break;
+        case Op::kShr: op = BinOp::kShr; break;
+        default: return other_stmt(s);
+      }
+      auto st = std::make_shared<Stmt_>();
+      st->kind = StmtKind::kStore;
+      st->loc = loc(s);
+      st->buffer = t->a->text;
+      for (std::uint32_t k = 0; k < t->n; ++k) st->indices.push_back(expr(t->kids[k]));
+      ExprPtr lhs = load(t);
+      st->value = binary(op, lhs, expr(s->value), t);
+      return st;
+    }
+    case SK::kExpr: {
+      const Node* v = s->value;
+      if (v->kind == NK::kString) return nullptr;  // docstring / comment string
+      auto st = std::make_shared<Stmt_>();
+      st->kind = StmtKind::kEvaluate;
+      st->loc = loc(s);
+      if (v->kind == NK::kCall && member_of(v->a, Ns::kTir) == "evaluate" && v->n == 1)
+        st->value = expr(v->kids[0]);
+      else
+        st->value = expr(v);
+      return st;
+    }
+    case SK::kAssert: {
+      auto st = other_stmt(s);
+      std::const_pointer_cast<Stmt_>(st)->value = expr(s->value);
+      return st;
+    }
+    case SK::kWhile: return other_stmt(s, lower_suite(s->body, s->n_body));
+    default: break;
+  }
+  spdlog::debug("{}:{}:{}: keeping an unrecognised TIR statement as opaque: {}", file_, s->line, s->col,
+                clip(span(s)));
+  if (s->n_body > 0) return other_stmt(s, lower_suite(s->body, s->n_body));
+  return other_stmt(s);
+}
+
+StmtPtr Lowerer::lower_for(const Stmt* s) {
+  const Node* it = s->value;
+  std::vector<const Node*> vars;
+  if (s->target->kind == NK::kName) {
+    vars.push_back(s->target);
+  } else if (s->target->kind == NK::kTuple) {
+    for (std::uint32_t k = 0; k < s->target->n; ++k) vars.push_back(s->target->kids[k]);
+  }
+  for (const Node* v : vars)
+    if (v->kind != NK::kName) return other_stmt(s, lower_suite(s->body, s->n_body));
+  if (it->kind != NK::kCall || vars.empty()) return other_stmt(s, lower_suite(s->body, s->n_body));
+
+  struct Loop {
+    ExprPtr min, extent;
+    ForKind kind = ForKind::kSerial;
+    std::string thread;
+  };
+  std::vector<Loop> loops;
+  const std::string_view m = member_of(it->a, Ns::kTir);
+  const bool is_range = it->a->kind == NK::kName && it->a->text == "range";
+  const auto pos = positional(it);
+  auto zero_like = [&](const ExprPtr& e, const Node* at) {
+    return int_lit(0, at, e->dtype.empty() ? std::string_view("int32") : std::string_view(e->dtype));
+  };
+  auto lo_hi = [&](Loop& l, const Node* a, const Node* b) {
+    if (b == nullptr) {
+      l.extent = expr(a);
+      l.min = zero_like(l.extent, a);
+      return;
+    }
+    l.min = expr(a);
+    ExprPtr hi = expr(b);
+    if (l.min->kind == ExprKind::kInt && hi->kind == ExprKind::kInt) {
+      std::int64_t d = 0;
+      if (__builtin_sub_overflow(hi->int_value, l.min->int_value, &d))
+        throw InputError(loc(b), "expected a loop range whose extent fits in 64 bits, found " + clip(span(it)));
+      l.extent = int_lit(d, b, hi->dtype);
+    } else if (l.min->kind == ExprKind::kInt && l.min->int_value == 0) {
+      l.extent = hi;
+    } else {
+      l.extent = binary(BinOp::kSub, hi, l.min, b);
+    }
+  };
+  if (m == "grid") {
+    if (pos.size() != vars.size() || !only_positional(it)) return other_stmt(s, lower_suite(s->body, s->n_body));
+    for (const Node* e : pos) {
+      Loop l;
+      l.extent = expr(e);
+      l.min = zero_like(l.extent, e);
+      loops.push_back(std::move(l));
+    }
+  } else if (is_range || m == "serial" || m == "parallel" || m == "vectorized" || m == "unroll" ||
+             m == "thread_binding") {
+    if (vars.size() != 1) return other_stmt(s, lower_suite(s->body, s->n_body));
+    Loop l;
+    std::vector<const Node*> bounds;
+    std::string_view thread;
+    for (const Node* e : pos) {
+      std::string_view sv;
+      if (m == "thread_binding" && str_value(e, sv)) thread = sv;
+      else bounds.push_back(e);
+    }
+    const Node* start_kw = kwarg(it, "start");
+    const Node* stop_kw = kwarg(it, "stop");
+    if (bounds.empty() && stop_kw != nullptr) {
+      if (start_kw != nullptr) bounds.push_back(start_kw);
+      bounds.push_back(stop_kw);
+    }
+    if (bounds.empty() || bounds.size() > 2 || (is_range && pos.size() > 2))
+      return other_stmt(s, lower_suite(s->body, s->n_body));
+    lo_hi(l, bounds[0], bounds.size() == 2 ? bounds[1] : nullptr);
+    if (m == "parallel") l.kind = ForKind::kParallel;
+    else if (m == "vectorized") l.kind = ForKind::kVectorized;
+    else if (m == "unroll") l.kind = ForKind::kUnrolled;
+    else if (m == "thread_binding") {
+      l.kind = ForKind::kThreadBinding;
+      std::string_view sv;
+      if (str_value(kwarg(it, "thread"), sv)) thread = sv;
+      l.thread = thread;
+    }
+    loops.push_back(std::move(l));
+  } else {
+    return other_stmt(s, lower_suite(s->body, s->n_body));
+  }
+
+  const std::size_t mark = loops_.size();
+  for (std::size_t k = 0; k < vars.size(); ++k) {
+    loops_.push_back(LoopInfo{vars[k]->text, loops[k].min, loops[k].extent});
+    var_dtypes_[vars[k]->text] = loops[k].extent->dtype;
+  }
+  StmtPtr inner = lower_suite(s->body, s->n_body);
+  loops_.resize(mark);
+  for (std::size_t k = vars.size(); k-- > 0;) {
+    auto st = std::make_shared<Stmt_>();
+    st->kind = StmtKind::kFor;
+    st->loc = k == 0 ? loc(s) : loc(vars[k]);
+    st->var = vars[k]->text;
+    st->min = loops[k].min;
+    st->extent = loops[k].extent;
+    st->for_kind = loops[k].kind;
+    st->thread_tag = loops[k].thread;
+    st->body = std::move(inner);
+    inner = std::move(st);
+  }
+  return inner;
+}
+
+BufferRegion Lowerer::region(const Node* n) {
+  BufferRegion r;
+  if (n->kind == NK::kName) {
+    // whole buffer
+    r.buffer = n->text;
+    const auto it = fn_->buffers.find(r.buffer);
+    if (it != fn_->buffers.end())
+      for (const auto& d : it->second.shape) r.region.push_back(Range{make_int(0, d->dtype, loc(n)), d});
+    return r;
+  }
+  if (n->kind != NK::kSubscript || n->a->kind != NK::kName) {
+    r.buffer = clip(span(n));
+    return r;
+  }
+  r.buffer = n->a->text;
+  r.region.reserve(n->n);
+  for (std::uint32_t k = 0; k < n->n; ++k) {
+    const Node* ix = n->kids[k];
+    if (ix->kind == NK::kSlice) {
+      Range rg;
+      rg.min = ix->a != nullptr ? expr(ix->a) : int_lit(0, ix);
+      if (ix->b != nullptr) {
+        ExprPtr hi = expr(ix->b);
+        if (rg.min->kind == ExprKind::kInt && hi->kind == ExprKind::kInt) {
+          std::int64_t d = 0;
+          if (__builtin_sub_overflow(hi->int_value, rg.min->int_value, &d))
+            throw InputError(loc(ix), "expected a region extent that fits in 64 bits, found " + clip(span(ix)));
+          rg.extent = int_lit(d, ix->b, hi->dtype);
+        } else if (rg.min->kind == ExprKind::kInt && rg.min->int_value == 0) {
+          rg.extent = hi;
+        } else {
+          rg.extent = binary(BinOp::kSub, hi, rg.min, ix->b);
+        }
+      } else {
+        // open slice: up to the buffer's extent
+        const auto it = fn_->buffers.find(r.buffer);
+        if (it != fn_->buffers.end() && k < it->second.shape.size())
+          rg.extent = binary(BinOp::kSub, it->second.shape[k], rg.min, ix);
+        else
+          rg.extent = other(ix);
+      }
+      r.region.push_back(std::move(rg));
+    } else {
+      ExprPtr e = expr(ix);
+      ExprPtr one = int_lit(1, ix, e->dtype.empty() ? std::string_view("int32") : std::string_view(e->dtype));
+      r.region.push_back(Range{std::move(e), std::move(one)});
+    }
+  }
+  return r;
+}
+
+// v = T.axis.spatial(dom, binding) / reduce / S / R / opaque / scan, and
+// a, b = T.axis.remap("SR", [i, j]).
+bool Lowerer::axis_decl(const Stmt* s, Block& b) {
+  if (s->kind != SK::kAssign || s->n_targets != 1 || s->value->kind != NK::kCall) return false;
+  const Node* callee = s->value->a;
+  if (callee->kind != NK::kAttr || callee->a->kind != NK::kAttr || callee->a->text != "axis" ||
+      callee->a->a->kind != NK::kName || ns_of(callee->a->a->text) != Ns::kTir)
+    return false;
+  const std::string_view kind = callee->text;
+  const Node* call = s->value;
+  const auto pos = positional(call);
+  if (kind == "remap") {
+    std::string_view kinds;
+    if (pos.size() != 2 || !str_value(pos[0], kinds)) return false;
+    const Node* binds = pos[1];
+    if (binds->kind != NK::kList && binds->kind != NK::kTuple) return false;
+    std::vector<const Node*> targets;
+    if (s->target->kind == NK::kName) targets.push_back(s->target);
+    else if (s->target->kind == NK::kTuple || s->target->kind == NK::kList)
+      for (std::uint32_t k = 0; k < s->target->n; ++k) targets.push_back(s->target->kids[k]);
+    if (targets.size() != kinds.size() || binds->n != kinds.size()) return false;
+    for (std::size_t k = 0; k < targets.size(); ++k) {
+      if (targets[k]->kind != NK::kName) return false;
+      IterVar iv;
+      iv.name = targets[k]->text;
+      switch (kinds[k]) {
+        case 'S': iv.kind = IterKind::kSpatial; break;
+        case 'R': iv.kind = IterKind::kReduce; break;
+        case 'O': iv.kind = IterKind::kOpaque; break;
+        default: return false;
+      }
+      const Node* bind = binds->kids[k];
+      iv.binding = expr(bind);
+      // the domain is the bound loop's range
+      if (bind->kind == NK::kName) {
+        for (auto it = loops_.rbegin(); it != loops_.rend(); ++it)
+          if (it->name == bind->text) {
+            iv.min = it->min;
+            iv.extent = it->extent;
+            break;
+          }
+      }
+      if (!iv.extent) {
+        spdlog::debug("{}:{}:{}: T.axis.remap binds '{}', which is not an enclosing loop variable", file_,
+                      bind->line, bind->col, clip(span(bind)));
+        iv.min = int_lit(0, bind);
+        iv.extent = other(bind);
+      }
+      var_dtypes_[targets[k]->text] = iv.binding->dtype;
+      b.iter_vars.push_back(std::move(iv));
+    }
+    return true;
+  }
+  IterKind ik;
+  if (kind == "spatial" || kind == "S") ik = IterKind::kSpatial;
+  else if (kind == "reduce" || kind == "R") ik = IterKind::kReduce;
+  else if (kind == "opaque" || kind == "O") ik = IterKind::kOpaque;
+  else if (kind == "scan") ik = IterKind::kOrdered;
+  else return false;
+  if (s->target->kind != NK::kName || pos.size() != 2) return false;
+  IterVar iv;
+  iv.name = s->target->text;
+  iv.kind = ik;
+  const Node* dom = pos[0];
+  if (dom->kind == NK::kTuple && dom->n == 2) {
+    // T.axis.S((lo, hi), e)
+    iv.min = expr(dom->kids[0]);
+    ExprPtr hi = expr(dom->kids[1]);
+    if (iv.min->kind == ExprKind::kInt && hi->kind == ExprKind::kInt) {
+      std::int64_t d = 0;
+      if (__builtin_sub_overflow(hi->int_value, iv.min->int_value, &d))
+        throw InputError(loc(dom), "expected an axis range that fits in 64 bits, found " + clip(span(dom)));
+      iv.extent = int_lit(d, dom->kids[1], hi->dtype);
+    } else {
+      iv.extent = binary(BinOp::kSub, hi, iv.min, dom);
+    }
+  } else {
+    iv.extent = expr(dom);
+    iv.min = int_lit(0, dom, iv.extent->dtype.empty() ? std::string_view("int32") : std::string_view(iv.extent->dtype));
+  }
+  iv.binding = expr(pos[1]);
+  var_dtypes_[iv.name] = iv.extent->dtype;
+  b.iter_vars.push_back(std::move(iv));
+  return true;
+}
+
+StmtPtr Lowerer::lower_block(const Stmt* s, const Node* item) {
+  auto blk = std::make_shared<Block>();
+  blk->loc = loc(s);
+  std::string_view name;
+  const auto pos = positional(item);
+  if (!pos.empty() && str_value(pos[0], name)) blk->name = name;
+  else if (str_value(kwarg(item, "name_hint"), name)) blk->name = name;
+
+  std::vector<Stmt*> rest;
+  for (std::uint32_t k = 0; k < s->n_body; ++k) {
+    Stmt* c = s->body[k];
+    if (axis_decl(c, *blk)) continue;
+    if (c->kind == SK::kExpr && c->value->kind == NK::kCall) {
+      const std::string_view m = member_of(c->value->a, Ns::kTir);
+      const Node* call = c->value;
+      if (m == "reads" || m == "writes") {
+        auto& dst = m == "reads" ? blk->reads : blk->writes;
+        for (std::uint32_t a = 0; a < call->n; ++a) {
+          const Node* r = call->kids[a];
+          if (r->kind == NK::kList || r->kind == NK::kTuple) {
+            for (std::uint32_t q = 0; q < r->n; ++q) dst.push_back(region(r->kids[q]));
+          } else if (r->kind != NK::kKeyword) {
+            dst.push_back(region(r));
+          }
+        }
+        continue;
+      }
+      if (m == "where" && call->n == 1) {
+        blk->predicate = expr(call->kids[0]);
+        continue;
+      }
+      if (m == "block_attr") {
+        if (call->n >= 1) read_dict(call->kids[0], blk->annotations);
+        continue;
+      }
+    }
+    if (c->kind == SK::kWith && c->n_items == 1 && c->items[0]->kind == NK::kCall &&
+        member_of(c->items[0]->a, Ns::kTir) == "init") {
+      blk->init = lower_suite(c->body, c->n_body);
+      continue;
+    }
+    if (c->kind == SK::kAssign && c->n_targets == 1 && c->target->kind == NK::kName &&
+        c->value->kind == NK::kCall) {
+      const std::string_view m = member_of(c->value->a, Ns::kTir);
+      if (m == "alloc_buffer" || m == "sblock_alloc_buffer") {
+        Buffer b = buffer_from_call(c->target->text, c->value, 0, c->target);
+        auto [it, ins] = fn_->buffers.insert_or_assign(b.name, b);
+        buf_dtypes_[std::string_view(it->first)] = std::string_view(it->second.dtype);
+        blk->alloc_buffers.push_back(std::move(b));
+        continue;
+      }
+      if (m == "match_buffer") {
+        Buffer b = buffer_from_call(c->target->text, c->value, 1, c->target);
+        auto [it, ins] = fn_->buffers.insert_or_assign(b.name, std::move(b));
+        buf_dtypes_[std::string_view(it->first)] = std::string_view(it->second.dtype);
+        continue;
+      }
+    }
+    if (fn_ != nullptr && sym_var_decl(c, fn_->sym_vars, true)) continue;
+    rest.push_back(c);
+  }
+  blk->body = lower_suite(rest.data(), static_cast<std::uint32_t>(rest.size()));
+  auto st = std::make_shared<Stmt_>();
+  st->kind = StmtKind::kBlock;
+  st->loc = loc(s);
+  st->block = std::move(blk);
+  return st;
+}
+
+// ------------------------------------------------------------ TIR expressions
+
+ExprPtr Lowerer::load(const Node* n) {
+  auto e = mk(ExprKind::kLoad, n);
+  e->name = n->a->text;
+  const auto it = buf_dtypes_.find(n->a->text);
+  if (it != buf_dtypes_.end()) e->dtype = it->second;
+  e->args.reserve(n->n);
+  for (std::uint32_t k = 0; k < n->n; ++k) {
+    if (n->kids[k]->kind == NK::kSlice) return other(n);
+    e->args.push_back(expr(n->kids[k]));
+  }
+  return e;
+}
+
+ExprPtr Lowerer::expr(const Node* n) {
+  switch (n->kind) {
+    case NK::kName: {
+      if (!meta_vars_.empty()) {
+        const auto it = meta_vars_.find(n->text);
+        if (it != meta_vars_.end()) return it->second;
+      }
+      auto e = mk(ExprKind::kVar, n, var_dtype(n->text));
+      e->name = n->text;
+      return e;
+    }
+    case NK::kInt: return int_lit(int_value(n, false), n);
+    case NK::kFloat: {
+      auto e = mk(ExprKind::kFloat, n, "float32");
+      e->float_value = n->fval;
+      return e;
+    }
+    case NK::kString: {
+      auto e = mk(ExprKind::kString, n);
+      e->name = n->text;
+      return e;
+    }
+    case NK::kConst:
+      if (n->text == "True" || n->text == "False") {
+        auto e = mk(ExprKind::kBool, n, "bool");
+        e->int_value = n->text == "True" ? 1 : 0;
+        return e;
+      }
+      return other(n);
+    case NK::kSubscript:
+      if (n->a->kind == NK::kName) return load(n);
+      return other(n);
+    case NK::kCall: return tir_call(n);
+    case NK::kUnary: {
+      if (n->kw == Kw::kNot) {
+        auto e = mk(ExprKind::kUnary, n, "bool");
+        e->un_op = UnOp::kNot;
+        e->args.push_back(expr(n->a));
+        return e;
+      }
+      if (n->op == Op::kPlus) return expr(n->a);
+      if (n->op == Op::kMinus && (n->a->kind == NK::kInt || n->a->kind == NK::kFloat)) {
+        if (n->a->kind == NK::kInt) return int_lit(int_value(n->a, true), n);
+        auto e = mk(ExprKind::kFloat, n, "float32");
+        e->float_value = -n->a->fval;
+        return e;
+      }
+      ExprPtr a = expr(n->a);
+      auto e = mk(ExprKind::kUnary, n, a->dtype);
+      e->un_op = n->op == Op::kTilde ? UnOp::kBitNot : UnOp::kNeg;
+      e->args.push_back(std::move(a));
+      return e;
+    }
+    case NK::kBinOp: {
+      BinOp op;
+      switch (n->op) {
+        case Op::kPlus: op = BinOp::kAdd; break;
+        case Op::kMinus: op = BinOp::kSub; break;
+        case Op::kStar: op = BinOp::kMul; break;
+        case Op::kSlash: op = BinOp::kDiv; break;
+        case Op::kDSlash: op = BinOp::kFloorDiv; break;
+        case Op::kPercent: op = BinOp::kFloorMod; break;
+        case Op::kAmp: op = BinOp::kBitAnd; break;
+        case Op::kPipe: op = BinOp::kBitOr; break;
+        case Op::kCaret: op = BinOp::kBitXor; break;
+        case Op::kShl: op = BinOp::kShl; break;
+        case Op::kShr: op = BinOp::kShr; break;
+        case Op::kDStar: {
+          ExprPtr a = expr(n->a);
+          ExprPtr b = expr(n->b);
+          auto e = mk(ExprKind::kCall, n, a->dtype);
+          e->name = "pow";
+          e->args = {std::move(a), std::move(b)};
+          return e;
+        }
+        default: return other(n);
+      }
+      ExprPtr a = expr(n->a);
+      ExprPtr b = expr(n->b);
+      return binary(op, std::move(a), std::move(b), n);
+    }
+    case NK::kCompare: {
+      if (n->cmp != py::Cmp::kOp) return other(n);
+      BinOp op;
+      switch (n->op) {
+        case Op::kEq: op = BinOp::kEq; break;
+        case Op::kNe: op = BinOp::kNe; break;
+        case Op::kLt: op = BinOp::kLt; break;
+        case Op::kLe: op = BinOp::kLe; break;
+        case Op::kGt: op = BinOp::kGt; break;
+        case Op::kGe: op = BinOp::kGe; break;
+        default: return other(n);
+      }
+      ExprPtr a = expr(n->a);
+      ExprPtr b = expr(n->b);
+      return binary(op, std::move(a), std::move(b), n);
+    }
+    case NK::kBoolOp: {
+      const BinOp op = n->kw == Kw::kAnd ? BinOp::kAnd : BinOp::kOr;
+      ExprPtr acc = expr(n->kids[0]);
+      for (std::uint32_t k = 1; k < n->n; ++k) acc = binary(op, acc, expr(n->kids[k]), n);
+      return acc;
+    }
+    default: return other(n);
+  }
+}
+
+ExprPtr Lowerer::tir_call(const Node* n) {
+  const std::string_view m = member_of(n->a, Ns::kTir);
+  if (m.empty()) return other(n);
+  const auto pos = positional(n);
+  std::string_view kw_dtype;
+  str_value(kwarg(n, "dtype"), kw_dtype);
+
+  if (is_dtype_name(m)) {
+    if (pos.empty() || pos.size() > 1) return other(n);  // T.int64() declares a var; not an expression
+    const Node* a = pos[0];
+    const Num num = number(a);
+    if (m == "bool") {
+      if (a->kind == NK::kConst && (a->text == "True" || a->text == "False")) {
+        auto e = mk(ExprKind::kBool, n, "bool");
+        e->int_value = a->text == "True";
+        return e;
+      }
+      if (num.ok && num.is_int) {
+        auto e = mk(ExprKind::kBool, n, "bool");
+        e->int_value = num.i != 0;
+        return e;
+      }
+    } else if (is_int_dtype(m) && num.ok && num.is_int) {
+      return int_lit(num.i, n, m);
+    } else if (is_float_dtype(m) && num.ok) {
+      auto e = mk(ExprKind::kFloat, n, m);
+      e->float_value = num.f;
+      return e;
+    }
+    // T.float32(x) of an expression: a cast
+    auto e = mk(ExprKind::kCast, n, m);
+    e->args.push_back(expr(a));
+    return e;
+  }
+  if (m == "Cast" || m == "cast" || m == "reinterpret") {
+    // T.Cast("float16", e) / T.cast(e, "float32") / dtype= keyword
+    std::string_view dt = kw_dtype;
+    const Node* operand = nullptr;
+    for (const Node* a : pos) {
+      std::string_view sv;
+      if (dt.empty() && str_value(a, sv) && is_dtype_name(sv)) dt = sv;
+      else if (operand == nullptr) operand = a;
+    }
+    if (operand == nullptr || pos.size() > 2) return other(n);
+    if (m == "reinterpret") {
+      auto e = mk(ExprKind::kCall, n, dt);
+      e->name = "reinterpret";
+      e->args.push_back(expr(operand));
+      return e;
+    }
+    auto e = mk(ExprKind::kCast, n, dt);
+    e->args.push_back(expr(operand));
+    return e;
+  }
+  if ((m == "if_then_else" || m == "Select") && pos.size() == 3) {
+    auto e = mk(ExprKind::kSelect, n);
+    e->name = m;
+    e->args.reserve(3);
+    for (const Node* a : pos) e->args.push_back(expr(a));
+    e->dtype = !kw_dtype.empty() ? std::string(kw_dtype) : e->args[1]->dtype;
+    return e;
+  }
+  if ((m == "max" || m == "min" || m == "floordiv" || m == "floormod") && pos.size() == 2 && only_positional(n)) {
+    const BinOp op = m == "max" ? BinOp::kMax : m == "min" ? BinOp::kMin : m == "floordiv" ? BinOp::kFloorDiv
+                                                                                          : BinOp::kFloorMod;
+    return binary(op, expr(pos[0]), expr(pos[1]), n);
+  }
+  // Any other T.f(args): an intrinsic call (shift_right, bitwise_and, exp, ...).
+  auto e = mk(ExprKind::kCall, n, kw_dtype);
+  e->name = m;
+  e->args.reserve(pos.size());
+  for (const Node* a : pos) {
+    if (a->kind == NK::kStarred) return other(n);
+    e->args.push_back(expr(a));
+  }
+  if (e->dtype.empty() && !e->args.empty()) e->dtype = e->args[0]->dtype;
+  return e;
+}
+
+// ==================================================================== Relax
+
+ExprPtr Lowerer::dim(const Node* n, RelaxFunc* f) {
+  std::string_view sv;
+  if (str_value(n, sv)) {
+    // "n" in a signature declares a symbolic var
+    if (f != nullptr) add_sym_var(sv, "int64", f->sym_vars);
+    auto e = mk(ExprKind::kVar, n, "int64");
+    e->name = sv;
+    return e;
+  }
+  if (n->kind == NK::kInt) return int_lit(int_value(n, false), n, "int64");
+  if (n->kind == NK::kName) {
+    std::string_view dt = var_dtype(n->text);
+    auto e = mk(ExprKind::kVar, n, dt.empty() ? std::string_view("int64") : dt);
+    e->name = n->text;
+    return e;
+  }
+  return expr(n);
+}
+
+StructInfoPtr Lowerer::sinfo(const Node* n) {
+  auto si = std::make_shared<StructInfo>();
+  const Node* callee = n->kind == NK::kCall || n->kind == NK::kSubscript ? n->a : n;
+  const std::string_view m = member_of(callee, Ns::kRelax);
+  std::vector<const Node*> pos;
+  if (n->kind == NK::kCall) pos = positional(n);
+  else if (n->kind == NK::kSubscript)
+    for (std::uint32_t k = 0; k < n->n; ++k) pos.push_back(n->kids[k]);
+  if (m == "Tensor") {
+    si->kind = SInfoKind::kTensor;
+    const Node* shape = n->kind == NK::kCall ? kwarg(n, "shape") : nullptr;
+    std::size_t k = 0;
+    if (shape == nullptr && k < pos.size() && pos[k]->kind != NK::kString) shape = pos[k++];
+    if (k < pos.size()) {
+      std::string_view dt;
+      if (str_value(pos[k], dt)) si->dtype = dt;
+    }
+    std::string_view dt;
+    if (n->kind == NK::kCall && str_value(kwarg(n, "dtype"), dt)) si->dtype = dt;
+    if (shape != nullptr && (shape->kind == NK::kTuple || shape->kind == NK::kList)) {
+      si->shape_known = true;
+      si->dims.reserve(shape->n);
+      for (std::uint32_t q = 0; q < shape->n; ++q) si->dims.push_back(dim(shape->kids[q], rfn_));
+      si->ndim = static_cast<int>(si->dims.size());
+    }
+    const Node* nd = n->kind == NK::kCall ? kwarg(n, "ndim") : nullptr;
+    if (nd != nullptr) {
+      const Num num = number(nd);
+      if (num.ok && num.is_int && num.i >= -1 && num.i < 1 << 20) si->ndim = static_cast<int>(num.i);
+    }
+    return si;
+  }
+  if (m == "Object") {
+    si->kind = SInfoKind::kObject;
+    return si;
+  }
+  if (m == "Shape") {
+    si->kind = SInfoKind::kShape;
+    const Node* shape = !pos.empty() ? pos[0] : (n->kind == NK::kCall ? kwarg(n, "values") : nullptr);
+    if (shape != nullptr && (shape->kind == NK::kTuple || shape->kind == NK::kList)) {
+      si->shape_known = true;
+      for (std::uint32_t q = 0; q < shape->n; ++q) si->dims.push_back(dim(shape->kids[q], rfn_));
+      si->ndim = static_cast<int>(si->dims.size());
+    }
+    const Node* nd = n->kind == NK::kCall ? kwarg(n, "ndim") : nullptr;
+    if (nd != nullptr) {
+      const Num num = number(nd);
+      if (num.ok && num.is_int && num.i >= -1 && num.i < 1 << 20) si->ndim = static_cast<int>(num.i);
+    }
+    return si;
+  }
+  if (m == "Tuple") {
+    si->kind = SInfoKind::kTuple;
+    if (pos.size() == 1 && (pos[0]->kind == NK::kList || pos[0]->kind == NK::kTuple)) {
+      for (std::uint32_t q = 0; q < pos[0]->n; ++q) si->fields.push_back(sinfo(pos[0]->kids[q]));
+    } else {
+      si->fields.reserve(pos.size());
+      for (const Node* a : pos) si->fields.push_back(sinfo(a));
+    }
+    return si;
+  }
+  if (m == "Prim") {
+    si->kind = SInfoKind::kPrim;
+    std::string_view dt;
+    if (!pos.empty() && str_value(pos[0], dt)) si->dtype = dt;
+    else if (n->kind == NK::kCall && str_value(kwarg(n, "dtype"), dt)) si->dtype = dt;
+    if (n->kind == NK::kCall) {
+      const Node* v = kwarg(n, "value");
+      if (v != nullptr) {
+        si->dims.push_back(dim(v, rfn_));
+        if (si->dtype.empty()) si->dtype = "int64";
+      }
+    }
+    return si;
+  }
+  if (n->kind == NK::kTuple || n->kind == NK::kList) {
+    si->kind = SInfoKind::kTuple;
+    for (std::uint32_t q = 0; q < n->n; ++q) si->fields.push_back(sinfo(n->kids[q]));
+    return si;
+  }
+  si->kind = SInfoKind::kUnknown;
+  return si;
+}
+
+RExprPtr Lowerer::rexpr(const Node* n) {
+  switch (n->kind) {
+    case NK::kName: {
+      auto e = rmk(RExprKind::kVar, n);
+      e->name = n->text;
+      return e;
+    }
+    case NK::kAttr: {
+      if (n->a->kind == NK::kName &&
+          (n->a->text == class_name_ ||
+           std::find(cls_aliases_.begin(), cls_aliases_.end(), n->a->text) != cls_aliases_.end())) {
+        auto e = rmk(RExprKind::kGlobalFunc, n);
+        e->name = n->text;
+        return e;
+      }
+      return rother(n);
+    }
+    case NK::kString: {
+      auto e = rmk(RExprKind::kString, n);
+      e->name = n->text;
+      return e;
+    }
+    case NK::kInt:
+    case NK::kFloat:
+    case NK::kUnary: {
+      const Num num = number(n);
+      if (!num.ok) {
+        auto e = rmk(RExprKind::kPrimValue, n);
+        e->prim = expr(n);
+        return e;
+      }
+      auto e = rmk(RExprKind::kPrimValue, n);
+      if (num.is_int) e->prim = int_lit(num.i, n, "int64");
+      else {
+        auto f = mk(ExprKind::kFloat, n, "float64");
+        f->float_value = num.f;
+        e->prim = f;
+      }
+      return e;
+    }
+    case NK::kConst:
+      if (n->text == "True" || n->text == "False") {
+        auto e = rmk(RExprKind::kPrimValue, n);
+        e->prim = expr(n);
+        return e;
+      }
+      return rother(n);
+    case NK::kTuple:
+    case NK::kList: {
+      auto e = rmk(RExprKind::kTuple, n);
+      e->args.reserve(n->n);
+      for (std::uint32_t k = 0; k < n->n; ++k) e->args.push_back(rexpr(n->kids[k]));
+      return e;
+    }
+    case NK::kSubscript: {
+      if (n->n == 1 && n->kids[0]->kind == NK::kInt) {
+        const std::int64_t idx = int_value(n->kids[0], false);
+        const Node* base = n->a;
+        // metadata["relax.expr.Constant"][0]
+        if (base->kind == NK::kSubscript && base->a->kind == NK::kName && base->a->text == "metadata" &&
+            base->n == 1 && base->kids[0]->kind == NK::kString) {
+          auto e = rmk(RExprKind::kConstant, n);
+          e->name = base->kids[0]->text;
+          e->index = idx;
+          return e;
+        }
+        auto e = rmk(RExprKind::kTupleGetItem, n);
+        e->args.push_back(rexpr(base));
+        e->index = idx;
+        return e;
+      }
+      return rother(n);
+    }
+    case NK::kCall: break;
+    default: return rother(n);
+  }
+
+  // calls
+  const std::string path = dotted(n->a);
+  const auto pos = positional(n);
+  if (path == "R.prim_value" && pos.size() == 1) {
+    auto e = rmk(RExprKind::kPrimValue, n);
+    e->prim = expr(pos[0]);
+    return e;
+  }
+  if (path == "R.shape" && pos.size() == 1 && (pos[0]->kind == NK::kList || pos[0]->kind == NK::kTuple)) {
+    auto e = rmk(RExprKind::kShape, n);
+    for (std::uint32_t k = 0; k < pos[0]->n; ++k) e->dims.push_back(dim(pos[0]->kids[k], nullptr));
+    return e;
+  }
+  if (path == "R.str" && pos.size() == 1 && pos[0]->kind == NK::kString) {
+    auto e = rmk(RExprKind::kString, n);
+    e->name = pos[0]->text;
+    return e;
+  }
+  if (path == "R.tuple") {
+    auto e = rmk(RExprKind::kTuple, n);
+    for (const Node* a : pos) e->args.push_back(rexpr(a));
+    return e;
+  }
+  if (path == "R.const" && !pos.empty()) {
+    auto e = rmk(RExprKind::kConstant, n);
+    const Num num = number(pos[0]);
+    std::string_view dt;
+    if (pos.size() >= 2) str_value(pos[1], dt);
+    str_value(kwarg(n, "dtype"), dt);
+    if (num.ok) {
+      if (!dt.empty() && is_float_dtype(dt)) {
+        auto f = mk(ExprKind::kFloat, pos[0], dt);
+        f->float_value = num.f;
+        e->prim = f;
+      } else if (num.is_int) {
+        e->prim = int_lit(num.i, pos[0], dt.empty() ? std::string_view("int32") : dt);
+      } else {
+        auto f = mk(ExprKind::kFloat, pos[0], dt.empty() ? std::string_view("float32") : dt);
+        f->float_value = num.f;
+        e->prim = f;
+      }
+    }
+    if (!dt.empty()) {
+      auto d = rmk(RExprKind::kString, pos[0]);
+      d->name = dt;
+      e->kwargs.emplace_back("dtype", std::move(d));
+    }
+    return e;
+  }
+  auto e = rmk(RExprKind::kCall, n);
+  e->op = path.empty() ? clip(span(n->a)) : path;
+  const bool call_tir = path == "R.call_tir" || path == "R.call_tir_inplace" || path == "R.call_tir_with_grad";
+  const bool dps = path == "R.call_dps_packed";
+  for (std::size_t k = 0; k < pos.size(); ++k) {
+    const Node* a = pos[k];
+    if (k == 0 && call_tir && a->kind == NK::kName) {
+      auto g = rmk(RExprKind::kGlobalFunc, a);
+      g->name = a->text;
+      e->args.push_back(std::move(g));
+    } else if (k == 2 && (call_tir || dps)) {
+      sinfo_list(a, e->sinfo_args);  // 2023-early positional out sinfo
+    } else {
+      e->args.push_back(rexpr(a));
+    }
+  }
+  for (std::uint32_t k = 0; k < n->n; ++k) {
+    const Node* a = n->kids[k];
+    if (a->kind != NK::kKeyword) continue;
+    if (a->text == "out_sinfo" || a->text == "sinfo_args") {
+      sinfo_list(a->a, e->sinfo_args);
+      continue;
+    }
+    e->kwargs.emplace_back(std::string(a->text), rexpr(a->a));
+  }
+  return e;
+}
+
+void Lowerer::lower_relax_body(Stmt* const* body, std::uint32_t n, RelaxFunc& f) {
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const Stmt* s = body[i];
+    const NestGuard guard(*this, s);
+    switch (s->kind) {
+      case SK::kAssign: {
+        if (sym_var_decl(s, f.sym_vars, false)) continue;
+        if (s->n_targets == 1 && s->target->kind == NK::kName && s->value->kind == NK::kName &&
+            (s->value->text == class_name_ || s->value->text == "Module")) {
+          cls_aliases_.push_back(s->target->text);  // cls = Module
+          continue;
+        }
+        Binding b;
+        b.loc = loc(s);
+        b.var = s->target->kind == NK::kName ? std::string(s->target->text) : clip(span(s->target));
+        b.value = rexpr(s->value);
+        f.bindings.push_back(std::move(b));
+        continue;
+      }
+      case SK::kAnnAssign: {
+        if (s->value == nullptr) continue;
+        Binding b;
+        b.loc = loc(s);
+        b.var = s->target->kind == NK::kName ? std::string(s->target->text) : clip(span(s->target));
+        b.sinfo = sinfo(s->annotation);
+        b.value = rexpr(s->value);
+        f.bindings.push_back(std::move(b));
+        continue;
+      }
+      case SK::kExpr: {
+        const Node* v = s->value;
+        if (v->kind == NK::kString) continue;
+        if (v->kind == NK::kCall) {
+          const std::string_view m = member_of(v->a, Ns::kRelax);
+          if (m == "func_attr") {
+            if (v->n >= 1) read_dict(v->kids[0], f.attrs);
+            continue;
+          }
+          if (m == "output") continue;
+        }
+        Binding b;
+        b.loc = loc(s);
+        b.value = rexpr(v);
+        f.bindings.push_back(std::move(b));
+        continue;
+      }
+      case SK::kWith:
+        if (!(s->n_items == 1 && s->items[0]->kind == NK::kCall &&
+              member_of(s->items[0]->a, Ns::kRelax) == "dataflow"))
+          spdlog::debug("{}:{}:{}: flattening an unrecognised 'with' block in Relax function '{}'", file_, s->line,
+                        s->col, f.name);
+        lower_relax_body(s->body, s->n_body, f);
+        continue;
+      case SK::kIf:
+        spdlog::debug("{}:{}:{}: flattening both branches of an 'if' in Relax function '{}'", file_, s->line, s->col,
+                      f.name);
+        lower_relax_body(s->body, s->n_body, f);
+        lower_relax_body(s->orelse, s->n_orelse, f);
+        continue;
+      case SK::kReturn:
+        if (s->value != nullptr) f.ret = rexpr(s->value);
+        continue;
+      case SK::kPass: continue;
+      default:
+        spdlog::debug("{}:{}:{}: skipping a statement in Relax function '{}': {}", file_, s->line, s->col, f.name,
+                      clip(span(s)));
+    }
+  }
+}
+
+void Lowerer::lower_relax_func(const Stmt* def) {
+  mod_.relax_funcs.emplace_back();
+  RelaxFunc& f = mod_.relax_funcs.back();
+  rfn_ = &f;
+  var_dtypes_.clear();
+  buf_dtypes_.clear();
+  meta_vars_.clear();
+  cls_aliases_.clear();
+  nest_ = 0;
+  f.name = def->name;
+  f.loc = loc(def);
+  // symbolic vars declared in the body are known before the params' shapes are read
+  for (std::uint32_t i = 0; i < def->n_body; ++i) sym_var_decl(def->body[i], f.sym_vars, false);
+  for (std::uint32_t i = 0; i < def->n_params; ++i) {
+    const py::Param& pp = def->params[i];
+    RelaxParam prm;
+    prm.name = pp.name;
+    if (pp.annotation != nullptr) prm.sinfo = sinfo(pp.annotation);
+    f.params.push_back(std::move(prm));
+  }
+  lower_relax_body(def->body, def->n_body, f);
+  rfn_ = nullptr;
+}
+
+}  // namespace
+
+Module parse_tvmscript(const std::string& text, const std::string& filename) {
+  Module mod;
+  mod.source = filename;
+  mod.format = "tvmscript";
+  py::Arena arena;
+  py::Parser parser(text, filename, arena);
+  Lowerer lowerer(parser, filename, mod);
+  parser.parse_file(lowerer);
+  return mod;
+}
+
+}  // namespace tenet_cost::ir

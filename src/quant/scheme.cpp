@@ -1,0 +1,534 @@
+// Scheme catalog: MLC-LLM's schemes and the generic grammar (docs/quant.md).
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <numeric>
+#include <sstream>
+
+#include "tenet_cost/checked.hpp"
+#include "tenet_cost/error.hpp"
+#include "tenet_cost/quant.hpp"
+
+namespace tenet_cost::quant {
+
+std::string to_string(Granularity g) {
+  switch (g) {
+    case Granularity::kNone: return "none";
+    case Granularity::kTensor: return "per-tensor";
+    case Granularity::kChannel: return "per-channel";
+    case Granularity::kToken: return "per-token";
+    case Granularity::kGroup: return "per-group";
+  }
+  return "none";
+}
+
+std::int64_t dtype_bits(const std::string& dtype) {
+  static const std::map<std::string, std::int64_t> bits = {
+      {"float32", 32}, {"float16", 16}, {"bfloat16", 16}, {"int32", 32}, {"uint32", 32},
+      {"int16", 16},   {"int8", 8},     {"uint8", 8},     {"int4", 4},   {"int3", 3},
+      {"float8_e4m3fn", 8}, {"float8_e5m2", 8}, {"e4m3_float8", 8}, {"e5m2_float8", 8}};
+  const auto it = bits.find(dtype);
+  if (it == bits.end()) throw InputError("unknown dtype '" + dtype + "'");
+  return it->second;
+}
+
+bool TensorFormat::is_low_precision() const {
+  return dtype.rfind("int", 0) == 0 || dtype.rfind("float8", 0) == 0;
+}
+
+namespace {
+
+TensorFormat plain(const std::string& dtype) {
+  TensorFormat f;
+  f.dtype = dtype;
+  f.storage_bits = dtype_bits(dtype);
+  f.elems_per_storage = 1;
+  return f;
+}
+
+std::string model_precision(const std::string& dtype) {
+  if (dtype == "float32") return "fp32";
+  if (dtype == "bfloat16") return "bf16";
+  return "fp16";
+}
+
+// MLC group quantization: `bits` packed in uint32 (or storage_bits), fp scales per group.
+Scheme mlc_group(const std::string& name, int bits, std::int64_t group, const std::string& model,
+                 const std::string& layout, bool lm_head, std::int64_t storage_bits = 32) {
+  Scheme s;
+  s.name = name;
+  s.family = "mlc";
+  s.model_dtype = model;
+  s.weight.dtype = "int" + std::to_string(bits);
+  s.weight.storage_bits = storage_bits;
+  s.weight.elems_per_storage = storage_bits / bits;
+  s.weight.scale = Granularity::kGroup;
+  s.weight.group = group;
+  s.weight.scale_bits = dtype_bits(model);
+  s.activation = plain(model);
+  s.compute = model_precision(model);
+  s.out_bits = dtype_bits(model);
+  s.dequant_weight = true;
+  s.quantize_lm_head = lm_head;
+  s.weight_layout = layout;
+  std::ostringstream d;
+  d << "MLC group quantization: int" << bits << " weights (" << s.weight.elems_per_storage << " per "
+    << storage_bits << "-bit word), " << model << " scale per " << group << " weights, " << layout
+    << " layout, " << model << " activations; weights dequantized before the MAC";
+  if (!lm_head) d << "; embedding and lm_head not quantized";
+  s.description = d.str();
+  return s;
+}
+
+Scheme mlc_none(const std::string& name, const std::string& model) {
+  Scheme s;
+  s.name = name;
+  s.family = "mlc";
+  s.model_dtype = model;
+  s.weight = plain(model);
+  s.activation = plain(model);
+  s.compute = model_precision(model);
+  s.out_bits = dtype_bits(model);
+  s.accum_bits = 32;
+  s.description = "no quantization: " + model + " weights and activations";
+  return s;
+}
+
+Scheme mlc_fp8(const std::string& name, const std::string& dtype, bool use_scale) {
+  Scheme s;
+  s.name = name;
+  s.family = "mlc";
+  s.weight = plain(dtype);
+  s.activation = plain(dtype);
+  if (use_scale) {
+    s.weight.scale = Granularity::kTensor;
+    s.weight.scale_bits = 32;
+    s.activation.scale = Granularity::kTensor;
+    s.activation.scale_bits = 32;
+  }
+  s.compute = "fp8";
+  s.output_rescale = use_scale;
+  s.quantize_lm_head = false;
+  s.description = "MLC per-tensor " + dtype + " weights and activations" +
+                  (use_scale ? std::string(", float32 per-tensor scales, outputs rescaled")
+                             : std::string(", no scales")) +
+                  "; lm_head not quantized";
+  return s;
+}
+
+const std::vector<Scheme>& mlc_schemes() {
+  static const std::vector<Scheme> schemes = [] {
+    std::vector<Scheme> v;
+    v.push_back(mlc_none("q0f16", "float16"));
+    v.push_back(mlc_none("q0bf16", "bfloat16"));
+    v.push_back(mlc_none("q0f32", "float32"));
+    v.push_back(mlc_group("q3f16_0", 3, 40, "float16", "KN", true));
+    v.push_back(mlc_group("q3f16_1", 3, 40, "float16", "NK", true));
+    v.push_back(mlc_group("q4f16_0", 4, 32, "float16", "KN", true));
+    v.push_back(mlc_group("q4f16_1", 4, 32, "float16", "NK", true));
+    v.push_back(mlc_group("q4bf16_0", 4, 32, "bfloat16", "KN", true));
+    v.push_back(mlc_group("q4bf16_1", 4, 32, "bfloat16", "NK", true));
+    v.push_back(mlc_group("q4f32_1", 4, 32, "float32", "NK", true));
+    v.push_back(mlc_group("q4f16_2", 4, 32, "float16", "NK", false));
+    v.push_back(mlc_group("q8f16_1", 8, 32, "float16", "NK", true));
+    {
+      Scheme s = mlc_group("q4f16_autoawq", 4, 128, "float16", "AWQ", true);
+      s.weight.zero_point = true;
+      s.weight.zero_bits = 4;
+      s.description =
+          "MLC AutoAWQ: int4 weights (8 per uint32), float16 scale and packed int4 zero point per 128 "
+          "weights; weights dequantized before the MAC";
+      v.push_back(s);
+    }
+    {
+      Scheme s = mlc_group("q4f16_ft", 4, 0, "float16", "FT", true, 8);
+      s.weight.scale = Granularity::kChannel;
+      s.weight.group = 0;
+      s.description =
+          "MLC FasterTransformer: int4 weights (2 per int8), float16 per-output-channel scale; "
+          "weights dequantized before the MAC";
+      v.push_back(s);
+    }
+    v.push_back(mlc_fp8("e4m3_e4m3_f16", "float8_e4m3fn", true));
+    v.push_back(mlc_fp8("e5m2_e5m2_f16", "float8_e5m2", false));
+    return v;
+  }();
+  return schemes;
+}
+
+[[noreturn]] void bad(const std::string& text, const std::string& why) {
+  throw InputError("unknown quantization scheme '" + text + "': " + why + "\n" + valid_forms());
+}
+
+bool all_digits(const std::string& s) {
+  return !s.empty() && s.size() <= 9 && std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); });
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : s) {
+    if (c == sep) {
+      out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  out.push_back(cur);
+  return out;
+}
+
+std::string int_dtype(int bits) { return "int" + std::to_string(bits); }
+
+TensorFormat int_format(int bits) {
+  TensorFormat f;
+  f.dtype = int_dtype(bits);
+  f.storage_bits = bits;
+  f.elems_per_storage = 1;
+  return f;
+}
+
+// KV suffix: kv8 | kv4 | kv8-g64 | kv4-g64
+TensorFormat parse_kv(const std::string& full, const std::string& kv) {
+  if (kv.rfind("kv", 0) != 0) bad(full, "the part after '+' must be a KV-cache form like kv8 or kv4-g64");
+  const auto parts = split(kv.substr(2), '-');
+  if (!all_digits(parts[0])) bad(full, "expected KV bits after 'kv'");
+  const int bits = std::stoi(parts[0]);
+  if (bits != 4 && bits != 8) bad(full, "KV-cache bits must be 4 or 8");
+  TensorFormat f = int_format(bits);
+  f.scale = Granularity::kToken;
+  f.scale_bits = 16;
+  if (parts.size() == 2) {
+    if (parts[1].size() < 2 || parts[1][0] != 'g' || !all_digits(parts[1].substr(1)))
+      bad(full, "expected -g<group size> after the KV bits");
+    f.group = std::stoll(parts[1].substr(1));
+    if (f.group <= 0) bad(full, "group size must be positive");
+    f.scale = Granularity::kGroup;
+  } else if (parts.size() > 2) {
+    bad(full, "too many '-' parts in the KV-cache form");
+  }
+  return f;
+}
+
+Scheme parse_generic(const std::string& full, const std::string& base) {
+  Scheme s;
+  s.family = "generic";
+  if (base == "fp8-tensor") {
+    s = mlc_fp8("fp8-tensor", "float8_e4m3fn", true);
+    s.family = "generic";
+    s.quantize_lm_head = true;
+    s.description =
+        "float8 e4m3 weights and activations, float32 per-tensor scales (static activation scale), fp8 MACs, "
+        "outputs rescaled";
+    return s;
+  }
+  const auto parts = split(base, '-');
+  const std::string& wa = parts[0];
+  const auto apos = wa.find('a');
+  if (wa.size() < 4 || wa[0] != 'w' || apos == std::string::npos || !all_digits(wa.substr(1, apos - 1)) ||
+      !all_digits(wa.substr(apos + 1)))
+    bad(full, "expected w<bits>a<bits>[-options] or fp8-tensor");
+  const int wb = std::stoi(wa.substr(1, apos - 1));
+  const int ab = std::stoi(wa.substr(apos + 1));
+  if (wb != 3 && wb != 4 && wb != 8 && wb != 16) bad(full, "weight bits must be 3, 4, 8 or 16");
+  if (ab != 4 && ab != 8 && ab != 16) bad(full, "activation bits must be 4, 8 or 16");
+  if (ab < 16 && wb > ab) bad(full, "weights wider than integer activations are not supported");
+  std::int64_t group = 0;
+  bool asym = false, channel = false, token = false, tensor = false;
+  for (std::size_t p = 1; p < parts.size(); ++p) {
+    const std::string& o = parts[p];
+    if (o.size() > 1 && o[0] == 'g' && all_digits(o.substr(1))) {
+      if (group) bad(full, "group size given twice");
+      group = std::stoll(o.substr(1));
+      if (group <= 0) bad(full, "group size must be positive");
+    } else if (o == "asym") {
+      asym = true;
+    } else if (o == "sym") {
+    } else if (o == "channel") {
+      channel = true;
+    } else if (o == "token") {
+      token = true;
+    } else if (o == "tensor") {
+      tensor = true;
+    } else {
+      bad(full, "unknown option '" + o + "' (options: g<N>, asym, sym, token, channel, tensor)");
+    }
+  }
+  if (wb == 16 && ab == 16) {
+    if (parts.size() > 1) bad(full, "w16a16 takes no options");
+    s = mlc_none("w16a16", "float16");
+    s.family = "generic";
+    return s;
+  }
+  if ((group ? 1 : 0) + (channel ? 1 : 0) + (tensor ? 1 : 0) > 1)
+    bad(full, "choose one weight granularity: g<N>, channel or tensor");
+  if (token && ab == 16) bad(full, "'token' needs quantized activations (a8 or a4)");
+  if (wb == 16) bad(full, "activation-only quantization (w16a8) is not supported");
+  s.weight = int_format(wb);
+  if (wb == 4 || wb == 3) {  // packed in 32-bit words like MLC
+    s.weight.storage_bits = 32;
+    s.weight.elems_per_storage = 32 / wb;
+  }
+  s.weight.scale = group ? Granularity::kGroup : tensor ? Granularity::kTensor : Granularity::kChannel;
+  s.weight.group = group;
+  s.weight.scale_bits = 16;
+  s.weight.zero_point = asym;
+  s.weight.zero_bits = asym ? wb : 0;
+  std::string name = "w" + std::to_string(wb) + "a" + std::to_string(ab);
+  std::string wgran = group ? "-g" + std::to_string(group) : tensor ? "-tensor" : "-channel";
+  std::ostringstream d;
+  if (ab == 16) {
+    s.activation = plain("float16");
+    s.compute = "fp16";
+    s.dequant_weight = true;
+    name += wgran;
+    d << "weight-only: int" << wb << " weights, float16 " << to_string(s.weight.scale) << " scales";
+    if (group) d << " (group " << group << ")";
+    d << (asym ? ", zero points" : ", symmetric") << "; weights dequantized to fp16 before the MAC";
+  } else {
+    s.activation = int_format(ab);
+    if (ab == 4) {
+      s.activation.storage_bits = 4;
+    }
+    s.activation.scale = tensor ? Granularity::kTensor : Granularity::kToken;
+    s.activation.scale_bits = 16;
+    s.dynamic_activation = !tensor;
+    s.compute = "int" + std::to_string(ab);
+    s.output_rescale = true;
+    s.dequant_weight = wb < ab;  // int4 -> int8 unpack (with group scales) before the MAC
+    if (tensor)
+      name += "-tensor";
+    else if (group)
+      name += wgran;
+    else
+      name += "-token-channel";
+    d << "int" << wb << " weights (" << to_string(s.weight.scale);
+    if (group) d << " " << group;
+    d << " scales), int" << ab << " activations ("
+      << (tensor ? "static per-tensor scale" : "dynamic per-token scale") << "), int" << ab << " MACs";
+    if (s.dequant_weight) d << "; weights unpacked to int" << ab << " before the MAC";
+    if (group) d << "; partial sums rescaled per group";
+    d << "; outputs rescaled";
+    if (asym) d << "; weight zero points";
+  }
+  if (asym) name += "-asym";
+  s.name = name;
+  s.description = d.str();
+  return s;
+}
+
+}  // namespace
+
+std::string valid_forms() {
+  std::string mlc;
+  for (const auto& s : mlc_schemes()) mlc += (mlc.empty() ? "" : ", ") + s.name;
+  return "valid schemes: MLC-LLM names (" + mlc +
+         "), or the generic form w<W>a<A>[-g<N>|-channel|-tensor|-token-channel][-asym] with W in {3,4,8,16} and A in "
+         "{4,8,16} (e.g. w4a16-g128-asym, w8a8-token-channel, w4a8-g128, w4a4-g128), or fp8-tensor; any of them "
+         "with a KV-cache suffix +kv8 or +kv4-g<N> (e.g. w4a16-g128+kv8)";
+}
+
+Scheme parse_scheme(const std::string& text) {
+  std::string lower = text;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (lower.empty()) bad(text, "empty name");
+  const auto plus = lower.find('+');
+  const std::string base = lower.substr(0, plus);
+  Scheme s;
+  const auto& mlc = mlc_schemes();
+  const auto it = std::find_if(mlc.begin(), mlc.end(), [&](const Scheme& m) { return m.name == base; });
+  if (it != mlc.end()) {
+    s = *it;
+  } else if (base == "fp8-tensor" || (!base.empty() && base[0] == 'w')) {
+    s = parse_generic(text, base);
+  } else {
+    bad(text, "not an MLC-LLM scheme and not of the generic form");
+  }
+  if (plus != std::string::npos) {
+    const std::string kv = lower.substr(plus + 1);
+    if (kv.find('+') != std::string::npos) bad(text, "only one '+kv...' suffix is allowed");
+    s.kv = parse_kv(text, kv);
+    s.name += "+" + kv;
+    s.description += "; KV cache int" + std::to_string(s.kv->storage_bits) + " (" + to_string(s.kv->scale) +
+                     (s.kv->group ? " " + std::to_string(s.kv->group) : std::string()) + " float16 scales)";
+  }
+  return s;
+}
+
+std::vector<Scheme> catalog() {
+  std::vector<Scheme> v = mlc_schemes();
+  for (const char* g : {"w16a16", "w4a16-g128", "w4a16-g128-asym", "w4a16-channel", "w8a16-channel", "w3a16-g64",
+                        "w8a8-token-channel", "w8a8-tensor", "w4a8-g128", "w4a4-g128", "fp8-tensor",
+                        "w4a16-g128+kv8", "w4a16-g128+kv4-g64"})
+    v.push_back(parse_scheme(g));
+  return v;
+}
+
+Scheme scheme_from_quant_info(const std::string& mlc_name, int weight_bits, std::int64_t group_size,
+                              const std::string& scale_dtype, bool zero_point_tensor, int elems_per_storage,
+                              const std::string& storage_dtype) {
+  if (mlc_name != "none" && mlc_name != "custom" && !mlc_name.empty()) {
+    const auto& mlc = mlc_schemes();
+    const auto it = std::find_if(mlc.begin(), mlc.end(), [&](const Scheme& m) { return m.name == mlc_name; });
+    if (it != mlc.end()) return *it;
+  }
+  if (weight_bits <= 0) return parse_scheme("q0f16");
+  Scheme s = mlc_group("custom", weight_bits, group_size, "float16", "", true);
+  s.family = "dump";
+  if (!storage_dtype.empty() && elems_per_storage > 0) {
+    s.weight.storage_bits = dtype_bits(storage_dtype);
+    s.weight.elems_per_storage = elems_per_storage;
+  }
+  if (group_size <= 0) s.weight.scale = Granularity::kChannel;
+  s.weight.scale_bits = scale_dtype.empty() ? 0 : dtype_bits(scale_dtype);
+  if (s.weight.scale_bits == 0) s.weight.scale = Granularity::kNone;
+  s.weight.zero_point = zero_point_tensor;
+  s.weight.zero_bits = zero_point_tensor ? weight_bits : 0;
+  s.name = "custom-w" + std::to_string(weight_bits) + (group_size > 0 ? "-g" + std::to_string(group_size) : "");
+  s.description = "quantization found in the dump (not an MLC-LLM scheme name)";
+  return s;
+}
+
+// ------------------------------------------------------------------ operands
+
+std::string Operand::relation(bool batched) const {
+  std::string out = batched ? "{S[b,i,j,k]->" : "{S[i,j,k]->";
+  out += name + "[";
+  bool first = true;
+  if (batched && (role == "activation" || role == "output" || role == "weight" || !index.empty())) {
+    // every operand of a batched GEMM is per batch except per-tensor constants
+    bool constant = std::all_of(index.begin(), index.end(), [](const IndexTerm& t) { return t.dim == '0'; });
+    if (!constant) {
+      out += "b";
+      first = false;
+    }
+  }
+  for (const auto& t : index) {
+    if (!first) out += ",";
+    first = false;
+    if (t.dim == '0')
+      out += "0";
+    else if (t.divisor > 1)
+      out += "floor(" + std::string(1, t.dim) + "/" + std::to_string(t.divisor) + ")";
+    else
+      out += std::string(1, t.dim);
+  }
+  out += "]}";
+  return out;
+}
+
+std::string Operand::bits_text() const {
+  if (bits_num % bits_den == 0) return std::to_string(bits_num / bits_den);
+  std::ostringstream o;
+  o << static_cast<double>(bits_num) / static_cast<double>(bits_den);
+  return o.str();
+}
+
+namespace {
+
+Operand make(std::string name, std::string role, std::vector<IndexTerm> idx, std::int64_t num, std::int64_t den,
+             bool write = false) {
+  const std::int64_t g = std::gcd(num, den);
+  return Operand{std::move(name), std::move(role), std::move(idx), num / g, den / g, write};
+}
+
+Operand stored(std::string name, std::string role, std::vector<IndexTerm> idx, const TensorFormat& f) {
+  return make(std::move(name), std::move(role), std::move(idx), f.storage_bits, f.elems_per_storage);
+}
+
+// Scale index of a B operand indexed [row, red] where the scaled "channel" is `chan` and groups run along `grp`.
+std::vector<IndexTerm> scale_index(const TensorFormat& f, char chan, char grp) {
+  switch (f.scale) {
+    case Granularity::kTensor: return {{'0', 1}};
+    case Granularity::kChannel:
+    case Granularity::kToken: return {{chan, 1}};
+    case Granularity::kGroup: return {{chan, 1}, {grp, f.group}};
+    case Granularity::kNone: break;
+  }
+  return {};
+}
+
+void add_b_extras(std::vector<Operand>& ops, const TensorFormat& f, const std::string& suffix, char chan, char grp) {
+  if (f.scale == Granularity::kNone || f.scale_bits == 0) return;
+  const auto idx = scale_index(f, chan, grp);
+  ops.push_back(make("S" + suffix, "scale", idx, f.scale_bits, 1));
+  if (f.zero_point) ops.push_back(make("Z" + suffix, "zero_point", idx, f.zero_bits, 1));
+}
+
+}  // namespace
+
+std::vector<Operand> operands(const Scheme& s, GemmRole role) {
+  std::vector<Operand> ops;
+  const std::int64_t model_bits = dtype_bits(s.model_dtype);
+  switch (role) {
+    case GemmRole::kLinear: {
+      ops.push_back(stored("A", "activation", {{'i', 1}, {'k', 1}}, s.activation));
+      ops.push_back(stored("W", "weight", {{'k', 1}, {'j', 1}}, s.weight));
+      if (s.activation.scale != Granularity::kNone && s.activation.scale_bits > 0)
+        ops.push_back(make("SA", "scale",
+                           s.activation.scale == Granularity::kTensor ? std::vector<IndexTerm>{{'0', 1}}
+                                                                      : std::vector<IndexTerm>{{'i', 1}},
+                           s.activation.scale_bits, 1));
+      add_b_extras(ops, s.weight, "W", 'j', 'k');
+      ops.push_back(make("C", "output", {{'i', 1}, {'j', 1}}, s.out_bits, 1, true));
+      break;
+    }
+    case GemmRole::kLinearUnquantized: {
+      ops.push_back(make("A", "activation", {{'i', 1}, {'k', 1}}, model_bits, 1));
+      ops.push_back(make("W", "weight", {{'k', 1}, {'j', 1}}, model_bits, 1));
+      ops.push_back(make("C", "output", {{'i', 1}, {'j', 1}}, model_bits, 1, true));
+      break;
+    }
+    case GemmRole::kAttnQK: {
+      ops.push_back(make("Q", "activation", {{'i', 1}, {'k', 1}}, model_bits, 1));
+      if (s.kv) {
+        ops.push_back(stored("K", "weight", {{'k', 1}, {'j', 1}}, *s.kv));
+        add_b_extras(ops, *s.kv, "K", 'j', 'k');  // per token j, groups along head_dim k
+      } else {
+        ops.push_back(make("K", "weight", {{'k', 1}, {'j', 1}}, model_bits, 1));
+      }
+      ops.push_back(make("P", "output", {{'i', 1}, {'j', 1}}, model_bits, 1, true));
+      break;
+    }
+    case GemmRole::kAttnPV: {
+      ops.push_back(make("P", "activation", {{'i', 1}, {'k', 1}}, model_bits, 1));
+      if (s.kv) {
+        ops.push_back(stored("V", "weight", {{'k', 1}, {'j', 1}}, *s.kv));
+        add_b_extras(ops, *s.kv, "V", 'k', 'j');  // per token k, groups along head_dim j
+      } else {
+        ops.push_back(make("V", "weight", {{'k', 1}, {'j', 1}}, model_bits, 1));
+      }
+      ops.push_back(make("O", "output", {{'i', 1}, {'j', 1}}, model_bits, 1, true));
+      break;
+    }
+  }
+  return ops;
+}
+
+std::string compute_precision(const Scheme& s, GemmRole role) {
+  if (role == GemmRole::kLinear) return s.compute;
+  return model_precision(s.model_dtype);
+}
+
+ExtraWork extra_work(const Scheme& s, GemmRole role, std::int64_t m, std::int64_t n, std::int64_t k) {
+  ExtraWork w;
+  if (role == GemmRole::kLinear) {
+    w.dequant = s.dequant_weight;
+    if (s.activation.is_low_precision()) {
+      const std::int64_t elems = checked_mul(m, k, "activation elements");
+      w.act_quant_ops = s.dynamic_activation ? checked_mul(2, elems, "activation quantization ops") : elems;
+    }
+    if (s.output_rescale) {
+      std::int64_t per = 1;
+      if (s.weight.scale == Granularity::kGroup && s.weight.group > 0 && !s.dequant_weight)
+        per = ceil_div(k, s.weight.group);
+      w.rescale_ops = checked_mul(checked_mul(m, n, "output elements"), per, "rescale ops");
+    }
+  } else if (role == GemmRole::kAttnQK || role == GemmRole::kAttnPV) {
+    w.dequant = s.kv.has_value();
+  }
+  return w;
+}
+
+}  // namespace tenet_cost::quant

@@ -1,0 +1,102 @@
+// Helpers for the IR tests: walk statements, find blocks/functions.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tenet_cost/ir.hpp"
+
+namespace ir_test {
+
+using namespace tenet_cost::ir;
+
+inline void walk(const StmtPtr& s, const std::function<void(const Stmt&)>& f) {
+  if (!s) return;
+  f(*s);
+  for (const auto& c : s->children) walk(c, f);
+  walk(s->body, f);
+  walk(s->else_body, f);
+  if (s->block) {
+    walk(s->block->init, f);
+    walk(s->block->body, f);
+  }
+}
+
+inline std::vector<const Block*> blocks(const PrimFunc& fn) {
+  std::vector<const Block*> out;
+  walk(fn.body, [&](const Stmt& s) {
+    if (s.kind == StmtKind::kBlock) out.push_back(s.block.get());
+  });
+  return out;
+}
+
+inline const Block* find_block(const PrimFunc& fn, const std::string& name) {
+  for (const Block* b : blocks(fn))
+    if (b->name == name) return b;
+  return nullptr;
+}
+
+inline const PrimFunc* find_prim(const Module& m, const std::string& name) {
+  for (const auto& f : m.prim_funcs)
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+inline const RelaxFunc* find_relax(const Module& m, const std::string& name) {
+  for (const auto& f : m.relax_funcs)
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+inline std::string kinds(const Block& b) {
+  std::string s;
+  for (const auto& iv : b.iter_vars) s += iv.kind == IterKind::kSpatial ? 'S' : iv.kind == IterKind::kReduce ? 'R' : 'O';
+  return s;
+}
+
+inline std::string extents(const Block& b) {
+  std::string s;
+  for (const auto& iv : b.iter_vars) {
+    if (!s.empty()) s += ", ";
+    s += iv.extent ? to_string(*iv.extent) : "<null>";
+  }
+  return s;
+}
+
+inline std::string shape(const Buffer& b) {
+  std::string s = "(";
+  for (std::size_t i = 0; i < b.shape.size(); ++i) {
+    if (i) s += ", ";
+    s += to_string(*b.shape[i]);
+  }
+  return s + ")";
+}
+
+inline std::string dims(const StructInfo& si) {
+  std::string s = "(";
+  for (std::size_t i = 0; i < si.dims.size(); ++i) {
+    if (i) s += ", ";
+    s += to_string(*si.dims[i]);
+  }
+  return s + ")";
+}
+
+// every store in a function, in order
+inline std::vector<const Stmt*> stores(const StmtPtr& body) {
+  std::vector<const Stmt*> out;
+  walk(body, [&](const Stmt& s) {
+    if (s.kind == StmtKind::kStore) out.push_back(&s);
+  });
+  return out;
+}
+
+// bindings whose value is a call with the given op
+inline std::vector<const Binding*> calls(const RelaxFunc& f, const std::string& op) {
+  std::vector<const Binding*> out;
+  for (const auto& b : f.bindings)
+    if (b.value && b.value->kind == RExprKind::kCall && b.value->op == op) out.push_back(&b);
+  return out;
+}
+
+}  // namespace ir_test
