@@ -150,3 +150,17 @@ TEST_CASE("dataflow presets generate TENET's shipped mappings") {
   CHECK(u.kind == "file");
   CHECK(u.mapping(99, 99).time_map.text == "{S[i,j,k]->T[floor(i/4),floor(j/4),i%4+j%4+k]}");
 }
+
+TEST_CASE("an arch can take its interconnect from a TENET .p file") {
+  const std::string p = tc_test::shared_path("fixtures/tenet/data/pe_array/pe_12_14.p");
+  if (p.empty()) return;
+  const std::string json = "{\"clock_mhz\": 200, \"pe_array\": {\"rows\": 12, \"cols\": 14, \"interconnect\": \"" + p +
+                           "\"}, \"macs_per_pe_per_cycle\": {\"fp16\": 1}, \"buffer\": {\"bytes\": 110592, "
+                           "\"bits_per_cycle\": 64}, \"dram\": {\"mb_per_s\": 480}}";
+  const auto a = arch::parse_arch(json, "e.json");
+  CHECK(a.interconnect == "{PE[i,j]->PE[i+1,j];PE[i,j]->PE[i,j+1];PE[i,j]->PE[i+1,j+1];PE[i,j]->PE[i+1,j-1]}");
+  std::string missing = json;
+  missing.replace(missing.find(p), p.size(), "/nonexistent.p");
+  CHECK_THROWS_WITH(arch::parse_arch(missing, "f.json"),
+                    Catch::Contains("f.json:1:") && Catch::Contains("cannot open"));
+}
