@@ -116,6 +116,7 @@ std::vector<ModelGemm> workloads_from_extract(const ExtractResult& ex, const Pha
     for (const char* v : {"n", "m", "seq_len", "total_seq_len", "kv_seq_len", "cache_len"}) b[v] = tokens;
     if (phase == "prefill") b["total_seq_len"] = ph.seq_len;
     for (const char* v : {"batch_size", "nseq", "b", "reserved_nseq"}) b[v] = 1;
+    if (cfg) b["vocab_size"] = cfg->vocab;
     for (const auto& [k, v] : ph.bindings) b[k] = v;
     return binds.emplace(entry, b).first->second;
   };

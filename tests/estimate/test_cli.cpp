@@ -156,7 +156,21 @@ TEST_CASE("estimate runs on the shipped dumps and on real MLC dumps") {
   }
   const std::string real = tc_test::shared_path("fixtures/real/01_mlc_llama2_13b_q4f16_1_batched_whole_module.py");
   if (real.empty()) return;
-  const auto r = tc_test::run_cli("estimate " + real + " --format json --seq-len 128 --context 256");
+  const auto r = tc_test::run_cli("estimate " + real + " --format json --seq-len 128 --context 256 --bind vocab_size=32000");
   INFO(r.err);
-  CHECK(r.exit_code == 0);
+  REQUIRE(r.exit_code == 0);
+  const json j = json::parse(r.out);
+  bool qkv = false;
+  for (const auto& w : j["workloads"])
+    if (w["function"] == "fused_fused_decode_NT_matmul") {
+      qkv = true;
+      CHECK(w["shape"]["n"] == 15360);
+      CHECK(w["shape"]["k"] == 5120);
+      CHECK(w["scheme"] == "q4f16_1");
+      CHECK(w["calls"] == 40);
+    }
+  CHECK(qkv);
+  const auto unbound = tc_test::run_cli("estimate " + real + " --format json");
+  CHECK(unbound.exit_code == 2);
+  CHECK(unbound.err.find("vocab_size") != std::string::npos);
 }
