@@ -174,3 +174,48 @@ TEST_CASE("estimate runs on the shipped dumps and on real MLC dumps") {
   CHECK(unbound.exit_code == 2);
   CHECK(unbound.err.find("vocab_size") != std::string::npos);
 }
+
+TEST_CASE("the shipped dump and its config.json give the same compare") {
+  const auto dump = tc_test::run_cli("compare --format json --seq-len 256 --context 512");
+  const auto cfg = tc_test::run_cli("compare --format json --seq-len 256 --context 512 --hf-config " + kSrc +
+                                    "/workloads/llama-2-7b/config.json");
+  REQUIRE(dump.exit_code == 0);
+  REQUIRE(cfg.exit_code == 0);
+  json a = json::parse(dump.out), b = json::parse(cfg.out);
+  CHECK(a["rows"] == b["rows"]);
+  const auto q = tc_test::run_cli("estimate " + kSrc + "/workloads/qwen2-0.5b/q4f16_1.py --format json --seq-len 64");
+  const auto qc = tc_test::run_cli("estimate --hf-config " + kSrc +
+                                   "/workloads/qwen2-0.5b/config.json --quant q4f16_1 --format json --seq-len 64");
+  REQUIRE(q.exit_code == 0);
+  REQUIRE(qc.exit_code == 0);
+  for (const char* e : {"prefill", "decode"}) {
+    const json x = json::parse(q.out)["totals"][e], y = json::parse(qc.out)["totals"][e];
+    CHECK(x["macs"] == y["macs"]);
+    CHECK(x["dram_bytes"] == y["dram_bytes"]);
+    CHECK(x["cycles"] == y["cycles"]);
+  }
+}
+
+TEST_CASE("the TENET engine and the closed forms give the same whole-model estimate") {
+  const std::string base = "estimate --hf-config " + tc_test::fixture("estimate/tiny_config.json") +
+                           " --arch eyeriss-12x14 --seq-len 24 --context 40 --format json --quant ";
+  for (const char* scheme : {"q4f16_1", "w8a8-token-channel+kv8"})
+    for (const char* df : {"os", "ws"}) {
+      const auto cf = tc_test::run_cli(base + scheme + " --dataflow " + df + " --array-model closed-form");
+      const auto en = tc_test::run_cli(base + scheme + " --dataflow " + df + " --array-model engine");
+      INFO(scheme << " " << df << " " << en.err);
+      REQUIRE(cf.exit_code == 0);
+      REQUIRE(en.exit_code == 0);
+      json a = json::parse(cf.out), b = json::parse(en.out);
+      REQUIRE(a["workloads"].size() == b["workloads"].size());
+      for (std::size_t n = 0; n < a["workloads"].size(); ++n) {
+        a["workloads"][n].erase("array_model");
+        b["workloads"][n].erase("array_model");
+      }
+      CHECK(a == b);
+    }
+  // presets without closed forms run on the engine
+  const auto is = tc_test::run_cli(base + "q4f16_1 --dataflow is");
+  INFO(is.err);
+  CHECK(is.exit_code == 0);
+}
