@@ -131,6 +131,7 @@ struct ModelGemm {
   GemmShape shape;
   std::optional<quant::Scheme> dump_scheme;  // the dump's own quantization (workloads of a dump)
   std::string source = "config";             // "tir" | "synthesized" | "config"
+  bool lm_head = false;                      // the final projection (schemes may leave it unquantized)
 };
 
 struct Phases {
