@@ -239,3 +239,14 @@ TEST_CASE("the TENET engine and the closed forms give the same whole-model estim
   INFO(is.err);
   CHECK(is.exit_code == 0);
 }
+
+TEST_CASE("compare of a quantized dump starts with the dump's own scheme") {
+  const auto r = tc_test::run_cli("compare " + kSrc + "/workloads/qwen2-0.5b/q4f16_1.py --format json --seq-len 64");
+  REQUIRE(r.exit_code == 0);
+  const json j = json::parse(r.out);
+  REQUIRE(j["rows"].size() == 7);
+  CHECK(j["rows"][0]["scheme"] == "q4f16_1 (dump)");
+  // the dump as compiled = the same dump with --quant q4f16_1
+  CHECK(j["rows"][0]["decode"]["dram_bytes"] == j["rows"][2]["decode"]["dram_bytes"]);
+  CHECK(j["rows"][0]["speedup_vs_first"] == 1.0);
+}
