@@ -347,8 +347,13 @@ Workload ft_gemm(const Env& env, const ir::Binding& b, const std::string& name) 
   return w;
 }
 
+struct KvCreate {
+  std::optional<std::int64_t> kv_heads, head_dim;
+};
+
 void attention_site(const Env& env, const ir::Binding& b, const std::string& name,
-                    std::optional<std::int64_t> last_append_kv, std::map<std::string, AttentionSite>& sites) {
+                    std::optional<std::int64_t> last_append_kv, const KvCreate& created,
+                    std::map<std::string, AttentionSite>& sites) {
   AttentionSite s;
   s.entry = env.f.name;
   s.builtin = name;
@@ -366,6 +371,8 @@ void attention_site(const Env& env, const ir::Binding& b, const std::string& nam
     }
   } else if (last_append_kv) {
     s.num_kv_heads = last_append_kv;
+  } else if (created.kv_heads && created.head_dim && s.head_dim == created.head_dim) {
+    s.num_kv_heads = created.kv_heads;  // paged_attention_kv_cache_create(cfg, layers, kv_heads, head_dim, ..)
   }
   auto opt = [](const std::optional<std::int64_t>& v) { return v ? std::to_string(*v) : std::string("-"); };
   const std::string key = s.entry + "|" + s.builtin + "|" + opt(s.num_heads) + "|" + opt(s.num_kv_heads) + "|" +
@@ -441,6 +448,21 @@ ExtractResult extract_workloads(const ir::Module& module, const ExtractOptions& 
   std::map<std::string, std::size_t> relax_index;  // signature -> position in relax_work
   std::vector<Workload> relax_work;
   std::map<std::string, AttentionSite> att;
+  KvCreate created;
+  for (const auto& f : module.relax_funcs)
+    for (const auto& b : f.bindings) {
+      if (!b.value || b.value->kind != ir::RExprKind::kCall || packed_name(*b.value).find("kv_cache_create") ==
+                                                                    std::string::npos)
+        continue;
+      std::vector<std::int64_t> pv;
+      for (const auto& a : xrelax::call_args(*b.value))
+        if (a && a->kind == ir::RExprKind::kPrimValue && a->prim)
+          if (auto v = xtir::int_const(a->prim.get())) pv.push_back(*v);
+      if (pv.size() >= 3) {
+        created.kv_heads = pv[1];
+        created.head_dim = pv[2];
+      }
+    }
   for (const auto& f : module.relax_funcs) {
     envs.push_back(std::make_unique<Env>(f));
     const Env& env = *envs.back();
@@ -458,7 +480,7 @@ ExtractResult extract_workloads(const ir::Module& module, const ExtractOptions& 
                    c.op == "R.call_builtin_with_ctx") {
           const std::string name = packed_name(c);
           if (xrelax::is_attention_builtin(name)) {
-            attention_site(env, b, name, last_append_kv, att);
+            attention_site(env, b, name, last_append_kv, created, att);
           } else if (name.find("kv_cache_append") != std::string::npos) {
             for (const auto& a : xrelax::call_args(c)) {
               auto s = env.sinfo_of(a);
