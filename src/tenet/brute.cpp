@@ -459,6 +459,7 @@ Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::
   // pos[p]: position of instance p in `order` (reuses tmp).
   std::vector<i64>().swap(tcode);
   std::vector<i64>().swap(scode);
+  if (tmp.size() < N) tmp.resize(N);  // non-box domains: absent instances have no position
   for (std::size_t i = 0; i < order.size(); ++i) tmp[order[i]] = static_cast<std::uint32_t>(i);
   std::vector<std::uint32_t>& pos = tmp;
   std::vector<char> present_mask;
