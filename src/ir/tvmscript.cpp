@@ -8,8 +8,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "ir/pyast.hpp"
 #include "tenet_cost/ir.hpp"
@@ -133,12 +135,36 @@ class Lowerer : public py::Parser::Sink {
       if (call->kids[i]->kind == NK::kKeyword && call->kids[i]->text == name) return call->kids[i]->a;
     return nullptr;
   }
-  static std::vector<const Node*> positional(const Node* call) {
-    std::vector<const Node*> out;
+  // The positional arguments of a call: a view of the call's kids when they
+  // come first (always, in printed TVMScript), else a copy.
+  struct Pos {
+    const Node* const* d = nullptr;
+    std::size_t n = 0;
+    std::vector<const Node*> store;
+    [[nodiscard]] std::size_t size() const { return n; }
+    [[nodiscard]] bool empty() const { return n == 0; }
+    const Node* operator[](std::size_t i) const { return d[i]; }
+    [[nodiscard]] const Node* const* begin() const { return d; }
+    [[nodiscard]] const Node* const* end() const { return d + n; }
+  };
+  static Pos positional(const Node* call) {
+    Pos p;
+    std::uint32_t k = 0;
+    while (k < call->n && call->kids[k]->kind != NK::kKeyword && call->kids[k]->kind != NK::kDoubleStarred) ++k;
+    std::uint32_t more = k;
+    while (more < call->n && (call->kids[more]->kind == NK::kKeyword || call->kids[more]->kind == NK::kDoubleStarred))
+      ++more;
+    if (more == call->n) {
+      p.d = call->kids;
+      p.n = k;
+      return p;
+    }
     for (std::uint32_t i = 0; i < call->n; ++i)
       if (call->kids[i]->kind != NK::kKeyword && call->kids[i]->kind != NK::kDoubleStarred)
-        out.push_back(call->kids[i]);
-    return out;
+        p.store.push_back(call->kids[i]);
+    p.d = p.store.data();
+    p.n = p.store.size();
+    return p;
   }
   static bool only_positional(const Node* call) {
     for (std::uint32_t i = 0; i < call->n; ++i)
@@ -228,43 +254,140 @@ class Lowerer : public py::Parser::Sink {
   }
 
   // -------------------------------------------------------- TIR expressions
-  std::shared_ptr<Expr> mk(ExprKind k, const Node* n, std::string_view dtype = {}) const {
-    auto e = std::make_shared<Expr>();
-    e->kind = k;
-    e->loc = loc(n);
-    e->dtype = dtype;
-    return e;
+  // An expression about to be interned (see ExprTable): views, no allocation.
+  struct X {
+    ExprKind kind = ExprKind::kOther;
+    const Node* at = nullptr;
+    std::string_view dtype;
+    std::string_view name;
+    std::string name_store;  // backing storage when `name` is computed
+    std::int64_t iv = 0;
+    double fv = 0.0;
+    BinOp bo = BinOp::kAdd;
+    UnOp uo = UnOp::kNeg;
+    std::vector<ExprPtr> args;
+    X(ExprKind k, const Node* n, std::string_view dt = {}) : kind(k), at(n), dtype(dt) {}
+  };
+  ExprPtr fin(X& x) { return table_.intern(x, *this); }
+  ExprPtr other(const Node* n) {
+    X e(ExprKind::kOther, n);
+    e.name_store = clip(span(n));
+    e.name = e.name_store;
+    return fin(e);
   }
-  ExprPtr other(const Node* n) const {
-    auto e = mk(ExprKind::kOther, n);
-    e->name = clip(span(n));
-    return e;
+  ExprPtr int_lit(std::int64_t v, const Node* n, std::string_view dtype = {}) {
+    X e(ExprKind::kInt, n, dtype);
+    e.iv = v;
+    if (dtype.empty() && shape_ctx_)
+      e.dtype = "int64";
+    else if (dtype.empty())
+      e.dtype = (v >= std::numeric_limits<std::int32_t>::min() && v <= std::numeric_limits<std::int32_t>::max())
+                    ? "int32" : "int64";
+    return fin(e);
   }
-  ExprPtr int_lit(std::int64_t v, const Node* n, std::string_view dtype = {}) const {
-    auto e = mk(ExprKind::kInt, n);
-    e->int_value = v;
-    if (!dtype.empty()) e->dtype = dtype;
-    else e->dtype = (v >= std::numeric_limits<std::int32_t>::min() && v <= std::numeric_limits<std::int32_t>::max())
-                        ? "int32" : "int64";
-    return e;
+  ExprPtr float_lit(double v, const Node* n, std::string_view dtype) {
+    X e(ExprKind::kFloat, n, dtype);
+    e.fv = v;
+    return fin(e);
   }
   std::string_view var_dtype(std::string_view name) const {
     const auto it = var_dtypes_.find(name);
     return it == var_dtypes_.end() ? std::string_view{} : it->second;
   }
-  ExprPtr binary(BinOp op, ExprPtr a, ExprPtr b, const Node* at) const {
-    auto e = mk(ExprKind::kBinary, at);
+  ExprPtr binary(BinOp op, ExprPtr a, ExprPtr b, const Node* at) {
+    X e(ExprKind::kBinary, at);
     switch (op) {
       case BinOp::kEq: case BinOp::kNe: case BinOp::kLt: case BinOp::kLe: case BinOp::kGt: case BinOp::kGe:
-      case BinOp::kAnd: case BinOp::kOr: e->dtype = "bool"; break;
-      default: e->dtype = !a->dtype.empty() ? a->dtype : b->dtype;
+      case BinOp::kAnd: case BinOp::kOr: e.dtype = "bool"; break;
+      default: e.dtype = !a->dtype.empty() ? std::string_view(a->dtype) : std::string_view(b->dtype);
     }
-    e->bin_op = op;
-    e->args.reserve(2);
-    e->args.push_back(std::move(a));
-    e->args.push_back(std::move(b));
-    return e;
+    e.bo = op;
+    e.args.reserve(2);
+    e.args.push_back(std::move(a));
+    e.args.push_back(std::move(b));
+    return fin(e);
   }
+
+  // Hash-consing of expressions within one function: structurally equal
+  // expressions are one shared node (its loc is the first occurrence). This
+  // keeps memory proportional to the distinct expressions of a function.
+  class ExprTable {
+   public:
+    void clear() {
+      if (count_ == 0) return;
+      std::fill(slots_.begin(), slots_.end(), Slot{});
+      count_ = 0;
+    }
+    ExprPtr intern(X& x, const Lowerer& l) {
+      if (slots_.empty()) slots_.resize(1024);
+      const std::uint64_t h = hash(x);
+      std::size_t mask = slots_.size() - 1;
+      std::size_t i = h & mask;
+      for (;; i = (i + 1) & mask) {
+        Slot& sl = slots_[i];
+        if (!sl.e) break;
+        if (sl.hash == h && equal(x, *sl.e)) return sl.e;
+      }
+      auto e = std::make_shared<Expr>();
+      e->kind = x.kind;
+      e->dtype = x.dtype;
+      e->loc = l.loc(x.at);
+      e->int_value = x.iv;
+      e->float_value = x.fv;
+      e->name = x.name;
+      e->bin_op = x.bo;
+      e->un_op = x.uo;
+      e->args = std::move(x.args);
+      slots_[i] = Slot{h, e};
+      if (++count_ * 2 > slots_.size()) grow();
+      return e;
+    }
+
+   private:
+    struct Slot {
+      std::uint64_t hash = 0;
+      ExprPtr e;
+    };
+    static std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
+      h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+      return h;
+    }
+    static std::uint64_t hash(const X& x) {
+      std::uint64_t h = static_cast<std::uint64_t>(x.kind) * 0x100000001b3ULL;
+      h = mix(h, std::hash<std::string_view>{}(x.name));
+      h = mix(h, std::hash<std::string_view>{}(x.dtype));
+      h = mix(h, static_cast<std::uint64_t>(x.iv));
+      std::uint64_t fb = 0;
+      std::memcpy(&fb, &x.fv, sizeof fb);
+      h = mix(h, fb);
+      h = mix(h, static_cast<std::uint64_t>(x.bo) << 8 | static_cast<std::uint64_t>(x.uo));
+      for (const auto& a : x.args) h = mix(h, reinterpret_cast<std::uintptr_t>(a.get()));
+      return h;
+    }
+    static bool equal(const X& x, const Expr& e) {
+      if (e.kind != x.kind || e.int_value != x.iv || e.bin_op != x.bo || e.un_op != x.uo ||
+          e.args.size() != x.args.size() || std::memcmp(&e.float_value, &x.fv, sizeof x.fv) != 0 ||
+          e.name != x.name || e.dtype != x.dtype)
+        return false;
+      for (std::size_t k = 0; k < x.args.size(); ++k)
+        if (e.args[k].get() != x.args[k].get()) return false;
+      return true;
+    }
+    void grow() {
+      std::vector<Slot> old(slots_.size() * 2);
+      old.swap(slots_);
+      const std::size_t mask = slots_.size() - 1;
+      for (auto& sl : old) {
+        if (!sl.e) continue;
+        std::size_t i = sl.hash & mask;
+        while (slots_[i].e) i = (i + 1) & mask;
+        slots_[i] = std::move(sl);
+      }
+    }
+    std::vector<Slot> slots_;
+    std::size_t count_ = 0;
+  };
+
   ExprPtr expr(const Node* n);
   ExprPtr tir_call(const Node* n);
   ExprPtr load(const Node* n);
@@ -305,9 +428,83 @@ class Lowerer : public py::Parser::Sink {
   // ------------------------------------------------------------- Relax
   void lower_relax_func(const Stmt* def);
   void lower_relax_body(Stmt* const* body, std::uint32_t n, RelaxFunc& f);
-  StructInfoPtr sinfo(const Node* n);
+  StructInfoPtr sinfo(const Node* n) { return stable_.intern(sinfo_raw(n)); }
+  StructInfoPtr sinfo_raw(const Node* n);
   ExprPtr dim(const Node* n, RelaxFunc* f);
-  RExprPtr rexpr(const Node* n);
+  RExprPtr rexpr(const Node* n) {
+    if (n->kind == NK::kName) {  // the commonest case: a variable reference
+      auto [it, inserted] = rvars_.try_emplace(n->text);
+      if (inserted) it->second = rtable_.intern(rexpr_raw(n));
+      return it->second;
+    }
+    return rtable_.intern(rexpr_raw(n));
+  }
+  std::unordered_map<std::string_view, RExprPtr> rvars_;
+  RExprPtr rexpr_raw(const Node* n);
+
+  // Hash-consing of Relax expressions and struct infos within one function
+  // (like ExprTable; children are already interned, so equality is shallow).
+  static std::uint64_t hmix(std::uint64_t h, std::uint64_t v) {
+    return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
+  }
+  static std::uint64_t hptr(std::uint64_t h, const void* p) { return hmix(h, reinterpret_cast<std::uintptr_t>(p)); }
+  struct RHash {
+    std::size_t operator()(const RExprPtr& e) const {
+      std::uint64_t h = static_cast<std::uint64_t>(e->kind);
+      h = hmix(h, std::hash<std::string>{}(e->name));
+      h = hmix(h, std::hash<std::string>{}(e->op));
+      h = hmix(h, static_cast<std::uint64_t>(e->index));
+      h = hptr(h, e->prim.get());
+      for (const auto& a : e->args) h = hptr(h, a.get());
+      for (const auto& [k, v] : e->kwargs) h = hptr(hmix(h, std::hash<std::string>{}(k)), v.get());
+      for (const auto& a : e->sinfo_args) h = hptr(h, a.get());
+      for (const auto& a : e->dims) h = hptr(h, a.get());
+      return h;
+    }
+  };
+  struct REq {
+    template <class V>
+    static bool same_ptrs(const V& a, const V& b) {
+      if (a.size() != b.size()) return false;
+      for (std::size_t i = 0; i < a.size(); ++i)
+        if (a[i].get() != b[i].get()) return false;
+      return true;
+    }
+    bool operator()(const RExprPtr& a, const RExprPtr& b) const {
+      if (a->kind != b->kind || a->index != b->index || a->prim.get() != b->prim.get() || a->name != b->name ||
+          a->op != b->op || !same_ptrs(a->args, b->args) || !same_ptrs(a->sinfo_args, b->sinfo_args) ||
+          !same_ptrs(a->dims, b->dims) || a->kwargs.size() != b->kwargs.size())
+        return false;
+      for (std::size_t i = 0; i < a->kwargs.size(); ++i)
+        if (a->kwargs[i].first != b->kwargs[i].first || a->kwargs[i].second.get() != b->kwargs[i].second.get())
+          return false;
+      return true;
+    }
+  };
+  struct SHash {
+    std::size_t operator()(const StructInfoPtr& s) const {
+      std::uint64_t h = static_cast<std::uint64_t>(s->kind) * 31 + static_cast<std::uint64_t>(s->ndim + 1);
+      h = hmix(h, std::hash<std::string>{}(s->dtype));
+      h = hmix(h, s->shape_known ? 1 : 0);
+      for (const auto& a : s->dims) h = hptr(h, a.get());
+      for (const auto& a : s->fields) h = hptr(h, a.get());
+      return h;
+    }
+  };
+  struct SEq {
+    bool operator()(const StructInfoPtr& a, const StructInfoPtr& b) const {
+      return a->kind == b->kind && a->ndim == b->ndim && a->shape_known == b->shape_known && a->dtype == b->dtype &&
+             REq::same_ptrs(a->dims, b->dims) && REq::same_ptrs(a->fields, b->fields);
+    }
+  };
+  template <class P, class H, class E>
+  struct PtrTable {
+    std::unordered_set<P, H, E> set;
+    P intern(P p) { return *set.insert(std::move(p)).first; }
+    void clear() { set.clear(); }
+  };
+  PtrTable<RExprPtr, RHash, REq> rtable_;
+  PtrTable<StructInfoPtr, SHash, SEq> stable_;
   std::shared_ptr<RExpr> rmk(RExprKind k, const Node* n) const {
     auto e = std::make_shared<RExpr>();
     e->kind = k;
@@ -343,6 +540,8 @@ class Lowerer : public py::Parser::Sink {
   std::vector<LoopInfo> loops_;
   std::vector<std::string_view> cls_aliases_;
   std::size_t nest_ = 0;
+  ExprTable table_;
+  bool shape_ctx_ = false;  // lowering a Relax shape: literals and unknown vars are int64
 };
 
 // =================================================================== module
@@ -538,6 +737,10 @@ void Lowerer::lower_prim_func(const Stmt* def, bool is_private) {
   PrimFunc& f = mod_.prim_funcs.back();
   fn_ = &f;
   var_dtypes_.clear();
+  table_.clear();
+  rtable_.clear();
+  stable_.clear();
+  rvars_.clear();
   buf_dtypes_.clear();
   meta_vars_.clear();
   loops_.clear();
@@ -1136,16 +1339,16 @@ StmtPtr Lowerer::lower_block(const Stmt* s, const Node* item) {
 // ------------------------------------------------------------ TIR expressions
 
 ExprPtr Lowerer::load(const Node* n) {
-  auto e = mk(ExprKind::kLoad, n);
-  e->name = n->a->text;
+  X e(ExprKind::kLoad, n);
+  e.name = n->a->text;
   const auto it = buf_dtypes_.find(n->a->text);
-  if (it != buf_dtypes_.end()) e->dtype = it->second;
-  e->args.reserve(n->n);
+  if (it != buf_dtypes_.end()) e.dtype = it->second;
+  e.args.reserve(n->n);
   for (std::uint32_t k = 0; k < n->n; ++k) {
     if (n->kids[k]->kind == NK::kSlice) return other(n);
-    e->args.push_back(expr(n->kids[k]));
+    e.args.push_back(expr(n->kids[k]));
   }
-  return e;
+  return fin(e);
 }
 
 ExprPtr Lowerer::expr(const Node* n) {
@@ -1155,26 +1358,28 @@ ExprPtr Lowerer::expr(const Node* n) {
         const auto it = meta_vars_.find(n->text);
         if (it != meta_vars_.end()) return it->second;
       }
-      auto e = mk(ExprKind::kVar, n, var_dtype(n->text));
-      e->name = n->text;
-      return e;
+      std::string_view dt = var_dtype(n->text);
+      if (dt.empty() && shape_ctx_) dt = "int64";
+      X e(ExprKind::kVar, n, dt);
+      e.name = n->text;
+      return fin(e);
     }
     case NK::kInt: return int_lit(int_value(n, false), n);
     case NK::kFloat: {
-      auto e = mk(ExprKind::kFloat, n, "float32");
-      e->float_value = n->fval;
-      return e;
+      X e(ExprKind::kFloat, n, "float32");
+      e.fv = n->fval;
+      return fin(e);
     }
     case NK::kString: {
-      auto e = mk(ExprKind::kString, n);
-      e->name = n->text;
-      return e;
+      X e(ExprKind::kString, n);
+      e.name = n->text;
+      return fin(e);
     }
     case NK::kConst:
       if (n->text == "True" || n->text == "False") {
-        auto e = mk(ExprKind::kBool, n, "bool");
-        e->int_value = n->text == "True" ? 1 : 0;
-        return e;
+        X e(ExprKind::kBool, n, "bool");
+        e.iv = n->text == "True" ? 1 : 0;
+        return fin(e);
       }
       return other(n);
     case NK::kSubscript:
@@ -1183,23 +1388,23 @@ ExprPtr Lowerer::expr(const Node* n) {
     case NK::kCall: return tir_call(n);
     case NK::kUnary: {
       if (n->kw == Kw::kNot) {
-        auto e = mk(ExprKind::kUnary, n, "bool");
-        e->un_op = UnOp::kNot;
-        e->args.push_back(expr(n->a));
-        return e;
+        X e(ExprKind::kUnary, n, "bool");
+        e.uo = UnOp::kNot;
+        e.args.push_back(expr(n->a));
+        return fin(e);
       }
       if (n->op == Op::kPlus) return expr(n->a);
       if (n->op == Op::kMinus && (n->a->kind == NK::kInt || n->a->kind == NK::kFloat)) {
         if (n->a->kind == NK::kInt) return int_lit(int_value(n->a, true), n);
-        auto e = mk(ExprKind::kFloat, n, "float32");
-        e->float_value = -n->a->fval;
-        return e;
+        X e(ExprKind::kFloat, n, "float32");
+        e.fv = -n->a->fval;
+        return fin(e);
       }
       ExprPtr a = expr(n->a);
-      auto e = mk(ExprKind::kUnary, n, a->dtype);
-      e->un_op = n->op == Op::kTilde ? UnOp::kBitNot : UnOp::kNeg;
-      e->args.push_back(std::move(a));
-      return e;
+      X e(ExprKind::kUnary, n, a->dtype);
+      e.uo = n->op == Op::kTilde ? UnOp::kBitNot : UnOp::kNeg;
+      e.args.push_back(std::move(a));
+      return fin(e);
     }
     case NK::kBinOp: {
       BinOp op;
@@ -1218,10 +1423,10 @@ ExprPtr Lowerer::expr(const Node* n) {
         case Op::kDStar: {
           ExprPtr a = expr(n->a);
           ExprPtr b = expr(n->b);
-          auto e = mk(ExprKind::kCall, n, a->dtype);
-          e->name = "pow";
-          e->args = {std::move(a), std::move(b)};
-          return e;
+          X e(ExprKind::kCall, n, a->dtype);
+          e.name = "pow";
+          e.args = {std::move(a), std::move(b)};
+          return fin(e);
         }
         default: return other(n);
       }
@@ -1268,26 +1473,26 @@ ExprPtr Lowerer::tir_call(const Node* n) {
     const Num num = number(a);
     if (m == "bool") {
       if (a->kind == NK::kConst && (a->text == "True" || a->text == "False")) {
-        auto e = mk(ExprKind::kBool, n, "bool");
-        e->int_value = a->text == "True";
-        return e;
+        X e(ExprKind::kBool, n, "bool");
+        e.iv = a->text == "True";
+        return fin(e);
       }
       if (num.ok && num.is_int) {
-        auto e = mk(ExprKind::kBool, n, "bool");
-        e->int_value = num.i != 0;
-        return e;
+        X e(ExprKind::kBool, n, "bool");
+        e.iv = num.i != 0;
+        return fin(e);
       }
     } else if (is_int_dtype(m) && num.ok && num.is_int) {
       return int_lit(num.i, n, m);
     } else if (is_float_dtype(m) && num.ok) {
-      auto e = mk(ExprKind::kFloat, n, m);
-      e->float_value = num.f;
-      return e;
+      X e(ExprKind::kFloat, n, m);
+      e.fv = num.f;
+      return fin(e);
     }
     // T.float32(x) of an expression: a cast
-    auto e = mk(ExprKind::kCast, n, m);
-    e->args.push_back(expr(a));
-    return e;
+    X e(ExprKind::kCast, n, m);
+    e.args.push_back(expr(a));
+    return fin(e);
   }
   if (m == "Cast" || m == "cast" || m == "reinterpret") {
     // T.Cast("float16", e) / T.cast(e, "float32") / dtype= keyword
@@ -1300,22 +1505,22 @@ ExprPtr Lowerer::tir_call(const Node* n) {
     }
     if (operand == nullptr || pos.size() > 2) return other(n);
     if (m == "reinterpret") {
-      auto e = mk(ExprKind::kCall, n, dt);
-      e->name = "reinterpret";
-      e->args.push_back(expr(operand));
-      return e;
+      X e(ExprKind::kCall, n, dt);
+      e.name = "reinterpret";
+      e.args.push_back(expr(operand));
+      return fin(e);
     }
-    auto e = mk(ExprKind::kCast, n, dt);
-    e->args.push_back(expr(operand));
-    return e;
+    X e(ExprKind::kCast, n, dt);
+    e.args.push_back(expr(operand));
+    return fin(e);
   }
   if ((m == "if_then_else" || m == "Select") && pos.size() == 3) {
-    auto e = mk(ExprKind::kSelect, n);
-    e->name = m;
-    e->args.reserve(3);
-    for (const Node* a : pos) e->args.push_back(expr(a));
-    e->dtype = !kw_dtype.empty() ? std::string(kw_dtype) : e->args[1]->dtype;
-    return e;
+    X e(ExprKind::kSelect, n);
+    e.name = m;
+    e.args.reserve(3);
+    for (const Node* a : pos) e.args.push_back(expr(a));
+    e.dtype = !kw_dtype.empty() ? kw_dtype : std::string_view(e.args[1]->dtype);
+    return fin(e);
   }
   if ((m == "max" || m == "min" || m == "floordiv" || m == "floormod") && pos.size() == 2 && only_positional(n)) {
     const BinOp op = m == "max" ? BinOp::kMax : m == "min" ? BinOp::kMin : m == "floordiv" ? BinOp::kFloorDiv
@@ -1323,15 +1528,15 @@ ExprPtr Lowerer::tir_call(const Node* n) {
     return binary(op, expr(pos[0]), expr(pos[1]), n);
   }
   // Any other T.f(args): an intrinsic call (shift_right, bitwise_and, exp, ...).
-  auto e = mk(ExprKind::kCall, n, kw_dtype);
-  e->name = m;
-  e->args.reserve(pos.size());
+  X e(ExprKind::kCall, n, kw_dtype);
+  e.name = m;
+  e.args.reserve(pos.size());
   for (const Node* a : pos) {
     if (a->kind == NK::kStarred) return other(n);
-    e->args.push_back(expr(a));
+    e.args.push_back(expr(a));
   }
-  if (e->dtype.empty() && !e->args.empty()) e->dtype = e->args[0]->dtype;
-  return e;
+  if (e.dtype.empty() && !e.args.empty()) e.dtype = e.args[0]->dtype;
+  return fin(e);
 }
 
 // ==================================================================== Relax
@@ -1341,28 +1546,36 @@ ExprPtr Lowerer::dim(const Node* n, RelaxFunc* f) {
   if (str_value(n, sv)) {
     // "n" in a signature declares a symbolic var
     if (f != nullptr) add_sym_var(sv, "int64", f->sym_vars);
-    auto e = mk(ExprKind::kVar, n, "int64");
-    e->name = sv;
-    return e;
+    X e(ExprKind::kVar, n, "int64");
+    e.name = sv;
+    return fin(e);
   }
   if (n->kind == NK::kInt) return int_lit(int_value(n, false), n, "int64");
   if (n->kind == NK::kName) {
     std::string_view dt = var_dtype(n->text);
-    auto e = mk(ExprKind::kVar, n, dt.empty() ? std::string_view("int64") : dt);
-    e->name = n->text;
-    return e;
+    X e(ExprKind::kVar, n, dt.empty() ? std::string_view("int64") : dt);
+    e.name = n->text;
+    return fin(e);
   }
-  return expr(n);
+  // Relax shape expressions are int64 throughout
+  const bool saved = shape_ctx_;
+  shape_ctx_ = true;
+  ExprPtr r = expr(n);
+  shape_ctx_ = saved;
+  return r;
 }
 
-StructInfoPtr Lowerer::sinfo(const Node* n) {
+StructInfoPtr Lowerer::sinfo_raw(const Node* n) {
   auto si = std::make_shared<StructInfo>();
   const Node* callee = n->kind == NK::kCall || n->kind == NK::kSubscript ? n->a : n;
   const std::string_view m = member_of(callee, Ns::kRelax);
-  std::vector<const Node*> pos;
-  if (n->kind == NK::kCall) pos = positional(n);
-  else if (n->kind == NK::kSubscript)
-    for (std::uint32_t k = 0; k < n->n; ++k) pos.push_back(n->kids[k]);
+  Pos pos;
+  if (n->kind == NK::kCall) {
+    pos = positional(n);
+  } else if (n->kind == NK::kSubscript) {
+    pos.d = n->kids;
+    pos.n = n->n;
+  }
   if (m == "Tensor") {
     si->kind = SInfoKind::kTensor;
     const Node* shape = n->kind == NK::kCall ? kwarg(n, "shape") : nullptr;
@@ -1439,7 +1652,7 @@ StructInfoPtr Lowerer::sinfo(const Node* n) {
   return si;
 }
 
-RExprPtr Lowerer::rexpr(const Node* n) {
+RExprPtr Lowerer::rexpr_raw(const Node* n) {
   switch (n->kind) {
     case NK::kName: {
       auto e = rmk(RExprKind::kVar, n);
@@ -1473,9 +1686,7 @@ RExprPtr Lowerer::rexpr(const Node* n) {
       auto e = rmk(RExprKind::kPrimValue, n);
       if (num.is_int) e->prim = int_lit(num.i, n, "int64");
       else {
-        auto f = mk(ExprKind::kFloat, n, "float64");
-        f->float_value = num.f;
-        e->prim = f;
+        e->prim = float_lit(num.f, n, "float64");
       }
       return e;
     }
@@ -1547,21 +1758,17 @@ RExprPtr Lowerer::rexpr(const Node* n) {
     str_value(kwarg(n, "dtype"), dt);
     if (num.ok) {
       if (!dt.empty() && is_float_dtype(dt)) {
-        auto f = mk(ExprKind::kFloat, pos[0], dt);
-        f->float_value = num.f;
-        e->prim = f;
+        e->prim = float_lit(num.f, pos[0], dt);
       } else if (num.is_int) {
         e->prim = int_lit(num.i, pos[0], dt.empty() ? std::string_view("int32") : dt);
       } else {
-        auto f = mk(ExprKind::kFloat, pos[0], dt.empty() ? std::string_view("float32") : dt);
-        f->float_value = num.f;
-        e->prim = f;
+        e->prim = float_lit(num.f, pos[0], dt.empty() ? std::string_view("float32") : dt);
       }
     }
     if (!dt.empty()) {
       auto d = rmk(RExprKind::kString, pos[0]);
       d->name = dt;
-      e->kwargs.emplace_back("dtype", std::move(d));
+      e->kwargs.emplace_back("dtype", rtable_.intern(std::move(d)));
     }
     return e;
   }
@@ -1574,7 +1781,7 @@ RExprPtr Lowerer::rexpr(const Node* n) {
     if (k == 0 && call_tir && a->kind == NK::kName) {
       auto g = rmk(RExprKind::kGlobalFunc, a);
       g->name = a->text;
-      e->args.push_back(std::move(g));
+      e->args.push_back(rtable_.intern(std::move(g)));
     } else if (k == 2 && (call_tir || dps)) {
       sinfo_list(a, e->sinfo_args);  // 2023-early positional out sinfo
     } else {
@@ -1668,6 +1875,10 @@ void Lowerer::lower_relax_func(const Stmt* def) {
   RelaxFunc& f = mod_.relax_funcs.back();
   rfn_ = &f;
   var_dtypes_.clear();
+  table_.clear();
+  rtable_.clear();
+  stable_.clear();
+  rvars_.clear();
   buf_dtypes_.clear();
   meta_vars_.clear();
   cls_aliases_.clear();
