@@ -11,7 +11,6 @@
 #include <cstring>
 #include <limits>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "ir/pyast.hpp"
 #include "tenet_cost/ir.hpp"
@@ -428,93 +427,130 @@ class Lowerer : public py::Parser::Sink {
   // ------------------------------------------------------------- Relax
   void lower_relax_func(const Stmt* def);
   void lower_relax_body(Stmt* const* body, std::uint32_t n, RelaxFunc& f);
-  StructInfoPtr sinfo(const Node* n) { return stable_.intern(sinfo_raw(n)); }
-  StructInfoPtr sinfo_raw(const Node* n);
+  StructInfoPtr sinfo(const Node* n);
   ExprPtr dim(const Node* n, RelaxFunc* f);
   RExprPtr rexpr(const Node* n) {
     if (n->kind == NK::kName) {  // the commonest case: a variable reference
       auto [it, inserted] = rvars_.try_emplace(n->text);
-      if (inserted) it->second = rtable_.intern(rexpr_raw(n));
+      if (inserted) it->second = rexpr_raw(n);
       return it->second;
     }
-    return rtable_.intern(rexpr_raw(n));
+    return rexpr_raw(n);
   }
-  std::unordered_map<std::string_view, RExprPtr> rvars_;
   RExprPtr rexpr_raw(const Node* n);
+  std::unordered_map<std::string_view, RExprPtr> rvars_;
 
   // Hash-consing of Relax expressions and struct infos within one function
   // (like ExprTable; children are already interned, so equality is shallow).
+  // Probes are built by value and only copied to the heap when new.
   static std::uint64_t hmix(std::uint64_t h, std::uint64_t v) {
     return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
   }
   static std::uint64_t hptr(std::uint64_t h, const void* p) { return hmix(h, reinterpret_cast<std::uintptr_t>(p)); }
-  struct RHash {
-    std::size_t operator()(const RExprPtr& e) const {
-      std::uint64_t h = static_cast<std::uint64_t>(e->kind);
-      h = hmix(h, std::hash<std::string>{}(e->name));
-      h = hmix(h, std::hash<std::string>{}(e->op));
-      h = hmix(h, static_cast<std::uint64_t>(e->index));
-      h = hptr(h, e->prim.get());
-      for (const auto& a : e->args) h = hptr(h, a.get());
-      for (const auto& [k, v] : e->kwargs) h = hptr(hmix(h, std::hash<std::string>{}(k)), v.get());
-      for (const auto& a : e->sinfo_args) h = hptr(h, a.get());
-      for (const auto& a : e->dims) h = hptr(h, a.get());
+  template <class V>
+  static bool same_ptrs(const V& a, const V& b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+      if (a[i].get() != b[i].get()) return false;
+    return true;
+  }
+  struct RTraits {
+    static std::uint64_t hash(const RExpr& e) {
+      std::uint64_t h = static_cast<std::uint64_t>(e.kind);
+      h = hmix(h, std::hash<std::string>{}(e.name));
+      h = hmix(h, std::hash<std::string>{}(e.op));
+      h = hmix(h, static_cast<std::uint64_t>(e.index));
+      h = hptr(h, e.prim.get());
+      for (const auto& a : e.args) h = hptr(h, a.get());
+      for (const auto& [k, v] : e.kwargs) h = hptr(hmix(h, std::hash<std::string>{}(k)), v.get());
+      for (const auto& a : e.sinfo_args) h = hptr(h, a.get());
+      for (const auto& a : e.dims) h = hptr(h, a.get());
       return h;
     }
-  };
-  struct REq {
-    template <class V>
-    static bool same_ptrs(const V& a, const V& b) {
-      if (a.size() != b.size()) return false;
-      for (std::size_t i = 0; i < a.size(); ++i)
-        if (a[i].get() != b[i].get()) return false;
-      return true;
-    }
-    bool operator()(const RExprPtr& a, const RExprPtr& b) const {
-      if (a->kind != b->kind || a->index != b->index || a->prim.get() != b->prim.get() || a->name != b->name ||
-          a->op != b->op || !same_ptrs(a->args, b->args) || !same_ptrs(a->sinfo_args, b->sinfo_args) ||
-          !same_ptrs(a->dims, b->dims) || a->kwargs.size() != b->kwargs.size())
+    static bool equal(const RExpr& a, const RExpr& b) {
+      if (a.kind != b.kind || a.index != b.index || a.prim.get() != b.prim.get() || a.name != b.name ||
+          a.op != b.op || !same_ptrs(a.args, b.args) || !same_ptrs(a.sinfo_args, b.sinfo_args) ||
+          !same_ptrs(a.dims, b.dims) || a.kwargs.size() != b.kwargs.size())
         return false;
-      for (std::size_t i = 0; i < a->kwargs.size(); ++i)
-        if (a->kwargs[i].first != b->kwargs[i].first || a->kwargs[i].second.get() != b->kwargs[i].second.get())
+      for (std::size_t i = 0; i < a.kwargs.size(); ++i)
+        if (a.kwargs[i].first != b.kwargs[i].first || a.kwargs[i].second.get() != b.kwargs[i].second.get())
           return false;
       return true;
     }
+    static void finish(RExpr& e, const std::string& file) { e.loc.file = file; }
   };
-  struct SHash {
-    std::size_t operator()(const StructInfoPtr& s) const {
-      std::uint64_t h = static_cast<std::uint64_t>(s->kind) * 31 + static_cast<std::uint64_t>(s->ndim + 1);
-      h = hmix(h, std::hash<std::string>{}(s->dtype));
-      h = hmix(h, s->shape_known ? 1 : 0);
-      for (const auto& a : s->dims) h = hptr(h, a.get());
-      for (const auto& a : s->fields) h = hptr(h, a.get());
+  struct STraits {
+    static std::uint64_t hash(const StructInfo& s) {
+      std::uint64_t h = static_cast<std::uint64_t>(s.kind) * 31 + static_cast<std::uint64_t>(s.ndim + 1);
+      h = hmix(h, std::hash<std::string>{}(s.dtype));
+      h = hmix(h, s.shape_known ? 1 : 0);
+      for (const auto& a : s.dims) h = hptr(h, a.get());
+      for (const auto& a : s.fields) h = hptr(h, a.get());
       return h;
     }
-  };
-  struct SEq {
-    bool operator()(const StructInfoPtr& a, const StructInfoPtr& b) const {
-      return a->kind == b->kind && a->ndim == b->ndim && a->shape_known == b->shape_known && a->dtype == b->dtype &&
-             REq::same_ptrs(a->dims, b->dims) && REq::same_ptrs(a->fields, b->fields);
+    static bool equal(const StructInfo& a, const StructInfo& b) {
+      return a.kind == b.kind && a.ndim == b.ndim && a.shape_known == b.shape_known && a.dtype == b.dtype &&
+             same_ptrs(a.dims, b.dims) && same_ptrs(a.fields, b.fields);
     }
+    static void finish(StructInfo&, const std::string&) {}
   };
-  template <class P, class H, class E>
-  struct PtrTable {
-    std::unordered_set<P, H, E> set;
-    P intern(P p) { return *set.insert(std::move(p)).first; }
-    void clear() { set.clear(); }
+  template <class T, class Traits>
+  class Interner {
+   public:
+    std::shared_ptr<const T> intern(T&& probe, const std::string& file) {
+      if (slots_.empty()) slots_.resize(256);
+      const std::uint64_t h = Traits::hash(probe);
+      const std::size_t mask = slots_.size() - 1;
+      std::size_t i = h & mask;
+      for (;; i = (i + 1) & mask) {
+        if (!slots_[i].p) break;
+        if (slots_[i].h == h && Traits::equal(*slots_[i].p, probe)) return slots_[i].p;
+      }
+      Traits::finish(probe, file);
+      auto p = std::make_shared<const T>(std::move(probe));
+      slots_[i] = Slot{h, p};
+      if (++count_ * 2 > slots_.size()) grow();
+      return p;
+    }
+    void clear() {
+      if (count_ == 0) return;
+      std::fill(slots_.begin(), slots_.end(), Slot{});
+      count_ = 0;
+    }
+
+   private:
+    struct Slot {
+      std::uint64_t h = 0;
+      std::shared_ptr<const T> p;
+    };
+    void grow() {
+      std::vector<Slot> old(slots_.size() * 2);
+      old.swap(slots_);
+      const std::size_t mask = slots_.size() - 1;
+      for (auto& sl : old) {
+        if (!sl.p) continue;
+        std::size_t i = sl.h & mask;
+        while (slots_[i].p) i = (i + 1) & mask;
+        slots_[i] = std::move(sl);
+      }
+    }
+    std::vector<Slot> slots_;
+    std::size_t count_ = 0;
   };
-  PtrTable<RExprPtr, RHash, REq> rtable_;
-  PtrTable<StructInfoPtr, SHash, SEq> stable_;
-  std::shared_ptr<RExpr> rmk(RExprKind k, const Node* n) const {
-    auto e = std::make_shared<RExpr>();
-    e->kind = k;
-    e->loc = loc(n);
+  Interner<RExpr, RTraits> rtable_;
+  Interner<StructInfo, STraits> stable_;
+  // A probe: loc without the file (filled in when the node is created).
+  static RExpr rmk(RExprKind k, const Node* n) {
+    RExpr e;
+    e.kind = k;
+    e.loc.line = n->line;
+    e.loc.column = n->col;
     return e;
   }
-  RExprPtr rother(const Node* n) const {
-    auto e = rmk(RExprKind::kOther, n);
-    e->name = clip(span(n));
-    return e;
+  RExprPtr rother(const Node* n) {
+    RExpr e = rmk(RExprKind::kOther, n);
+    e.name = clip(span(n));
+    return rtable_.intern(std::move(e), file_);
   }
   void sinfo_list(const Node* n, std::vector<StructInfoPtr>& out) {
     if (n->kind == NK::kList || n->kind == NK::kTuple) {
@@ -1565,8 +1601,8 @@ ExprPtr Lowerer::dim(const Node* n, RelaxFunc* f) {
   return r;
 }
 
-StructInfoPtr Lowerer::sinfo_raw(const Node* n) {
-  auto si = std::make_shared<StructInfo>();
+StructInfoPtr Lowerer::sinfo(const Node* n) {
+  StructInfo si;
   const Node* callee = n->kind == NK::kCall || n->kind == NK::kSubscript ? n->a : n;
   const std::string_view m = member_of(callee, Ns::kRelax);
   Pos pos;
@@ -1577,132 +1613,132 @@ StructInfoPtr Lowerer::sinfo_raw(const Node* n) {
     pos.n = n->n;
   }
   if (m == "Tensor") {
-    si->kind = SInfoKind::kTensor;
+    si.kind = SInfoKind::kTensor;
     const Node* shape = n->kind == NK::kCall ? kwarg(n, "shape") : nullptr;
     std::size_t k = 0;
     if (shape == nullptr && k < pos.size() && pos[k]->kind != NK::kString) shape = pos[k++];
     if (k < pos.size()) {
       std::string_view dt;
-      if (str_value(pos[k], dt)) si->dtype = dt;
+      if (str_value(pos[k], dt)) si.dtype = dt;
     }
     std::string_view dt;
-    if (n->kind == NK::kCall && str_value(kwarg(n, "dtype"), dt)) si->dtype = dt;
+    if (n->kind == NK::kCall && str_value(kwarg(n, "dtype"), dt)) si.dtype = dt;
     if (shape != nullptr && (shape->kind == NK::kTuple || shape->kind == NK::kList)) {
-      si->shape_known = true;
-      si->dims.reserve(shape->n);
-      for (std::uint32_t q = 0; q < shape->n; ++q) si->dims.push_back(dim(shape->kids[q], rfn_));
-      si->ndim = static_cast<int>(si->dims.size());
+      si.shape_known = true;
+      si.dims.reserve(shape->n);
+      for (std::uint32_t q = 0; q < shape->n; ++q) si.dims.push_back(dim(shape->kids[q], rfn_));
+      si.ndim = static_cast<int>(si.dims.size());
     }
     const Node* nd = n->kind == NK::kCall ? kwarg(n, "ndim") : nullptr;
     if (nd != nullptr) {
       const Num num = number(nd);
-      if (num.ok && num.is_int && num.i >= -1 && num.i < 1 << 20) si->ndim = static_cast<int>(num.i);
+      if (num.ok && num.is_int && num.i >= -1 && num.i < 1 << 20) si.ndim = static_cast<int>(num.i);
     }
-    return si;
+    return stable_.intern(std::move(si), file_);
   }
   if (m == "Object") {
-    si->kind = SInfoKind::kObject;
-    return si;
+    si.kind = SInfoKind::kObject;
+    return stable_.intern(std::move(si), file_);
   }
   if (m == "Shape") {
-    si->kind = SInfoKind::kShape;
+    si.kind = SInfoKind::kShape;
     const Node* shape = !pos.empty() ? pos[0] : (n->kind == NK::kCall ? kwarg(n, "values") : nullptr);
     if (shape != nullptr && (shape->kind == NK::kTuple || shape->kind == NK::kList)) {
-      si->shape_known = true;
-      for (std::uint32_t q = 0; q < shape->n; ++q) si->dims.push_back(dim(shape->kids[q], rfn_));
-      si->ndim = static_cast<int>(si->dims.size());
+      si.shape_known = true;
+      for (std::uint32_t q = 0; q < shape->n; ++q) si.dims.push_back(dim(shape->kids[q], rfn_));
+      si.ndim = static_cast<int>(si.dims.size());
     }
     const Node* nd = n->kind == NK::kCall ? kwarg(n, "ndim") : nullptr;
     if (nd != nullptr) {
       const Num num = number(nd);
-      if (num.ok && num.is_int && num.i >= -1 && num.i < 1 << 20) si->ndim = static_cast<int>(num.i);
+      if (num.ok && num.is_int && num.i >= -1 && num.i < 1 << 20) si.ndim = static_cast<int>(num.i);
     }
-    return si;
+    return stable_.intern(std::move(si), file_);
   }
   if (m == "Tuple") {
-    si->kind = SInfoKind::kTuple;
+    si.kind = SInfoKind::kTuple;
     if (pos.size() == 1 && (pos[0]->kind == NK::kList || pos[0]->kind == NK::kTuple)) {
-      for (std::uint32_t q = 0; q < pos[0]->n; ++q) si->fields.push_back(sinfo(pos[0]->kids[q]));
+      for (std::uint32_t q = 0; q < pos[0]->n; ++q) si.fields.push_back(sinfo(pos[0]->kids[q]));
     } else {
-      si->fields.reserve(pos.size());
-      for (const Node* a : pos) si->fields.push_back(sinfo(a));
+      si.fields.reserve(pos.size());
+      for (const Node* a : pos) si.fields.push_back(sinfo(a));
     }
-    return si;
+    return stable_.intern(std::move(si), file_);
   }
   if (m == "Prim") {
-    si->kind = SInfoKind::kPrim;
+    si.kind = SInfoKind::kPrim;
     std::string_view dt;
-    if (!pos.empty() && str_value(pos[0], dt)) si->dtype = dt;
-    else if (n->kind == NK::kCall && str_value(kwarg(n, "dtype"), dt)) si->dtype = dt;
+    if (!pos.empty() && str_value(pos[0], dt)) si.dtype = dt;
+    else if (n->kind == NK::kCall && str_value(kwarg(n, "dtype"), dt)) si.dtype = dt;
     if (n->kind == NK::kCall) {
       const Node* v = kwarg(n, "value");
       if (v != nullptr) {
-        si->dims.push_back(dim(v, rfn_));
-        if (si->dtype.empty()) si->dtype = "int64";
+        si.dims.push_back(dim(v, rfn_));
+        if (si.dtype.empty()) si.dtype = "int64";
       }
     }
-    return si;
+    return stable_.intern(std::move(si), file_);
   }
   if (n->kind == NK::kTuple || n->kind == NK::kList) {
-    si->kind = SInfoKind::kTuple;
-    for (std::uint32_t q = 0; q < n->n; ++q) si->fields.push_back(sinfo(n->kids[q]));
-    return si;
+    si.kind = SInfoKind::kTuple;
+    for (std::uint32_t q = 0; q < n->n; ++q) si.fields.push_back(sinfo(n->kids[q]));
+    return stable_.intern(std::move(si), file_);
   }
-  si->kind = SInfoKind::kUnknown;
-  return si;
+  si.kind = SInfoKind::kUnknown;
+  return stable_.intern(std::move(si), file_);
 }
 
 RExprPtr Lowerer::rexpr_raw(const Node* n) {
   switch (n->kind) {
     case NK::kName: {
-      auto e = rmk(RExprKind::kVar, n);
-      e->name = n->text;
-      return e;
+      RExpr e = rmk(RExprKind::kVar, n);
+      e.name = n->text;
+      return rtable_.intern(std::move(e), file_);
     }
     case NK::kAttr: {
       if (n->a->kind == NK::kName &&
           (n->a->text == class_name_ ||
            std::find(cls_aliases_.begin(), cls_aliases_.end(), n->a->text) != cls_aliases_.end())) {
-        auto e = rmk(RExprKind::kGlobalFunc, n);
-        e->name = n->text;
-        return e;
+        RExpr e = rmk(RExprKind::kGlobalFunc, n);
+        e.name = n->text;
+        return rtable_.intern(std::move(e), file_);
       }
       return rother(n);
     }
     case NK::kString: {
-      auto e = rmk(RExprKind::kString, n);
-      e->name = n->text;
-      return e;
+      RExpr e = rmk(RExprKind::kString, n);
+      e.name = n->text;
+      return rtable_.intern(std::move(e), file_);
     }
     case NK::kInt:
     case NK::kFloat:
     case NK::kUnary: {
       const Num num = number(n);
       if (!num.ok) {
-        auto e = rmk(RExprKind::kPrimValue, n);
-        e->prim = expr(n);
-        return e;
+        RExpr e = rmk(RExprKind::kPrimValue, n);
+        e.prim = expr(n);
+        return rtable_.intern(std::move(e), file_);
       }
-      auto e = rmk(RExprKind::kPrimValue, n);
-      if (num.is_int) e->prim = int_lit(num.i, n, "int64");
+      RExpr e = rmk(RExprKind::kPrimValue, n);
+      if (num.is_int) e.prim = int_lit(num.i, n, "int64");
       else {
-        e->prim = float_lit(num.f, n, "float64");
+        e.prim = float_lit(num.f, n, "float64");
       }
-      return e;
+      return rtable_.intern(std::move(e), file_);
     }
     case NK::kConst:
       if (n->text == "True" || n->text == "False") {
-        auto e = rmk(RExprKind::kPrimValue, n);
-        e->prim = expr(n);
-        return e;
+        RExpr e = rmk(RExprKind::kPrimValue, n);
+        e.prim = expr(n);
+        return rtable_.intern(std::move(e), file_);
       }
       return rother(n);
     case NK::kTuple:
     case NK::kList: {
-      auto e = rmk(RExprKind::kTuple, n);
-      e->args.reserve(n->n);
-      for (std::uint32_t k = 0; k < n->n; ++k) e->args.push_back(rexpr(n->kids[k]));
-      return e;
+      RExpr e = rmk(RExprKind::kTuple, n);
+      e.args.reserve(n->n);
+      for (std::uint32_t k = 0; k < n->n; ++k) e.args.push_back(rexpr(n->kids[k]));
+      return rtable_.intern(std::move(e), file_);
     }
     case NK::kSubscript: {
       if (n->n == 1 && n->kids[0]->kind == NK::kInt) {
@@ -1711,15 +1747,15 @@ RExprPtr Lowerer::rexpr_raw(const Node* n) {
         // metadata["relax.expr.Constant"][0]
         if (base->kind == NK::kSubscript && base->a->kind == NK::kName && base->a->text == "metadata" &&
             base->n == 1 && base->kids[0]->kind == NK::kString) {
-          auto e = rmk(RExprKind::kConstant, n);
-          e->name = base->kids[0]->text;
-          e->index = idx;
-          return e;
+          RExpr e = rmk(RExprKind::kConstant, n);
+          e.name = base->kids[0]->text;
+          e.index = idx;
+          return rtable_.intern(std::move(e), file_);
         }
-        auto e = rmk(RExprKind::kTupleGetItem, n);
-        e->args.push_back(rexpr(base));
-        e->index = idx;
-        return e;
+        RExpr e = rmk(RExprKind::kTupleGetItem, n);
+        e.args.push_back(rexpr(base));
+        e.index = idx;
+        return rtable_.intern(std::move(e), file_);
       }
       return rother(n);
     }
@@ -1731,73 +1767,73 @@ RExprPtr Lowerer::rexpr_raw(const Node* n) {
   const std::string path = dotted(n->a);
   const auto pos = positional(n);
   if (path == "R.prim_value" && pos.size() == 1) {
-    auto e = rmk(RExprKind::kPrimValue, n);
-    e->prim = expr(pos[0]);
-    return e;
+    RExpr e = rmk(RExprKind::kPrimValue, n);
+    e.prim = expr(pos[0]);
+    return rtable_.intern(std::move(e), file_);
   }
   if (path == "R.shape" && pos.size() == 1 && (pos[0]->kind == NK::kList || pos[0]->kind == NK::kTuple)) {
-    auto e = rmk(RExprKind::kShape, n);
-    for (std::uint32_t k = 0; k < pos[0]->n; ++k) e->dims.push_back(dim(pos[0]->kids[k], nullptr));
-    return e;
+    RExpr e = rmk(RExprKind::kShape, n);
+    for (std::uint32_t k = 0; k < pos[0]->n; ++k) e.dims.push_back(dim(pos[0]->kids[k], nullptr));
+    return rtable_.intern(std::move(e), file_);
   }
   if (path == "R.str" && pos.size() == 1 && pos[0]->kind == NK::kString) {
-    auto e = rmk(RExprKind::kString, n);
-    e->name = pos[0]->text;
-    return e;
+    RExpr e = rmk(RExprKind::kString, n);
+    e.name = pos[0]->text;
+    return rtable_.intern(std::move(e), file_);
   }
   if (path == "R.tuple") {
-    auto e = rmk(RExprKind::kTuple, n);
-    for (const Node* a : pos) e->args.push_back(rexpr(a));
-    return e;
+    RExpr e = rmk(RExprKind::kTuple, n);
+    for (const Node* a : pos) e.args.push_back(rexpr(a));
+    return rtable_.intern(std::move(e), file_);
   }
   if (path == "R.const" && !pos.empty()) {
-    auto e = rmk(RExprKind::kConstant, n);
+    RExpr e = rmk(RExprKind::kConstant, n);
     const Num num = number(pos[0]);
     std::string_view dt;
     if (pos.size() >= 2) str_value(pos[1], dt);
     str_value(kwarg(n, "dtype"), dt);
     if (num.ok) {
       if (!dt.empty() && is_float_dtype(dt)) {
-        e->prim = float_lit(num.f, pos[0], dt);
+        e.prim = float_lit(num.f, pos[0], dt);
       } else if (num.is_int) {
-        e->prim = int_lit(num.i, pos[0], dt.empty() ? std::string_view("int32") : dt);
+        e.prim = int_lit(num.i, pos[0], dt.empty() ? std::string_view("int32") : dt);
       } else {
-        e->prim = float_lit(num.f, pos[0], dt.empty() ? std::string_view("float32") : dt);
+        e.prim = float_lit(num.f, pos[0], dt.empty() ? std::string_view("float32") : dt);
       }
     }
     if (!dt.empty()) {
-      auto d = rmk(RExprKind::kString, pos[0]);
-      d->name = dt;
-      e->kwargs.emplace_back("dtype", rtable_.intern(std::move(d)));
+      RExpr d = rmk(RExprKind::kString, pos[0]);
+      d.name = dt;
+      e.kwargs.emplace_back("dtype", rtable_.intern(std::move(d), file_));
     }
-    return e;
+    return rtable_.intern(std::move(e), file_);
   }
-  auto e = rmk(RExprKind::kCall, n);
-  e->op = path.empty() ? clip(span(n->a)) : path;
+  RExpr e = rmk(RExprKind::kCall, n);
+  e.op = path.empty() ? clip(span(n->a)) : path;
   const bool call_tir = path == "R.call_tir" || path == "R.call_tir_inplace" || path == "R.call_tir_with_grad";
   const bool dps = path == "R.call_dps_packed";
   for (std::size_t k = 0; k < pos.size(); ++k) {
     const Node* a = pos[k];
     if (k == 0 && call_tir && a->kind == NK::kName) {
-      auto g = rmk(RExprKind::kGlobalFunc, a);
-      g->name = a->text;
-      e->args.push_back(rtable_.intern(std::move(g)));
+      RExpr g = rmk(RExprKind::kGlobalFunc, a);
+      g.name = a->text;
+      e.args.push_back(rtable_.intern(std::move(g), file_));
     } else if (k == 2 && (call_tir || dps)) {
-      sinfo_list(a, e->sinfo_args);  // 2023-early positional out sinfo
+      sinfo_list(a, e.sinfo_args);  // 2023-early positional out sinfo
     } else {
-      e->args.push_back(rexpr(a));
+      e.args.push_back(rexpr(a));
     }
   }
   for (std::uint32_t k = 0; k < n->n; ++k) {
     const Node* a = n->kids[k];
     if (a->kind != NK::kKeyword) continue;
     if (a->text == "out_sinfo" || a->text == "sinfo_args") {
-      sinfo_list(a->a, e->sinfo_args);
+      sinfo_list(a->a, e.sinfo_args);
       continue;
     }
-    e->kwargs.emplace_back(std::string(a->text), rexpr(a->a));
+    e.kwargs.emplace_back(std::string(a->text), rexpr(a->a));
   }
-  return e;
+  return rtable_.intern(std::move(e), file_);
 }
 
 void Lowerer::lower_relax_body(Stmt* const* body, std::uint32_t n, RelaxFunc& f) {
