@@ -32,6 +32,10 @@ struct ExtractResult {
   std::vector<std::string> entries;         // Relax entry functions seen (sorted)
   std::vector<AttentionSite> attention;     // sorted by entry
   std::vector<std::string> skipped;         // functions skipped, with the reason (debug)
+  std::vector<std::string> symbols;         // unbound symbolic names in the workloads (sorted)
+  /// Whole-module quantization: the one scheme of the weight GEMMs, "q0f16" /
+  /// "q0f32" when none is quantized, "mixed", or "" without weight GEMMs.
+  std::string module_quant;
 };
 
 ExtractResult extract_workloads(const ir::Module& module, const ExtractOptions& options = {});
@@ -42,5 +46,10 @@ std::map<std::string, std::int64_t> parse_bindings(const std::string& text);
 /// Evaluate a symbolic Dim under bindings; returns a known Dim, or throws
 /// InputError listing the unbound names when `require_known`.
 Dim bind_dim(const Dim& d, const std::map<std::string, std::int64_t>& bindings, bool require_known = false);
+
+/// The `extract --format json` document (docs/extract.md): {"workloads": [...],
+/// "entries", "attention", "symbols", "module_quant"}; dims are JSON integers
+/// when known, strings when symbolic, null when undeterminable.
+std::string extract_json(const ExtractResult& result, int indent = 2);
 
 }  // namespace tenet_cost

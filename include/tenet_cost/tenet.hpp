@@ -64,6 +64,9 @@ struct TensorMetrics {
   double temporal_reuse = 0.0;         // (total - unique vs (s, prev t)) / |D|
   double spatial_reuse = 0.0;          // |intersection with neighbours| / |D|
   std::int64_t delay = 0;              // ingress (reads) / egress (writes) of this tensor alone
+  // Added: the integer counts behind the ratios.
+  std::int64_t temporal_unique_volume = 0;  // unique volume against (s, prev t) only
+  std::int64_t spatial_reuse_volume = 0;    // |intersection with neighbours| (spatial_reuse * |D|)
 };
 
 struct Metrics {
@@ -79,6 +82,11 @@ struct Metrics {
   std::int64_t max_delay = 0;
   std::int64_t energy = 0;             // TENET's truncation order, 64-bit
   std::vector<TensorMetrics> tensors;  // reads then writes, each sorted by name
+  // Added: how the numbers were obtained.
+  bool spatial_reuse_computed = true;  // false with AnalyzeOptions::spatial_reuse = false (spatial_reuse = NaN)
+  std::string counting_method;         // "multilinear interpolation" or "enumeration"
+  std::int64_t self_check_retries = 0; // times a self-check failed and a larger base was tried
+  std::int64_t instances_counted = 0;  // brute-forced small instances
 };
 
 struct AnalyzeOptions {
@@ -88,5 +96,17 @@ struct AnalyzeOptions {
 };
 
 Metrics analyze(const Problem& problem, const AnalyzeOptions& options = {});
+
+/// Problem from isl-syntax strings (loc.file = "<generated>"), e.g. for
+/// generated GEMMs. `reads`/`writes` are one access relation each.
+Problem make_problem(const std::string& pe_domain, const std::string& interconnect,
+                     const std::string& iteration_domain, const std::vector<std::string>& reads,
+                     const std::vector<std::string>& writes, const std::string& space_map,
+                     const std::string& time_map, std::uint64_t bandwidth = 64, std::uint64_t avg_latency = 16);
+
+/// TENET's all-metrics text (the layout of fixtures/tenet/expected/all_metrics_int64).
+std::string render_text(const Metrics& m);
+/// The JSON contract of `tenet-cost tenet --format json` (docs/tenet-engine.md).
+std::string render_json(const Metrics& m);
 
 }  // namespace tenet_cost::tenet

@@ -200,6 +200,30 @@ Arch parse_arch(const std::string& text, const std::string& filename) {
       a.sources.push_back(x.get<std::string>());
     }
   }
+  // a TENET .p file: its second line is the interconnect relation (path relative to the JSON file)
+  if (a.interconnect.size() > 2 && a.interconnect.substr(a.interconnect.size() - 2) == ".p") {
+    fs::path pf(a.interconnect);
+    if (pf.is_relative()) pf = fs::path(filename).parent_path() / pf;
+    std::string body;
+    try {
+      body = read_file(pf.string(), 1 << 20);
+    } catch (const InputError& e) {
+      r.fail("interconnect", e.what());
+    }
+    std::vector<std::string> lines;
+    std::size_t st = 0;
+    while (st < body.size()) {
+      auto nl = body.find('\n', st);
+      if (nl == std::string::npos) nl = body.size();
+      std::string line = body.substr(st, nl - st);
+      while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
+      if (!line.empty()) lines.push_back(line);
+      st = nl + 1;
+    }
+    if (lines.size() < 2 || lines[1].find("->") == std::string::npos)
+      throw InputError(SourceLocation{pf.string(), 2, 1}, "expected the interconnect relation on line 2 of the .p file");
+    a.interconnect = lines[1];
+  }
   // the interconnect must be a known preset or relation text
   if (a.interconnect != "systolic" && a.interconnect != "mesh" && a.interconnect != "none" &&
       a.interconnect.find("->") == std::string::npos)

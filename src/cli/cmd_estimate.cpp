@@ -369,7 +369,7 @@ std::string run_quant_list(const std::string& format) {
       if (f.scale == quant::Granularity::kNone || f.scale_bits == 0) return std::string("-");
       std::string x = quant::to_string(f.scale);
       if (f.group) x += " " + std::to_string(f.group);
-      x += " f" + std::to_string(f.scale_bits);
+      x += " " + std::to_string(f.scale_bits) + "-bit";
       if (f.zero_point) x += " +zero";
       return x;
     };

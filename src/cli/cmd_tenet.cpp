@@ -1,8 +1,43 @@
+// `tenet-cost tenet`: every TENET metric of one (PE array, statement, mapping) triple.
 #include "commands.hpp"
+#include "tenet_cost/error.hpp"
+#include "tenet_cost/report.hpp"
+#include "tenet_cost/tenet.hpp"
 
 namespace tenet_cost::cli {
 void add_tenet_command(CLI::App& app, Context& ctx) {
-  auto* cmd = app.add_subcommand("tenet", "Evaluate a TENET (PE array, statement, mapping) triple");
-  cmd->callback([&ctx] { ctx.result = ""; });
+  auto* cmd = app.add_subcommand("tenet", "Evaluate a TENET (PE array, statement, mapping) triple: every metric, exactly");
+  struct Opts {
+    std::string pe, statement, mapping, experiment, data_root = ".", format = "table";
+    bool enumerate = false, no_spatial = false;
+  };
+  auto o = std::make_shared<Opts>();
+  cmd->add_option("--pe", o->pe, "PE array file (.p)");
+  cmd->add_option("--statement", o->statement, "Statement file (.s)");
+  cmd->add_option("--mapping", o->mapping, "Mapping file (.m)");
+  cmd->add_option("--experiment", o->experiment, "Experiment file: mapping, PE array, statement paths relative to --data-root");
+  cmd->add_option("--data-root", o->data_root, "Directory the experiment's paths are relative to (TENET's data/)");
+  cmd->add_option("--format", o->format, "table | json");
+  cmd->add_flag("--enumerate", o->enumerate, "Brute-force enumeration of the whole domain (debug / oracle; small problems only)");
+  cmd->add_flag("--no-spatial-reuse", o->no_spatial, "Skip the spatial-reuse metric");
+  cmd->callback([&ctx, o] {
+    const auto format = report::parse_format(o->format);
+    if (format == report::Format::kCsv) throw InputError("--format csv is not supported by `tenet`; use table or json");
+    tenet::Problem problem;
+    if (!o->experiment.empty()) {
+      if (!o->pe.empty() || !o->statement.empty() || !o->mapping.empty())
+        throw InputError("give either --experiment or --pe/--statement/--mapping, not both");
+      problem = tenet::load_experiment(o->experiment, o->data_root);
+    } else {
+      if (o->pe.empty() || o->statement.empty() || o->mapping.empty())
+        throw InputError("`tenet` needs --pe F.p --statement F.s --mapping F.m (or --experiment FILE --data-root DIR)");
+      problem = tenet::load_problem(o->pe, o->statement, o->mapping);
+    }
+    tenet::AnalyzeOptions opts;
+    opts.enumerate = o->enumerate;
+    opts.spatial_reuse = !o->no_spatial;
+    const auto metrics = tenet::analyze(problem, opts);
+    ctx.result = format == report::Format::kJson ? tenet::render_json(metrics) : tenet::render_text(metrics);
+  });
 }
 }  // namespace tenet_cost::cli

@@ -1,0 +1,334 @@
+#!/usr/bin/env python3
+"""Generate the MLC-style TVMScript dumps shipped in workloads/ from a model's config.json.
+
+Usage: python3 scripts/gen_workloads.py            (regenerates every workloads/<model>/<scheme>.py)
+
+The output mimics what MLC-LLM's `--debug-dump` prints after FuseTIR (TVM 2023-2025 era, see
+/work/shared/fixtures/real/01 and 17): one `@I.ir_module class Module` with private prim_funcs
+`fused_fused_dequantize*_NT_matmul*` (q4f16_1: uint32-packed int4 weights, float16 group-32 scales,
+NK layout) or `NT_matmul*` (q0f16), decode variants with a static 1-token batch and prefill variants
+with the symbolic length `n`, a few elementwise prim_funcs, and Relax entries `prefill` / `decode`
+that call them once per layer through R.call_tir, with MLC's paged KV-cache attention builtin in
+between. Only GEMM-relevant functions are kept so each dump stays small. Python is only needed to
+regenerate; the outputs are checked in.
+"""
+import json
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MODELS = ["llama-2-7b", "qwen2-0.5b"]
+SCHEMES = ["q0f16", "q4f16_1"]
+
+
+def i64(v):
+    return v if isinstance(v, str) else f"T.int64({v})"
+
+
+def shape(dims):
+    return "(" + ", ".join(i64(d) for d in dims) + ")"
+
+
+class Gen:
+    def __init__(self, cfg, scheme):
+        self.cfg = cfg
+        self.scheme = scheme
+        self.q = scheme == "q4f16_1"
+        h = cfg["hidden_size"]
+        heads = cfg["num_attention_heads"]
+        kv = cfg.get("num_key_value_heads", heads)
+        hd = cfg.get("head_dim", h // heads)
+        self.h, self.heads, self.kv, self.hd = h, heads, kv, hd
+        self.inter = cfg["intermediate_size"]
+        self.vocab = cfg["vocab_size"]
+        self.layers = cfg["num_hidden_layers"]
+        self.funcs = []
+        self.count = 0
+        # (name, N, K, epilogue) per GEMM kind
+        self.gemms = {
+            "qkv": ((heads + 2 * kv) * hd, h, None),
+            "o": (h, heads * hd, "add"),
+            "gate_up": (2 * self.inter, h, None),
+            "down": (h, self.inter, "add"),
+            "lm_head": (self.vocab, h, "cast"),
+        }
+        self.names = {}
+
+    def weight_params(self, n, k):
+        if self.q:
+            return [("W", (n, k // 8), "uint32"), ("S", (n, k // 32), "float16")]
+        return [("W", (n, k), "float16")]
+
+    def gemm_func(self, kind, prefill):
+        n, k, epi = self.gemms[kind]
+        idx = self.count
+        self.count += 1
+        core = f"NT_matmul{idx}" if idx else "NT_matmul"
+        if epi == "add":
+            core = f"fused_{core}_add{idx}"
+        elif epi == "cast":
+            core = f"fused_{core}_cast{idx}"
+        name = f"fused_fused_dequantize{idx}_{core.replace('fused_', '')}" if self.q else core
+        if self.q and epi:
+            name = f"fused_fused_dequantize{idx}_fused_NT_matmul{idx}_{epi}{idx}"
+        rows = "n" if prefill else 1
+        lines = []
+        w = self.weight_params(n, k)
+        params = [f"{pn.lower()}{idx}: T.Buffer({shape(s)}, \"{dt}\")" for pn, s, dt in w]
+        params.append("p_x: T.handle")
+        if epi == "add":
+            params.append("p_residual: T.handle")
+        params.append("p_output0: T.handle")
+        lines.append("    @T.prim_func(private=True)")
+        lines.append(f"    def {name}({', '.join(params)}):")
+        lines.append('        T.func_attr({"tir.noalias": T.bool(True)})')
+        if prefill:
+            lines.append("        n = T.int64()")
+        lines.append(f"        x = T.match_buffer(p_x, {shape((1, rows, k))}, \"float16\")")
+        if epi == "add":
+            lines.append(f"        residual = T.match_buffer(p_residual, {shape((1, rows, n))}, \"float16\")")
+        out_dt = ', "float32"' if epi == "cast" else ', "float16"'
+        out = "var_NT_matmul_intermediate" if not epi else "p_output0_intermediate"
+        lines.append(f"        {out} = T.match_buffer(p_output0, {shape((1, rows, n))}{out_dt})")
+        lines.append('        # with T.block("root"):')
+        wname = f"w{idx}"
+        if self.q:
+            deq = "p_dequantize_intermediate"
+            lines.append(f"        {deq} = T.alloc_buffer({shape((n, k))}, \"float16\")")
+        if epi:
+            lines.append(f"        var_NT_matmul_intermediate = T.alloc_buffer({shape((1, rows, n))}, \"float16\")")
+        if self.q:
+            s = f"s{idx}"
+            lines += [
+                f"        for i, j in T.grid({i64(n)}, {i64(k)}):",
+                '            with T.block("dequantize"):',
+                '                v_i, v_j = T.axis.remap("SS", [i, j])',
+                f"                T.reads({wname}[v_i, v_j // T.int64(8)], {s}[v_i, v_j // T.int64(32)])",
+                f"                T.writes({deq}[v_i, v_j])",
+                f"                {deq}[v_i, v_j] = (T.Cast(\"float16\", T.bitwise_and(T.shift_right({wname}[v_i, v_j // T.int64(8)], "
+                f"T.Cast(\"uint32\", v_j % T.int64(8)) * T.uint32(4)), T.uint32(15))) - T.float16(7)) * {s}[v_i, v_j // T.int64(32)]",
+            ]
+            b = deq
+        else:
+            b = wname
+        lines += [
+            f"        for i0, i1, i2, k in T.grid(T.int64(1), {i64(rows)}, {i64(n)}, {i64(k)}):",
+            '            with T.block("NT_matmul"):',
+            '                v_i0, v_i1, v_i2, v_k = T.axis.remap("SSSR", [i0, i1, i2, k])',
+            f"                T.reads(x[v_i0, v_i1, v_k], {b}[v_i2, v_k])",
+            "                T.writes(var_NT_matmul_intermediate[v_i0, v_i1, v_i2])",
+            "                with T.init():",
+            "                    var_NT_matmul_intermediate[v_i0, v_i1, v_i2] = T.float16(0)",
+            "                var_NT_matmul_intermediate[v_i0, v_i1, v_i2] = var_NT_matmul_intermediate[v_i0, v_i1, v_i2] + "
+            f"x[v_i0, v_i1, v_k] * {b}[v_i2, v_k]",
+        ]
+        if epi:
+            blk = "T_add" if epi == "add" else "compute"
+            val = ("residual[v_ax0, v_ax1, v_ax2] + var_NT_matmul_intermediate[v_ax0, v_ax1, v_ax2]" if epi == "add"
+                   else 'T.Cast("float32", var_NT_matmul_intermediate[v_ax0, v_ax1, v_ax2])')
+            reads = ("residual[v_ax0, v_ax1, v_ax2], var_NT_matmul_intermediate[v_ax0, v_ax1, v_ax2]" if epi == "add"
+                     else "var_NT_matmul_intermediate[v_ax0, v_ax1, v_ax2]")
+            lines += [
+                f"        for ax0, ax1, ax2 in T.grid(T.int64(1), {i64(rows)}, {i64(n)}):",
+                f'            with T.block("{blk}"):',
+                '                v_ax0, v_ax1, v_ax2 = T.axis.remap("SSS", [ax0, ax1, ax2])',
+                f"                T.reads({reads})",
+                "                T.writes(p_output0_intermediate[v_ax0, v_ax1, v_ax2])",
+                f"                p_output0_intermediate[v_ax0, v_ax1, v_ax2] = {val}",
+            ]
+        self.funcs.append("\n".join(lines))
+        return name
+
+    def elementwise(self):
+        h = self.h
+        i = self.inter
+        self.funcs.append(f"""    @T.prim_func(private=True)
+    def rms_norm(var_A: T.handle, B: T.Buffer(({i64(h)},), "float16"), var_rms_norm: T.handle):
+        T.func_attr({{"tir.noalias": T.bool(True)}})
+        n = T.int64()
+        A = T.match_buffer(var_A, (T.int64(1), n, {i64(h)}), "float16")
+        rms_norm_1 = T.match_buffer(var_rms_norm, (T.int64(1), n, {i64(h)}), "float16")
+        # with T.block("root"):
+        Ared_temp = T.alloc_buffer((T.int64(1), n))
+        for bsz, i, k in T.grid(T.int64(1), n, {i64(h)}):
+            with T.block("Ared_temp"):
+                v_bsz, v_i, v_k = T.axis.remap("SSR", [bsz, i, k])
+                T.reads(A[v_bsz, v_i, v_k])
+                T.writes(Ared_temp[v_bsz, v_i])
+                with T.init():
+                    Ared_temp[v_bsz, v_i] = T.float32(0)
+                Ared_temp[v_bsz, v_i] = Ared_temp[v_bsz, v_i] + T.Cast("float32", A[v_bsz, v_i, v_k]) * T.Cast("float32", A[v_bsz, v_i, v_k])
+        for bsz, i, k in T.grid(T.int64(1), n, {i64(h)}):
+            with T.block("rms_norm"):
+                v_bsz, v_i, v_k = T.axis.remap("SSS", [bsz, i, k])
+                T.reads(B[v_k], A[v_bsz, v_i, v_k], Ared_temp[v_bsz, v_i])
+                T.writes(rms_norm_1[v_bsz, v_i, v_k])
+                rms_norm_1[v_bsz, v_i, v_k] = T.Cast("float16", T.Cast("float32", B[v_k]) * (T.Cast("float32", A[v_bsz, v_i, v_k]) / T.sqrt(Ared_temp[v_bsz, v_i] * T.float32({1.0 / h!r}) + T.float32(1.0000000000000001e-05))))
+
+    @T.prim_func(private=True)
+    def fused_split_silu_multiply(p_lv: T.handle, p_output0: T.handle):
+        T.func_attr({{"tir.noalias": T.bool(True)}})
+        n = T.int64()
+        lv = T.match_buffer(p_lv, (T.int64(1), n, {i64(2 * i)}), "float16")
+        var_T_multiply_intermediate = T.match_buffer(p_output0, (T.int64(1), n, {i64(i)}), "float16")
+        # with T.block("root"):
+        for ax0, ax1, ax2 in T.grid(T.int64(1), n, {i64(i)}):
+            with T.block("T_multiply"):
+                v_ax0, v_ax1, v_ax2 = T.axis.remap("SSS", [ax0, ax1, ax2])
+                T.reads(lv[v_ax0, v_ax1, v_ax2], lv[v_ax0, v_ax1, v_ax2 + {i64(i)}])
+                T.writes(var_T_multiply_intermediate[v_ax0, v_ax1, v_ax2])
+                var_T_multiply_intermediate[v_ax0, v_ax1, v_ax2] = lv[v_ax0, v_ax1, v_ax2] * T.sigmoid(lv[v_ax0, v_ax1, v_ax2]) * lv[v_ax0, v_ax1, v_ax2 + {i64(i)}]""")
+
+    def params(self):
+        """model_params tuple entries: (kind, layer) -> list of (index, shape, dtype)."""
+        entries = []
+        index = {}
+        for layer in range(self.layers):
+            index[("norm1", layer)] = [len(entries)]
+            entries.append(((self.h,), "float16"))
+            for kind in ("qkv", "o"):
+                n, k, _ = self.gemms[kind]
+                index[(kind, layer)] = []
+                for _, s, dt in self.weight_params(n, k):
+                    index[(kind, layer)].append(len(entries))
+                    entries.append((s, dt))
+            index[("norm2", layer)] = [len(entries)]
+            entries.append(((self.h,), "float16"))
+            for kind in ("gate_up", "down"):
+                n, k, _ = self.gemms[kind]
+                index[(kind, layer)] = []
+                for _, s, dt in self.weight_params(n, k):
+                    index[(kind, layer)].append(len(entries))
+                    entries.append((s, dt))
+        index[("norm_f", 0)] = [len(entries)]
+        entries.append(((self.h,), "float16"))
+        n, k, _ = self.gemms["lm_head"]
+        index[("lm_head", 0)] = []
+        for _, s, dt in self.weight_params(n, k):
+            index[("lm_head", 0)].append(len(entries))
+            entries.append((s, dt))
+        return entries, index
+
+    def entry(self, name, prefill, fn, entries, index):
+        rows = "n" if prefill else 1
+        tup = ", ".join(f"R.Tensor(({', '.join(str(d) for d in s)}{',' if len(s) == 1 else ''}), dtype=\"{dt}\")"
+                        for s, dt in entries)
+        rshape = '"n"' if prefill else "1"
+        out = [
+            "    @R.function",
+            f"    def {name}(input_embeds: R.Tensor((1, {rshape}, {self.h}), dtype=\"float16\"), kv_cache: R.Object, "
+            f"model_params: R.Tuple({tup})) -> R.Tuple(R.Tensor((1, 1, {self.vocab}), dtype=\"float32\"), R.Object):",
+        ]
+        if prefill:
+            out.append("        n = T.int64()")
+        out += ['        R.func_attr({"num_input": 2})', "        cls = Module", "        with R.dataflow():"]
+        v = [0]
+
+        def var():
+            v[0] += 1
+            return f"lv{v[0]}"
+
+        def tensor(dims, dt="float16"):
+            return f"R.Tensor(({', '.join(str(d) for d in dims)}), dtype=\"{dt}\")"
+
+        def load(key):
+            names = []
+            for i in index[key]:
+                s, dt = entries[i]
+                nm = var()
+                out.append(f"            {nm}: R.Tensor(({', '.join(str(d) for d in s)}{',' if len(s) == 1 else ''}), "
+                           f"dtype=\"{dt}\") = model_params[{i}]")
+                names.append(nm)
+            return names
+
+        h, heads, kv, hd = self.h, self.heads, self.kv, self.hd
+        x = "input_embeds"
+        kvc = "kv_cache"
+        for layer in range(self.layers):
+            (g1,) = load(("norm1", layer))
+            y = var()
+            out.append(f"            {y} = R.call_tir(cls.rms_norm, ({x}, {g1}), out_sinfo={tensor((1, rows, h))})")
+            w = load(("qkv", layer))
+            qkv = var()
+            nq = (heads + 2 * kv) * hd
+            out.append(f"            {qkv} = R.call_tir(cls.{fn['qkv']}, ({', '.join(w)}, {y}), out_sinfo={tensor((1, rows, nq))})")
+            q4 = var()
+            out.append(f"            {q4} = R.reshape({qkv}, R.shape([1, {rows}, {heads + 2 * kv}, {hd}]))")
+            att = var()
+            out.append(f"            {att} = R.call_dps_packed(\"vm.builtin.paged_attention_kv_cache_attention\", "
+                       f"({kvc}, cls.attention, {q4}, R.prim_value({layer}), R.prim_value(1), R.prim_value(T.float32(1)), "
+                       f"R.prim_value(10000)), out_sinfo={tensor((1, rows, heads, hd))})")
+            a2 = var()
+            out.append(f"            {a2} = R.reshape({att}, R.shape([1, {rows}, {heads * hd}]))")
+            w = load(("o", layer))
+            o = var()
+            out.append(f"            {o} = R.call_tir(cls.{fn['o']}, ({', '.join(w)}, {a2}, {x}), out_sinfo={tensor((1, rows, h))})")
+            (g2,) = load(("norm2", layer))
+            y2 = var()
+            out.append(f"            {y2} = R.call_tir(cls.rms_norm, ({o}, {g2}), out_sinfo={tensor((1, rows, h))})")
+            w = load(("gate_up", layer))
+            gu = var()
+            out.append(f"            {gu} = R.call_tir(cls.{fn['gate_up']}, ({', '.join(w)}, {y2}), out_sinfo={tensor((1, rows, 2 * self.inter))})")
+            act = var()
+            out.append(f"            {act} = R.call_tir(cls.fused_split_silu_multiply, ({gu},), out_sinfo={tensor((1, rows, self.inter))})")
+            w = load(("down", layer))
+            d = var()
+            out.append(f"            {d} = R.call_tir(cls.{fn['down']}, ({', '.join(w)}, {act}, {o}), out_sinfo={tensor((1, rows, h))})")
+            x = d
+        (gf,) = load(("norm_f", 0))
+        yf = var()
+        out.append(f"            {yf} = R.call_tir(cls.rms_norm, ({x}, {gf}), out_sinfo={tensor((1, rows, h))})")
+        if prefill:
+            last = var()
+            out.append(f"            {last} = R.strided_slice({yf}, axes=[1], begin=[n - 1], end=[n])")
+            yf = last
+        w = load(("lm_head", 0))
+        logits = var()
+        out.append(f"            {logits} = R.call_tir(cls.{fn['lm_head']}, ({', '.join(w)}, {yf}), "
+                   f"out_sinfo={tensor((1, 1, self.vocab), 'float32')})")
+        gv = var()
+        out.append(f"            {gv}: R.Tuple({tensor((1, 1, self.vocab), 'float32')}, R.Object) = {logits}, {kvc}")
+        out.append(f"            R.output({gv})")
+        out.append(f"        return {gv}")
+        return "\n".join(out)
+
+    def module(self, model):
+        fn_dec, fn_pre = {}, {}
+        for kind in ("qkv", "o", "gate_up", "down", "lm_head"):
+            fn_dec[kind] = self.gemm_func(kind, prefill=False)
+        for kind in ("qkv", "o", "gate_up", "down"):
+            fn_pre[kind] = self.gemm_func(kind, prefill=True)
+        fn_pre["lm_head"] = fn_dec["lm_head"]  # prefill computes the last token's logits only
+        self.elementwise()
+        entries, index = self.params()
+        create = (f"""    @R.function
+    def create_kv_cache(cache_config: R.Shape(["reserved_nseq", "total_seq_len", "page_size"])) -> R.Object:
+        reserved_nseq = T.int64()
+        total_seq_len = T.int64()
+        page_size = T.int64()
+        R.func_attr({{"relax.force_pure": True}})
+        gv: R.Object = R.call_packed("vm.builtin.paged_attention_kv_cache_create", cache_config, R.prim_value({self.layers}), R.prim_value({self.kv}), R.prim_value({self.hd}), R.const(0, "float16"), sinfo_args=(R.Object,))
+        return gv""")
+        body = "\n\n".join(self.funcs + [create, self.entry("decode", False, fn_dec, entries, index),
+                                           self.entry("prefill", True, fn_pre, entries, index)])
+        header = (f"# {model} {self.scheme}: MLC-LLM-style dump generated by scripts/gen_workloads.py from "
+                  f"workloads/{model}/config.json (GEMM-relevant functions only)\n"
+                  "# from tvm.script import ir as I\n# from tvm.script import tir as T\n# from tvm.script import relax as R\n\n"
+                  "@I.ir_module\nclass Module:\n")
+        return header + body + "\n"
+
+
+def main():
+    for model in MODELS:
+        with open(os.path.join(ROOT, "workloads", model, "config.json")) as f:
+            cfg = json.load(f)
+        for scheme in SCHEMES:
+            text = Gen(cfg, scheme).module(model)
+            path = os.path.join(ROOT, "workloads", model, scheme + ".py")
+            with open(path, "w") as f:
+                f.write(text)
+            print(f"{path}: {len(text)} bytes", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,97 @@
+// Internals of the extractor shared between its translation units (not a
+// public API). See docs/extract.md for the rules implemented here.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "extract/sym.hpp"
+#include "tenet_cost/extract.hpp"
+#include "tenet_cost/ir.hpp"
+
+namespace tenet_cost::xtir {
+
+// ------------------------------------------------------------ expression utils
+const ir::Expr* strip_cast(const ir::Expr* e);
+bool struct_eq(const ir::Expr* a, const ir::Expr* b);
+/// Every variable name referenced in e (loads' indices included).
+void collect_vars(const ir::Expr& e, std::set<std::string>& out);
+/// Loads in e. `top_only`: skip loads that sit inside another load's indices.
+void collect_loads(const ir::Expr& e, std::vector<const ir::Expr*>& out, bool top_only);
+/// Replaces variables by expressions (a new tree; shared subtrees kept).
+ir::ExprPtr substitute(const ir::ExprPtr& e, const std::map<std::string, ir::ExprPtr>& m);
+/// Integer constant value of e (through casts), if it is one.
+std::optional<std::int64_t> int_const(const ir::Expr* e);
+/// Linear form sum(coef[v] * v) + c of an index expression; nullopt when not linear.
+struct Linear {
+  std::map<std::string, std::int64_t> coef;
+  std::int64_t constant = 0;
+};
+std::optional<Linear> linear_form(const ir::Expr& e);
+std::size_t node_count(const ir::Expr& e, std::size_t limit);
+
+/// Storage bits of a dtype ("uint32" -> 32, "float8_e4m3fn" -> 8); 0 unknown.
+int dtype_bits(const std::string& dtype);
+bool is_int_dtype(const std::string& dtype);
+bool is_float_dtype(const std::string& dtype);
+
+// ------------------------------------------------------------ function index
+struct StoreSite {
+  const ir::Stmt* store = nullptr;
+  const ir::Block* block = nullptr;          // innermost enclosing block (may be null)
+  std::vector<const ir::Block*> chain;       // enclosing blocks, outermost first
+  bool in_init = false;
+};
+
+struct FuncIndex {
+  const ir::PrimFunc* func = nullptr;
+  std::map<std::string, ir::Buffer> buffers;
+  std::vector<std::string> param_buffer;     // per param: buffer name or "" (scalar)
+  std::set<std::string> param_buffers;
+  std::vector<StoreSite> stores;
+  std::map<std::string, std::vector<std::size_t>> writers;  // buffer -> stores (not init)
+  explicit FuncIndex(const ir::PrimFunc& f);
+  [[nodiscard]] const ir::Buffer* buffer(const std::string& name) const;
+  [[nodiscard]] std::string dtype_of(const std::string& name) const;
+};
+
+/// Inline single-store producers of loaded buffers (dequantize, copies, pads).
+ir::ExprPtr inline_producers(const ir::ExprPtr& e, const FuncIndex& fi, const ir::Stmt* exclude);
+
+// ------------------------------------------------------------ quantization
+struct QuantContext {
+  std::set<std::string> kvars, nvars;
+  std::optional<std::int64_t> k_extent;  // total K when static (GPTQ group size)
+  std::function<std::string(const std::string&)> dtype_of;
+  std::function<const ir::Buffer*(const std::string&)> buffer;
+  std::string fallback_scale_dtype;      // fp8: a per-tensor scale param of the function
+};
+/// Quantization facts of a (dequantized, inlined) weight expression.
+/// weight_bits == 0 when the expression is a plain float weight.
+QuantInfo detect_quant(const ir::Expr& weight, const QuantContext& ctx, std::string& note);
+/// MLC scheme name for the facts ("custom" when none matches).
+std::string scheme_name(const QuantInfo& q, const std::string& packing_axis);
+
+// ------------------------------------------------------------ TIR GEMMs
+struct TirGemm {
+  Workload w;
+  std::size_t func_index = 0;     // index in Module::prim_funcs
+  int weight_param = -1;          // param index of a plain (maybe externally dequantized) weight
+  ir::ExprPtr weight_load;        // the GEMM-side load of that param
+  std::set<std::string> kvars, nvars;
+  std::optional<std::int64_t> k_extent;
+};
+
+/// All GEMM / conv blocks of one prim_func.
+std::vector<TirGemm> analyze_prim_func(const ir::PrimFunc& f, std::size_t func_index);
+
+/// When `f` is a dequantize-like function: the value stored into its output
+/// param `out_param`, inlined, with the store's index vars replaced by `index`.
+/// Null when the output is not written by exactly one plain store.
+ir::ExprPtr producer_value(const FuncIndex& fi, int out_param, const std::vector<ir::ExprPtr>& index);
+
+}  // namespace tenet_cost::xtir

@@ -1,0 +1,173 @@
+// Relax-level extraction: call counts of prim_funcs per entry function,
+// R.matmul GEMMs, FasterTransformer packed GEMMs, KV-cache attention
+// builtins, and dequantize prim_funcs feeding a GEMM's weight across calls.
+#include "extract/relax_scan.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+#include "tenet_cost/checked.hpp"
+
+namespace tenet_cost::xrelax {
+
+using ir::RExpr;
+using ir::RExprKind;
+using ir::RExprPtr;
+using ir::StructInfoPtr;
+using xsym::SymPtr;
+
+std::string callee_name(const RExpr& e) {
+  std::string n = e.name;
+  const auto dot = n.rfind('.');
+  if (e.kind == RExprKind::kGlobalFunc || e.kind == RExprKind::kVar) {
+    if (dot != std::string::npos && n.rfind("cls.", 0) == 0) n = n.substr(dot + 1);
+    else if (dot != std::string::npos && n.find('.') == dot) n = n.substr(dot + 1);
+  }
+  return n;
+}
+
+std::vector<RExprPtr> call_args(const RExpr& call) {
+  std::vector<RExprPtr> out;
+  if (call.args.size() < 2) return out;
+  if (call.args.size() == 2 && call.args[1] && call.args[1]->kind == RExprKind::kTuple) return call.args[1]->args;
+  for (std::size_t i = 1; i < call.args.size(); ++i) out.push_back(call.args[i]);
+  return out;
+}
+
+Env::Env(const ir::RelaxFunc& fn) : f(fn) {
+  for (const auto& p : fn.params) {
+    params.insert(p.name);
+    sinfo[p.name] = p.sinfo;
+  }
+  for (const auto& b : fn.bindings) bind[b.var] = &b;
+}
+
+const ir::Binding* Env::binding(const std::string& var) const {
+  auto it = bind.find(var);
+  return it == bind.end() ? nullptr : it->second;
+}
+
+StructInfoPtr Env::sinfo_of(const RExprPtr& e, int depth) const {
+  if (!e || depth > 64) return nullptr;
+  switch (e->kind) {
+    case RExprKind::kVar: {
+      auto it = sinfo.find(e->name);
+      if (it != sinfo.end() && it->second) return it->second;
+      const ir::Binding* b = binding(e->name);
+      if (!b) return nullptr;
+      if (b->sinfo) return b->sinfo;
+      return sinfo_of(b->value, depth + 1);
+    }
+    case RExprKind::kTupleGetItem: {
+      if (e->args.empty()) return nullptr;
+      StructInfoPtr t = sinfo_of(e->args[0], depth + 1);
+      if (!t || t->kind != ir::SInfoKind::kTuple || e->index < 0 ||
+          static_cast<std::size_t>(e->index) >= t->fields.size())
+        return nullptr;
+      return t->fields[static_cast<std::size_t>(e->index)];
+    }
+    case RExprKind::kCall: {
+      if (!e->sinfo_args.empty()) {
+        if (e->sinfo_args.size() == 1) return e->sinfo_args[0];
+        auto t = std::make_shared<ir::StructInfo>();
+        t->kind = ir::SInfoKind::kTuple;
+        t->fields = e->sinfo_args;
+        return t;
+      }
+      if ((e->op == "R.builtin.stop_lift_params" || e->op == "R.astype") && !e->args.empty())
+        return sinfo_of(e->args[0], depth + 1);
+      if (e->op == "R.permute_dims" && !e->args.empty()) {
+        StructInfoPtr x = sinfo_of(e->args[0], depth + 1);
+        if (!x || x->kind != ir::SInfoKind::kTensor || !x->shape_known) return nullptr;
+        auto perm = permutation(*e, x->dims.size());
+        if (!perm) return nullptr;
+        auto r = std::make_shared<ir::StructInfo>(*x);
+        for (std::size_t i = 0; i < perm->size(); ++i) r->dims[i] = x->dims[(*perm)[i]];
+        return r;
+      }
+      return nullptr;
+    }
+    default: return nullptr;
+  }
+}
+
+std::optional<std::vector<std::size_t>> permutation(const RExpr& call, std::size_t ndim) {
+  std::vector<std::size_t> p(ndim);
+  for (std::size_t i = 0; i < ndim; ++i) p[i] = ndim - 1 - i;  // axes=None reverses
+  const RExpr* axes = nullptr;
+  for (const auto& [k, v] : call.kwargs)
+    if (k == "axes" && v) axes = v.get();
+  if (!axes && call.args.size() > 1) axes = call.args[1].get();
+  if (!axes || axes->kind == RExprKind::kOther || (axes->kind == RExprKind::kVar && axes->name == "None") ||
+      axes->kind == RExprKind::kConstant)
+    return p;
+  std::vector<std::int64_t> vals;
+  if (axes->kind == RExprKind::kShape) {
+    for (const auto& d : axes->dims) {
+      auto v = xtir::int_const(d.get());
+      if (!v) return std::nullopt;
+      vals.push_back(*v);
+    }
+  } else if (axes->kind == RExprKind::kTuple) {
+    for (const auto& a : axes->args) {
+      if (!a || a->kind != RExprKind::kPrimValue || !a->prim) return std::nullopt;
+      auto v = xtir::int_const(a->prim.get());
+      if (!v) return std::nullopt;
+      vals.push_back(*v);
+    }
+  } else {
+    return p;
+  }
+  if (vals.size() != ndim) return std::nullopt;
+  for (std::size_t i = 0; i < ndim; ++i) {
+    std::int64_t v = vals[i] < 0 ? vals[i] + static_cast<std::int64_t>(ndim) : vals[i];
+    if (v < 0 || v >= static_cast<std::int64_t>(ndim)) return std::nullopt;
+    p[i] = static_cast<std::size_t>(v);
+  }
+  return p;
+}
+
+Root Env::root(const RExprPtr& e, int depth) const {
+  Root r;
+  if (!e || depth > 64) return r;
+  switch (e->kind) {
+    case RExprKind::kConstant: r.kind = Root::kConstant; return r;
+    case RExprKind::kVar: {
+      if (params.count(e->name)) {
+        r.kind = Root::kParam;
+        r.name = e->name;
+        return r;
+      }
+      const ir::Binding* b = binding(e->name);
+      if (!b) return r;
+      return root(b->value, depth + 1);
+    }
+    case RExprKind::kTupleGetItem: {
+      if (e->args.empty()) return r;
+      Root inner = root(e->args[0], depth + 1);
+      if (inner.kind == Root::kParam) return inner;  // a component of a parameter tuple
+      if (inner.kind == Root::kCall && inner.tuple_index < 0) {
+        inner.tuple_index = static_cast<int>(e->index);
+        return inner;
+      }
+      return r;
+    }
+    case RExprKind::kCall: {
+      if ((e->op == "R.builtin.stop_lift_params") && !e->args.empty()) return root(e->args[0], depth + 1);
+      if (e->op == "R.permute_dims" && !e->args.empty()) return root(e->args[0], depth + 1);
+      r.kind = Root::kCall;
+      r.call = e.get();
+      return r;
+    }
+    default: return r;
+  }
+}
+
+bool is_attention_builtin(const std::string& name) {
+  const auto p = name.rfind("kv_cache_");
+  if (p == std::string::npos) return false;
+  return name.find("attention", p) != std::string::npos;
+}
+
+}  // namespace tenet_cost::xrelax

@@ -1,0 +1,44 @@
+// Relax helpers of the extractor (internal).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "extract/internal.hpp"
+
+namespace tenet_cost::xrelax {
+
+/// `cls.f` / `f` -> "f"; packed names are returned unchanged.
+std::string callee_name(const ir::RExpr& e);
+/// The arguments after the callee of call_tir / call_dps_packed / call_packed
+/// (the tuple's elements when the args are given as one tuple).
+std::vector<ir::RExprPtr> call_args(const ir::RExpr& call);
+/// Axis permutation of an R.permute_dims call (axes=None reverses).
+std::optional<std::vector<std::size_t>> permutation(const ir::RExpr& call, std::size_t ndim);
+/// vm.builtin.*kv_cache_*attention* (compute, not append/view/create).
+bool is_attention_builtin(const std::string& name);
+
+/// Where a Relax value comes from.
+struct Root {
+  enum Kind { kUnknown, kParam, kCall, kConstant } kind = kUnknown;
+  std::string name;                 // param name
+  const ir::RExpr* call = nullptr;  // the producing call
+  int tuple_index = -1;             // output index of a multi-output call
+};
+
+struct Env {
+  const ir::RelaxFunc& f;
+  std::map<std::string, const ir::Binding*> bind;
+  std::map<std::string, ir::StructInfoPtr> sinfo;
+  std::set<std::string> params;
+  explicit Env(const ir::RelaxFunc& fn);
+  [[nodiscard]] const ir::Binding* binding(const std::string& var) const;
+  [[nodiscard]] ir::StructInfoPtr sinfo_of(const ir::RExprPtr& e, int depth = 0) const;
+  /// Follows aliases, tuple items, stop_lift_params and permute_dims.
+  [[nodiscard]] Root root(const ir::RExprPtr& e, int depth = 0) const;
+};
+
+}  // namespace tenet_cost::xrelax

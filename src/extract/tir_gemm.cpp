@@ -1,0 +1,423 @@
+// GEMM / convolution recognition in TIR blocks (docs/extract.md "TIR GEMMs").
+//
+// A block with >= 1 reduce iter var whose store is `C[i] = C[i] + a * b`
+// (operands possibly cast) is a GEMM. Axes are classified from the block
+// iter-var domains and the index patterns of the operands, never from loop
+// extents, so scheduled and unscheduled functions give the same shape:
+//   K      = reduce vars, plus spatial vars that share an index expression
+//            with a reduce var in BOTH operands (rfactor splits of K);
+//   batch  = spatial vars indexing both operands;
+//   M      = spatial vars of operand a only; N = of operand b only;
+//   a spatial var sharing an index expression with a reduce var in ONE
+//   operand only is a sliding window: the block is a convolution.
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+#include "extract/internal.hpp"
+
+namespace tenet_cost::xtir {
+
+using ir::Expr;
+using ir::ExprKind;
+using ir::ExprPtr;
+using xsym::SymPtr;
+
+namespace {
+
+struct Axis {
+  std::string name;
+  ir::IterKind kind = ir::IterKind::kSpatial;
+  ir::ExprPtr extent;
+};
+
+struct OperandFacts {
+  ExprPtr expr;                      // as written in the block (casts kept)
+  std::set<std::string> vars;        // iter vars referenced
+  std::set<std::string> mixed;       // spatial vars sharing an index with a reduce var
+  const Expr* primary = nullptr;     // the load with most iter vars
+};
+
+bool is_reduce(ir::IterKind k) { return k == ir::IterKind::kReduce; }
+
+OperandFacts operand_facts(const ExprPtr& e, const std::map<std::string, Axis>& axes) {
+  OperandFacts f;
+  f.expr = e;
+  std::vector<const Expr*> loads;
+  collect_loads(*e, loads, false);
+  std::size_t best = 0;
+  std::vector<const Expr*> top;
+  collect_loads(*e, top, true);
+  for (const Expr* l : loads) {
+    for (const auto& idx : l->args) {
+      if (!idx) continue;
+      std::set<std::string> vs;
+      collect_vars(*idx, vs);
+      bool has_r = false;
+      for (const auto& v : vs) {
+        auto it = axes.find(v);
+        if (it == axes.end()) continue;
+        f.vars.insert(v);
+        has_r = has_r || is_reduce(it->second.kind);
+      }
+      if (has_r)
+        for (const auto& v : vs) {
+          auto it = axes.find(v);
+          if (it != axes.end() && !is_reduce(it->second.kind)) f.mixed.insert(v);
+        }
+    }
+  }
+  for (const Expr* l : top) {
+    std::set<std::string> vs;
+    for (const auto& idx : l->args)
+      if (idx) collect_vars(*idx, vs);
+    std::size_t n = 0;
+    for (const auto& v : vs) n += axes.count(v);
+    if (!f.primary || n > best) {
+      f.primary = l;
+      best = n;
+    }
+  }
+  return f;
+}
+
+/// Index positions of `load` referencing any of `vars`.
+std::vector<int> positions(const Expr* load, const std::set<std::string>& vars) {
+  std::vector<int> out;
+  if (!load) return out;
+  for (std::size_t d = 0; d < load->args.size(); ++d) {
+    std::set<std::string> vs;
+    if (load->args[d]) collect_vars(*load->args[d], vs);
+    for (const auto& v : vs)
+      if (vars.count(v)) {
+        out.push_back(static_cast<int>(d));
+        break;
+      }
+  }
+  return out;
+}
+
+std::string expr_dtype(const Expr* e, const FuncIndex& fi) {
+  if (!e) return "";
+  switch (e->kind) {
+    case ExprKind::kLoad: return fi.dtype_of(e->name);
+    case ExprKind::kCast: return e->dtype;
+    case ExprKind::kFloat: return e->dtype;
+    case ExprKind::kCall:
+      if (!e->dtype.empty()) return e->dtype;
+      break;
+    default: break;
+  }
+  for (const auto& a : e->args) {
+    if (!a || a->kind == ExprKind::kFloat || a->kind == ExprKind::kInt) continue;
+    std::string d = expr_dtype(a.get(), fi);
+    if (!d.empty()) return d;
+  }
+  return e->dtype;
+}
+
+/// Operand dtype: the value's type before the outer casts.
+std::string operand_dtype(const ExprPtr& e, const FuncIndex& fi) { return expr_dtype(strip_cast(e.get()), fi); }
+
+/// Follows the accumulator through epilogue blocks to the function output.
+std::string output_dtype(const FuncIndex& fi, const std::string& acc, const ir::Stmt* gemm_store) {
+  if (fi.param_buffers.count(acc)) return fi.dtype_of(acc);
+  std::set<std::string> seen{acc};
+  std::vector<std::string> frontier{acc};
+  for (int depth = 0; depth < 16 && !frontier.empty(); ++depth) {
+    std::vector<std::string> next;
+    for (const auto& site : fi.stores) {
+      if (site.in_init || site.store == gemm_store || !site.store->value) continue;
+      if (seen.count(site.store->buffer)) continue;
+      std::vector<const Expr*> ls;
+      collect_loads(*site.store->value, ls, false);
+      bool reads = false;
+      for (const Expr* l : ls) reads = reads || std::find(frontier.begin(), frontier.end(), l->name) != frontier.end();
+      if (!reads) continue;
+      if (fi.param_buffers.count(site.store->buffer)) return fi.dtype_of(site.store->buffer);
+      seen.insert(site.store->buffer);
+      next.push_back(site.store->buffer);
+    }
+    frontier = std::move(next);
+  }
+  return fi.dtype_of(acc);
+}
+
+bool param_rooted(const ExprPtr& inlined, const FuncIndex& fi) {
+  std::vector<const Expr*> ls;
+  collect_loads(*inlined, ls, false);
+  if (ls.empty()) return false;
+  for (const Expr* l : ls)
+    if (!fi.param_buffers.count(l->name)) return false;
+  return true;
+}
+
+/// Extent product of the given axes (in block order) as a symbolic value.
+std::optional<SymPtr> extent_product(const std::vector<std::string>& order, const std::set<std::string>& which,
+                                     const std::map<std::string, Axis>& axes, std::string& bad) {
+  std::vector<SymPtr> fs;
+  for (const auto& n : order) {
+    if (!which.count(n)) continue;
+    const Axis& a = axes.at(n);
+    std::optional<SymPtr> s;
+    if (a.extent) s = xsym::from_ir(*a.extent);
+    if (!s) {
+      bad = n;
+      return std::nullopt;
+    }
+    fs.push_back(*s);
+  }
+  return xsym::product(fs);
+}
+
+std::string per_tensor_scale_dtype(const FuncIndex& fi) {
+  for (const auto& b : fi.param_buffer) {
+    const ir::Buffer* buf = fi.buffer(b);
+    if (!buf || !is_float_dtype(buf->dtype) || buf->dtype.rfind("float8", 0) == 0) continue;
+    if (buf->shape.size() == 1 && int_const(buf->shape[0].get()) == 1) return buf->dtype;
+    if (buf->shape.empty()) return buf->dtype;
+  }
+  return "";
+}
+
+}  // namespace
+
+std::vector<TirGemm> analyze_prim_func(const ir::PrimFunc& f, std::size_t func_index) {
+  std::vector<TirGemm> out;
+  FuncIndex fi(f);
+  for (const StoreSite& site : fi.stores) {
+    if (site.in_init || !site.block || !site.store->value) continue;
+    const ir::Block& blk = *site.block;
+    if (std::none_of(blk.iter_vars.begin(), blk.iter_vars.end(), [](const ir::IterVar& v) { return is_reduce(v.kind); }))
+      continue;
+    // C[i] = C[i] + rhs  (either order)
+    const Expr* v = site.store->value.get();
+    if (v->kind != ExprKind::kBinary || v->bin_op != ir::BinOp::kAdd || v->args.size() != 2) continue;
+    ir::Expr self;
+    self.kind = ExprKind::kLoad;
+    self.name = site.store->buffer;
+    self.args = site.store->indices;
+    ExprPtr rhs;
+    if (struct_eq(strip_cast(v->args[0].get()), &self)) rhs = v->args[1];
+    else if (struct_eq(strip_cast(v->args[1].get()), &self)) rhs = v->args[0];
+    else continue;
+    const Expr* mul = strip_cast(rhs.get());
+    if (!mul || mul->kind != ExprKind::kBinary || mul->bin_op != ir::BinOp::kMul || mul->args.size() != 2) continue;
+    ExprPtr ea = mul->args[0], eb = mul->args[1];
+    if (!ea || !eb) continue;
+    if (struct_eq(strip_cast(ea.get()), strip_cast(eb.get()))) continue;  // sum of squares (norms)
+
+    // Effective axes: the block's own iter vars plus referenced enclosing-block vars.
+    std::map<std::string, Axis> axes;
+    std::vector<std::string> order;
+    std::set<std::string> referenced;
+    collect_vars(*rhs, referenced);
+    for (const auto& i : site.store->indices)
+      if (i) collect_vars(*i, referenced);
+    for (const ir::Block* b : site.chain) {
+      if (b == site.block) continue;
+      for (const auto& iv : b->iter_vars)
+        if (referenced.count(iv.name) && !axes.count(iv.name)) {
+          axes[iv.name] = Axis{iv.name, iv.kind, iv.extent};
+          order.push_back(iv.name);
+        }
+    }
+    for (const auto& iv : blk.iter_vars) {
+      if (axes.count(iv.name)) {
+        axes[iv.name] = Axis{iv.name, iv.kind, iv.extent};
+        continue;
+      }
+      axes[iv.name] = Axis{iv.name, iv.kind, iv.extent};
+      order.push_back(iv.name);
+    }
+
+    OperandFacts fa = operand_facts(ea, axes), fb = operand_facts(eb, axes);
+    std::set<std::string> out_vars;
+    for (const auto& i : site.store->indices)
+      if (i) collect_vars(*i, out_vars);
+    if (fa.vars.empty() || fb.vars.empty()) continue;  // scaling by a scalar, not a GEMM
+
+    std::set<std::string> kset, mset, nset, bset, lone;
+    bool conv = false;
+    int conv_input = -1;  // 0 = a, 1 = b
+    for (const auto& name : order) {
+      const Axis& ax = axes[name];
+      const bool ia = fa.vars.count(name) > 0, ib = fb.vars.count(name) > 0;
+      if (is_reduce(ax.kind)) {
+        kset.insert(name);
+        continue;
+      }
+      const bool ma = fa.mixed.count(name) > 0, mb = fb.mixed.count(name) > 0;
+      if (ma && mb) kset.insert(name);  // rfactor split of K
+      else if (ma || mb) {
+        conv = true;
+        conv_input = ma ? 0 : 1;
+        (ma ? mset : nset).insert(name);
+      } else if (ia && ib) bset.insert(name);
+      else if (ia) mset.insert(name);
+      else if (ib) nset.insert(name);
+      else if (out_vars.count(name)) { bset.insert(name); lone.insert(name); }
+    }
+    if (kset.empty()) continue;
+
+    TirGemm g;
+    g.func_index = func_index;
+    Workload& w = g.w;
+    w.function = f.name;
+    w.loc = blk.loc.line ? blk.loc : f.loc;
+    w.source = "tir";
+    std::string note = "block " + blk.name;
+    if (!lone.empty()) note += "; output-only axes counted as batch";
+
+    // Conv: make operand a the input (sliding window) and b the filter.
+    if (conv && conv_input == 1) {
+      std::swap(ea, eb);
+      std::swap(fa, fb);
+      std::swap(mset, nset);
+    }
+
+    std::string bad;
+    auto m = extent_product(order, mset, axes, bad);
+    auto n = m ? extent_product(order, nset, axes, bad) : std::nullopt;
+    auto k = n ? extent_product(order, kset, axes, bad) : std::nullopt;
+    auto bt = k ? extent_product(order, bset, axes, bad) : std::nullopt;
+    if (!bt) {
+      w.shape_known = false;
+      w.m = w.n = w.k = w.batch = Dim::symbolic("?");
+      note += "; extent of " + bad + " is not an integer expression";
+    } else {
+      w.m = xsym::to_dim(*m);
+      w.n = xsym::to_dim(*n);
+      w.k = xsym::to_dim(*k);
+      w.batch = xsym::to_dim(*bt);
+      if ((*k)->kind == xsym::SymKind::kInt) g.k_extent = (*k)->value;
+    }
+    g.kvars = kset;
+
+    // Layout from the primary loads.
+    // A is transposed when its K index comes before its last M index; B when
+    // its last N index comes before its K index (B[n, k] = NT).
+    const auto a_k = positions(fa.primary, kset), a_m = positions(fa.primary, mset);
+    const auto b_k = positions(fb.primary, kset), b_n = positions(fb.primary, nset);
+    const bool a_t = !a_k.empty() && !a_m.empty() && a_k.front() < a_m.back();
+    const bool b_t = !b_k.empty() && !b_n.empty() && b_n.back() < b_k.front();
+    w.layout = std::string(a_t ? "T" : "N") + (b_t ? "T" : "N");
+
+    w.dtype_a = operand_dtype(ea, fi);
+    w.dtype_b = operand_dtype(eb, fi);
+    w.dtype_accum = fi.dtype_of(site.store->buffer);
+    w.dtype_out = output_dtype(fi, site.store->buffer, site.store);
+
+    // Which operand is the weight.
+    ExprPtr ia = inline_producers(ea, fi, site.store), ib = inline_producers(eb, fi, site.store);
+    QuantContext qc;
+    qc.kvars = kset;
+    qc.k_extent = g.k_extent;
+    qc.dtype_of = [&fi](const std::string& b) { return fi.dtype_of(b); };
+    qc.buffer = [&fi](const std::string& b) { return fi.buffer(b); };
+    qc.fallback_scale_dtype = per_tensor_scale_dtype(fi);
+    struct Cand {
+      bool ok = false, quant = false, stat = false;
+      std::size_t rank = 0;
+      QuantInfo q;
+      std::string qnote;
+    };
+    auto judge = [&](const ExprPtr& inl, const OperandFacts& facts, const std::set<std::string>& own) {
+      Cand c;
+      std::set<std::string> nv = own;
+      QuantContext qcc = qc;
+      qcc.nvars = nv;
+      c.q = detect_quant(*inl, qcc, c.qnote);
+      c.quant = c.q.weight_bits > 0;
+      bool shared = false;
+      for (const auto& vname : facts.vars) shared = shared || bset.count(vname);
+      // A 2-D weight: at most one index dimension over its own non-unit axes
+      // (split axes such as v0_o * 16 + v0_i count once).
+      std::set<std::string> own_non_unit;
+      c.stat = true;
+      for (const auto& vname : facts.vars) {
+        const Axis& ax = axes[vname];
+        auto e = ax.extent ? int_const(ax.extent.get()) : std::nullopt;
+        if (!e) c.stat = false;
+        if (own.count(vname) && (!e || *e != 1)) own_non_unit.insert(vname);
+      }
+      const std::size_t non_unit = positions(facts.primary, own_non_unit).size();
+      OperandFacts root = operand_facts(inl, axes);
+      c.rank = root.primary ? root.primary->args.size() : 0;
+      c.ok = !shared && non_unit <= 1 && param_rooted(inl, fi);
+      return c;
+    };
+    Cand ca = judge(ia, fa, mset), cb = judge(ib, fb, nset);
+    int weight = -1;  // 0 a, 1 b
+    if (conv) weight = 1;
+    else if (ca.ok && cb.ok) {
+      if (ca.quant != cb.quant) weight = ca.quant ? 0 : 1;
+      else if (ca.stat != cb.stat) weight = ca.stat ? 0 : 1;
+      else if (ca.rank != cb.rank) weight = ca.rank < cb.rank ? 0 : 1;
+      else weight = 1;
+    } else if (ca.ok) weight = 0;
+    else if (cb.ok) weight = 1;
+    w.weight_operand = weight == 0 ? "a" : weight == 1 ? "b" : "none";
+    if (weight >= 0) {
+      const Cand& c = weight == 0 ? ca : cb;
+      w.quant = c.q;
+      if (!c.qnote.empty()) note += "; " + c.qnote;
+      g.nvars = weight == 0 ? mset : nset;
+      // A plain weight param may be dequantized by another prim_func (Relax pass).
+      if (!c.quant) {
+        const Expr* root = strip_cast(weight == 0 ? ia.get() : ib.get());
+        if (root && root->kind == ExprKind::kLoad) {
+          for (std::size_t p = 0; p < fi.param_buffer.size(); ++p)
+            if (fi.param_buffer[p] == root->name) {
+              g.weight_param = static_cast<int>(p);
+              g.weight_load = std::make_shared<Expr>(*root);
+            }
+        }
+      }
+    }
+
+    if (conv) {
+      w.kind = WorkloadKind::kConv;
+      ConvInfo& ci = w.conv;
+      for (const auto& name : order) {
+        const Axis& ax = axes[name];
+        ci.loop_names.push_back(name);
+        std::optional<SymPtr> s;
+        if (ax.extent) s = xsym::from_ir(*ax.extent);
+        ci.loop_extents.push_back(s ? xsym::to_dim(*s) : Dim::symbolic("?"));
+        ci.loop_kinds.push_back(is_reduce(ax.kind) ? 'R' : 'S');
+      }
+      if (fa.primary) {
+        for (const auto& idx : fa.primary->args) {
+          if (!idx) continue;
+          std::set<std::string> vs;
+          collect_vars(*idx, vs);
+          std::string sv, rv;
+          for (const auto& vname : vs) {
+            auto it = axes.find(vname);
+            if (it == axes.end()) continue;
+            if (is_reduce(it->second.kind)) rv = vname;
+            else if (fa.mixed.count(vname)) sv = vname;
+          }
+          if (sv.empty() || rv.empty()) continue;
+          ++ci.spatial_dims;
+          auto lf = linear_form(*idx);
+          if (lf) {
+            ci.strides.push_back(lf->coef[sv]);
+            ci.dilations.push_back(lf->coef[rv]);
+          } else {
+            ci.strides.push_back(0);
+            ci.dilations.push_back(0);
+            note += "; window index of " + sv + " is not linear";
+          }
+        }
+      }
+      note += "; conv: m = batch x output pixels, n = output channels, k = input channels x kernel volume";
+    }
+    w.note = note;
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
+}  // namespace tenet_cost::xtir

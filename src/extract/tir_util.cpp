@@ -1,0 +1,282 @@
+// Expression helpers and the per-function index (buffers, stores, producers).
+#include <spdlog/spdlog.h>
+
+#include "extract/internal.hpp"
+#include "tenet_cost/checked.hpp"
+
+namespace tenet_cost::xtir {
+
+using ir::Expr;
+using ir::ExprKind;
+using ir::ExprPtr;
+
+const Expr* strip_cast(const Expr* e) {
+  while (e && e->kind == ExprKind::kCast && e->args.size() == 1) e = e->args[0].get();
+  return e;
+}
+
+bool struct_eq(const Expr* a, const Expr* b) {
+  if (a == b) return true;
+  if (!a || !b) return false;
+  if (a->kind != b->kind || a->args.size() != b->args.size()) return false;
+  switch (a->kind) {
+    case ExprKind::kInt:
+    case ExprKind::kBool:
+      if (a->int_value != b->int_value) return false;
+      break;
+    case ExprKind::kFloat:
+      if (a->float_value != b->float_value) return false;
+      break;
+    case ExprKind::kBinary:
+      if (a->bin_op != b->bin_op) return false;
+      break;
+    case ExprKind::kUnary:
+      if (a->un_op != b->un_op) return false;
+      break;
+    case ExprKind::kCast:
+      if (a->dtype != b->dtype) return false;
+      break;
+    default: break;
+  }
+  if (a->name != b->name) return false;
+  for (std::size_t i = 0; i < a->args.size(); ++i)
+    if (!struct_eq(a->args[i].get(), b->args[i].get())) return false;
+  return true;
+}
+
+void collect_vars(const Expr& e, std::set<std::string>& out) {
+  if (e.kind == ExprKind::kVar) out.insert(e.name);
+  for (const auto& a : e.args)
+    if (a) collect_vars(*a, out);
+}
+
+void collect_loads(const Expr& e, std::vector<const Expr*>& out, bool top_only) {
+  if (e.kind == ExprKind::kLoad) {
+    out.push_back(&e);
+    if (top_only) return;
+  }
+  for (const auto& a : e.args)
+    if (a) collect_loads(*a, out, top_only);
+}
+
+ExprPtr substitute(const ExprPtr& e, const std::map<std::string, ExprPtr>& m) {
+  if (!e) return e;
+  if (e->kind == ExprKind::kVar) {
+    auto it = m.find(e->name);
+    return it == m.end() ? e : it->second;
+  }
+  if (e->args.empty()) return e;
+  bool changed = false;
+  std::vector<ExprPtr> args;
+  args.reserve(e->args.size());
+  for (const auto& a : e->args) {
+    args.push_back(substitute(a, m));
+    changed = changed || args.back() != a;
+  }
+  if (!changed) return e;
+  auto n = std::make_shared<Expr>(*e);
+  n->args = std::move(args);
+  return n;
+}
+
+std::optional<std::int64_t> int_const(const Expr* e) {
+  e = strip_cast(e);
+  if (e && e->kind == ExprKind::kInt) return e->int_value;
+  return std::nullopt;
+}
+
+std::optional<Linear> linear_form(const Expr& e) {
+  const Expr* x = strip_cast(&e);
+  if (!x) return std::nullopt;
+  Linear r;
+  switch (x->kind) {
+    case ExprKind::kInt: r.constant = x->int_value; return r;
+    case ExprKind::kVar: r.coef[x->name] = 1; return r;
+    case ExprKind::kBinary: {
+      if (x->args.size() != 2 || !x->args[0] || !x->args[1]) return std::nullopt;
+      auto a = linear_form(*x->args[0]);
+      auto b = linear_form(*x->args[1]);
+      if (!a || !b) return std::nullopt;
+      if (x->bin_op == ir::BinOp::kAdd || x->bin_op == ir::BinOp::kSub) {
+        const std::int64_t s = x->bin_op == ir::BinOp::kAdd ? 1 : -1;
+        r = *a;
+        for (const auto& [v, c] : b->coef) r.coef[v] = checked_add(r.coef[v], checked_mul(s, c));
+        r.constant = checked_add(r.constant, checked_mul(s, b->constant));
+        return r;
+      }
+      if (x->bin_op == ir::BinOp::kMul) {
+        const Linear* k = nullptr;
+        const Linear* v = nullptr;
+        if (a->coef.empty()) { k = &*a; v = &*b; }
+        else if (b->coef.empty()) { k = &*b; v = &*a; }
+        else return std::nullopt;
+        for (const auto& [n, c] : v->coef) r.coef[n] = checked_mul(c, k->constant);
+        r.constant = checked_mul(v->constant, k->constant);
+        return r;
+      }
+      return std::nullopt;
+    }
+    default: return std::nullopt;
+  }
+}
+
+std::size_t node_count(const Expr& e, std::size_t limit) {
+  std::size_t n = 1;
+  for (const auto& a : e.args) {
+    if (n > limit) break;
+    if (a) n += node_count(*a, limit - std::min(limit, n));
+  }
+  return n;
+}
+
+int dtype_bits(const std::string& dtype) {
+  if (dtype.rfind("float8", 0) == 0) return 8;
+  if (dtype.rfind("float4", 0) == 0) return 4;
+  std::size_t i = dtype.size();
+  while (i > 0 && std::isdigit(static_cast<unsigned char>(dtype[i - 1]))) --i;
+  if (i == dtype.size()) return dtype == "bool" ? 1 : 0;
+  std::size_t x = dtype.find('x');  // "float16x4" lanes: not expected here
+  if (x != std::string::npos) return 0;
+  return std::stoi(dtype.substr(i));
+}
+bool is_int_dtype(const std::string& d) { return d.rfind("int", 0) == 0 || d.rfind("uint", 0) == 0; }
+bool is_float_dtype(const std::string& d) { return d.rfind("float", 0) == 0 || d.rfind("bfloat", 0) == 0; }
+
+// ------------------------------------------------------------------ index
+
+namespace {
+void index_stmt(const ir::StmtPtr& s, FuncIndex& fi, std::vector<const ir::Block*>& chain, bool in_init, int depth) {
+  if (!s) return;
+  if (depth > 512) {
+    spdlog::debug("{}: statement nesting deeper than 512, rest skipped", fi.func->name);
+    return;
+  }
+  switch (s->kind) {
+    case ir::StmtKind::kSeq:
+      for (const auto& c : s->children) index_stmt(c, fi, chain, in_init, depth + 1);
+      break;
+    case ir::StmtKind::kFor:
+    case ir::StmtKind::kLet:
+      index_stmt(s->body, fi, chain, in_init, depth + 1);
+      break;
+    case ir::StmtKind::kIf:
+      index_stmt(s->body, fi, chain, in_init, depth + 1);
+      index_stmt(s->else_body, fi, chain, in_init, depth + 1);
+      break;
+    case ir::StmtKind::kAlloc:
+      if (s->alloc) fi.buffers.emplace(s->alloc->name, *s->alloc);
+      index_stmt(s->body, fi, chain, in_init, depth + 1);
+      break;
+    case ir::StmtKind::kBlock: {
+      if (!s->block) break;
+      for (const auto& b : s->block->alloc_buffers) fi.buffers.emplace(b.name, b);
+      chain.push_back(s->block.get());
+      index_stmt(s->block->init, fi, chain, true, depth + 1);
+      index_stmt(s->block->body, fi, chain, in_init, depth + 1);
+      chain.pop_back();
+      break;
+    }
+    case ir::StmtKind::kStore: {
+      StoreSite site;
+      site.store = s.get();
+      site.block = chain.empty() ? nullptr : chain.back();
+      site.chain = chain;
+      site.in_init = in_init;
+      if (!in_init) fi.writers[s->buffer].push_back(fi.stores.size());
+      fi.stores.push_back(std::move(site));
+      break;
+    }
+    default: break;
+  }
+}
+}  // namespace
+
+FuncIndex::FuncIndex(const ir::PrimFunc& f) : func(&f), buffers(f.buffers) {
+  for (const auto& p : f.params) {
+    const std::string b = p.kind == ir::ParamKind::kScalar ? std::string() : (p.buffer.empty() ? p.name : p.buffer);
+    param_buffer.push_back(b);
+    if (!b.empty()) param_buffers.insert(b);
+  }
+  std::vector<const ir::Block*> chain;
+  index_stmt(f.body, *this, chain, false, 0);
+}
+
+const ir::Buffer* FuncIndex::buffer(const std::string& name) const {
+  auto it = buffers.find(name);
+  return it == buffers.end() ? nullptr : &it->second;
+}
+
+std::string FuncIndex::dtype_of(const std::string& name) const {
+  const ir::Buffer* b = buffer(name);
+  return b ? b->dtype : std::string();
+}
+
+namespace {
+constexpr std::size_t kInlineBudget = 200000;
+
+/// The single plain store that defines `buffer` (P[v0, v1, ..] = f(v..)), or null.
+const StoreSite* plain_producer(const FuncIndex& fi, const std::string& buffer, const ir::Stmt* exclude) {
+  auto it = fi.writers.find(buffer);
+  if (it == fi.writers.end() || it->second.size() != 1) return nullptr;
+  const StoreSite& site = fi.stores[it->second[0]];
+  if (site.store == exclude || !site.store->value) return nullptr;
+  std::set<std::string> idx;
+  for (const auto& i : site.store->indices) {
+    if (!i || i->kind != ExprKind::kVar || !idx.insert(i->name).second) return nullptr;
+  }
+  // The value may only use the index vars among the block's own iter vars
+  // (a reduction over other iter vars is not a pointwise producer).
+  if (site.block) {
+    std::set<std::string> used;
+    collect_vars(*site.store->value, used);
+    for (const auto& iv : site.block->iter_vars)
+      if (used.count(iv.name) && !idx.count(iv.name)) return nullptr;
+  }
+  return &site;
+}
+
+ExprPtr inline_rec(const ExprPtr& e, const FuncIndex& fi, const ir::Stmt* exclude, int depth, std::size_t& budget) {
+  if (!e || e->args.empty()) return e;
+  std::vector<ExprPtr> args;
+  bool changed = false;
+  for (const auto& a : e->args) {
+    args.push_back(inline_rec(a, fi, exclude, depth, budget));
+    changed = changed || args.back() != a;
+  }
+  ExprPtr cur = e;
+  if (changed) {
+    auto n = std::make_shared<Expr>(*e);
+    n->args = args;
+    cur = n;
+  }
+  if (cur->kind != ExprKind::kLoad || depth > 16) return cur;
+  const StoreSite* p = plain_producer(fi, cur->name, exclude);
+  if (!p || p->store->indices.size() != cur->args.size()) return cur;
+  std::map<std::string, ExprPtr> m;
+  for (std::size_t i = 0; i < cur->args.size(); ++i) m[p->store->indices[i]->name] = cur->args[i];
+  ExprPtr v = substitute(p->store->value, m);
+  const std::size_t n = node_count(*v, budget);
+  if (n >= budget) return cur;
+  budget -= n;
+  return inline_rec(v, fi, p->store, depth + 1, budget);
+}
+}  // namespace
+
+ExprPtr inline_producers(const ExprPtr& e, const FuncIndex& fi, const ir::Stmt* exclude) {
+  std::size_t budget = kInlineBudget;
+  return inline_rec(e, fi, exclude, 0, budget);
+}
+
+ExprPtr producer_value(const FuncIndex& fi, int out_param, const std::vector<ExprPtr>& index) {
+  if (out_param < 0 || static_cast<std::size_t>(out_param) >= fi.param_buffer.size()) return nullptr;
+  const std::string& buf = fi.param_buffer[static_cast<std::size_t>(out_param)];
+  if (buf.empty()) return nullptr;
+  const StoreSite* p = plain_producer(fi, buf, nullptr);
+  if (!p || p->store->indices.size() != index.size()) return nullptr;
+  ExprPtr v = inline_producers(p->store->value, fi, p->store);
+  std::map<std::string, ExprPtr> m;
+  for (std::size_t i = 0; i < index.size(); ++i) m[p->store->indices[i]->name] = index[i];
+  return substitute(v, m);
+}
+
+}  // namespace tenet_cost::xtir

@@ -1,0 +1,409 @@
+// analyze(): exact counts by multilinear interpolation over small brute-forced
+// instances (docs/tenet-engine.md §Counting), then TENET's metric formulas.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <numeric>
+
+#include "model.hpp"
+
+namespace tenet_cost::tenet {
+namespace {
+
+using detail::Counts;
+using detail::Model;
+using relation::Affine;
+using relation::Interval;
+using relation::Piece;
+
+constexpr i64 kMaxInstancePoints = 20'000'000;   // one small instance of the counter
+constexpr i64 kMaxEnumeratePoints = 30'000'000; // --enumerate on the whole domain
+constexpr int kMaxRetries = 3;
+constexpr i64 kMaxFullCheckPoints = 30'000'000;  // the all-dimensions self-check when cheap
+
+i64 points(const std::vector<Interval>& box) {
+  i64 n = 1;
+  for (const auto& b : box) n = checked_mul(n, b.hi - b.lo + 1, "instance size");
+  return n;
+}
+
+/// Values a count group produces, flattened: [nT, nS, nSTD] or [tv, uv, uvt, spi].
+std::vector<i64> flatten(const Counts& c, int tensor) {
+  if (tensor < 0) return {c.nT, c.nS, c.nSTD};
+  const auto& t = c.tensors[static_cast<std::size_t>(tensor)];
+  return {t.tv, t.uv, t.uvt, t.spi};
+}
+
+struct DimPlan {
+  bool compress = false;
+  i64 L = 1, r = 0, n_true = 0, n0 = 0;
+};
+
+/// Window (in units of the variable) of boundary effects of variable d in the
+/// pieces: 2 + the spread of the other columns in any expression involving d.
+i64 window(const std::vector<const Piece*>& pieces, std::size_t d, const std::vector<Interval>& box) {
+  i64 w = 1;
+  for (const Piece* p : pieces) {
+    const std::size_t nv = p->vars.size();
+    const auto cols = relation::column_bounds(*p, box);
+    // spread of each column, ignoring large variables (their effect is periodic/linear).
+    std::vector<i64> spread(cols.size(), 0);
+    for (std::size_t i = 0; i < cols.size(); ++i) {
+      const i64 width = cols[i].hi - cols[i].lo;
+      if (i < nv) {
+        spread[i] = width <= 32 ? width : 2;
+      } else {
+        spread[i] = std::min<i64>(width, 64);
+      }
+    }
+    auto see = [&](const Affine& a) {
+      if (d >= a.coeff.size() || a.coeff[d] == 0) {
+        // d may still appear inside a term of a: handled by that term's own expression.
+        return;
+      }
+      i64 rest = 0;
+      for (std::size_t i = 0; i < a.coeff.size(); ++i) {
+        if (i == d || a.coeff[i] == 0) continue;
+        const i64 c = a.coeff[i] < 0 ? -a.coeff[i] : a.coeff[i];
+        rest = checked_add(rest, checked_mul(std::min<i64>(c, 1 << 20), spread[i]));
+      }
+      const i64 ad = a.coeff[d] < 0 ? -a.coeff[d] : a.coeff[d];
+      w = std::max(w, 1 + (rest + ad - 1) / ad);
+    };
+    for (const auto& o : p->out) see(o);
+    for (const auto& t : p->terms) see(t.num);
+    for (const auto& dj : p->disjuncts)
+      for (const auto& c : dj) see(c.expr);
+    // d inside a term used together with other columns: count the term's spread.
+    for (std::size_t k = 0; k < p->terms.size(); ++k) {
+      const auto& num = p->terms[k].num;
+      if (d < num.coeff.size() && num.coeff[d] != 0) {
+        auto see_term = [&](const Affine& a) {
+          const std::size_t col = nv + k;
+          if (col >= a.coeff.size() || a.coeff[col] == 0) return;
+          i64 rest = 0;
+          for (std::size_t i = 0; i < a.coeff.size(); ++i) {
+            if (i == col || a.coeff[i] == 0) continue;
+            const i64 c = a.coeff[i] < 0 ? -a.coeff[i] : a.coeff[i];
+            rest = checked_add(rest, checked_mul(std::min<i64>(c, 1 << 20), spread[i]));
+          }
+          w = std::max(w, 1 + rest);
+        };
+        for (const auto& o : p->out) see_term(o);
+        for (const auto& dj : p->disjuncts)
+          for (const auto& c : dj) see_term(c.expr);
+      }
+    }
+  }
+  return std::min<i64>(w, 1 << 20);
+}
+
+struct Group {
+  std::vector<int> members;  // -1 = space/time counts, k >= 0 = tensor k
+  std::vector<const Piece*> pieces;
+  std::vector<i64> L, W;
+  std::vector<i64> result;   // flattened results of all members after solving
+};
+
+i128 mul128(i128 a, i128 b) {
+  i128 r;
+  if (__builtin_mul_overflow(a, b, &r)) throw_overflow("interpolated count");
+  return r;
+}
+i128 add128(i128 a, i128 b) {
+  i128 r;
+  if (__builtin_add_overflow(a, b, &r)) throw_overflow("interpolated count");
+  return r;
+}
+
+class Counter {
+ public:
+  Counter(const Model& m, bool enumerate) : m_(m), enumerate_(enumerate) {}
+
+  /// Exact counts of every group member.
+  void solve(Group& g) {
+    const std::size_t nd = m_.nd;
+    std::vector<DimPlan> plan(nd);
+    std::vector<i64> extra(nd, 0);
+    for (int attempt = 0; attempt <= kMaxRetries; ++attempt) {
+      std::vector<std::size_t> comp;
+      for (std::size_t d = 0; d < nd; ++d) {
+        DimPlan& dp = plan[d];
+        const i64 N = m_.box[d].hi - m_.box[d].lo + 1;
+        dp.L = g.L[d];
+        dp.r = N % dp.L;
+        dp.n_true = N / dp.L;
+        dp.n0 = std::max<i64>(2, (g.W[d] + dp.L - 1) / dp.L) + extra[d];
+        dp.compress = !enumerate_ && m_.is_box && dp.n_true >= dp.n0 + 3;
+        if (dp.compress) comp.push_back(d);
+      }
+      const std::size_t dc = comp.size();
+      if (std::getenv("TC_DEBUG_COUNT")) {
+        std::fprintf(stderr, "group attempt %d:", attempt);
+        for (std::size_t d = 0; d < nd; ++d)
+          std::fprintf(stderr, " d%zu[L=%lld W=%lld r=%lld n=%lld n0=%lld%s]", d, static_cast<long long>(plan[d].L),
+                       static_cast<long long>(g.W[d]), static_cast<long long>(plan[d].r),
+                       static_cast<long long>(plan[d].n_true), static_cast<long long>(plan[d].n0),
+                       plan[d].compress ? " C" : "");
+        std::fprintf(stderr, "\n");
+      }
+      if (dc > 12) throw InputError(m_.domain.loc, "too many dimensions to count (" + std::to_string(dc) + " > 12)");
+      const std::size_t nb = std::size_t{1} << dc;
+      std::vector<std::vector<i64>> f(nb);
+      auto sizes_for = [&](const std::vector<i64>& b) {
+        std::vector<Interval> box(m_.box);
+        for (std::size_t j = 0; j < dc; ++j) {
+          const DimPlan& dp = plan[comp[j]];
+          box[comp[j]].hi = box[comp[j]].lo + dp.r + (dp.n0 + b[j]) * dp.L - 1;
+        }
+        return box;
+      };
+      for (std::size_t mask = 0; mask < nb; ++mask) {
+        std::vector<i64> b(dc);
+        for (std::size_t j = 0; j < dc; ++j) b[j] = (mask >> j) & 1;
+        f[mask] = run(g, sizes_for(b));
+      }
+      if (dc == 0) {
+        g.result = f[0];
+        return;
+      }
+      // Moebius transform: coefficients of the multilinear polynomial in (n - n0).
+      const std::size_t nv = f[0].size();
+      std::vector<std::vector<i128>> c(nb, std::vector<i128>(nv));
+      for (std::size_t mask = 0; mask < nb; ++mask)
+        for (std::size_t v = 0; v < nv; ++v) c[mask][v] = f[mask][v];
+      for (std::size_t j = 0; j < dc; ++j)
+        for (std::size_t mask = 0; mask < nb; ++mask)
+          if (mask & (std::size_t{1} << j))
+            for (std::size_t v = 0; v < nv; ++v) c[mask][v] -= c[mask ^ (std::size_t{1} << j)][v];
+      auto eval = [&](const std::vector<i64>& delta) {
+        std::vector<i128> val(nv, 0);
+        for (std::size_t mask = 0; mask < nb; ++mask) {
+          i128 prod = 1;
+          for (std::size_t j = 0; j < dc; ++j)
+            if (mask & (std::size_t{1} << j)) prod = mul128(prod, delta[j]);
+          for (std::size_t v = 0; v < nv; ++v) val[v] = add128(val[v], mul128(c[mask][v], prod));
+        }
+        return val;
+      };
+      // Self-check on more brute-forced instances: n0 + 2 in each compressed
+      // dimension alone, and in all of them at once when that instance is small.
+      bool ok = true;
+      auto check = [&](const std::vector<i64>& b) {
+        const auto predicted = eval(b);
+        const auto actual = run(g, sizes_for(b));
+        for (std::size_t v = 0; v < nv; ++v) ok = ok && predicted[v] == static_cast<i128>(actual[v]);
+      };
+      for (std::size_t j = 0; j < dc && ok; ++j) {
+        std::vector<i64> b(dc, 0);
+        b[j] = 2;
+        check(b);
+      }
+      std::vector<i64> two(dc, 2);
+      if (ok && dc > 1 && points(sizes_for(two)) <= kMaxFullCheckPoints) check(two);
+      if (ok) {
+        std::vector<i64> delta(dc);
+        for (std::size_t j = 0; j < dc; ++j) delta[j] = plan[comp[j]].n_true - plan[comp[j]].n0;
+        const auto val = eval(delta);
+        g.result.resize(nv);
+        for (std::size_t v = 0; v < nv; ++v) {
+          if (val[v] < 0) throw InternalError("negative interpolated count");
+          g.result[v] = checked_narrow(val[v], "count");
+        }
+        return;
+      }
+      ++retries_;
+      for (std::size_t j = 0; j < dc; ++j) extra[comp[j]] += plan[comp[j]].n0;  // double the base
+    }
+    throw InputError(m_.domain.loc,
+                     "cannot count exactly: the counts are not multilinear in the loop sizes for this mapping "
+                     "(self-check failed after " + std::to_string(kMaxRetries) +
+                         " retries); use --enumerate for a brute-force evaluation of small problems");
+  }
+
+  int retries() const { return retries_; }
+  std::size_t instances() const { return cache_.size(); }
+
+ private:
+  std::vector<i64> run(const Group& g, const std::vector<Interval>& box) {
+    std::vector<i64> key;
+    for (const auto& b : box) key.push_back(b.hi);
+    std::vector<char> want(m_.tensors.size(), 0);
+    for (int k : g.members)
+      if (k >= 0) want[static_cast<std::size_t>(k)] = 1;
+    auto it = cache_.find(key);
+    bool have = it != cache_.end();
+    if (have)
+      for (std::size_t k = 0; k < want.size(); ++k)
+        if (want[k] && !it->second.second[k]) have = false;
+    if (!have) {
+      const i64 limit = enumerate_ ? kMaxEnumeratePoints : kMaxInstancePoints;
+      Counts c = detail::brute_force(m_, box, want, limit);
+      if (it != cache_.end()) {
+        for (std::size_t k = 0; k < want.size(); ++k)
+          if (want[k]) {
+            it->second.first.tensors[k] = c.tensors[k];
+            it->second.second[k] = 1;
+          }
+      } else {
+        it = cache_.emplace(key, std::make_pair(std::move(c), want)).first;
+      }
+    }
+    std::vector<i64> out;
+    for (int k : g.members) {
+      const auto v = flatten(it->second.first, k);
+      out.insert(out.end(), v.begin(), v.end());
+    }
+    return out;
+  }
+
+  const Model& m_;
+  bool enumerate_;
+  int retries_ = 0;
+  std::map<std::vector<i64>, std::pair<Counts, std::vector<char>>> cache_;
+};
+
+std::vector<i64> lcm_periods(const std::vector<const Piece*>& pieces, std::size_t nd) {
+  std::vector<i64> L(nd, 1);
+  for (const Piece* p : pieces) {
+    const auto per = relation::periods(*p);
+    for (std::size_t d = 0; d < nd; ++d) L[d] = checked_mul(L[d] / std::gcd(L[d], per[d]), per[d], "period");
+  }
+  return L;
+}
+
+i64 energy_step(i64 e, double mult, i64 v) {
+  const double r = static_cast<double>(e) + mult * static_cast<double>(v);
+  if (!(r < 9.2e18 && r > -9.2e18)) throw_overflow("energy");
+  return static_cast<i64>(r);  // truncation toward zero, like TENET's int conversion
+}
+
+i64 delay(i64 unique, const PEArraySpec& pe, i64 bits) {
+  const i64 bw = pe.bandwidth > static_cast<std::uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<i64>(pe.bandwidth);
+  const i64 lat = pe.avg_latency > static_cast<std::uint64_t>(INT64_MAX / 2) ? INT64_MAX / 2 : static_cast<i64>(pe.avg_latency);
+  return checked_sub(checked_add(checked_mul(unique, bits, "delay") / bw, lat, "delay"), 1, "delay");
+}
+
+}  // namespace
+
+Metrics analyze(const Problem& problem, const AnalyzeOptions& options) {
+  const Model m = detail::compile(problem);
+  if (!m.is_box && !options.enumerate)
+    throw InputError(problem.statement.domain.loc,
+                     "the iteration domain is not a box (each variable bounded by constants, joined by 'and'); "
+                     "exact counting needs a box: use --enumerate to brute-force a small domain");
+  if (options.bits_per_item <= 0) throw InputError("bits per item must be positive");
+
+  std::vector<const Piece*> st_pieces;
+  for (const Piece& p : m.space.pieces) st_pieces.push_back(&p);
+  for (const Piece& p : m.time.pieces) st_pieces.push_back(&p);
+
+  // Groups of counts sharing the relations they depend on (merged when periods and windows agree).
+  std::vector<Group> groups;
+  auto add_group = [&](int member, std::vector<const Piece*> pieces) {
+    std::vector<i64> L = lcm_periods(pieces, m.nd), W(m.nd);
+    for (std::size_t d = 0; d < m.nd; ++d) W[d] = window(pieces, d, m.box);
+    for (Group& g : groups)
+      if (options.enumerate || g.L == L) {
+        for (std::size_t d = 0; d < m.nd; ++d) g.W[d] = std::max(g.W[d], W[d]);
+        g.members.push_back(member);
+        return;
+      }
+    groups.push_back(Group{{member}, pieces, L, W, {}});
+  };
+  add_group(-1, st_pieces);
+  for (std::size_t k = 0; k < m.tensors.size(); ++k) {
+    auto pieces = st_pieces;
+    pieces.insert(pieces.end(), m.tensors[k].pieces.begin(), m.tensors[k].pieces.end());
+    add_group(static_cast<int>(k), pieces);
+  }
+  // Groups with the same periods share their instances: give them the same (largest) windows.
+  for (Group& g : groups)
+    for (Group& h : groups)
+      if (g.L == h.L)
+        for (std::size_t d = 0; d < m.nd; ++d) g.W[d] = std::max(g.W[d], h.W[d]);
+
+  Counter counter(m, options.enumerate);
+  i64 macs = 0, nT = 0, nS = 0, nSTD = 0;
+  std::vector<detail::TensorCounts> tc(m.tensors.size());
+  for (Group& g : groups) {
+    counter.solve(g);
+    std::size_t pos = 0;
+    for (int k : g.members) {
+      if (k < 0) {
+        nT = g.result[pos];
+        nS = g.result[pos + 1];
+        nSTD = g.result[pos + 2];
+        pos += 3;
+      } else {
+        auto& t = tc[static_cast<std::size_t>(k)];
+        t.tv = g.result[pos];
+        t.uv = g.result[pos + 1];
+        t.uvt = g.result[pos + 2];
+        t.spi = g.result[pos + 3];
+        pos += 4;
+      }
+    }
+  }
+  if (m.is_box) {
+    macs = 1;
+    for (const auto& b : m.box) macs = checked_mul(macs, b.hi - b.lo + 1, "number of MACs (|D|)");
+  } else {
+    // enumerate mode over a non-box domain: |D| is the number of points found.
+    std::vector<char> none(m.tensors.size(), 0);
+    macs = detail::brute_force(m, m.box, none, kMaxEnumeratePoints).points;
+  }
+  if (macs == 0 || nS == 0) throw InputError(problem.statement.domain.loc, "the iteration domain is empty");
+
+  Metrics r;
+  r.macs = macs;
+  r.time_stamps = nT;
+  r.active_pes = nS;
+  r.space_time_points = nSTD;
+  r.avg_active_pes = static_cast<double>(nSTD) / static_cast<double>(nT);
+  r.macs_per_pe = macs / nS;
+  r.compute_delay = r.macs_per_pe;
+  r.spatial_reuse_computed = options.spatial_reuse;
+  r.counting_method = options.enumerate ? "enumeration" : "multilinear interpolation";
+  i64 uin = 0, uout = 0;
+  for (std::size_t k = 0; k < m.tensors.size(); ++k) {
+    const auto& t = tc[k];
+    TensorMetrics tm;
+    tm.name = m.tensors[k].name;
+    tm.access = m.tensors[k].access;
+    tm.total_volume = t.tv;
+    tm.unique_volume = t.uv;
+    tm.temporal_unique_volume = t.uvt;
+    tm.spatial_reuse_volume = options.spatial_reuse ? t.spi : 0;
+    tm.reuse_factor = static_cast<double>(static_cast<float>(t.tv) / static_cast<float>(t.uv));
+    tm.temporal_reuse = static_cast<double>(checked_sub(t.tv, t.uvt)) / static_cast<double>(macs);
+    tm.spatial_reuse = options.spatial_reuse ? static_cast<double>(t.spi) / static_cast<double>(macs) : std::nan("");
+    tm.delay = delay(t.uv, problem.pe, options.bits_per_item);
+    if (tm.access == Access::kRead) {
+      uin = checked_add(uin, t.uv, "unique volume");
+    } else {
+      uout = checked_add(uout, t.uv, "unique volume");
+    }
+    r.tensors.push_back(std::move(tm));
+  }
+  r.ingress_delay = delay(uin, problem.pe, options.bits_per_item);
+  r.egress_delay = delay(uout, problem.pe, options.bits_per_item);
+  r.max_delay = std::max({r.ingress_delay, r.egress_delay, r.compute_delay});
+  // Energy in TENET's order: inputs then outputs (each sorted by name); for each:
+  // L1 read, L1 write, L2 read, L2 write, truncating after every step.
+  i64 e = macs;
+  for (const auto& t : r.tensors) {
+    e = energy_step(e, 1.68, t.total_volume);
+    e = energy_step(e, 1.68, t.total_volume);
+    e = energy_step(e, 18.61, t.unique_volume);
+    e = energy_step(e, 18.61, t.unique_volume);
+  }
+  r.energy = e;
+  r.self_check_retries = counter.retries();
+  r.instances_counted = static_cast<std::int64_t>(counter.instances());
+  return r;
+}
+
+}  // namespace tenet_cost::tenet

@@ -1,0 +1,58 @@
+// Internal: a validated, parsed TENET problem and the brute-force counter.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tenet_cost/relation.hpp"
+#include "tenet_cost/tenet.hpp"
+
+namespace tenet_cost::tenet::detail {
+
+using relation::Interval;
+using relation::Piece;
+using relation::Relation;
+
+struct TensorDef {
+  std::string name;
+  Access access = Access::kRead;
+  std::vector<const Piece*> pieces;
+  std::size_t arity = 0;
+};
+
+struct Model {
+  Relation domain;
+  std::string stmt_name;
+  std::size_t nd = 0;
+  bool is_box = false;
+  std::vector<Interval> box;  // the box (is_box) or a bounding box
+  Relation space, time, pedom, icn;
+  std::size_t ns = 0, nt = 0;
+  std::vector<Relation> access_rels;
+  std::vector<TensorDef> tensors;  // reads sorted by name, then writes sorted by name
+  PEArraySpec pe;
+};
+
+/// Parse and check every relation of the problem (names, arities, kinds).
+Model compile(const Problem& problem);
+
+struct TensorCounts {
+  i64 tv = 0;   // total volume: sum over instances of |A(x)|
+  i64 uv = 0;   // unique volume against the default neighbourhood
+  i64 uvt = 0;  // unique volume against (s, prev t) only
+  i64 spi = 0;  // spatial-reuse intersection count
+};
+
+struct Counts {
+  i64 points = 0;  // |D|
+  i64 nT = 0, nS = 0, nSTD = 0;
+  std::vector<TensorCounts> tensors;  // indexed like Model::tensors (zeros when not wanted)
+};
+
+/// Brute force over the statement instances inside `box` (a sub-box of the
+/// domain's box that shares its lower corner). `want[k]` selects tensors.
+/// Throws InputError when a map is not a function on the domain, when the
+/// space map leaves the PE domain, or when the instance exceeds `max_points`.
+Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::vector<char>& want, i64 max_points);
+
+}  // namespace tenet_cost::tenet::detail

@@ -1,0 +1,95 @@
+// Text (TENET's all-metrics layout) and JSON renderings of Metrics.
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "tenet_cost/tenet.hpp"
+
+namespace tenet_cost::tenet {
+namespace {
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+std::string i(std::int64_t v) { return std::to_string(v); }
+nlohmann::ordered_json num(double v) {
+  if (std::isfinite(v)) return v;
+  return nullptr;
+}
+}  // namespace
+
+Problem make_problem(const std::string& pe_domain, const std::string& interconnect,
+                     const std::string& iteration_domain, const std::vector<std::string>& reads,
+                     const std::vector<std::string>& writes, const std::string& space_map,
+                     const std::string& time_map, std::uint64_t bandwidth, std::uint64_t avg_latency) {
+  auto rt = [](const std::string& text, std::uint32_t line) { return RelationText{text, SourceLocation{"<generated>", line, 1}}; };
+  Problem p;
+  p.pe.domain = rt(pe_domain, 1);
+  p.pe.interconnect = rt(interconnect, 2);
+  p.pe.bandwidth = bandwidth;
+  p.pe.avg_latency = avg_latency;
+  p.statement.domain = rt(iteration_domain, 2);
+  std::uint32_t line = 3;
+  for (const auto& r : reads) p.statement.reads.push_back(rt(r, line++));
+  for (const auto& w : writes) p.statement.writes.push_back(rt(w, line++));
+  p.mapping.space_map = rt(space_map, 1);
+  p.mapping.time_map = rt(time_map, 2);
+  return p;
+}
+
+std::string render_text(const Metrics& m) {
+  std::string s;
+  s += "Delay: In: " + i(m.ingress_delay) + "; Out: " + i(m.egress_delay) + "; Com: " + i(m.compute_delay) + "\n";
+  s += "Active PE Num: " + i(m.active_pes) + "; Average: " + fmt("%.2f", m.avg_active_pes) + "\n";
+  s += "DomainSize(MACs): " + i(m.macs) + "\n";
+  s += "TotalTime(|time domain|): " + i(m.time_stamps) + "\n";
+  s += "PENum(|space domain|): " + i(m.active_pes) + "\n";
+  s += "MacNumPerPE: " + i(m.macs_per_pe) + "\n";
+  s += "Delay(max): " + i(m.max_delay) + "\n";
+  for (const auto& t : m.tensors) {
+    const bool in = t.access == Access::kRead;
+    s += std::string(in ? "Input " : "Output ") + t.name + ": TotalVolume " + i(t.total_volume) + " UniqueVolume " +
+         i(t.unique_volume) + " ReuseFactor " + fmt("%.4f", t.reuse_factor) + " TemporalReuseVolume " +
+         fmt("%f", t.temporal_reuse);
+    if (m.spatial_reuse_computed) {
+      s += " SpatialReuseVolume " + fmt("%f", t.spatial_reuse) + " SpatialReuse*PENum " +
+           fmt("%.4f", t.spatial_reuse * static_cast<double>(m.active_pes));
+    }
+    s += " UniqueVolume/ComDelay " +
+         fmt("%.4f", static_cast<double>(t.unique_volume) / static_cast<double>(m.compute_delay)) +
+         (in ? " IngressDelay " : " EgressDelay ") + i(t.delay) + "\n";
+  }
+  s += "Energy: " + i(m.energy) + "\n";
+  return s;
+}
+
+std::string render_json(const Metrics& m) {
+  nlohmann::ordered_json j;
+  j["macs"] = m.macs;
+  j["time_stamps"] = m.time_stamps;
+  j["active_pes"] = m.active_pes;
+  j["space_time_points"] = m.space_time_points;
+  j["avg_active_pes"] = num(m.avg_active_pes);
+  j["macs_per_pe"] = m.macs_per_pe;
+  j["delay"] = {{"ingress", m.ingress_delay}, {"egress", m.egress_delay}, {"compute", m.compute_delay}, {"max", m.max_delay}};
+  j["energy"] = m.energy;
+  auto arr = nlohmann::ordered_json::array();
+  for (const auto& t : m.tensors) {
+    nlohmann::ordered_json o;
+    o["name"] = t.name;
+    o["access"] = t.access == Access::kRead ? "read" : "write";
+    o["total_volume"] = t.total_volume;
+    o["unique_volume"] = t.unique_volume;
+    o["reuse_factor"] = num(t.reuse_factor);
+    o["temporal_reuse"] = num(t.temporal_reuse);
+    o["spatial_reuse"] = m.spatial_reuse_computed ? num(t.spatial_reuse) : nlohmann::ordered_json(nullptr);
+    o["delay"] = t.delay;
+    arr.push_back(o);
+  }
+  j["tensors"] = arr;
+  j["counting_method"] = m.counting_method;
+  return j.dump(2) + "\n";
+}
+
+}  // namespace tenet_cost::tenet
