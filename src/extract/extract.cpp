@@ -364,9 +364,13 @@ void attention_site(const Env& env, const ir::Binding& b, const std::string& nam
   }
   if (name.find("fused_qkv") != std::string::npos && s.num_heads && s.head_dim && *s.head_dim > 0) {
     for (const auto& a : xrelax::call_args(*b.value)) {
-      auto d = const_dim(env.sinfo_of(a), 1);
-      if (!d || *d % *s.head_dim != 0) continue;
-      const std::int64_t total = *d / *s.head_dim;
+      // qkv is (.., (H + 2 KV) * D) or (.., H + 2 KV, D).
+      const ir::StructInfoPtr si = env.sinfo_of(a);
+      auto d = const_dim(si, 1);
+      if (!d) continue;
+      std::int64_t total = 0;
+      if (*d == *s.head_dim && const_dim(si, 2)) total = *const_dim(si, 2);
+      else if (*d % *s.head_dim == 0) total = *d / *s.head_dim;
       if (total > *s.num_heads && (total - *s.num_heads) % 2 == 0) s.num_kv_heads = (total - *s.num_heads) / 2;
     }
   } else if (last_append_kv) {
