@@ -570,7 +570,7 @@ ExtractResult extract_workloads(const ir::Module& module, const ExtractOptions& 
 
   std::set<std::string> syms;
   std::set<std::string> schemes;
-  bool all_f16 = true, all_f32 = true, any_weight = false;
+  bool all_f16 = true, all_f32 = true, all_bf16 = true, any_weight = false;
   for (const auto& w : res.workloads) {
     for (const Dim* d : {&w.m, &w.n, &w.k, &w.batch}) collect_symbols(*d, syms);
     if (w.weight_operand == "none") continue;
@@ -579,11 +579,12 @@ ExtractResult extract_workloads(const ir::Module& module, const ExtractOptions& 
     const std::string& wd = w.weight_operand == "a" ? w.dtype_a : w.dtype_b;
     all_f16 = all_f16 && wd == "float16";
     all_f32 = all_f32 && wd == "float32";
+    all_bf16 = all_bf16 && wd == "bfloat16";
   }
   res.symbols.assign(syms.begin(), syms.end());
   if (!any_weight) res.module_quant = "";
   else if (schemes.size() == 1 && *schemes.begin() == "none")
-    res.module_quant = all_f16 ? "q0f16" : all_f32 ? "q0f32" : "none";
+    res.module_quant = all_f16 ? "q0f16" : all_f32 ? "q0f32" : all_bf16 ? "q0bf16" : "none";
   else {
     schemes.erase("none");
     res.module_quant = schemes.size() == 1 ? *schemes.begin() : "mixed";
