@@ -20,14 +20,9 @@ using relation::Piece;
 
 constexpr i64 kMaxInstancePoints = 20'000'000;   // one small instance of the counter
 constexpr i64 kMaxEnumeratePoints = 30'000'000; // --enumerate on the whole domain
-constexpr int kMaxRetries = 3;
-constexpr i64 kMaxFullCheckPoints = 30'000'000;  // the all-dimensions self-check when cheap
+constexpr int kMaxRetries = 4;
+const i64 kMinBase = std::getenv("TC_MIN_BASE") ? std::atoi(std::getenv("TC_MIN_BASE")) : 2;
 
-i64 points(const std::vector<Interval>& box) {
-  i64 n = 1;
-  for (const auto& b : box) n = checked_mul(n, b.hi - b.lo + 1, "instance size");
-  return n;
-}
 
 /// Values a count group produces, flattened: [nT, nS, nSTD] or [tv, uv, uvt, spi].
 std::vector<i64> flatten(const Counts& c, int tensor) {
@@ -53,7 +48,7 @@ i64 window(const std::vector<const Piece*>& pieces, std::size_t d, const std::ve
     for (std::size_t i = 0; i < cols.size(); ++i) {
       const i64 width = cols[i].hi - cols[i].lo;
       if (i < nv) {
-        spread[i] = width <= 32 ? width : 2;
+        spread[i] = width <= 32 ? width : 1;
       } else {
         spread[i] = std::min<i64>(width, 64);
       }
@@ -105,7 +100,71 @@ struct Group {
   std::vector<const Piece*> pieces;
   std::vector<i64> L, W;
   std::vector<i64> result;   // flattened results of all members after solving
+  std::vector<i64> stride;   // free tile dimensions: enumerate one residue, scale (1 = not free)
+  std::vector<std::vector<char>> contains;  // [member][d]: the tensor's elements carry d's residue
 };
+
+bool exact_var(const Affine& a, std::size_t d) {
+  if (a.constant != 0) return false;
+  for (std::size_t i = 0; i < a.coeff.size(); ++i)
+    if (a.coeff[i] != (i == d ? 1 : 0)) return false;
+  return d < a.coeff.size();
+}
+bool uses(const Affine& a, std::size_t d) { return d < a.coeff.size() && a.coeff[d] != 0; }
+
+/// A dimension d is a free tile dimension of a group when the maps see it only
+/// as floor(d/S) and every access either ignores it or uses it as a whole index
+/// coordinate: then the S residues of d are independent copies (or duplicates)
+/// of the same problem and one residue suffices (docs/tenet-engine.md).
+i64 free_stride(const Model& m, std::size_t d, const std::vector<const Piece*>& st, const std::vector<int>& members,
+                std::vector<std::vector<char>>& contains) {
+  const i64 lo = m.box[d].lo, N = m.box[d].hi - m.box[d].lo + 1;
+  i64 S = 0;
+  auto scan = [&](const Piece& p, bool allow_coord, bool& has_coord) -> bool {
+    const std::size_t nv = p.vars.size();
+    (void)nv;
+    for (const auto& t : p.terms) {
+      if (!uses(t.num, d)) continue;
+      if (t.kind != relation::Term::Kind::kFloor || !exact_var(t.num, d)) return false;
+      if (S == 0) S = t.den;
+      if (t.den != S) return false;
+    }
+    for (const auto& dj : p.disjuncts)
+      for (const auto& c : dj)
+        if (uses(c.expr, d)) return false;
+    for (const auto& o : p.out) {
+      if (!uses(o, d)) continue;
+      if (!allow_coord || !exact_var(o, d)) return false;
+      has_coord = true;
+    }
+    return true;
+  };
+  for (const Piece* p : st) {
+    bool dummy = false;
+    if (!scan(*p, false, dummy)) return 1;
+  }
+  std::vector<char> cont(members.size(), 0);
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    if (members[i] < 0) continue;
+    const auto& td = m.tensors[static_cast<std::size_t>(members[i])];
+    int agree = -1;
+    for (const Piece* p : td.pieces) {
+      bool has = false;
+      if (!scan(*p, true, has)) return 1;
+      if (agree >= 0 && agree != static_cast<int>(has)) return 1;
+      agree = has;
+    }
+    cont[i] = agree == 1;
+  }
+  if (S == 0) {
+    S = N;  // d appears in no map: the whole range is one tile
+  } else if (floor_mod(lo, S) != 0 || N % S != 0) {
+    return 1;
+  }
+  if (S <= 1) return 1;
+  for (std::size_t i = 0; i < members.size(); ++i) contains[i][d] = cont[i];
+  return S;
+}
 
 i128 mul128(i128 a, i128 b) {
   i128 r;
@@ -131,11 +190,13 @@ class Counter {
       std::vector<std::size_t> comp;
       for (std::size_t d = 0; d < nd; ++d) {
         DimPlan& dp = plan[d];
-        const i64 N = m_.box[d].hi - m_.box[d].lo + 1;
-        dp.L = g.L[d];
+        const i64 S = g.stride[d];
+        const i64 N = (m_.box[d].hi - m_.box[d].lo + 1) / S;  // in units of the stride
+        dp.L = std::max<i64>(1, g.L[d] / S);
         dp.r = N % dp.L;
         dp.n_true = N / dp.L;
-        dp.n0 = std::max<i64>(2, (g.W[d] + dp.L - 1) / dp.L) + extra[d];
+        const i64 W = (g.W[d] + S - 1) / S;
+        dp.n0 = std::max<i64>(kMinBase, (W + dp.L - 1) / dp.L) + extra[d];
         dp.compress = !enumerate_ && m_.is_box && dp.n_true >= dp.n0 + 3;
         if (dp.compress) comp.push_back(d);
       }
@@ -147,6 +208,8 @@ class Counter {
                        static_cast<long long>(g.W[d]), static_cast<long long>(plan[d].r),
                        static_cast<long long>(plan[d].n_true), static_cast<long long>(plan[d].n0),
                        plan[d].compress ? " C" : "");
+        for (std::size_t d = 0; d < nd; ++d)
+          if (g.stride[d] > 1) std::fprintf(stderr, " free d%zu/%lld", d, static_cast<long long>(g.stride[d]));
         std::fprintf(stderr, "\n");
       }
       if (dc > 12) throw InputError(m_.domain.loc, "too many dimensions to count (" + std::to_string(dc) + " > 12)");
@@ -156,7 +219,8 @@ class Counter {
         std::vector<Interval> box(m_.box);
         for (std::size_t j = 0; j < dc; ++j) {
           const DimPlan& dp = plan[comp[j]];
-          box[comp[j]].hi = box[comp[j]].lo + dp.r + (dp.n0 + b[j]) * dp.L - 1;
+          const i64 S = g.stride[comp[j]];
+          box[comp[j]].hi = box[comp[j]].lo + (dp.r + (dp.n0 + b[j]) * dp.L) * S - 1;
         }
         return box;
       };
@@ -202,7 +266,7 @@ class Counter {
         check(b);
       }
       std::vector<i64> two(dc, 2);
-      if (ok && dc > 1 && points(sizes_for(two)) <= kMaxFullCheckPoints) check(two);
+      if (ok && dc > 1) check(two);
       if (ok) {
         std::vector<i64> delta(dc);
         for (std::size_t j = 0; j < dc; ++j) delta[j] = plan[comp[j]].n_true - plan[comp[j]].n0;
@@ -215,7 +279,7 @@ class Counter {
         return;
       }
       ++retries_;
-      for (std::size_t j = 0; j < dc; ++j) extra[comp[j]] += plan[comp[j]].n0;  // double the base
+      for (std::size_t j = 0; j < dc; ++j) extra[comp[j]] += std::max<i64>(1, plan[comp[j]].n0 / 2);  // grow the base
     }
     throw InputError(m_.domain.loc,
                      "cannot count exactly: the counts are not multilinear in the loop sizes for this mapping "
@@ -230,6 +294,7 @@ class Counter {
   std::vector<i64> run(const Group& g, const std::vector<Interval>& box) {
     std::vector<i64> key;
     for (const auto& b : box) key.push_back(b.hi);
+    key.insert(key.end(), g.stride.begin(), g.stride.end());
     std::vector<char> want(m_.tensors.size(), 0);
     for (int k : g.members)
       if (k >= 0) want[static_cast<std::size_t>(k)] = 1;
@@ -240,7 +305,7 @@ class Counter {
         if (want[k] && !it->second.second[k]) have = false;
     if (!have) {
       const i64 limit = enumerate_ ? kMaxEnumeratePoints : kMaxInstancePoints;
-      Counts c = detail::brute_force(m_, box, want, limit);
+      Counts c = detail::brute_force(m_, box, want, limit, g.stride);
       if (it != cache_.end()) {
         for (std::size_t k = 0; k < want.size(); ++k)
           if (want[k]) {
@@ -252,8 +317,20 @@ class Counter {
       }
     }
     std::vector<i64> out;
-    for (int k : g.members) {
-      const auto v = flatten(it->second.first, k);
+    for (std::size_t i = 0; i < g.members.size(); ++i) {
+      const int k = g.members[i];
+      auto v = flatten(it->second.first, k);
+      if (k >= 0) {
+        // Scale one residue back to all: TV counts every instance; unique counts
+        // multiply only when the elements carry the residue (otherwise duplicates).
+        for (std::size_t d = 0; d < m_.nd; ++d) {
+          const i64 S = g.stride[d];
+          if (S == 1) continue;
+          v[0] = checked_mul(v[0], S, "total volume");
+          if (g.contains[i][d])
+            for (std::size_t j = 1; j < 4; ++j) v[j] = checked_mul(v[j], S, "unique volume");
+        }
+      }
       out.insert(out.end(), v.begin(), v.end());
     }
     return out;
@@ -311,7 +388,7 @@ Metrics analyze(const Problem& problem, const AnalyzeOptions& options) {
         g.members.push_back(member);
         return;
       }
-    groups.push_back(Group{{member}, pieces, L, W, {}});
+    groups.push_back(Group{{member}, pieces, L, W, {}, {}, {}});
   };
   add_group(-1, st_pieces);
   for (std::size_t k = 0; k < m.tensors.size(); ++k) {
@@ -325,6 +402,12 @@ Metrics analyze(const Problem& problem, const AnalyzeOptions& options) {
       if (g.L == h.L)
         for (std::size_t d = 0; d < m.nd; ++d) g.W[d] = std::max(g.W[d], h.W[d]);
 
+  for (Group& g : groups) {
+    g.stride.assign(m.nd, 1);
+    g.contains.assign(g.members.size(), std::vector<char>(m.nd, 0));
+    if (options.enumerate || !m.is_box) continue;
+    for (std::size_t d = 0; d < m.nd; ++d) g.stride[d] = free_stride(m, d, st_pieces, g.members, g.contains);
+  }
   Counter counter(m, options.enumerate);
   i64 macs = 0, nT = 0, nS = 0, nSTD = 0;
   std::vector<detail::TensorCounts> tc(m.tensors.size());
