@@ -364,9 +364,13 @@ void attention_site(const Env& env, const ir::Binding& b, const std::string& nam
   }
   if (name.find("fused_qkv") != std::string::npos && s.num_heads && s.head_dim && *s.head_dim > 0) {
     for (const auto& a : xrelax::call_args(*b.value)) {
-      auto d = const_dim(env.sinfo_of(a), 1);
-      if (!d || *d % *s.head_dim != 0) continue;
-      const std::int64_t total = *d / *s.head_dim;
+      // qkv is (.., (H + 2 KV) * D) or (.., H + 2 KV, D).
+      const ir::StructInfoPtr si = env.sinfo_of(a);
+      auto d = const_dim(si, 1);
+      if (!d) continue;
+      std::int64_t total = 0;
+      if (*d == *s.head_dim && const_dim(si, 2)) total = *const_dim(si, 2);
+      else if (*d % *s.head_dim == 0) total = *d / *s.head_dim;
       if (total > *s.num_heads && (total - *s.num_heads) % 2 == 0) s.num_kv_heads = (total - *s.num_heads) / 2;
     }
   } else if (last_append_kv) {
@@ -566,7 +570,7 @@ ExtractResult extract_workloads(const ir::Module& module, const ExtractOptions& 
 
   std::set<std::string> syms;
   std::set<std::string> schemes;
-  bool all_f16 = true, all_f32 = true, any_weight = false;
+  bool all_f16 = true, all_f32 = true, all_bf16 = true, any_weight = false;
   for (const auto& w : res.workloads) {
     for (const Dim* d : {&w.m, &w.n, &w.k, &w.batch}) collect_symbols(*d, syms);
     if (w.weight_operand == "none") continue;
@@ -575,11 +579,12 @@ ExtractResult extract_workloads(const ir::Module& module, const ExtractOptions& 
     const std::string& wd = w.weight_operand == "a" ? w.dtype_a : w.dtype_b;
     all_f16 = all_f16 && wd == "float16";
     all_f32 = all_f32 && wd == "float32";
+    all_bf16 = all_bf16 && wd == "bfloat16";
   }
   res.symbols.assign(syms.begin(), syms.end());
   if (!any_weight) res.module_quant = "";
   else if (schemes.size() == 1 && *schemes.begin() == "none")
-    res.module_quant = all_f16 ? "q0f16" : all_f32 ? "q0f32" : "none";
+    res.module_quant = all_f16 ? "q0f16" : all_f32 ? "q0f32" : all_bf16 ? "q0bf16" : "none";
   else {
     schemes.erase("none");
     res.module_quant = schemes.size() == 1 ? *schemes.begin() : "mixed";
