@@ -105,6 +105,7 @@ std::vector<ModelGemm> workloads_from_config(const ModelConfig& cfg, const Phase
 
 std::vector<ModelGemm> workloads_from_extract(const ExtractResult& ex, const Phases& ph,
                                               const std::optional<ModelConfig>& cfg) {
+  if (ph.seq_len <= 0 || ph.context <= 0) throw InputError("--seq-len and --context must be positive");
   std::vector<ModelGemm> out;
   std::map<std::string, std::map<std::string, std::int64_t>> binds;  // per entry
   auto bindings_for = [&](const std::string& entry) -> const std::map<std::string, std::int64_t>& {

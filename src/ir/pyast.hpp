@@ -229,10 +229,7 @@ class Parser {
   Node* parse_test();
   Node* parse_test_nocond();
   Node* parse_or_test();
-  Node* parse_and_test();
-  Node* parse_not_test();
-  Node* parse_comparison();
-  Node* parse_binary(int min_prec);
+  Node* parse_expr(int min_prec);
   Node* parse_unary();
   Node* parse_power();
   Node* parse_atom_expr();

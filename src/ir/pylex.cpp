@@ -1,6 +1,5 @@
 #include "ir/pylex.hpp"
 
-#include <array>
 #include <cstring>
 #include <limits>
 
@@ -8,37 +7,79 @@ namespace tenet_cost::ir::py {
 
 namespace {
 
-constexpr bool is_ident_start(unsigned char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c >= 0x80;
-}
-constexpr bool is_ident_char(unsigned char c) { return is_ident_start(c) || (c >= '0' && c <= '9'); }
+// Character classes: bit 1 = identifier start, bit 2 = identifier char.
+struct CharTable {
+  unsigned char t[256] = {};
+  constexpr CharTable() {
+    for (int c = 0; c < 256; ++c) {
+      const bool start = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c >= 0x80;
+      const bool digit = c >= '0' && c <= '9';
+      t[c] = static_cast<unsigned char>((start ? 1 : 0) | ((start || digit) ? 2 : 0));
+    }
+  }
+};
+constexpr CharTable kChars;
+constexpr bool is_ident_start(unsigned char c) { return (kChars.t[c] & 1) != 0; }
+constexpr bool is_ident_char(unsigned char c) { return (kChars.t[c] & 2) != 0; }
 constexpr bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
 constexpr bool is_hex(unsigned char c) {
   return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
-struct KwEntry {
-  std::string_view text;
-  Kw kw;
-};
-constexpr std::array<KwEntry, 35> kKeywords{{
-    {"False", Kw::kFalse}, {"None", Kw::kNoneLit}, {"True", Kw::kTrue}, {"and", Kw::kAnd}, {"as", Kw::kAs},
-    {"assert", Kw::kAssert}, {"async", Kw::kAsync}, {"await", Kw::kAwait}, {"break", Kw::kBreak},
-    {"class", Kw::kClass}, {"continue", Kw::kContinue}, {"def", Kw::kDef}, {"del", Kw::kDel},
-    {"elif", Kw::kElif}, {"else", Kw::kElse}, {"except", Kw::kExcept}, {"finally", Kw::kFinally},
-    {"for", Kw::kFor}, {"from", Kw::kFrom}, {"global", Kw::kGlobal}, {"if", Kw::kIf}, {"import", Kw::kImport},
-    {"in", Kw::kIn}, {"is", Kw::kIs}, {"lambda", Kw::kLambda}, {"nonlocal", Kw::kNonlocal}, {"not", Kw::kNot},
-    {"or", Kw::kOr}, {"pass", Kw::kPass}, {"raise", Kw::kRaise}, {"return", Kw::kReturn}, {"try", Kw::kTry},
-    {"while", Kw::kWhile}, {"with", Kw::kWith}, {"yield", Kw::kYield},
-}};
-
 Kw keyword_of(std::string_view s) {
-  if (s.size() < 2 || s.size() > 8) return Kw::kNone;
-  const char c = s[0];
-  if (!((c >= 'a' && c <= 'y') || c == 'F' || c == 'N' || c == 'T')) return Kw::kNone;
-  for (const auto& k : kKeywords)
-    if (k.text == s) return k.kw;
-  return Kw::kNone;
+  // switch on length, then compare: most names are rejected after one or two byte tests
+  switch (s.size()) {
+    case 2:
+      if (s[0] == 'a' && s == "as") return Kw::kAs;
+      if (s[0] == 'i' && s == "if") return Kw::kIf;
+      if (s[0] == 'i' && s == "in") return Kw::kIn;
+      if (s[0] == 'i' && s == "is") return Kw::kIs;
+      if (s[0] == 'o' && s == "or") return Kw::kOr;
+      return Kw::kNone;
+    case 3:
+      if (s[0] == 'a' && s == "and") return Kw::kAnd;
+      if (s[0] == 'd' && s == "def") return Kw::kDef;
+      if (s[0] == 'd' && s == "del") return Kw::kDel;
+      if (s[0] == 'f' && s == "for") return Kw::kFor;
+      if (s[0] == 'n' && s == "not") return Kw::kNot;
+      if (s[0] == 't' && s == "try") return Kw::kTry;
+      return Kw::kNone;
+    case 4:
+      if (s[0] == 'N' && s == "None") return Kw::kNoneLit;
+      if (s[0] == 'T' && s == "True") return Kw::kTrue;
+      if (s[0] == 'e' && s == "elif") return Kw::kElif;
+      if (s[0] == 'e' && s == "else") return Kw::kElse;
+      if (s[0] == 'f' && s == "from") return Kw::kFrom;
+      if (s[0] == 'p' && s == "pass") return Kw::kPass;
+      if (s[0] == 'w' && s == "with") return Kw::kWith;
+      return Kw::kNone;
+    case 5:
+      if (s[0] == 'F' && s == "False") return Kw::kFalse;
+      if (s[0] == 'a' && s == "async") return Kw::kAsync;
+      if (s[0] == 'a' && s == "await") return Kw::kAwait;
+      if (s[0] == 'b' && s == "break") return Kw::kBreak;
+      if (s[0] == 'c' && s == "class") return Kw::kClass;
+      if (s[0] == 'r' && s == "raise") return Kw::kRaise;
+      if (s[0] == 'w' && s == "while") return Kw::kWhile;
+      if (s[0] == 'y' && s == "yield") return Kw::kYield;
+      return Kw::kNone;
+    case 6:
+      if (s[0] == 'a' && s == "assert") return Kw::kAssert;
+      if (s[0] == 'e' && s == "except") return Kw::kExcept;
+      if (s[0] == 'g' && s == "global") return Kw::kGlobal;
+      if (s[0] == 'i' && s == "import") return Kw::kImport;
+      if (s[0] == 'l' && s == "lambda") return Kw::kLambda;
+      if (s[0] == 'r' && s == "return") return Kw::kReturn;
+      return Kw::kNone;
+    case 7:
+      if (s[0] == 'f' && s == "finally") return Kw::kFinally;
+      return Kw::kNone;
+    case 8:
+      if (s[0] == 'c' && s == "continue") return Kw::kContinue;
+      if (s[0] == 'n' && s == "nonlocal") return Kw::kNonlocal;
+      return Kw::kNone;
+    default: return Kw::kNone;
+  }
 }
 
 void append_utf8(std::string& out, std::uint32_t cp) {

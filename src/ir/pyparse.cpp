@@ -572,10 +572,10 @@ Stmt* Parser::parse_compound(std::vector<Node*>* decorators) {
     for (;;) {
       if (accept_op(Op::kStar)) {
         Node* st_node = new_node(NK::kStarred, t0);
-        st_node->a = parse_binary(1);
+        st_node->a = parse_expr(5);
         scratch_.push_back(st_node);
       } else {
-        scratch_.push_back(parse_binary(1));
+        scratch_.push_back(parse_expr(5));
       }
       if (!accept_op(Op::kComma)) break;
       comma = true;
@@ -612,7 +612,7 @@ Stmt* Parser::parse_compound(std::vector<Node*>* decorators) {
     std::vector<Node*> items, targets;
     for (;;) {
       items.push_back(parse_test());
-      targets.push_back(accept_kw(Kw::kAs) ? parse_binary(1) : nullptr);
+      targets.push_back(accept_kw(Kw::kAs) ? parse_expr(5) : nullptr);
       if (!accept_op(Op::kComma)) break;
     }
     s->n_items = static_cast<std::uint32_t>(items.size());
@@ -677,7 +677,7 @@ Node* Parser::parse_testlist(bool allow_star) {
       const Token t = tok_;
       advance();
       Node* s = new_node(NK::kStarred, t);
-      s->a = parse_binary(1);
+      s->a = parse_expr(5);
       s->end = last_end_;
       set_height(s, s->a->height + 1);
       return s;
@@ -750,139 +750,130 @@ Node* Parser::parse_lambda() {
   return n;
 }
 
-Node* Parser::parse_or_test() {
-  Node* e = parse_and_test();
-  if (!at_kw(Kw::kOr)) return e;
-  const std::size_t st = scratch_.size();
-  scratch_.push_back(e);
-  std::uint32_t h = e->height;
-  while (accept_kw(Kw::kOr)) {
-    scratch_.push_back(parse_and_test());
-    h = std::max(h, scratch_.back()->height);
-  }
-  Node* n = new_node_from(NK::kBoolOp, e);
-  n->kw = Kw::kOr;
-  n->kids = finish_list(st, &n->n);
-  n->end = last_end_;
-  set_height(n, h + 1);
-  return n;
-}
-
-Node* Parser::parse_and_test() {
-  Node* e = parse_not_test();
-  if (!at_kw(Kw::kAnd)) return e;
-  const std::size_t st = scratch_.size();
-  scratch_.push_back(e);
-  std::uint32_t h = e->height;
-  while (accept_kw(Kw::kAnd)) {
-    scratch_.push_back(parse_not_test());
-    h = std::max(h, scratch_.back()->height);
-  }
-  Node* n = new_node_from(NK::kBoolOp, e);
-  n->kw = Kw::kAnd;
-  n->kids = finish_list(st, &n->n);
-  n->end = last_end_;
-  set_height(n, h + 1);
-  return n;
-}
-
-Node* Parser::parse_not_test() {
-  if (at_kw(Kw::kNot)) {
-    const DepthGuard guard(*this);
-    const Token t = tok_;
-    advance();
-    Node* n = new_node(NK::kUnary, t);
-    n->op = Op::kNone;
-    n->kw = Kw::kNot;
-    n->a = parse_not_test();
-    n->end = last_end_;
-    set_height(n, n->a->height + 1);
-    return n;
-  }
-  return parse_comparison();
-}
-
-Node* Parser::parse_comparison() {
-  Node* lhs = parse_binary(1);
-  Node* result = nullptr;
-  std::size_t st = scratch_.size();
-  for (;;) {
-    Cmp cmp = Cmp::kOp;
-    Op op = Op::kNone;
-    if (tok_.kind == Tok::kOp && tok_.op >= Op::kLt && tok_.op <= Op::kNe) {
-      op = tok_.op;
-      advance();
-    } else if (at_kw(Kw::kIn)) {
-      cmp = Cmp::kIn;
-      advance();
-    } else if (at_kw(Kw::kNot) && peek().kind == Tok::kName && peek().kw == Kw::kIn) {
-      cmp = Cmp::kNotIn;
-      advance();
-      advance();
-    } else if (at_kw(Kw::kIs)) {
-      advance();
-      cmp = accept_kw(Kw::kNot) ? Cmp::kIsNot : Cmp::kIs;
-    } else {
-      break;
-    }
-    Node* rhs = parse_binary(1);
-    Node* c = new_node_from(NK::kCompare, lhs);
-    c->op = op;
-    c->cmp = cmp;
-    c->a = lhs;
-    c->b = rhs;
-    c->end = rhs->end;
-    set_height(c, std::max(lhs->height, rhs->height) + 1);
-    if (result == nullptr) {
-      result = c;
-    } else {
-      if (scratch_.size() == st) scratch_.push_back(result);
-      scratch_.push_back(c);
-    }
-    lhs = rhs;
-  }
-  if (result == nullptr) return lhs;
-  if (scratch_.size() == st) return result;
-  // chained comparison a < b < c  ==  (a < b) and (b < c)
-  Node* n = new_node_from(NK::kBoolOp, scratch_[st]);
-  n->kw = Kw::kAnd;
-  std::uint32_t h = 1;
-  for (std::size_t i = st; i < scratch_.size(); ++i) h = std::max(h, scratch_[i]->height + 1);
-  n->kids = finish_list(st, &n->n);
-  n->end = last_end_;
-  set_height(n, h);
-  return n;
-}
+Node* Parser::parse_or_test() { return parse_expr(1); }
 
 namespace {
-int binary_prec(const Token& t) {
+// Python precedence: or 1, and 2, not 3, comparisons 4, | 5, ^ 6, & 7,
+// shifts 8, + - 9, * / // % @ 10 (unary and ** are handled below them).
+int infix_prec(const Token& t) {
+  if (t.kind == Tok::kName) {
+    switch (t.kw) {
+      case Kw::kOr: return 1;
+      case Kw::kAnd: return 2;
+      case Kw::kIn: case Kw::kNot: case Kw::kIs: return 4;
+      default: return 0;
+    }
+  }
   if (t.kind != Tok::kOp) return 0;
   switch (t.op) {
-    case Op::kPipe: return 1;
-    case Op::kCaret: return 2;
-    case Op::kAmp: return 3;
-    case Op::kShl:
-    case Op::kShr: return 4;
-    case Op::kPlus:
-    case Op::kMinus: return 5;
-    case Op::kStar:
-    case Op::kSlash:
-    case Op::kDSlash:
-    case Op::kPercent:
-    case Op::kAt: return 6;
+    case Op::kLt: case Op::kGt: case Op::kLe: case Op::kGe: case Op::kEq: case Op::kNe: return 4;
+    case Op::kPipe: return 5;
+    case Op::kCaret: return 6;
+    case Op::kAmp: return 7;
+    case Op::kShl: case Op::kShr: return 8;
+    case Op::kPlus: case Op::kMinus: return 9;
+    case Op::kStar: case Op::kSlash: case Op::kDSlash: case Op::kPercent: case Op::kAt: return 10;
     default: return 0;
   }
 }
 }  // namespace
 
-Node* Parser::parse_binary(int min_prec) {
-  Node* lhs = parse_unary();
+// Precedence climbing over every binary level (one C++ frame per level
+// actually used, not one per grammar rule).
+Node* Parser::parse_expr(int min_prec) {
+  Node* lhs = nullptr;
+  if (min_prec <= 3 && at_kw(Kw::kNot)) {
+    const DepthGuard guard(*this);
+    const Token t = tok_;
+    advance();
+    Node* n = new_node(NK::kUnary, t);
+    n->kw = Kw::kNot;
+    n->a = parse_expr(3);
+    n->end = n->a->end;
+    set_height(n, n->a->height + 1);
+    lhs = n;
+  } else {
+    lhs = parse_unary();
+  }
   for (;;) {
-    const int p = binary_prec(tok_);
+    const int p = infix_prec(tok_);
     if (p == 0 || p < min_prec) return lhs;
+    if (p == 1 || p == 2) {
+      // n-ary and / or
+      const Kw kw = tok_.kw;
+      const std::size_t st = scratch_.size();
+      scratch_.push_back(lhs);
+      std::uint32_t h = lhs->height;
+      while (accept_kw(kw)) {
+        scratch_.push_back(parse_expr(p + 1));
+        h = std::max(h, scratch_.back()->height);
+      }
+      Node* n = new_node_from(NK::kBoolOp, lhs);
+      n->kw = kw;
+      n->kids = finish_list(st, &n->n);
+      n->end = last_end_;
+      set_height(n, h + 1);
+      lhs = n;
+      continue;
+    }
+    if (p == 4) {
+      // comparison chain: a < b < c == (a < b) and (b < c)
+      if (at_kw(Kw::kNot) && !(peek().kind == Tok::kName && peek().kw == Kw::kIn)) return lhs;
+      Node* result = nullptr;
+      const std::size_t st = scratch_.size();
+      Node* left = lhs;
+      for (;;) {
+        Cmp cmp = Cmp::kOp;
+        Op op = Op::kNone;
+        if (tok_.kind == Tok::kOp && tok_.op >= Op::kLt && tok_.op <= Op::kNe) {
+          op = tok_.op;
+          advance();
+        } else if (at_kw(Kw::kIn)) {
+          cmp = Cmp::kIn;
+          advance();
+        } else if (at_kw(Kw::kNot) && peek().kind == Tok::kName && peek().kw == Kw::kIn) {
+          cmp = Cmp::kNotIn;
+          advance();
+          advance();
+        } else if (at_kw(Kw::kIs)) {
+          advance();
+          cmp = accept_kw(Kw::kNot) ? Cmp::kIsNot : Cmp::kIs;
+        } else {
+          break;
+        }
+        Node* rhs = parse_expr(5);
+        Node* c = new_node_from(NK::kCompare, left);
+        c->op = op;
+        c->cmp = cmp;
+        c->a = left;
+        c->b = rhs;
+        c->end = rhs->end;
+        set_height(c, std::max(left->height, rhs->height) + 1);
+        if (result == nullptr) {
+          result = c;
+        } else {
+          if (scratch_.size() == st) scratch_.push_back(result);
+          scratch_.push_back(c);
+        }
+        left = rhs;
+      }
+      if (scratch_.size() == st) {
+        lhs = result;
+        continue;
+      }
+      Node* n = new_node_from(NK::kBoolOp, scratch_[st]);
+      n->kw = Kw::kAnd;
+      std::uint32_t h = 1;
+      for (std::size_t i = st; i < scratch_.size(); ++i) h = std::max(h, scratch_[i]->height + 1);
+      n->kids = finish_list(st, &n->n);
+      n->end = last_end_;
+      set_height(n, h);
+      lhs = n;
+      continue;
+    }
     const Op op = tok_.op;
     advance();
-    Node* rhs = p < 6 ? parse_binary(p + 1) : parse_unary();
+    Node* rhs = p < 10 ? parse_expr(p + 1) : parse_unary();
     Node* n = new_node_from(NK::kBinOp, lhs);
     n->op = op;
     n->a = lhs;
@@ -1052,7 +1043,7 @@ Node* Parser::parse_subscript(Node* base) {
       const Token t = tok_;
       advance();
       Node* s = new_node(NK::kStarred, t);
-      s->a = parse_binary(1);
+      s->a = parse_expr(5);
       s->end = last_end_;
       set_height(s, s->a->height + 1);
       scratch_.push_back(s);
@@ -1098,7 +1089,7 @@ Node* Parser::parse_bracketed(Op open) {
         advance();
         is_dict = true;
         scratch_.push_back(nullptr);
-        scratch_.push_back(parse_binary(1));
+        scratch_.push_back(parse_expr(5));
       } else {
         Node* k = at_op(Op::kStar) ? parse_testlist(true) : parse_test();
         if (first_item) is_dict = at_op(Op::kColon);
@@ -1145,7 +1136,7 @@ Node* Parser::parse_bracketed(Op open) {
       const Token t = tok_;
       advance();
       e = new_node(NK::kStarred, t);
-      e->a = parse_binary(1);
+      e->a = parse_expr(5);
       e->end = last_end_;
       set_height(e, e->a->height + 1);
     } else if (open == Op::kLPar && at_kw(Kw::kYield)) {

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <unordered_map>
 
@@ -133,12 +134,36 @@ class Lowerer : public py::Parser::Sink {
       if (call->kids[i]->kind == NK::kKeyword && call->kids[i]->text == name) return call->kids[i]->a;
     return nullptr;
   }
-  static std::vector<const Node*> positional(const Node* call) {
-    std::vector<const Node*> out;
+  // The positional arguments of a call: a view of the call's kids when they
+  // come first (always, in printed TVMScript), else a copy.
+  struct Pos {
+    const Node* const* d = nullptr;
+    std::size_t n = 0;
+    std::vector<const Node*> store;
+    [[nodiscard]] std::size_t size() const { return n; }
+    [[nodiscard]] bool empty() const { return n == 0; }
+    const Node* operator[](std::size_t i) const { return d[i]; }
+    [[nodiscard]] const Node* const* begin() const { return d; }
+    [[nodiscard]] const Node* const* end() const { return d + n; }
+  };
+  static Pos positional(const Node* call) {
+    Pos p;
+    std::uint32_t k = 0;
+    while (k < call->n && call->kids[k]->kind != NK::kKeyword && call->kids[k]->kind != NK::kDoubleStarred) ++k;
+    std::uint32_t more = k;
+    while (more < call->n && (call->kids[more]->kind == NK::kKeyword || call->kids[more]->kind == NK::kDoubleStarred))
+      ++more;
+    if (more == call->n) {
+      p.d = call->kids;
+      p.n = k;
+      return p;
+    }
     for (std::uint32_t i = 0; i < call->n; ++i)
       if (call->kids[i]->kind != NK::kKeyword && call->kids[i]->kind != NK::kDoubleStarred)
-        out.push_back(call->kids[i]);
-    return out;
+        p.store.push_back(call->kids[i]);
+    p.d = p.store.data();
+    p.n = p.store.size();
+    return p;
   }
   static bool only_positional(const Node* call) {
     for (std::uint32_t i = 0; i < call->n; ++i)
@@ -228,43 +253,140 @@ class Lowerer : public py::Parser::Sink {
   }
 
   // -------------------------------------------------------- TIR expressions
-  std::shared_ptr<Expr> mk(ExprKind k, const Node* n, std::string_view dtype = {}) const {
-    auto e = std::make_shared<Expr>();
-    e->kind = k;
-    e->loc = loc(n);
-    e->dtype = dtype;
-    return e;
+  // An expression about to be interned (see ExprTable): views, no allocation.
+  struct X {
+    ExprKind kind = ExprKind::kOther;
+    const Node* at = nullptr;
+    std::string_view dtype;
+    std::string_view name;
+    std::string name_store;  // backing storage when `name` is computed
+    std::int64_t iv = 0;
+    double fv = 0.0;
+    BinOp bo = BinOp::kAdd;
+    UnOp uo = UnOp::kNeg;
+    std::vector<ExprPtr> args;
+    X(ExprKind k, const Node* n, std::string_view dt = {}) : kind(k), at(n), dtype(dt) {}
+  };
+  ExprPtr fin(X& x) { return table_.intern(x, *this); }
+  ExprPtr other(const Node* n) {
+    X e(ExprKind::kOther, n);
+    e.name_store = clip(span(n));
+    e.name = e.name_store;
+    return fin(e);
   }
-  ExprPtr other(const Node* n) const {
-    auto e = mk(ExprKind::kOther, n);
-    e->name = clip(span(n));
-    return e;
+  ExprPtr int_lit(std::int64_t v, const Node* n, std::string_view dtype = {}) {
+    X e(ExprKind::kInt, n, dtype);
+    e.iv = v;
+    if (dtype.empty() && shape_ctx_)
+      e.dtype = "int64";
+    else if (dtype.empty())
+      e.dtype = (v >= std::numeric_limits<std::int32_t>::min() && v <= std::numeric_limits<std::int32_t>::max())
+                    ? "int32" : "int64";
+    return fin(e);
   }
-  ExprPtr int_lit(std::int64_t v, const Node* n, std::string_view dtype = {}) const {
-    auto e = mk(ExprKind::kInt, n);
-    e->int_value = v;
-    if (!dtype.empty()) e->dtype = dtype;
-    else e->dtype = (v >= std::numeric_limits<std::int32_t>::min() && v <= std::numeric_limits<std::int32_t>::max())
-                        ? "int32" : "int64";
-    return e;
+  ExprPtr float_lit(double v, const Node* n, std::string_view dtype) {
+    X e(ExprKind::kFloat, n, dtype);
+    e.fv = v;
+    return fin(e);
   }
   std::string_view var_dtype(std::string_view name) const {
     const auto it = var_dtypes_.find(name);
     return it == var_dtypes_.end() ? std::string_view{} : it->second;
   }
-  ExprPtr binary(BinOp op, ExprPtr a, ExprPtr b, const Node* at) const {
-    auto e = mk(ExprKind::kBinary, at);
+  ExprPtr binary(BinOp op, ExprPtr a, ExprPtr b, const Node* at) {
+    X e(ExprKind::kBinary, at);
     switch (op) {
       case BinOp::kEq: case BinOp::kNe: case BinOp::kLt: case BinOp::kLe: case BinOp::kGt: case BinOp::kGe:
-      case BinOp::kAnd: case BinOp::kOr: e->dtype = "bool"; break;
-      default: e->dtype = !a->dtype.empty() ? a->dtype : b->dtype;
+      case BinOp::kAnd: case BinOp::kOr: e.dtype = "bool"; break;
+      default: e.dtype = !a->dtype.empty() ? std::string_view(a->dtype) : std::string_view(b->dtype);
     }
-    e->bin_op = op;
-    e->args.reserve(2);
-    e->args.push_back(std::move(a));
-    e->args.push_back(std::move(b));
-    return e;
+    e.bo = op;
+    e.args.reserve(2);
+    e.args.push_back(std::move(a));
+    e.args.push_back(std::move(b));
+    return fin(e);
   }
+
+  // Hash-consing of expressions within one function: structurally equal
+  // expressions are one shared node (its loc is the first occurrence). This
+  // keeps memory proportional to the distinct expressions of a function.
+  class ExprTable {
+   public:
+    void clear() {
+      if (count_ == 0) return;
+      std::fill(slots_.begin(), slots_.end(), Slot{});
+      count_ = 0;
+    }
+    ExprPtr intern(X& x, const Lowerer& l) {
+      if (slots_.empty()) slots_.resize(1024);
+      const std::uint64_t h = hash(x);
+      std::size_t mask = slots_.size() - 1;
+      std::size_t i = h & mask;
+      for (;; i = (i + 1) & mask) {
+        Slot& sl = slots_[i];
+        if (!sl.e) break;
+        if (sl.hash == h && equal(x, *sl.e)) return sl.e;
+      }
+      auto e = std::make_shared<Expr>();
+      e->kind = x.kind;
+      e->dtype = x.dtype;
+      e->loc = l.loc(x.at);
+      e->int_value = x.iv;
+      e->float_value = x.fv;
+      e->name = x.name;
+      e->bin_op = x.bo;
+      e->un_op = x.uo;
+      e->args = std::move(x.args);
+      slots_[i] = Slot{h, e};
+      if (++count_ * 2 > slots_.size()) grow();
+      return e;
+    }
+
+   private:
+    struct Slot {
+      std::uint64_t hash = 0;
+      ExprPtr e;
+    };
+    static std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
+      h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+      return h;
+    }
+    static std::uint64_t hash(const X& x) {
+      std::uint64_t h = static_cast<std::uint64_t>(x.kind) * 0x100000001b3ULL;
+      h = mix(h, std::hash<std::string_view>{}(x.name));
+      h = mix(h, std::hash<std::string_view>{}(x.dtype));
+      h = mix(h, static_cast<std::uint64_t>(x.iv));
+      std::uint64_t fb = 0;
+      std::memcpy(&fb, &x.fv, sizeof fb);
+      h = mix(h, fb);
+      h = mix(h, static_cast<std::uint64_t>(x.bo) << 8 | static_cast<std::uint64_t>(x.uo));
+      for (const auto& a : x.args) h = mix(h, reinterpret_cast<std::uintptr_t>(a.get()));
+      return h;
+    }
+    static bool equal(const X& x, const Expr& e) {
+      if (e.kind != x.kind || e.int_value != x.iv || e.bin_op != x.bo || e.un_op != x.uo ||
+          e.args.size() != x.args.size() || std::memcmp(&e.float_value, &x.fv, sizeof x.fv) != 0 ||
+          e.name != x.name || e.dtype != x.dtype)
+        return false;
+      for (std::size_t k = 0; k < x.args.size(); ++k)
+        if (e.args[k].get() != x.args[k].get()) return false;
+      return true;
+    }
+    void grow() {
+      std::vector<Slot> old(slots_.size() * 2);
+      old.swap(slots_);
+      const std::size_t mask = slots_.size() - 1;
+      for (auto& sl : old) {
+        if (!sl.e) continue;
+        std::size_t i = sl.hash & mask;
+        while (slots_[i].e) i = (i + 1) & mask;
+        slots_[i] = std::move(sl);
+      }
+    }
+    std::vector<Slot> slots_;
+    std::size_t count_ = 0;
+  };
+
   ExprPtr expr(const Node* n);
   ExprPtr tir_call(const Node* n);
   ExprPtr load(const Node* n);
@@ -307,17 +429,128 @@ class Lowerer : public py::Parser::Sink {
   void lower_relax_body(Stmt* const* body, std::uint32_t n, RelaxFunc& f);
   StructInfoPtr sinfo(const Node* n);
   ExprPtr dim(const Node* n, RelaxFunc* f);
-  RExprPtr rexpr(const Node* n);
-  std::shared_ptr<RExpr> rmk(RExprKind k, const Node* n) const {
-    auto e = std::make_shared<RExpr>();
-    e->kind = k;
-    e->loc = loc(n);
+  RExprPtr rexpr(const Node* n) {
+    if (n->kind == NK::kName) {  // the commonest case: a variable reference
+      auto [it, inserted] = rvars_.try_emplace(n->text);
+      if (inserted) it->second = rexpr_raw(n);
+      return it->second;
+    }
+    return rexpr_raw(n);
+  }
+  RExprPtr rexpr_raw(const Node* n);
+  std::unordered_map<std::string_view, RExprPtr> rvars_;
+
+  // Hash-consing of Relax expressions and struct infos within one function
+  // (like ExprTable; children are already interned, so equality is shallow).
+  // Probes are built by value and only copied to the heap when new.
+  static std::uint64_t hmix(std::uint64_t h, std::uint64_t v) {
+    return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
+  }
+  static std::uint64_t hptr(std::uint64_t h, const void* p) { return hmix(h, reinterpret_cast<std::uintptr_t>(p)); }
+  template <class V>
+  static bool same_ptrs(const V& a, const V& b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+      if (a[i].get() != b[i].get()) return false;
+    return true;
+  }
+  struct RTraits {
+    static std::uint64_t hash(const RExpr& e) {
+      std::uint64_t h = static_cast<std::uint64_t>(e.kind);
+      h = hmix(h, std::hash<std::string>{}(e.name));
+      h = hmix(h, std::hash<std::string>{}(e.op));
+      h = hmix(h, static_cast<std::uint64_t>(e.index));
+      h = hptr(h, e.prim.get());
+      for (const auto& a : e.args) h = hptr(h, a.get());
+      for (const auto& [k, v] : e.kwargs) h = hptr(hmix(h, std::hash<std::string>{}(k)), v.get());
+      for (const auto& a : e.sinfo_args) h = hptr(h, a.get());
+      for (const auto& a : e.dims) h = hptr(h, a.get());
+      return h;
+    }
+    static bool equal(const RExpr& a, const RExpr& b) {
+      if (a.kind != b.kind || a.index != b.index || a.prim.get() != b.prim.get() || a.name != b.name ||
+          a.op != b.op || !same_ptrs(a.args, b.args) || !same_ptrs(a.sinfo_args, b.sinfo_args) ||
+          !same_ptrs(a.dims, b.dims) || a.kwargs.size() != b.kwargs.size())
+        return false;
+      for (std::size_t i = 0; i < a.kwargs.size(); ++i)
+        if (a.kwargs[i].first != b.kwargs[i].first || a.kwargs[i].second.get() != b.kwargs[i].second.get())
+          return false;
+      return true;
+    }
+    static void finish(RExpr& e, const std::string& file) { e.loc.file = file; }
+  };
+  struct STraits {
+    static std::uint64_t hash(const StructInfo& s) {
+      std::uint64_t h = static_cast<std::uint64_t>(s.kind) * 31 + static_cast<std::uint64_t>(s.ndim + 1);
+      h = hmix(h, std::hash<std::string>{}(s.dtype));
+      h = hmix(h, s.shape_known ? 1 : 0);
+      for (const auto& a : s.dims) h = hptr(h, a.get());
+      for (const auto& a : s.fields) h = hptr(h, a.get());
+      return h;
+    }
+    static bool equal(const StructInfo& a, const StructInfo& b) {
+      return a.kind == b.kind && a.ndim == b.ndim && a.shape_known == b.shape_known && a.dtype == b.dtype &&
+             same_ptrs(a.dims, b.dims) && same_ptrs(a.fields, b.fields);
+    }
+    static void finish(StructInfo&, const std::string&) {}
+  };
+  template <class T, class Traits>
+  class Interner {
+   public:
+    std::shared_ptr<const T> intern(T&& probe, const std::string& file) {
+      if (slots_.empty()) slots_.resize(256);
+      const std::uint64_t h = Traits::hash(probe);
+      const std::size_t mask = slots_.size() - 1;
+      std::size_t i = h & mask;
+      for (;; i = (i + 1) & mask) {
+        if (!slots_[i].p) break;
+        if (slots_[i].h == h && Traits::equal(*slots_[i].p, probe)) return slots_[i].p;
+      }
+      Traits::finish(probe, file);
+      auto p = std::make_shared<const T>(std::move(probe));
+      slots_[i] = Slot{h, p};
+      if (++count_ * 2 > slots_.size()) grow();
+      return p;
+    }
+    void clear() {
+      if (count_ == 0) return;
+      std::fill(slots_.begin(), slots_.end(), Slot{});
+      count_ = 0;
+    }
+
+   private:
+    struct Slot {
+      std::uint64_t h = 0;
+      std::shared_ptr<const T> p;
+    };
+    void grow() {
+      std::vector<Slot> old(slots_.size() * 2);
+      old.swap(slots_);
+      const std::size_t mask = slots_.size() - 1;
+      for (auto& sl : old) {
+        if (!sl.p) continue;
+        std::size_t i = sl.h & mask;
+        while (slots_[i].p) i = (i + 1) & mask;
+        slots_[i] = std::move(sl);
+      }
+    }
+    std::vector<Slot> slots_;
+    std::size_t count_ = 0;
+  };
+  Interner<RExpr, RTraits> rtable_;
+  Interner<StructInfo, STraits> stable_;
+  // A probe: loc without the file (filled in when the node is created).
+  static RExpr rmk(RExprKind k, const Node* n) {
+    RExpr e;
+    e.kind = k;
+    e.loc.line = n->line;
+    e.loc.column = n->col;
     return e;
   }
-  RExprPtr rother(const Node* n) const {
-    auto e = rmk(RExprKind::kOther, n);
-    e->name = clip(span(n));
-    return e;
+  RExprPtr rother(const Node* n) {
+    RExpr e = rmk(RExprKind::kOther, n);
+    e.name = clip(span(n));
+    return rtable_.intern(std::move(e), file_);
   }
   void sinfo_list(const Node* n, std::vector<StructInfoPtr>& out) {
     if (n->kind == NK::kList || n->kind == NK::kTuple) {
@@ -343,6 +576,8 @@ class Lowerer : public py::Parser::Sink {
   std::vector<LoopInfo> loops_;
   std::vector<std::string_view> cls_aliases_;
   std::size_t nest_ = 0;
+  ExprTable table_;
+  bool shape_ctx_ = false;  // lowering a Relax shape: literals and unknown vars are int64
 };
 
 // =================================================================== module
@@ -538,6 +773,10 @@ void Lowerer::lower_prim_func(const Stmt* def, bool is_private) {
   PrimFunc& f = mod_.prim_funcs.back();
   fn_ = &f;
   var_dtypes_.clear();
+  table_.clear();
+  rtable_.clear();
+  stable_.clear();
+  rvars_.clear();
   buf_dtypes_.clear();
   meta_vars_.clear();
   loops_.clear();
@@ -1136,16 +1375,16 @@ StmtPtr Lowerer::lower_block(const Stmt* s, const Node* item) {
 // ------------------------------------------------------------ TIR expressions
 
 ExprPtr Lowerer::load(const Node* n) {
-  auto e = mk(ExprKind::kLoad, n);
-  e->name = n->a->text;
+  X e(ExprKind::kLoad, n);
+  e.name = n->a->text;
   const auto it = buf_dtypes_.find(n->a->text);
-  if (it != buf_dtypes_.end()) e->dtype = it->second;
-  e->args.reserve(n->n);
+  if (it != buf_dtypes_.end()) e.dtype = it->second;
+  e.args.reserve(n->n);
   for (std::uint32_t k = 0; k < n->n; ++k) {
     if (n->kids[k]->kind == NK::kSlice) return other(n);
-    e->args.push_back(expr(n->kids[k]));
+    e.args.push_back(expr(n->kids[k]));
   }
-  return e;
+  return fin(e);
 }
 
 ExprPtr Lowerer::expr(const Node* n) {
@@ -1155,26 +1394,28 @@ ExprPtr Lowerer::expr(const Node* n) {
         const auto it = meta_vars_.find(n->text);
         if (it != meta_vars_.end()) return it->second;
       }
-      auto e = mk(ExprKind::kVar, n, var_dtype(n->text));
-      e->name = n->text;
-      return e;
+      std::string_view dt = var_dtype(n->text);
+      if (dt.empty() && shape_ctx_) dt = "int64";
+      X e(ExprKind::kVar, n, dt);
+      e.name = n->text;
+      return fin(e);
     }
     case NK::kInt: return int_lit(int_value(n, false), n);
     case NK::kFloat: {
-      auto e = mk(ExprKind::kFloat, n, "float32");
-      e->float_value = n->fval;
-      return e;
+      X e(ExprKind::kFloat, n, "float32");
+      e.fv = n->fval;
+      return fin(e);
     }
     case NK::kString: {
-      auto e = mk(ExprKind::kString, n);
-      e->name = n->text;
-      return e;
+      X e(ExprKind::kString, n);
+      e.name = n->text;
+      return fin(e);
     }
     case NK::kConst:
       if (n->text == "True" || n->text == "False") {
-        auto e = mk(ExprKind::kBool, n, "bool");
-        e->int_value = n->text == "True" ? 1 : 0;
-        return e;
+        X e(ExprKind::kBool, n, "bool");
+        e.iv = n->text == "True" ? 1 : 0;
+        return fin(e);
       }
       return other(n);
     case NK::kSubscript:
@@ -1183,23 +1424,23 @@ ExprPtr Lowerer::expr(const Node* n) {
     case NK::kCall: return tir_call(n);
     case NK::kUnary: {
       if (n->kw == Kw::kNot) {
-        auto e = mk(ExprKind::kUnary, n, "bool");
-        e->un_op = UnOp::kNot;
-        e->args.push_back(expr(n->a));
-        return e;
+        X e(ExprKind::kUnary, n, "bool");
+        e.uo = UnOp::kNot;
+        e.args.push_back(expr(n->a));
+        return fin(e);
       }
       if (n->op == Op::kPlus) return expr(n->a);
       if (n->op == Op::kMinus && (n->a->kind == NK::kInt || n->a->kind == NK::kFloat)) {
         if (n->a->kind == NK::kInt) return int_lit(int_value(n->a, true), n);
-        auto e = mk(ExprKind::kFloat, n, "float32");
-        e->float_value = -n->a->fval;
-        return e;
+        X e(ExprKind::kFloat, n, "float32");
+        e.fv = -n->a->fval;
+        return fin(e);
       }
       ExprPtr a = expr(n->a);
-      auto e = mk(ExprKind::kUnary, n, a->dtype);
-      e->un_op = n->op == Op::kTilde ? UnOp::kBitNot : UnOp::kNeg;
-      e->args.push_back(std::move(a));
-      return e;
+      X e(ExprKind::kUnary, n, a->dtype);
+      e.uo = n->op == Op::kTilde ? UnOp::kBitNot : UnOp::kNeg;
+      e.args.push_back(std::move(a));
+      return fin(e);
     }
     case NK::kBinOp: {
       BinOp op;
@@ -1218,10 +1459,10 @@ ExprPtr Lowerer::expr(const Node* n) {
         case Op::kDStar: {
           ExprPtr a = expr(n->a);
           ExprPtr b = expr(n->b);
-          auto e = mk(ExprKind::kCall, n, a->dtype);
-          e->name = "pow";
-          e->args = {std::move(a), std::move(b)};
-          return e;
+          X e(ExprKind::kCall, n, a->dtype);
+          e.name = "pow";
+          e.args = {std::move(a), std::move(b)};
+          return fin(e);
         }
         default: return other(n);
       }
@@ -1268,26 +1509,26 @@ ExprPtr Lowerer::tir_call(const Node* n) {
     const Num num = number(a);
     if (m == "bool") {
       if (a->kind == NK::kConst && (a->text == "True" || a->text == "False")) {
-        auto e = mk(ExprKind::kBool, n, "bool");
-        e->int_value = a->text == "True";
-        return e;
+        X e(ExprKind::kBool, n, "bool");
+        e.iv = a->text == "True";
+        return fin(e);
       }
       if (num.ok && num.is_int) {
-        auto e = mk(ExprKind::kBool, n, "bool");
-        e->int_value = num.i != 0;
-        return e;
+        X e(ExprKind::kBool, n, "bool");
+        e.iv = num.i != 0;
+        return fin(e);
       }
     } else if (is_int_dtype(m) && num.ok && num.is_int) {
       return int_lit(num.i, n, m);
     } else if (is_float_dtype(m) && num.ok) {
-      auto e = mk(ExprKind::kFloat, n, m);
-      e->float_value = num.f;
-      return e;
+      X e(ExprKind::kFloat, n, m);
+      e.fv = num.f;
+      return fin(e);
     }
     // T.float32(x) of an expression: a cast
-    auto e = mk(ExprKind::kCast, n, m);
-    e->args.push_back(expr(a));
-    return e;
+    X e(ExprKind::kCast, n, m);
+    e.args.push_back(expr(a));
+    return fin(e);
   }
   if (m == "Cast" || m == "cast" || m == "reinterpret") {
     // T.Cast("float16", e) / T.cast(e, "float32") / dtype= keyword
@@ -1300,22 +1541,22 @@ ExprPtr Lowerer::tir_call(const Node* n) {
     }
     if (operand == nullptr || pos.size() > 2) return other(n);
     if (m == "reinterpret") {
-      auto e = mk(ExprKind::kCall, n, dt);
-      e->name = "reinterpret";
-      e->args.push_back(expr(operand));
-      return e;
+      X e(ExprKind::kCall, n, dt);
+      e.name = "reinterpret";
+      e.args.push_back(expr(operand));
+      return fin(e);
     }
-    auto e = mk(ExprKind::kCast, n, dt);
-    e->args.push_back(expr(operand));
-    return e;
+    X e(ExprKind::kCast, n, dt);
+    e.args.push_back(expr(operand));
+    return fin(e);
   }
   if ((m == "if_then_else" || m == "Select") && pos.size() == 3) {
-    auto e = mk(ExprKind::kSelect, n);
-    e->name = m;
-    e->args.reserve(3);
-    for (const Node* a : pos) e->args.push_back(expr(a));
-    e->dtype = !kw_dtype.empty() ? std::string(kw_dtype) : e->args[1]->dtype;
-    return e;
+    X e(ExprKind::kSelect, n);
+    e.name = m;
+    e.args.reserve(3);
+    for (const Node* a : pos) e.args.push_back(expr(a));
+    e.dtype = !kw_dtype.empty() ? kw_dtype : std::string_view(e.args[1]->dtype);
+    return fin(e);
   }
   if ((m == "max" || m == "min" || m == "floordiv" || m == "floormod") && pos.size() == 2 && only_positional(n)) {
     const BinOp op = m == "max" ? BinOp::kMax : m == "min" ? BinOp::kMin : m == "floordiv" ? BinOp::kFloorDiv
@@ -1323,15 +1564,15 @@ ExprPtr Lowerer::tir_call(const Node* n) {
     return binary(op, expr(pos[0]), expr(pos[1]), n);
   }
   // Any other T.f(args): an intrinsic call (shift_right, bitwise_and, exp, ...).
-  auto e = mk(ExprKind::kCall, n, kw_dtype);
-  e->name = m;
-  e->args.reserve(pos.size());
+  X e(ExprKind::kCall, n, kw_dtype);
+  e.name = m;
+  e.args.reserve(pos.size());
   for (const Node* a : pos) {
     if (a->kind == NK::kStarred) return other(n);
-    e->args.push_back(expr(a));
+    e.args.push_back(expr(a));
   }
-  if (e->dtype.empty() && !e->args.empty()) e->dtype = e->args[0]->dtype;
-  return e;
+  if (e.dtype.empty() && !e.args.empty()) e.dtype = e.args[0]->dtype;
+  return fin(e);
 }
 
 // ==================================================================== Relax
@@ -1341,157 +1582,163 @@ ExprPtr Lowerer::dim(const Node* n, RelaxFunc* f) {
   if (str_value(n, sv)) {
     // "n" in a signature declares a symbolic var
     if (f != nullptr) add_sym_var(sv, "int64", f->sym_vars);
-    auto e = mk(ExprKind::kVar, n, "int64");
-    e->name = sv;
-    return e;
+    X e(ExprKind::kVar, n, "int64");
+    e.name = sv;
+    return fin(e);
   }
   if (n->kind == NK::kInt) return int_lit(int_value(n, false), n, "int64");
   if (n->kind == NK::kName) {
     std::string_view dt = var_dtype(n->text);
-    auto e = mk(ExprKind::kVar, n, dt.empty() ? std::string_view("int64") : dt);
-    e->name = n->text;
-    return e;
+    X e(ExprKind::kVar, n, dt.empty() ? std::string_view("int64") : dt);
+    e.name = n->text;
+    return fin(e);
   }
-  return expr(n);
+  // Relax shape expressions are int64 throughout
+  const bool saved = shape_ctx_;
+  shape_ctx_ = true;
+  ExprPtr r = expr(n);
+  shape_ctx_ = saved;
+  return r;
 }
 
 StructInfoPtr Lowerer::sinfo(const Node* n) {
-  auto si = std::make_shared<StructInfo>();
+  StructInfo si;
   const Node* callee = n->kind == NK::kCall || n->kind == NK::kSubscript ? n->a : n;
   const std::string_view m = member_of(callee, Ns::kRelax);
-  std::vector<const Node*> pos;
-  if (n->kind == NK::kCall) pos = positional(n);
-  else if (n->kind == NK::kSubscript)
-    for (std::uint32_t k = 0; k < n->n; ++k) pos.push_back(n->kids[k]);
+  Pos pos;
+  if (n->kind == NK::kCall) {
+    pos = positional(n);
+  } else if (n->kind == NK::kSubscript) {
+    pos.d = n->kids;
+    pos.n = n->n;
+  }
   if (m == "Tensor") {
-    si->kind = SInfoKind::kTensor;
+    si.kind = SInfoKind::kTensor;
     const Node* shape = n->kind == NK::kCall ? kwarg(n, "shape") : nullptr;
     std::size_t k = 0;
     if (shape == nullptr && k < pos.size() && pos[k]->kind != NK::kString) shape = pos[k++];
     if (k < pos.size()) {
       std::string_view dt;
-      if (str_value(pos[k], dt)) si->dtype = dt;
+      if (str_value(pos[k], dt)) si.dtype = dt;
     }
     std::string_view dt;
-    if (n->kind == NK::kCall && str_value(kwarg(n, "dtype"), dt)) si->dtype = dt;
+    if (n->kind == NK::kCall && str_value(kwarg(n, "dtype"), dt)) si.dtype = dt;
     if (shape != nullptr && (shape->kind == NK::kTuple || shape->kind == NK::kList)) {
-      si->shape_known = true;
-      si->dims.reserve(shape->n);
-      for (std::uint32_t q = 0; q < shape->n; ++q) si->dims.push_back(dim(shape->kids[q], rfn_));
-      si->ndim = static_cast<int>(si->dims.size());
+      si.shape_known = true;
+      si.dims.reserve(shape->n);
+      for (std::uint32_t q = 0; q < shape->n; ++q) si.dims.push_back(dim(shape->kids[q], rfn_));
+      si.ndim = static_cast<int>(si.dims.size());
     }
     const Node* nd = n->kind == NK::kCall ? kwarg(n, "ndim") : nullptr;
     if (nd != nullptr) {
       const Num num = number(nd);
-      if (num.ok && num.is_int && num.i >= -1 && num.i < 1 << 20) si->ndim = static_cast<int>(num.i);
+      if (num.ok && num.is_int && num.i >= -1 && num.i < 1 << 20) si.ndim = static_cast<int>(num.i);
     }
-    return si;
+    return stable_.intern(std::move(si), file_);
   }
   if (m == "Object") {
-    si->kind = SInfoKind::kObject;
-    return si;
+    si.kind = SInfoKind::kObject;
+    return stable_.intern(std::move(si), file_);
   }
   if (m == "Shape") {
-    si->kind = SInfoKind::kShape;
+    si.kind = SInfoKind::kShape;
     const Node* shape = !pos.empty() ? pos[0] : (n->kind == NK::kCall ? kwarg(n, "values") : nullptr);
     if (shape != nullptr && (shape->kind == NK::kTuple || shape->kind == NK::kList)) {
-      si->shape_known = true;
-      for (std::uint32_t q = 0; q < shape->n; ++q) si->dims.push_back(dim(shape->kids[q], rfn_));
-      si->ndim = static_cast<int>(si->dims.size());
+      si.shape_known = true;
+      for (std::uint32_t q = 0; q < shape->n; ++q) si.dims.push_back(dim(shape->kids[q], rfn_));
+      si.ndim = static_cast<int>(si.dims.size());
     }
     const Node* nd = n->kind == NK::kCall ? kwarg(n, "ndim") : nullptr;
     if (nd != nullptr) {
       const Num num = number(nd);
-      if (num.ok && num.is_int && num.i >= -1 && num.i < 1 << 20) si->ndim = static_cast<int>(num.i);
+      if (num.ok && num.is_int && num.i >= -1 && num.i < 1 << 20) si.ndim = static_cast<int>(num.i);
     }
-    return si;
+    return stable_.intern(std::move(si), file_);
   }
   if (m == "Tuple") {
-    si->kind = SInfoKind::kTuple;
+    si.kind = SInfoKind::kTuple;
     if (pos.size() == 1 && (pos[0]->kind == NK::kList || pos[0]->kind == NK::kTuple)) {
-      for (std::uint32_t q = 0; q < pos[0]->n; ++q) si->fields.push_back(sinfo(pos[0]->kids[q]));
+      for (std::uint32_t q = 0; q < pos[0]->n; ++q) si.fields.push_back(sinfo(pos[0]->kids[q]));
     } else {
-      si->fields.reserve(pos.size());
-      for (const Node* a : pos) si->fields.push_back(sinfo(a));
+      si.fields.reserve(pos.size());
+      for (const Node* a : pos) si.fields.push_back(sinfo(a));
     }
-    return si;
+    return stable_.intern(std::move(si), file_);
   }
   if (m == "Prim") {
-    si->kind = SInfoKind::kPrim;
+    si.kind = SInfoKind::kPrim;
     std::string_view dt;
-    if (!pos.empty() && str_value(pos[0], dt)) si->dtype = dt;
-    else if (n->kind == NK::kCall && str_value(kwarg(n, "dtype"), dt)) si->dtype = dt;
+    if (!pos.empty() && str_value(pos[0], dt)) si.dtype = dt;
+    else if (n->kind == NK::kCall && str_value(kwarg(n, "dtype"), dt)) si.dtype = dt;
     if (n->kind == NK::kCall) {
       const Node* v = kwarg(n, "value");
       if (v != nullptr) {
-        si->dims.push_back(dim(v, rfn_));
-        if (si->dtype.empty()) si->dtype = "int64";
+        si.dims.push_back(dim(v, rfn_));
+        if (si.dtype.empty()) si.dtype = "int64";
       }
     }
-    return si;
+    return stable_.intern(std::move(si), file_);
   }
   if (n->kind == NK::kTuple || n->kind == NK::kList) {
-    si->kind = SInfoKind::kTuple;
-    for (std::uint32_t q = 0; q < n->n; ++q) si->fields.push_back(sinfo(n->kids[q]));
-    return si;
+    si.kind = SInfoKind::kTuple;
+    for (std::uint32_t q = 0; q < n->n; ++q) si.fields.push_back(sinfo(n->kids[q]));
+    return stable_.intern(std::move(si), file_);
   }
-  si->kind = SInfoKind::kUnknown;
-  return si;
+  si.kind = SInfoKind::kUnknown;
+  return stable_.intern(std::move(si), file_);
 }
 
-RExprPtr Lowerer::rexpr(const Node* n) {
+RExprPtr Lowerer::rexpr_raw(const Node* n) {
   switch (n->kind) {
     case NK::kName: {
-      auto e = rmk(RExprKind::kVar, n);
-      e->name = n->text;
-      return e;
+      RExpr e = rmk(RExprKind::kVar, n);
+      e.name = n->text;
+      return rtable_.intern(std::move(e), file_);
     }
     case NK::kAttr: {
       if (n->a->kind == NK::kName &&
           (n->a->text == class_name_ ||
            std::find(cls_aliases_.begin(), cls_aliases_.end(), n->a->text) != cls_aliases_.end())) {
-        auto e = rmk(RExprKind::kGlobalFunc, n);
-        e->name = n->text;
-        return e;
+        RExpr e = rmk(RExprKind::kGlobalFunc, n);
+        e.name = n->text;
+        return rtable_.intern(std::move(e), file_);
       }
       return rother(n);
     }
     case NK::kString: {
-      auto e = rmk(RExprKind::kString, n);
-      e->name = n->text;
-      return e;
+      RExpr e = rmk(RExprKind::kString, n);
+      e.name = n->text;
+      return rtable_.intern(std::move(e), file_);
     }
     case NK::kInt:
     case NK::kFloat:
     case NK::kUnary: {
       const Num num = number(n);
       if (!num.ok) {
-        auto e = rmk(RExprKind::kPrimValue, n);
-        e->prim = expr(n);
-        return e;
+        RExpr e = rmk(RExprKind::kPrimValue, n);
+        e.prim = expr(n);
+        return rtable_.intern(std::move(e), file_);
       }
-      auto e = rmk(RExprKind::kPrimValue, n);
-      if (num.is_int) e->prim = int_lit(num.i, n, "int64");
+      RExpr e = rmk(RExprKind::kPrimValue, n);
+      if (num.is_int) e.prim = int_lit(num.i, n, "int64");
       else {
-        auto f = mk(ExprKind::kFloat, n, "float64");
-        f->float_value = num.f;
-        e->prim = f;
+        e.prim = float_lit(num.f, n, "float64");
       }
-      return e;
+      return rtable_.intern(std::move(e), file_);
     }
     case NK::kConst:
       if (n->text == "True" || n->text == "False") {
-        auto e = rmk(RExprKind::kPrimValue, n);
-        e->prim = expr(n);
-        return e;
+        RExpr e = rmk(RExprKind::kPrimValue, n);
+        e.prim = expr(n);
+        return rtable_.intern(std::move(e), file_);
       }
       return rother(n);
     case NK::kTuple:
     case NK::kList: {
-      auto e = rmk(RExprKind::kTuple, n);
-      e->args.reserve(n->n);
-      for (std::uint32_t k = 0; k < n->n; ++k) e->args.push_back(rexpr(n->kids[k]));
-      return e;
+      RExpr e = rmk(RExprKind::kTuple, n);
+      e.args.reserve(n->n);
+      for (std::uint32_t k = 0; k < n->n; ++k) e.args.push_back(rexpr(n->kids[k]));
+      return rtable_.intern(std::move(e), file_);
     }
     case NK::kSubscript: {
       if (n->n == 1 && n->kids[0]->kind == NK::kInt) {
@@ -1500,15 +1747,15 @@ RExprPtr Lowerer::rexpr(const Node* n) {
         // metadata["relax.expr.Constant"][0]
         if (base->kind == NK::kSubscript && base->a->kind == NK::kName && base->a->text == "metadata" &&
             base->n == 1 && base->kids[0]->kind == NK::kString) {
-          auto e = rmk(RExprKind::kConstant, n);
-          e->name = base->kids[0]->text;
-          e->index = idx;
-          return e;
+          RExpr e = rmk(RExprKind::kConstant, n);
+          e.name = base->kids[0]->text;
+          e.index = idx;
+          return rtable_.intern(std::move(e), file_);
         }
-        auto e = rmk(RExprKind::kTupleGetItem, n);
-        e->args.push_back(rexpr(base));
-        e->index = idx;
-        return e;
+        RExpr e = rmk(RExprKind::kTupleGetItem, n);
+        e.args.push_back(rexpr(base));
+        e.index = idx;
+        return rtable_.intern(std::move(e), file_);
       }
       return rother(n);
     }
@@ -1520,77 +1767,73 @@ RExprPtr Lowerer::rexpr(const Node* n) {
   const std::string path = dotted(n->a);
   const auto pos = positional(n);
   if (path == "R.prim_value" && pos.size() == 1) {
-    auto e = rmk(RExprKind::kPrimValue, n);
-    e->prim = expr(pos[0]);
-    return e;
+    RExpr e = rmk(RExprKind::kPrimValue, n);
+    e.prim = expr(pos[0]);
+    return rtable_.intern(std::move(e), file_);
   }
   if (path == "R.shape" && pos.size() == 1 && (pos[0]->kind == NK::kList || pos[0]->kind == NK::kTuple)) {
-    auto e = rmk(RExprKind::kShape, n);
-    for (std::uint32_t k = 0; k < pos[0]->n; ++k) e->dims.push_back(dim(pos[0]->kids[k], nullptr));
-    return e;
+    RExpr e = rmk(RExprKind::kShape, n);
+    for (std::uint32_t k = 0; k < pos[0]->n; ++k) e.dims.push_back(dim(pos[0]->kids[k], nullptr));
+    return rtable_.intern(std::move(e), file_);
   }
   if (path == "R.str" && pos.size() == 1 && pos[0]->kind == NK::kString) {
-    auto e = rmk(RExprKind::kString, n);
-    e->name = pos[0]->text;
-    return e;
+    RExpr e = rmk(RExprKind::kString, n);
+    e.name = pos[0]->text;
+    return rtable_.intern(std::move(e), file_);
   }
   if (path == "R.tuple") {
-    auto e = rmk(RExprKind::kTuple, n);
-    for (const Node* a : pos) e->args.push_back(rexpr(a));
-    return e;
+    RExpr e = rmk(RExprKind::kTuple, n);
+    for (const Node* a : pos) e.args.push_back(rexpr(a));
+    return rtable_.intern(std::move(e), file_);
   }
   if (path == "R.const" && !pos.empty()) {
-    auto e = rmk(RExprKind::kConstant, n);
+    RExpr e = rmk(RExprKind::kConstant, n);
     const Num num = number(pos[0]);
     std::string_view dt;
     if (pos.size() >= 2) str_value(pos[1], dt);
     str_value(kwarg(n, "dtype"), dt);
     if (num.ok) {
       if (!dt.empty() && is_float_dtype(dt)) {
-        auto f = mk(ExprKind::kFloat, pos[0], dt);
-        f->float_value = num.f;
-        e->prim = f;
+        e.prim = float_lit(num.f, pos[0], dt);
       } else if (num.is_int) {
-        e->prim = int_lit(num.i, pos[0], dt.empty() ? std::string_view("int32") : dt);
+        e.prim = int_lit(num.i, pos[0], dt.empty() ? std::string_view("int32") : dt);
       } else {
-        auto f = mk(ExprKind::kFloat, pos[0], dt.empty() ? std::string_view("float32") : dt);
-        f->float_value = num.f;
-        e->prim = f;
+        e.prim = float_lit(num.f, pos[0], dt.empty() ? std::string_view("float32") : dt);
       }
     }
     if (!dt.empty()) {
-      auto d = rmk(RExprKind::kString, pos[0]);
-      d->name = dt;
-      e->kwargs.emplace_back("dtype", std::move(d));
+      RExpr d = rmk(RExprKind::kString, pos[0]);
+      d.name = dt;
+      e.kwargs.emplace_back("dtype", rtable_.intern(std::move(d), file_));
     }
-    return e;
+    return rtable_.intern(std::move(e), file_);
   }
-  auto e = rmk(RExprKind::kCall, n);
-  e->op = path.empty() ? clip(span(n->a)) : path;
+  RExpr e = rmk(RExprKind::kCall, n);
+  e.op = path.empty() ? clip(span(n->a)) : path;
   const bool call_tir = path == "R.call_tir" || path == "R.call_tir_inplace" || path == "R.call_tir_with_grad";
   const bool dps = path == "R.call_dps_packed";
   for (std::size_t k = 0; k < pos.size(); ++k) {
     const Node* a = pos[k];
     if (k == 0 && call_tir && a->kind == NK::kName) {
-      auto g = rmk(RExprKind::kGlobalFunc, a);
-      g->name = a->text;
-      e->args.push_back(std::move(g));
+      RExpr g = rmk(RExprKind::kGlobalFunc, a);
+      g.name = a->text;
+      e.args.push_back(rtable_.intern(std::move(g), file_));
     } else if (k == 2 && (call_tir || dps)) {
-      sinfo_list(a, e->sinfo_args);  // 2023-early positional out sinfo
+      sinfo_list(a, e.sinfo_args);  // 2023-early positional out sinfo
     } else {
-      e->args.push_back(rexpr(a));
+      e.args.push_back(rexpr(a));
     }
   }
   for (std::uint32_t k = 0; k < n->n; ++k) {
     const Node* a = n->kids[k];
     if (a->kind != NK::kKeyword) continue;
     if (a->text == "out_sinfo" || a->text == "sinfo_args") {
-      sinfo_list(a->a, e->sinfo_args);
+      sinfo_list(a->a, e.sinfo_args);
       continue;
     }
-    e->kwargs.emplace_back(std::string(a->text), rexpr(a->a));
+    e.kwargs.emplace_back(std::string(a->text), rexpr(a->a));
   }
-  return e;
+  return rtable_.intern(std::move(e), file_);
 }
 
 void Lowerer::lower_relax_body(Stmt* const* body, std::uint32_t n, RelaxFunc& f) {
@@ -1668,6 +1911,10 @@ void Lowerer::lower_relax_func(const Stmt* def) {
   RelaxFunc& f = mod_.relax_funcs.back();
   rfn_ = &f;
   var_dtypes_.clear();
+  table_.clear();
+  rtable_.clear();
+  stable_.clear();
+  rvars_.clear();
   buf_dtypes_.clear();
   meta_vars_.clear();
   cls_aliases_.clear();

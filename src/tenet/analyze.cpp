@@ -38,19 +38,31 @@ struct DimPlan {
 
 /// Window (in units of the variable) of boundary effects of variable d in the
 /// pieces: 2 + the spread of the other columns in any expression involving d.
-i64 window(const std::vector<const Piece*>& pieces, std::size_t d, const std::vector<Interval>& box) {
+/// `big[v]`: variable v is compressed (its own growth is what we interpolate);
+/// kept variables contribute their whole range.
+std::vector<Interval> shrunk_box(const std::vector<Interval>& box, const std::vector<char>& big) {
+  std::vector<Interval> b(box);
+  for (std::size_t v = 0; v < b.size(); ++v)
+    if (big[v]) b[v].hi = std::min(b[v].hi, b[v].lo + 1);
+  return b;
+}
+
+i64 window(const std::vector<const Piece*>& pieces, std::size_t d, const std::vector<Interval>& box,
+           const std::vector<char>& big) {
   i64 w = 1;
+  const auto sbox = shrunk_box(box, big);
   for (const Piece* p : pieces) {
     const std::size_t nv = p->vars.size();
-    const auto cols = relation::column_bounds(*p, box);
-    // spread of each column, ignoring large variables (their effect is periodic/linear).
+    const auto cols = relation::column_bounds(*p, sbox);
+    // spread of each column: kept variables their range, compressed ones one step,
+    // e % c terms c - 1, floor terms their range over the shrunk box.
     std::vector<i64> spread(cols.size(), 0);
     for (std::size_t i = 0; i < cols.size(); ++i) {
       const i64 width = cols[i].hi - cols[i].lo;
-      if (i < nv) {
-        spread[i] = width <= 32 ? width : 1;
+      if (i >= nv && p->terms[i - nv].kind == relation::Term::Kind::kMod) {
+        spread[i] = p->terms[i - nv].den - 1;
       } else {
-        spread[i] = std::min<i64>(width, 64);
+        spread[i] = width;
       }
     }
     auto see = [&](const Affine& a) {
@@ -95,6 +107,37 @@ i64 window(const std::vector<const Piece*>& pieces, std::size_t d, const std::ve
   return std::min<i64>(w, 1 << 20);
 }
 
+/// Several pieces of one tensor: an element of one piece equals an element of
+/// another when their coordinates agree, which for coordinate j relates d to
+/// the other columns of both pieces; the window must cover the spread of
+/// (coordinate - a_d * d) over all the pieces (big variables other than d are
+/// required to appear identically, see decouple(), and cancel).
+i64 cross_window(const detail::TensorDef& td, std::size_t d, const std::vector<Interval>& box,
+                 const std::vector<char>& big_vars) {
+  if (td.pieces.size() < 2) return 1;
+  i64 w = 1;
+  for (std::size_t j = 0; j < td.arity; ++j) {
+    bool any = false;
+    i64 lo = 0, hi = 0, ad = 0;
+    for (const Piece* p : td.pieces) {
+      const auto& o = p->out[j];
+      std::vector<Interval> fixed(box);
+      for (std::size_t i = 0; i < fixed.size(); ++i)
+        if (i == d || big_vars[i]) fixed[i].hi = fixed[i].lo;
+      auto cols = relation::column_bounds(*p, fixed);
+      cols[d] = Interval{0, 0};
+      const Interval b = relation::bounds(o, cols);
+      if (d < o.coeff.size() && o.coeff[d] != 0) ad = std::max(ad, o.coeff[d] < 0 ? -o.coeff[d] : o.coeff[d]);
+      lo = any ? std::min(lo, b.lo) : b.lo;
+      hi = any ? std::max(hi, b.hi) : b.hi;
+      any = true;
+    }
+    if (ad == 0) continue;  // d not in this coordinate
+    w = std::max(w, 1 + (hi - lo + ad - 1) / ad);
+  }
+  return std::min<i64>(w, 1 << 20);
+}
+
 struct Group {
   std::vector<int> members;  // -1 = space/time counts, k >= 0 = tensor k
   std::vector<const Piece*> pieces;
@@ -120,6 +163,7 @@ i64 free_stride(const Model& m, std::size_t d, const std::vector<const Piece*>& 
                 std::vector<std::vector<char>>& contains) {
   const i64 lo = m.box[d].lo, N = m.box[d].hi - m.box[d].lo + 1;
   i64 S = 0;
+  int coord_pos = -1;
   auto scan = [&](const Piece& p, bool allow_coord, bool& has_coord) -> bool {
     const std::size_t nv = p.vars.size();
     (void)nv;
@@ -132,9 +176,13 @@ i64 free_stride(const Model& m, std::size_t d, const std::vector<const Piece*>& 
     for (const auto& dj : p.disjuncts)
       for (const auto& c : dj)
         if (uses(c.expr, d)) return false;
-    for (const auto& o : p.out) {
+    for (std::size_t j = 0; j < p.out.size(); ++j) {
+      const auto& o = p.out[j];
       if (!uses(o, d)) continue;
-      if (!allow_coord || !exact_var(o, d)) return false;
+      if (!allow_coord || !exact_var(o, d) || has_coord) return false;
+      // every piece of the tensor must carry d in the same coordinate
+      if (coord_pos >= 0 && coord_pos != static_cast<int>(j)) return false;
+      coord_pos = static_cast<int>(j);
       has_coord = true;
     }
     return true;
@@ -148,6 +196,7 @@ i64 free_stride(const Model& m, std::size_t d, const std::vector<const Piece*>& 
     if (members[i] < 0) continue;
     const auto& td = m.tensors[static_cast<std::size_t>(members[i])];
     int agree = -1;
+    coord_pos = -1;
     for (const Piece* p : td.pieces) {
       bool has = false;
       if (!scan(*p, true, has)) return 1;
@@ -188,6 +237,14 @@ class Counter {
     std::vector<i64> extra(nd, 0);
     for (int attempt = 0; attempt <= kMaxRetries; ++attempt) {
       std::vector<std::size_t> comp;
+      std::vector<char> big(nd, 1);
+      std::vector<i64> Wd(nd, 1);
+      for (std::size_t iter = 0; iter < nd + 2; ++iter) {
+      for (std::size_t d = 0; d < nd; ++d) {
+        Wd[d] = window(g.pieces, d, m_.box, big);
+        for (int k : g.members)
+          if (k >= 0) Wd[d] = std::max(Wd[d], cross_window(m_.tensors[static_cast<std::size_t>(k)], d, m_.box, big));
+      }
       for (std::size_t d = 0; d < nd; ++d) {
         DimPlan& dp = plan[d];
         const i64 S = g.stride[d];
@@ -195,17 +252,24 @@ class Counter {
         dp.L = std::max<i64>(1, g.L[d] / S);
         dp.r = N % dp.L;
         dp.n_true = N / dp.L;
-        const i64 W = (g.W[d] + S - 1) / S;
+        const i64 W = (Wd[d] + S - 1) / S;
         dp.n0 = std::max<i64>(kMinBase, (W + dp.L - 1) / dp.L) + extra[d];
-        dp.compress = !enumerate_ && m_.is_box && dp.n_true >= dp.n0 + 3;
-        if (dp.compress) comp.push_back(d);
+        dp.compress = big[d] && !enumerate_ && m_.is_box && dp.n_true >= dp.n0 + 3;
       }
+      decouple(g, plan);
+      std::vector<char> nbig(nd, 0);
+      for (std::size_t d = 0; d < nd; ++d) nbig[d] = plan[d].compress;
+      if (nbig == big) break;
+      big = nbig;
+      }
+      for (std::size_t d = 0; d < nd; ++d)
+        if (plan[d].compress) comp.push_back(d);
       const std::size_t dc = comp.size();
       if (std::getenv("TC_DEBUG_COUNT")) {
         std::fprintf(stderr, "group attempt %d:", attempt);
         for (std::size_t d = 0; d < nd; ++d)
           std::fprintf(stderr, " d%zu[L=%lld W=%lld r=%lld n=%lld n0=%lld%s]", d, static_cast<long long>(plan[d].L),
-                       static_cast<long long>(g.W[d]), static_cast<long long>(plan[d].r),
+                       static_cast<long long>(Wd[d]), static_cast<long long>(plan[d].r),
                        static_cast<long long>(plan[d].n_true), static_cast<long long>(plan[d].n0),
                        plan[d].compress ? " C" : "");
         for (std::size_t d = 0; d < nd; ++d)
@@ -273,7 +337,7 @@ class Counter {
         const auto val = eval(delta);
         g.result.resize(nv);
         for (std::size_t v = 0; v < nv; ++v) {
-          if (val[v] < 0) throw InternalError("negative interpolated count");
+          if (val[v] < 0) throw InputError(m_.domain.loc, "cannot count exactly: the interpolated count is negative (the counts are not multilinear in the loop sizes for this mapping); use --enumerate for small problems");
           g.result[v] = checked_narrow(val[v], "count");
         }
         return;
@@ -285,6 +349,102 @@ class Counter {
                      "cannot count exactly: the counts are not multilinear in the loop sizes for this mapping "
                      "(self-check failed after " + std::to_string(kMaxRetries) +
                          " retries); use --enumerate for a brute-force evaluation of small problems");
+  }
+
+  /// Two compressed dimensions in one coordinate or constraint (e.g. T[i+j],
+  /// A[i+k], i <= j) make counts piecewise (chambers), not multilinear: keep all
+  /// but the largest of them at their true size. Periodic terms (e % c) do not couple.
+  void decouple(const Group& g, std::vector<DimPlan>& plan) const {
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (const Piece* p : g.pieces) {
+        const std::size_t nv = p->vars.size();
+        std::vector<std::vector<std::size_t>> term_large(p->terms.size());
+        auto large = [&](const Affine& a) {
+          std::vector<std::size_t> out;
+          for (std::size_t i = 0; i < a.coeff.size(); ++i) {
+            if (a.coeff[i] == 0) continue;
+            if (i < nv) {
+              if (plan[i].compress) out.push_back(i);
+            } else {
+              const auto& tl = term_large[i - nv];
+              out.insert(out.end(), tl.begin(), tl.end());
+            }
+          }
+          std::sort(out.begin(), out.end());
+          out.erase(std::unique(out.begin(), out.end()), out.end());
+          return out;
+        };
+        auto settle = [&](const std::vector<std::size_t>& dims) {
+          if (dims.size() < 2) return;
+          std::size_t keep = dims[0];
+          for (std::size_t d : dims)
+            if (m_.box[d].hi - m_.box[d].lo > m_.box[keep].hi - m_.box[keep].lo) keep = d;
+          for (std::size_t d : dims)
+            if (d != keep && plan[d].compress) {
+              plan[d].compress = false;
+              changed = true;
+            }
+        };
+        for (std::size_t k = 0; k < p->terms.size(); ++k) {
+          const auto l = large(p->terms[k].num);
+          if (p->terms[k].kind == relation::Term::Kind::kFloor) {
+            settle(l);
+            term_large[k] = l;
+          }
+        }
+        for (const auto& o : p->out) settle(large(o));
+        for (const auto& dj : p->disjuncts)
+          for (const auto& c : dj) settle(large(c.expr));
+      }
+      // A tensor accessed by several pieces: elements of different pieces can
+      // coincide, so coordinate j must depend on the compressed dimensions in
+      // the same way in every piece (e.g. A[i-1,j], A[i,j], A[i+1,j]); otherwise
+      // the ranges of one piece cut the other's (breakpoints): keep them all.
+      for (int k : g.members) {
+        if (k < 0) continue;
+        const auto& td = m_.tensors[static_cast<std::size_t>(k)];
+        if (td.pieces.size() < 2) continue;
+        for (std::size_t j = 0; j < td.arity; ++j) {
+          std::vector<std::string> sig;
+          std::vector<std::size_t> involved;
+          for (const Piece* p : td.pieces) {
+            const std::size_t nv = p->vars.size();
+            std::string sgn;
+            const auto& o = p->out[j];
+            for (std::size_t i = 0; i < o.coeff.size(); ++i) {
+              if (o.coeff[i] == 0) continue;
+              if (i < nv) {
+                if (plan[i].compress) {
+                  sgn += "v" + std::to_string(i) + "*" + std::to_string(o.coeff[i]) + ";";
+                  involved.push_back(i);
+                }
+              } else {
+                const auto& t = p->terms[i - nv];
+                std::string inner;
+                for (std::size_t q = 0; q < t.num.coeff.size() && q < nv; ++q)
+                  if (t.num.coeff[q] != 0 && plan[q].compress) {
+                    inner += std::to_string(q) + "*" + std::to_string(t.num.coeff[q]) + ",";
+                    involved.push_back(q);
+                  }
+                if (!inner.empty())
+                  sgn += std::string(t.kind == relation::Term::Kind::kFloor ? "f" : "m") + std::to_string(t.den) + "(" +
+                         inner + ")*" + std::to_string(o.coeff[i]) + ";";
+              }
+            }
+            sig.push_back(sgn);
+          }
+          bool same = true;
+          for (const auto& x : sig) same = same && x == sig[0];
+          if (!same)
+            for (std::size_t d : involved)
+              if (plan[d].compress) {
+                plan[d].compress = false;
+                changed = true;
+              }
+        }
+      }
+    }
   }
 
   int retries() const { return retries_; }
@@ -381,11 +541,14 @@ Metrics analyze(const Problem& problem, const AnalyzeOptions& options) {
   std::vector<Group> groups;
   auto add_group = [&](int member, std::vector<const Piece*> pieces) {
     std::vector<i64> L = lcm_periods(pieces, m.nd), W(m.nd);
-    for (std::size_t d = 0; d < m.nd; ++d) W[d] = window(pieces, d, m.box);
+    for (std::size_t d = 0; d < m.nd; ++d) {
+      W[d] = 1;  // computed in Counter::solve once the compressed dimensions are known
+    }
     for (Group& g : groups)
       if (options.enumerate || g.L == L) {
-        for (std::size_t d = 0; d < m.nd; ++d) g.W[d] = std::max(g.W[d], W[d]);
         g.members.push_back(member);
+        for (const Piece* p : pieces)
+          if (std::find(g.pieces.begin(), g.pieces.end(), p) == g.pieces.end()) g.pieces.push_back(p);
         return;
       }
     groups.push_back(Group{{member}, pieces, L, W, {}, {}, {}});
@@ -396,11 +559,6 @@ Metrics analyze(const Problem& problem, const AnalyzeOptions& options) {
     pieces.insert(pieces.end(), m.tensors[k].pieces.begin(), m.tensors[k].pieces.end());
     add_group(static_cast<int>(k), pieces);
   }
-  // Groups with the same periods share their instances: give them the same (largest) windows.
-  for (Group& g : groups)
-    for (Group& h : groups)
-      if (g.L == h.L)
-        for (std::size_t d = 0; d < m.nd; ++d) g.W[d] = std::max(g.W[d], h.W[d]);
 
   for (Group& g : groups) {
     g.stride.assign(m.nd, 1);

@@ -119,6 +119,8 @@ TEST_CASE("bad input exits 2 with the valid choices") {
       {"estimate" + cfg + " --arch tpu-v1-256x256 --quant e4m3_e4m3_f16 --dataflow ncf --array-model closed-form",
        "closed-form array model needs"},
       {"estimate", "expected a DUMP file or --hf-config"},
+      {"compare --seq-len 0", "must be positive"},
+      {"compare --context -5", "must be positive"},
       {"estimate --hf-config /nonexistent/config.json", "cannot open"},
   };
   for (const auto& c : cases) {
@@ -249,4 +251,29 @@ TEST_CASE("compare of a quantized dump starts with the dump's own scheme") {
   // the dump as compiled = the same dump with --quant q4f16_1
   CHECK(j["rows"][0]["decode"]["dram_bytes"] == j["rows"][2]["decode"]["dram_bytes"]);
   CHECK(j["rows"][0]["speedup_vs_first"] == 1.0);
+}
+
+TEST_CASE("a user .m mapping runs on the engine and matches the equivalent preset") {
+  char path[] = "/tmp/tc_arch4_XXXXXX.json";
+  const int fd = mkstemps(path, 5);
+  REQUIRE(fd >= 0);
+  {
+    std::ofstream f(path);
+    f << "{\"clock_mhz\": 500, \"pe_array\": {\"rows\": 4, \"cols\": 4}, \"macs_per_pe_per_cycle\": {\"fp16\": 1},"
+         " \"buffer\": {\"bytes\": 65536, \"bits_per_cycle\": 256}, \"dram\": {\"mb_per_s\": 4000}}";
+  }
+  const std::string base = "estimate --hf-config " + tc_test::fixture("estimate/tiny_config.json") + " --arch " + path +
+                           " --seq-len 20 --context 24 --format json --quant q4f16_1 --tile m=16,n=32,k=32,order=mnk";
+  const auto preset = tc_test::run_cli(base + " --dataflow os --array-model closed-form");
+  const auto user = tc_test::run_cli(base + " --dataflow " + tc_test::fixture("estimate/user_os.m"));
+  std::remove(path);
+  INFO(user.err);
+  REQUIRE(preset.exit_code == 0);
+  REQUIRE(user.exit_code == 0);
+  json a = json::parse(preset.out), b = json::parse(user.out);
+  a.erase("dataflow");
+  b.erase("dataflow");
+  for (auto* j : {&a, &b})
+    for (auto& w : (*j)["workloads"]) w.erase("array_model");
+  CHECK(a == b);
 }
