@@ -106,7 +106,8 @@ bool slow(const std::string& stem) {
 }
 
 bool heavy(const std::string& stem) {
-  return stem == "alexnet__experiment_4" || stem == "alexnet__experiment_5";
+  (void)stem;
+  return false;  // none at the moment (alexnet 4/5 were, before free tile residues)
 }
 
 void check_experiments(bool want_heavy) {
@@ -138,7 +139,7 @@ void check_experiments(bool want_heavy) {
 }  // namespace
 
 TEST_CASE("all shipped experiments match TENET (64-bit build)") { check_experiments(false); }
-TEST_CASE("heavy shipped experiments match TENET (64-bit build)", "[.heavy][heavy]") { check_experiments(true); }
+TEST_CASE("heavy shipped experiments match TENET (64-bit build)", "[.heavy][heavy]") { check_experiments(true); }  // empty now
 
 TEST_CASE("GEMM anchors match TENET (64-bit build)") {
   const std::string root = tc_test::shared_path("fixtures/tenet/anchors");

@@ -66,7 +66,7 @@ tenet::Problem random_problem(Gen& g, std::string& desc) {
   std::string tm;
   auto add = [&](const std::string& e) { tm += (tm.empty() ? "" : ",") + e; };
   for (int d = 0; d < nd; ++d)
-    if (tiled[d] && g.coin(0.8)) add("floor(" + var(d) + "/" + std::to_string(tiled[d]) + ")");
+    if (tiled[d] && g.coin(0.8)) add("floor(" + var(d) + "/" + std::to_string(tiled[d] * g.uni(1, 2)) + ")");
   const int style = g.uni(0, 2);
   if (style == 0) {
     for (int d = 0; d < nd; ++d)
