@@ -96,10 +96,7 @@ class Lowerer : public py::Parser::Sink {
     if (s.size() <= kMaxOtherText) return std::string(s);
     return std::string(s.substr(0, kMaxOtherText)) + "...";
   }
-  Ns ns_of(std::string_view name) const {
-    const auto it = ns_.find(name);
-    return it == ns_.end() ? Ns::kNone : it->second;
-  }
+  Ns ns_of(std::string_view name) const { return ns_.find(name); }
   // `T.x` -> "x" when the base names the TIR namespace (also R./I. via ns).
   std::string_view member_of(const Node* n, Ns ns) const {
     if (n == nullptr || n->kind != NK::kAttr || n->a->kind != NK::kName) return {};
@@ -109,23 +106,26 @@ class Lowerer : public py::Parser::Sink {
   // `T.axis.remap` -> "T.axis.remap", `relax.nn.conv2d` -> "R.nn.conv2d".
   // Empty when `n` is not a pure dotted name.
   std::string dotted(const Node* n) const {
-    std::vector<std::string_view> parts;
+    std::string_view parts[16];
+    std::size_t np = 0;
     const Node* c = n;
     while (c != nullptr && c->kind == NK::kAttr) {
-      parts.push_back(c->text);
+      if (np == 16) return {};
+      parts[np++] = c->text;
       c = c->a;
     }
     if (c == nullptr || c->kind != NK::kName) return {};
     std::string out;
+    out.reserve(32);
     switch (ns_of(c->text)) {
       case Ns::kTir: out = "T"; break;
       case Ns::kRelax: out = "R"; break;
       case Ns::kIr: out = "I"; break;
-      case Ns::kNone: out = std::string(c->text); break;
+      case Ns::kNone: out = c->text; break;
     }
-    for (auto it = parts.rbegin(); it != parts.rend(); ++it) {
+    while (np > 0) {
       out += '.';
-      out += *it;
+      out += parts[--np];
     }
     return out;
   }
@@ -427,7 +427,15 @@ class Lowerer : public py::Parser::Sink {
   // ------------------------------------------------------------- Relax
   void lower_relax_func(const Stmt* def);
   void lower_relax_body(Stmt* const* body, std::uint32_t n, RelaxFunc& f);
-  StructInfoPtr sinfo(const Node* n);
+  // Struct infos repeat verbatim (every `R.Tensor((5120,), dtype="float16")`
+  // annotation): cache them by source text within a function.
+  StructInfoPtr sinfo(const Node* n) {
+    auto [it, inserted] = scache_.try_emplace(span(n));
+    if (inserted) it->second = sinfo_uncached(n);
+    return it->second;
+  }
+  StructInfoPtr sinfo_uncached(const Node* n);
+  std::unordered_map<std::string_view, StructInfoPtr> scache_;
   ExprPtr dim(const Node* n, RelaxFunc* f);
   RExprPtr rexpr(const Node* n) {
     if (n->kind == NK::kName) {  // the commonest case: a variable reference
@@ -564,7 +572,22 @@ class Lowerer : public py::Parser::Sink {
   std::string_view src_;
   const std::string& file_;
   Module& mod_;
-  std::unordered_map<std::string_view, Ns> ns_;
+  // namespace aliases: a handful of entries, scanned linearly (faster than hashing)
+  struct NsMap {
+    std::vector<std::pair<std::string_view, Ns>> v;
+    Ns& operator[](std::string_view k) {
+      for (auto& [name, ns] : v)
+        if (name == k) return ns;
+      v.emplace_back(k, Ns::kNone);
+      return v.back().second;
+    }
+    [[nodiscard]] Ns find(std::string_view k) const {
+      for (const auto& [name, ns] : v)
+        if (name.size() == k.size() && name == k) return ns;
+      return Ns::kNone;
+    }
+  };
+  NsMap ns_;
   std::string_view class_name_;
 
   // per function
@@ -777,6 +800,7 @@ void Lowerer::lower_prim_func(const Stmt* def, bool is_private) {
   rtable_.clear();
   stable_.clear();
   rvars_.clear();
+  scache_.clear();
   buf_dtypes_.clear();
   meta_vars_.clear();
   loops_.clear();
@@ -1601,7 +1625,7 @@ ExprPtr Lowerer::dim(const Node* n, RelaxFunc* f) {
   return r;
 }
 
-StructInfoPtr Lowerer::sinfo(const Node* n) {
+StructInfoPtr Lowerer::sinfo_uncached(const Node* n) {
   StructInfo si;
   const Node* callee = n->kind == NK::kCall || n->kind == NK::kSubscript ? n->a : n;
   const std::string_view m = member_of(callee, Ns::kRelax);
@@ -1915,6 +1939,7 @@ void Lowerer::lower_relax_func(const Stmt* def) {
   rtable_.clear();
   stable_.clear();
   rvars_.clear();
+  scache_.clear();
   buf_dtypes_.clear();
   meta_vars_.clear();
   cls_aliases_.clear();
