@@ -11,6 +11,7 @@
 #include <cstring>
 #include <limits>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "ir/pyast.hpp"
 #include "tenet_cost/ir.hpp"
@@ -63,6 +64,15 @@ bool is_float_dtype(std::string_view d) {
 }
 
 bool is_dtype_name(std::string_view d) { return d == "bool" || is_int_dtype(d) || is_float_dtype(d); }
+
+// Per-function tables are cleared between functions; a plain clear() keeps a
+// huge bucket array after one huge function and then costs O(buckets) for
+// every later small function, so large tables are dropped instead.
+template <class Map>
+void reset(Map& m) {
+  if (m.bucket_count() > 4096) Map().swap(m);
+  else m.clear();
+}
 
 struct LoopInfo {
   std::string_view name;
@@ -314,7 +324,8 @@ class Lowerer : public py::Parser::Sink {
    public:
     void clear() {
       if (count_ == 0) return;
-      std::fill(slots_.begin(), slots_.end(), Slot{});
+      if (slots_.size() > 4096) std::vector<Slot>().swap(slots_);
+      else std::fill(slots_.begin(), slots_.end(), Slot{});
       count_ = 0;
     }
     ExprPtr intern(X& x, const Lowerer& l) {
@@ -522,7 +533,8 @@ class Lowerer : public py::Parser::Sink {
     }
     void clear() {
       if (count_ == 0) return;
-      std::fill(slots_.begin(), slots_.end(), Slot{});
+      if (slots_.size() > 4096) std::vector<Slot>().swap(slots_);
+      else std::fill(slots_.begin(), slots_.end(), Slot{});
       count_ = 0;
     }
 
@@ -597,7 +609,8 @@ class Lowerer : public py::Parser::Sink {
   std::unordered_map<std::string_view, std::string_view> buf_dtypes_;
   std::unordered_map<std::string_view, ExprPtr> meta_vars_;
   std::vector<LoopInfo> loops_;
-  std::vector<std::string_view> cls_aliases_;
+  std::unordered_set<std::string_view> cls_aliases_;
+  std::unordered_set<std::string_view> sym_seen_;  // names already in the function's sym_vars
   std::size_t nest_ = 0;
   ExprTable table_;
   bool shape_ctx_ = false;  // lowering a Relax shape: literals and unknown vars are int64
@@ -729,9 +742,7 @@ std::optional<Buffer> Lowerer::buffer_from_annotation(std::string_view name, con
 
 void Lowerer::add_sym_var(std::string_view name, std::string_view dtype, std::vector<std::string>& sym_vars) {
   var_dtypes_[name] = dtype;
-  for (const auto& s : sym_vars)
-    if (s == name) return;
-  sym_vars.emplace_back(name);
+  if (sym_seen_.insert(name).second) sym_vars.emplace_back(name);
 }
 
 // `n = T.int64()`, `a, b = T.int64(), T.int64()`, `n = T.var("int64")`,
@@ -795,14 +806,15 @@ void Lowerer::lower_prim_func(const Stmt* def, bool is_private) {
   mod_.prim_funcs.emplace_back();
   PrimFunc& f = mod_.prim_funcs.back();
   fn_ = &f;
-  var_dtypes_.clear();
+  reset(var_dtypes_);
+  reset(sym_seen_);
   table_.clear();
   rtable_.clear();
   stable_.clear();
-  rvars_.clear();
-  scache_.clear();
-  buf_dtypes_.clear();
-  meta_vars_.clear();
+  reset(rvars_);
+  reset(scache_);
+  reset(buf_dtypes_);
+  reset(meta_vars_);
   loops_.clear();
   nest_ = 0;
   f.name = def->name;
@@ -1722,7 +1734,7 @@ RExprPtr Lowerer::rexpr_raw(const Node* n) {
     case NK::kAttr: {
       if (n->a->kind == NK::kName &&
           (n->a->text == class_name_ ||
-           std::find(cls_aliases_.begin(), cls_aliases_.end(), n->a->text) != cls_aliases_.end())) {
+           cls_aliases_.count(n->a->text) != 0)) {
         RExpr e = rmk(RExprKind::kGlobalFunc, n);
         e.name = n->text;
         return rtable_.intern(std::move(e), file_);
@@ -1869,7 +1881,7 @@ void Lowerer::lower_relax_body(Stmt* const* body, std::uint32_t n, RelaxFunc& f)
         if (sym_var_decl(s, f.sym_vars, false)) continue;
         if (s->n_targets == 1 && s->target->kind == NK::kName && s->value->kind == NK::kName &&
             (s->value->text == class_name_ || s->value->text == "Module")) {
-          cls_aliases_.push_back(s->target->text);  // cls = Module
+          cls_aliases_.insert(s->target->text);  // cls = Module
           continue;
         }
         Binding b;
@@ -1934,15 +1946,16 @@ void Lowerer::lower_relax_func(const Stmt* def) {
   mod_.relax_funcs.emplace_back();
   RelaxFunc& f = mod_.relax_funcs.back();
   rfn_ = &f;
-  var_dtypes_.clear();
+  reset(var_dtypes_);
+  reset(sym_seen_);
   table_.clear();
   rtable_.clear();
   stable_.clear();
-  rvars_.clear();
-  scache_.clear();
-  buf_dtypes_.clear();
-  meta_vars_.clear();
-  cls_aliases_.clear();
+  reset(rvars_);
+  reset(scache_);
+  reset(buf_dtypes_);
+  reset(meta_vars_);
+  reset(cls_aliases_);
   nest_ = 0;
   f.name = def->name;
   f.loc = loc(def);
