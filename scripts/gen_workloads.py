@@ -254,9 +254,20 @@ class Gen:
             out.append(f"            {qkv} = R.call_tir(cls.{fn['qkv']}, ({', '.join(w)}, {y}), out_sinfo={tensor((1, rows, nq))})")
             q4 = var()
             out.append(f"            {q4} = R.reshape({qkv}, R.shape([1, {rows}, {heads + 2 * kv}, {hd}]))")
+            parts = var()
+            qt, kt = tensor((1, rows, heads, hd)), tensor((1, rows, kv, hd))
+            out.append(f"            {parts}: R.Tuple({qt}, {kt}, {kt}) = R.split({q4}, indices_or_sections=[{heads}, {heads + kv}], axis=2)")
+            qv, kv_k, kv_v = var(), var(), var()
+            out.append(f"            {qv}: {qt} = {parts}[0]")
+            out.append(f"            {kv_k}: {kt} = {parts}[1]")
+            out.append(f"            {kv_v}: {kt} = {parts}[2]")
+            app = var()
+            out.append(f"            {app}: R.Object = R.call_pure_packed(\"vm.builtin.paged_attention_kv_cache_append\", {kvc}, "
+                       f"cls.kv_cache_transpose_append, {kv_k}, {kv_v}, R.prim_value({layer}), sinfo_args=(R.Object,))")
+            kvc = app
             att = var()
             out.append(f"            {att} = R.call_dps_packed(\"vm.builtin.paged_attention_kv_cache_attention\", "
-                       f"({kvc}, cls.attention, {q4}, R.prim_value({layer}), R.prim_value(1), R.prim_value(T.float32(1)), "
+                       f"({kvc}, cls.attention, {qv}, R.prim_value({layer}), R.prim_value(1), R.prim_value(T.float32(1)), "
                        f"R.prim_value(10000)), out_sinfo={tensor((1, rows, heads, hd))})")
             a2 = var()
             out.append(f"            {a2} = R.reshape({att}, R.shape([1, {rows}, {heads * hd}]))")

@@ -33,7 +33,7 @@ Tile parse_tile(const std::string& text);
 
 /// How the PE array <-> buffer level is evaluated.
 enum class ArrayMethod {
-  kAuto,        // the TENET engine; the closed forms when the engine is not available
+  kAuto,        // the closed forms where they apply (os/ws on a systolic array), else the TENET engine
   kEngine,      // the TENET engine only
   kClosedForm,  // closed forms (preset os/ws dataflows on a systolic interconnect)
 };
@@ -131,6 +131,7 @@ struct ModelGemm {
   GemmShape shape;
   std::optional<quant::Scheme> dump_scheme;  // the dump's own quantization (workloads of a dump)
   std::string source = "config";             // "tir" | "synthesized" | "config"
+  bool lm_head = false;                      // the final projection (schemes may leave it unquantized)
 };
 
 struct Phases {

@@ -34,7 +34,7 @@ struct ExtractResult {
   std::vector<std::string> skipped;         // functions skipped, with the reason (debug)
   std::vector<std::string> symbols;         // unbound symbolic names in the workloads (sorted)
   /// Whole-module quantization: the one scheme of the weight GEMMs, "q0f16" /
-  /// "q0f32" when none is quantized, "mixed", or "" without weight GEMMs.
+  /// "q0f32" / "q0bf16" when none is quantized, "mixed", or "" without weight GEMMs.
   std::string module_quant;
 };
 

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "commands.hpp"
 #include "tenet_cost/arch.hpp"
@@ -243,7 +244,9 @@ class Progress {
 
 std::string run_compare(const CommonArgs& a) {
   const auto fmt = report::parse_format(a.format);
-  std::vector<quant::Scheme> schemes;
+  std::vector<std::optional<quant::Scheme>> schemes;
+  // a DUMP given without --quant: its own quantization is the first row (the baseline of the ratios)
+  if (!a.dump.empty() && a.quant.empty()) schemes.push_back(std::nullopt);
   {
     std::string list = a.quant.empty() ? kDefaultSchemes : a.quant;
     std::size_t start = 0;
@@ -254,7 +257,8 @@ std::string run_compare(const CommonArgs& a) {
       if (comma == std::string::npos) break;
       start = comma + 1;
     }
-    if (schemes.empty()) throw InputError("--quant needs at least one scheme; " + quant::valid_forms());
+    if (schemes.empty() || (schemes.size() == 1 && !schemes[0]))
+      throw InputError("--quant needs at least one scheme; " + quant::valid_forms());
   }
   Estimator est = make_estimator(a);
   const Model model = load_model(a, true);
@@ -266,7 +270,17 @@ std::string run_compare(const CommonArgs& a) {
   Progress progress(schemes.size());
   for (const auto& s : schemes) {
     const ModelResult r = run_model(est, model.gemms, s);
-    Row row{s.name, {}, {}};
+    std::string name;
+    if (s) {
+      name = s->name;
+    } else {
+      std::set<std::string> found;
+      for (const auto& g : model.gemms)
+        if (g.dump_scheme) found.insert(g.dump_scheme->name);
+      for (const auto& f : found) name += (name.empty() ? "" : "+") + f;
+      name = (name.empty() ? std::string("q0f16") : name) + " (dump)";
+    }
+    Row row{name, {}, {}};
     for (const auto& [entry, t] : r.totals) {
       const std::string& phase = r.entry_phase.at(entry);
       PhaseSum* p = phase == "prefill" ? &row.prefill : phase == "decode" ? &row.decode : nullptr;
@@ -277,7 +291,7 @@ std::string run_compare(const CommonArgs& a) {
       p->scale += t.scale_dram_bytes;
     }
     rows.push_back(row);
-    progress.step(rows.size(), s.name);
+    progress.step(rows.size(), name);
   }
   auto ratio = [](double a_, double b_) { return b_ > 0 ? a_ / b_ : 0.0; };
   const Row& first = rows.front();

@@ -272,8 +272,9 @@ struct Estimator::Impl {
     std::string key = std::to_string(tm) + "x" + std::to_string(tn) + "x" + std::to_string(tk);
     for (const auto& op : ops) key += "|" + op.relation();
     const bool closed_ok = dataflow.has_closed_form() && arch.interconnect == "systolic";
+    // auto: the proven closed forms where they apply (identical integers, microseconds), the engine elsewhere
     const bool use_closed = options.method == ArrayMethod::kClosedForm ||
-                            (options.method == ArrayMethod::kAuto && !engine_ok && closed_ok);
+                            (options.method == ArrayMethod::kAuto && (closed_ok || !engine_ok));
     key += use_closed ? "|cf" : "|en";
     if (const auto it = tile_cache.find(key); it != tile_cache.end()) {
       method = use_closed ? "closed-form" : "engine";

@@ -81,7 +81,7 @@ void layer_gemms(std::vector<ModelGemm>& out, const ModelConfig& c, const std::s
   const std::int64_t attn_out = checked_mul(c.heads, c.head_dim, "attention width");
   auto lin = [&](const char* name, std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t calls,
                  quant::GemmRole role = quant::GemmRole::kLinear) {
-    out.push_back(ModelGemm{name, entry, entry, calls, {1, m, n, k, role}, {}, "config"});
+    out.push_back(ModelGemm{name, entry, entry, calls, {1, m, n, k, role}, {}, "config", std::string(name) == "lm_head"});
   };
   lin("qkv_proj", tokens, qkv, c.hidden, L);
   attention(out, entry, entry, L, c.heads, c.kv_heads, c.head_dim, tokens, kv_tokens);
@@ -105,6 +105,7 @@ std::vector<ModelGemm> workloads_from_config(const ModelConfig& cfg, const Phase
 
 std::vector<ModelGemm> workloads_from_extract(const ExtractResult& ex, const Phases& ph,
                                               const std::optional<ModelConfig>& cfg) {
+  if (ph.seq_len <= 0 || ph.context <= 0) throw InputError("--seq-len and --context must be positive");
   std::vector<ModelGemm> out;
   std::map<std::string, std::map<std::string, std::int64_t>> binds;  // per entry
   auto bindings_for = [&](const std::string& entry) -> const std::map<std::string, std::int64_t>& {
@@ -116,6 +117,7 @@ std::vector<ModelGemm> workloads_from_extract(const ExtractResult& ex, const Pha
     for (const char* v : {"n", "m", "seq_len", "total_seq_len", "kv_seq_len", "cache_len"}) b[v] = tokens;
     if (phase == "prefill") b["total_seq_len"] = ph.seq_len;
     for (const char* v : {"batch_size", "nseq", "b", "reserved_nseq"}) b[v] = 1;
+    if (cfg) b["vocab_size"] = cfg->vocab;
     for (const auto& [k, v] : ph.bindings) b[k] = v;
     return binds.emplace(entry, b).first->second;
   };
@@ -148,16 +150,19 @@ std::vector<ModelGemm> workloads_from_extract(const ExtractResult& ex, const Pha
         }
       }
       g.source = w.source;
+      // the final projection: N is the vocabulary (from the config, or a symbolic vocab_size)
+      g.lm_head = (cfg && g.shape.n == cfg->vocab && w.weight_operand != "none") ||
+                  w.n.expr.find("vocab") != std::string::npos;
       out.push_back(g);
     }
   }
   for (const auto& site : ex.attention) {
     const std::int64_t heads = site.num_heads ? *site.num_heads : cfg ? cfg->heads : 0;
-    const std::int64_t kv = site.num_kv_heads ? *site.num_kv_heads : cfg ? cfg->kv_heads : heads;
+    const std::int64_t kv = site.num_kv_heads ? *site.num_kv_heads : cfg ? cfg->kv_heads : 0;
     const std::int64_t hd = site.head_dim ? *site.head_dim : cfg ? cfg->head_dim : 0;
     if (heads <= 0 || kv <= 0 || hd <= 0 || heads % kv != 0)
       throw InputError("entry '" + site.entry + "' calls " + site.builtin +
-                       " but the number of heads / head_dim is unknown; pass --hf-config config.json");
+                       " but the number of heads, KV heads or head_dim is unknown from the dump; pass --hf-config config.json");
     const std::string phase = phase_of_entry(site.entry);
     const std::int64_t q = phase == "decode" ? 1 : ph.seq_len;
     const std::int64_t kvlen = phase == "decode" ? ph.context : ph.seq_len;
@@ -172,7 +177,7 @@ ModelResult run_model(Estimator& est, const std::vector<ModelGemm>& gemms, const
   for (const auto& g : gemms) {
     const quant::Scheme& s = scheme ? *scheme : g.dump_scheme ? *g.dump_scheme : fp16;
     GemmShape shape = g.shape;
-    if (shape.role == quant::GemmRole::kLinear && g.function.find("lm_head") != std::string::npos &&
+    if (shape.role == quant::GemmRole::kLinear && (g.lm_head || g.function.find("lm_head") != std::string::npos) &&
         !s.quantize_lm_head)
       shape.role = quant::GemmRole::kLinearUnquantized;
     const GemmCost& c = est.gemm(shape, s);

@@ -347,8 +347,13 @@ Workload ft_gemm(const Env& env, const ir::Binding& b, const std::string& name) 
   return w;
 }
 
+struct KvCreate {
+  std::optional<std::int64_t> kv_heads, head_dim;
+};
+
 void attention_site(const Env& env, const ir::Binding& b, const std::string& name,
-                    std::optional<std::int64_t> last_append_kv, std::map<std::string, AttentionSite>& sites) {
+                    std::optional<std::int64_t> last_append_kv, const KvCreate& created,
+                    std::map<std::string, AttentionSite>& sites) {
   AttentionSite s;
   s.entry = env.f.name;
   s.builtin = name;
@@ -359,13 +364,19 @@ void attention_site(const Env& env, const ir::Binding& b, const std::string& nam
   }
   if (name.find("fused_qkv") != std::string::npos && s.num_heads && s.head_dim && *s.head_dim > 0) {
     for (const auto& a : xrelax::call_args(*b.value)) {
-      auto d = const_dim(env.sinfo_of(a), 1);
-      if (!d || *d % *s.head_dim != 0) continue;
-      const std::int64_t total = *d / *s.head_dim;
+      // qkv is (.., (H + 2 KV) * D) or (.., H + 2 KV, D).
+      const ir::StructInfoPtr si = env.sinfo_of(a);
+      auto d = const_dim(si, 1);
+      if (!d) continue;
+      std::int64_t total = 0;
+      if (*d == *s.head_dim && const_dim(si, 2)) total = *const_dim(si, 2);
+      else if (*d % *s.head_dim == 0) total = *d / *s.head_dim;
       if (total > *s.num_heads && (total - *s.num_heads) % 2 == 0) s.num_kv_heads = (total - *s.num_heads) / 2;
     }
   } else if (last_append_kv) {
     s.num_kv_heads = last_append_kv;
+  } else if (created.kv_heads && created.head_dim && s.head_dim == created.head_dim) {
+    s.num_kv_heads = created.kv_heads;  // paged_attention_kv_cache_create(cfg, layers, kv_heads, head_dim, ..)
   }
   auto opt = [](const std::optional<std::int64_t>& v) { return v ? std::to_string(*v) : std::string("-"); };
   const std::string key = s.entry + "|" + s.builtin + "|" + opt(s.num_heads) + "|" + opt(s.num_kv_heads) + "|" +
@@ -441,6 +452,21 @@ ExtractResult extract_workloads(const ir::Module& module, const ExtractOptions& 
   std::map<std::string, std::size_t> relax_index;  // signature -> position in relax_work
   std::vector<Workload> relax_work;
   std::map<std::string, AttentionSite> att;
+  KvCreate created;
+  for (const auto& f : module.relax_funcs)
+    for (const auto& b : f.bindings) {
+      if (!b.value || b.value->kind != ir::RExprKind::kCall || packed_name(*b.value).find("kv_cache_create") ==
+                                                                    std::string::npos)
+        continue;
+      std::vector<std::int64_t> pv;
+      for (const auto& a : xrelax::call_args(*b.value))
+        if (a && a->kind == ir::RExprKind::kPrimValue && a->prim)
+          if (auto v = xtir::int_const(a->prim.get())) pv.push_back(*v);
+      if (pv.size() >= 3) {
+        created.kv_heads = pv[1];
+        created.head_dim = pv[2];
+      }
+    }
   for (const auto& f : module.relax_funcs) {
     envs.push_back(std::make_unique<Env>(f));
     const Env& env = *envs.back();
@@ -458,7 +484,7 @@ ExtractResult extract_workloads(const ir::Module& module, const ExtractOptions& 
                    c.op == "R.call_builtin_with_ctx") {
           const std::string name = packed_name(c);
           if (xrelax::is_attention_builtin(name)) {
-            attention_site(env, b, name, last_append_kv, att);
+            attention_site(env, b, name, last_append_kv, created, att);
           } else if (name.find("kv_cache_append") != std::string::npos) {
             for (const auto& a : xrelax::call_args(c)) {
               auto s = env.sinfo_of(a);
@@ -544,7 +570,7 @@ ExtractResult extract_workloads(const ir::Module& module, const ExtractOptions& 
 
   std::set<std::string> syms;
   std::set<std::string> schemes;
-  bool all_f16 = true, all_f32 = true, any_weight = false;
+  bool all_f16 = true, all_f32 = true, all_bf16 = true, any_weight = false;
   for (const auto& w : res.workloads) {
     for (const Dim* d : {&w.m, &w.n, &w.k, &w.batch}) collect_symbols(*d, syms);
     if (w.weight_operand == "none") continue;
@@ -553,11 +579,12 @@ ExtractResult extract_workloads(const ir::Module& module, const ExtractOptions& 
     const std::string& wd = w.weight_operand == "a" ? w.dtype_a : w.dtype_b;
     all_f16 = all_f16 && wd == "float16";
     all_f32 = all_f32 && wd == "float32";
+    all_bf16 = all_bf16 && wd == "bfloat16";
   }
   res.symbols.assign(syms.begin(), syms.end());
   if (!any_weight) res.module_quant = "";
   else if (schemes.size() == 1 && *schemes.begin() == "none")
-    res.module_quant = all_f16 ? "q0f16" : all_f32 ? "q0f32" : "none";
+    res.module_quant = all_f16 ? "q0f16" : all_f32 ? "q0f32" : all_bf16 ? "q0bf16" : "none";
   else {
     schemes.erase("none");
     res.module_quant = schemes.size() == 1 ? *schemes.begin() : "mixed";

@@ -167,7 +167,12 @@ std::optional<SymPtr> extent_product(const std::vector<std::string>& order, cons
     }
     fs.push_back(*s);
   }
-  return xsym::product(fs);
+  try {
+    return xsym::product(fs);
+  } catch (const OverflowError&) {
+    bad = "the axes' product (it overflows 64 bits)";
+    return std::nullopt;
+  }
 }
 
 std::string per_tensor_scale_dtype(const FuncIndex& fi) {
@@ -284,7 +289,7 @@ std::vector<TirGemm> analyze_prim_func(const ir::PrimFunc& f, std::size_t func_i
     if (!bt) {
       w.shape_known = false;
       w.m = w.n = w.k = w.batch = Dim::symbolic("?");
-      note += "; extent of " + bad + " is not an integer expression";
+      note += bad.rfind("the axes", 0) == 0 ? "; extent of " + bad : "; extent of " + bad + " is not an integer expression";
     } else {
       w.m = xsym::to_dim(*m);
       w.n = xsym::to_dim(*n);

@@ -90,11 +90,12 @@ std::vector<i64> periods(const Piece& p) {
   // Effective divisor of each term: its own times the lcm of the nested ones.
   std::vector<i64> eff(p.terms.size(), 1);
   for (std::size_t k = 0; k < p.terms.size(); ++k) {
-    i64 e = p.terms[k].den;
+    // floor(e/c) with e periodic of period P in a variable: period c * P (e.g. floor(c/2) % 2 -> 4).
+    i64 nested = 1;
     const auto& c = p.terms[k].num.coeff;
     for (std::size_t i = nv; i < c.size(); ++i)
-      if (c[i] != 0) e = checked_mul(e / std::gcd(e, eff[i - nv]), eff[i - nv], "period");
-    eff[k] = e;
+      if (c[i] != 0) nested = checked_mul(nested / std::gcd(nested, eff[i - nv]), eff[i - nv], "period");
+    eff[k] = checked_mul(p.terms[k].den, nested, "period");
   }
   std::vector<i64> out(nv, 1);
   for (std::size_t v = 0; v < nv; ++v) {

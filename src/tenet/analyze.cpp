@@ -20,14 +20,9 @@ using relation::Piece;
 
 constexpr i64 kMaxInstancePoints = 20'000'000;   // one small instance of the counter
 constexpr i64 kMaxEnumeratePoints = 30'000'000; // --enumerate on the whole domain
-constexpr int kMaxRetries = 3;
-constexpr i64 kMaxFullCheckPoints = 30'000'000;  // the all-dimensions self-check when cheap
+constexpr int kMaxRetries = 4;
+const i64 kMinBase = std::getenv("TC_MIN_BASE") ? std::atoi(std::getenv("TC_MIN_BASE")) : 2;
 
-i64 points(const std::vector<Interval>& box) {
-  i64 n = 1;
-  for (const auto& b : box) n = checked_mul(n, b.hi - b.lo + 1, "instance size");
-  return n;
-}
 
 /// Values a count group produces, flattened: [nT, nS, nSTD] or [tv, uv, uvt, spi].
 std::vector<i64> flatten(const Counts& c, int tensor) {
@@ -43,19 +38,31 @@ struct DimPlan {
 
 /// Window (in units of the variable) of boundary effects of variable d in the
 /// pieces: 2 + the spread of the other columns in any expression involving d.
-i64 window(const std::vector<const Piece*>& pieces, std::size_t d, const std::vector<Interval>& box) {
+/// `big[v]`: variable v is compressed (its own growth is what we interpolate);
+/// kept variables contribute their whole range.
+std::vector<Interval> shrunk_box(const std::vector<Interval>& box, const std::vector<char>& big) {
+  std::vector<Interval> b(box);
+  for (std::size_t v = 0; v < b.size(); ++v)
+    if (big[v]) b[v].hi = std::min(b[v].hi, b[v].lo + 1);
+  return b;
+}
+
+i64 window(const std::vector<const Piece*>& pieces, std::size_t d, const std::vector<Interval>& box,
+           const std::vector<char>& big) {
   i64 w = 1;
+  const auto sbox = shrunk_box(box, big);
   for (const Piece* p : pieces) {
     const std::size_t nv = p->vars.size();
-    const auto cols = relation::column_bounds(*p, box);
-    // spread of each column, ignoring large variables (their effect is periodic/linear).
+    const auto cols = relation::column_bounds(*p, sbox);
+    // spread of each column: kept variables their range, compressed ones one step,
+    // e % c terms c - 1, floor terms their range over the shrunk box.
     std::vector<i64> spread(cols.size(), 0);
     for (std::size_t i = 0; i < cols.size(); ++i) {
       const i64 width = cols[i].hi - cols[i].lo;
-      if (i < nv) {
-        spread[i] = width <= 32 ? width : 2;
+      if (i >= nv && p->terms[i - nv].kind == relation::Term::Kind::kMod) {
+        spread[i] = p->terms[i - nv].den - 1;
       } else {
-        spread[i] = std::min<i64>(width, 64);
+        spread[i] = width;
       }
     }
     auto see = [&](const Affine& a) {
@@ -100,12 +107,113 @@ i64 window(const std::vector<const Piece*>& pieces, std::size_t d, const std::ve
   return std::min<i64>(w, 1 << 20);
 }
 
+/// Several pieces of one tensor: an element of one piece equals an element of
+/// another when their coordinates agree, which for coordinate j relates d to
+/// the other columns of both pieces; the window must cover the spread of
+/// (coordinate - a_d * d) over all the pieces (big variables other than d are
+/// required to appear identically, see decouple(), and cancel).
+i64 cross_window(const detail::TensorDef& td, std::size_t d, const std::vector<Interval>& box,
+                 const std::vector<char>& big_vars) {
+  if (td.pieces.size() < 2) return 1;
+  i64 w = 1;
+  for (std::size_t j = 0; j < td.arity; ++j) {
+    bool any = false;
+    i64 lo = 0, hi = 0, ad = 0;
+    for (const Piece* p : td.pieces) {
+      const auto& o = p->out[j];
+      std::vector<Interval> fixed(box);
+      for (std::size_t i = 0; i < fixed.size(); ++i)
+        if (i == d || big_vars[i]) fixed[i].hi = fixed[i].lo;
+      auto cols = relation::column_bounds(*p, fixed);
+      cols[d] = Interval{0, 0};
+      const Interval b = relation::bounds(o, cols);
+      if (d < o.coeff.size() && o.coeff[d] != 0) ad = std::max(ad, o.coeff[d] < 0 ? -o.coeff[d] : o.coeff[d]);
+      lo = any ? std::min(lo, b.lo) : b.lo;
+      hi = any ? std::max(hi, b.hi) : b.hi;
+      any = true;
+    }
+    if (ad == 0) continue;  // d not in this coordinate
+    w = std::max(w, 1 + (hi - lo + ad - 1) / ad);
+  }
+  return std::min<i64>(w, 1 << 20);
+}
+
 struct Group {
   std::vector<int> members;  // -1 = space/time counts, k >= 0 = tensor k
   std::vector<const Piece*> pieces;
   std::vector<i64> L, W;
   std::vector<i64> result;   // flattened results of all members after solving
+  std::vector<i64> stride;   // free tile dimensions: enumerate one residue, scale (1 = not free)
+  std::vector<std::vector<char>> contains;  // [member][d]: the tensor's elements carry d's residue
 };
+
+bool exact_var(const Affine& a, std::size_t d) {
+  if (a.constant != 0) return false;
+  for (std::size_t i = 0; i < a.coeff.size(); ++i)
+    if (a.coeff[i] != (i == d ? 1 : 0)) return false;
+  return d < a.coeff.size();
+}
+bool uses(const Affine& a, std::size_t d) { return d < a.coeff.size() && a.coeff[d] != 0; }
+
+/// A dimension d is a free tile dimension of a group when the maps see it only
+/// as floor(d/S) and every access either ignores it or uses it as a whole index
+/// coordinate: then the S residues of d are independent copies (or duplicates)
+/// of the same problem and one residue suffices (docs/tenet-engine.md).
+i64 free_stride(const Model& m, std::size_t d, const std::vector<const Piece*>& st, const std::vector<int>& members,
+                std::vector<std::vector<char>>& contains) {
+  const i64 lo = m.box[d].lo, N = m.box[d].hi - m.box[d].lo + 1;
+  i64 S = 0;
+  int coord_pos = -1;
+  auto scan = [&](const Piece& p, bool allow_coord, bool& has_coord) -> bool {
+    const std::size_t nv = p.vars.size();
+    (void)nv;
+    for (const auto& t : p.terms) {
+      if (!uses(t.num, d)) continue;
+      if (t.kind != relation::Term::Kind::kFloor || !exact_var(t.num, d)) return false;
+      if (S == 0) S = t.den;
+      if (t.den != S) return false;
+    }
+    for (const auto& dj : p.disjuncts)
+      for (const auto& c : dj)
+        if (uses(c.expr, d)) return false;
+    for (std::size_t j = 0; j < p.out.size(); ++j) {
+      const auto& o = p.out[j];
+      if (!uses(o, d)) continue;
+      if (!allow_coord || !exact_var(o, d) || has_coord) return false;
+      // every piece of the tensor must carry d in the same coordinate
+      if (coord_pos >= 0 && coord_pos != static_cast<int>(j)) return false;
+      coord_pos = static_cast<int>(j);
+      has_coord = true;
+    }
+    return true;
+  };
+  for (const Piece* p : st) {
+    bool dummy = false;
+    if (!scan(*p, false, dummy)) return 1;
+  }
+  std::vector<char> cont(members.size(), 0);
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    if (members[i] < 0) continue;
+    const auto& td = m.tensors[static_cast<std::size_t>(members[i])];
+    int agree = -1;
+    coord_pos = -1;
+    for (const Piece* p : td.pieces) {
+      bool has = false;
+      if (!scan(*p, true, has)) return 1;
+      if (agree >= 0 && agree != static_cast<int>(has)) return 1;
+      agree = has;
+    }
+    cont[i] = agree == 1;
+  }
+  if (S == 0) {
+    S = N;  // d appears in no map: the whole range is one tile
+  } else if (floor_mod(lo, S) != 0 || N % S != 0) {
+    return 1;
+  }
+  if (S <= 1) return 1;
+  for (std::size_t i = 0; i < members.size(); ++i) contains[i][d] = cont[i];
+  return S;
+}
 
 i128 mul128(i128 a, i128 b) {
   i128 r;
@@ -129,24 +237,43 @@ class Counter {
     std::vector<i64> extra(nd, 0);
     for (int attempt = 0; attempt <= kMaxRetries; ++attempt) {
       std::vector<std::size_t> comp;
+      std::vector<char> big(nd, 1);
+      std::vector<i64> Wd(nd, 1);
+      for (std::size_t iter = 0; iter < nd + 2; ++iter) {
+      for (std::size_t d = 0; d < nd; ++d) {
+        Wd[d] = window(g.pieces, d, m_.box, big);
+        for (int k : g.members)
+          if (k >= 0) Wd[d] = std::max(Wd[d], cross_window(m_.tensors[static_cast<std::size_t>(k)], d, m_.box, big));
+      }
       for (std::size_t d = 0; d < nd; ++d) {
         DimPlan& dp = plan[d];
-        const i64 N = m_.box[d].hi - m_.box[d].lo + 1;
-        dp.L = g.L[d];
+        const i64 S = g.stride[d];
+        const i64 N = (m_.box[d].hi - m_.box[d].lo + 1) / S;  // in units of the stride
+        dp.L = std::max<i64>(1, g.L[d] / S);
         dp.r = N % dp.L;
         dp.n_true = N / dp.L;
-        dp.n0 = std::max<i64>(2, (g.W[d] + dp.L - 1) / dp.L) + extra[d];
-        dp.compress = !enumerate_ && m_.is_box && dp.n_true >= dp.n0 + 3;
-        if (dp.compress) comp.push_back(d);
+        const i64 W = (Wd[d] + S - 1) / S;
+        dp.n0 = std::max<i64>(kMinBase, (W + dp.L - 1) / dp.L) + extra[d];
+        dp.compress = big[d] && !enumerate_ && m_.is_box && dp.n_true >= dp.n0 + 3;
       }
+      decouple(g, plan);
+      std::vector<char> nbig(nd, 0);
+      for (std::size_t d = 0; d < nd; ++d) nbig[d] = plan[d].compress;
+      if (nbig == big) break;
+      big = nbig;
+      }
+      for (std::size_t d = 0; d < nd; ++d)
+        if (plan[d].compress) comp.push_back(d);
       const std::size_t dc = comp.size();
       if (std::getenv("TC_DEBUG_COUNT")) {
         std::fprintf(stderr, "group attempt %d:", attempt);
         for (std::size_t d = 0; d < nd; ++d)
           std::fprintf(stderr, " d%zu[L=%lld W=%lld r=%lld n=%lld n0=%lld%s]", d, static_cast<long long>(plan[d].L),
-                       static_cast<long long>(g.W[d]), static_cast<long long>(plan[d].r),
+                       static_cast<long long>(Wd[d]), static_cast<long long>(plan[d].r),
                        static_cast<long long>(plan[d].n_true), static_cast<long long>(plan[d].n0),
                        plan[d].compress ? " C" : "");
+        for (std::size_t d = 0; d < nd; ++d)
+          if (g.stride[d] > 1) std::fprintf(stderr, " free d%zu/%lld", d, static_cast<long long>(g.stride[d]));
         std::fprintf(stderr, "\n");
       }
       if (dc > 12) throw InputError(m_.domain.loc, "too many dimensions to count (" + std::to_string(dc) + " > 12)");
@@ -156,7 +283,8 @@ class Counter {
         std::vector<Interval> box(m_.box);
         for (std::size_t j = 0; j < dc; ++j) {
           const DimPlan& dp = plan[comp[j]];
-          box[comp[j]].hi = box[comp[j]].lo + dp.r + (dp.n0 + b[j]) * dp.L - 1;
+          const i64 S = g.stride[comp[j]];
+          box[comp[j]].hi = box[comp[j]].lo + (dp.r + (dp.n0 + b[j]) * dp.L) * S - 1;
         }
         return box;
       };
@@ -202,25 +330,121 @@ class Counter {
         check(b);
       }
       std::vector<i64> two(dc, 2);
-      if (ok && dc > 1 && points(sizes_for(two)) <= kMaxFullCheckPoints) check(two);
+      if (ok && dc > 1) check(two);
       if (ok) {
         std::vector<i64> delta(dc);
         for (std::size_t j = 0; j < dc; ++j) delta[j] = plan[comp[j]].n_true - plan[comp[j]].n0;
         const auto val = eval(delta);
         g.result.resize(nv);
         for (std::size_t v = 0; v < nv; ++v) {
-          if (val[v] < 0) throw InternalError("negative interpolated count");
+          if (val[v] < 0) throw InputError(m_.domain.loc, "cannot count exactly: the interpolated count is negative (the counts are not multilinear in the loop sizes for this mapping); use --enumerate for small problems");
           g.result[v] = checked_narrow(val[v], "count");
         }
         return;
       }
       ++retries_;
-      for (std::size_t j = 0; j < dc; ++j) extra[comp[j]] += plan[comp[j]].n0;  // double the base
+      for (std::size_t j = 0; j < dc; ++j) extra[comp[j]] += std::max<i64>(1, plan[comp[j]].n0 / 2);  // grow the base
     }
     throw InputError(m_.domain.loc,
                      "cannot count exactly: the counts are not multilinear in the loop sizes for this mapping "
                      "(self-check failed after " + std::to_string(kMaxRetries) +
                          " retries); use --enumerate for a brute-force evaluation of small problems");
+  }
+
+  /// Two compressed dimensions in one coordinate or constraint (e.g. T[i+j],
+  /// A[i+k], i <= j) make counts piecewise (chambers), not multilinear: keep all
+  /// but the largest of them at their true size. Periodic terms (e % c) do not couple.
+  void decouple(const Group& g, std::vector<DimPlan>& plan) const {
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (const Piece* p : g.pieces) {
+        const std::size_t nv = p->vars.size();
+        std::vector<std::vector<std::size_t>> term_large(p->terms.size());
+        auto large = [&](const Affine& a) {
+          std::vector<std::size_t> out;
+          for (std::size_t i = 0; i < a.coeff.size(); ++i) {
+            if (a.coeff[i] == 0) continue;
+            if (i < nv) {
+              if (plan[i].compress) out.push_back(i);
+            } else {
+              const auto& tl = term_large[i - nv];
+              out.insert(out.end(), tl.begin(), tl.end());
+            }
+          }
+          std::sort(out.begin(), out.end());
+          out.erase(std::unique(out.begin(), out.end()), out.end());
+          return out;
+        };
+        auto settle = [&](const std::vector<std::size_t>& dims) {
+          if (dims.size() < 2) return;
+          std::size_t keep = dims[0];
+          for (std::size_t d : dims)
+            if (m_.box[d].hi - m_.box[d].lo > m_.box[keep].hi - m_.box[keep].lo) keep = d;
+          for (std::size_t d : dims)
+            if (d != keep && plan[d].compress) {
+              plan[d].compress = false;
+              changed = true;
+            }
+        };
+        for (std::size_t k = 0; k < p->terms.size(); ++k) {
+          const auto l = large(p->terms[k].num);
+          if (p->terms[k].kind == relation::Term::Kind::kFloor) {
+            settle(l);
+            term_large[k] = l;
+          }
+        }
+        for (const auto& o : p->out) settle(large(o));
+        for (const auto& dj : p->disjuncts)
+          for (const auto& c : dj) settle(large(c.expr));
+      }
+      // A tensor accessed by several pieces: elements of different pieces can
+      // coincide, so coordinate j must depend on the compressed dimensions in
+      // the same way in every piece (e.g. A[i-1,j], A[i,j], A[i+1,j]); otherwise
+      // the ranges of one piece cut the other's (breakpoints): keep them all.
+      for (int k : g.members) {
+        if (k < 0) continue;
+        const auto& td = m_.tensors[static_cast<std::size_t>(k)];
+        if (td.pieces.size() < 2) continue;
+        for (std::size_t j = 0; j < td.arity; ++j) {
+          std::vector<std::string> sig;
+          std::vector<std::size_t> involved;
+          for (const Piece* p : td.pieces) {
+            const std::size_t nv = p->vars.size();
+            std::string sgn;
+            const auto& o = p->out[j];
+            for (std::size_t i = 0; i < o.coeff.size(); ++i) {
+              if (o.coeff[i] == 0) continue;
+              if (i < nv) {
+                if (plan[i].compress) {
+                  sgn += "v" + std::to_string(i) + "*" + std::to_string(o.coeff[i]) + ";";
+                  involved.push_back(i);
+                }
+              } else {
+                const auto& t = p->terms[i - nv];
+                std::string inner;
+                for (std::size_t q = 0; q < t.num.coeff.size() && q < nv; ++q)
+                  if (t.num.coeff[q] != 0 && plan[q].compress) {
+                    inner += std::to_string(q) + "*" + std::to_string(t.num.coeff[q]) + ",";
+                    involved.push_back(q);
+                  }
+                if (!inner.empty())
+                  sgn += std::string(t.kind == relation::Term::Kind::kFloor ? "f" : "m") + std::to_string(t.den) + "(" +
+                         inner + ")*" + std::to_string(o.coeff[i]) + ";";
+              }
+            }
+            sig.push_back(sgn);
+          }
+          bool same = true;
+          for (const auto& x : sig) same = same && x == sig[0];
+          if (!same)
+            for (std::size_t d : involved)
+              if (plan[d].compress) {
+                plan[d].compress = false;
+                changed = true;
+              }
+        }
+      }
+    }
   }
 
   int retries() const { return retries_; }
@@ -230,6 +454,7 @@ class Counter {
   std::vector<i64> run(const Group& g, const std::vector<Interval>& box) {
     std::vector<i64> key;
     for (const auto& b : box) key.push_back(b.hi);
+    key.insert(key.end(), g.stride.begin(), g.stride.end());
     std::vector<char> want(m_.tensors.size(), 0);
     for (int k : g.members)
       if (k >= 0) want[static_cast<std::size_t>(k)] = 1;
@@ -240,7 +465,7 @@ class Counter {
         if (want[k] && !it->second.second[k]) have = false;
     if (!have) {
       const i64 limit = enumerate_ ? kMaxEnumeratePoints : kMaxInstancePoints;
-      Counts c = detail::brute_force(m_, box, want, limit);
+      Counts c = detail::brute_force(m_, box, want, limit, g.stride);
       if (it != cache_.end()) {
         for (std::size_t k = 0; k < want.size(); ++k)
           if (want[k]) {
@@ -252,8 +477,20 @@ class Counter {
       }
     }
     std::vector<i64> out;
-    for (int k : g.members) {
-      const auto v = flatten(it->second.first, k);
+    for (std::size_t i = 0; i < g.members.size(); ++i) {
+      const int k = g.members[i];
+      auto v = flatten(it->second.first, k);
+      if (k >= 0) {
+        // Scale one residue back to all: TV counts every instance; unique counts
+        // multiply only when the elements carry the residue (otherwise duplicates).
+        for (std::size_t d = 0; d < m_.nd; ++d) {
+          const i64 S = g.stride[d];
+          if (S == 1) continue;
+          v[0] = checked_mul(v[0], S, "total volume");
+          if (g.contains[i][d])
+            for (std::size_t j = 1; j < 4; ++j) v[j] = checked_mul(v[j], S, "unique volume");
+        }
+      }
       out.insert(out.end(), v.begin(), v.end());
     }
     return out;
@@ -296,6 +533,26 @@ Metrics analyze(const Problem& problem, const AnalyzeOptions& options) {
                      "exact counting needs a box: use --enumerate to brute-force a small domain");
   if (options.bits_per_item <= 0) throw InputError("bits per item must be positive");
 
+  // The small instances only see part of the domain: check on the whole box that
+  // the space map cannot leave the PE domain (interval bounds; exact for the usual
+  // forms i % P, floor(i / P) % P, r + P * floor(i / Q) ...).
+  if (m.is_box && !options.enumerate && m.pedom.pieces.size() == 1) {
+    std::vector<Interval> pe_box;
+    if (relation::as_box(m.pedom.pieces[0], pe_box)) {
+      for (const Piece& p : m.space.pieces) {
+        const auto cols = relation::column_bounds(p, m.box);
+        for (std::size_t j = 0; j < m.ns; ++j) {
+          const Interval b = relation::bounds(p.out[j], cols);
+          if (b.lo < pe_box[j].lo || b.hi > pe_box[j].hi)
+            throw InputError(problem.mapping.space_map.loc,
+                             "the space map can place statement instances outside the PE domain: PE coordinate " +
+                                 std::to_string(j) + " ranges over [" + std::to_string(b.lo) + ", " +
+                                 std::to_string(b.hi) + "] but the PE domain allows [" + std::to_string(pe_box[j].lo) +
+                                 ", " + std::to_string(pe_box[j].hi) + "]");
+        }
+      }
+    }
+  }
   std::vector<const Piece*> st_pieces;
   for (const Piece& p : m.space.pieces) st_pieces.push_back(&p);
   for (const Piece& p : m.time.pieces) st_pieces.push_back(&p);
@@ -304,14 +561,17 @@ Metrics analyze(const Problem& problem, const AnalyzeOptions& options) {
   std::vector<Group> groups;
   auto add_group = [&](int member, std::vector<const Piece*> pieces) {
     std::vector<i64> L = lcm_periods(pieces, m.nd), W(m.nd);
-    for (std::size_t d = 0; d < m.nd; ++d) W[d] = window(pieces, d, m.box);
+    for (std::size_t d = 0; d < m.nd; ++d) {
+      W[d] = 1;  // computed in Counter::solve once the compressed dimensions are known
+    }
     for (Group& g : groups)
       if (options.enumerate || g.L == L) {
-        for (std::size_t d = 0; d < m.nd; ++d) g.W[d] = std::max(g.W[d], W[d]);
         g.members.push_back(member);
+        for (const Piece* p : pieces)
+          if (std::find(g.pieces.begin(), g.pieces.end(), p) == g.pieces.end()) g.pieces.push_back(p);
         return;
       }
-    groups.push_back(Group{{member}, pieces, L, W, {}});
+    groups.push_back(Group{{member}, pieces, L, W, {}, {}, {}});
   };
   add_group(-1, st_pieces);
   for (std::size_t k = 0; k < m.tensors.size(); ++k) {
@@ -319,12 +579,13 @@ Metrics analyze(const Problem& problem, const AnalyzeOptions& options) {
     pieces.insert(pieces.end(), m.tensors[k].pieces.begin(), m.tensors[k].pieces.end());
     add_group(static_cast<int>(k), pieces);
   }
-  // Groups with the same periods share their instances: give them the same (largest) windows.
-  for (Group& g : groups)
-    for (Group& h : groups)
-      if (g.L == h.L)
-        for (std::size_t d = 0; d < m.nd; ++d) g.W[d] = std::max(g.W[d], h.W[d]);
 
+  for (Group& g : groups) {
+    g.stride.assign(m.nd, 1);
+    g.contains.assign(g.members.size(), std::vector<char>(m.nd, 0));
+    if (options.enumerate || !m.is_box) continue;
+    for (std::size_t d = 0; d < m.nd; ++d) g.stride[d] = free_stride(m, d, st_pieces, g.members, g.contains);
+  }
   Counter counter(m, options.enumerate);
   i64 macs = 0, nT = 0, nS = 0, nSTD = 0;
   std::vector<detail::TensorCounts> tc(m.tensors.size());

@@ -6,6 +6,7 @@
 // the time stamps in order keeping only the element sets of the current and
 // the previous stamp.
 #include <algorithm>
+#include <memory>
 #include <numeric>
 
 #include "model.hpp"
@@ -50,32 +51,6 @@ struct Encoder {
   }
 };
 
-/// Evaluates a (function-like) map relation at points.
-struct MapEval {
-  std::vector<Evaluator> ev;
-  std::vector<bool> trivial;  // piece formula is `true`
-  std::size_t arity = 0;
-  std::vector<i64> tmp;
-  explicit MapEval(const std::vector<const Piece*>& pieces, std::size_t ar) : arity(ar), tmp(ar) {
-    for (const Piece* p : pieces) {
-      ev.emplace_back(*p);
-      trivial.push_back(p->disjuncts.size() == 1 && p->disjuncts[0].empty());
-    }
-  }
-  /// Images of x written to out (k * arity values); returns k.
-  std::size_t images(const i64* x, i64* out) {
-    std::size_t k = 0;
-    for (std::size_t i = 0; i < ev.size(); ++i) {
-      ev[i].bind(x);
-      if (!trivial[i] && !ev[i].holds()) continue;
-      const Piece& p = ev[i].piece();
-      for (std::size_t j = 0; j < arity; ++j) out[k * arity + j] = ev[i].value(p.out[j]);
-      ++k;
-    }
-    return k;
-  }
-};
-
 std::vector<const Piece*> pieces_of(const Relation& r) {
   std::vector<const Piece*> v;
   for (const Piece& p : r.pieces) v.push_back(&p);
@@ -108,41 +83,161 @@ std::string point_str(const std::string& name, const i64* v, std::size_t n) {
   return s + "]";
 }
 
-/// One function value per point (exactly one image, or several equal ones).
-i64 single_image(MapEval& me, const Encoder& enc, const i64* x, std::vector<i64>& buf, const Model& m,
-                 const Relation& rel, const char* what) {
-  const std::size_t k = me.images(x, buf.data());
-  if (k == 0)
-    throw InputError(rel.loc, std::string(what) + " does not map the statement instance " +
-                                  point_str(m.stmt_name, x, m.nd) + " (it must be defined on the whole domain)");
-  const i64 c = enc.encode(buf.data());
-  for (std::size_t i = 1; i < k; ++i)
-    if (enc.encode(buf.data() + i * me.arity) != c)
-      throw InputError(rel.loc, std::string(what) + " maps the statement instance " + point_str(m.stmt_name, x, m.nd) +
-                                    " to more than one point (it must be a function)");
-  return c;
-}
+/// A piece compiled for fast evaluation: sparse affine forms, and the
+/// mixed-radix code of the output tuple folded into one affine form.
+struct FastPiece {
+  struct Lin {
+    i64 c = 0;
+    std::vector<std::pair<std::uint32_t, i64>> t;
+  };
+  struct FTerm {
+    Lin num;
+    i64 den = 1;
+    bool mod = false;
+  };
+  const Piece* p = nullptr;
+  std::size_t nv = 0;
+  std::vector<FTerm> terms;
+  Lin code;        // encoder code of the output tuple
+  bool trivial = true;
+  std::unique_ptr<Evaluator> ev;  // for pieces with constraints
 
-struct StampBuf {
-  std::vector<std::uint32_t> s;    // PE rank of each group, ascending
-  std::vector<std::uint32_t> ptr;  // group g's elements: e[ptr[g], ptr[g+1])
-  std::vector<i64> e;
-  void clear() {
-    s.clear();
-    ptr.assign(1, 0);
-    e.clear();
+  static Lin lin(const relation::Affine& a) {
+    Lin l;
+    l.c = a.constant;
+    for (std::size_t i = 0; i < a.coeff.size(); ++i)
+      if (a.coeff[i] != 0) l.t.emplace_back(static_cast<std::uint32_t>(i), a.coeff[i]);
+    return l;
   }
-  std::vector<std::int32_t> index;  // PE rank -> group, -1 when the PE is idle at this stamp
-  void init(std::size_t nS) {
-    index.assign(nS, -1);
-    clear();
+  FastPiece(const Piece& pc, const Encoder& enc) : p(&pc), nv(pc.vars.size()) {
+    for (const auto& t : pc.terms) terms.push_back({lin(t.num), t.den, t.kind == relation::Term::Kind::kMod});
+    // code = sum_j stride_j * (out_j - lo_j)
+    relation::Affine acc;
+    for (std::size_t j = 0; j < pc.out.size(); ++j) {
+      const auto& o = pc.out[j];
+      acc.constant = checked_add(acc.constant, checked_mul(enc.stride[j], checked_sub(o.constant, enc.lo[j])));
+      if (acc.coeff.size() < o.coeff.size()) acc.coeff.resize(o.coeff.size(), 0);
+      for (std::size_t i = 0; i < o.coeff.size(); ++i)
+        acc.coeff[i] = checked_add(acc.coeff[i], checked_mul(enc.stride[j], o.coeff[i]));
+    }
+    code = lin(acc);
+    trivial = pc.disjuncts.size() == 1 && pc.disjuncts[0].empty();
+    if (!trivial) ev = std::make_unique<Evaluator>(pc);
   }
-  void reset() {
-    for (std::uint32_t pe : s) index[pe] = -1;
-    clear();
+  // Separable form: code(x) = sep_c + sum_d tab[d][x_d - lo_d] (when every term depends on one variable).
+  bool separable = false;
+  i64 sep_c = 0;
+  std::vector<std::vector<i64>> tab;
+  void build_tables(const std::vector<Interval>& box, const std::vector<i64>& step) {
+    if (!trivial) return;
+    const std::size_t nt = terms.size();
+    std::vector<int> owner(nv + nt, -1);  // variable a column depends on (-2: several)
+    for (std::size_t i = 0; i < nv; ++i) owner[i] = static_cast<int>(i);
+    for (std::size_t k = 0; k < nt; ++k) {
+      int o = -1;
+      for (const auto& [col, a] : terms[k].num.t) {
+        (void)a;
+        const int w = owner[col];
+        if (w == -2 || (o >= 0 && w >= 0 && w != o)) return;  // not separable
+        if (w >= 0) o = w;
+      }
+      owner[nv + k] = o;
+    }
+    // i64 range guard: every table value must fit (codes are bounded by the encoder).
+    std::vector<i64> cols(nv + nt, 0);
+    auto eval_cols = [&]() {
+      for (std::size_t k = 0; k < nt; ++k) {
+        const i64 v = dot(terms[k].num, cols.data());
+        cols[nv + k] = terms[k].mod ? floor_mod(v, terms[k].den) : floor_div(v, terms[k].den);
+      }
+    };
+    std::fill(cols.begin(), cols.end(), 0);
+    eval_cols();
+    sep_c = code.c;
+    for (const auto& [col, a] : code.t)
+      if (owner[col] < 0) sep_c += a * cols[col];  // constant columns
+    tab.assign(nv, {});
+    for (std::size_t d = 0; d < nv; ++d) {
+      const i64 ext = (box[d].hi - box[d].lo) / step[d] + 1;
+      tab[d].resize(static_cast<std::size_t>(ext));
+      for (i64 i = 0; i < ext; ++i) {
+        std::fill(cols.begin(), cols.end(), 0);
+        cols[d] = box[d].lo + i * step[d];
+        eval_cols();
+        i64 v = 0;
+        for (const auto& [col, a] : code.t)
+          if (owner[col] == static_cast<int>(d)) v += a * cols[col];
+        tab[d][static_cast<std::size_t>(i)] = v;
+      }
+    }
+    separable = true;
   }
-  [[nodiscard]] int find(std::uint32_t pe) const { return index[pe]; }
+  [[nodiscard]] i64 sep_value(const std::uint32_t* idx) const {
+    i64 v = sep_c;
+    for (std::size_t d = 0; d < nv; ++d) v += tab[d][idx[d]];
+    return v;
+  }
+  static i64 dot(const Lin& l, const i64* cols) {
+    i64 v = l.c;
+    for (const auto& [i, a] : l.t) v += a * cols[i];
+    return v;
+  }
+  /// Code of the image of x, or false when the piece's formula rejects x.
+  bool eval(const i64* x, i64* cols, i64& out) const {
+    if (!trivial) {
+      ev->bind(x);
+      if (!ev->holds()) return false;
+    }
+    for (std::size_t i = 0; i < nv; ++i) cols[i] = x[i];
+    for (std::size_t k = 0; k < terms.size(); ++k) {
+      const i64 v = dot(terms[k].num, cols);
+      cols[nv + k] = terms[k].mod ? floor_mod(v, terms[k].den) : floor_div(v, terms[k].den);
+    }
+    out = dot(code, cols);
+    return true;
+  }
 };
+
+struct FastMap {
+  std::vector<FastPiece> pieces;
+  std::vector<i64> cols;
+  bool fast = false;  // one separable piece
+  FastMap(const std::vector<const Piece*>& ps, const Encoder& enc, const std::vector<Interval>& box,
+          const std::vector<i64>& step) {
+    std::size_t nc = 1;
+    for (const Piece* p : ps) {
+      pieces.emplace_back(*p, enc);
+      nc = std::max(nc, p->vars.size() + p->terms.size());
+    }
+    cols.resize(nc);
+    bool all = true;
+    for (auto& fp : pieces) {
+      fp.build_tables(box, step);
+      all = all && fp.separable;
+    }
+    fast = all;
+  }
+  /// The single image code (throws when there is none or several distinct ones).
+  i64 single(const i64* x, const Model& m, const Relation& rel, const char* what) {
+    i64 c = 0;
+    bool found = false;
+    for (const auto& fp : pieces) {
+      i64 v;
+      if (!fp.eval(x, cols.data(), v)) continue;
+      if (found && v != c)
+        throw InputError(rel.loc, std::string(what) + " maps the statement instance " + point_str(m.stmt_name, x, m.nd) +
+                                      " to more than one point (it must be a function)");
+      c = v;
+      found = true;
+    }
+    if (!found)
+      throw InputError(rel.loc, std::string(what) + " does not map the statement instance " +
+                                    point_str(m.stmt_name, x, m.nd) + " (it must be defined on the whole domain)");
+    return c;
+  }
+};
+
+constexpr i64 kNone = INT64_MAX;  // no image
 
 /// flags[i] |= bit for every element of [a, a_end) also in [b, b_end) (both sorted).
 void mark(const i64* a, const i64* a_end, const i64* b, const i64* b_end, std::uint8_t* flags, std::uint8_t bit) {
@@ -160,30 +255,50 @@ void mark(const i64* a, const i64* a_end, const i64* b, const i64* b_end, std::u
   }
 }
 
+void small_sort(i64* b, i64* e) {
+  if (e - b <= 16) {
+    for (i64* i = b + 1; i < e; ++i) {
+      const i64 v = *i;
+      i64* j = i;
+      while (j > b && *(j - 1) > v) {
+        *j = *(j - 1);
+        --j;
+      }
+      *j = v;
+    }
+  } else {
+    std::sort(b, e);
+  }
+}
+
 }  // namespace
 
-Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::vector<char>& want, i64 max_points) {
+Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::vector<char>& want, i64 max_points,
+                   const std::vector<i64>& step_in) {
+  std::vector<i64> step(step_in);
+  step.resize(m.nd, 1);
   Counts out;
   out.tensors.assign(m.tensors.size(), TensorCounts{});
   const std::size_t nd = m.nd;
   std::vector<i64> ext(nd);
   i64 n = 1;
   for (std::size_t d = 0; d < nd; ++d) {
-    ext[d] = box[d].hi - box[d].lo + 1;
+    ext[d] = box[d].hi < box[d].lo ? 0 : (box[d].hi - box[d].lo) / step[d] + 1;
     if (ext[d] <= 0) return out;
     n = checked_mul(n, ext[d], "number of statement instances");
   }
   if (n > max_points)
     throw InputError(m.domain.loc, "instance of " + std::to_string(n) + " statement instances exceeds the brute-force limit of " +
                                        std::to_string(max_points));
+  if (n >= (i64{1} << 32) - 1) throw InputError(m.domain.loc, "brute-force instance too large");
 
   const auto space_pieces = pieces_of(m.space);
   const auto time_pieces = pieces_of(m.time);
   Encoder senc, tenc;
   senc.init(image_bounds(space_pieces, m.ns, box), "PE coordinate range");
   tenc.init(image_bounds(time_pieces, m.nt, box), "time stamp range");
-  MapEval sev(space_pieces, m.ns), tev(time_pieces, m.nt);
-  std::vector<i64> sbuf(m.ns * space_pieces.size() + 1), tbuf(m.nt * time_pieces.size() + 1);
+  FastMap sev(space_pieces, senc, box, step), tev(time_pieces, tenc, box, step);
+  const bool st_fast = m.is_box && sev.fast && tev.fast && sev.pieces.size() == 1 && tev.pieces.size() == 1;
   std::vector<Evaluator> dom_ev;
   if (!m.is_box)
     for (const Piece& p : m.domain.pieces) dom_ev.emplace_back(p);
@@ -192,12 +307,35 @@ Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::
   constexpr i64 kAbsent = -1;
   std::vector<i64> tcode(N), scode(N);
   std::vector<i64> x(nd);
-  for (std::size_t d = 0; d < nd; ++d) x[d] = box[d].lo;
+  std::vector<std::uint32_t> idx(nd + 1, 0);
+  auto odometer = [&](auto&& body) {
+    for (std::size_t d = 0; d < nd; ++d) {
+      x[d] = box[d].lo;
+      idx[d] = 0;
+    }
+    for (std::size_t p = 0; p < N; ++p) {
+      body(p);
+      for (std::size_t d = nd; d-- > 0;) {
+        ++idx[d];
+        x[d] += step[d];
+        if (x[d] <= box[d].hi) break;
+        x[d] = box[d].lo;
+        idx[d] = 0;
+      }
+    }
+  };
   i64 present = 0;
-  for (std::size_t p = 0; p < N; ++p) {
-    bool in = true;
+  if (st_fast) {
+    const FastPiece& sp = sev.pieces[0];
+    const FastPiece& tp = tev.pieces[0];
+    odometer([&](std::size_t p) {
+      scode[p] = sp.sep_value(idx.data());
+      tcode[p] = tp.sep_value(idx.data());
+    });
+    present = n;
+  } else odometer([&](std::size_t p) {
     if (!m.is_box) {
-      in = false;
+      bool in = false;
       for (auto& ev : dom_ev) {
         ev.bind(x.data());
         if (ev.holds()) {
@@ -205,23 +343,19 @@ Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::
           break;
         }
       }
+      if (!in) {
+        scode[p] = tcode[p] = kAbsent;
+        return;
+      }
     }
-    if (in) {
-      scode[p] = single_image(sev, senc, x.data(), sbuf, m, m.space, "the space map");
-      tcode[p] = single_image(tev, tenc, x.data(), tbuf, m, m.time, "the time map");
-      ++present;
-    } else {
-      scode[p] = tcode[p] = kAbsent;
-    }
-    for (std::size_t d = nd; d-- > 0;) {
-      if (++x[d] <= box[d].hi) break;
-      x[d] = box[d].lo;
-    }
-  }
+    scode[p] = sev.single(x.data(), m, m.space, "the space map");
+    tcode[p] = tev.single(x.data(), m, m.time, "the time map");
+    ++present;
+  });
   out.points = present;
   if (present == 0) return out;
 
-  // Rank time stamps and PEs.
+  // Rank time stamps and PEs (dense tables when the code range is small).
   auto rank = [&](std::vector<i64>& codes, i64 range, std::vector<i64>& uniq) {
     uniq.clear();
     if (range <= 4 * n + 1024) {
@@ -252,11 +386,12 @@ Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::
   out.nT = static_cast<i64>(nT);
   out.nS = static_cast<i64>(nS);
 
-  // PE coordinates, PE-domain membership and interconnect neighbours of each active PE.
+  // PE-domain membership and interconnect neighbours of each active PE.
   std::vector<Evaluator> pe_ev;
   for (const Piece& p : m.pedom.pieces) pe_ev.emplace_back(p);
-  MapEval icn(pieces_of(m.icn), m.ns);
-  std::vector<i64> coord(m.ns), nb(m.ns * std::max<std::size_t>(1, m.icn.pieces.size()) + 1);
+  std::vector<Evaluator> icn_ev;
+  for (const Piece& p : m.icn.pieces) icn_ev.emplace_back(p);
+  std::vector<i64> coord(m.ns + 1), nb(m.ns + 1);
   std::vector<std::vector<std::uint32_t>> iex(nS);
   for (std::size_t r = 0; r < nS; ++r) {
     senc.decode(suniq[r], coord.data());
@@ -269,14 +404,15 @@ Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::
       }
     }
     if (!inside)
-      throw InputError(m.space.loc, "the space map places statement instances on " + point_str(m.space.pieces[0].out_name, coord.data(), m.ns) +
+      throw InputError(m.space.loc, "the space map places statement instances on " +
+                                        point_str(m.space.pieces[0].out_name, coord.data(), m.ns) +
                                         ", which is outside the PE domain " + m.pedom.text);
-    if (m.icn.pieces.empty()) continue;
-    const std::size_t k = icn.images(coord.data(), nb.data());
-    for (std::size_t i = 0; i < k; ++i) {
-      const i64* v = nb.data() + i * m.ns;
-      if (!senc.inside(v)) continue;
-      const i64 c = senc.encode(v);
+    for (auto& ev : icn_ev) {
+      ev.bind(coord.data());
+      if (!ev.holds()) continue;
+      for (std::size_t j = 0; j < m.ns; ++j) nb[j] = ev.value(ev.piece().out[j]);
+      if (!senc.inside(nb.data())) continue;
+      const i64 c = senc.encode(nb.data());
       if (c == suniq[r]) continue;  // exact-1 neighbours exclude the PE itself
       auto it = std::lower_bound(suniq.begin(), suniq.end(), c);
       if (it != suniq.end() && *it == c) iex[r].push_back(static_cast<std::uint32_t>(it - suniq.begin()));
@@ -285,110 +421,139 @@ Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::
     iex[r].erase(std::unique(iex[r].begin(), iex[r].end()), iex[r].end());
   }
 
-  // Order the instances by (time rank, PE rank): counting sort by time, then sort each bucket by PE.
+  // Order the instances by (time rank, PE rank): two stable counting sorts.
+  std::vector<std::uint32_t> order(static_cast<std::size_t>(present)), tmp(static_cast<std::size_t>(present));
+  {
+    std::vector<std::uint32_t> cnt(nS + 1, 0);
+    for (std::size_t p = 0; p < N; ++p)
+      if (scode[p] != kAbsent) ++cnt[static_cast<std::size_t>(scode[p]) + 1];
+    for (std::size_t i = 0; i < nS; ++i) cnt[i + 1] += cnt[i];
+    for (std::size_t p = 0; p < N; ++p)
+      if (scode[p] != kAbsent) tmp[cnt[static_cast<std::size_t>(scode[p])]++] = static_cast<std::uint32_t>(p);
+  }
   std::vector<std::uint32_t> tstart(nT + 1, 0);
   for (std::size_t p = 0; p < N; ++p)
     if (tcode[p] != kAbsent) ++tstart[static_cast<std::size_t>(tcode[p]) + 1];
   for (std::size_t t = 0; t < nT; ++t) tstart[t + 1] += tstart[t];
-  std::vector<std::uint32_t> order(static_cast<std::size_t>(present));
   {
     std::vector<std::uint32_t> fill(tstart.begin(), tstart.end() - 1);
-    for (std::size_t p = 0; p < N; ++p)
-      if (tcode[p] != kAbsent) order[fill[static_cast<std::size_t>(tcode[p])]++] = static_cast<std::uint32_t>(p);
+    for (std::uint32_t p : tmp) order[fill[static_cast<std::size_t>(tcode[p])]++] = p;
   }
-  std::vector<i64>().swap(tcode);
+  // Group boundaries (a group = one (stamp, PE) pair): gstart over `order`.
+  std::vector<std::uint32_t> gstart, gs;  // first position of each group, its PE rank
+  std::vector<std::uint32_t> tg(nT + 1, 0);  // groups of stamp t: [tg[t], tg[t+1])
   for (std::size_t t = 0; t < nT; ++t) {
-    auto b = order.begin() + tstart[t], e = order.begin() + tstart[t + 1];
-    std::stable_sort(b, e, [&](std::uint32_t a, std::uint32_t c) { return scode[a] < scode[c]; });
-  }
-  i64 nstd = 0;
-  for (std::size_t t = 0; t < nT; ++t)
+    tg[t] = static_cast<std::uint32_t>(gstart.size());
     for (std::uint32_t i = tstart[t]; i < tstart[t + 1]; ++i)
-      if (i == tstart[t] || scode[order[i]] != scode[order[i - 1]]) ++nstd;
-  out.nSTD = nstd;
+      if (i == tstart[t] || scode[order[i]] != scode[order[i - 1]]) {
+        gstart.push_back(i);
+        gs.push_back(static_cast<std::uint32_t>(scode[order[i]]));
+      }
+  }
+  tg[nT] = static_cast<std::uint32_t>(gstart.size());
+  gstart.push_back(static_cast<std::uint32_t>(present));
+  out.nSTD = static_cast<i64>(gs.size());
+  bool any_tensor = false;
+  for (std::size_t k = 0; k < m.tensors.size(); ++k) any_tensor = any_tensor || want[k];
+  if (!any_tensor) return out;
+  // pos[p]: position of instance p in `order` (reuses tmp).
+  std::vector<i64>().swap(tcode);
+  std::vector<i64>().swap(scode);
+  if (tmp.size() < N) tmp.resize(N);  // non-box domains: absent instances have no position
+  for (std::size_t i = 0; i < order.size(); ++i) tmp[order[i]] = static_cast<std::uint32_t>(i);
+  std::vector<std::uint32_t>& pos = tmp;
+  std::vector<char> present_mask;
+  if (!m.is_box) {
+    present_mask.assign(N, 0);
+    for (std::uint32_t p : order) present_mask[p] = 1;
+  }
+  std::vector<std::uint32_t>().swap(order);
 
-  // Per tensor: sweep the stamps.
-  std::vector<i64> stride(nd, 1);
-  for (std::size_t d = nd; d-- > 1;) stride[d - 1] = stride[d] * ext[d];
+  std::vector<std::int32_t> cur_idx(nS, -1), prev_idx(nS, -1);
+  std::vector<std::uint32_t> gend(gs.size());
+  std::vector<std::uint8_t> flags;
   for (std::size_t k = 0; k < m.tensors.size(); ++k) {
     if (!want[k]) continue;
     const TensorDef& td = m.tensors[k];
     Encoder eenc;
     eenc.init(image_bounds(td.pieces, td.arity, box), "tensor index range");
-    MapEval aev(td.pieces, td.arity);
-    std::vector<i64> ebuf(td.arity * td.pieces.size() + 1), codes(td.pieces.size() + 1);
+    FastMap aev(td.pieces, eenc, box, step);
+    const std::size_t na = aev.pieces.size();
     TensorCounts& tc = out.tensors[k];
-    StampBuf prev, cur;
-    prev.init(nS);
-    cur.init(nS);
-    std::vector<std::uint8_t> flags;
+    // Element codes laid out in (stamp, PE) order, na slots per instance.
+    std::vector<i64> ec(static_cast<std::size_t>(present) * na);
+    i64 tv = 0;
+    odometer([&](std::size_t p) {
+      if (!present_mask.empty() && !present_mask[p]) return;
+      i64* slot = ec.data() + static_cast<std::size_t>(pos[p]) * na;
+      std::size_t cnt = 0;
+      if (aev.fast) {
+        for (const auto& fp : aev.pieces) slot[cnt++] = fp.sep_value(idx.data());
+      } else {
+        for (const auto& fp : aev.pieces) {
+          i64 v;
+          if (fp.eval(x.data(), aev.cols.data(), v)) slot[cnt++] = v;
+        }
+      }
+      if (cnt > 1) {
+        small_sort(slot, slot + cnt);
+        cnt = static_cast<std::size_t>(std::unique(slot, slot + cnt) - slot);
+      }
+      tv += static_cast<i64>(cnt);
+      for (std::size_t a = cnt; a < na; ++a) slot[a] = kNone;
+    });
+    tc.tv = tv;
+    // Sort + dedupe every group's block in place; gend = end of its unique elements.
+    for (std::size_t g = 0; g < gs.size(); ++g) {
+      i64* b = ec.data() + static_cast<std::size_t>(gstart[g]) * na;
+      i64* e = ec.data() + static_cast<std::size_t>(gstart[g + 1]) * na;
+      if (e - b > 1) small_sort(b, e);
+      i64* u = e - b > 1 ? std::unique(b, e) : e;
+      while (u > b && *(u - 1) == kNone) --u;
+      gend[g] = static_cast<std::uint32_t>(u - ec.data() - static_cast<std::ptrdiff_t>(gstart[g]) * static_cast<std::ptrdiff_t>(na));
+    }
+    auto blk = [&](std::size_t g) { return ec.data() + static_cast<std::size_t>(gstart[g]) * na; };
+    i64 uv = 0, uvt = 0, spi = 0;
     for (std::size_t t = 0; t < nT; ++t) {
-      cur.reset();
-      for (std::uint32_t i = tstart[t]; i < tstart[t + 1]; ++i) {
-        const std::uint32_t p = order[i];
-        const auto s = static_cast<std::uint32_t>(scode[p]);
-        if (cur.s.empty() || cur.s.back() != s) {
-          if (!cur.s.empty()) {
-            auto gb = cur.e.begin() + cur.ptr.back();
-            std::sort(gb, cur.e.end());
-            cur.e.erase(std::unique(gb, cur.e.end()), cur.e.end());
-            cur.ptr.push_back(static_cast<std::uint32_t>(cur.e.size()));
-          }
-          cur.index[s] = static_cast<std::int32_t>(cur.s.size());
-          cur.s.push_back(s);
-        }
-        i64 rem = p;
-        for (std::size_t d = 0; d < nd; ++d) {
-          x[d] = box[d].lo + rem / stride[d];
-          rem %= stride[d];
-        }
-        const std::size_t na = aev.images(x.data(), ebuf.data());
-        for (std::size_t a = 0; a < na; ++a) codes[a] = eenc.encode(ebuf.data() + a * td.arity);
-        if (na > 1) {
-          std::sort(codes.begin(), codes.begin() + static_cast<std::ptrdiff_t>(na));
-          const auto u = std::unique(codes.begin(), codes.begin() + static_cast<std::ptrdiff_t>(na)) - codes.begin();
-          tc.tv += u;
-          cur.e.insert(cur.e.end(), codes.begin(), codes.begin() + u);
-        } else {
-          tc.tv += static_cast<i64>(na);
-          if (na == 1) cur.e.push_back(codes[0]);
-        }
-      }
-      {
-        auto gb = cur.e.begin() + cur.ptr.back();
-        std::sort(gb, cur.e.end());
-        cur.e.erase(std::unique(gb, cur.e.end()), cur.e.end());
-        cur.ptr.push_back(static_cast<std::uint32_t>(cur.e.size()));
-      }
-      if (cur.e.size() >= (std::size_t{1} << 32)) throw InputError("brute-force instance too large");
-      // Metrics of every group of stamp t.
-      for (std::size_t g = 0; g < cur.s.size(); ++g) {
-        const i64* a = cur.e.data() + cur.ptr[g];
-        const i64* a_end = cur.e.data() + cur.ptr[g + 1];
-        const std::size_t sz = static_cast<std::size_t>(a_end - a);
+      for (std::uint32_t g = tg[t]; g < tg[t + 1]; ++g) cur_idx[gs[g]] = static_cast<std::int32_t>(g);
+      for (std::uint32_t g = tg[t]; g < tg[t + 1]; ++g) {
+        const i64* a = blk(g);
+        const std::size_t sz = gend[g];
         if (sz == 0) continue;
+        const i64* a_end = a + sz;
         flags.assign(sz, 0);
-        const std::uint32_t s = cur.s[g];
-        if (t > 0) {
-          const int pg = prev.find(s);
-          if (pg >= 0) mark(a, a_end, prev.e.data() + prev.ptr[pg], prev.e.data() + prev.ptr[pg + 1], flags.data(), 1);
+        const std::uint32_t s = gs[g];
+        if (prev_idx[s] >= 0) {
+          const auto pg = static_cast<std::size_t>(prev_idx[s]);
+          mark(a, a_end, blk(pg), blk(pg) + gend[pg], flags.data(), 1);
         }
         for (std::uint32_t s2 : iex[s]) {
-          const int cg = cur.find(s2);
-          if (cg >= 0) mark(a, a_end, cur.e.data() + cur.ptr[cg], cur.e.data() + cur.ptr[cg + 1], flags.data(), 2);
-          if (t > 0) {
-            const int pg = prev.find(s2);
-            if (pg >= 0) mark(a, a_end, prev.e.data() + prev.ptr[pg], prev.e.data() + prev.ptr[pg + 1], flags.data(), 2);
+          if (cur_idx[s2] >= 0) {
+            const auto cg = static_cast<std::size_t>(cur_idx[s2]);
+            mark(a, a_end, blk(cg), blk(cg) + gend[cg], flags.data(), 2);
+          }
+          if (prev_idx[s2] >= 0) {
+            const auto pg = static_cast<std::size_t>(prev_idx[s2]);
+            mark(a, a_end, blk(pg), blk(pg) + gend[pg], flags.data(), 2);
           }
         }
         for (std::uint8_t f : flags) {
-          tc.uv += f == 0;
-          tc.uvt += (f & 1) == 0;
-          tc.spi += (f & 2) != 0;
+          uv += f == 0;
+          uvt += (f & 1) == 0;
+          spi += (f & 2) != 0;
         }
       }
-      std::swap(prev, cur);
+      if (t > 0)
+        for (std::uint32_t g = tg[t - 1]; g < tg[t]; ++g) prev_idx[gs[g]] = -1;
+      for (std::uint32_t g = tg[t]; g < tg[t + 1]; ++g) {
+        prev_idx[gs[g]] = static_cast<std::int32_t>(g);
+        cur_idx[gs[g]] = -1;
+      }
     }
+    for (std::uint32_t g = nT ? tg[nT - 1] : 0; g < tg[nT]; ++g) prev_idx[gs[g]] = -1;
+    tc.uv = uv;
+    tc.uvt = uvt;
+    tc.spi = spi;
   }
   return out;
 }

@@ -33,9 +33,15 @@ inline BruteResult brute_force(const std::string& kind, int R, int C, int tm, in
         if (kind == "os") {
           x.p = i % R; x.q = j % C;
           x.t = {i / R, j / C, i % R + j % C + k};
-        } else {  // ws
+        } else if (kind == "ws") {
           x.p = k % R; x.q = j % C;
           x.t = {j / C, k / R, i + j % C + k % R};
+        } else if (kind == "is") {
+          x.p = k % R; x.q = i % C;
+          x.t = {i / C, k / R, j + i % C + k % R};
+        } else {  // ncf
+          x.p = j % R; x.q = k % C;
+          x.t = {i / R, k / C, i % R, j / R};
         }
         pts.push_back(x);
       }

@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <functional>
 #include <set>
 
 #include "test_support.hpp"
@@ -118,6 +119,8 @@ TEST_CASE("bad input exits 2 with the valid choices") {
       {"estimate" + cfg + " --arch tpu-v1-256x256 --quant e4m3_e4m3_f16 --dataflow ncf --array-model closed-form",
        "closed-form array model needs"},
       {"estimate", "expected a DUMP file or --hf-config"},
+      {"compare --seq-len 0", "must be positive"},
+      {"compare --context -5", "must be positive"},
       {"estimate --hf-config /nonexistent/config.json", "cannot open"},
   };
   for (const auto& c : cases) {
@@ -156,7 +159,121 @@ TEST_CASE("estimate runs on the shipped dumps and on real MLC dumps") {
   }
   const std::string real = tc_test::shared_path("fixtures/real/01_mlc_llama2_13b_q4f16_1_batched_whole_module.py");
   if (real.empty()) return;
-  const auto r = tc_test::run_cli("estimate " + real + " --format json --seq-len 128 --context 256");
+  const auto r = tc_test::run_cli("estimate " + real + " --format json --seq-len 128 --context 256 --bind vocab_size=32000");
   INFO(r.err);
-  CHECK(r.exit_code == 0);
+  REQUIRE(r.exit_code == 0);
+  const json j = json::parse(r.out);
+  bool qkv = false;
+  for (const auto& w : j["workloads"])
+    if (w["function"] == "fused_fused_decode_NT_matmul") {
+      qkv = true;
+      CHECK(w["shape"]["n"] == 15360);
+      CHECK(w["shape"]["k"] == 5120);
+      CHECK(w["scheme"] == "q4f16_1");
+      CHECK(w["calls"] == 40);
+    }
+  CHECK(qkv);
+  const auto unbound = tc_test::run_cli("estimate " + real + " --format json");
+  CHECK(unbound.exit_code == 2);
+  CHECK(unbound.err.find("vocab_size") != std::string::npos);
+}
+
+TEST_CASE("the shipped dump and its config.json give the same compare") {
+  const auto dump = tc_test::run_cli("compare --format json --seq-len 256 --context 512");
+  const auto cfg = tc_test::run_cli("compare --format json --seq-len 256 --context 512 --hf-config " + kSrc +
+                                    "/workloads/llama-2-7b/config.json");
+  REQUIRE(dump.exit_code == 0);
+  REQUIRE(cfg.exit_code == 0);
+  json a = json::parse(dump.out), b = json::parse(cfg.out);
+  REQUIRE(a["rows"].size() == b["rows"].size());
+  // integers identical; sums of seconds/joules differ only by summation order
+  std::function<void(const json&, const json&)> same = [&](const json& x, const json& y) {
+    if (x.is_object()) {
+      for (auto it = x.begin(); it != x.end(); ++it) same(it.value(), y.at(it.key()));
+    } else if (x.is_number_float()) {
+      CHECK(x.get<double>() == Approx(y.get<double>()).epsilon(1e-12));
+    } else {
+      CHECK(x == y);
+    }
+  };
+  for (std::size_t n = 0; n < a["rows"].size(); ++n) same(a["rows"][n], b["rows"][n]);
+  // schemes that keep lm_head at fp16 find it in the dump too
+  const auto e4 = tc_test::run_cli("compare --format json --quant e4m3_e4m3_f16,q4f16_2");
+  const auto e4c = tc_test::run_cli("compare --format json --quant e4m3_e4m3_f16,q4f16_2 --hf-config " + kSrc +
+                                    "/workloads/llama-2-7b/config.json");
+  REQUIRE(e4.exit_code == 0);
+  REQUIRE(e4c.exit_code == 0);
+  for (std::size_t n = 0; n < 2; ++n)
+    CHECK(json::parse(e4.out)["rows"][n]["decode"]["dram_bytes"] == json::parse(e4c.out)["rows"][n]["decode"]["dram_bytes"]);
+  const auto q = tc_test::run_cli("estimate " + kSrc + "/workloads/qwen2-0.5b/q4f16_1.py --format json --seq-len 64");
+  const auto qc = tc_test::run_cli("estimate --hf-config " + kSrc +
+                                   "/workloads/qwen2-0.5b/config.json --quant q4f16_1 --format json --seq-len 64");
+  REQUIRE(q.exit_code == 0);
+  REQUIRE(qc.exit_code == 0);
+  for (const char* e : {"prefill", "decode"}) {
+    const json x = json::parse(q.out)["totals"][e], y = json::parse(qc.out)["totals"][e];
+    CHECK(x["macs"] == y["macs"]);
+    CHECK(x["dram_bytes"] == y["dram_bytes"]);
+    CHECK(x["cycles"] == y["cycles"]);
+  }
+}
+
+TEST_CASE("the TENET engine and the closed forms give the same whole-model estimate") {
+  const std::string base = "estimate --hf-config " + tc_test::fixture("estimate/tiny_config.json") +
+                           " --arch eyeriss-12x14 --seq-len 24 --context 40 --format json --quant ";
+  for (const char* scheme : {"q4f16_1", "w8a8-token-channel+kv8"})
+    for (const char* df : {"os", "ws"}) {
+      const auto cf = tc_test::run_cli(base + scheme + " --dataflow " + df + " --array-model closed-form");
+      const auto en = tc_test::run_cli(base + scheme + " --dataflow " + df + " --array-model engine");
+      INFO(scheme << " " << df << " " << en.err);
+      REQUIRE(cf.exit_code == 0);
+      REQUIRE(en.exit_code == 0);
+      json a = json::parse(cf.out), b = json::parse(en.out);
+      REQUIRE(a["workloads"].size() == b["workloads"].size());
+      for (std::size_t n = 0; n < a["workloads"].size(); ++n) {
+        a["workloads"][n].erase("array_model");
+        b["workloads"][n].erase("array_model");
+      }
+      CHECK(a == b);
+    }
+  // presets without closed forms run on the engine
+  const auto is = tc_test::run_cli(base + "q4f16_1 --dataflow is");
+  INFO(is.err);
+  CHECK(is.exit_code == 0);
+}
+
+TEST_CASE("compare of a quantized dump starts with the dump's own scheme") {
+  const auto r = tc_test::run_cli("compare " + kSrc + "/workloads/qwen2-0.5b/q4f16_1.py --format json --seq-len 64");
+  REQUIRE(r.exit_code == 0);
+  const json j = json::parse(r.out);
+  REQUIRE(j["rows"].size() == 7);
+  CHECK(j["rows"][0]["scheme"] == "q4f16_1 (dump)");
+  // the dump as compiled = the same dump with --quant q4f16_1
+  CHECK(j["rows"][0]["decode"]["dram_bytes"] == j["rows"][2]["decode"]["dram_bytes"]);
+  CHECK(j["rows"][0]["speedup_vs_first"] == 1.0);
+}
+
+TEST_CASE("a user .m mapping runs on the engine and matches the equivalent preset") {
+  char path[] = "/tmp/tc_arch4_XXXXXX.json";
+  const int fd = mkstemps(path, 5);
+  REQUIRE(fd >= 0);
+  {
+    std::ofstream f(path);
+    f << "{\"clock_mhz\": 500, \"pe_array\": {\"rows\": 4, \"cols\": 4}, \"macs_per_pe_per_cycle\": {\"fp16\": 1},"
+         " \"buffer\": {\"bytes\": 65536, \"bits_per_cycle\": 256}, \"dram\": {\"mb_per_s\": 4000}}";
+  }
+  const std::string base = "estimate --hf-config " + tc_test::fixture("estimate/tiny_config.json") + " --arch " + path +
+                           " --seq-len 20 --context 24 --format json --quant q4f16_1 --tile m=16,n=32,k=32,order=mnk";
+  const auto preset = tc_test::run_cli(base + " --dataflow os --array-model closed-form");
+  const auto user = tc_test::run_cli(base + " --dataflow " + tc_test::fixture("estimate/user_os.m"));
+  std::remove(path);
+  INFO(user.err);
+  REQUIRE(preset.exit_code == 0);
+  REQUIRE(user.exit_code == 0);
+  json a = json::parse(preset.out), b = json::parse(user.out);
+  a.erase("dataflow");
+  b.erase("dataflow");
+  for (auto* j : {&a, &b})
+    for (auto& w : (*j)["workloads"]) w.erase("array_model");
+  CHECK(a == b);
 }

@@ -276,3 +276,30 @@ TEST_CASE("whole-model totals are per-call costs times calls") {
   for (const auto& [g, c] : r.rows)
     if (g.function == "lm_head") CHECK(c.shape.role == GemmRole::kLinearUnquantized);
 }
+
+TEST_CASE("every dataflow preset on the TENET engine matches the brute-force oracle") {
+  arch::Arch a = test_arch(4, 3);
+  const std::vector<std::pair<const char*, GemmRole>> cases = {
+      {"w4a16-g4-asym", GemmRole::kLinear}, {"w8a8-token-channel", GemmRole::kLinear}, {"q0f16+kv4-g2", GemmRole::kAttnPV}};
+  for (const char* kind : {"os", "ws", "is", "ncf"})
+    for (const auto& [scheme, role] : cases) {
+      const auto ops = quant::operands(quant::parse_scheme(scheme), role);
+      const int tm = 7, tn = 6, tk = 9;
+      tenet::Metrics m;
+      try {
+        m = tenet::analyze(estimate::tile_problem(a, arch::parse_dataflow(kind), tm, tn, tk, ops), {});
+      } catch (const InputError& e) {
+        if (std::string(e.what()).find("not implemented") != std::string::npos) return;
+        throw;
+      }
+      const auto bf = tc_test::brute_force(kind, 4, 3, tm, tn, tk, ops);
+      INFO(kind << " " << scheme);
+      CHECK(m.time_stamps == bf.time_stamps);
+      CHECK(m.active_pes == bf.active_pes);
+      CHECK(m.macs == tm * tn * tk);
+      for (const auto& t : m.tensors) {
+        INFO(t.name);
+        CHECK(t.unique_volume == bf.unique.at(t.name));
+      }
+    }
+}

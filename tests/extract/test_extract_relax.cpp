@@ -181,6 +181,24 @@ TEST_CASE("KV-cache attention builtins are reported per entry with heads") {
   CHECK(r.attention[0].num_kv_heads == 8);
 }
 
+TEST_CASE("fused-QKV attention builtin: kv heads from the qkv width") {
+  for (const auto& qkv : {std::vector<std::string>{"1", "n", "1536"}, std::vector<std::string>{"1", "n", "24", "64"}}) {
+    RFunc f("prefill");
+    f.param("kv", object()).param("qkv", tensor(qkv, "float16"));
+    f.let("o", rcall("R.call_pure_packed",
+                     {rstr("vm.builtin.attention_kv_cache_attention_with_fused_qkv"), rvar("kv"), rprim("0"),
+                      rprim("1"), rvar("qkv")},
+                     {tensor({"1", "n", "16", "64"}, "float16")}));
+    ir::Module m;
+    m.relax_funcs.push_back(f.f);
+    auto r = extract_workloads(m);
+    REQUIRE(r.attention.size() == 1);
+    CHECK(r.attention[0].num_heads == 16);
+    CHECK(r.attention[0].head_dim == 64);
+    CHECK(r.attention[0].num_kv_heads == 4);  // 24 = 16 + 2 * 4
+  }
+}
+
 TEST_CASE("a dequantize prim_func feeding the GEMM weight through Relax bindings") {
   ir::Module m;
   // decode: W (K/8, N) u32, S (K/32, N) f16 -> D (K, N), then transposed copy T (N, K).

@@ -239,520 +239,680 @@ class Module:
             lv3: R.Tensor((12288, 4096), dtype="float16") = model_params[1]
             lv4 = R.call_tir(cls.NT_matmul, (lv3, lv2), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
             lv5 = R.reshape(lv4, R.shape([1, 1, 96, 128]))
-            lv6 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv5, R.prim_value(0), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
-            lv7 = R.reshape(lv6, R.shape([1, 1, 4096]))
-            lv8: R.Tensor((4096, 4096), dtype="float16") = model_params[2]
-            lv9 = R.call_tir(cls.fused_NT_matmul1_add1, (lv8, lv7, input_embeds), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv10: R.Tensor((4096,), dtype="float16") = model_params[3]
-            lv11 = R.call_tir(cls.rms_norm, (lv9, lv10), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv12: R.Tensor((22016, 4096), dtype="float16") = model_params[4]
-            lv13 = R.call_tir(cls.NT_matmul2, (lv12, lv11), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
-            lv14 = R.call_tir(cls.fused_split_silu_multiply, (lv13,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv15: R.Tensor((4096, 11008), dtype="float16") = model_params[5]
-            lv16 = R.call_tir(cls.fused_NT_matmul3_add3, (lv15, lv14, lv9), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv17: R.Tensor((4096,), dtype="float16") = model_params[6]
-            lv18 = R.call_tir(cls.rms_norm, (lv16, lv17), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv19: R.Tensor((12288, 4096), dtype="float16") = model_params[7]
-            lv20 = R.call_tir(cls.NT_matmul, (lv19, lv18), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
-            lv21 = R.reshape(lv20, R.shape([1, 1, 96, 128]))
-            lv22 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv21, R.prim_value(1), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
-            lv23 = R.reshape(lv22, R.shape([1, 1, 4096]))
-            lv24: R.Tensor((4096, 4096), dtype="float16") = model_params[8]
-            lv25 = R.call_tir(cls.fused_NT_matmul1_add1, (lv24, lv23, lv16), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv26: R.Tensor((4096,), dtype="float16") = model_params[9]
-            lv27 = R.call_tir(cls.rms_norm, (lv25, lv26), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv28: R.Tensor((22016, 4096), dtype="float16") = model_params[10]
-            lv29 = R.call_tir(cls.NT_matmul2, (lv28, lv27), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
-            lv30 = R.call_tir(cls.fused_split_silu_multiply, (lv29,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv31: R.Tensor((4096, 11008), dtype="float16") = model_params[11]
-            lv32 = R.call_tir(cls.fused_NT_matmul3_add3, (lv31, lv30, lv25), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv33: R.Tensor((4096,), dtype="float16") = model_params[12]
-            lv34 = R.call_tir(cls.rms_norm, (lv32, lv33), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv35: R.Tensor((12288, 4096), dtype="float16") = model_params[13]
-            lv36 = R.call_tir(cls.NT_matmul, (lv35, lv34), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
-            lv37 = R.reshape(lv36, R.shape([1, 1, 96, 128]))
-            lv38 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv37, R.prim_value(2), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
-            lv39 = R.reshape(lv38, R.shape([1, 1, 4096]))
-            lv40: R.Tensor((4096, 4096), dtype="float16") = model_params[14]
-            lv41 = R.call_tir(cls.fused_NT_matmul1_add1, (lv40, lv39, lv32), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv42: R.Tensor((4096,), dtype="float16") = model_params[15]
-            lv43 = R.call_tir(cls.rms_norm, (lv41, lv42), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv44: R.Tensor((22016, 4096), dtype="float16") = model_params[16]
-            lv45 = R.call_tir(cls.NT_matmul2, (lv44, lv43), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
-            lv46 = R.call_tir(cls.fused_split_silu_multiply, (lv45,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv47: R.Tensor((4096, 11008), dtype="float16") = model_params[17]
-            lv48 = R.call_tir(cls.fused_NT_matmul3_add3, (lv47, lv46, lv41), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv49: R.Tensor((4096,), dtype="float16") = model_params[18]
-            lv50 = R.call_tir(cls.rms_norm, (lv48, lv49), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv51: R.Tensor((12288, 4096), dtype="float16") = model_params[19]
-            lv52 = R.call_tir(cls.NT_matmul, (lv51, lv50), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
-            lv53 = R.reshape(lv52, R.shape([1, 1, 96, 128]))
-            lv54 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv53, R.prim_value(3), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
-            lv55 = R.reshape(lv54, R.shape([1, 1, 4096]))
-            lv56: R.Tensor((4096, 4096), dtype="float16") = model_params[20]
-            lv57 = R.call_tir(cls.fused_NT_matmul1_add1, (lv56, lv55, lv48), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv58: R.Tensor((4096,), dtype="float16") = model_params[21]
-            lv59 = R.call_tir(cls.rms_norm, (lv57, lv58), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv60: R.Tensor((22016, 4096), dtype="float16") = model_params[22]
-            lv61 = R.call_tir(cls.NT_matmul2, (lv60, lv59), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
-            lv62 = R.call_tir(cls.fused_split_silu_multiply, (lv61,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv63: R.Tensor((4096, 11008), dtype="float16") = model_params[23]
-            lv64 = R.call_tir(cls.fused_NT_matmul3_add3, (lv63, lv62, lv57), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv65: R.Tensor((4096,), dtype="float16") = model_params[24]
-            lv66 = R.call_tir(cls.rms_norm, (lv64, lv65), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv67: R.Tensor((12288, 4096), dtype="float16") = model_params[25]
-            lv68 = R.call_tir(cls.NT_matmul, (lv67, lv66), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
-            lv69 = R.reshape(lv68, R.shape([1, 1, 96, 128]))
-            lv70 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv69, R.prim_value(4), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
-            lv71 = R.reshape(lv70, R.shape([1, 1, 4096]))
-            lv72: R.Tensor((4096, 4096), dtype="float16") = model_params[26]
-            lv73 = R.call_tir(cls.fused_NT_matmul1_add1, (lv72, lv71, lv64), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv74: R.Tensor((4096,), dtype="float16") = model_params[27]
-            lv75 = R.call_tir(cls.rms_norm, (lv73, lv74), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv76: R.Tensor((22016, 4096), dtype="float16") = model_params[28]
-            lv77 = R.call_tir(cls.NT_matmul2, (lv76, lv75), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
-            lv78 = R.call_tir(cls.fused_split_silu_multiply, (lv77,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv79: R.Tensor((4096, 11008), dtype="float16") = model_params[29]
-            lv80 = R.call_tir(cls.fused_NT_matmul3_add3, (lv79, lv78, lv73), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv81: R.Tensor((4096,), dtype="float16") = model_params[30]
-            lv82 = R.call_tir(cls.rms_norm, (lv80, lv81), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv83: R.Tensor((12288, 4096), dtype="float16") = model_params[31]
-            lv84 = R.call_tir(cls.NT_matmul, (lv83, lv82), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
-            lv85 = R.reshape(lv84, R.shape([1, 1, 96, 128]))
-            lv86 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv85, R.prim_value(5), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
-            lv87 = R.reshape(lv86, R.shape([1, 1, 4096]))
-            lv88: R.Tensor((4096, 4096), dtype="float16") = model_params[32]
-            lv89 = R.call_tir(cls.fused_NT_matmul1_add1, (lv88, lv87, lv80), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv90: R.Tensor((4096,), dtype="float16") = model_params[33]
-            lv91 = R.call_tir(cls.rms_norm, (lv89, lv90), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv92: R.Tensor((22016, 4096), dtype="float16") = model_params[34]
-            lv93 = R.call_tir(cls.NT_matmul2, (lv92, lv91), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
-            lv94 = R.call_tir(cls.fused_split_silu_multiply, (lv93,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv95: R.Tensor((4096, 11008), dtype="float16") = model_params[35]
-            lv96 = R.call_tir(cls.fused_NT_matmul3_add3, (lv95, lv94, lv89), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv97: R.Tensor((4096,), dtype="float16") = model_params[36]
-            lv98 = R.call_tir(cls.rms_norm, (lv96, lv97), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv99: R.Tensor((12288, 4096), dtype="float16") = model_params[37]
-            lv100 = R.call_tir(cls.NT_matmul, (lv99, lv98), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
-            lv101 = R.reshape(lv100, R.shape([1, 1, 96, 128]))
-            lv102 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv101, R.prim_value(6), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
-            lv103 = R.reshape(lv102, R.shape([1, 1, 4096]))
-            lv104: R.Tensor((4096, 4096), dtype="float16") = model_params[38]
-            lv105 = R.call_tir(cls.fused_NT_matmul1_add1, (lv104, lv103, lv96), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv106: R.Tensor((4096,), dtype="float16") = model_params[39]
+            lv6: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv5, indices_or_sections=[32, 64], axis=2)
+            lv7: R.Tensor((1, 1, 32, 128), dtype="float16") = lv6[0]
+            lv8: R.Tensor((1, 1, 32, 128), dtype="float16") = lv6[1]
+            lv9: R.Tensor((1, 1, 32, 128), dtype="float16") = lv6[2]
+            lv10: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", kv_cache, cls.kv_cache_transpose_append, lv8, lv9, R.prim_value(0), sinfo_args=(R.Object,))
+            lv11 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv10, cls.attention, lv7, R.prim_value(0), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv12 = R.reshape(lv11, R.shape([1, 1, 4096]))
+            lv13: R.Tensor((4096, 4096), dtype="float16") = model_params[2]
+            lv14 = R.call_tir(cls.fused_NT_matmul1_add1, (lv13, lv12, input_embeds), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv15: R.Tensor((4096,), dtype="float16") = model_params[3]
+            lv16 = R.call_tir(cls.rms_norm, (lv14, lv15), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv17: R.Tensor((22016, 4096), dtype="float16") = model_params[4]
+            lv18 = R.call_tir(cls.NT_matmul2, (lv17, lv16), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
+            lv19 = R.call_tir(cls.fused_split_silu_multiply, (lv18,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
+            lv20: R.Tensor((4096, 11008), dtype="float16") = model_params[5]
+            lv21 = R.call_tir(cls.fused_NT_matmul3_add3, (lv20, lv19, lv14), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv22: R.Tensor((4096,), dtype="float16") = model_params[6]
+            lv23 = R.call_tir(cls.rms_norm, (lv21, lv22), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv24: R.Tensor((12288, 4096), dtype="float16") = model_params[7]
+            lv25 = R.call_tir(cls.NT_matmul, (lv24, lv23), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
+            lv26 = R.reshape(lv25, R.shape([1, 1, 96, 128]))
+            lv27: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv26, indices_or_sections=[32, 64], axis=2)
+            lv28: R.Tensor((1, 1, 32, 128), dtype="float16") = lv27[0]
+            lv29: R.Tensor((1, 1, 32, 128), dtype="float16") = lv27[1]
+            lv30: R.Tensor((1, 1, 32, 128), dtype="float16") = lv27[2]
+            lv31: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv10, cls.kv_cache_transpose_append, lv29, lv30, R.prim_value(1), sinfo_args=(R.Object,))
+            lv32 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv31, cls.attention, lv28, R.prim_value(1), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv33 = R.reshape(lv32, R.shape([1, 1, 4096]))
+            lv34: R.Tensor((4096, 4096), dtype="float16") = model_params[8]
+            lv35 = R.call_tir(cls.fused_NT_matmul1_add1, (lv34, lv33, lv21), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv36: R.Tensor((4096,), dtype="float16") = model_params[9]
+            lv37 = R.call_tir(cls.rms_norm, (lv35, lv36), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv38: R.Tensor((22016, 4096), dtype="float16") = model_params[10]
+            lv39 = R.call_tir(cls.NT_matmul2, (lv38, lv37), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
+            lv40 = R.call_tir(cls.fused_split_silu_multiply, (lv39,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
+            lv41: R.Tensor((4096, 11008), dtype="float16") = model_params[11]
+            lv42 = R.call_tir(cls.fused_NT_matmul3_add3, (lv41, lv40, lv35), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv43: R.Tensor((4096,), dtype="float16") = model_params[12]
+            lv44 = R.call_tir(cls.rms_norm, (lv42, lv43), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv45: R.Tensor((12288, 4096), dtype="float16") = model_params[13]
+            lv46 = R.call_tir(cls.NT_matmul, (lv45, lv44), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
+            lv47 = R.reshape(lv46, R.shape([1, 1, 96, 128]))
+            lv48: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv47, indices_or_sections=[32, 64], axis=2)
+            lv49: R.Tensor((1, 1, 32, 128), dtype="float16") = lv48[0]
+            lv50: R.Tensor((1, 1, 32, 128), dtype="float16") = lv48[1]
+            lv51: R.Tensor((1, 1, 32, 128), dtype="float16") = lv48[2]
+            lv52: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv31, cls.kv_cache_transpose_append, lv50, lv51, R.prim_value(2), sinfo_args=(R.Object,))
+            lv53 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv52, cls.attention, lv49, R.prim_value(2), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv54 = R.reshape(lv53, R.shape([1, 1, 4096]))
+            lv55: R.Tensor((4096, 4096), dtype="float16") = model_params[14]
+            lv56 = R.call_tir(cls.fused_NT_matmul1_add1, (lv55, lv54, lv42), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv57: R.Tensor((4096,), dtype="float16") = model_params[15]
+            lv58 = R.call_tir(cls.rms_norm, (lv56, lv57), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv59: R.Tensor((22016, 4096), dtype="float16") = model_params[16]
+            lv60 = R.call_tir(cls.NT_matmul2, (lv59, lv58), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
+            lv61 = R.call_tir(cls.fused_split_silu_multiply, (lv60,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
+            lv62: R.Tensor((4096, 11008), dtype="float16") = model_params[17]
+            lv63 = R.call_tir(cls.fused_NT_matmul3_add3, (lv62, lv61, lv56), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv64: R.Tensor((4096,), dtype="float16") = model_params[18]
+            lv65 = R.call_tir(cls.rms_norm, (lv63, lv64), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv66: R.Tensor((12288, 4096), dtype="float16") = model_params[19]
+            lv67 = R.call_tir(cls.NT_matmul, (lv66, lv65), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
+            lv68 = R.reshape(lv67, R.shape([1, 1, 96, 128]))
+            lv69: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv68, indices_or_sections=[32, 64], axis=2)
+            lv70: R.Tensor((1, 1, 32, 128), dtype="float16") = lv69[0]
+            lv71: R.Tensor((1, 1, 32, 128), dtype="float16") = lv69[1]
+            lv72: R.Tensor((1, 1, 32, 128), dtype="float16") = lv69[2]
+            lv73: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv52, cls.kv_cache_transpose_append, lv71, lv72, R.prim_value(3), sinfo_args=(R.Object,))
+            lv74 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv73, cls.attention, lv70, R.prim_value(3), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv75 = R.reshape(lv74, R.shape([1, 1, 4096]))
+            lv76: R.Tensor((4096, 4096), dtype="float16") = model_params[20]
+            lv77 = R.call_tir(cls.fused_NT_matmul1_add1, (lv76, lv75, lv63), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv78: R.Tensor((4096,), dtype="float16") = model_params[21]
+            lv79 = R.call_tir(cls.rms_norm, (lv77, lv78), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv80: R.Tensor((22016, 4096), dtype="float16") = model_params[22]
+            lv81 = R.call_tir(cls.NT_matmul2, (lv80, lv79), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
+            lv82 = R.call_tir(cls.fused_split_silu_multiply, (lv81,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
+            lv83: R.Tensor((4096, 11008), dtype="float16") = model_params[23]
+            lv84 = R.call_tir(cls.fused_NT_matmul3_add3, (lv83, lv82, lv77), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv85: R.Tensor((4096,), dtype="float16") = model_params[24]
+            lv86 = R.call_tir(cls.rms_norm, (lv84, lv85), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv87: R.Tensor((12288, 4096), dtype="float16") = model_params[25]
+            lv88 = R.call_tir(cls.NT_matmul, (lv87, lv86), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
+            lv89 = R.reshape(lv88, R.shape([1, 1, 96, 128]))
+            lv90: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv89, indices_or_sections=[32, 64], axis=2)
+            lv91: R.Tensor((1, 1, 32, 128), dtype="float16") = lv90[0]
+            lv92: R.Tensor((1, 1, 32, 128), dtype="float16") = lv90[1]
+            lv93: R.Tensor((1, 1, 32, 128), dtype="float16") = lv90[2]
+            lv94: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv73, cls.kv_cache_transpose_append, lv92, lv93, R.prim_value(4), sinfo_args=(R.Object,))
+            lv95 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv94, cls.attention, lv91, R.prim_value(4), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv96 = R.reshape(lv95, R.shape([1, 1, 4096]))
+            lv97: R.Tensor((4096, 4096), dtype="float16") = model_params[26]
+            lv98 = R.call_tir(cls.fused_NT_matmul1_add1, (lv97, lv96, lv84), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv99: R.Tensor((4096,), dtype="float16") = model_params[27]
+            lv100 = R.call_tir(cls.rms_norm, (lv98, lv99), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv101: R.Tensor((22016, 4096), dtype="float16") = model_params[28]
+            lv102 = R.call_tir(cls.NT_matmul2, (lv101, lv100), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
+            lv103 = R.call_tir(cls.fused_split_silu_multiply, (lv102,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
+            lv104: R.Tensor((4096, 11008), dtype="float16") = model_params[29]
+            lv105 = R.call_tir(cls.fused_NT_matmul3_add3, (lv104, lv103, lv98), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv106: R.Tensor((4096,), dtype="float16") = model_params[30]
             lv107 = R.call_tir(cls.rms_norm, (lv105, lv106), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv108: R.Tensor((22016, 4096), dtype="float16") = model_params[40]
-            lv109 = R.call_tir(cls.NT_matmul2, (lv108, lv107), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
-            lv110 = R.call_tir(cls.fused_split_silu_multiply, (lv109,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv111: R.Tensor((4096, 11008), dtype="float16") = model_params[41]
-            lv112 = R.call_tir(cls.fused_NT_matmul3_add3, (lv111, lv110, lv105), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv113: R.Tensor((4096,), dtype="float16") = model_params[42]
-            lv114 = R.call_tir(cls.rms_norm, (lv112, lv113), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv115: R.Tensor((12288, 4096), dtype="float16") = model_params[43]
-            lv116 = R.call_tir(cls.NT_matmul, (lv115, lv114), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
-            lv117 = R.reshape(lv116, R.shape([1, 1, 96, 128]))
-            lv118 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv117, R.prim_value(7), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
-            lv119 = R.reshape(lv118, R.shape([1, 1, 4096]))
-            lv120: R.Tensor((4096, 4096), dtype="float16") = model_params[44]
-            lv121 = R.call_tir(cls.fused_NT_matmul1_add1, (lv120, lv119, lv112), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv122: R.Tensor((4096,), dtype="float16") = model_params[45]
-            lv123 = R.call_tir(cls.rms_norm, (lv121, lv122), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv124: R.Tensor((22016, 4096), dtype="float16") = model_params[46]
-            lv125 = R.call_tir(cls.NT_matmul2, (lv124, lv123), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
-            lv126 = R.call_tir(cls.fused_split_silu_multiply, (lv125,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv127: R.Tensor((4096, 11008), dtype="float16") = model_params[47]
-            lv128 = R.call_tir(cls.fused_NT_matmul3_add3, (lv127, lv126, lv121), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv129: R.Tensor((4096,), dtype="float16") = model_params[48]
-            lv130 = R.call_tir(cls.rms_norm, (lv128, lv129), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv131: R.Tensor((12288, 4096), dtype="float16") = model_params[49]
-            lv132 = R.call_tir(cls.NT_matmul, (lv131, lv130), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
-            lv133 = R.reshape(lv132, R.shape([1, 1, 96, 128]))
-            lv134 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv133, R.prim_value(8), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
-            lv135 = R.reshape(lv134, R.shape([1, 1, 4096]))
-            lv136: R.Tensor((4096, 4096), dtype="float16") = model_params[50]
-            lv137 = R.call_tir(cls.fused_NT_matmul1_add1, (lv136, lv135, lv128), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv138: R.Tensor((4096,), dtype="float16") = model_params[51]
-            lv139 = R.call_tir(cls.rms_norm, (lv137, lv138), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv140: R.Tensor((22016, 4096), dtype="float16") = model_params[52]
-            lv141 = R.call_tir(cls.NT_matmul2, (lv140, lv139), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
-            lv142 = R.call_tir(cls.fused_split_silu_multiply, (lv141,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv143: R.Tensor((4096, 11008), dtype="float16") = model_params[53]
-            lv144 = R.call_tir(cls.fused_NT_matmul3_add3, (lv143, lv142, lv137), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv145: R.Tensor((4096,), dtype="float16") = model_params[54]
-            lv146 = R.call_tir(cls.rms_norm, (lv144, lv145), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv147: R.Tensor((12288, 4096), dtype="float16") = model_params[55]
-            lv148 = R.call_tir(cls.NT_matmul, (lv147, lv146), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
-            lv149 = R.reshape(lv148, R.shape([1, 1, 96, 128]))
-            lv150 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv149, R.prim_value(9), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
-            lv151 = R.reshape(lv150, R.shape([1, 1, 4096]))
-            lv152: R.Tensor((4096, 4096), dtype="float16") = model_params[56]
-            lv153 = R.call_tir(cls.fused_NT_matmul1_add1, (lv152, lv151, lv144), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv154: R.Tensor((4096,), dtype="float16") = model_params[57]
-            lv155 = R.call_tir(cls.rms_norm, (lv153, lv154), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv156: R.Tensor((22016, 4096), dtype="float16") = model_params[58]
-            lv157 = R.call_tir(cls.NT_matmul2, (lv156, lv155), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
-            lv158 = R.call_tir(cls.fused_split_silu_multiply, (lv157,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv159: R.Tensor((4096, 11008), dtype="float16") = model_params[59]
-            lv160 = R.call_tir(cls.fused_NT_matmul3_add3, (lv159, lv158, lv153), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv161: R.Tensor((4096,), dtype="float16") = model_params[60]
-            lv162 = R.call_tir(cls.rms_norm, (lv160, lv161), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv163: R.Tensor((12288, 4096), dtype="float16") = model_params[61]
-            lv164 = R.call_tir(cls.NT_matmul, (lv163, lv162), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
-            lv165 = R.reshape(lv164, R.shape([1, 1, 96, 128]))
-            lv166 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv165, R.prim_value(10), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
-            lv167 = R.reshape(lv166, R.shape([1, 1, 4096]))
-            lv168: R.Tensor((4096, 4096), dtype="float16") = model_params[62]
-            lv169 = R.call_tir(cls.fused_NT_matmul1_add1, (lv168, lv167, lv160), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv170: R.Tensor((4096,), dtype="float16") = model_params[63]
-            lv171 = R.call_tir(cls.rms_norm, (lv169, lv170), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv172: R.Tensor((22016, 4096), dtype="float16") = model_params[64]
-            lv173 = R.call_tir(cls.NT_matmul2, (lv172, lv171), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
-            lv174 = R.call_tir(cls.fused_split_silu_multiply, (lv173,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv175: R.Tensor((4096, 11008), dtype="float16") = model_params[65]
-            lv176 = R.call_tir(cls.fused_NT_matmul3_add3, (lv175, lv174, lv169), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv177: R.Tensor((4096,), dtype="float16") = model_params[66]
-            lv178 = R.call_tir(cls.rms_norm, (lv176, lv177), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv179: R.Tensor((12288, 4096), dtype="float16") = model_params[67]
-            lv180 = R.call_tir(cls.NT_matmul, (lv179, lv178), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
-            lv181 = R.reshape(lv180, R.shape([1, 1, 96, 128]))
-            lv182 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv181, R.prim_value(11), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
-            lv183 = R.reshape(lv182, R.shape([1, 1, 4096]))
-            lv184: R.Tensor((4096, 4096), dtype="float16") = model_params[68]
-            lv185 = R.call_tir(cls.fused_NT_matmul1_add1, (lv184, lv183, lv176), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv186: R.Tensor((4096,), dtype="float16") = model_params[69]
-            lv187 = R.call_tir(cls.rms_norm, (lv185, lv186), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv188: R.Tensor((22016, 4096), dtype="float16") = model_params[70]
-            lv189 = R.call_tir(cls.NT_matmul2, (lv188, lv187), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
-            lv190 = R.call_tir(cls.fused_split_silu_multiply, (lv189,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv191: R.Tensor((4096, 11008), dtype="float16") = model_params[71]
-            lv192 = R.call_tir(cls.fused_NT_matmul3_add3, (lv191, lv190, lv185), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv193: R.Tensor((4096,), dtype="float16") = model_params[72]
-            lv194 = R.call_tir(cls.rms_norm, (lv192, lv193), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv195: R.Tensor((12288, 4096), dtype="float16") = model_params[73]
-            lv196 = R.call_tir(cls.NT_matmul, (lv195, lv194), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
-            lv197 = R.reshape(lv196, R.shape([1, 1, 96, 128]))
-            lv198 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv197, R.prim_value(12), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
-            lv199 = R.reshape(lv198, R.shape([1, 1, 4096]))
-            lv200: R.Tensor((4096, 4096), dtype="float16") = model_params[74]
-            lv201 = R.call_tir(cls.fused_NT_matmul1_add1, (lv200, lv199, lv192), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv202: R.Tensor((4096,), dtype="float16") = model_params[75]
-            lv203 = R.call_tir(cls.rms_norm, (lv201, lv202), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv204: R.Tensor((22016, 4096), dtype="float16") = model_params[76]
-            lv205 = R.call_tir(cls.NT_matmul2, (lv204, lv203), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
-            lv206 = R.call_tir(cls.fused_split_silu_multiply, (lv205,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv207: R.Tensor((4096, 11008), dtype="float16") = model_params[77]
-            lv208 = R.call_tir(cls.fused_NT_matmul3_add3, (lv207, lv206, lv201), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv209: R.Tensor((4096,), dtype="float16") = model_params[78]
-            lv210 = R.call_tir(cls.rms_norm, (lv208, lv209), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv211: R.Tensor((12288, 4096), dtype="float16") = model_params[79]
-            lv212 = R.call_tir(cls.NT_matmul, (lv211, lv210), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
-            lv213 = R.reshape(lv212, R.shape([1, 1, 96, 128]))
-            lv214 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv213, R.prim_value(13), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
-            lv215 = R.reshape(lv214, R.shape([1, 1, 4096]))
-            lv216: R.Tensor((4096, 4096), dtype="float16") = model_params[80]
-            lv217 = R.call_tir(cls.fused_NT_matmul1_add1, (lv216, lv215, lv208), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv218: R.Tensor((4096,), dtype="float16") = model_params[81]
-            lv219 = R.call_tir(cls.rms_norm, (lv217, lv218), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv220: R.Tensor((22016, 4096), dtype="float16") = model_params[82]
-            lv221 = R.call_tir(cls.NT_matmul2, (lv220, lv219), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
-            lv222 = R.call_tir(cls.fused_split_silu_multiply, (lv221,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv223: R.Tensor((4096, 11008), dtype="float16") = model_params[83]
-            lv224 = R.call_tir(cls.fused_NT_matmul3_add3, (lv223, lv222, lv217), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv225: R.Tensor((4096,), dtype="float16") = model_params[84]
+            lv108: R.Tensor((12288, 4096), dtype="float16") = model_params[31]
+            lv109 = R.call_tir(cls.NT_matmul, (lv108, lv107), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
+            lv110 = R.reshape(lv109, R.shape([1, 1, 96, 128]))
+            lv111: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv110, indices_or_sections=[32, 64], axis=2)
+            lv112: R.Tensor((1, 1, 32, 128), dtype="float16") = lv111[0]
+            lv113: R.Tensor((1, 1, 32, 128), dtype="float16") = lv111[1]
+            lv114: R.Tensor((1, 1, 32, 128), dtype="float16") = lv111[2]
+            lv115: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv94, cls.kv_cache_transpose_append, lv113, lv114, R.prim_value(5), sinfo_args=(R.Object,))
+            lv116 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv115, cls.attention, lv112, R.prim_value(5), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv117 = R.reshape(lv116, R.shape([1, 1, 4096]))
+            lv118: R.Tensor((4096, 4096), dtype="float16") = model_params[32]
+            lv119 = R.call_tir(cls.fused_NT_matmul1_add1, (lv118, lv117, lv105), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv120: R.Tensor((4096,), dtype="float16") = model_params[33]
+            lv121 = R.call_tir(cls.rms_norm, (lv119, lv120), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv122: R.Tensor((22016, 4096), dtype="float16") = model_params[34]
+            lv123 = R.call_tir(cls.NT_matmul2, (lv122, lv121), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
+            lv124 = R.call_tir(cls.fused_split_silu_multiply, (lv123,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
+            lv125: R.Tensor((4096, 11008), dtype="float16") = model_params[35]
+            lv126 = R.call_tir(cls.fused_NT_matmul3_add3, (lv125, lv124, lv119), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv127: R.Tensor((4096,), dtype="float16") = model_params[36]
+            lv128 = R.call_tir(cls.rms_norm, (lv126, lv127), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv129: R.Tensor((12288, 4096), dtype="float16") = model_params[37]
+            lv130 = R.call_tir(cls.NT_matmul, (lv129, lv128), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
+            lv131 = R.reshape(lv130, R.shape([1, 1, 96, 128]))
+            lv132: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv131, indices_or_sections=[32, 64], axis=2)
+            lv133: R.Tensor((1, 1, 32, 128), dtype="float16") = lv132[0]
+            lv134: R.Tensor((1, 1, 32, 128), dtype="float16") = lv132[1]
+            lv135: R.Tensor((1, 1, 32, 128), dtype="float16") = lv132[2]
+            lv136: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv115, cls.kv_cache_transpose_append, lv134, lv135, R.prim_value(6), sinfo_args=(R.Object,))
+            lv137 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv136, cls.attention, lv133, R.prim_value(6), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv138 = R.reshape(lv137, R.shape([1, 1, 4096]))
+            lv139: R.Tensor((4096, 4096), dtype="float16") = model_params[38]
+            lv140 = R.call_tir(cls.fused_NT_matmul1_add1, (lv139, lv138, lv126), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv141: R.Tensor((4096,), dtype="float16") = model_params[39]
+            lv142 = R.call_tir(cls.rms_norm, (lv140, lv141), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv143: R.Tensor((22016, 4096), dtype="float16") = model_params[40]
+            lv144 = R.call_tir(cls.NT_matmul2, (lv143, lv142), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
+            lv145 = R.call_tir(cls.fused_split_silu_multiply, (lv144,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
+            lv146: R.Tensor((4096, 11008), dtype="float16") = model_params[41]
+            lv147 = R.call_tir(cls.fused_NT_matmul3_add3, (lv146, lv145, lv140), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv148: R.Tensor((4096,), dtype="float16") = model_params[42]
+            lv149 = R.call_tir(cls.rms_norm, (lv147, lv148), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv150: R.Tensor((12288, 4096), dtype="float16") = model_params[43]
+            lv151 = R.call_tir(cls.NT_matmul, (lv150, lv149), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
+            lv152 = R.reshape(lv151, R.shape([1, 1, 96, 128]))
+            lv153: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv152, indices_or_sections=[32, 64], axis=2)
+            lv154: R.Tensor((1, 1, 32, 128), dtype="float16") = lv153[0]
+            lv155: R.Tensor((1, 1, 32, 128), dtype="float16") = lv153[1]
+            lv156: R.Tensor((1, 1, 32, 128), dtype="float16") = lv153[2]
+            lv157: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv136, cls.kv_cache_transpose_append, lv155, lv156, R.prim_value(7), sinfo_args=(R.Object,))
+            lv158 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv157, cls.attention, lv154, R.prim_value(7), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv159 = R.reshape(lv158, R.shape([1, 1, 4096]))
+            lv160: R.Tensor((4096, 4096), dtype="float16") = model_params[44]
+            lv161 = R.call_tir(cls.fused_NT_matmul1_add1, (lv160, lv159, lv147), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv162: R.Tensor((4096,), dtype="float16") = model_params[45]
+            lv163 = R.call_tir(cls.rms_norm, (lv161, lv162), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv164: R.Tensor((22016, 4096), dtype="float16") = model_params[46]
+            lv165 = R.call_tir(cls.NT_matmul2, (lv164, lv163), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
+            lv166 = R.call_tir(cls.fused_split_silu_multiply, (lv165,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
+            lv167: R.Tensor((4096, 11008), dtype="float16") = model_params[47]
+            lv168 = R.call_tir(cls.fused_NT_matmul3_add3, (lv167, lv166, lv161), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv169: R.Tensor((4096,), dtype="float16") = model_params[48]
+            lv170 = R.call_tir(cls.rms_norm, (lv168, lv169), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv171: R.Tensor((12288, 4096), dtype="float16") = model_params[49]
+            lv172 = R.call_tir(cls.NT_matmul, (lv171, lv170), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
+            lv173 = R.reshape(lv172, R.shape([1, 1, 96, 128]))
+            lv174: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv173, indices_or_sections=[32, 64], axis=2)
+            lv175: R.Tensor((1, 1, 32, 128), dtype="float16") = lv174[0]
+            lv176: R.Tensor((1, 1, 32, 128), dtype="float16") = lv174[1]
+            lv177: R.Tensor((1, 1, 32, 128), dtype="float16") = lv174[2]
+            lv178: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv157, cls.kv_cache_transpose_append, lv176, lv177, R.prim_value(8), sinfo_args=(R.Object,))
+            lv179 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv178, cls.attention, lv175, R.prim_value(8), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv180 = R.reshape(lv179, R.shape([1, 1, 4096]))
+            lv181: R.Tensor((4096, 4096), dtype="float16") = model_params[50]
+            lv182 = R.call_tir(cls.fused_NT_matmul1_add1, (lv181, lv180, lv168), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv183: R.Tensor((4096,), dtype="float16") = model_params[51]
+            lv184 = R.call_tir(cls.rms_norm, (lv182, lv183), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv185: R.Tensor((22016, 4096), dtype="float16") = model_params[52]
+            lv186 = R.call_tir(cls.NT_matmul2, (lv185, lv184), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
+            lv187 = R.call_tir(cls.fused_split_silu_multiply, (lv186,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
+            lv188: R.Tensor((4096, 11008), dtype="float16") = model_params[53]
+            lv189 = R.call_tir(cls.fused_NT_matmul3_add3, (lv188, lv187, lv182), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv190: R.Tensor((4096,), dtype="float16") = model_params[54]
+            lv191 = R.call_tir(cls.rms_norm, (lv189, lv190), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv192: R.Tensor((12288, 4096), dtype="float16") = model_params[55]
+            lv193 = R.call_tir(cls.NT_matmul, (lv192, lv191), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
+            lv194 = R.reshape(lv193, R.shape([1, 1, 96, 128]))
+            lv195: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv194, indices_or_sections=[32, 64], axis=2)
+            lv196: R.Tensor((1, 1, 32, 128), dtype="float16") = lv195[0]
+            lv197: R.Tensor((1, 1, 32, 128), dtype="float16") = lv195[1]
+            lv198: R.Tensor((1, 1, 32, 128), dtype="float16") = lv195[2]
+            lv199: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv178, cls.kv_cache_transpose_append, lv197, lv198, R.prim_value(9), sinfo_args=(R.Object,))
+            lv200 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv199, cls.attention, lv196, R.prim_value(9), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv201 = R.reshape(lv200, R.shape([1, 1, 4096]))
+            lv202: R.Tensor((4096, 4096), dtype="float16") = model_params[56]
+            lv203 = R.call_tir(cls.fused_NT_matmul1_add1, (lv202, lv201, lv189), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv204: R.Tensor((4096,), dtype="float16") = model_params[57]
+            lv205 = R.call_tir(cls.rms_norm, (lv203, lv204), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv206: R.Tensor((22016, 4096), dtype="float16") = model_params[58]
+            lv207 = R.call_tir(cls.NT_matmul2, (lv206, lv205), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
+            lv208 = R.call_tir(cls.fused_split_silu_multiply, (lv207,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
+            lv209: R.Tensor((4096, 11008), dtype="float16") = model_params[59]
+            lv210 = R.call_tir(cls.fused_NT_matmul3_add3, (lv209, lv208, lv203), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv211: R.Tensor((4096,), dtype="float16") = model_params[60]
+            lv212 = R.call_tir(cls.rms_norm, (lv210, lv211), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv213: R.Tensor((12288, 4096), dtype="float16") = model_params[61]
+            lv214 = R.call_tir(cls.NT_matmul, (lv213, lv212), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
+            lv215 = R.reshape(lv214, R.shape([1, 1, 96, 128]))
+            lv216: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv215, indices_or_sections=[32, 64], axis=2)
+            lv217: R.Tensor((1, 1, 32, 128), dtype="float16") = lv216[0]
+            lv218: R.Tensor((1, 1, 32, 128), dtype="float16") = lv216[1]
+            lv219: R.Tensor((1, 1, 32, 128), dtype="float16") = lv216[2]
+            lv220: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv199, cls.kv_cache_transpose_append, lv218, lv219, R.prim_value(10), sinfo_args=(R.Object,))
+            lv221 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv220, cls.attention, lv217, R.prim_value(10), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv222 = R.reshape(lv221, R.shape([1, 1, 4096]))
+            lv223: R.Tensor((4096, 4096), dtype="float16") = model_params[62]
+            lv224 = R.call_tir(cls.fused_NT_matmul1_add1, (lv223, lv222, lv210), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv225: R.Tensor((4096,), dtype="float16") = model_params[63]
             lv226 = R.call_tir(cls.rms_norm, (lv224, lv225), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv227: R.Tensor((12288, 4096), dtype="float16") = model_params[85]
-            lv228 = R.call_tir(cls.NT_matmul, (lv227, lv226), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
-            lv229 = R.reshape(lv228, R.shape([1, 1, 96, 128]))
-            lv230 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv229, R.prim_value(14), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
-            lv231 = R.reshape(lv230, R.shape([1, 1, 4096]))
-            lv232: R.Tensor((4096, 4096), dtype="float16") = model_params[86]
-            lv233 = R.call_tir(cls.fused_NT_matmul1_add1, (lv232, lv231, lv224), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv234: R.Tensor((4096,), dtype="float16") = model_params[87]
-            lv235 = R.call_tir(cls.rms_norm, (lv233, lv234), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv236: R.Tensor((22016, 4096), dtype="float16") = model_params[88]
-            lv237 = R.call_tir(cls.NT_matmul2, (lv236, lv235), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
-            lv238 = R.call_tir(cls.fused_split_silu_multiply, (lv237,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv239: R.Tensor((4096, 11008), dtype="float16") = model_params[89]
-            lv240 = R.call_tir(cls.fused_NT_matmul3_add3, (lv239, lv238, lv233), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv241: R.Tensor((4096,), dtype="float16") = model_params[90]
-            lv242 = R.call_tir(cls.rms_norm, (lv240, lv241), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv243: R.Tensor((12288, 4096), dtype="float16") = model_params[91]
-            lv244 = R.call_tir(cls.NT_matmul, (lv243, lv242), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
-            lv245 = R.reshape(lv244, R.shape([1, 1, 96, 128]))
-            lv246 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv245, R.prim_value(15), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
-            lv247 = R.reshape(lv246, R.shape([1, 1, 4096]))
-            lv248: R.Tensor((4096, 4096), dtype="float16") = model_params[92]
-            lv249 = R.call_tir(cls.fused_NT_matmul1_add1, (lv248, lv247, lv240), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv250: R.Tensor((4096,), dtype="float16") = model_params[93]
-            lv251 = R.call_tir(cls.rms_norm, (lv249, lv250), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv252: R.Tensor((22016, 4096), dtype="float16") = model_params[94]
-            lv253 = R.call_tir(cls.NT_matmul2, (lv252, lv251), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
-            lv254 = R.call_tir(cls.fused_split_silu_multiply, (lv253,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv255: R.Tensor((4096, 11008), dtype="float16") = model_params[95]
-            lv256 = R.call_tir(cls.fused_NT_matmul3_add3, (lv255, lv254, lv249), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv257: R.Tensor((4096,), dtype="float16") = model_params[96]
-            lv258 = R.call_tir(cls.rms_norm, (lv256, lv257), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv259: R.Tensor((12288, 4096), dtype="float16") = model_params[97]
-            lv260 = R.call_tir(cls.NT_matmul, (lv259, lv258), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
-            lv261 = R.reshape(lv260, R.shape([1, 1, 96, 128]))
-            lv262 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv261, R.prim_value(16), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
-            lv263 = R.reshape(lv262, R.shape([1, 1, 4096]))
-            lv264: R.Tensor((4096, 4096), dtype="float16") = model_params[98]
-            lv265 = R.call_tir(cls.fused_NT_matmul1_add1, (lv264, lv263, lv256), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv266: R.Tensor((4096,), dtype="float16") = model_params[99]
-            lv267 = R.call_tir(cls.rms_norm, (lv265, lv266), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv268: R.Tensor((22016, 4096), dtype="float16") = model_params[100]
-            lv269 = R.call_tir(cls.NT_matmul2, (lv268, lv267), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
-            lv270 = R.call_tir(cls.fused_split_silu_multiply, (lv269,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv271: R.Tensor((4096, 11008), dtype="float16") = model_params[101]
-            lv272 = R.call_tir(cls.fused_NT_matmul3_add3, (lv271, lv270, lv265), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv273: R.Tensor((4096,), dtype="float16") = model_params[102]
-            lv274 = R.call_tir(cls.rms_norm, (lv272, lv273), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv275: R.Tensor((12288, 4096), dtype="float16") = model_params[103]
-            lv276 = R.call_tir(cls.NT_matmul, (lv275, lv274), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
-            lv277 = R.reshape(lv276, R.shape([1, 1, 96, 128]))
-            lv278 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv277, R.prim_value(17), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
-            lv279 = R.reshape(lv278, R.shape([1, 1, 4096]))
-            lv280: R.Tensor((4096, 4096), dtype="float16") = model_params[104]
-            lv281 = R.call_tir(cls.fused_NT_matmul1_add1, (lv280, lv279, lv272), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv282: R.Tensor((4096,), dtype="float16") = model_params[105]
-            lv283 = R.call_tir(cls.rms_norm, (lv281, lv282), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv284: R.Tensor((22016, 4096), dtype="float16") = model_params[106]
-            lv285 = R.call_tir(cls.NT_matmul2, (lv284, lv283), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
-            lv286 = R.call_tir(cls.fused_split_silu_multiply, (lv285,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv287: R.Tensor((4096, 11008), dtype="float16") = model_params[107]
-            lv288 = R.call_tir(cls.fused_NT_matmul3_add3, (lv287, lv286, lv281), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv289: R.Tensor((4096,), dtype="float16") = model_params[108]
-            lv290 = R.call_tir(cls.rms_norm, (lv288, lv289), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv291: R.Tensor((12288, 4096), dtype="float16") = model_params[109]
-            lv292 = R.call_tir(cls.NT_matmul, (lv291, lv290), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
-            lv293 = R.reshape(lv292, R.shape([1, 1, 96, 128]))
-            lv294 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv293, R.prim_value(18), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
-            lv295 = R.reshape(lv294, R.shape([1, 1, 4096]))
-            lv296: R.Tensor((4096, 4096), dtype="float16") = model_params[110]
-            lv297 = R.call_tir(cls.fused_NT_matmul1_add1, (lv296, lv295, lv288), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv298: R.Tensor((4096,), dtype="float16") = model_params[111]
-            lv299 = R.call_tir(cls.rms_norm, (lv297, lv298), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv300: R.Tensor((22016, 4096), dtype="float16") = model_params[112]
-            lv301 = R.call_tir(cls.NT_matmul2, (lv300, lv299), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
-            lv302 = R.call_tir(cls.fused_split_silu_multiply, (lv301,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv303: R.Tensor((4096, 11008), dtype="float16") = model_params[113]
-            lv304 = R.call_tir(cls.fused_NT_matmul3_add3, (lv303, lv302, lv297), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv305: R.Tensor((4096,), dtype="float16") = model_params[114]
-            lv306 = R.call_tir(cls.rms_norm, (lv304, lv305), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv307: R.Tensor((12288, 4096), dtype="float16") = model_params[115]
-            lv308 = R.call_tir(cls.NT_matmul, (lv307, lv306), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
-            lv309 = R.reshape(lv308, R.shape([1, 1, 96, 128]))
-            lv310 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv309, R.prim_value(19), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
-            lv311 = R.reshape(lv310, R.shape([1, 1, 4096]))
-            lv312: R.Tensor((4096, 4096), dtype="float16") = model_params[116]
-            lv313 = R.call_tir(cls.fused_NT_matmul1_add1, (lv312, lv311, lv304), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv314: R.Tensor((4096,), dtype="float16") = model_params[117]
-            lv315 = R.call_tir(cls.rms_norm, (lv313, lv314), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv316: R.Tensor((22016, 4096), dtype="float16") = model_params[118]
-            lv317 = R.call_tir(cls.NT_matmul2, (lv316, lv315), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
-            lv318 = R.call_tir(cls.fused_split_silu_multiply, (lv317,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv319: R.Tensor((4096, 11008), dtype="float16") = model_params[119]
-            lv320 = R.call_tir(cls.fused_NT_matmul3_add3, (lv319, lv318, lv313), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv321: R.Tensor((4096,), dtype="float16") = model_params[120]
-            lv322 = R.call_tir(cls.rms_norm, (lv320, lv321), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv323: R.Tensor((12288, 4096), dtype="float16") = model_params[121]
-            lv324 = R.call_tir(cls.NT_matmul, (lv323, lv322), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
-            lv325 = R.reshape(lv324, R.shape([1, 1, 96, 128]))
-            lv326 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv325, R.prim_value(20), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv227: R.Tensor((22016, 4096), dtype="float16") = model_params[64]
+            lv228 = R.call_tir(cls.NT_matmul2, (lv227, lv226), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
+            lv229 = R.call_tir(cls.fused_split_silu_multiply, (lv228,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
+            lv230: R.Tensor((4096, 11008), dtype="float16") = model_params[65]
+            lv231 = R.call_tir(cls.fused_NT_matmul3_add3, (lv230, lv229, lv224), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv232: R.Tensor((4096,), dtype="float16") = model_params[66]
+            lv233 = R.call_tir(cls.rms_norm, (lv231, lv232), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv234: R.Tensor((12288, 4096), dtype="float16") = model_params[67]
+            lv235 = R.call_tir(cls.NT_matmul, (lv234, lv233), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
+            lv236 = R.reshape(lv235, R.shape([1, 1, 96, 128]))
+            lv237: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv236, indices_or_sections=[32, 64], axis=2)
+            lv238: R.Tensor((1, 1, 32, 128), dtype="float16") = lv237[0]
+            lv239: R.Tensor((1, 1, 32, 128), dtype="float16") = lv237[1]
+            lv240: R.Tensor((1, 1, 32, 128), dtype="float16") = lv237[2]
+            lv241: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv220, cls.kv_cache_transpose_append, lv239, lv240, R.prim_value(11), sinfo_args=(R.Object,))
+            lv242 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv241, cls.attention, lv238, R.prim_value(11), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv243 = R.reshape(lv242, R.shape([1, 1, 4096]))
+            lv244: R.Tensor((4096, 4096), dtype="float16") = model_params[68]
+            lv245 = R.call_tir(cls.fused_NT_matmul1_add1, (lv244, lv243, lv231), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv246: R.Tensor((4096,), dtype="float16") = model_params[69]
+            lv247 = R.call_tir(cls.rms_norm, (lv245, lv246), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv248: R.Tensor((22016, 4096), dtype="float16") = model_params[70]
+            lv249 = R.call_tir(cls.NT_matmul2, (lv248, lv247), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
+            lv250 = R.call_tir(cls.fused_split_silu_multiply, (lv249,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
+            lv251: R.Tensor((4096, 11008), dtype="float16") = model_params[71]
+            lv252 = R.call_tir(cls.fused_NT_matmul3_add3, (lv251, lv250, lv245), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv253: R.Tensor((4096,), dtype="float16") = model_params[72]
+            lv254 = R.call_tir(cls.rms_norm, (lv252, lv253), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv255: R.Tensor((12288, 4096), dtype="float16") = model_params[73]
+            lv256 = R.call_tir(cls.NT_matmul, (lv255, lv254), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
+            lv257 = R.reshape(lv256, R.shape([1, 1, 96, 128]))
+            lv258: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv257, indices_or_sections=[32, 64], axis=2)
+            lv259: R.Tensor((1, 1, 32, 128), dtype="float16") = lv258[0]
+            lv260: R.Tensor((1, 1, 32, 128), dtype="float16") = lv258[1]
+            lv261: R.Tensor((1, 1, 32, 128), dtype="float16") = lv258[2]
+            lv262: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv241, cls.kv_cache_transpose_append, lv260, lv261, R.prim_value(12), sinfo_args=(R.Object,))
+            lv263 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv262, cls.attention, lv259, R.prim_value(12), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv264 = R.reshape(lv263, R.shape([1, 1, 4096]))
+            lv265: R.Tensor((4096, 4096), dtype="float16") = model_params[74]
+            lv266 = R.call_tir(cls.fused_NT_matmul1_add1, (lv265, lv264, lv252), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv267: R.Tensor((4096,), dtype="float16") = model_params[75]
+            lv268 = R.call_tir(cls.rms_norm, (lv266, lv267), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv269: R.Tensor((22016, 4096), dtype="float16") = model_params[76]
+            lv270 = R.call_tir(cls.NT_matmul2, (lv269, lv268), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
+            lv271 = R.call_tir(cls.fused_split_silu_multiply, (lv270,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
+            lv272: R.Tensor((4096, 11008), dtype="float16") = model_params[77]
+            lv273 = R.call_tir(cls.fused_NT_matmul3_add3, (lv272, lv271, lv266), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv274: R.Tensor((4096,), dtype="float16") = model_params[78]
+            lv275 = R.call_tir(cls.rms_norm, (lv273, lv274), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv276: R.Tensor((12288, 4096), dtype="float16") = model_params[79]
+            lv277 = R.call_tir(cls.NT_matmul, (lv276, lv275), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
+            lv278 = R.reshape(lv277, R.shape([1, 1, 96, 128]))
+            lv279: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv278, indices_or_sections=[32, 64], axis=2)
+            lv280: R.Tensor((1, 1, 32, 128), dtype="float16") = lv279[0]
+            lv281: R.Tensor((1, 1, 32, 128), dtype="float16") = lv279[1]
+            lv282: R.Tensor((1, 1, 32, 128), dtype="float16") = lv279[2]
+            lv283: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv262, cls.kv_cache_transpose_append, lv281, lv282, R.prim_value(13), sinfo_args=(R.Object,))
+            lv284 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv283, cls.attention, lv280, R.prim_value(13), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv285 = R.reshape(lv284, R.shape([1, 1, 4096]))
+            lv286: R.Tensor((4096, 4096), dtype="float16") = model_params[80]
+            lv287 = R.call_tir(cls.fused_NT_matmul1_add1, (lv286, lv285, lv273), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv288: R.Tensor((4096,), dtype="float16") = model_params[81]
+            lv289 = R.call_tir(cls.rms_norm, (lv287, lv288), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv290: R.Tensor((22016, 4096), dtype="float16") = model_params[82]
+            lv291 = R.call_tir(cls.NT_matmul2, (lv290, lv289), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
+            lv292 = R.call_tir(cls.fused_split_silu_multiply, (lv291,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
+            lv293: R.Tensor((4096, 11008), dtype="float16") = model_params[83]
+            lv294 = R.call_tir(cls.fused_NT_matmul3_add3, (lv293, lv292, lv287), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv295: R.Tensor((4096,), dtype="float16") = model_params[84]
+            lv296 = R.call_tir(cls.rms_norm, (lv294, lv295), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv297: R.Tensor((12288, 4096), dtype="float16") = model_params[85]
+            lv298 = R.call_tir(cls.NT_matmul, (lv297, lv296), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
+            lv299 = R.reshape(lv298, R.shape([1, 1, 96, 128]))
+            lv300: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv299, indices_or_sections=[32, 64], axis=2)
+            lv301: R.Tensor((1, 1, 32, 128), dtype="float16") = lv300[0]
+            lv302: R.Tensor((1, 1, 32, 128), dtype="float16") = lv300[1]
+            lv303: R.Tensor((1, 1, 32, 128), dtype="float16") = lv300[2]
+            lv304: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv283, cls.kv_cache_transpose_append, lv302, lv303, R.prim_value(14), sinfo_args=(R.Object,))
+            lv305 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv304, cls.attention, lv301, R.prim_value(14), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv306 = R.reshape(lv305, R.shape([1, 1, 4096]))
+            lv307: R.Tensor((4096, 4096), dtype="float16") = model_params[86]
+            lv308 = R.call_tir(cls.fused_NT_matmul1_add1, (lv307, lv306, lv294), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv309: R.Tensor((4096,), dtype="float16") = model_params[87]
+            lv310 = R.call_tir(cls.rms_norm, (lv308, lv309), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv311: R.Tensor((22016, 4096), dtype="float16") = model_params[88]
+            lv312 = R.call_tir(cls.NT_matmul2, (lv311, lv310), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
+            lv313 = R.call_tir(cls.fused_split_silu_multiply, (lv312,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
+            lv314: R.Tensor((4096, 11008), dtype="float16") = model_params[89]
+            lv315 = R.call_tir(cls.fused_NT_matmul3_add3, (lv314, lv313, lv308), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv316: R.Tensor((4096,), dtype="float16") = model_params[90]
+            lv317 = R.call_tir(cls.rms_norm, (lv315, lv316), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv318: R.Tensor((12288, 4096), dtype="float16") = model_params[91]
+            lv319 = R.call_tir(cls.NT_matmul, (lv318, lv317), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
+            lv320 = R.reshape(lv319, R.shape([1, 1, 96, 128]))
+            lv321: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv320, indices_or_sections=[32, 64], axis=2)
+            lv322: R.Tensor((1, 1, 32, 128), dtype="float16") = lv321[0]
+            lv323: R.Tensor((1, 1, 32, 128), dtype="float16") = lv321[1]
+            lv324: R.Tensor((1, 1, 32, 128), dtype="float16") = lv321[2]
+            lv325: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv304, cls.kv_cache_transpose_append, lv323, lv324, R.prim_value(15), sinfo_args=(R.Object,))
+            lv326 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv325, cls.attention, lv322, R.prim_value(15), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
             lv327 = R.reshape(lv326, R.shape([1, 1, 4096]))
-            lv328: R.Tensor((4096, 4096), dtype="float16") = model_params[122]
-            lv329 = R.call_tir(cls.fused_NT_matmul1_add1, (lv328, lv327, lv320), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv330: R.Tensor((4096,), dtype="float16") = model_params[123]
+            lv328: R.Tensor((4096, 4096), dtype="float16") = model_params[92]
+            lv329 = R.call_tir(cls.fused_NT_matmul1_add1, (lv328, lv327, lv315), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv330: R.Tensor((4096,), dtype="float16") = model_params[93]
             lv331 = R.call_tir(cls.rms_norm, (lv329, lv330), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv332: R.Tensor((22016, 4096), dtype="float16") = model_params[124]
+            lv332: R.Tensor((22016, 4096), dtype="float16") = model_params[94]
             lv333 = R.call_tir(cls.NT_matmul2, (lv332, lv331), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
             lv334 = R.call_tir(cls.fused_split_silu_multiply, (lv333,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv335: R.Tensor((4096, 11008), dtype="float16") = model_params[125]
+            lv335: R.Tensor((4096, 11008), dtype="float16") = model_params[95]
             lv336 = R.call_tir(cls.fused_NT_matmul3_add3, (lv335, lv334, lv329), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv337: R.Tensor((4096,), dtype="float16") = model_params[126]
+            lv337: R.Tensor((4096,), dtype="float16") = model_params[96]
             lv338 = R.call_tir(cls.rms_norm, (lv336, lv337), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv339: R.Tensor((12288, 4096), dtype="float16") = model_params[127]
+            lv339: R.Tensor((12288, 4096), dtype="float16") = model_params[97]
             lv340 = R.call_tir(cls.NT_matmul, (lv339, lv338), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
             lv341 = R.reshape(lv340, R.shape([1, 1, 96, 128]))
-            lv342 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv341, R.prim_value(21), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
-            lv343 = R.reshape(lv342, R.shape([1, 1, 4096]))
-            lv344: R.Tensor((4096, 4096), dtype="float16") = model_params[128]
-            lv345 = R.call_tir(cls.fused_NT_matmul1_add1, (lv344, lv343, lv336), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv346: R.Tensor((4096,), dtype="float16") = model_params[129]
-            lv347 = R.call_tir(cls.rms_norm, (lv345, lv346), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv348: R.Tensor((22016, 4096), dtype="float16") = model_params[130]
-            lv349 = R.call_tir(cls.NT_matmul2, (lv348, lv347), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
-            lv350 = R.call_tir(cls.fused_split_silu_multiply, (lv349,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv351: R.Tensor((4096, 11008), dtype="float16") = model_params[131]
-            lv352 = R.call_tir(cls.fused_NT_matmul3_add3, (lv351, lv350, lv345), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv353: R.Tensor((4096,), dtype="float16") = model_params[132]
-            lv354 = R.call_tir(cls.rms_norm, (lv352, lv353), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv355: R.Tensor((12288, 4096), dtype="float16") = model_params[133]
-            lv356 = R.call_tir(cls.NT_matmul, (lv355, lv354), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
-            lv357 = R.reshape(lv356, R.shape([1, 1, 96, 128]))
-            lv358 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv357, R.prim_value(22), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
-            lv359 = R.reshape(lv358, R.shape([1, 1, 4096]))
-            lv360: R.Tensor((4096, 4096), dtype="float16") = model_params[134]
-            lv361 = R.call_tir(cls.fused_NT_matmul1_add1, (lv360, lv359, lv352), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv362: R.Tensor((4096,), dtype="float16") = model_params[135]
-            lv363 = R.call_tir(cls.rms_norm, (lv361, lv362), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv364: R.Tensor((22016, 4096), dtype="float16") = model_params[136]
-            lv365 = R.call_tir(cls.NT_matmul2, (lv364, lv363), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
-            lv366 = R.call_tir(cls.fused_split_silu_multiply, (lv365,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv367: R.Tensor((4096, 11008), dtype="float16") = model_params[137]
-            lv368 = R.call_tir(cls.fused_NT_matmul3_add3, (lv367, lv366, lv361), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv369: R.Tensor((4096,), dtype="float16") = model_params[138]
-            lv370 = R.call_tir(cls.rms_norm, (lv368, lv369), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv371: R.Tensor((12288, 4096), dtype="float16") = model_params[139]
-            lv372 = R.call_tir(cls.NT_matmul, (lv371, lv370), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
-            lv373 = R.reshape(lv372, R.shape([1, 1, 96, 128]))
-            lv374 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv373, R.prim_value(23), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
-            lv375 = R.reshape(lv374, R.shape([1, 1, 4096]))
-            lv376: R.Tensor((4096, 4096), dtype="float16") = model_params[140]
-            lv377 = R.call_tir(cls.fused_NT_matmul1_add1, (lv376, lv375, lv368), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv378: R.Tensor((4096,), dtype="float16") = model_params[141]
-            lv379 = R.call_tir(cls.rms_norm, (lv377, lv378), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv380: R.Tensor((22016, 4096), dtype="float16") = model_params[142]
-            lv381 = R.call_tir(cls.NT_matmul2, (lv380, lv379), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
-            lv382 = R.call_tir(cls.fused_split_silu_multiply, (lv381,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv383: R.Tensor((4096, 11008), dtype="float16") = model_params[143]
-            lv384 = R.call_tir(cls.fused_NT_matmul3_add3, (lv383, lv382, lv377), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv385: R.Tensor((4096,), dtype="float16") = model_params[144]
-            lv386 = R.call_tir(cls.rms_norm, (lv384, lv385), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv387: R.Tensor((12288, 4096), dtype="float16") = model_params[145]
-            lv388 = R.call_tir(cls.NT_matmul, (lv387, lv386), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
-            lv389 = R.reshape(lv388, R.shape([1, 1, 96, 128]))
-            lv390 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv389, R.prim_value(24), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
-            lv391 = R.reshape(lv390, R.shape([1, 1, 4096]))
-            lv392: R.Tensor((4096, 4096), dtype="float16") = model_params[146]
-            lv393 = R.call_tir(cls.fused_NT_matmul1_add1, (lv392, lv391, lv384), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv394: R.Tensor((4096,), dtype="float16") = model_params[147]
-            lv395 = R.call_tir(cls.rms_norm, (lv393, lv394), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv396: R.Tensor((22016, 4096), dtype="float16") = model_params[148]
-            lv397 = R.call_tir(cls.NT_matmul2, (lv396, lv395), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
-            lv398 = R.call_tir(cls.fused_split_silu_multiply, (lv397,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv399: R.Tensor((4096, 11008), dtype="float16") = model_params[149]
-            lv400 = R.call_tir(cls.fused_NT_matmul3_add3, (lv399, lv398, lv393), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv401: R.Tensor((4096,), dtype="float16") = model_params[150]
-            lv402 = R.call_tir(cls.rms_norm, (lv400, lv401), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv403: R.Tensor((12288, 4096), dtype="float16") = model_params[151]
-            lv404 = R.call_tir(cls.NT_matmul, (lv403, lv402), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
-            lv405 = R.reshape(lv404, R.shape([1, 1, 96, 128]))
-            lv406 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv405, R.prim_value(25), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
-            lv407 = R.reshape(lv406, R.shape([1, 1, 4096]))
-            lv408: R.Tensor((4096, 4096), dtype="float16") = model_params[152]
-            lv409 = R.call_tir(cls.fused_NT_matmul1_add1, (lv408, lv407, lv400), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv410: R.Tensor((4096,), dtype="float16") = model_params[153]
-            lv411 = R.call_tir(cls.rms_norm, (lv409, lv410), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv412: R.Tensor((22016, 4096), dtype="float16") = model_params[154]
-            lv413 = R.call_tir(cls.NT_matmul2, (lv412, lv411), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
-            lv414 = R.call_tir(cls.fused_split_silu_multiply, (lv413,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv415: R.Tensor((4096, 11008), dtype="float16") = model_params[155]
-            lv416 = R.call_tir(cls.fused_NT_matmul3_add3, (lv415, lv414, lv409), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv417: R.Tensor((4096,), dtype="float16") = model_params[156]
-            lv418 = R.call_tir(cls.rms_norm, (lv416, lv417), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv419: R.Tensor((12288, 4096), dtype="float16") = model_params[157]
-            lv420 = R.call_tir(cls.NT_matmul, (lv419, lv418), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
-            lv421 = R.reshape(lv420, R.shape([1, 1, 96, 128]))
-            lv422 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv421, R.prim_value(26), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
-            lv423 = R.reshape(lv422, R.shape([1, 1, 4096]))
-            lv424: R.Tensor((4096, 4096), dtype="float16") = model_params[158]
-            lv425 = R.call_tir(cls.fused_NT_matmul1_add1, (lv424, lv423, lv416), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv426: R.Tensor((4096,), dtype="float16") = model_params[159]
-            lv427 = R.call_tir(cls.rms_norm, (lv425, lv426), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv428: R.Tensor((22016, 4096), dtype="float16") = model_params[160]
-            lv429 = R.call_tir(cls.NT_matmul2, (lv428, lv427), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
-            lv430 = R.call_tir(cls.fused_split_silu_multiply, (lv429,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv431: R.Tensor((4096, 11008), dtype="float16") = model_params[161]
-            lv432 = R.call_tir(cls.fused_NT_matmul3_add3, (lv431, lv430, lv425), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv433: R.Tensor((4096,), dtype="float16") = model_params[162]
-            lv434 = R.call_tir(cls.rms_norm, (lv432, lv433), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv435: R.Tensor((12288, 4096), dtype="float16") = model_params[163]
-            lv436 = R.call_tir(cls.NT_matmul, (lv435, lv434), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
-            lv437 = R.reshape(lv436, R.shape([1, 1, 96, 128]))
-            lv438 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv437, R.prim_value(27), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
-            lv439 = R.reshape(lv438, R.shape([1, 1, 4096]))
-            lv440: R.Tensor((4096, 4096), dtype="float16") = model_params[164]
-            lv441 = R.call_tir(cls.fused_NT_matmul1_add1, (lv440, lv439, lv432), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv442: R.Tensor((4096,), dtype="float16") = model_params[165]
+            lv342: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv341, indices_or_sections=[32, 64], axis=2)
+            lv343: R.Tensor((1, 1, 32, 128), dtype="float16") = lv342[0]
+            lv344: R.Tensor((1, 1, 32, 128), dtype="float16") = lv342[1]
+            lv345: R.Tensor((1, 1, 32, 128), dtype="float16") = lv342[2]
+            lv346: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv325, cls.kv_cache_transpose_append, lv344, lv345, R.prim_value(16), sinfo_args=(R.Object,))
+            lv347 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv346, cls.attention, lv343, R.prim_value(16), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv348 = R.reshape(lv347, R.shape([1, 1, 4096]))
+            lv349: R.Tensor((4096, 4096), dtype="float16") = model_params[98]
+            lv350 = R.call_tir(cls.fused_NT_matmul1_add1, (lv349, lv348, lv336), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv351: R.Tensor((4096,), dtype="float16") = model_params[99]
+            lv352 = R.call_tir(cls.rms_norm, (lv350, lv351), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv353: R.Tensor((22016, 4096), dtype="float16") = model_params[100]
+            lv354 = R.call_tir(cls.NT_matmul2, (lv353, lv352), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
+            lv355 = R.call_tir(cls.fused_split_silu_multiply, (lv354,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
+            lv356: R.Tensor((4096, 11008), dtype="float16") = model_params[101]
+            lv357 = R.call_tir(cls.fused_NT_matmul3_add3, (lv356, lv355, lv350), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv358: R.Tensor((4096,), dtype="float16") = model_params[102]
+            lv359 = R.call_tir(cls.rms_norm, (lv357, lv358), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv360: R.Tensor((12288, 4096), dtype="float16") = model_params[103]
+            lv361 = R.call_tir(cls.NT_matmul, (lv360, lv359), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
+            lv362 = R.reshape(lv361, R.shape([1, 1, 96, 128]))
+            lv363: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv362, indices_or_sections=[32, 64], axis=2)
+            lv364: R.Tensor((1, 1, 32, 128), dtype="float16") = lv363[0]
+            lv365: R.Tensor((1, 1, 32, 128), dtype="float16") = lv363[1]
+            lv366: R.Tensor((1, 1, 32, 128), dtype="float16") = lv363[2]
+            lv367: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv346, cls.kv_cache_transpose_append, lv365, lv366, R.prim_value(17), sinfo_args=(R.Object,))
+            lv368 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv367, cls.attention, lv364, R.prim_value(17), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv369 = R.reshape(lv368, R.shape([1, 1, 4096]))
+            lv370: R.Tensor((4096, 4096), dtype="float16") = model_params[104]
+            lv371 = R.call_tir(cls.fused_NT_matmul1_add1, (lv370, lv369, lv357), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv372: R.Tensor((4096,), dtype="float16") = model_params[105]
+            lv373 = R.call_tir(cls.rms_norm, (lv371, lv372), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv374: R.Tensor((22016, 4096), dtype="float16") = model_params[106]
+            lv375 = R.call_tir(cls.NT_matmul2, (lv374, lv373), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
+            lv376 = R.call_tir(cls.fused_split_silu_multiply, (lv375,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
+            lv377: R.Tensor((4096, 11008), dtype="float16") = model_params[107]
+            lv378 = R.call_tir(cls.fused_NT_matmul3_add3, (lv377, lv376, lv371), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv379: R.Tensor((4096,), dtype="float16") = model_params[108]
+            lv380 = R.call_tir(cls.rms_norm, (lv378, lv379), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv381: R.Tensor((12288, 4096), dtype="float16") = model_params[109]
+            lv382 = R.call_tir(cls.NT_matmul, (lv381, lv380), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
+            lv383 = R.reshape(lv382, R.shape([1, 1, 96, 128]))
+            lv384: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv383, indices_or_sections=[32, 64], axis=2)
+            lv385: R.Tensor((1, 1, 32, 128), dtype="float16") = lv384[0]
+            lv386: R.Tensor((1, 1, 32, 128), dtype="float16") = lv384[1]
+            lv387: R.Tensor((1, 1, 32, 128), dtype="float16") = lv384[2]
+            lv388: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv367, cls.kv_cache_transpose_append, lv386, lv387, R.prim_value(18), sinfo_args=(R.Object,))
+            lv389 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv388, cls.attention, lv385, R.prim_value(18), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv390 = R.reshape(lv389, R.shape([1, 1, 4096]))
+            lv391: R.Tensor((4096, 4096), dtype="float16") = model_params[110]
+            lv392 = R.call_tir(cls.fused_NT_matmul1_add1, (lv391, lv390, lv378), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv393: R.Tensor((4096,), dtype="float16") = model_params[111]
+            lv394 = R.call_tir(cls.rms_norm, (lv392, lv393), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv395: R.Tensor((22016, 4096), dtype="float16") = model_params[112]
+            lv396 = R.call_tir(cls.NT_matmul2, (lv395, lv394), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
+            lv397 = R.call_tir(cls.fused_split_silu_multiply, (lv396,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
+            lv398: R.Tensor((4096, 11008), dtype="float16") = model_params[113]
+            lv399 = R.call_tir(cls.fused_NT_matmul3_add3, (lv398, lv397, lv392), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv400: R.Tensor((4096,), dtype="float16") = model_params[114]
+            lv401 = R.call_tir(cls.rms_norm, (lv399, lv400), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv402: R.Tensor((12288, 4096), dtype="float16") = model_params[115]
+            lv403 = R.call_tir(cls.NT_matmul, (lv402, lv401), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
+            lv404 = R.reshape(lv403, R.shape([1, 1, 96, 128]))
+            lv405: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv404, indices_or_sections=[32, 64], axis=2)
+            lv406: R.Tensor((1, 1, 32, 128), dtype="float16") = lv405[0]
+            lv407: R.Tensor((1, 1, 32, 128), dtype="float16") = lv405[1]
+            lv408: R.Tensor((1, 1, 32, 128), dtype="float16") = lv405[2]
+            lv409: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv388, cls.kv_cache_transpose_append, lv407, lv408, R.prim_value(19), sinfo_args=(R.Object,))
+            lv410 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv409, cls.attention, lv406, R.prim_value(19), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv411 = R.reshape(lv410, R.shape([1, 1, 4096]))
+            lv412: R.Tensor((4096, 4096), dtype="float16") = model_params[116]
+            lv413 = R.call_tir(cls.fused_NT_matmul1_add1, (lv412, lv411, lv399), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv414: R.Tensor((4096,), dtype="float16") = model_params[117]
+            lv415 = R.call_tir(cls.rms_norm, (lv413, lv414), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv416: R.Tensor((22016, 4096), dtype="float16") = model_params[118]
+            lv417 = R.call_tir(cls.NT_matmul2, (lv416, lv415), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
+            lv418 = R.call_tir(cls.fused_split_silu_multiply, (lv417,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
+            lv419: R.Tensor((4096, 11008), dtype="float16") = model_params[119]
+            lv420 = R.call_tir(cls.fused_NT_matmul3_add3, (lv419, lv418, lv413), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv421: R.Tensor((4096,), dtype="float16") = model_params[120]
+            lv422 = R.call_tir(cls.rms_norm, (lv420, lv421), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv423: R.Tensor((12288, 4096), dtype="float16") = model_params[121]
+            lv424 = R.call_tir(cls.NT_matmul, (lv423, lv422), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
+            lv425 = R.reshape(lv424, R.shape([1, 1, 96, 128]))
+            lv426: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv425, indices_or_sections=[32, 64], axis=2)
+            lv427: R.Tensor((1, 1, 32, 128), dtype="float16") = lv426[0]
+            lv428: R.Tensor((1, 1, 32, 128), dtype="float16") = lv426[1]
+            lv429: R.Tensor((1, 1, 32, 128), dtype="float16") = lv426[2]
+            lv430: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv409, cls.kv_cache_transpose_append, lv428, lv429, R.prim_value(20), sinfo_args=(R.Object,))
+            lv431 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv430, cls.attention, lv427, R.prim_value(20), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv432 = R.reshape(lv431, R.shape([1, 1, 4096]))
+            lv433: R.Tensor((4096, 4096), dtype="float16") = model_params[122]
+            lv434 = R.call_tir(cls.fused_NT_matmul1_add1, (lv433, lv432, lv420), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv435: R.Tensor((4096,), dtype="float16") = model_params[123]
+            lv436 = R.call_tir(cls.rms_norm, (lv434, lv435), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv437: R.Tensor((22016, 4096), dtype="float16") = model_params[124]
+            lv438 = R.call_tir(cls.NT_matmul2, (lv437, lv436), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
+            lv439 = R.call_tir(cls.fused_split_silu_multiply, (lv438,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
+            lv440: R.Tensor((4096, 11008), dtype="float16") = model_params[125]
+            lv441 = R.call_tir(cls.fused_NT_matmul3_add3, (lv440, lv439, lv434), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv442: R.Tensor((4096,), dtype="float16") = model_params[126]
             lv443 = R.call_tir(cls.rms_norm, (lv441, lv442), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv444: R.Tensor((22016, 4096), dtype="float16") = model_params[166]
-            lv445 = R.call_tir(cls.NT_matmul2, (lv444, lv443), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
-            lv446 = R.call_tir(cls.fused_split_silu_multiply, (lv445,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv447: R.Tensor((4096, 11008), dtype="float16") = model_params[167]
-            lv448 = R.call_tir(cls.fused_NT_matmul3_add3, (lv447, lv446, lv441), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv449: R.Tensor((4096,), dtype="float16") = model_params[168]
-            lv450 = R.call_tir(cls.rms_norm, (lv448, lv449), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv451: R.Tensor((12288, 4096), dtype="float16") = model_params[169]
-            lv452 = R.call_tir(cls.NT_matmul, (lv451, lv450), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
-            lv453 = R.reshape(lv452, R.shape([1, 1, 96, 128]))
-            lv454 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv453, R.prim_value(28), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
-            lv455 = R.reshape(lv454, R.shape([1, 1, 4096]))
-            lv456: R.Tensor((4096, 4096), dtype="float16") = model_params[170]
-            lv457 = R.call_tir(cls.fused_NT_matmul1_add1, (lv456, lv455, lv448), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv458: R.Tensor((4096,), dtype="float16") = model_params[171]
-            lv459 = R.call_tir(cls.rms_norm, (lv457, lv458), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv460: R.Tensor((22016, 4096), dtype="float16") = model_params[172]
-            lv461 = R.call_tir(cls.NT_matmul2, (lv460, lv459), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
-            lv462 = R.call_tir(cls.fused_split_silu_multiply, (lv461,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv463: R.Tensor((4096, 11008), dtype="float16") = model_params[173]
-            lv464 = R.call_tir(cls.fused_NT_matmul3_add3, (lv463, lv462, lv457), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv465: R.Tensor((4096,), dtype="float16") = model_params[174]
-            lv466 = R.call_tir(cls.rms_norm, (lv464, lv465), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv467: R.Tensor((12288, 4096), dtype="float16") = model_params[175]
-            lv468 = R.call_tir(cls.NT_matmul, (lv467, lv466), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
-            lv469 = R.reshape(lv468, R.shape([1, 1, 96, 128]))
-            lv470 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv469, R.prim_value(29), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
-            lv471 = R.reshape(lv470, R.shape([1, 1, 4096]))
-            lv472: R.Tensor((4096, 4096), dtype="float16") = model_params[176]
-            lv473 = R.call_tir(cls.fused_NT_matmul1_add1, (lv472, lv471, lv464), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv474: R.Tensor((4096,), dtype="float16") = model_params[177]
-            lv475 = R.call_tir(cls.rms_norm, (lv473, lv474), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv476: R.Tensor((22016, 4096), dtype="float16") = model_params[178]
-            lv477 = R.call_tir(cls.NT_matmul2, (lv476, lv475), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
-            lv478 = R.call_tir(cls.fused_split_silu_multiply, (lv477,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv479: R.Tensor((4096, 11008), dtype="float16") = model_params[179]
-            lv480 = R.call_tir(cls.fused_NT_matmul3_add3, (lv479, lv478, lv473), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv481: R.Tensor((4096,), dtype="float16") = model_params[180]
-            lv482 = R.call_tir(cls.rms_norm, (lv480, lv481), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv483: R.Tensor((12288, 4096), dtype="float16") = model_params[181]
-            lv484 = R.call_tir(cls.NT_matmul, (lv483, lv482), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
-            lv485 = R.reshape(lv484, R.shape([1, 1, 96, 128]))
-            lv486 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv485, R.prim_value(30), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
-            lv487 = R.reshape(lv486, R.shape([1, 1, 4096]))
-            lv488: R.Tensor((4096, 4096), dtype="float16") = model_params[182]
-            lv489 = R.call_tir(cls.fused_NT_matmul1_add1, (lv488, lv487, lv480), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv490: R.Tensor((4096,), dtype="float16") = model_params[183]
-            lv491 = R.call_tir(cls.rms_norm, (lv489, lv490), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv492: R.Tensor((22016, 4096), dtype="float16") = model_params[184]
-            lv493 = R.call_tir(cls.NT_matmul2, (lv492, lv491), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
-            lv494 = R.call_tir(cls.fused_split_silu_multiply, (lv493,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv495: R.Tensor((4096, 11008), dtype="float16") = model_params[185]
-            lv496 = R.call_tir(cls.fused_NT_matmul3_add3, (lv495, lv494, lv489), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv497: R.Tensor((4096,), dtype="float16") = model_params[186]
-            lv498 = R.call_tir(cls.rms_norm, (lv496, lv497), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv499: R.Tensor((12288, 4096), dtype="float16") = model_params[187]
-            lv500 = R.call_tir(cls.NT_matmul, (lv499, lv498), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
-            lv501 = R.reshape(lv500, R.shape([1, 1, 96, 128]))
-            lv502 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv501, R.prim_value(31), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
-            lv503 = R.reshape(lv502, R.shape([1, 1, 4096]))
-            lv504: R.Tensor((4096, 4096), dtype="float16") = model_params[188]
-            lv505 = R.call_tir(cls.fused_NT_matmul1_add1, (lv504, lv503, lv496), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv506: R.Tensor((4096,), dtype="float16") = model_params[189]
-            lv507 = R.call_tir(cls.rms_norm, (lv505, lv506), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv508: R.Tensor((22016, 4096), dtype="float16") = model_params[190]
-            lv509 = R.call_tir(cls.NT_matmul2, (lv508, lv507), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
-            lv510 = R.call_tir(cls.fused_split_silu_multiply, (lv509,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv511: R.Tensor((4096, 11008), dtype="float16") = model_params[191]
-            lv512 = R.call_tir(cls.fused_NT_matmul3_add3, (lv511, lv510, lv505), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv513: R.Tensor((4096,), dtype="float16") = model_params[192]
-            lv514 = R.call_tir(cls.rms_norm, (lv512, lv513), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv515: R.Tensor((32000, 4096), dtype="float16") = model_params[193]
-            lv516 = R.call_tir(cls.fused_NT_matmul4_cast4, (lv515, lv514), out_sinfo=R.Tensor((1, 1, 32000), dtype="float32"))
-            lv517: R.Tuple(R.Tensor((1, 1, 32000), dtype="float32"), R.Object) = lv516, kv_cache
-            R.output(lv517)
-        return lv517
+            lv444: R.Tensor((12288, 4096), dtype="float16") = model_params[127]
+            lv445 = R.call_tir(cls.NT_matmul, (lv444, lv443), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
+            lv446 = R.reshape(lv445, R.shape([1, 1, 96, 128]))
+            lv447: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv446, indices_or_sections=[32, 64], axis=2)
+            lv448: R.Tensor((1, 1, 32, 128), dtype="float16") = lv447[0]
+            lv449: R.Tensor((1, 1, 32, 128), dtype="float16") = lv447[1]
+            lv450: R.Tensor((1, 1, 32, 128), dtype="float16") = lv447[2]
+            lv451: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv430, cls.kv_cache_transpose_append, lv449, lv450, R.prim_value(21), sinfo_args=(R.Object,))
+            lv452 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv451, cls.attention, lv448, R.prim_value(21), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv453 = R.reshape(lv452, R.shape([1, 1, 4096]))
+            lv454: R.Tensor((4096, 4096), dtype="float16") = model_params[128]
+            lv455 = R.call_tir(cls.fused_NT_matmul1_add1, (lv454, lv453, lv441), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv456: R.Tensor((4096,), dtype="float16") = model_params[129]
+            lv457 = R.call_tir(cls.rms_norm, (lv455, lv456), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv458: R.Tensor((22016, 4096), dtype="float16") = model_params[130]
+            lv459 = R.call_tir(cls.NT_matmul2, (lv458, lv457), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
+            lv460 = R.call_tir(cls.fused_split_silu_multiply, (lv459,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
+            lv461: R.Tensor((4096, 11008), dtype="float16") = model_params[131]
+            lv462 = R.call_tir(cls.fused_NT_matmul3_add3, (lv461, lv460, lv455), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv463: R.Tensor((4096,), dtype="float16") = model_params[132]
+            lv464 = R.call_tir(cls.rms_norm, (lv462, lv463), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv465: R.Tensor((12288, 4096), dtype="float16") = model_params[133]
+            lv466 = R.call_tir(cls.NT_matmul, (lv465, lv464), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
+            lv467 = R.reshape(lv466, R.shape([1, 1, 96, 128]))
+            lv468: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv467, indices_or_sections=[32, 64], axis=2)
+            lv469: R.Tensor((1, 1, 32, 128), dtype="float16") = lv468[0]
+            lv470: R.Tensor((1, 1, 32, 128), dtype="float16") = lv468[1]
+            lv471: R.Tensor((1, 1, 32, 128), dtype="float16") = lv468[2]
+            lv472: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv451, cls.kv_cache_transpose_append, lv470, lv471, R.prim_value(22), sinfo_args=(R.Object,))
+            lv473 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv472, cls.attention, lv469, R.prim_value(22), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv474 = R.reshape(lv473, R.shape([1, 1, 4096]))
+            lv475: R.Tensor((4096, 4096), dtype="float16") = model_params[134]
+            lv476 = R.call_tir(cls.fused_NT_matmul1_add1, (lv475, lv474, lv462), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv477: R.Tensor((4096,), dtype="float16") = model_params[135]
+            lv478 = R.call_tir(cls.rms_norm, (lv476, lv477), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv479: R.Tensor((22016, 4096), dtype="float16") = model_params[136]
+            lv480 = R.call_tir(cls.NT_matmul2, (lv479, lv478), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
+            lv481 = R.call_tir(cls.fused_split_silu_multiply, (lv480,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
+            lv482: R.Tensor((4096, 11008), dtype="float16") = model_params[137]
+            lv483 = R.call_tir(cls.fused_NT_matmul3_add3, (lv482, lv481, lv476), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv484: R.Tensor((4096,), dtype="float16") = model_params[138]
+            lv485 = R.call_tir(cls.rms_norm, (lv483, lv484), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv486: R.Tensor((12288, 4096), dtype="float16") = model_params[139]
+            lv487 = R.call_tir(cls.NT_matmul, (lv486, lv485), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
+            lv488 = R.reshape(lv487, R.shape([1, 1, 96, 128]))
+            lv489: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv488, indices_or_sections=[32, 64], axis=2)
+            lv490: R.Tensor((1, 1, 32, 128), dtype="float16") = lv489[0]
+            lv491: R.Tensor((1, 1, 32, 128), dtype="float16") = lv489[1]
+            lv492: R.Tensor((1, 1, 32, 128), dtype="float16") = lv489[2]
+            lv493: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv472, cls.kv_cache_transpose_append, lv491, lv492, R.prim_value(23), sinfo_args=(R.Object,))
+            lv494 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv493, cls.attention, lv490, R.prim_value(23), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv495 = R.reshape(lv494, R.shape([1, 1, 4096]))
+            lv496: R.Tensor((4096, 4096), dtype="float16") = model_params[140]
+            lv497 = R.call_tir(cls.fused_NT_matmul1_add1, (lv496, lv495, lv483), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv498: R.Tensor((4096,), dtype="float16") = model_params[141]
+            lv499 = R.call_tir(cls.rms_norm, (lv497, lv498), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv500: R.Tensor((22016, 4096), dtype="float16") = model_params[142]
+            lv501 = R.call_tir(cls.NT_matmul2, (lv500, lv499), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
+            lv502 = R.call_tir(cls.fused_split_silu_multiply, (lv501,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
+            lv503: R.Tensor((4096, 11008), dtype="float16") = model_params[143]
+            lv504 = R.call_tir(cls.fused_NT_matmul3_add3, (lv503, lv502, lv497), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv505: R.Tensor((4096,), dtype="float16") = model_params[144]
+            lv506 = R.call_tir(cls.rms_norm, (lv504, lv505), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv507: R.Tensor((12288, 4096), dtype="float16") = model_params[145]
+            lv508 = R.call_tir(cls.NT_matmul, (lv507, lv506), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
+            lv509 = R.reshape(lv508, R.shape([1, 1, 96, 128]))
+            lv510: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv509, indices_or_sections=[32, 64], axis=2)
+            lv511: R.Tensor((1, 1, 32, 128), dtype="float16") = lv510[0]
+            lv512: R.Tensor((1, 1, 32, 128), dtype="float16") = lv510[1]
+            lv513: R.Tensor((1, 1, 32, 128), dtype="float16") = lv510[2]
+            lv514: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv493, cls.kv_cache_transpose_append, lv512, lv513, R.prim_value(24), sinfo_args=(R.Object,))
+            lv515 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv514, cls.attention, lv511, R.prim_value(24), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv516 = R.reshape(lv515, R.shape([1, 1, 4096]))
+            lv517: R.Tensor((4096, 4096), dtype="float16") = model_params[146]
+            lv518 = R.call_tir(cls.fused_NT_matmul1_add1, (lv517, lv516, lv504), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv519: R.Tensor((4096,), dtype="float16") = model_params[147]
+            lv520 = R.call_tir(cls.rms_norm, (lv518, lv519), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv521: R.Tensor((22016, 4096), dtype="float16") = model_params[148]
+            lv522 = R.call_tir(cls.NT_matmul2, (lv521, lv520), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
+            lv523 = R.call_tir(cls.fused_split_silu_multiply, (lv522,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
+            lv524: R.Tensor((4096, 11008), dtype="float16") = model_params[149]
+            lv525 = R.call_tir(cls.fused_NT_matmul3_add3, (lv524, lv523, lv518), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv526: R.Tensor((4096,), dtype="float16") = model_params[150]
+            lv527 = R.call_tir(cls.rms_norm, (lv525, lv526), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv528: R.Tensor((12288, 4096), dtype="float16") = model_params[151]
+            lv529 = R.call_tir(cls.NT_matmul, (lv528, lv527), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
+            lv530 = R.reshape(lv529, R.shape([1, 1, 96, 128]))
+            lv531: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv530, indices_or_sections=[32, 64], axis=2)
+            lv532: R.Tensor((1, 1, 32, 128), dtype="float16") = lv531[0]
+            lv533: R.Tensor((1, 1, 32, 128), dtype="float16") = lv531[1]
+            lv534: R.Tensor((1, 1, 32, 128), dtype="float16") = lv531[2]
+            lv535: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv514, cls.kv_cache_transpose_append, lv533, lv534, R.prim_value(25), sinfo_args=(R.Object,))
+            lv536 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv535, cls.attention, lv532, R.prim_value(25), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv537 = R.reshape(lv536, R.shape([1, 1, 4096]))
+            lv538: R.Tensor((4096, 4096), dtype="float16") = model_params[152]
+            lv539 = R.call_tir(cls.fused_NT_matmul1_add1, (lv538, lv537, lv525), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv540: R.Tensor((4096,), dtype="float16") = model_params[153]
+            lv541 = R.call_tir(cls.rms_norm, (lv539, lv540), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv542: R.Tensor((22016, 4096), dtype="float16") = model_params[154]
+            lv543 = R.call_tir(cls.NT_matmul2, (lv542, lv541), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
+            lv544 = R.call_tir(cls.fused_split_silu_multiply, (lv543,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
+            lv545: R.Tensor((4096, 11008), dtype="float16") = model_params[155]
+            lv546 = R.call_tir(cls.fused_NT_matmul3_add3, (lv545, lv544, lv539), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv547: R.Tensor((4096,), dtype="float16") = model_params[156]
+            lv548 = R.call_tir(cls.rms_norm, (lv546, lv547), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv549: R.Tensor((12288, 4096), dtype="float16") = model_params[157]
+            lv550 = R.call_tir(cls.NT_matmul, (lv549, lv548), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
+            lv551 = R.reshape(lv550, R.shape([1, 1, 96, 128]))
+            lv552: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv551, indices_or_sections=[32, 64], axis=2)
+            lv553: R.Tensor((1, 1, 32, 128), dtype="float16") = lv552[0]
+            lv554: R.Tensor((1, 1, 32, 128), dtype="float16") = lv552[1]
+            lv555: R.Tensor((1, 1, 32, 128), dtype="float16") = lv552[2]
+            lv556: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv535, cls.kv_cache_transpose_append, lv554, lv555, R.prim_value(26), sinfo_args=(R.Object,))
+            lv557 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv556, cls.attention, lv553, R.prim_value(26), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv558 = R.reshape(lv557, R.shape([1, 1, 4096]))
+            lv559: R.Tensor((4096, 4096), dtype="float16") = model_params[158]
+            lv560 = R.call_tir(cls.fused_NT_matmul1_add1, (lv559, lv558, lv546), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv561: R.Tensor((4096,), dtype="float16") = model_params[159]
+            lv562 = R.call_tir(cls.rms_norm, (lv560, lv561), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv563: R.Tensor((22016, 4096), dtype="float16") = model_params[160]
+            lv564 = R.call_tir(cls.NT_matmul2, (lv563, lv562), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
+            lv565 = R.call_tir(cls.fused_split_silu_multiply, (lv564,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
+            lv566: R.Tensor((4096, 11008), dtype="float16") = model_params[161]
+            lv567 = R.call_tir(cls.fused_NT_matmul3_add3, (lv566, lv565, lv560), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv568: R.Tensor((4096,), dtype="float16") = model_params[162]
+            lv569 = R.call_tir(cls.rms_norm, (lv567, lv568), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv570: R.Tensor((12288, 4096), dtype="float16") = model_params[163]
+            lv571 = R.call_tir(cls.NT_matmul, (lv570, lv569), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
+            lv572 = R.reshape(lv571, R.shape([1, 1, 96, 128]))
+            lv573: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv572, indices_or_sections=[32, 64], axis=2)
+            lv574: R.Tensor((1, 1, 32, 128), dtype="float16") = lv573[0]
+            lv575: R.Tensor((1, 1, 32, 128), dtype="float16") = lv573[1]
+            lv576: R.Tensor((1, 1, 32, 128), dtype="float16") = lv573[2]
+            lv577: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv556, cls.kv_cache_transpose_append, lv575, lv576, R.prim_value(27), sinfo_args=(R.Object,))
+            lv578 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv577, cls.attention, lv574, R.prim_value(27), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv579 = R.reshape(lv578, R.shape([1, 1, 4096]))
+            lv580: R.Tensor((4096, 4096), dtype="float16") = model_params[164]
+            lv581 = R.call_tir(cls.fused_NT_matmul1_add1, (lv580, lv579, lv567), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv582: R.Tensor((4096,), dtype="float16") = model_params[165]
+            lv583 = R.call_tir(cls.rms_norm, (lv581, lv582), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv584: R.Tensor((22016, 4096), dtype="float16") = model_params[166]
+            lv585 = R.call_tir(cls.NT_matmul2, (lv584, lv583), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
+            lv586 = R.call_tir(cls.fused_split_silu_multiply, (lv585,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
+            lv587: R.Tensor((4096, 11008), dtype="float16") = model_params[167]
+            lv588 = R.call_tir(cls.fused_NT_matmul3_add3, (lv587, lv586, lv581), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv589: R.Tensor((4096,), dtype="float16") = model_params[168]
+            lv590 = R.call_tir(cls.rms_norm, (lv588, lv589), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv591: R.Tensor((12288, 4096), dtype="float16") = model_params[169]
+            lv592 = R.call_tir(cls.NT_matmul, (lv591, lv590), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
+            lv593 = R.reshape(lv592, R.shape([1, 1, 96, 128]))
+            lv594: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv593, indices_or_sections=[32, 64], axis=2)
+            lv595: R.Tensor((1, 1, 32, 128), dtype="float16") = lv594[0]
+            lv596: R.Tensor((1, 1, 32, 128), dtype="float16") = lv594[1]
+            lv597: R.Tensor((1, 1, 32, 128), dtype="float16") = lv594[2]
+            lv598: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv577, cls.kv_cache_transpose_append, lv596, lv597, R.prim_value(28), sinfo_args=(R.Object,))
+            lv599 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv598, cls.attention, lv595, R.prim_value(28), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv600 = R.reshape(lv599, R.shape([1, 1, 4096]))
+            lv601: R.Tensor((4096, 4096), dtype="float16") = model_params[170]
+            lv602 = R.call_tir(cls.fused_NT_matmul1_add1, (lv601, lv600, lv588), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv603: R.Tensor((4096,), dtype="float16") = model_params[171]
+            lv604 = R.call_tir(cls.rms_norm, (lv602, lv603), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv605: R.Tensor((22016, 4096), dtype="float16") = model_params[172]
+            lv606 = R.call_tir(cls.NT_matmul2, (lv605, lv604), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
+            lv607 = R.call_tir(cls.fused_split_silu_multiply, (lv606,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
+            lv608: R.Tensor((4096, 11008), dtype="float16") = model_params[173]
+            lv609 = R.call_tir(cls.fused_NT_matmul3_add3, (lv608, lv607, lv602), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv610: R.Tensor((4096,), dtype="float16") = model_params[174]
+            lv611 = R.call_tir(cls.rms_norm, (lv609, lv610), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv612: R.Tensor((12288, 4096), dtype="float16") = model_params[175]
+            lv613 = R.call_tir(cls.NT_matmul, (lv612, lv611), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
+            lv614 = R.reshape(lv613, R.shape([1, 1, 96, 128]))
+            lv615: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv614, indices_or_sections=[32, 64], axis=2)
+            lv616: R.Tensor((1, 1, 32, 128), dtype="float16") = lv615[0]
+            lv617: R.Tensor((1, 1, 32, 128), dtype="float16") = lv615[1]
+            lv618: R.Tensor((1, 1, 32, 128), dtype="float16") = lv615[2]
+            lv619: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv598, cls.kv_cache_transpose_append, lv617, lv618, R.prim_value(29), sinfo_args=(R.Object,))
+            lv620 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv619, cls.attention, lv616, R.prim_value(29), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv621 = R.reshape(lv620, R.shape([1, 1, 4096]))
+            lv622: R.Tensor((4096, 4096), dtype="float16") = model_params[176]
+            lv623 = R.call_tir(cls.fused_NT_matmul1_add1, (lv622, lv621, lv609), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv624: R.Tensor((4096,), dtype="float16") = model_params[177]
+            lv625 = R.call_tir(cls.rms_norm, (lv623, lv624), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv626: R.Tensor((22016, 4096), dtype="float16") = model_params[178]
+            lv627 = R.call_tir(cls.NT_matmul2, (lv626, lv625), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
+            lv628 = R.call_tir(cls.fused_split_silu_multiply, (lv627,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
+            lv629: R.Tensor((4096, 11008), dtype="float16") = model_params[179]
+            lv630 = R.call_tir(cls.fused_NT_matmul3_add3, (lv629, lv628, lv623), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv631: R.Tensor((4096,), dtype="float16") = model_params[180]
+            lv632 = R.call_tir(cls.rms_norm, (lv630, lv631), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv633: R.Tensor((12288, 4096), dtype="float16") = model_params[181]
+            lv634 = R.call_tir(cls.NT_matmul, (lv633, lv632), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
+            lv635 = R.reshape(lv634, R.shape([1, 1, 96, 128]))
+            lv636: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv635, indices_or_sections=[32, 64], axis=2)
+            lv637: R.Tensor((1, 1, 32, 128), dtype="float16") = lv636[0]
+            lv638: R.Tensor((1, 1, 32, 128), dtype="float16") = lv636[1]
+            lv639: R.Tensor((1, 1, 32, 128), dtype="float16") = lv636[2]
+            lv640: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv619, cls.kv_cache_transpose_append, lv638, lv639, R.prim_value(30), sinfo_args=(R.Object,))
+            lv641 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv640, cls.attention, lv637, R.prim_value(30), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv642 = R.reshape(lv641, R.shape([1, 1, 4096]))
+            lv643: R.Tensor((4096, 4096), dtype="float16") = model_params[182]
+            lv644 = R.call_tir(cls.fused_NT_matmul1_add1, (lv643, lv642, lv630), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv645: R.Tensor((4096,), dtype="float16") = model_params[183]
+            lv646 = R.call_tir(cls.rms_norm, (lv644, lv645), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv647: R.Tensor((22016, 4096), dtype="float16") = model_params[184]
+            lv648 = R.call_tir(cls.NT_matmul2, (lv647, lv646), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
+            lv649 = R.call_tir(cls.fused_split_silu_multiply, (lv648,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
+            lv650: R.Tensor((4096, 11008), dtype="float16") = model_params[185]
+            lv651 = R.call_tir(cls.fused_NT_matmul3_add3, (lv650, lv649, lv644), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv652: R.Tensor((4096,), dtype="float16") = model_params[186]
+            lv653 = R.call_tir(cls.rms_norm, (lv651, lv652), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv654: R.Tensor((12288, 4096), dtype="float16") = model_params[187]
+            lv655 = R.call_tir(cls.NT_matmul, (lv654, lv653), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
+            lv656 = R.reshape(lv655, R.shape([1, 1, 96, 128]))
+            lv657: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv656, indices_or_sections=[32, 64], axis=2)
+            lv658: R.Tensor((1, 1, 32, 128), dtype="float16") = lv657[0]
+            lv659: R.Tensor((1, 1, 32, 128), dtype="float16") = lv657[1]
+            lv660: R.Tensor((1, 1, 32, 128), dtype="float16") = lv657[2]
+            lv661: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv640, cls.kv_cache_transpose_append, lv659, lv660, R.prim_value(31), sinfo_args=(R.Object,))
+            lv662 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv661, cls.attention, lv658, R.prim_value(31), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv663 = R.reshape(lv662, R.shape([1, 1, 4096]))
+            lv664: R.Tensor((4096, 4096), dtype="float16") = model_params[188]
+            lv665 = R.call_tir(cls.fused_NT_matmul1_add1, (lv664, lv663, lv651), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv666: R.Tensor((4096,), dtype="float16") = model_params[189]
+            lv667 = R.call_tir(cls.rms_norm, (lv665, lv666), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv668: R.Tensor((22016, 4096), dtype="float16") = model_params[190]
+            lv669 = R.call_tir(cls.NT_matmul2, (lv668, lv667), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
+            lv670 = R.call_tir(cls.fused_split_silu_multiply, (lv669,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
+            lv671: R.Tensor((4096, 11008), dtype="float16") = model_params[191]
+            lv672 = R.call_tir(cls.fused_NT_matmul3_add3, (lv671, lv670, lv665), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv673: R.Tensor((4096,), dtype="float16") = model_params[192]
+            lv674 = R.call_tir(cls.rms_norm, (lv672, lv673), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv675: R.Tensor((32000, 4096), dtype="float16") = model_params[193]
+            lv676 = R.call_tir(cls.fused_NT_matmul4_cast4, (lv675, lv674), out_sinfo=R.Tensor((1, 1, 32000), dtype="float32"))
+            lv677: R.Tuple(R.Tensor((1, 1, 32000), dtype="float32"), R.Object) = lv676, lv661
+            R.output(lv677)
+        return lv677
 
     @R.function
     def prefill(input_embeds: R.Tensor((1, "n", 4096), dtype="float16"), kv_cache: R.Object, model_params: R.Tuple(R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 4096), dtype="float16"), R.Tensor((4096, 4096), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 4096), dtype="float16"), R.Tensor((4096, 11008), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 4096), dtype="float16"), R.Tensor((4096, 4096), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 4096), dtype="float16"), R.Tensor((4096, 11008), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 4096), dtype="float16"), R.Tensor((4096, 4096), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 4096), dtype="float16"), R.Tensor((4096, 11008), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 4096), dtype="float16"), R.Tensor((4096, 4096), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 4096), dtype="float16"), R.Tensor((4096, 11008), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 4096), dtype="float16"), R.Tensor((4096, 4096), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 4096), dtype="float16"), R.Tensor((4096, 11008), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 4096), dtype="float16"), R.Tensor((4096, 4096), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 4096), dtype="float16"), R.Tensor((4096, 11008), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 4096), dtype="float16"), R.Tensor((4096, 4096), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 4096), dtype="float16"), R.Tensor((4096, 11008), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 4096), dtype="float16"), R.Tensor((4096, 4096), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 4096), dtype="float16"), R.Tensor((4096, 11008), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 4096), dtype="float16"), R.Tensor((4096, 4096), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 4096), dtype="float16"), R.Tensor((4096, 11008), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 4096), dtype="float16"), R.Tensor((4096, 4096), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 4096), dtype="float16"), R.Tensor((4096, 11008), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 4096), dtype="float16"), R.Tensor((4096, 4096), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 4096), dtype="float16"), R.Tensor((4096, 11008), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 4096), dtype="float16"), R.Tensor((4096, 4096), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 4096), dtype="float16"), R.Tensor((4096, 11008), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 4096), dtype="float16"), R.Tensor((4096, 4096), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 4096), dtype="float16"), R.Tensor((4096, 11008), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 4096), dtype="float16"), R.Tensor((4096, 4096), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 4096), dtype="float16"), R.Tensor((4096, 11008), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 4096), dtype="float16"), R.Tensor((4096, 4096), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 4096), dtype="float16"), R.Tensor((4096, 11008), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 4096), dtype="float16"), R.Tensor((4096, 4096), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 4096), dtype="float16"), R.Tensor((4096, 11008), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 4096), dtype="float16"), R.Tensor((4096, 4096), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 4096), dtype="float16"), R.Tensor((4096, 11008), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 4096), dtype="float16"), R.Tensor((4096, 4096), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 4096), dtype="float16"), R.Tensor((4096, 11008), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 4096), dtype="float16"), R.Tensor((4096, 4096), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 4096), dtype="float16"), R.Tensor((4096, 11008), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 4096), dtype="float16"), R.Tensor((4096, 4096), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 4096), dtype="float16"), R.Tensor((4096, 11008), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 4096), dtype="float16"), R.Tensor((4096, 4096), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 4096), dtype="float16"), R.Tensor((4096, 11008), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 4096), dtype="float16"), R.Tensor((4096, 4096), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 4096), dtype="float16"), R.Tensor((4096, 11008), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 4096), dtype="float16"), R.Tensor((4096, 4096), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 4096), dtype="float16"), R.Tensor((4096, 11008), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 4096), dtype="float16"), R.Tensor((4096, 4096), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 4096), dtype="float16"), R.Tensor((4096, 11008), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 4096), dtype="float16"), R.Tensor((4096, 4096), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 4096), dtype="float16"), R.Tensor((4096, 11008), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 4096), dtype="float16"), R.Tensor((4096, 4096), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 4096), dtype="float16"), R.Tensor((4096, 11008), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 4096), dtype="float16"), R.Tensor((4096, 4096), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 4096), dtype="float16"), R.Tensor((4096, 11008), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 4096), dtype="float16"), R.Tensor((4096, 4096), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 4096), dtype="float16"), R.Tensor((4096, 11008), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 4096), dtype="float16"), R.Tensor((4096, 4096), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 4096), dtype="float16"), R.Tensor((4096, 11008), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 4096), dtype="float16"), R.Tensor((4096, 4096), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 4096), dtype="float16"), R.Tensor((4096, 11008), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 4096), dtype="float16"), R.Tensor((4096, 4096), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 4096), dtype="float16"), R.Tensor((4096, 11008), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 4096), dtype="float16"), R.Tensor((4096, 4096), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 4096), dtype="float16"), R.Tensor((4096, 11008), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((32000, 4096), dtype="float16"))) -> R.Tuple(R.Tensor((1, 1, 32000), dtype="float32"), R.Object):
@@ -765,518 +925,678 @@ class Module:
             lv3: R.Tensor((12288, 4096), dtype="float16") = model_params[1]
             lv4 = R.call_tir(cls.NT_matmul5, (lv3, lv2), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
             lv5 = R.reshape(lv4, R.shape([1, n, 96, 128]))
-            lv6 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv5, R.prim_value(0), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
-            lv7 = R.reshape(lv6, R.shape([1, n, 4096]))
-            lv8: R.Tensor((4096, 4096), dtype="float16") = model_params[2]
-            lv9 = R.call_tir(cls.fused_NT_matmul6_add6, (lv8, lv7, input_embeds), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv10: R.Tensor((4096,), dtype="float16") = model_params[3]
-            lv11 = R.call_tir(cls.rms_norm, (lv9, lv10), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv12: R.Tensor((22016, 4096), dtype="float16") = model_params[4]
-            lv13 = R.call_tir(cls.NT_matmul7, (lv12, lv11), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
-            lv14 = R.call_tir(cls.fused_split_silu_multiply, (lv13,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv15: R.Tensor((4096, 11008), dtype="float16") = model_params[5]
-            lv16 = R.call_tir(cls.fused_NT_matmul8_add8, (lv15, lv14, lv9), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv17: R.Tensor((4096,), dtype="float16") = model_params[6]
-            lv18 = R.call_tir(cls.rms_norm, (lv16, lv17), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv19: R.Tensor((12288, 4096), dtype="float16") = model_params[7]
-            lv20 = R.call_tir(cls.NT_matmul5, (lv19, lv18), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
-            lv21 = R.reshape(lv20, R.shape([1, n, 96, 128]))
-            lv22 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv21, R.prim_value(1), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
-            lv23 = R.reshape(lv22, R.shape([1, n, 4096]))
-            lv24: R.Tensor((4096, 4096), dtype="float16") = model_params[8]
-            lv25 = R.call_tir(cls.fused_NT_matmul6_add6, (lv24, lv23, lv16), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv26: R.Tensor((4096,), dtype="float16") = model_params[9]
-            lv27 = R.call_tir(cls.rms_norm, (lv25, lv26), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv28: R.Tensor((22016, 4096), dtype="float16") = model_params[10]
-            lv29 = R.call_tir(cls.NT_matmul7, (lv28, lv27), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
-            lv30 = R.call_tir(cls.fused_split_silu_multiply, (lv29,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv31: R.Tensor((4096, 11008), dtype="float16") = model_params[11]
-            lv32 = R.call_tir(cls.fused_NT_matmul8_add8, (lv31, lv30, lv25), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv33: R.Tensor((4096,), dtype="float16") = model_params[12]
-            lv34 = R.call_tir(cls.rms_norm, (lv32, lv33), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv35: R.Tensor((12288, 4096), dtype="float16") = model_params[13]
-            lv36 = R.call_tir(cls.NT_matmul5, (lv35, lv34), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
-            lv37 = R.reshape(lv36, R.shape([1, n, 96, 128]))
-            lv38 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv37, R.prim_value(2), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
-            lv39 = R.reshape(lv38, R.shape([1, n, 4096]))
-            lv40: R.Tensor((4096, 4096), dtype="float16") = model_params[14]
-            lv41 = R.call_tir(cls.fused_NT_matmul6_add6, (lv40, lv39, lv32), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv42: R.Tensor((4096,), dtype="float16") = model_params[15]
-            lv43 = R.call_tir(cls.rms_norm, (lv41, lv42), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv44: R.Tensor((22016, 4096), dtype="float16") = model_params[16]
-            lv45 = R.call_tir(cls.NT_matmul7, (lv44, lv43), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
-            lv46 = R.call_tir(cls.fused_split_silu_multiply, (lv45,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv47: R.Tensor((4096, 11008), dtype="float16") = model_params[17]
-            lv48 = R.call_tir(cls.fused_NT_matmul8_add8, (lv47, lv46, lv41), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv49: R.Tensor((4096,), dtype="float16") = model_params[18]
-            lv50 = R.call_tir(cls.rms_norm, (lv48, lv49), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv51: R.Tensor((12288, 4096), dtype="float16") = model_params[19]
-            lv52 = R.call_tir(cls.NT_matmul5, (lv51, lv50), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
-            lv53 = R.reshape(lv52, R.shape([1, n, 96, 128]))
-            lv54 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv53, R.prim_value(3), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
-            lv55 = R.reshape(lv54, R.shape([1, n, 4096]))
-            lv56: R.Tensor((4096, 4096), dtype="float16") = model_params[20]
-            lv57 = R.call_tir(cls.fused_NT_matmul6_add6, (lv56, lv55, lv48), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv58: R.Tensor((4096,), dtype="float16") = model_params[21]
-            lv59 = R.call_tir(cls.rms_norm, (lv57, lv58), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv60: R.Tensor((22016, 4096), dtype="float16") = model_params[22]
-            lv61 = R.call_tir(cls.NT_matmul7, (lv60, lv59), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
-            lv62 = R.call_tir(cls.fused_split_silu_multiply, (lv61,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv63: R.Tensor((4096, 11008), dtype="float16") = model_params[23]
-            lv64 = R.call_tir(cls.fused_NT_matmul8_add8, (lv63, lv62, lv57), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv65: R.Tensor((4096,), dtype="float16") = model_params[24]
-            lv66 = R.call_tir(cls.rms_norm, (lv64, lv65), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv67: R.Tensor((12288, 4096), dtype="float16") = model_params[25]
-            lv68 = R.call_tir(cls.NT_matmul5, (lv67, lv66), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
-            lv69 = R.reshape(lv68, R.shape([1, n, 96, 128]))
-            lv70 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv69, R.prim_value(4), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
-            lv71 = R.reshape(lv70, R.shape([1, n, 4096]))
-            lv72: R.Tensor((4096, 4096), dtype="float16") = model_params[26]
-            lv73 = R.call_tir(cls.fused_NT_matmul6_add6, (lv72, lv71, lv64), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv74: R.Tensor((4096,), dtype="float16") = model_params[27]
-            lv75 = R.call_tir(cls.rms_norm, (lv73, lv74), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv76: R.Tensor((22016, 4096), dtype="float16") = model_params[28]
-            lv77 = R.call_tir(cls.NT_matmul7, (lv76, lv75), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
-            lv78 = R.call_tir(cls.fused_split_silu_multiply, (lv77,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv79: R.Tensor((4096, 11008), dtype="float16") = model_params[29]
-            lv80 = R.call_tir(cls.fused_NT_matmul8_add8, (lv79, lv78, lv73), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv81: R.Tensor((4096,), dtype="float16") = model_params[30]
-            lv82 = R.call_tir(cls.rms_norm, (lv80, lv81), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv83: R.Tensor((12288, 4096), dtype="float16") = model_params[31]
-            lv84 = R.call_tir(cls.NT_matmul5, (lv83, lv82), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
-            lv85 = R.reshape(lv84, R.shape([1, n, 96, 128]))
-            lv86 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv85, R.prim_value(5), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
-            lv87 = R.reshape(lv86, R.shape([1, n, 4096]))
-            lv88: R.Tensor((4096, 4096), dtype="float16") = model_params[32]
-            lv89 = R.call_tir(cls.fused_NT_matmul6_add6, (lv88, lv87, lv80), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv90: R.Tensor((4096,), dtype="float16") = model_params[33]
-            lv91 = R.call_tir(cls.rms_norm, (lv89, lv90), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv92: R.Tensor((22016, 4096), dtype="float16") = model_params[34]
-            lv93 = R.call_tir(cls.NT_matmul7, (lv92, lv91), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
-            lv94 = R.call_tir(cls.fused_split_silu_multiply, (lv93,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv95: R.Tensor((4096, 11008), dtype="float16") = model_params[35]
-            lv96 = R.call_tir(cls.fused_NT_matmul8_add8, (lv95, lv94, lv89), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv97: R.Tensor((4096,), dtype="float16") = model_params[36]
-            lv98 = R.call_tir(cls.rms_norm, (lv96, lv97), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv99: R.Tensor((12288, 4096), dtype="float16") = model_params[37]
-            lv100 = R.call_tir(cls.NT_matmul5, (lv99, lv98), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
-            lv101 = R.reshape(lv100, R.shape([1, n, 96, 128]))
-            lv102 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv101, R.prim_value(6), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
-            lv103 = R.reshape(lv102, R.shape([1, n, 4096]))
-            lv104: R.Tensor((4096, 4096), dtype="float16") = model_params[38]
-            lv105 = R.call_tir(cls.fused_NT_matmul6_add6, (lv104, lv103, lv96), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv106: R.Tensor((4096,), dtype="float16") = model_params[39]
+            lv6: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv5, indices_or_sections=[32, 64], axis=2)
+            lv7: R.Tensor((1, n, 32, 128), dtype="float16") = lv6[0]
+            lv8: R.Tensor((1, n, 32, 128), dtype="float16") = lv6[1]
+            lv9: R.Tensor((1, n, 32, 128), dtype="float16") = lv6[2]
+            lv10: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", kv_cache, cls.kv_cache_transpose_append, lv8, lv9, R.prim_value(0), sinfo_args=(R.Object,))
+            lv11 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv10, cls.attention, lv7, R.prim_value(0), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv12 = R.reshape(lv11, R.shape([1, n, 4096]))
+            lv13: R.Tensor((4096, 4096), dtype="float16") = model_params[2]
+            lv14 = R.call_tir(cls.fused_NT_matmul6_add6, (lv13, lv12, input_embeds), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv15: R.Tensor((4096,), dtype="float16") = model_params[3]
+            lv16 = R.call_tir(cls.rms_norm, (lv14, lv15), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv17: R.Tensor((22016, 4096), dtype="float16") = model_params[4]
+            lv18 = R.call_tir(cls.NT_matmul7, (lv17, lv16), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
+            lv19 = R.call_tir(cls.fused_split_silu_multiply, (lv18,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
+            lv20: R.Tensor((4096, 11008), dtype="float16") = model_params[5]
+            lv21 = R.call_tir(cls.fused_NT_matmul8_add8, (lv20, lv19, lv14), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv22: R.Tensor((4096,), dtype="float16") = model_params[6]
+            lv23 = R.call_tir(cls.rms_norm, (lv21, lv22), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv24: R.Tensor((12288, 4096), dtype="float16") = model_params[7]
+            lv25 = R.call_tir(cls.NT_matmul5, (lv24, lv23), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
+            lv26 = R.reshape(lv25, R.shape([1, n, 96, 128]))
+            lv27: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv26, indices_or_sections=[32, 64], axis=2)
+            lv28: R.Tensor((1, n, 32, 128), dtype="float16") = lv27[0]
+            lv29: R.Tensor((1, n, 32, 128), dtype="float16") = lv27[1]
+            lv30: R.Tensor((1, n, 32, 128), dtype="float16") = lv27[2]
+            lv31: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv10, cls.kv_cache_transpose_append, lv29, lv30, R.prim_value(1), sinfo_args=(R.Object,))
+            lv32 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv31, cls.attention, lv28, R.prim_value(1), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv33 = R.reshape(lv32, R.shape([1, n, 4096]))
+            lv34: R.Tensor((4096, 4096), dtype="float16") = model_params[8]
+            lv35 = R.call_tir(cls.fused_NT_matmul6_add6, (lv34, lv33, lv21), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv36: R.Tensor((4096,), dtype="float16") = model_params[9]
+            lv37 = R.call_tir(cls.rms_norm, (lv35, lv36), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv38: R.Tensor((22016, 4096), dtype="float16") = model_params[10]
+            lv39 = R.call_tir(cls.NT_matmul7, (lv38, lv37), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
+            lv40 = R.call_tir(cls.fused_split_silu_multiply, (lv39,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
+            lv41: R.Tensor((4096, 11008), dtype="float16") = model_params[11]
+            lv42 = R.call_tir(cls.fused_NT_matmul8_add8, (lv41, lv40, lv35), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv43: R.Tensor((4096,), dtype="float16") = model_params[12]
+            lv44 = R.call_tir(cls.rms_norm, (lv42, lv43), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv45: R.Tensor((12288, 4096), dtype="float16") = model_params[13]
+            lv46 = R.call_tir(cls.NT_matmul5, (lv45, lv44), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
+            lv47 = R.reshape(lv46, R.shape([1, n, 96, 128]))
+            lv48: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv47, indices_or_sections=[32, 64], axis=2)
+            lv49: R.Tensor((1, n, 32, 128), dtype="float16") = lv48[0]
+            lv50: R.Tensor((1, n, 32, 128), dtype="float16") = lv48[1]
+            lv51: R.Tensor((1, n, 32, 128), dtype="float16") = lv48[2]
+            lv52: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv31, cls.kv_cache_transpose_append, lv50, lv51, R.prim_value(2), sinfo_args=(R.Object,))
+            lv53 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv52, cls.attention, lv49, R.prim_value(2), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv54 = R.reshape(lv53, R.shape([1, n, 4096]))
+            lv55: R.Tensor((4096, 4096), dtype="float16") = model_params[14]
+            lv56 = R.call_tir(cls.fused_NT_matmul6_add6, (lv55, lv54, lv42), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv57: R.Tensor((4096,), dtype="float16") = model_params[15]
+            lv58 = R.call_tir(cls.rms_norm, (lv56, lv57), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv59: R.Tensor((22016, 4096), dtype="float16") = model_params[16]
+            lv60 = R.call_tir(cls.NT_matmul7, (lv59, lv58), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
+            lv61 = R.call_tir(cls.fused_split_silu_multiply, (lv60,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
+            lv62: R.Tensor((4096, 11008), dtype="float16") = model_params[17]
+            lv63 = R.call_tir(cls.fused_NT_matmul8_add8, (lv62, lv61, lv56), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv64: R.Tensor((4096,), dtype="float16") = model_params[18]
+            lv65 = R.call_tir(cls.rms_norm, (lv63, lv64), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv66: R.Tensor((12288, 4096), dtype="float16") = model_params[19]
+            lv67 = R.call_tir(cls.NT_matmul5, (lv66, lv65), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
+            lv68 = R.reshape(lv67, R.shape([1, n, 96, 128]))
+            lv69: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv68, indices_or_sections=[32, 64], axis=2)
+            lv70: R.Tensor((1, n, 32, 128), dtype="float16") = lv69[0]
+            lv71: R.Tensor((1, n, 32, 128), dtype="float16") = lv69[1]
+            lv72: R.Tensor((1, n, 32, 128), dtype="float16") = lv69[2]
+            lv73: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv52, cls.kv_cache_transpose_append, lv71, lv72, R.prim_value(3), sinfo_args=(R.Object,))
+            lv74 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv73, cls.attention, lv70, R.prim_value(3), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv75 = R.reshape(lv74, R.shape([1, n, 4096]))
+            lv76: R.Tensor((4096, 4096), dtype="float16") = model_params[20]
+            lv77 = R.call_tir(cls.fused_NT_matmul6_add6, (lv76, lv75, lv63), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv78: R.Tensor((4096,), dtype="float16") = model_params[21]
+            lv79 = R.call_tir(cls.rms_norm, (lv77, lv78), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv80: R.Tensor((22016, 4096), dtype="float16") = model_params[22]
+            lv81 = R.call_tir(cls.NT_matmul7, (lv80, lv79), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
+            lv82 = R.call_tir(cls.fused_split_silu_multiply, (lv81,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
+            lv83: R.Tensor((4096, 11008), dtype="float16") = model_params[23]
+            lv84 = R.call_tir(cls.fused_NT_matmul8_add8, (lv83, lv82, lv77), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv85: R.Tensor((4096,), dtype="float16") = model_params[24]
+            lv86 = R.call_tir(cls.rms_norm, (lv84, lv85), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv87: R.Tensor((12288, 4096), dtype="float16") = model_params[25]
+            lv88 = R.call_tir(cls.NT_matmul5, (lv87, lv86), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
+            lv89 = R.reshape(lv88, R.shape([1, n, 96, 128]))
+            lv90: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv89, indices_or_sections=[32, 64], axis=2)
+            lv91: R.Tensor((1, n, 32, 128), dtype="float16") = lv90[0]
+            lv92: R.Tensor((1, n, 32, 128), dtype="float16") = lv90[1]
+            lv93: R.Tensor((1, n, 32, 128), dtype="float16") = lv90[2]
+            lv94: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv73, cls.kv_cache_transpose_append, lv92, lv93, R.prim_value(4), sinfo_args=(R.Object,))
+            lv95 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv94, cls.attention, lv91, R.prim_value(4), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv96 = R.reshape(lv95, R.shape([1, n, 4096]))
+            lv97: R.Tensor((4096, 4096), dtype="float16") = model_params[26]
+            lv98 = R.call_tir(cls.fused_NT_matmul6_add6, (lv97, lv96, lv84), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv99: R.Tensor((4096,), dtype="float16") = model_params[27]
+            lv100 = R.call_tir(cls.rms_norm, (lv98, lv99), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv101: R.Tensor((22016, 4096), dtype="float16") = model_params[28]
+            lv102 = R.call_tir(cls.NT_matmul7, (lv101, lv100), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
+            lv103 = R.call_tir(cls.fused_split_silu_multiply, (lv102,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
+            lv104: R.Tensor((4096, 11008), dtype="float16") = model_params[29]
+            lv105 = R.call_tir(cls.fused_NT_matmul8_add8, (lv104, lv103, lv98), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv106: R.Tensor((4096,), dtype="float16") = model_params[30]
             lv107 = R.call_tir(cls.rms_norm, (lv105, lv106), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv108: R.Tensor((22016, 4096), dtype="float16") = model_params[40]
-            lv109 = R.call_tir(cls.NT_matmul7, (lv108, lv107), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
-            lv110 = R.call_tir(cls.fused_split_silu_multiply, (lv109,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv111: R.Tensor((4096, 11008), dtype="float16") = model_params[41]
-            lv112 = R.call_tir(cls.fused_NT_matmul8_add8, (lv111, lv110, lv105), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv113: R.Tensor((4096,), dtype="float16") = model_params[42]
-            lv114 = R.call_tir(cls.rms_norm, (lv112, lv113), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv115: R.Tensor((12288, 4096), dtype="float16") = model_params[43]
-            lv116 = R.call_tir(cls.NT_matmul5, (lv115, lv114), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
-            lv117 = R.reshape(lv116, R.shape([1, n, 96, 128]))
-            lv118 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv117, R.prim_value(7), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
-            lv119 = R.reshape(lv118, R.shape([1, n, 4096]))
-            lv120: R.Tensor((4096, 4096), dtype="float16") = model_params[44]
-            lv121 = R.call_tir(cls.fused_NT_matmul6_add6, (lv120, lv119, lv112), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv122: R.Tensor((4096,), dtype="float16") = model_params[45]
-            lv123 = R.call_tir(cls.rms_norm, (lv121, lv122), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv124: R.Tensor((22016, 4096), dtype="float16") = model_params[46]
-            lv125 = R.call_tir(cls.NT_matmul7, (lv124, lv123), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
-            lv126 = R.call_tir(cls.fused_split_silu_multiply, (lv125,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv127: R.Tensor((4096, 11008), dtype="float16") = model_params[47]
-            lv128 = R.call_tir(cls.fused_NT_matmul8_add8, (lv127, lv126, lv121), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv129: R.Tensor((4096,), dtype="float16") = model_params[48]
-            lv130 = R.call_tir(cls.rms_norm, (lv128, lv129), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv131: R.Tensor((12288, 4096), dtype="float16") = model_params[49]
-            lv132 = R.call_tir(cls.NT_matmul5, (lv131, lv130), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
-            lv133 = R.reshape(lv132, R.shape([1, n, 96, 128]))
-            lv134 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv133, R.prim_value(8), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
-            lv135 = R.reshape(lv134, R.shape([1, n, 4096]))
-            lv136: R.Tensor((4096, 4096), dtype="float16") = model_params[50]
-            lv137 = R.call_tir(cls.fused_NT_matmul6_add6, (lv136, lv135, lv128), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv138: R.Tensor((4096,), dtype="float16") = model_params[51]
-            lv139 = R.call_tir(cls.rms_norm, (lv137, lv138), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv140: R.Tensor((22016, 4096), dtype="float16") = model_params[52]
-            lv141 = R.call_tir(cls.NT_matmul7, (lv140, lv139), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
-            lv142 = R.call_tir(cls.fused_split_silu_multiply, (lv141,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv143: R.Tensor((4096, 11008), dtype="float16") = model_params[53]
-            lv144 = R.call_tir(cls.fused_NT_matmul8_add8, (lv143, lv142, lv137), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv145: R.Tensor((4096,), dtype="float16") = model_params[54]
-            lv146 = R.call_tir(cls.rms_norm, (lv144, lv145), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv147: R.Tensor((12288, 4096), dtype="float16") = model_params[55]
-            lv148 = R.call_tir(cls.NT_matmul5, (lv147, lv146), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
-            lv149 = R.reshape(lv148, R.shape([1, n, 96, 128]))
-            lv150 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv149, R.prim_value(9), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
-            lv151 = R.reshape(lv150, R.shape([1, n, 4096]))
-            lv152: R.Tensor((4096, 4096), dtype="float16") = model_params[56]
-            lv153 = R.call_tir(cls.fused_NT_matmul6_add6, (lv152, lv151, lv144), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv154: R.Tensor((4096,), dtype="float16") = model_params[57]
-            lv155 = R.call_tir(cls.rms_norm, (lv153, lv154), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv156: R.Tensor((22016, 4096), dtype="float16") = model_params[58]
-            lv157 = R.call_tir(cls.NT_matmul7, (lv156, lv155), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
-            lv158 = R.call_tir(cls.fused_split_silu_multiply, (lv157,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv159: R.Tensor((4096, 11008), dtype="float16") = model_params[59]
-            lv160 = R.call_tir(cls.fused_NT_matmul8_add8, (lv159, lv158, lv153), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv161: R.Tensor((4096,), dtype="float16") = model_params[60]
-            lv162 = R.call_tir(cls.rms_norm, (lv160, lv161), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv163: R.Tensor((12288, 4096), dtype="float16") = model_params[61]
-            lv164 = R.call_tir(cls.NT_matmul5, (lv163, lv162), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
-            lv165 = R.reshape(lv164, R.shape([1, n, 96, 128]))
-            lv166 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv165, R.prim_value(10), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
-            lv167 = R.reshape(lv166, R.shape([1, n, 4096]))
-            lv168: R.Tensor((4096, 4096), dtype="float16") = model_params[62]
-            lv169 = R.call_tir(cls.fused_NT_matmul6_add6, (lv168, lv167, lv160), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv170: R.Tensor((4096,), dtype="float16") = model_params[63]
-            lv171 = R.call_tir(cls.rms_norm, (lv169, lv170), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv172: R.Tensor((22016, 4096), dtype="float16") = model_params[64]
-            lv173 = R.call_tir(cls.NT_matmul7, (lv172, lv171), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
-            lv174 = R.call_tir(cls.fused_split_silu_multiply, (lv173,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv175: R.Tensor((4096, 11008), dtype="float16") = model_params[65]
-            lv176 = R.call_tir(cls.fused_NT_matmul8_add8, (lv175, lv174, lv169), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv177: R.Tensor((4096,), dtype="float16") = model_params[66]
-            lv178 = R.call_tir(cls.rms_norm, (lv176, lv177), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv179: R.Tensor((12288, 4096), dtype="float16") = model_params[67]
-            lv180 = R.call_tir(cls.NT_matmul5, (lv179, lv178), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
-            lv181 = R.reshape(lv180, R.shape([1, n, 96, 128]))
-            lv182 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv181, R.prim_value(11), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
-            lv183 = R.reshape(lv182, R.shape([1, n, 4096]))
-            lv184: R.Tensor((4096, 4096), dtype="float16") = model_params[68]
-            lv185 = R.call_tir(cls.fused_NT_matmul6_add6, (lv184, lv183, lv176), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv186: R.Tensor((4096,), dtype="float16") = model_params[69]
-            lv187 = R.call_tir(cls.rms_norm, (lv185, lv186), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv188: R.Tensor((22016, 4096), dtype="float16") = model_params[70]
-            lv189 = R.call_tir(cls.NT_matmul7, (lv188, lv187), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
-            lv190 = R.call_tir(cls.fused_split_silu_multiply, (lv189,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv191: R.Tensor((4096, 11008), dtype="float16") = model_params[71]
-            lv192 = R.call_tir(cls.fused_NT_matmul8_add8, (lv191, lv190, lv185), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv193: R.Tensor((4096,), dtype="float16") = model_params[72]
-            lv194 = R.call_tir(cls.rms_norm, (lv192, lv193), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv195: R.Tensor((12288, 4096), dtype="float16") = model_params[73]
-            lv196 = R.call_tir(cls.NT_matmul5, (lv195, lv194), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
-            lv197 = R.reshape(lv196, R.shape([1, n, 96, 128]))
-            lv198 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv197, R.prim_value(12), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
-            lv199 = R.reshape(lv198, R.shape([1, n, 4096]))
-            lv200: R.Tensor((4096, 4096), dtype="float16") = model_params[74]
-            lv201 = R.call_tir(cls.fused_NT_matmul6_add6, (lv200, lv199, lv192), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv202: R.Tensor((4096,), dtype="float16") = model_params[75]
-            lv203 = R.call_tir(cls.rms_norm, (lv201, lv202), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv204: R.Tensor((22016, 4096), dtype="float16") = model_params[76]
-            lv205 = R.call_tir(cls.NT_matmul7, (lv204, lv203), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
-            lv206 = R.call_tir(cls.fused_split_silu_multiply, (lv205,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv207: R.Tensor((4096, 11008), dtype="float16") = model_params[77]
-            lv208 = R.call_tir(cls.fused_NT_matmul8_add8, (lv207, lv206, lv201), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv209: R.Tensor((4096,), dtype="float16") = model_params[78]
-            lv210 = R.call_tir(cls.rms_norm, (lv208, lv209), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv211: R.Tensor((12288, 4096), dtype="float16") = model_params[79]
-            lv212 = R.call_tir(cls.NT_matmul5, (lv211, lv210), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
-            lv213 = R.reshape(lv212, R.shape([1, n, 96, 128]))
-            lv214 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv213, R.prim_value(13), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
-            lv215 = R.reshape(lv214, R.shape([1, n, 4096]))
-            lv216: R.Tensor((4096, 4096), dtype="float16") = model_params[80]
-            lv217 = R.call_tir(cls.fused_NT_matmul6_add6, (lv216, lv215, lv208), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv218: R.Tensor((4096,), dtype="float16") = model_params[81]
-            lv219 = R.call_tir(cls.rms_norm, (lv217, lv218), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv220: R.Tensor((22016, 4096), dtype="float16") = model_params[82]
-            lv221 = R.call_tir(cls.NT_matmul7, (lv220, lv219), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
-            lv222 = R.call_tir(cls.fused_split_silu_multiply, (lv221,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv223: R.Tensor((4096, 11008), dtype="float16") = model_params[83]
-            lv224 = R.call_tir(cls.fused_NT_matmul8_add8, (lv223, lv222, lv217), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv225: R.Tensor((4096,), dtype="float16") = model_params[84]
+            lv108: R.Tensor((12288, 4096), dtype="float16") = model_params[31]
+            lv109 = R.call_tir(cls.NT_matmul5, (lv108, lv107), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
+            lv110 = R.reshape(lv109, R.shape([1, n, 96, 128]))
+            lv111: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv110, indices_or_sections=[32, 64], axis=2)
+            lv112: R.Tensor((1, n, 32, 128), dtype="float16") = lv111[0]
+            lv113: R.Tensor((1, n, 32, 128), dtype="float16") = lv111[1]
+            lv114: R.Tensor((1, n, 32, 128), dtype="float16") = lv111[2]
+            lv115: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv94, cls.kv_cache_transpose_append, lv113, lv114, R.prim_value(5), sinfo_args=(R.Object,))
+            lv116 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv115, cls.attention, lv112, R.prim_value(5), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv117 = R.reshape(lv116, R.shape([1, n, 4096]))
+            lv118: R.Tensor((4096, 4096), dtype="float16") = model_params[32]
+            lv119 = R.call_tir(cls.fused_NT_matmul6_add6, (lv118, lv117, lv105), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv120: R.Tensor((4096,), dtype="float16") = model_params[33]
+            lv121 = R.call_tir(cls.rms_norm, (lv119, lv120), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv122: R.Tensor((22016, 4096), dtype="float16") = model_params[34]
+            lv123 = R.call_tir(cls.NT_matmul7, (lv122, lv121), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
+            lv124 = R.call_tir(cls.fused_split_silu_multiply, (lv123,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
+            lv125: R.Tensor((4096, 11008), dtype="float16") = model_params[35]
+            lv126 = R.call_tir(cls.fused_NT_matmul8_add8, (lv125, lv124, lv119), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv127: R.Tensor((4096,), dtype="float16") = model_params[36]
+            lv128 = R.call_tir(cls.rms_norm, (lv126, lv127), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv129: R.Tensor((12288, 4096), dtype="float16") = model_params[37]
+            lv130 = R.call_tir(cls.NT_matmul5, (lv129, lv128), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
+            lv131 = R.reshape(lv130, R.shape([1, n, 96, 128]))
+            lv132: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv131, indices_or_sections=[32, 64], axis=2)
+            lv133: R.Tensor((1, n, 32, 128), dtype="float16") = lv132[0]
+            lv134: R.Tensor((1, n, 32, 128), dtype="float16") = lv132[1]
+            lv135: R.Tensor((1, n, 32, 128), dtype="float16") = lv132[2]
+            lv136: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv115, cls.kv_cache_transpose_append, lv134, lv135, R.prim_value(6), sinfo_args=(R.Object,))
+            lv137 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv136, cls.attention, lv133, R.prim_value(6), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv138 = R.reshape(lv137, R.shape([1, n, 4096]))
+            lv139: R.Tensor((4096, 4096), dtype="float16") = model_params[38]
+            lv140 = R.call_tir(cls.fused_NT_matmul6_add6, (lv139, lv138, lv126), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv141: R.Tensor((4096,), dtype="float16") = model_params[39]
+            lv142 = R.call_tir(cls.rms_norm, (lv140, lv141), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv143: R.Tensor((22016, 4096), dtype="float16") = model_params[40]
+            lv144 = R.call_tir(cls.NT_matmul7, (lv143, lv142), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
+            lv145 = R.call_tir(cls.fused_split_silu_multiply, (lv144,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
+            lv146: R.Tensor((4096, 11008), dtype="float16") = model_params[41]
+            lv147 = R.call_tir(cls.fused_NT_matmul8_add8, (lv146, lv145, lv140), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv148: R.Tensor((4096,), dtype="float16") = model_params[42]
+            lv149 = R.call_tir(cls.rms_norm, (lv147, lv148), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv150: R.Tensor((12288, 4096), dtype="float16") = model_params[43]
+            lv151 = R.call_tir(cls.NT_matmul5, (lv150, lv149), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
+            lv152 = R.reshape(lv151, R.shape([1, n, 96, 128]))
+            lv153: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv152, indices_or_sections=[32, 64], axis=2)
+            lv154: R.Tensor((1, n, 32, 128), dtype="float16") = lv153[0]
+            lv155: R.Tensor((1, n, 32, 128), dtype="float16") = lv153[1]
+            lv156: R.Tensor((1, n, 32, 128), dtype="float16") = lv153[2]
+            lv157: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv136, cls.kv_cache_transpose_append, lv155, lv156, R.prim_value(7), sinfo_args=(R.Object,))
+            lv158 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv157, cls.attention, lv154, R.prim_value(7), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv159 = R.reshape(lv158, R.shape([1, n, 4096]))
+            lv160: R.Tensor((4096, 4096), dtype="float16") = model_params[44]
+            lv161 = R.call_tir(cls.fused_NT_matmul6_add6, (lv160, lv159, lv147), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv162: R.Tensor((4096,), dtype="float16") = model_params[45]
+            lv163 = R.call_tir(cls.rms_norm, (lv161, lv162), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv164: R.Tensor((22016, 4096), dtype="float16") = model_params[46]
+            lv165 = R.call_tir(cls.NT_matmul7, (lv164, lv163), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
+            lv166 = R.call_tir(cls.fused_split_silu_multiply, (lv165,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
+            lv167: R.Tensor((4096, 11008), dtype="float16") = model_params[47]
+            lv168 = R.call_tir(cls.fused_NT_matmul8_add8, (lv167, lv166, lv161), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv169: R.Tensor((4096,), dtype="float16") = model_params[48]
+            lv170 = R.call_tir(cls.rms_norm, (lv168, lv169), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv171: R.Tensor((12288, 4096), dtype="float16") = model_params[49]
+            lv172 = R.call_tir(cls.NT_matmul5, (lv171, lv170), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
+            lv173 = R.reshape(lv172, R.shape([1, n, 96, 128]))
+            lv174: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv173, indices_or_sections=[32, 64], axis=2)
+            lv175: R.Tensor((1, n, 32, 128), dtype="float16") = lv174[0]
+            lv176: R.Tensor((1, n, 32, 128), dtype="float16") = lv174[1]
+            lv177: R.Tensor((1, n, 32, 128), dtype="float16") = lv174[2]
+            lv178: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv157, cls.kv_cache_transpose_append, lv176, lv177, R.prim_value(8), sinfo_args=(R.Object,))
+            lv179 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv178, cls.attention, lv175, R.prim_value(8), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv180 = R.reshape(lv179, R.shape([1, n, 4096]))
+            lv181: R.Tensor((4096, 4096), dtype="float16") = model_params[50]
+            lv182 = R.call_tir(cls.fused_NT_matmul6_add6, (lv181, lv180, lv168), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv183: R.Tensor((4096,), dtype="float16") = model_params[51]
+            lv184 = R.call_tir(cls.rms_norm, (lv182, lv183), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv185: R.Tensor((22016, 4096), dtype="float16") = model_params[52]
+            lv186 = R.call_tir(cls.NT_matmul7, (lv185, lv184), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
+            lv187 = R.call_tir(cls.fused_split_silu_multiply, (lv186,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
+            lv188: R.Tensor((4096, 11008), dtype="float16") = model_params[53]
+            lv189 = R.call_tir(cls.fused_NT_matmul8_add8, (lv188, lv187, lv182), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv190: R.Tensor((4096,), dtype="float16") = model_params[54]
+            lv191 = R.call_tir(cls.rms_norm, (lv189, lv190), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv192: R.Tensor((12288, 4096), dtype="float16") = model_params[55]
+            lv193 = R.call_tir(cls.NT_matmul5, (lv192, lv191), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
+            lv194 = R.reshape(lv193, R.shape([1, n, 96, 128]))
+            lv195: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv194, indices_or_sections=[32, 64], axis=2)
+            lv196: R.Tensor((1, n, 32, 128), dtype="float16") = lv195[0]
+            lv197: R.Tensor((1, n, 32, 128), dtype="float16") = lv195[1]
+            lv198: R.Tensor((1, n, 32, 128), dtype="float16") = lv195[2]
+            lv199: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv178, cls.kv_cache_transpose_append, lv197, lv198, R.prim_value(9), sinfo_args=(R.Object,))
+            lv200 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv199, cls.attention, lv196, R.prim_value(9), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv201 = R.reshape(lv200, R.shape([1, n, 4096]))
+            lv202: R.Tensor((4096, 4096), dtype="float16") = model_params[56]
+            lv203 = R.call_tir(cls.fused_NT_matmul6_add6, (lv202, lv201, lv189), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv204: R.Tensor((4096,), dtype="float16") = model_params[57]
+            lv205 = R.call_tir(cls.rms_norm, (lv203, lv204), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv206: R.Tensor((22016, 4096), dtype="float16") = model_params[58]
+            lv207 = R.call_tir(cls.NT_matmul7, (lv206, lv205), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
+            lv208 = R.call_tir(cls.fused_split_silu_multiply, (lv207,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
+            lv209: R.Tensor((4096, 11008), dtype="float16") = model_params[59]
+            lv210 = R.call_tir(cls.fused_NT_matmul8_add8, (lv209, lv208, lv203), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv211: R.Tensor((4096,), dtype="float16") = model_params[60]
+            lv212 = R.call_tir(cls.rms_norm, (lv210, lv211), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv213: R.Tensor((12288, 4096), dtype="float16") = model_params[61]
+            lv214 = R.call_tir(cls.NT_matmul5, (lv213, lv212), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
+            lv215 = R.reshape(lv214, R.shape([1, n, 96, 128]))
+            lv216: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv215, indices_or_sections=[32, 64], axis=2)
+            lv217: R.Tensor((1, n, 32, 128), dtype="float16") = lv216[0]
+            lv218: R.Tensor((1, n, 32, 128), dtype="float16") = lv216[1]
+            lv219: R.Tensor((1, n, 32, 128), dtype="float16") = lv216[2]
+            lv220: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv199, cls.kv_cache_transpose_append, lv218, lv219, R.prim_value(10), sinfo_args=(R.Object,))
+            lv221 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv220, cls.attention, lv217, R.prim_value(10), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv222 = R.reshape(lv221, R.shape([1, n, 4096]))
+            lv223: R.Tensor((4096, 4096), dtype="float16") = model_params[62]
+            lv224 = R.call_tir(cls.fused_NT_matmul6_add6, (lv223, lv222, lv210), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv225: R.Tensor((4096,), dtype="float16") = model_params[63]
             lv226 = R.call_tir(cls.rms_norm, (lv224, lv225), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv227: R.Tensor((12288, 4096), dtype="float16") = model_params[85]
-            lv228 = R.call_tir(cls.NT_matmul5, (lv227, lv226), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
-            lv229 = R.reshape(lv228, R.shape([1, n, 96, 128]))
-            lv230 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv229, R.prim_value(14), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
-            lv231 = R.reshape(lv230, R.shape([1, n, 4096]))
-            lv232: R.Tensor((4096, 4096), dtype="float16") = model_params[86]
-            lv233 = R.call_tir(cls.fused_NT_matmul6_add6, (lv232, lv231, lv224), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv234: R.Tensor((4096,), dtype="float16") = model_params[87]
-            lv235 = R.call_tir(cls.rms_norm, (lv233, lv234), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv236: R.Tensor((22016, 4096), dtype="float16") = model_params[88]
-            lv237 = R.call_tir(cls.NT_matmul7, (lv236, lv235), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
-            lv238 = R.call_tir(cls.fused_split_silu_multiply, (lv237,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv239: R.Tensor((4096, 11008), dtype="float16") = model_params[89]
-            lv240 = R.call_tir(cls.fused_NT_matmul8_add8, (lv239, lv238, lv233), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv241: R.Tensor((4096,), dtype="float16") = model_params[90]
-            lv242 = R.call_tir(cls.rms_norm, (lv240, lv241), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv243: R.Tensor((12288, 4096), dtype="float16") = model_params[91]
-            lv244 = R.call_tir(cls.NT_matmul5, (lv243, lv242), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
-            lv245 = R.reshape(lv244, R.shape([1, n, 96, 128]))
-            lv246 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv245, R.prim_value(15), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
-            lv247 = R.reshape(lv246, R.shape([1, n, 4096]))
-            lv248: R.Tensor((4096, 4096), dtype="float16") = model_params[92]
-            lv249 = R.call_tir(cls.fused_NT_matmul6_add6, (lv248, lv247, lv240), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv250: R.Tensor((4096,), dtype="float16") = model_params[93]
-            lv251 = R.call_tir(cls.rms_norm, (lv249, lv250), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv252: R.Tensor((22016, 4096), dtype="float16") = model_params[94]
-            lv253 = R.call_tir(cls.NT_matmul7, (lv252, lv251), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
-            lv254 = R.call_tir(cls.fused_split_silu_multiply, (lv253,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv255: R.Tensor((4096, 11008), dtype="float16") = model_params[95]
-            lv256 = R.call_tir(cls.fused_NT_matmul8_add8, (lv255, lv254, lv249), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv257: R.Tensor((4096,), dtype="float16") = model_params[96]
-            lv258 = R.call_tir(cls.rms_norm, (lv256, lv257), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv259: R.Tensor((12288, 4096), dtype="float16") = model_params[97]
-            lv260 = R.call_tir(cls.NT_matmul5, (lv259, lv258), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
-            lv261 = R.reshape(lv260, R.shape([1, n, 96, 128]))
-            lv262 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv261, R.prim_value(16), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
-            lv263 = R.reshape(lv262, R.shape([1, n, 4096]))
-            lv264: R.Tensor((4096, 4096), dtype="float16") = model_params[98]
-            lv265 = R.call_tir(cls.fused_NT_matmul6_add6, (lv264, lv263, lv256), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv266: R.Tensor((4096,), dtype="float16") = model_params[99]
-            lv267 = R.call_tir(cls.rms_norm, (lv265, lv266), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv268: R.Tensor((22016, 4096), dtype="float16") = model_params[100]
-            lv269 = R.call_tir(cls.NT_matmul7, (lv268, lv267), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
-            lv270 = R.call_tir(cls.fused_split_silu_multiply, (lv269,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv271: R.Tensor((4096, 11008), dtype="float16") = model_params[101]
-            lv272 = R.call_tir(cls.fused_NT_matmul8_add8, (lv271, lv270, lv265), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv273: R.Tensor((4096,), dtype="float16") = model_params[102]
-            lv274 = R.call_tir(cls.rms_norm, (lv272, lv273), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv275: R.Tensor((12288, 4096), dtype="float16") = model_params[103]
-            lv276 = R.call_tir(cls.NT_matmul5, (lv275, lv274), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
-            lv277 = R.reshape(lv276, R.shape([1, n, 96, 128]))
-            lv278 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv277, R.prim_value(17), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
-            lv279 = R.reshape(lv278, R.shape([1, n, 4096]))
-            lv280: R.Tensor((4096, 4096), dtype="float16") = model_params[104]
-            lv281 = R.call_tir(cls.fused_NT_matmul6_add6, (lv280, lv279, lv272), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv282: R.Tensor((4096,), dtype="float16") = model_params[105]
-            lv283 = R.call_tir(cls.rms_norm, (lv281, lv282), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv284: R.Tensor((22016, 4096), dtype="float16") = model_params[106]
-            lv285 = R.call_tir(cls.NT_matmul7, (lv284, lv283), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
-            lv286 = R.call_tir(cls.fused_split_silu_multiply, (lv285,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv287: R.Tensor((4096, 11008), dtype="float16") = model_params[107]
-            lv288 = R.call_tir(cls.fused_NT_matmul8_add8, (lv287, lv286, lv281), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv289: R.Tensor((4096,), dtype="float16") = model_params[108]
-            lv290 = R.call_tir(cls.rms_norm, (lv288, lv289), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv291: R.Tensor((12288, 4096), dtype="float16") = model_params[109]
-            lv292 = R.call_tir(cls.NT_matmul5, (lv291, lv290), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
-            lv293 = R.reshape(lv292, R.shape([1, n, 96, 128]))
-            lv294 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv293, R.prim_value(18), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
-            lv295 = R.reshape(lv294, R.shape([1, n, 4096]))
-            lv296: R.Tensor((4096, 4096), dtype="float16") = model_params[110]
-            lv297 = R.call_tir(cls.fused_NT_matmul6_add6, (lv296, lv295, lv288), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv298: R.Tensor((4096,), dtype="float16") = model_params[111]
-            lv299 = R.call_tir(cls.rms_norm, (lv297, lv298), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv300: R.Tensor((22016, 4096), dtype="float16") = model_params[112]
-            lv301 = R.call_tir(cls.NT_matmul7, (lv300, lv299), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
-            lv302 = R.call_tir(cls.fused_split_silu_multiply, (lv301,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv303: R.Tensor((4096, 11008), dtype="float16") = model_params[113]
-            lv304 = R.call_tir(cls.fused_NT_matmul8_add8, (lv303, lv302, lv297), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv305: R.Tensor((4096,), dtype="float16") = model_params[114]
-            lv306 = R.call_tir(cls.rms_norm, (lv304, lv305), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv307: R.Tensor((12288, 4096), dtype="float16") = model_params[115]
-            lv308 = R.call_tir(cls.NT_matmul5, (lv307, lv306), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
-            lv309 = R.reshape(lv308, R.shape([1, n, 96, 128]))
-            lv310 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv309, R.prim_value(19), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
-            lv311 = R.reshape(lv310, R.shape([1, n, 4096]))
-            lv312: R.Tensor((4096, 4096), dtype="float16") = model_params[116]
-            lv313 = R.call_tir(cls.fused_NT_matmul6_add6, (lv312, lv311, lv304), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv314: R.Tensor((4096,), dtype="float16") = model_params[117]
-            lv315 = R.call_tir(cls.rms_norm, (lv313, lv314), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv316: R.Tensor((22016, 4096), dtype="float16") = model_params[118]
-            lv317 = R.call_tir(cls.NT_matmul7, (lv316, lv315), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
-            lv318 = R.call_tir(cls.fused_split_silu_multiply, (lv317,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv319: R.Tensor((4096, 11008), dtype="float16") = model_params[119]
-            lv320 = R.call_tir(cls.fused_NT_matmul8_add8, (lv319, lv318, lv313), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv321: R.Tensor((4096,), dtype="float16") = model_params[120]
-            lv322 = R.call_tir(cls.rms_norm, (lv320, lv321), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv323: R.Tensor((12288, 4096), dtype="float16") = model_params[121]
-            lv324 = R.call_tir(cls.NT_matmul5, (lv323, lv322), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
-            lv325 = R.reshape(lv324, R.shape([1, n, 96, 128]))
-            lv326 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv325, R.prim_value(20), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv227: R.Tensor((22016, 4096), dtype="float16") = model_params[64]
+            lv228 = R.call_tir(cls.NT_matmul7, (lv227, lv226), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
+            lv229 = R.call_tir(cls.fused_split_silu_multiply, (lv228,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
+            lv230: R.Tensor((4096, 11008), dtype="float16") = model_params[65]
+            lv231 = R.call_tir(cls.fused_NT_matmul8_add8, (lv230, lv229, lv224), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv232: R.Tensor((4096,), dtype="float16") = model_params[66]
+            lv233 = R.call_tir(cls.rms_norm, (lv231, lv232), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv234: R.Tensor((12288, 4096), dtype="float16") = model_params[67]
+            lv235 = R.call_tir(cls.NT_matmul5, (lv234, lv233), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
+            lv236 = R.reshape(lv235, R.shape([1, n, 96, 128]))
+            lv237: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv236, indices_or_sections=[32, 64], axis=2)
+            lv238: R.Tensor((1, n, 32, 128), dtype="float16") = lv237[0]
+            lv239: R.Tensor((1, n, 32, 128), dtype="float16") = lv237[1]
+            lv240: R.Tensor((1, n, 32, 128), dtype="float16") = lv237[2]
+            lv241: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv220, cls.kv_cache_transpose_append, lv239, lv240, R.prim_value(11), sinfo_args=(R.Object,))
+            lv242 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv241, cls.attention, lv238, R.prim_value(11), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv243 = R.reshape(lv242, R.shape([1, n, 4096]))
+            lv244: R.Tensor((4096, 4096), dtype="float16") = model_params[68]
+            lv245 = R.call_tir(cls.fused_NT_matmul6_add6, (lv244, lv243, lv231), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv246: R.Tensor((4096,), dtype="float16") = model_params[69]
+            lv247 = R.call_tir(cls.rms_norm, (lv245, lv246), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv248: R.Tensor((22016, 4096), dtype="float16") = model_params[70]
+            lv249 = R.call_tir(cls.NT_matmul7, (lv248, lv247), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
+            lv250 = R.call_tir(cls.fused_split_silu_multiply, (lv249,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
+            lv251: R.Tensor((4096, 11008), dtype="float16") = model_params[71]
+            lv252 = R.call_tir(cls.fused_NT_matmul8_add8, (lv251, lv250, lv245), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv253: R.Tensor((4096,), dtype="float16") = model_params[72]
+            lv254 = R.call_tir(cls.rms_norm, (lv252, lv253), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv255: R.Tensor((12288, 4096), dtype="float16") = model_params[73]
+            lv256 = R.call_tir(cls.NT_matmul5, (lv255, lv254), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
+            lv257 = R.reshape(lv256, R.shape([1, n, 96, 128]))
+            lv258: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv257, indices_or_sections=[32, 64], axis=2)
+            lv259: R.Tensor((1, n, 32, 128), dtype="float16") = lv258[0]
+            lv260: R.Tensor((1, n, 32, 128), dtype="float16") = lv258[1]
+            lv261: R.Tensor((1, n, 32, 128), dtype="float16") = lv258[2]
+            lv262: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv241, cls.kv_cache_transpose_append, lv260, lv261, R.prim_value(12), sinfo_args=(R.Object,))
+            lv263 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv262, cls.attention, lv259, R.prim_value(12), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv264 = R.reshape(lv263, R.shape([1, n, 4096]))
+            lv265: R.Tensor((4096, 4096), dtype="float16") = model_params[74]
+            lv266 = R.call_tir(cls.fused_NT_matmul6_add6, (lv265, lv264, lv252), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv267: R.Tensor((4096,), dtype="float16") = model_params[75]
+            lv268 = R.call_tir(cls.rms_norm, (lv266, lv267), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv269: R.Tensor((22016, 4096), dtype="float16") = model_params[76]
+            lv270 = R.call_tir(cls.NT_matmul7, (lv269, lv268), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
+            lv271 = R.call_tir(cls.fused_split_silu_multiply, (lv270,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
+            lv272: R.Tensor((4096, 11008), dtype="float16") = model_params[77]
+            lv273 = R.call_tir(cls.fused_NT_matmul8_add8, (lv272, lv271, lv266), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv274: R.Tensor((4096,), dtype="float16") = model_params[78]
+            lv275 = R.call_tir(cls.rms_norm, (lv273, lv274), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv276: R.Tensor((12288, 4096), dtype="float16") = model_params[79]
+            lv277 = R.call_tir(cls.NT_matmul5, (lv276, lv275), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
+            lv278 = R.reshape(lv277, R.shape([1, n, 96, 128]))
+            lv279: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv278, indices_or_sections=[32, 64], axis=2)
+            lv280: R.Tensor((1, n, 32, 128), dtype="float16") = lv279[0]
+            lv281: R.Tensor((1, n, 32, 128), dtype="float16") = lv279[1]
+            lv282: R.Tensor((1, n, 32, 128), dtype="float16") = lv279[2]
+            lv283: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv262, cls.kv_cache_transpose_append, lv281, lv282, R.prim_value(13), sinfo_args=(R.Object,))
+            lv284 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv283, cls.attention, lv280, R.prim_value(13), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv285 = R.reshape(lv284, R.shape([1, n, 4096]))
+            lv286: R.Tensor((4096, 4096), dtype="float16") = model_params[80]
+            lv287 = R.call_tir(cls.fused_NT_matmul6_add6, (lv286, lv285, lv273), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv288: R.Tensor((4096,), dtype="float16") = model_params[81]
+            lv289 = R.call_tir(cls.rms_norm, (lv287, lv288), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv290: R.Tensor((22016, 4096), dtype="float16") = model_params[82]
+            lv291 = R.call_tir(cls.NT_matmul7, (lv290, lv289), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
+            lv292 = R.call_tir(cls.fused_split_silu_multiply, (lv291,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
+            lv293: R.Tensor((4096, 11008), dtype="float16") = model_params[83]
+            lv294 = R.call_tir(cls.fused_NT_matmul8_add8, (lv293, lv292, lv287), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv295: R.Tensor((4096,), dtype="float16") = model_params[84]
+            lv296 = R.call_tir(cls.rms_norm, (lv294, lv295), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv297: R.Tensor((12288, 4096), dtype="float16") = model_params[85]
+            lv298 = R.call_tir(cls.NT_matmul5, (lv297, lv296), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
+            lv299 = R.reshape(lv298, R.shape([1, n, 96, 128]))
+            lv300: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv299, indices_or_sections=[32, 64], axis=2)
+            lv301: R.Tensor((1, n, 32, 128), dtype="float16") = lv300[0]
+            lv302: R.Tensor((1, n, 32, 128), dtype="float16") = lv300[1]
+            lv303: R.Tensor((1, n, 32, 128), dtype="float16") = lv300[2]
+            lv304: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv283, cls.kv_cache_transpose_append, lv302, lv303, R.prim_value(14), sinfo_args=(R.Object,))
+            lv305 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv304, cls.attention, lv301, R.prim_value(14), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv306 = R.reshape(lv305, R.shape([1, n, 4096]))
+            lv307: R.Tensor((4096, 4096), dtype="float16") = model_params[86]
+            lv308 = R.call_tir(cls.fused_NT_matmul6_add6, (lv307, lv306, lv294), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv309: R.Tensor((4096,), dtype="float16") = model_params[87]
+            lv310 = R.call_tir(cls.rms_norm, (lv308, lv309), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv311: R.Tensor((22016, 4096), dtype="float16") = model_params[88]
+            lv312 = R.call_tir(cls.NT_matmul7, (lv311, lv310), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
+            lv313 = R.call_tir(cls.fused_split_silu_multiply, (lv312,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
+            lv314: R.Tensor((4096, 11008), dtype="float16") = model_params[89]
+            lv315 = R.call_tir(cls.fused_NT_matmul8_add8, (lv314, lv313, lv308), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv316: R.Tensor((4096,), dtype="float16") = model_params[90]
+            lv317 = R.call_tir(cls.rms_norm, (lv315, lv316), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv318: R.Tensor((12288, 4096), dtype="float16") = model_params[91]
+            lv319 = R.call_tir(cls.NT_matmul5, (lv318, lv317), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
+            lv320 = R.reshape(lv319, R.shape([1, n, 96, 128]))
+            lv321: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv320, indices_or_sections=[32, 64], axis=2)
+            lv322: R.Tensor((1, n, 32, 128), dtype="float16") = lv321[0]
+            lv323: R.Tensor((1, n, 32, 128), dtype="float16") = lv321[1]
+            lv324: R.Tensor((1, n, 32, 128), dtype="float16") = lv321[2]
+            lv325: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv304, cls.kv_cache_transpose_append, lv323, lv324, R.prim_value(15), sinfo_args=(R.Object,))
+            lv326 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv325, cls.attention, lv322, R.prim_value(15), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
             lv327 = R.reshape(lv326, R.shape([1, n, 4096]))
-            lv328: R.Tensor((4096, 4096), dtype="float16") = model_params[122]
-            lv329 = R.call_tir(cls.fused_NT_matmul6_add6, (lv328, lv327, lv320), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv330: R.Tensor((4096,), dtype="float16") = model_params[123]
+            lv328: R.Tensor((4096, 4096), dtype="float16") = model_params[92]
+            lv329 = R.call_tir(cls.fused_NT_matmul6_add6, (lv328, lv327, lv315), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv330: R.Tensor((4096,), dtype="float16") = model_params[93]
             lv331 = R.call_tir(cls.rms_norm, (lv329, lv330), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv332: R.Tensor((22016, 4096), dtype="float16") = model_params[124]
+            lv332: R.Tensor((22016, 4096), dtype="float16") = model_params[94]
             lv333 = R.call_tir(cls.NT_matmul7, (lv332, lv331), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
             lv334 = R.call_tir(cls.fused_split_silu_multiply, (lv333,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv335: R.Tensor((4096, 11008), dtype="float16") = model_params[125]
+            lv335: R.Tensor((4096, 11008), dtype="float16") = model_params[95]
             lv336 = R.call_tir(cls.fused_NT_matmul8_add8, (lv335, lv334, lv329), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv337: R.Tensor((4096,), dtype="float16") = model_params[126]
+            lv337: R.Tensor((4096,), dtype="float16") = model_params[96]
             lv338 = R.call_tir(cls.rms_norm, (lv336, lv337), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv339: R.Tensor((12288, 4096), dtype="float16") = model_params[127]
+            lv339: R.Tensor((12288, 4096), dtype="float16") = model_params[97]
             lv340 = R.call_tir(cls.NT_matmul5, (lv339, lv338), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
             lv341 = R.reshape(lv340, R.shape([1, n, 96, 128]))
-            lv342 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv341, R.prim_value(21), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
-            lv343 = R.reshape(lv342, R.shape([1, n, 4096]))
-            lv344: R.Tensor((4096, 4096), dtype="float16") = model_params[128]
-            lv345 = R.call_tir(cls.fused_NT_matmul6_add6, (lv344, lv343, lv336), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv346: R.Tensor((4096,), dtype="float16") = model_params[129]
-            lv347 = R.call_tir(cls.rms_norm, (lv345, lv346), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv348: R.Tensor((22016, 4096), dtype="float16") = model_params[130]
-            lv349 = R.call_tir(cls.NT_matmul7, (lv348, lv347), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
-            lv350 = R.call_tir(cls.fused_split_silu_multiply, (lv349,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv351: R.Tensor((4096, 11008), dtype="float16") = model_params[131]
-            lv352 = R.call_tir(cls.fused_NT_matmul8_add8, (lv351, lv350, lv345), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv353: R.Tensor((4096,), dtype="float16") = model_params[132]
-            lv354 = R.call_tir(cls.rms_norm, (lv352, lv353), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv355: R.Tensor((12288, 4096), dtype="float16") = model_params[133]
-            lv356 = R.call_tir(cls.NT_matmul5, (lv355, lv354), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
-            lv357 = R.reshape(lv356, R.shape([1, n, 96, 128]))
-            lv358 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv357, R.prim_value(22), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
-            lv359 = R.reshape(lv358, R.shape([1, n, 4096]))
-            lv360: R.Tensor((4096, 4096), dtype="float16") = model_params[134]
-            lv361 = R.call_tir(cls.fused_NT_matmul6_add6, (lv360, lv359, lv352), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv362: R.Tensor((4096,), dtype="float16") = model_params[135]
-            lv363 = R.call_tir(cls.rms_norm, (lv361, lv362), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv364: R.Tensor((22016, 4096), dtype="float16") = model_params[136]
-            lv365 = R.call_tir(cls.NT_matmul7, (lv364, lv363), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
-            lv366 = R.call_tir(cls.fused_split_silu_multiply, (lv365,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv367: R.Tensor((4096, 11008), dtype="float16") = model_params[137]
-            lv368 = R.call_tir(cls.fused_NT_matmul8_add8, (lv367, lv366, lv361), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv369: R.Tensor((4096,), dtype="float16") = model_params[138]
-            lv370 = R.call_tir(cls.rms_norm, (lv368, lv369), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv371: R.Tensor((12288, 4096), dtype="float16") = model_params[139]
-            lv372 = R.call_tir(cls.NT_matmul5, (lv371, lv370), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
-            lv373 = R.reshape(lv372, R.shape([1, n, 96, 128]))
-            lv374 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv373, R.prim_value(23), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
-            lv375 = R.reshape(lv374, R.shape([1, n, 4096]))
-            lv376: R.Tensor((4096, 4096), dtype="float16") = model_params[140]
-            lv377 = R.call_tir(cls.fused_NT_matmul6_add6, (lv376, lv375, lv368), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv378: R.Tensor((4096,), dtype="float16") = model_params[141]
-            lv379 = R.call_tir(cls.rms_norm, (lv377, lv378), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv380: R.Tensor((22016, 4096), dtype="float16") = model_params[142]
-            lv381 = R.call_tir(cls.NT_matmul7, (lv380, lv379), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
-            lv382 = R.call_tir(cls.fused_split_silu_multiply, (lv381,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv383: R.Tensor((4096, 11008), dtype="float16") = model_params[143]
-            lv384 = R.call_tir(cls.fused_NT_matmul8_add8, (lv383, lv382, lv377), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv385: R.Tensor((4096,), dtype="float16") = model_params[144]
-            lv386 = R.call_tir(cls.rms_norm, (lv384, lv385), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv387: R.Tensor((12288, 4096), dtype="float16") = model_params[145]
-            lv388 = R.call_tir(cls.NT_matmul5, (lv387, lv386), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
-            lv389 = R.reshape(lv388, R.shape([1, n, 96, 128]))
-            lv390 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv389, R.prim_value(24), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
-            lv391 = R.reshape(lv390, R.shape([1, n, 4096]))
-            lv392: R.Tensor((4096, 4096), dtype="float16") = model_params[146]
-            lv393 = R.call_tir(cls.fused_NT_matmul6_add6, (lv392, lv391, lv384), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv394: R.Tensor((4096,), dtype="float16") = model_params[147]
-            lv395 = R.call_tir(cls.rms_norm, (lv393, lv394), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv396: R.Tensor((22016, 4096), dtype="float16") = model_params[148]
-            lv397 = R.call_tir(cls.NT_matmul7, (lv396, lv395), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
-            lv398 = R.call_tir(cls.fused_split_silu_multiply, (lv397,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv399: R.Tensor((4096, 11008), dtype="float16") = model_params[149]
-            lv400 = R.call_tir(cls.fused_NT_matmul8_add8, (lv399, lv398, lv393), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv401: R.Tensor((4096,), dtype="float16") = model_params[150]
-            lv402 = R.call_tir(cls.rms_norm, (lv400, lv401), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv403: R.Tensor((12288, 4096), dtype="float16") = model_params[151]
-            lv404 = R.call_tir(cls.NT_matmul5, (lv403, lv402), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
-            lv405 = R.reshape(lv404, R.shape([1, n, 96, 128]))
-            lv406 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv405, R.prim_value(25), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
-            lv407 = R.reshape(lv406, R.shape([1, n, 4096]))
-            lv408: R.Tensor((4096, 4096), dtype="float16") = model_params[152]
-            lv409 = R.call_tir(cls.fused_NT_matmul6_add6, (lv408, lv407, lv400), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv410: R.Tensor((4096,), dtype="float16") = model_params[153]
-            lv411 = R.call_tir(cls.rms_norm, (lv409, lv410), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv412: R.Tensor((22016, 4096), dtype="float16") = model_params[154]
-            lv413 = R.call_tir(cls.NT_matmul7, (lv412, lv411), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
-            lv414 = R.call_tir(cls.fused_split_silu_multiply, (lv413,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv415: R.Tensor((4096, 11008), dtype="float16") = model_params[155]
-            lv416 = R.call_tir(cls.fused_NT_matmul8_add8, (lv415, lv414, lv409), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv417: R.Tensor((4096,), dtype="float16") = model_params[156]
-            lv418 = R.call_tir(cls.rms_norm, (lv416, lv417), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv419: R.Tensor((12288, 4096), dtype="float16") = model_params[157]
-            lv420 = R.call_tir(cls.NT_matmul5, (lv419, lv418), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
-            lv421 = R.reshape(lv420, R.shape([1, n, 96, 128]))
-            lv422 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv421, R.prim_value(26), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
-            lv423 = R.reshape(lv422, R.shape([1, n, 4096]))
-            lv424: R.Tensor((4096, 4096), dtype="float16") = model_params[158]
-            lv425 = R.call_tir(cls.fused_NT_matmul6_add6, (lv424, lv423, lv416), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv426: R.Tensor((4096,), dtype="float16") = model_params[159]
-            lv427 = R.call_tir(cls.rms_norm, (lv425, lv426), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv428: R.Tensor((22016, 4096), dtype="float16") = model_params[160]
-            lv429 = R.call_tir(cls.NT_matmul7, (lv428, lv427), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
-            lv430 = R.call_tir(cls.fused_split_silu_multiply, (lv429,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv431: R.Tensor((4096, 11008), dtype="float16") = model_params[161]
-            lv432 = R.call_tir(cls.fused_NT_matmul8_add8, (lv431, lv430, lv425), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv433: R.Tensor((4096,), dtype="float16") = model_params[162]
-            lv434 = R.call_tir(cls.rms_norm, (lv432, lv433), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv435: R.Tensor((12288, 4096), dtype="float16") = model_params[163]
-            lv436 = R.call_tir(cls.NT_matmul5, (lv435, lv434), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
-            lv437 = R.reshape(lv436, R.shape([1, n, 96, 128]))
-            lv438 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv437, R.prim_value(27), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
-            lv439 = R.reshape(lv438, R.shape([1, n, 4096]))
-            lv440: R.Tensor((4096, 4096), dtype="float16") = model_params[164]
-            lv441 = R.call_tir(cls.fused_NT_matmul6_add6, (lv440, lv439, lv432), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv442: R.Tensor((4096,), dtype="float16") = model_params[165]
+            lv342: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv341, indices_or_sections=[32, 64], axis=2)
+            lv343: R.Tensor((1, n, 32, 128), dtype="float16") = lv342[0]
+            lv344: R.Tensor((1, n, 32, 128), dtype="float16") = lv342[1]
+            lv345: R.Tensor((1, n, 32, 128), dtype="float16") = lv342[2]
+            lv346: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv325, cls.kv_cache_transpose_append, lv344, lv345, R.prim_value(16), sinfo_args=(R.Object,))
+            lv347 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv346, cls.attention, lv343, R.prim_value(16), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv348 = R.reshape(lv347, R.shape([1, n, 4096]))
+            lv349: R.Tensor((4096, 4096), dtype="float16") = model_params[98]
+            lv350 = R.call_tir(cls.fused_NT_matmul6_add6, (lv349, lv348, lv336), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv351: R.Tensor((4096,), dtype="float16") = model_params[99]
+            lv352 = R.call_tir(cls.rms_norm, (lv350, lv351), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv353: R.Tensor((22016, 4096), dtype="float16") = model_params[100]
+            lv354 = R.call_tir(cls.NT_matmul7, (lv353, lv352), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
+            lv355 = R.call_tir(cls.fused_split_silu_multiply, (lv354,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
+            lv356: R.Tensor((4096, 11008), dtype="float16") = model_params[101]
+            lv357 = R.call_tir(cls.fused_NT_matmul8_add8, (lv356, lv355, lv350), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv358: R.Tensor((4096,), dtype="float16") = model_params[102]
+            lv359 = R.call_tir(cls.rms_norm, (lv357, lv358), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv360: R.Tensor((12288, 4096), dtype="float16") = model_params[103]
+            lv361 = R.call_tir(cls.NT_matmul5, (lv360, lv359), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
+            lv362 = R.reshape(lv361, R.shape([1, n, 96, 128]))
+            lv363: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv362, indices_or_sections=[32, 64], axis=2)
+            lv364: R.Tensor((1, n, 32, 128), dtype="float16") = lv363[0]
+            lv365: R.Tensor((1, n, 32, 128), dtype="float16") = lv363[1]
+            lv366: R.Tensor((1, n, 32, 128), dtype="float16") = lv363[2]
+            lv367: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv346, cls.kv_cache_transpose_append, lv365, lv366, R.prim_value(17), sinfo_args=(R.Object,))
+            lv368 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv367, cls.attention, lv364, R.prim_value(17), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv369 = R.reshape(lv368, R.shape([1, n, 4096]))
+            lv370: R.Tensor((4096, 4096), dtype="float16") = model_params[104]
+            lv371 = R.call_tir(cls.fused_NT_matmul6_add6, (lv370, lv369, lv357), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv372: R.Tensor((4096,), dtype="float16") = model_params[105]
+            lv373 = R.call_tir(cls.rms_norm, (lv371, lv372), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv374: R.Tensor((22016, 4096), dtype="float16") = model_params[106]
+            lv375 = R.call_tir(cls.NT_matmul7, (lv374, lv373), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
+            lv376 = R.call_tir(cls.fused_split_silu_multiply, (lv375,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
+            lv377: R.Tensor((4096, 11008), dtype="float16") = model_params[107]
+            lv378 = R.call_tir(cls.fused_NT_matmul8_add8, (lv377, lv376, lv371), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv379: R.Tensor((4096,), dtype="float16") = model_params[108]
+            lv380 = R.call_tir(cls.rms_norm, (lv378, lv379), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv381: R.Tensor((12288, 4096), dtype="float16") = model_params[109]
+            lv382 = R.call_tir(cls.NT_matmul5, (lv381, lv380), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
+            lv383 = R.reshape(lv382, R.shape([1, n, 96, 128]))
+            lv384: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv383, indices_or_sections=[32, 64], axis=2)
+            lv385: R.Tensor((1, n, 32, 128), dtype="float16") = lv384[0]
+            lv386: R.Tensor((1, n, 32, 128), dtype="float16") = lv384[1]
+            lv387: R.Tensor((1, n, 32, 128), dtype="float16") = lv384[2]
+            lv388: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv367, cls.kv_cache_transpose_append, lv386, lv387, R.prim_value(18), sinfo_args=(R.Object,))
+            lv389 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv388, cls.attention, lv385, R.prim_value(18), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv390 = R.reshape(lv389, R.shape([1, n, 4096]))
+            lv391: R.Tensor((4096, 4096), dtype="float16") = model_params[110]
+            lv392 = R.call_tir(cls.fused_NT_matmul6_add6, (lv391, lv390, lv378), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv393: R.Tensor((4096,), dtype="float16") = model_params[111]
+            lv394 = R.call_tir(cls.rms_norm, (lv392, lv393), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv395: R.Tensor((22016, 4096), dtype="float16") = model_params[112]
+            lv396 = R.call_tir(cls.NT_matmul7, (lv395, lv394), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
+            lv397 = R.call_tir(cls.fused_split_silu_multiply, (lv396,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
+            lv398: R.Tensor((4096, 11008), dtype="float16") = model_params[113]
+            lv399 = R.call_tir(cls.fused_NT_matmul8_add8, (lv398, lv397, lv392), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv400: R.Tensor((4096,), dtype="float16") = model_params[114]
+            lv401 = R.call_tir(cls.rms_norm, (lv399, lv400), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv402: R.Tensor((12288, 4096), dtype="float16") = model_params[115]
+            lv403 = R.call_tir(cls.NT_matmul5, (lv402, lv401), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
+            lv404 = R.reshape(lv403, R.shape([1, n, 96, 128]))
+            lv405: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv404, indices_or_sections=[32, 64], axis=2)
+            lv406: R.Tensor((1, n, 32, 128), dtype="float16") = lv405[0]
+            lv407: R.Tensor((1, n, 32, 128), dtype="float16") = lv405[1]
+            lv408: R.Tensor((1, n, 32, 128), dtype="float16") = lv405[2]
+            lv409: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv388, cls.kv_cache_transpose_append, lv407, lv408, R.prim_value(19), sinfo_args=(R.Object,))
+            lv410 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv409, cls.attention, lv406, R.prim_value(19), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv411 = R.reshape(lv410, R.shape([1, n, 4096]))
+            lv412: R.Tensor((4096, 4096), dtype="float16") = model_params[116]
+            lv413 = R.call_tir(cls.fused_NT_matmul6_add6, (lv412, lv411, lv399), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv414: R.Tensor((4096,), dtype="float16") = model_params[117]
+            lv415 = R.call_tir(cls.rms_norm, (lv413, lv414), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv416: R.Tensor((22016, 4096), dtype="float16") = model_params[118]
+            lv417 = R.call_tir(cls.NT_matmul7, (lv416, lv415), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
+            lv418 = R.call_tir(cls.fused_split_silu_multiply, (lv417,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
+            lv419: R.Tensor((4096, 11008), dtype="float16") = model_params[119]
+            lv420 = R.call_tir(cls.fused_NT_matmul8_add8, (lv419, lv418, lv413), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv421: R.Tensor((4096,), dtype="float16") = model_params[120]
+            lv422 = R.call_tir(cls.rms_norm, (lv420, lv421), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv423: R.Tensor((12288, 4096), dtype="float16") = model_params[121]
+            lv424 = R.call_tir(cls.NT_matmul5, (lv423, lv422), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
+            lv425 = R.reshape(lv424, R.shape([1, n, 96, 128]))
+            lv426: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv425, indices_or_sections=[32, 64], axis=2)
+            lv427: R.Tensor((1, n, 32, 128), dtype="float16") = lv426[0]
+            lv428: R.Tensor((1, n, 32, 128), dtype="float16") = lv426[1]
+            lv429: R.Tensor((1, n, 32, 128), dtype="float16") = lv426[2]
+            lv430: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv409, cls.kv_cache_transpose_append, lv428, lv429, R.prim_value(20), sinfo_args=(R.Object,))
+            lv431 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv430, cls.attention, lv427, R.prim_value(20), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv432 = R.reshape(lv431, R.shape([1, n, 4096]))
+            lv433: R.Tensor((4096, 4096), dtype="float16") = model_params[122]
+            lv434 = R.call_tir(cls.fused_NT_matmul6_add6, (lv433, lv432, lv420), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv435: R.Tensor((4096,), dtype="float16") = model_params[123]
+            lv436 = R.call_tir(cls.rms_norm, (lv434, lv435), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv437: R.Tensor((22016, 4096), dtype="float16") = model_params[124]
+            lv438 = R.call_tir(cls.NT_matmul7, (lv437, lv436), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
+            lv439 = R.call_tir(cls.fused_split_silu_multiply, (lv438,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
+            lv440: R.Tensor((4096, 11008), dtype="float16") = model_params[125]
+            lv441 = R.call_tir(cls.fused_NT_matmul8_add8, (lv440, lv439, lv434), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv442: R.Tensor((4096,), dtype="float16") = model_params[126]
             lv443 = R.call_tir(cls.rms_norm, (lv441, lv442), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv444: R.Tensor((22016, 4096), dtype="float16") = model_params[166]
-            lv445 = R.call_tir(cls.NT_matmul7, (lv444, lv443), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
-            lv446 = R.call_tir(cls.fused_split_silu_multiply, (lv445,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv447: R.Tensor((4096, 11008), dtype="float16") = model_params[167]
-            lv448 = R.call_tir(cls.fused_NT_matmul8_add8, (lv447, lv446, lv441), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv449: R.Tensor((4096,), dtype="float16") = model_params[168]
-            lv450 = R.call_tir(cls.rms_norm, (lv448, lv449), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv451: R.Tensor((12288, 4096), dtype="float16") = model_params[169]
-            lv452 = R.call_tir(cls.NT_matmul5, (lv451, lv450), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
-            lv453 = R.reshape(lv452, R.shape([1, n, 96, 128]))
-            lv454 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv453, R.prim_value(28), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
-            lv455 = R.reshape(lv454, R.shape([1, n, 4096]))
-            lv456: R.Tensor((4096, 4096), dtype="float16") = model_params[170]
-            lv457 = R.call_tir(cls.fused_NT_matmul6_add6, (lv456, lv455, lv448), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv458: R.Tensor((4096,), dtype="float16") = model_params[171]
-            lv459 = R.call_tir(cls.rms_norm, (lv457, lv458), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv460: R.Tensor((22016, 4096), dtype="float16") = model_params[172]
-            lv461 = R.call_tir(cls.NT_matmul7, (lv460, lv459), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
-            lv462 = R.call_tir(cls.fused_split_silu_multiply, (lv461,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv463: R.Tensor((4096, 11008), dtype="float16") = model_params[173]
-            lv464 = R.call_tir(cls.fused_NT_matmul8_add8, (lv463, lv462, lv457), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv465: R.Tensor((4096,), dtype="float16") = model_params[174]
-            lv466 = R.call_tir(cls.rms_norm, (lv464, lv465), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv467: R.Tensor((12288, 4096), dtype="float16") = model_params[175]
-            lv468 = R.call_tir(cls.NT_matmul5, (lv467, lv466), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
-            lv469 = R.reshape(lv468, R.shape([1, n, 96, 128]))
-            lv470 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv469, R.prim_value(29), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
-            lv471 = R.reshape(lv470, R.shape([1, n, 4096]))
-            lv472: R.Tensor((4096, 4096), dtype="float16") = model_params[176]
-            lv473 = R.call_tir(cls.fused_NT_matmul6_add6, (lv472, lv471, lv464), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv474: R.Tensor((4096,), dtype="float16") = model_params[177]
-            lv475 = R.call_tir(cls.rms_norm, (lv473, lv474), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv476: R.Tensor((22016, 4096), dtype="float16") = model_params[178]
-            lv477 = R.call_tir(cls.NT_matmul7, (lv476, lv475), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
-            lv478 = R.call_tir(cls.fused_split_silu_multiply, (lv477,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv479: R.Tensor((4096, 11008), dtype="float16") = model_params[179]
-            lv480 = R.call_tir(cls.fused_NT_matmul8_add8, (lv479, lv478, lv473), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv481: R.Tensor((4096,), dtype="float16") = model_params[180]
-            lv482 = R.call_tir(cls.rms_norm, (lv480, lv481), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv483: R.Tensor((12288, 4096), dtype="float16") = model_params[181]
-            lv484 = R.call_tir(cls.NT_matmul5, (lv483, lv482), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
-            lv485 = R.reshape(lv484, R.shape([1, n, 96, 128]))
-            lv486 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv485, R.prim_value(30), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
-            lv487 = R.reshape(lv486, R.shape([1, n, 4096]))
-            lv488: R.Tensor((4096, 4096), dtype="float16") = model_params[182]
-            lv489 = R.call_tir(cls.fused_NT_matmul6_add6, (lv488, lv487, lv480), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv490: R.Tensor((4096,), dtype="float16") = model_params[183]
-            lv491 = R.call_tir(cls.rms_norm, (lv489, lv490), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv492: R.Tensor((22016, 4096), dtype="float16") = model_params[184]
-            lv493 = R.call_tir(cls.NT_matmul7, (lv492, lv491), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
-            lv494 = R.call_tir(cls.fused_split_silu_multiply, (lv493,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv495: R.Tensor((4096, 11008), dtype="float16") = model_params[185]
-            lv496 = R.call_tir(cls.fused_NT_matmul8_add8, (lv495, lv494, lv489), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv497: R.Tensor((4096,), dtype="float16") = model_params[186]
-            lv498 = R.call_tir(cls.rms_norm, (lv496, lv497), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv499: R.Tensor((12288, 4096), dtype="float16") = model_params[187]
-            lv500 = R.call_tir(cls.NT_matmul5, (lv499, lv498), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
-            lv501 = R.reshape(lv500, R.shape([1, n, 96, 128]))
-            lv502 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv501, R.prim_value(31), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
-            lv503 = R.reshape(lv502, R.shape([1, n, 4096]))
-            lv504: R.Tensor((4096, 4096), dtype="float16") = model_params[188]
-            lv505 = R.call_tir(cls.fused_NT_matmul6_add6, (lv504, lv503, lv496), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv506: R.Tensor((4096,), dtype="float16") = model_params[189]
-            lv507 = R.call_tir(cls.rms_norm, (lv505, lv506), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv508: R.Tensor((22016, 4096), dtype="float16") = model_params[190]
-            lv509 = R.call_tir(cls.NT_matmul7, (lv508, lv507), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
-            lv510 = R.call_tir(cls.fused_split_silu_multiply, (lv509,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv511: R.Tensor((4096, 11008), dtype="float16") = model_params[191]
-            lv512 = R.call_tir(cls.fused_NT_matmul8_add8, (lv511, lv510, lv505), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv513: R.Tensor((4096,), dtype="float16") = model_params[192]
-            lv514 = R.call_tir(cls.rms_norm, (lv512, lv513), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv515 = R.strided_slice(lv514, axes=[1], begin=[n - 1], end=[n])
-            lv516: R.Tensor((32000, 4096), dtype="float16") = model_params[193]
-            lv517 = R.call_tir(cls.fused_NT_matmul4_cast4, (lv516, lv515), out_sinfo=R.Tensor((1, 1, 32000), dtype="float32"))
-            lv518: R.Tuple(R.Tensor((1, 1, 32000), dtype="float32"), R.Object) = lv517, kv_cache
-            R.output(lv518)
-        return lv518
+            lv444: R.Tensor((12288, 4096), dtype="float16") = model_params[127]
+            lv445 = R.call_tir(cls.NT_matmul5, (lv444, lv443), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
+            lv446 = R.reshape(lv445, R.shape([1, n, 96, 128]))
+            lv447: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv446, indices_or_sections=[32, 64], axis=2)
+            lv448: R.Tensor((1, n, 32, 128), dtype="float16") = lv447[0]
+            lv449: R.Tensor((1, n, 32, 128), dtype="float16") = lv447[1]
+            lv450: R.Tensor((1, n, 32, 128), dtype="float16") = lv447[2]
+            lv451: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv430, cls.kv_cache_transpose_append, lv449, lv450, R.prim_value(21), sinfo_args=(R.Object,))
+            lv452 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv451, cls.attention, lv448, R.prim_value(21), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv453 = R.reshape(lv452, R.shape([1, n, 4096]))
+            lv454: R.Tensor((4096, 4096), dtype="float16") = model_params[128]
+            lv455 = R.call_tir(cls.fused_NT_matmul6_add6, (lv454, lv453, lv441), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv456: R.Tensor((4096,), dtype="float16") = model_params[129]
+            lv457 = R.call_tir(cls.rms_norm, (lv455, lv456), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv458: R.Tensor((22016, 4096), dtype="float16") = model_params[130]
+            lv459 = R.call_tir(cls.NT_matmul7, (lv458, lv457), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
+            lv460 = R.call_tir(cls.fused_split_silu_multiply, (lv459,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
+            lv461: R.Tensor((4096, 11008), dtype="float16") = model_params[131]
+            lv462 = R.call_tir(cls.fused_NT_matmul8_add8, (lv461, lv460, lv455), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv463: R.Tensor((4096,), dtype="float16") = model_params[132]
+            lv464 = R.call_tir(cls.rms_norm, (lv462, lv463), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv465: R.Tensor((12288, 4096), dtype="float16") = model_params[133]
+            lv466 = R.call_tir(cls.NT_matmul5, (lv465, lv464), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
+            lv467 = R.reshape(lv466, R.shape([1, n, 96, 128]))
+            lv468: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv467, indices_or_sections=[32, 64], axis=2)
+            lv469: R.Tensor((1, n, 32, 128), dtype="float16") = lv468[0]
+            lv470: R.Tensor((1, n, 32, 128), dtype="float16") = lv468[1]
+            lv471: R.Tensor((1, n, 32, 128), dtype="float16") = lv468[2]
+            lv472: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv451, cls.kv_cache_transpose_append, lv470, lv471, R.prim_value(22), sinfo_args=(R.Object,))
+            lv473 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv472, cls.attention, lv469, R.prim_value(22), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv474 = R.reshape(lv473, R.shape([1, n, 4096]))
+            lv475: R.Tensor((4096, 4096), dtype="float16") = model_params[134]
+            lv476 = R.call_tir(cls.fused_NT_matmul6_add6, (lv475, lv474, lv462), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv477: R.Tensor((4096,), dtype="float16") = model_params[135]
+            lv478 = R.call_tir(cls.rms_norm, (lv476, lv477), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv479: R.Tensor((22016, 4096), dtype="float16") = model_params[136]
+            lv480 = R.call_tir(cls.NT_matmul7, (lv479, lv478), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
+            lv481 = R.call_tir(cls.fused_split_silu_multiply, (lv480,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
+            lv482: R.Tensor((4096, 11008), dtype="float16") = model_params[137]
+            lv483 = R.call_tir(cls.fused_NT_matmul8_add8, (lv482, lv481, lv476), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv484: R.Tensor((4096,), dtype="float16") = model_params[138]
+            lv485 = R.call_tir(cls.rms_norm, (lv483, lv484), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv486: R.Tensor((12288, 4096), dtype="float16") = model_params[139]
+            lv487 = R.call_tir(cls.NT_matmul5, (lv486, lv485), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
+            lv488 = R.reshape(lv487, R.shape([1, n, 96, 128]))
+            lv489: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv488, indices_or_sections=[32, 64], axis=2)
+            lv490: R.Tensor((1, n, 32, 128), dtype="float16") = lv489[0]
+            lv491: R.Tensor((1, n, 32, 128), dtype="float16") = lv489[1]
+            lv492: R.Tensor((1, n, 32, 128), dtype="float16") = lv489[2]
+            lv493: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv472, cls.kv_cache_transpose_append, lv491, lv492, R.prim_value(23), sinfo_args=(R.Object,))
+            lv494 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv493, cls.attention, lv490, R.prim_value(23), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv495 = R.reshape(lv494, R.shape([1, n, 4096]))
+            lv496: R.Tensor((4096, 4096), dtype="float16") = model_params[140]
+            lv497 = R.call_tir(cls.fused_NT_matmul6_add6, (lv496, lv495, lv483), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv498: R.Tensor((4096,), dtype="float16") = model_params[141]
+            lv499 = R.call_tir(cls.rms_norm, (lv497, lv498), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv500: R.Tensor((22016, 4096), dtype="float16") = model_params[142]
+            lv501 = R.call_tir(cls.NT_matmul7, (lv500, lv499), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
+            lv502 = R.call_tir(cls.fused_split_silu_multiply, (lv501,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
+            lv503: R.Tensor((4096, 11008), dtype="float16") = model_params[143]
+            lv504 = R.call_tir(cls.fused_NT_matmul8_add8, (lv503, lv502, lv497), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv505: R.Tensor((4096,), dtype="float16") = model_params[144]
+            lv506 = R.call_tir(cls.rms_norm, (lv504, lv505), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv507: R.Tensor((12288, 4096), dtype="float16") = model_params[145]
+            lv508 = R.call_tir(cls.NT_matmul5, (lv507, lv506), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
+            lv509 = R.reshape(lv508, R.shape([1, n, 96, 128]))
+            lv510: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv509, indices_or_sections=[32, 64], axis=2)
+            lv511: R.Tensor((1, n, 32, 128), dtype="float16") = lv510[0]
+            lv512: R.Tensor((1, n, 32, 128), dtype="float16") = lv510[1]
+            lv513: R.Tensor((1, n, 32, 128), dtype="float16") = lv510[2]
+            lv514: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv493, cls.kv_cache_transpose_append, lv512, lv513, R.prim_value(24), sinfo_args=(R.Object,))
+            lv515 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv514, cls.attention, lv511, R.prim_value(24), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv516 = R.reshape(lv515, R.shape([1, n, 4096]))
+            lv517: R.Tensor((4096, 4096), dtype="float16") = model_params[146]
+            lv518 = R.call_tir(cls.fused_NT_matmul6_add6, (lv517, lv516, lv504), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv519: R.Tensor((4096,), dtype="float16") = model_params[147]
+            lv520 = R.call_tir(cls.rms_norm, (lv518, lv519), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv521: R.Tensor((22016, 4096), dtype="float16") = model_params[148]
+            lv522 = R.call_tir(cls.NT_matmul7, (lv521, lv520), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
+            lv523 = R.call_tir(cls.fused_split_silu_multiply, (lv522,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
+            lv524: R.Tensor((4096, 11008), dtype="float16") = model_params[149]
+            lv525 = R.call_tir(cls.fused_NT_matmul8_add8, (lv524, lv523, lv518), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv526: R.Tensor((4096,), dtype="float16") = model_params[150]
+            lv527 = R.call_tir(cls.rms_norm, (lv525, lv526), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv528: R.Tensor((12288, 4096), dtype="float16") = model_params[151]
+            lv529 = R.call_tir(cls.NT_matmul5, (lv528, lv527), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
+            lv530 = R.reshape(lv529, R.shape([1, n, 96, 128]))
+            lv531: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv530, indices_or_sections=[32, 64], axis=2)
+            lv532: R.Tensor((1, n, 32, 128), dtype="float16") = lv531[0]
+            lv533: R.Tensor((1, n, 32, 128), dtype="float16") = lv531[1]
+            lv534: R.Tensor((1, n, 32, 128), dtype="float16") = lv531[2]
+            lv535: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv514, cls.kv_cache_transpose_append, lv533, lv534, R.prim_value(25), sinfo_args=(R.Object,))
+            lv536 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv535, cls.attention, lv532, R.prim_value(25), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv537 = R.reshape(lv536, R.shape([1, n, 4096]))
+            lv538: R.Tensor((4096, 4096), dtype="float16") = model_params[152]
+            lv539 = R.call_tir(cls.fused_NT_matmul6_add6, (lv538, lv537, lv525), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv540: R.Tensor((4096,), dtype="float16") = model_params[153]
+            lv541 = R.call_tir(cls.rms_norm, (lv539, lv540), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv542: R.Tensor((22016, 4096), dtype="float16") = model_params[154]
+            lv543 = R.call_tir(cls.NT_matmul7, (lv542, lv541), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
+            lv544 = R.call_tir(cls.fused_split_silu_multiply, (lv543,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
+            lv545: R.Tensor((4096, 11008), dtype="float16") = model_params[155]
+            lv546 = R.call_tir(cls.fused_NT_matmul8_add8, (lv545, lv544, lv539), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv547: R.Tensor((4096,), dtype="float16") = model_params[156]
+            lv548 = R.call_tir(cls.rms_norm, (lv546, lv547), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv549: R.Tensor((12288, 4096), dtype="float16") = model_params[157]
+            lv550 = R.call_tir(cls.NT_matmul5, (lv549, lv548), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
+            lv551 = R.reshape(lv550, R.shape([1, n, 96, 128]))
+            lv552: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv551, indices_or_sections=[32, 64], axis=2)
+            lv553: R.Tensor((1, n, 32, 128), dtype="float16") = lv552[0]
+            lv554: R.Tensor((1, n, 32, 128), dtype="float16") = lv552[1]
+            lv555: R.Tensor((1, n, 32, 128), dtype="float16") = lv552[2]
+            lv556: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv535, cls.kv_cache_transpose_append, lv554, lv555, R.prim_value(26), sinfo_args=(R.Object,))
+            lv557 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv556, cls.attention, lv553, R.prim_value(26), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv558 = R.reshape(lv557, R.shape([1, n, 4096]))
+            lv559: R.Tensor((4096, 4096), dtype="float16") = model_params[158]
+            lv560 = R.call_tir(cls.fused_NT_matmul6_add6, (lv559, lv558, lv546), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv561: R.Tensor((4096,), dtype="float16") = model_params[159]
+            lv562 = R.call_tir(cls.rms_norm, (lv560, lv561), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv563: R.Tensor((22016, 4096), dtype="float16") = model_params[160]
+            lv564 = R.call_tir(cls.NT_matmul7, (lv563, lv562), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
+            lv565 = R.call_tir(cls.fused_split_silu_multiply, (lv564,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
+            lv566: R.Tensor((4096, 11008), dtype="float16") = model_params[161]
+            lv567 = R.call_tir(cls.fused_NT_matmul8_add8, (lv566, lv565, lv560), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv568: R.Tensor((4096,), dtype="float16") = model_params[162]
+            lv569 = R.call_tir(cls.rms_norm, (lv567, lv568), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv570: R.Tensor((12288, 4096), dtype="float16") = model_params[163]
+            lv571 = R.call_tir(cls.NT_matmul5, (lv570, lv569), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
+            lv572 = R.reshape(lv571, R.shape([1, n, 96, 128]))
+            lv573: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv572, indices_or_sections=[32, 64], axis=2)
+            lv574: R.Tensor((1, n, 32, 128), dtype="float16") = lv573[0]
+            lv575: R.Tensor((1, n, 32, 128), dtype="float16") = lv573[1]
+            lv576: R.Tensor((1, n, 32, 128), dtype="float16") = lv573[2]
+            lv577: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv556, cls.kv_cache_transpose_append, lv575, lv576, R.prim_value(27), sinfo_args=(R.Object,))
+            lv578 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv577, cls.attention, lv574, R.prim_value(27), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv579 = R.reshape(lv578, R.shape([1, n, 4096]))
+            lv580: R.Tensor((4096, 4096), dtype="float16") = model_params[164]
+            lv581 = R.call_tir(cls.fused_NT_matmul6_add6, (lv580, lv579, lv567), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv582: R.Tensor((4096,), dtype="float16") = model_params[165]
+            lv583 = R.call_tir(cls.rms_norm, (lv581, lv582), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv584: R.Tensor((22016, 4096), dtype="float16") = model_params[166]
+            lv585 = R.call_tir(cls.NT_matmul7, (lv584, lv583), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
+            lv586 = R.call_tir(cls.fused_split_silu_multiply, (lv585,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
+            lv587: R.Tensor((4096, 11008), dtype="float16") = model_params[167]
+            lv588 = R.call_tir(cls.fused_NT_matmul8_add8, (lv587, lv586, lv581), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv589: R.Tensor((4096,), dtype="float16") = model_params[168]
+            lv590 = R.call_tir(cls.rms_norm, (lv588, lv589), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv591: R.Tensor((12288, 4096), dtype="float16") = model_params[169]
+            lv592 = R.call_tir(cls.NT_matmul5, (lv591, lv590), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
+            lv593 = R.reshape(lv592, R.shape([1, n, 96, 128]))
+            lv594: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv593, indices_or_sections=[32, 64], axis=2)
+            lv595: R.Tensor((1, n, 32, 128), dtype="float16") = lv594[0]
+            lv596: R.Tensor((1, n, 32, 128), dtype="float16") = lv594[1]
+            lv597: R.Tensor((1, n, 32, 128), dtype="float16") = lv594[2]
+            lv598: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv577, cls.kv_cache_transpose_append, lv596, lv597, R.prim_value(28), sinfo_args=(R.Object,))
+            lv599 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv598, cls.attention, lv595, R.prim_value(28), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv600 = R.reshape(lv599, R.shape([1, n, 4096]))
+            lv601: R.Tensor((4096, 4096), dtype="float16") = model_params[170]
+            lv602 = R.call_tir(cls.fused_NT_matmul6_add6, (lv601, lv600, lv588), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv603: R.Tensor((4096,), dtype="float16") = model_params[171]
+            lv604 = R.call_tir(cls.rms_norm, (lv602, lv603), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv605: R.Tensor((22016, 4096), dtype="float16") = model_params[172]
+            lv606 = R.call_tir(cls.NT_matmul7, (lv605, lv604), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
+            lv607 = R.call_tir(cls.fused_split_silu_multiply, (lv606,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
+            lv608: R.Tensor((4096, 11008), dtype="float16") = model_params[173]
+            lv609 = R.call_tir(cls.fused_NT_matmul8_add8, (lv608, lv607, lv602), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv610: R.Tensor((4096,), dtype="float16") = model_params[174]
+            lv611 = R.call_tir(cls.rms_norm, (lv609, lv610), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv612: R.Tensor((12288, 4096), dtype="float16") = model_params[175]
+            lv613 = R.call_tir(cls.NT_matmul5, (lv612, lv611), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
+            lv614 = R.reshape(lv613, R.shape([1, n, 96, 128]))
+            lv615: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv614, indices_or_sections=[32, 64], axis=2)
+            lv616: R.Tensor((1, n, 32, 128), dtype="float16") = lv615[0]
+            lv617: R.Tensor((1, n, 32, 128), dtype="float16") = lv615[1]
+            lv618: R.Tensor((1, n, 32, 128), dtype="float16") = lv615[2]
+            lv619: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv598, cls.kv_cache_transpose_append, lv617, lv618, R.prim_value(29), sinfo_args=(R.Object,))
+            lv620 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv619, cls.attention, lv616, R.prim_value(29), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv621 = R.reshape(lv620, R.shape([1, n, 4096]))
+            lv622: R.Tensor((4096, 4096), dtype="float16") = model_params[176]
+            lv623 = R.call_tir(cls.fused_NT_matmul6_add6, (lv622, lv621, lv609), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv624: R.Tensor((4096,), dtype="float16") = model_params[177]
+            lv625 = R.call_tir(cls.rms_norm, (lv623, lv624), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv626: R.Tensor((22016, 4096), dtype="float16") = model_params[178]
+            lv627 = R.call_tir(cls.NT_matmul7, (lv626, lv625), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
+            lv628 = R.call_tir(cls.fused_split_silu_multiply, (lv627,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
+            lv629: R.Tensor((4096, 11008), dtype="float16") = model_params[179]
+            lv630 = R.call_tir(cls.fused_NT_matmul8_add8, (lv629, lv628, lv623), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv631: R.Tensor((4096,), dtype="float16") = model_params[180]
+            lv632 = R.call_tir(cls.rms_norm, (lv630, lv631), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv633: R.Tensor((12288, 4096), dtype="float16") = model_params[181]
+            lv634 = R.call_tir(cls.NT_matmul5, (lv633, lv632), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
+            lv635 = R.reshape(lv634, R.shape([1, n, 96, 128]))
+            lv636: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv635, indices_or_sections=[32, 64], axis=2)
+            lv637: R.Tensor((1, n, 32, 128), dtype="float16") = lv636[0]
+            lv638: R.Tensor((1, n, 32, 128), dtype="float16") = lv636[1]
+            lv639: R.Tensor((1, n, 32, 128), dtype="float16") = lv636[2]
+            lv640: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv619, cls.kv_cache_transpose_append, lv638, lv639, R.prim_value(30), sinfo_args=(R.Object,))
+            lv641 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv640, cls.attention, lv637, R.prim_value(30), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv642 = R.reshape(lv641, R.shape([1, n, 4096]))
+            lv643: R.Tensor((4096, 4096), dtype="float16") = model_params[182]
+            lv644 = R.call_tir(cls.fused_NT_matmul6_add6, (lv643, lv642, lv630), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv645: R.Tensor((4096,), dtype="float16") = model_params[183]
+            lv646 = R.call_tir(cls.rms_norm, (lv644, lv645), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv647: R.Tensor((22016, 4096), dtype="float16") = model_params[184]
+            lv648 = R.call_tir(cls.NT_matmul7, (lv647, lv646), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
+            lv649 = R.call_tir(cls.fused_split_silu_multiply, (lv648,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
+            lv650: R.Tensor((4096, 11008), dtype="float16") = model_params[185]
+            lv651 = R.call_tir(cls.fused_NT_matmul8_add8, (lv650, lv649, lv644), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv652: R.Tensor((4096,), dtype="float16") = model_params[186]
+            lv653 = R.call_tir(cls.rms_norm, (lv651, lv652), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv654: R.Tensor((12288, 4096), dtype="float16") = model_params[187]
+            lv655 = R.call_tir(cls.NT_matmul5, (lv654, lv653), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
+            lv656 = R.reshape(lv655, R.shape([1, n, 96, 128]))
+            lv657: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv656, indices_or_sections=[32, 64], axis=2)
+            lv658: R.Tensor((1, n, 32, 128), dtype="float16") = lv657[0]
+            lv659: R.Tensor((1, n, 32, 128), dtype="float16") = lv657[1]
+            lv660: R.Tensor((1, n, 32, 128), dtype="float16") = lv657[2]
+            lv661: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv640, cls.kv_cache_transpose_append, lv659, lv660, R.prim_value(31), sinfo_args=(R.Object,))
+            lv662 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv661, cls.attention, lv658, R.prim_value(31), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv663 = R.reshape(lv662, R.shape([1, n, 4096]))
+            lv664: R.Tensor((4096, 4096), dtype="float16") = model_params[188]
+            lv665 = R.call_tir(cls.fused_NT_matmul6_add6, (lv664, lv663, lv651), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv666: R.Tensor((4096,), dtype="float16") = model_params[189]
+            lv667 = R.call_tir(cls.rms_norm, (lv665, lv666), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv668: R.Tensor((22016, 4096), dtype="float16") = model_params[190]
+            lv669 = R.call_tir(cls.NT_matmul7, (lv668, lv667), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
+            lv670 = R.call_tir(cls.fused_split_silu_multiply, (lv669,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
+            lv671: R.Tensor((4096, 11008), dtype="float16") = model_params[191]
+            lv672 = R.call_tir(cls.fused_NT_matmul8_add8, (lv671, lv670, lv665), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv673: R.Tensor((4096,), dtype="float16") = model_params[192]
+            lv674 = R.call_tir(cls.rms_norm, (lv672, lv673), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv675 = R.strided_slice(lv674, axes=[1], begin=[n - 1], end=[n])
+            lv676: R.Tensor((32000, 4096), dtype="float16") = model_params[193]
+            lv677 = R.call_tir(cls.fused_NT_matmul4_cast4, (lv676, lv675), out_sinfo=R.Tensor((1, 1, 32000), dtype="float32"))
+            lv678: R.Tuple(R.Tensor((1, 1, 32000), dtype="float32"), R.Object) = lv677, lv661
+            R.output(lv678)
+        return lv678

@@ -303,648 +303,808 @@ class Module:
             lv4: R.Tensor((12288, 128), dtype="float16") = model_params[2]
             lv5 = R.call_tir(cls.fused_fused_dequantize0_NT_matmul, (lv3, lv4, lv2), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
             lv6 = R.reshape(lv5, R.shape([1, 1, 96, 128]))
-            lv7 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv6, R.prim_value(0), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
-            lv8 = R.reshape(lv7, R.shape([1, 1, 4096]))
-            lv9: R.Tensor((4096, 512), dtype="uint32") = model_params[3]
-            lv10: R.Tensor((4096, 128), dtype="float16") = model_params[4]
-            lv11 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv9, lv10, lv8, input_embeds), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv12: R.Tensor((4096,), dtype="float16") = model_params[5]
-            lv13 = R.call_tir(cls.rms_norm, (lv11, lv12), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv14: R.Tensor((22016, 512), dtype="uint32") = model_params[6]
-            lv15: R.Tensor((22016, 128), dtype="float16") = model_params[7]
-            lv16 = R.call_tir(cls.fused_fused_dequantize2_NT_matmul2, (lv14, lv15, lv13), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
-            lv17 = R.call_tir(cls.fused_split_silu_multiply, (lv16,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv18: R.Tensor((4096, 1376), dtype="uint32") = model_params[8]
-            lv19: R.Tensor((4096, 344), dtype="float16") = model_params[9]
-            lv20 = R.call_tir(cls.fused_fused_dequantize3_fused_NT_matmul3_add3, (lv18, lv19, lv17, lv11), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv21: R.Tensor((4096,), dtype="float16") = model_params[10]
-            lv22 = R.call_tir(cls.rms_norm, (lv20, lv21), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv23: R.Tensor((12288, 512), dtype="uint32") = model_params[11]
-            lv24: R.Tensor((12288, 128), dtype="float16") = model_params[12]
-            lv25 = R.call_tir(cls.fused_fused_dequantize0_NT_matmul, (lv23, lv24, lv22), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
-            lv26 = R.reshape(lv25, R.shape([1, 1, 96, 128]))
-            lv27 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv26, R.prim_value(1), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
-            lv28 = R.reshape(lv27, R.shape([1, 1, 4096]))
-            lv29: R.Tensor((4096, 512), dtype="uint32") = model_params[13]
-            lv30: R.Tensor((4096, 128), dtype="float16") = model_params[14]
-            lv31 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv29, lv30, lv28, lv20), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv32: R.Tensor((4096,), dtype="float16") = model_params[15]
-            lv33 = R.call_tir(cls.rms_norm, (lv31, lv32), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv34: R.Tensor((22016, 512), dtype="uint32") = model_params[16]
-            lv35: R.Tensor((22016, 128), dtype="float16") = model_params[17]
-            lv36 = R.call_tir(cls.fused_fused_dequantize2_NT_matmul2, (lv34, lv35, lv33), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
-            lv37 = R.call_tir(cls.fused_split_silu_multiply, (lv36,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv38: R.Tensor((4096, 1376), dtype="uint32") = model_params[18]
-            lv39: R.Tensor((4096, 344), dtype="float16") = model_params[19]
-            lv40 = R.call_tir(cls.fused_fused_dequantize3_fused_NT_matmul3_add3, (lv38, lv39, lv37, lv31), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv41: R.Tensor((4096,), dtype="float16") = model_params[20]
-            lv42 = R.call_tir(cls.rms_norm, (lv40, lv41), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv43: R.Tensor((12288, 512), dtype="uint32") = model_params[21]
-            lv44: R.Tensor((12288, 128), dtype="float16") = model_params[22]
-            lv45 = R.call_tir(cls.fused_fused_dequantize0_NT_matmul, (lv43, lv44, lv42), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
-            lv46 = R.reshape(lv45, R.shape([1, 1, 96, 128]))
-            lv47 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv46, R.prim_value(2), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
-            lv48 = R.reshape(lv47, R.shape([1, 1, 4096]))
-            lv49: R.Tensor((4096, 512), dtype="uint32") = model_params[23]
-            lv50: R.Tensor((4096, 128), dtype="float16") = model_params[24]
-            lv51 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv49, lv50, lv48, lv40), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv52: R.Tensor((4096,), dtype="float16") = model_params[25]
-            lv53 = R.call_tir(cls.rms_norm, (lv51, lv52), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv54: R.Tensor((22016, 512), dtype="uint32") = model_params[26]
-            lv55: R.Tensor((22016, 128), dtype="float16") = model_params[27]
-            lv56 = R.call_tir(cls.fused_fused_dequantize2_NT_matmul2, (lv54, lv55, lv53), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
-            lv57 = R.call_tir(cls.fused_split_silu_multiply, (lv56,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv58: R.Tensor((4096, 1376), dtype="uint32") = model_params[28]
-            lv59: R.Tensor((4096, 344), dtype="float16") = model_params[29]
-            lv60 = R.call_tir(cls.fused_fused_dequantize3_fused_NT_matmul3_add3, (lv58, lv59, lv57, lv51), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv61: R.Tensor((4096,), dtype="float16") = model_params[30]
-            lv62 = R.call_tir(cls.rms_norm, (lv60, lv61), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv63: R.Tensor((12288, 512), dtype="uint32") = model_params[31]
-            lv64: R.Tensor((12288, 128), dtype="float16") = model_params[32]
-            lv65 = R.call_tir(cls.fused_fused_dequantize0_NT_matmul, (lv63, lv64, lv62), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
-            lv66 = R.reshape(lv65, R.shape([1, 1, 96, 128]))
-            lv67 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv66, R.prim_value(3), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
-            lv68 = R.reshape(lv67, R.shape([1, 1, 4096]))
-            lv69: R.Tensor((4096, 512), dtype="uint32") = model_params[33]
-            lv70: R.Tensor((4096, 128), dtype="float16") = model_params[34]
-            lv71 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv69, lv70, lv68, lv60), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv72: R.Tensor((4096,), dtype="float16") = model_params[35]
-            lv73 = R.call_tir(cls.rms_norm, (lv71, lv72), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv74: R.Tensor((22016, 512), dtype="uint32") = model_params[36]
-            lv75: R.Tensor((22016, 128), dtype="float16") = model_params[37]
-            lv76 = R.call_tir(cls.fused_fused_dequantize2_NT_matmul2, (lv74, lv75, lv73), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
-            lv77 = R.call_tir(cls.fused_split_silu_multiply, (lv76,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv78: R.Tensor((4096, 1376), dtype="uint32") = model_params[38]
-            lv79: R.Tensor((4096, 344), dtype="float16") = model_params[39]
-            lv80 = R.call_tir(cls.fused_fused_dequantize3_fused_NT_matmul3_add3, (lv78, lv79, lv77, lv71), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv81: R.Tensor((4096,), dtype="float16") = model_params[40]
-            lv82 = R.call_tir(cls.rms_norm, (lv80, lv81), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv83: R.Tensor((12288, 512), dtype="uint32") = model_params[41]
-            lv84: R.Tensor((12288, 128), dtype="float16") = model_params[42]
-            lv85 = R.call_tir(cls.fused_fused_dequantize0_NT_matmul, (lv83, lv84, lv82), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
-            lv86 = R.reshape(lv85, R.shape([1, 1, 96, 128]))
-            lv87 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv86, R.prim_value(4), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv7: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv6, indices_or_sections=[32, 64], axis=2)
+            lv8: R.Tensor((1, 1, 32, 128), dtype="float16") = lv7[0]
+            lv9: R.Tensor((1, 1, 32, 128), dtype="float16") = lv7[1]
+            lv10: R.Tensor((1, 1, 32, 128), dtype="float16") = lv7[2]
+            lv11: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", kv_cache, cls.kv_cache_transpose_append, lv9, lv10, R.prim_value(0), sinfo_args=(R.Object,))
+            lv12 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv11, cls.attention, lv8, R.prim_value(0), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv13 = R.reshape(lv12, R.shape([1, 1, 4096]))
+            lv14: R.Tensor((4096, 512), dtype="uint32") = model_params[3]
+            lv15: R.Tensor((4096, 128), dtype="float16") = model_params[4]
+            lv16 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv14, lv15, lv13, input_embeds), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv17: R.Tensor((4096,), dtype="float16") = model_params[5]
+            lv18 = R.call_tir(cls.rms_norm, (lv16, lv17), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv19: R.Tensor((22016, 512), dtype="uint32") = model_params[6]
+            lv20: R.Tensor((22016, 128), dtype="float16") = model_params[7]
+            lv21 = R.call_tir(cls.fused_fused_dequantize2_NT_matmul2, (lv19, lv20, lv18), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
+            lv22 = R.call_tir(cls.fused_split_silu_multiply, (lv21,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
+            lv23: R.Tensor((4096, 1376), dtype="uint32") = model_params[8]
+            lv24: R.Tensor((4096, 344), dtype="float16") = model_params[9]
+            lv25 = R.call_tir(cls.fused_fused_dequantize3_fused_NT_matmul3_add3, (lv23, lv24, lv22, lv16), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv26: R.Tensor((4096,), dtype="float16") = model_params[10]
+            lv27 = R.call_tir(cls.rms_norm, (lv25, lv26), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv28: R.Tensor((12288, 512), dtype="uint32") = model_params[11]
+            lv29: R.Tensor((12288, 128), dtype="float16") = model_params[12]
+            lv30 = R.call_tir(cls.fused_fused_dequantize0_NT_matmul, (lv28, lv29, lv27), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
+            lv31 = R.reshape(lv30, R.shape([1, 1, 96, 128]))
+            lv32: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv31, indices_or_sections=[32, 64], axis=2)
+            lv33: R.Tensor((1, 1, 32, 128), dtype="float16") = lv32[0]
+            lv34: R.Tensor((1, 1, 32, 128), dtype="float16") = lv32[1]
+            lv35: R.Tensor((1, 1, 32, 128), dtype="float16") = lv32[2]
+            lv36: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv11, cls.kv_cache_transpose_append, lv34, lv35, R.prim_value(1), sinfo_args=(R.Object,))
+            lv37 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv36, cls.attention, lv33, R.prim_value(1), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv38 = R.reshape(lv37, R.shape([1, 1, 4096]))
+            lv39: R.Tensor((4096, 512), dtype="uint32") = model_params[13]
+            lv40: R.Tensor((4096, 128), dtype="float16") = model_params[14]
+            lv41 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv39, lv40, lv38, lv25), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv42: R.Tensor((4096,), dtype="float16") = model_params[15]
+            lv43 = R.call_tir(cls.rms_norm, (lv41, lv42), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv44: R.Tensor((22016, 512), dtype="uint32") = model_params[16]
+            lv45: R.Tensor((22016, 128), dtype="float16") = model_params[17]
+            lv46 = R.call_tir(cls.fused_fused_dequantize2_NT_matmul2, (lv44, lv45, lv43), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
+            lv47 = R.call_tir(cls.fused_split_silu_multiply, (lv46,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
+            lv48: R.Tensor((4096, 1376), dtype="uint32") = model_params[18]
+            lv49: R.Tensor((4096, 344), dtype="float16") = model_params[19]
+            lv50 = R.call_tir(cls.fused_fused_dequantize3_fused_NT_matmul3_add3, (lv48, lv49, lv47, lv41), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv51: R.Tensor((4096,), dtype="float16") = model_params[20]
+            lv52 = R.call_tir(cls.rms_norm, (lv50, lv51), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv53: R.Tensor((12288, 512), dtype="uint32") = model_params[21]
+            lv54: R.Tensor((12288, 128), dtype="float16") = model_params[22]
+            lv55 = R.call_tir(cls.fused_fused_dequantize0_NT_matmul, (lv53, lv54, lv52), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
+            lv56 = R.reshape(lv55, R.shape([1, 1, 96, 128]))
+            lv57: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv56, indices_or_sections=[32, 64], axis=2)
+            lv58: R.Tensor((1, 1, 32, 128), dtype="float16") = lv57[0]
+            lv59: R.Tensor((1, 1, 32, 128), dtype="float16") = lv57[1]
+            lv60: R.Tensor((1, 1, 32, 128), dtype="float16") = lv57[2]
+            lv61: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv36, cls.kv_cache_transpose_append, lv59, lv60, R.prim_value(2), sinfo_args=(R.Object,))
+            lv62 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv61, cls.attention, lv58, R.prim_value(2), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv63 = R.reshape(lv62, R.shape([1, 1, 4096]))
+            lv64: R.Tensor((4096, 512), dtype="uint32") = model_params[23]
+            lv65: R.Tensor((4096, 128), dtype="float16") = model_params[24]
+            lv66 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv64, lv65, lv63, lv50), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv67: R.Tensor((4096,), dtype="float16") = model_params[25]
+            lv68 = R.call_tir(cls.rms_norm, (lv66, lv67), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv69: R.Tensor((22016, 512), dtype="uint32") = model_params[26]
+            lv70: R.Tensor((22016, 128), dtype="float16") = model_params[27]
+            lv71 = R.call_tir(cls.fused_fused_dequantize2_NT_matmul2, (lv69, lv70, lv68), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
+            lv72 = R.call_tir(cls.fused_split_silu_multiply, (lv71,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
+            lv73: R.Tensor((4096, 1376), dtype="uint32") = model_params[28]
+            lv74: R.Tensor((4096, 344), dtype="float16") = model_params[29]
+            lv75 = R.call_tir(cls.fused_fused_dequantize3_fused_NT_matmul3_add3, (lv73, lv74, lv72, lv66), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv76: R.Tensor((4096,), dtype="float16") = model_params[30]
+            lv77 = R.call_tir(cls.rms_norm, (lv75, lv76), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv78: R.Tensor((12288, 512), dtype="uint32") = model_params[31]
+            lv79: R.Tensor((12288, 128), dtype="float16") = model_params[32]
+            lv80 = R.call_tir(cls.fused_fused_dequantize0_NT_matmul, (lv78, lv79, lv77), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
+            lv81 = R.reshape(lv80, R.shape([1, 1, 96, 128]))
+            lv82: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv81, indices_or_sections=[32, 64], axis=2)
+            lv83: R.Tensor((1, 1, 32, 128), dtype="float16") = lv82[0]
+            lv84: R.Tensor((1, 1, 32, 128), dtype="float16") = lv82[1]
+            lv85: R.Tensor((1, 1, 32, 128), dtype="float16") = lv82[2]
+            lv86: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv61, cls.kv_cache_transpose_append, lv84, lv85, R.prim_value(3), sinfo_args=(R.Object,))
+            lv87 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv86, cls.attention, lv83, R.prim_value(3), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
             lv88 = R.reshape(lv87, R.shape([1, 1, 4096]))
-            lv89: R.Tensor((4096, 512), dtype="uint32") = model_params[43]
-            lv90: R.Tensor((4096, 128), dtype="float16") = model_params[44]
-            lv91 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv89, lv90, lv88, lv80), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv92: R.Tensor((4096,), dtype="float16") = model_params[45]
+            lv89: R.Tensor((4096, 512), dtype="uint32") = model_params[33]
+            lv90: R.Tensor((4096, 128), dtype="float16") = model_params[34]
+            lv91 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv89, lv90, lv88, lv75), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv92: R.Tensor((4096,), dtype="float16") = model_params[35]
             lv93 = R.call_tir(cls.rms_norm, (lv91, lv92), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv94: R.Tensor((22016, 512), dtype="uint32") = model_params[46]
-            lv95: R.Tensor((22016, 128), dtype="float16") = model_params[47]
+            lv94: R.Tensor((22016, 512), dtype="uint32") = model_params[36]
+            lv95: R.Tensor((22016, 128), dtype="float16") = model_params[37]
             lv96 = R.call_tir(cls.fused_fused_dequantize2_NT_matmul2, (lv94, lv95, lv93), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
             lv97 = R.call_tir(cls.fused_split_silu_multiply, (lv96,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv98: R.Tensor((4096, 1376), dtype="uint32") = model_params[48]
-            lv99: R.Tensor((4096, 344), dtype="float16") = model_params[49]
+            lv98: R.Tensor((4096, 1376), dtype="uint32") = model_params[38]
+            lv99: R.Tensor((4096, 344), dtype="float16") = model_params[39]
             lv100 = R.call_tir(cls.fused_fused_dequantize3_fused_NT_matmul3_add3, (lv98, lv99, lv97, lv91), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv101: R.Tensor((4096,), dtype="float16") = model_params[50]
+            lv101: R.Tensor((4096,), dtype="float16") = model_params[40]
             lv102 = R.call_tir(cls.rms_norm, (lv100, lv101), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv103: R.Tensor((12288, 512), dtype="uint32") = model_params[51]
-            lv104: R.Tensor((12288, 128), dtype="float16") = model_params[52]
+            lv103: R.Tensor((12288, 512), dtype="uint32") = model_params[41]
+            lv104: R.Tensor((12288, 128), dtype="float16") = model_params[42]
             lv105 = R.call_tir(cls.fused_fused_dequantize0_NT_matmul, (lv103, lv104, lv102), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
             lv106 = R.reshape(lv105, R.shape([1, 1, 96, 128]))
-            lv107 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv106, R.prim_value(5), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
-            lv108 = R.reshape(lv107, R.shape([1, 1, 4096]))
-            lv109: R.Tensor((4096, 512), dtype="uint32") = model_params[53]
-            lv110: R.Tensor((4096, 128), dtype="float16") = model_params[54]
-            lv111 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv109, lv110, lv108, lv100), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv112: R.Tensor((4096,), dtype="float16") = model_params[55]
-            lv113 = R.call_tir(cls.rms_norm, (lv111, lv112), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv114: R.Tensor((22016, 512), dtype="uint32") = model_params[56]
-            lv115: R.Tensor((22016, 128), dtype="float16") = model_params[57]
-            lv116 = R.call_tir(cls.fused_fused_dequantize2_NT_matmul2, (lv114, lv115, lv113), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
-            lv117 = R.call_tir(cls.fused_split_silu_multiply, (lv116,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv118: R.Tensor((4096, 1376), dtype="uint32") = model_params[58]
-            lv119: R.Tensor((4096, 344), dtype="float16") = model_params[59]
-            lv120 = R.call_tir(cls.fused_fused_dequantize3_fused_NT_matmul3_add3, (lv118, lv119, lv117, lv111), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv121: R.Tensor((4096,), dtype="float16") = model_params[60]
-            lv122 = R.call_tir(cls.rms_norm, (lv120, lv121), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv123: R.Tensor((12288, 512), dtype="uint32") = model_params[61]
-            lv124: R.Tensor((12288, 128), dtype="float16") = model_params[62]
-            lv125 = R.call_tir(cls.fused_fused_dequantize0_NT_matmul, (lv123, lv124, lv122), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
-            lv126 = R.reshape(lv125, R.shape([1, 1, 96, 128]))
-            lv127 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv126, R.prim_value(6), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
-            lv128 = R.reshape(lv127, R.shape([1, 1, 4096]))
-            lv129: R.Tensor((4096, 512), dtype="uint32") = model_params[63]
-            lv130: R.Tensor((4096, 128), dtype="float16") = model_params[64]
-            lv131 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv129, lv130, lv128, lv120), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv132: R.Tensor((4096,), dtype="float16") = model_params[65]
-            lv133 = R.call_tir(cls.rms_norm, (lv131, lv132), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv134: R.Tensor((22016, 512), dtype="uint32") = model_params[66]
-            lv135: R.Tensor((22016, 128), dtype="float16") = model_params[67]
-            lv136 = R.call_tir(cls.fused_fused_dequantize2_NT_matmul2, (lv134, lv135, lv133), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
-            lv137 = R.call_tir(cls.fused_split_silu_multiply, (lv136,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv138: R.Tensor((4096, 1376), dtype="uint32") = model_params[68]
-            lv139: R.Tensor((4096, 344), dtype="float16") = model_params[69]
-            lv140 = R.call_tir(cls.fused_fused_dequantize3_fused_NT_matmul3_add3, (lv138, lv139, lv137, lv131), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv141: R.Tensor((4096,), dtype="float16") = model_params[70]
-            lv142 = R.call_tir(cls.rms_norm, (lv140, lv141), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv143: R.Tensor((12288, 512), dtype="uint32") = model_params[71]
-            lv144: R.Tensor((12288, 128), dtype="float16") = model_params[72]
-            lv145 = R.call_tir(cls.fused_fused_dequantize0_NT_matmul, (lv143, lv144, lv142), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
-            lv146 = R.reshape(lv145, R.shape([1, 1, 96, 128]))
-            lv147 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv146, R.prim_value(7), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
-            lv148 = R.reshape(lv147, R.shape([1, 1, 4096]))
-            lv149: R.Tensor((4096, 512), dtype="uint32") = model_params[73]
-            lv150: R.Tensor((4096, 128), dtype="float16") = model_params[74]
-            lv151 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv149, lv150, lv148, lv140), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv152: R.Tensor((4096,), dtype="float16") = model_params[75]
-            lv153 = R.call_tir(cls.rms_norm, (lv151, lv152), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv154: R.Tensor((22016, 512), dtype="uint32") = model_params[76]
-            lv155: R.Tensor((22016, 128), dtype="float16") = model_params[77]
-            lv156 = R.call_tir(cls.fused_fused_dequantize2_NT_matmul2, (lv154, lv155, lv153), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
-            lv157 = R.call_tir(cls.fused_split_silu_multiply, (lv156,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv158: R.Tensor((4096, 1376), dtype="uint32") = model_params[78]
-            lv159: R.Tensor((4096, 344), dtype="float16") = model_params[79]
-            lv160 = R.call_tir(cls.fused_fused_dequantize3_fused_NT_matmul3_add3, (lv158, lv159, lv157, lv151), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv161: R.Tensor((4096,), dtype="float16") = model_params[80]
-            lv162 = R.call_tir(cls.rms_norm, (lv160, lv161), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv163: R.Tensor((12288, 512), dtype="uint32") = model_params[81]
-            lv164: R.Tensor((12288, 128), dtype="float16") = model_params[82]
-            lv165 = R.call_tir(cls.fused_fused_dequantize0_NT_matmul, (lv163, lv164, lv162), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
-            lv166 = R.reshape(lv165, R.shape([1, 1, 96, 128]))
-            lv167 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv166, R.prim_value(8), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
-            lv168 = R.reshape(lv167, R.shape([1, 1, 4096]))
-            lv169: R.Tensor((4096, 512), dtype="uint32") = model_params[83]
-            lv170: R.Tensor((4096, 128), dtype="float16") = model_params[84]
-            lv171 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv169, lv170, lv168, lv160), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv172: R.Tensor((4096,), dtype="float16") = model_params[85]
-            lv173 = R.call_tir(cls.rms_norm, (lv171, lv172), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv174: R.Tensor((22016, 512), dtype="uint32") = model_params[86]
-            lv175: R.Tensor((22016, 128), dtype="float16") = model_params[87]
-            lv176 = R.call_tir(cls.fused_fused_dequantize2_NT_matmul2, (lv174, lv175, lv173), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
-            lv177 = R.call_tir(cls.fused_split_silu_multiply, (lv176,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv178: R.Tensor((4096, 1376), dtype="uint32") = model_params[88]
-            lv179: R.Tensor((4096, 344), dtype="float16") = model_params[89]
-            lv180 = R.call_tir(cls.fused_fused_dequantize3_fused_NT_matmul3_add3, (lv178, lv179, lv177, lv171), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv181: R.Tensor((4096,), dtype="float16") = model_params[90]
-            lv182 = R.call_tir(cls.rms_norm, (lv180, lv181), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv183: R.Tensor((12288, 512), dtype="uint32") = model_params[91]
-            lv184: R.Tensor((12288, 128), dtype="float16") = model_params[92]
-            lv185 = R.call_tir(cls.fused_fused_dequantize0_NT_matmul, (lv183, lv184, lv182), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
-            lv186 = R.reshape(lv185, R.shape([1, 1, 96, 128]))
-            lv187 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv186, R.prim_value(9), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv107: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv106, indices_or_sections=[32, 64], axis=2)
+            lv108: R.Tensor((1, 1, 32, 128), dtype="float16") = lv107[0]
+            lv109: R.Tensor((1, 1, 32, 128), dtype="float16") = lv107[1]
+            lv110: R.Tensor((1, 1, 32, 128), dtype="float16") = lv107[2]
+            lv111: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv86, cls.kv_cache_transpose_append, lv109, lv110, R.prim_value(4), sinfo_args=(R.Object,))
+            lv112 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv111, cls.attention, lv108, R.prim_value(4), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv113 = R.reshape(lv112, R.shape([1, 1, 4096]))
+            lv114: R.Tensor((4096, 512), dtype="uint32") = model_params[43]
+            lv115: R.Tensor((4096, 128), dtype="float16") = model_params[44]
+            lv116 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv114, lv115, lv113, lv100), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv117: R.Tensor((4096,), dtype="float16") = model_params[45]
+            lv118 = R.call_tir(cls.rms_norm, (lv116, lv117), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv119: R.Tensor((22016, 512), dtype="uint32") = model_params[46]
+            lv120: R.Tensor((22016, 128), dtype="float16") = model_params[47]
+            lv121 = R.call_tir(cls.fused_fused_dequantize2_NT_matmul2, (lv119, lv120, lv118), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
+            lv122 = R.call_tir(cls.fused_split_silu_multiply, (lv121,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
+            lv123: R.Tensor((4096, 1376), dtype="uint32") = model_params[48]
+            lv124: R.Tensor((4096, 344), dtype="float16") = model_params[49]
+            lv125 = R.call_tir(cls.fused_fused_dequantize3_fused_NT_matmul3_add3, (lv123, lv124, lv122, lv116), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv126: R.Tensor((4096,), dtype="float16") = model_params[50]
+            lv127 = R.call_tir(cls.rms_norm, (lv125, lv126), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv128: R.Tensor((12288, 512), dtype="uint32") = model_params[51]
+            lv129: R.Tensor((12288, 128), dtype="float16") = model_params[52]
+            lv130 = R.call_tir(cls.fused_fused_dequantize0_NT_matmul, (lv128, lv129, lv127), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
+            lv131 = R.reshape(lv130, R.shape([1, 1, 96, 128]))
+            lv132: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv131, indices_or_sections=[32, 64], axis=2)
+            lv133: R.Tensor((1, 1, 32, 128), dtype="float16") = lv132[0]
+            lv134: R.Tensor((1, 1, 32, 128), dtype="float16") = lv132[1]
+            lv135: R.Tensor((1, 1, 32, 128), dtype="float16") = lv132[2]
+            lv136: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv111, cls.kv_cache_transpose_append, lv134, lv135, R.prim_value(5), sinfo_args=(R.Object,))
+            lv137 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv136, cls.attention, lv133, R.prim_value(5), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv138 = R.reshape(lv137, R.shape([1, 1, 4096]))
+            lv139: R.Tensor((4096, 512), dtype="uint32") = model_params[53]
+            lv140: R.Tensor((4096, 128), dtype="float16") = model_params[54]
+            lv141 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv139, lv140, lv138, lv125), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv142: R.Tensor((4096,), dtype="float16") = model_params[55]
+            lv143 = R.call_tir(cls.rms_norm, (lv141, lv142), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv144: R.Tensor((22016, 512), dtype="uint32") = model_params[56]
+            lv145: R.Tensor((22016, 128), dtype="float16") = model_params[57]
+            lv146 = R.call_tir(cls.fused_fused_dequantize2_NT_matmul2, (lv144, lv145, lv143), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
+            lv147 = R.call_tir(cls.fused_split_silu_multiply, (lv146,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
+            lv148: R.Tensor((4096, 1376), dtype="uint32") = model_params[58]
+            lv149: R.Tensor((4096, 344), dtype="float16") = model_params[59]
+            lv150 = R.call_tir(cls.fused_fused_dequantize3_fused_NT_matmul3_add3, (lv148, lv149, lv147, lv141), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv151: R.Tensor((4096,), dtype="float16") = model_params[60]
+            lv152 = R.call_tir(cls.rms_norm, (lv150, lv151), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv153: R.Tensor((12288, 512), dtype="uint32") = model_params[61]
+            lv154: R.Tensor((12288, 128), dtype="float16") = model_params[62]
+            lv155 = R.call_tir(cls.fused_fused_dequantize0_NT_matmul, (lv153, lv154, lv152), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
+            lv156 = R.reshape(lv155, R.shape([1, 1, 96, 128]))
+            lv157: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv156, indices_or_sections=[32, 64], axis=2)
+            lv158: R.Tensor((1, 1, 32, 128), dtype="float16") = lv157[0]
+            lv159: R.Tensor((1, 1, 32, 128), dtype="float16") = lv157[1]
+            lv160: R.Tensor((1, 1, 32, 128), dtype="float16") = lv157[2]
+            lv161: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv136, cls.kv_cache_transpose_append, lv159, lv160, R.prim_value(6), sinfo_args=(R.Object,))
+            lv162 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv161, cls.attention, lv158, R.prim_value(6), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv163 = R.reshape(lv162, R.shape([1, 1, 4096]))
+            lv164: R.Tensor((4096, 512), dtype="uint32") = model_params[63]
+            lv165: R.Tensor((4096, 128), dtype="float16") = model_params[64]
+            lv166 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv164, lv165, lv163, lv150), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv167: R.Tensor((4096,), dtype="float16") = model_params[65]
+            lv168 = R.call_tir(cls.rms_norm, (lv166, lv167), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv169: R.Tensor((22016, 512), dtype="uint32") = model_params[66]
+            lv170: R.Tensor((22016, 128), dtype="float16") = model_params[67]
+            lv171 = R.call_tir(cls.fused_fused_dequantize2_NT_matmul2, (lv169, lv170, lv168), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
+            lv172 = R.call_tir(cls.fused_split_silu_multiply, (lv171,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
+            lv173: R.Tensor((4096, 1376), dtype="uint32") = model_params[68]
+            lv174: R.Tensor((4096, 344), dtype="float16") = model_params[69]
+            lv175 = R.call_tir(cls.fused_fused_dequantize3_fused_NT_matmul3_add3, (lv173, lv174, lv172, lv166), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv176: R.Tensor((4096,), dtype="float16") = model_params[70]
+            lv177 = R.call_tir(cls.rms_norm, (lv175, lv176), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv178: R.Tensor((12288, 512), dtype="uint32") = model_params[71]
+            lv179: R.Tensor((12288, 128), dtype="float16") = model_params[72]
+            lv180 = R.call_tir(cls.fused_fused_dequantize0_NT_matmul, (lv178, lv179, lv177), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
+            lv181 = R.reshape(lv180, R.shape([1, 1, 96, 128]))
+            lv182: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv181, indices_or_sections=[32, 64], axis=2)
+            lv183: R.Tensor((1, 1, 32, 128), dtype="float16") = lv182[0]
+            lv184: R.Tensor((1, 1, 32, 128), dtype="float16") = lv182[1]
+            lv185: R.Tensor((1, 1, 32, 128), dtype="float16") = lv182[2]
+            lv186: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv161, cls.kv_cache_transpose_append, lv184, lv185, R.prim_value(7), sinfo_args=(R.Object,))
+            lv187 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv186, cls.attention, lv183, R.prim_value(7), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
             lv188 = R.reshape(lv187, R.shape([1, 1, 4096]))
-            lv189: R.Tensor((4096, 512), dtype="uint32") = model_params[93]
-            lv190: R.Tensor((4096, 128), dtype="float16") = model_params[94]
-            lv191 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv189, lv190, lv188, lv180), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv192: R.Tensor((4096,), dtype="float16") = model_params[95]
+            lv189: R.Tensor((4096, 512), dtype="uint32") = model_params[73]
+            lv190: R.Tensor((4096, 128), dtype="float16") = model_params[74]
+            lv191 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv189, lv190, lv188, lv175), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv192: R.Tensor((4096,), dtype="float16") = model_params[75]
             lv193 = R.call_tir(cls.rms_norm, (lv191, lv192), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv194: R.Tensor((22016, 512), dtype="uint32") = model_params[96]
-            lv195: R.Tensor((22016, 128), dtype="float16") = model_params[97]
+            lv194: R.Tensor((22016, 512), dtype="uint32") = model_params[76]
+            lv195: R.Tensor((22016, 128), dtype="float16") = model_params[77]
             lv196 = R.call_tir(cls.fused_fused_dequantize2_NT_matmul2, (lv194, lv195, lv193), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
             lv197 = R.call_tir(cls.fused_split_silu_multiply, (lv196,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv198: R.Tensor((4096, 1376), dtype="uint32") = model_params[98]
-            lv199: R.Tensor((4096, 344), dtype="float16") = model_params[99]
+            lv198: R.Tensor((4096, 1376), dtype="uint32") = model_params[78]
+            lv199: R.Tensor((4096, 344), dtype="float16") = model_params[79]
             lv200 = R.call_tir(cls.fused_fused_dequantize3_fused_NT_matmul3_add3, (lv198, lv199, lv197, lv191), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv201: R.Tensor((4096,), dtype="float16") = model_params[100]
+            lv201: R.Tensor((4096,), dtype="float16") = model_params[80]
             lv202 = R.call_tir(cls.rms_norm, (lv200, lv201), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv203: R.Tensor((12288, 512), dtype="uint32") = model_params[101]
-            lv204: R.Tensor((12288, 128), dtype="float16") = model_params[102]
+            lv203: R.Tensor((12288, 512), dtype="uint32") = model_params[81]
+            lv204: R.Tensor((12288, 128), dtype="float16") = model_params[82]
             lv205 = R.call_tir(cls.fused_fused_dequantize0_NT_matmul, (lv203, lv204, lv202), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
             lv206 = R.reshape(lv205, R.shape([1, 1, 96, 128]))
-            lv207 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv206, R.prim_value(10), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
-            lv208 = R.reshape(lv207, R.shape([1, 1, 4096]))
-            lv209: R.Tensor((4096, 512), dtype="uint32") = model_params[103]
-            lv210: R.Tensor((4096, 128), dtype="float16") = model_params[104]
-            lv211 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv209, lv210, lv208, lv200), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv212: R.Tensor((4096,), dtype="float16") = model_params[105]
-            lv213 = R.call_tir(cls.rms_norm, (lv211, lv212), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv214: R.Tensor((22016, 512), dtype="uint32") = model_params[106]
-            lv215: R.Tensor((22016, 128), dtype="float16") = model_params[107]
-            lv216 = R.call_tir(cls.fused_fused_dequantize2_NT_matmul2, (lv214, lv215, lv213), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
-            lv217 = R.call_tir(cls.fused_split_silu_multiply, (lv216,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv218: R.Tensor((4096, 1376), dtype="uint32") = model_params[108]
-            lv219: R.Tensor((4096, 344), dtype="float16") = model_params[109]
-            lv220 = R.call_tir(cls.fused_fused_dequantize3_fused_NT_matmul3_add3, (lv218, lv219, lv217, lv211), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv221: R.Tensor((4096,), dtype="float16") = model_params[110]
-            lv222 = R.call_tir(cls.rms_norm, (lv220, lv221), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv223: R.Tensor((12288, 512), dtype="uint32") = model_params[111]
-            lv224: R.Tensor((12288, 128), dtype="float16") = model_params[112]
-            lv225 = R.call_tir(cls.fused_fused_dequantize0_NT_matmul, (lv223, lv224, lv222), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
-            lv226 = R.reshape(lv225, R.shape([1, 1, 96, 128]))
-            lv227 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv226, R.prim_value(11), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
-            lv228 = R.reshape(lv227, R.shape([1, 1, 4096]))
-            lv229: R.Tensor((4096, 512), dtype="uint32") = model_params[113]
-            lv230: R.Tensor((4096, 128), dtype="float16") = model_params[114]
-            lv231 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv229, lv230, lv228, lv220), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv232: R.Tensor((4096,), dtype="float16") = model_params[115]
-            lv233 = R.call_tir(cls.rms_norm, (lv231, lv232), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv234: R.Tensor((22016, 512), dtype="uint32") = model_params[116]
-            lv235: R.Tensor((22016, 128), dtype="float16") = model_params[117]
-            lv236 = R.call_tir(cls.fused_fused_dequantize2_NT_matmul2, (lv234, lv235, lv233), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
-            lv237 = R.call_tir(cls.fused_split_silu_multiply, (lv236,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv238: R.Tensor((4096, 1376), dtype="uint32") = model_params[118]
-            lv239: R.Tensor((4096, 344), dtype="float16") = model_params[119]
-            lv240 = R.call_tir(cls.fused_fused_dequantize3_fused_NT_matmul3_add3, (lv238, lv239, lv237, lv231), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv241: R.Tensor((4096,), dtype="float16") = model_params[120]
-            lv242 = R.call_tir(cls.rms_norm, (lv240, lv241), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv243: R.Tensor((12288, 512), dtype="uint32") = model_params[121]
-            lv244: R.Tensor((12288, 128), dtype="float16") = model_params[122]
-            lv245 = R.call_tir(cls.fused_fused_dequantize0_NT_matmul, (lv243, lv244, lv242), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
-            lv246 = R.reshape(lv245, R.shape([1, 1, 96, 128]))
-            lv247 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv246, R.prim_value(12), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
-            lv248 = R.reshape(lv247, R.shape([1, 1, 4096]))
-            lv249: R.Tensor((4096, 512), dtype="uint32") = model_params[123]
-            lv250: R.Tensor((4096, 128), dtype="float16") = model_params[124]
-            lv251 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv249, lv250, lv248, lv240), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv252: R.Tensor((4096,), dtype="float16") = model_params[125]
-            lv253 = R.call_tir(cls.rms_norm, (lv251, lv252), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv254: R.Tensor((22016, 512), dtype="uint32") = model_params[126]
-            lv255: R.Tensor((22016, 128), dtype="float16") = model_params[127]
-            lv256 = R.call_tir(cls.fused_fused_dequantize2_NT_matmul2, (lv254, lv255, lv253), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
-            lv257 = R.call_tir(cls.fused_split_silu_multiply, (lv256,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv258: R.Tensor((4096, 1376), dtype="uint32") = model_params[128]
-            lv259: R.Tensor((4096, 344), dtype="float16") = model_params[129]
-            lv260 = R.call_tir(cls.fused_fused_dequantize3_fused_NT_matmul3_add3, (lv258, lv259, lv257, lv251), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv261: R.Tensor((4096,), dtype="float16") = model_params[130]
-            lv262 = R.call_tir(cls.rms_norm, (lv260, lv261), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv263: R.Tensor((12288, 512), dtype="uint32") = model_params[131]
-            lv264: R.Tensor((12288, 128), dtype="float16") = model_params[132]
-            lv265 = R.call_tir(cls.fused_fused_dequantize0_NT_matmul, (lv263, lv264, lv262), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
-            lv266 = R.reshape(lv265, R.shape([1, 1, 96, 128]))
-            lv267 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv266, R.prim_value(13), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
-            lv268 = R.reshape(lv267, R.shape([1, 1, 4096]))
-            lv269: R.Tensor((4096, 512), dtype="uint32") = model_params[133]
-            lv270: R.Tensor((4096, 128), dtype="float16") = model_params[134]
-            lv271 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv269, lv270, lv268, lv260), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv272: R.Tensor((4096,), dtype="float16") = model_params[135]
-            lv273 = R.call_tir(cls.rms_norm, (lv271, lv272), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv274: R.Tensor((22016, 512), dtype="uint32") = model_params[136]
-            lv275: R.Tensor((22016, 128), dtype="float16") = model_params[137]
-            lv276 = R.call_tir(cls.fused_fused_dequantize2_NT_matmul2, (lv274, lv275, lv273), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
-            lv277 = R.call_tir(cls.fused_split_silu_multiply, (lv276,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv278: R.Tensor((4096, 1376), dtype="uint32") = model_params[138]
-            lv279: R.Tensor((4096, 344), dtype="float16") = model_params[139]
-            lv280 = R.call_tir(cls.fused_fused_dequantize3_fused_NT_matmul3_add3, (lv278, lv279, lv277, lv271), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv281: R.Tensor((4096,), dtype="float16") = model_params[140]
-            lv282 = R.call_tir(cls.rms_norm, (lv280, lv281), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv283: R.Tensor((12288, 512), dtype="uint32") = model_params[141]
-            lv284: R.Tensor((12288, 128), dtype="float16") = model_params[142]
-            lv285 = R.call_tir(cls.fused_fused_dequantize0_NT_matmul, (lv283, lv284, lv282), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
-            lv286 = R.reshape(lv285, R.shape([1, 1, 96, 128]))
-            lv287 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv286, R.prim_value(14), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv207: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv206, indices_or_sections=[32, 64], axis=2)
+            lv208: R.Tensor((1, 1, 32, 128), dtype="float16") = lv207[0]
+            lv209: R.Tensor((1, 1, 32, 128), dtype="float16") = lv207[1]
+            lv210: R.Tensor((1, 1, 32, 128), dtype="float16") = lv207[2]
+            lv211: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv186, cls.kv_cache_transpose_append, lv209, lv210, R.prim_value(8), sinfo_args=(R.Object,))
+            lv212 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv211, cls.attention, lv208, R.prim_value(8), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv213 = R.reshape(lv212, R.shape([1, 1, 4096]))
+            lv214: R.Tensor((4096, 512), dtype="uint32") = model_params[83]
+            lv215: R.Tensor((4096, 128), dtype="float16") = model_params[84]
+            lv216 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv214, lv215, lv213, lv200), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv217: R.Tensor((4096,), dtype="float16") = model_params[85]
+            lv218 = R.call_tir(cls.rms_norm, (lv216, lv217), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv219: R.Tensor((22016, 512), dtype="uint32") = model_params[86]
+            lv220: R.Tensor((22016, 128), dtype="float16") = model_params[87]
+            lv221 = R.call_tir(cls.fused_fused_dequantize2_NT_matmul2, (lv219, lv220, lv218), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
+            lv222 = R.call_tir(cls.fused_split_silu_multiply, (lv221,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
+            lv223: R.Tensor((4096, 1376), dtype="uint32") = model_params[88]
+            lv224: R.Tensor((4096, 344), dtype="float16") = model_params[89]
+            lv225 = R.call_tir(cls.fused_fused_dequantize3_fused_NT_matmul3_add3, (lv223, lv224, lv222, lv216), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv226: R.Tensor((4096,), dtype="float16") = model_params[90]
+            lv227 = R.call_tir(cls.rms_norm, (lv225, lv226), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv228: R.Tensor((12288, 512), dtype="uint32") = model_params[91]
+            lv229: R.Tensor((12288, 128), dtype="float16") = model_params[92]
+            lv230 = R.call_tir(cls.fused_fused_dequantize0_NT_matmul, (lv228, lv229, lv227), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
+            lv231 = R.reshape(lv230, R.shape([1, 1, 96, 128]))
+            lv232: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv231, indices_or_sections=[32, 64], axis=2)
+            lv233: R.Tensor((1, 1, 32, 128), dtype="float16") = lv232[0]
+            lv234: R.Tensor((1, 1, 32, 128), dtype="float16") = lv232[1]
+            lv235: R.Tensor((1, 1, 32, 128), dtype="float16") = lv232[2]
+            lv236: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv211, cls.kv_cache_transpose_append, lv234, lv235, R.prim_value(9), sinfo_args=(R.Object,))
+            lv237 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv236, cls.attention, lv233, R.prim_value(9), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv238 = R.reshape(lv237, R.shape([1, 1, 4096]))
+            lv239: R.Tensor((4096, 512), dtype="uint32") = model_params[93]
+            lv240: R.Tensor((4096, 128), dtype="float16") = model_params[94]
+            lv241 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv239, lv240, lv238, lv225), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv242: R.Tensor((4096,), dtype="float16") = model_params[95]
+            lv243 = R.call_tir(cls.rms_norm, (lv241, lv242), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv244: R.Tensor((22016, 512), dtype="uint32") = model_params[96]
+            lv245: R.Tensor((22016, 128), dtype="float16") = model_params[97]
+            lv246 = R.call_tir(cls.fused_fused_dequantize2_NT_matmul2, (lv244, lv245, lv243), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
+            lv247 = R.call_tir(cls.fused_split_silu_multiply, (lv246,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
+            lv248: R.Tensor((4096, 1376), dtype="uint32") = model_params[98]
+            lv249: R.Tensor((4096, 344), dtype="float16") = model_params[99]
+            lv250 = R.call_tir(cls.fused_fused_dequantize3_fused_NT_matmul3_add3, (lv248, lv249, lv247, lv241), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv251: R.Tensor((4096,), dtype="float16") = model_params[100]
+            lv252 = R.call_tir(cls.rms_norm, (lv250, lv251), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv253: R.Tensor((12288, 512), dtype="uint32") = model_params[101]
+            lv254: R.Tensor((12288, 128), dtype="float16") = model_params[102]
+            lv255 = R.call_tir(cls.fused_fused_dequantize0_NT_matmul, (lv253, lv254, lv252), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
+            lv256 = R.reshape(lv255, R.shape([1, 1, 96, 128]))
+            lv257: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv256, indices_or_sections=[32, 64], axis=2)
+            lv258: R.Tensor((1, 1, 32, 128), dtype="float16") = lv257[0]
+            lv259: R.Tensor((1, 1, 32, 128), dtype="float16") = lv257[1]
+            lv260: R.Tensor((1, 1, 32, 128), dtype="float16") = lv257[2]
+            lv261: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv236, cls.kv_cache_transpose_append, lv259, lv260, R.prim_value(10), sinfo_args=(R.Object,))
+            lv262 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv261, cls.attention, lv258, R.prim_value(10), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv263 = R.reshape(lv262, R.shape([1, 1, 4096]))
+            lv264: R.Tensor((4096, 512), dtype="uint32") = model_params[103]
+            lv265: R.Tensor((4096, 128), dtype="float16") = model_params[104]
+            lv266 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv264, lv265, lv263, lv250), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv267: R.Tensor((4096,), dtype="float16") = model_params[105]
+            lv268 = R.call_tir(cls.rms_norm, (lv266, lv267), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv269: R.Tensor((22016, 512), dtype="uint32") = model_params[106]
+            lv270: R.Tensor((22016, 128), dtype="float16") = model_params[107]
+            lv271 = R.call_tir(cls.fused_fused_dequantize2_NT_matmul2, (lv269, lv270, lv268), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
+            lv272 = R.call_tir(cls.fused_split_silu_multiply, (lv271,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
+            lv273: R.Tensor((4096, 1376), dtype="uint32") = model_params[108]
+            lv274: R.Tensor((4096, 344), dtype="float16") = model_params[109]
+            lv275 = R.call_tir(cls.fused_fused_dequantize3_fused_NT_matmul3_add3, (lv273, lv274, lv272, lv266), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv276: R.Tensor((4096,), dtype="float16") = model_params[110]
+            lv277 = R.call_tir(cls.rms_norm, (lv275, lv276), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv278: R.Tensor((12288, 512), dtype="uint32") = model_params[111]
+            lv279: R.Tensor((12288, 128), dtype="float16") = model_params[112]
+            lv280 = R.call_tir(cls.fused_fused_dequantize0_NT_matmul, (lv278, lv279, lv277), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
+            lv281 = R.reshape(lv280, R.shape([1, 1, 96, 128]))
+            lv282: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv281, indices_or_sections=[32, 64], axis=2)
+            lv283: R.Tensor((1, 1, 32, 128), dtype="float16") = lv282[0]
+            lv284: R.Tensor((1, 1, 32, 128), dtype="float16") = lv282[1]
+            lv285: R.Tensor((1, 1, 32, 128), dtype="float16") = lv282[2]
+            lv286: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv261, cls.kv_cache_transpose_append, lv284, lv285, R.prim_value(11), sinfo_args=(R.Object,))
+            lv287 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv286, cls.attention, lv283, R.prim_value(11), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
             lv288 = R.reshape(lv287, R.shape([1, 1, 4096]))
-            lv289: R.Tensor((4096, 512), dtype="uint32") = model_params[143]
-            lv290: R.Tensor((4096, 128), dtype="float16") = model_params[144]
-            lv291 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv289, lv290, lv288, lv280), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv292: R.Tensor((4096,), dtype="float16") = model_params[145]
+            lv289: R.Tensor((4096, 512), dtype="uint32") = model_params[113]
+            lv290: R.Tensor((4096, 128), dtype="float16") = model_params[114]
+            lv291 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv289, lv290, lv288, lv275), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv292: R.Tensor((4096,), dtype="float16") = model_params[115]
             lv293 = R.call_tir(cls.rms_norm, (lv291, lv292), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv294: R.Tensor((22016, 512), dtype="uint32") = model_params[146]
-            lv295: R.Tensor((22016, 128), dtype="float16") = model_params[147]
+            lv294: R.Tensor((22016, 512), dtype="uint32") = model_params[116]
+            lv295: R.Tensor((22016, 128), dtype="float16") = model_params[117]
             lv296 = R.call_tir(cls.fused_fused_dequantize2_NT_matmul2, (lv294, lv295, lv293), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
             lv297 = R.call_tir(cls.fused_split_silu_multiply, (lv296,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv298: R.Tensor((4096, 1376), dtype="uint32") = model_params[148]
-            lv299: R.Tensor((4096, 344), dtype="float16") = model_params[149]
+            lv298: R.Tensor((4096, 1376), dtype="uint32") = model_params[118]
+            lv299: R.Tensor((4096, 344), dtype="float16") = model_params[119]
             lv300 = R.call_tir(cls.fused_fused_dequantize3_fused_NT_matmul3_add3, (lv298, lv299, lv297, lv291), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv301: R.Tensor((4096,), dtype="float16") = model_params[150]
+            lv301: R.Tensor((4096,), dtype="float16") = model_params[120]
             lv302 = R.call_tir(cls.rms_norm, (lv300, lv301), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv303: R.Tensor((12288, 512), dtype="uint32") = model_params[151]
-            lv304: R.Tensor((12288, 128), dtype="float16") = model_params[152]
+            lv303: R.Tensor((12288, 512), dtype="uint32") = model_params[121]
+            lv304: R.Tensor((12288, 128), dtype="float16") = model_params[122]
             lv305 = R.call_tir(cls.fused_fused_dequantize0_NT_matmul, (lv303, lv304, lv302), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
             lv306 = R.reshape(lv305, R.shape([1, 1, 96, 128]))
-            lv307 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv306, R.prim_value(15), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
-            lv308 = R.reshape(lv307, R.shape([1, 1, 4096]))
-            lv309: R.Tensor((4096, 512), dtype="uint32") = model_params[153]
-            lv310: R.Tensor((4096, 128), dtype="float16") = model_params[154]
-            lv311 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv309, lv310, lv308, lv300), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv312: R.Tensor((4096,), dtype="float16") = model_params[155]
-            lv313 = R.call_tir(cls.rms_norm, (lv311, lv312), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv314: R.Tensor((22016, 512), dtype="uint32") = model_params[156]
-            lv315: R.Tensor((22016, 128), dtype="float16") = model_params[157]
-            lv316 = R.call_tir(cls.fused_fused_dequantize2_NT_matmul2, (lv314, lv315, lv313), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
-            lv317 = R.call_tir(cls.fused_split_silu_multiply, (lv316,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv318: R.Tensor((4096, 1376), dtype="uint32") = model_params[158]
-            lv319: R.Tensor((4096, 344), dtype="float16") = model_params[159]
-            lv320 = R.call_tir(cls.fused_fused_dequantize3_fused_NT_matmul3_add3, (lv318, lv319, lv317, lv311), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv321: R.Tensor((4096,), dtype="float16") = model_params[160]
-            lv322 = R.call_tir(cls.rms_norm, (lv320, lv321), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv323: R.Tensor((12288, 512), dtype="uint32") = model_params[161]
-            lv324: R.Tensor((12288, 128), dtype="float16") = model_params[162]
-            lv325 = R.call_tir(cls.fused_fused_dequantize0_NT_matmul, (lv323, lv324, lv322), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
-            lv326 = R.reshape(lv325, R.shape([1, 1, 96, 128]))
-            lv327 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv326, R.prim_value(16), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
-            lv328 = R.reshape(lv327, R.shape([1, 1, 4096]))
-            lv329: R.Tensor((4096, 512), dtype="uint32") = model_params[163]
-            lv330: R.Tensor((4096, 128), dtype="float16") = model_params[164]
-            lv331 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv329, lv330, lv328, lv320), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv332: R.Tensor((4096,), dtype="float16") = model_params[165]
-            lv333 = R.call_tir(cls.rms_norm, (lv331, lv332), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv334: R.Tensor((22016, 512), dtype="uint32") = model_params[166]
-            lv335: R.Tensor((22016, 128), dtype="float16") = model_params[167]
-            lv336 = R.call_tir(cls.fused_fused_dequantize2_NT_matmul2, (lv334, lv335, lv333), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
-            lv337 = R.call_tir(cls.fused_split_silu_multiply, (lv336,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv338: R.Tensor((4096, 1376), dtype="uint32") = model_params[168]
-            lv339: R.Tensor((4096, 344), dtype="float16") = model_params[169]
-            lv340 = R.call_tir(cls.fused_fused_dequantize3_fused_NT_matmul3_add3, (lv338, lv339, lv337, lv331), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv341: R.Tensor((4096,), dtype="float16") = model_params[170]
-            lv342 = R.call_tir(cls.rms_norm, (lv340, lv341), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv343: R.Tensor((12288, 512), dtype="uint32") = model_params[171]
-            lv344: R.Tensor((12288, 128), dtype="float16") = model_params[172]
-            lv345 = R.call_tir(cls.fused_fused_dequantize0_NT_matmul, (lv343, lv344, lv342), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
-            lv346 = R.reshape(lv345, R.shape([1, 1, 96, 128]))
-            lv347 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv346, R.prim_value(17), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
-            lv348 = R.reshape(lv347, R.shape([1, 1, 4096]))
-            lv349: R.Tensor((4096, 512), dtype="uint32") = model_params[173]
-            lv350: R.Tensor((4096, 128), dtype="float16") = model_params[174]
-            lv351 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv349, lv350, lv348, lv340), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv352: R.Tensor((4096,), dtype="float16") = model_params[175]
-            lv353 = R.call_tir(cls.rms_norm, (lv351, lv352), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv354: R.Tensor((22016, 512), dtype="uint32") = model_params[176]
-            lv355: R.Tensor((22016, 128), dtype="float16") = model_params[177]
-            lv356 = R.call_tir(cls.fused_fused_dequantize2_NT_matmul2, (lv354, lv355, lv353), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
-            lv357 = R.call_tir(cls.fused_split_silu_multiply, (lv356,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv358: R.Tensor((4096, 1376), dtype="uint32") = model_params[178]
-            lv359: R.Tensor((4096, 344), dtype="float16") = model_params[179]
-            lv360 = R.call_tir(cls.fused_fused_dequantize3_fused_NT_matmul3_add3, (lv358, lv359, lv357, lv351), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv361: R.Tensor((4096,), dtype="float16") = model_params[180]
-            lv362 = R.call_tir(cls.rms_norm, (lv360, lv361), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv363: R.Tensor((12288, 512), dtype="uint32") = model_params[181]
-            lv364: R.Tensor((12288, 128), dtype="float16") = model_params[182]
-            lv365 = R.call_tir(cls.fused_fused_dequantize0_NT_matmul, (lv363, lv364, lv362), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
-            lv366 = R.reshape(lv365, R.shape([1, 1, 96, 128]))
-            lv367 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv366, R.prim_value(18), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
-            lv368 = R.reshape(lv367, R.shape([1, 1, 4096]))
-            lv369: R.Tensor((4096, 512), dtype="uint32") = model_params[183]
-            lv370: R.Tensor((4096, 128), dtype="float16") = model_params[184]
-            lv371 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv369, lv370, lv368, lv360), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv372: R.Tensor((4096,), dtype="float16") = model_params[185]
-            lv373 = R.call_tir(cls.rms_norm, (lv371, lv372), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv374: R.Tensor((22016, 512), dtype="uint32") = model_params[186]
-            lv375: R.Tensor((22016, 128), dtype="float16") = model_params[187]
-            lv376 = R.call_tir(cls.fused_fused_dequantize2_NT_matmul2, (lv374, lv375, lv373), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
-            lv377 = R.call_tir(cls.fused_split_silu_multiply, (lv376,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv378: R.Tensor((4096, 1376), dtype="uint32") = model_params[188]
-            lv379: R.Tensor((4096, 344), dtype="float16") = model_params[189]
-            lv380 = R.call_tir(cls.fused_fused_dequantize3_fused_NT_matmul3_add3, (lv378, lv379, lv377, lv371), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv381: R.Tensor((4096,), dtype="float16") = model_params[190]
-            lv382 = R.call_tir(cls.rms_norm, (lv380, lv381), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv383: R.Tensor((12288, 512), dtype="uint32") = model_params[191]
-            lv384: R.Tensor((12288, 128), dtype="float16") = model_params[192]
-            lv385 = R.call_tir(cls.fused_fused_dequantize0_NT_matmul, (lv383, lv384, lv382), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
-            lv386 = R.reshape(lv385, R.shape([1, 1, 96, 128]))
-            lv387 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv386, R.prim_value(19), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv307: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv306, indices_or_sections=[32, 64], axis=2)
+            lv308: R.Tensor((1, 1, 32, 128), dtype="float16") = lv307[0]
+            lv309: R.Tensor((1, 1, 32, 128), dtype="float16") = lv307[1]
+            lv310: R.Tensor((1, 1, 32, 128), dtype="float16") = lv307[2]
+            lv311: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv286, cls.kv_cache_transpose_append, lv309, lv310, R.prim_value(12), sinfo_args=(R.Object,))
+            lv312 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv311, cls.attention, lv308, R.prim_value(12), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv313 = R.reshape(lv312, R.shape([1, 1, 4096]))
+            lv314: R.Tensor((4096, 512), dtype="uint32") = model_params[123]
+            lv315: R.Tensor((4096, 128), dtype="float16") = model_params[124]
+            lv316 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv314, lv315, lv313, lv300), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv317: R.Tensor((4096,), dtype="float16") = model_params[125]
+            lv318 = R.call_tir(cls.rms_norm, (lv316, lv317), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv319: R.Tensor((22016, 512), dtype="uint32") = model_params[126]
+            lv320: R.Tensor((22016, 128), dtype="float16") = model_params[127]
+            lv321 = R.call_tir(cls.fused_fused_dequantize2_NT_matmul2, (lv319, lv320, lv318), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
+            lv322 = R.call_tir(cls.fused_split_silu_multiply, (lv321,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
+            lv323: R.Tensor((4096, 1376), dtype="uint32") = model_params[128]
+            lv324: R.Tensor((4096, 344), dtype="float16") = model_params[129]
+            lv325 = R.call_tir(cls.fused_fused_dequantize3_fused_NT_matmul3_add3, (lv323, lv324, lv322, lv316), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv326: R.Tensor((4096,), dtype="float16") = model_params[130]
+            lv327 = R.call_tir(cls.rms_norm, (lv325, lv326), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv328: R.Tensor((12288, 512), dtype="uint32") = model_params[131]
+            lv329: R.Tensor((12288, 128), dtype="float16") = model_params[132]
+            lv330 = R.call_tir(cls.fused_fused_dequantize0_NT_matmul, (lv328, lv329, lv327), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
+            lv331 = R.reshape(lv330, R.shape([1, 1, 96, 128]))
+            lv332: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv331, indices_or_sections=[32, 64], axis=2)
+            lv333: R.Tensor((1, 1, 32, 128), dtype="float16") = lv332[0]
+            lv334: R.Tensor((1, 1, 32, 128), dtype="float16") = lv332[1]
+            lv335: R.Tensor((1, 1, 32, 128), dtype="float16") = lv332[2]
+            lv336: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv311, cls.kv_cache_transpose_append, lv334, lv335, R.prim_value(13), sinfo_args=(R.Object,))
+            lv337 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv336, cls.attention, lv333, R.prim_value(13), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv338 = R.reshape(lv337, R.shape([1, 1, 4096]))
+            lv339: R.Tensor((4096, 512), dtype="uint32") = model_params[133]
+            lv340: R.Tensor((4096, 128), dtype="float16") = model_params[134]
+            lv341 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv339, lv340, lv338, lv325), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv342: R.Tensor((4096,), dtype="float16") = model_params[135]
+            lv343 = R.call_tir(cls.rms_norm, (lv341, lv342), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv344: R.Tensor((22016, 512), dtype="uint32") = model_params[136]
+            lv345: R.Tensor((22016, 128), dtype="float16") = model_params[137]
+            lv346 = R.call_tir(cls.fused_fused_dequantize2_NT_matmul2, (lv344, lv345, lv343), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
+            lv347 = R.call_tir(cls.fused_split_silu_multiply, (lv346,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
+            lv348: R.Tensor((4096, 1376), dtype="uint32") = model_params[138]
+            lv349: R.Tensor((4096, 344), dtype="float16") = model_params[139]
+            lv350 = R.call_tir(cls.fused_fused_dequantize3_fused_NT_matmul3_add3, (lv348, lv349, lv347, lv341), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv351: R.Tensor((4096,), dtype="float16") = model_params[140]
+            lv352 = R.call_tir(cls.rms_norm, (lv350, lv351), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv353: R.Tensor((12288, 512), dtype="uint32") = model_params[141]
+            lv354: R.Tensor((12288, 128), dtype="float16") = model_params[142]
+            lv355 = R.call_tir(cls.fused_fused_dequantize0_NT_matmul, (lv353, lv354, lv352), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
+            lv356 = R.reshape(lv355, R.shape([1, 1, 96, 128]))
+            lv357: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv356, indices_or_sections=[32, 64], axis=2)
+            lv358: R.Tensor((1, 1, 32, 128), dtype="float16") = lv357[0]
+            lv359: R.Tensor((1, 1, 32, 128), dtype="float16") = lv357[1]
+            lv360: R.Tensor((1, 1, 32, 128), dtype="float16") = lv357[2]
+            lv361: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv336, cls.kv_cache_transpose_append, lv359, lv360, R.prim_value(14), sinfo_args=(R.Object,))
+            lv362 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv361, cls.attention, lv358, R.prim_value(14), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv363 = R.reshape(lv362, R.shape([1, 1, 4096]))
+            lv364: R.Tensor((4096, 512), dtype="uint32") = model_params[143]
+            lv365: R.Tensor((4096, 128), dtype="float16") = model_params[144]
+            lv366 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv364, lv365, lv363, lv350), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv367: R.Tensor((4096,), dtype="float16") = model_params[145]
+            lv368 = R.call_tir(cls.rms_norm, (lv366, lv367), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv369: R.Tensor((22016, 512), dtype="uint32") = model_params[146]
+            lv370: R.Tensor((22016, 128), dtype="float16") = model_params[147]
+            lv371 = R.call_tir(cls.fused_fused_dequantize2_NT_matmul2, (lv369, lv370, lv368), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
+            lv372 = R.call_tir(cls.fused_split_silu_multiply, (lv371,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
+            lv373: R.Tensor((4096, 1376), dtype="uint32") = model_params[148]
+            lv374: R.Tensor((4096, 344), dtype="float16") = model_params[149]
+            lv375 = R.call_tir(cls.fused_fused_dequantize3_fused_NT_matmul3_add3, (lv373, lv374, lv372, lv366), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv376: R.Tensor((4096,), dtype="float16") = model_params[150]
+            lv377 = R.call_tir(cls.rms_norm, (lv375, lv376), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv378: R.Tensor((12288, 512), dtype="uint32") = model_params[151]
+            lv379: R.Tensor((12288, 128), dtype="float16") = model_params[152]
+            lv380 = R.call_tir(cls.fused_fused_dequantize0_NT_matmul, (lv378, lv379, lv377), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
+            lv381 = R.reshape(lv380, R.shape([1, 1, 96, 128]))
+            lv382: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv381, indices_or_sections=[32, 64], axis=2)
+            lv383: R.Tensor((1, 1, 32, 128), dtype="float16") = lv382[0]
+            lv384: R.Tensor((1, 1, 32, 128), dtype="float16") = lv382[1]
+            lv385: R.Tensor((1, 1, 32, 128), dtype="float16") = lv382[2]
+            lv386: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv361, cls.kv_cache_transpose_append, lv384, lv385, R.prim_value(15), sinfo_args=(R.Object,))
+            lv387 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv386, cls.attention, lv383, R.prim_value(15), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
             lv388 = R.reshape(lv387, R.shape([1, 1, 4096]))
-            lv389: R.Tensor((4096, 512), dtype="uint32") = model_params[193]
-            lv390: R.Tensor((4096, 128), dtype="float16") = model_params[194]
-            lv391 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv389, lv390, lv388, lv380), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv392: R.Tensor((4096,), dtype="float16") = model_params[195]
+            lv389: R.Tensor((4096, 512), dtype="uint32") = model_params[153]
+            lv390: R.Tensor((4096, 128), dtype="float16") = model_params[154]
+            lv391 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv389, lv390, lv388, lv375), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv392: R.Tensor((4096,), dtype="float16") = model_params[155]
             lv393 = R.call_tir(cls.rms_norm, (lv391, lv392), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv394: R.Tensor((22016, 512), dtype="uint32") = model_params[196]
-            lv395: R.Tensor((22016, 128), dtype="float16") = model_params[197]
+            lv394: R.Tensor((22016, 512), dtype="uint32") = model_params[156]
+            lv395: R.Tensor((22016, 128), dtype="float16") = model_params[157]
             lv396 = R.call_tir(cls.fused_fused_dequantize2_NT_matmul2, (lv394, lv395, lv393), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
             lv397 = R.call_tir(cls.fused_split_silu_multiply, (lv396,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv398: R.Tensor((4096, 1376), dtype="uint32") = model_params[198]
-            lv399: R.Tensor((4096, 344), dtype="float16") = model_params[199]
+            lv398: R.Tensor((4096, 1376), dtype="uint32") = model_params[158]
+            lv399: R.Tensor((4096, 344), dtype="float16") = model_params[159]
             lv400 = R.call_tir(cls.fused_fused_dequantize3_fused_NT_matmul3_add3, (lv398, lv399, lv397, lv391), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv401: R.Tensor((4096,), dtype="float16") = model_params[200]
+            lv401: R.Tensor((4096,), dtype="float16") = model_params[160]
             lv402 = R.call_tir(cls.rms_norm, (lv400, lv401), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv403: R.Tensor((12288, 512), dtype="uint32") = model_params[201]
-            lv404: R.Tensor((12288, 128), dtype="float16") = model_params[202]
+            lv403: R.Tensor((12288, 512), dtype="uint32") = model_params[161]
+            lv404: R.Tensor((12288, 128), dtype="float16") = model_params[162]
             lv405 = R.call_tir(cls.fused_fused_dequantize0_NT_matmul, (lv403, lv404, lv402), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
             lv406 = R.reshape(lv405, R.shape([1, 1, 96, 128]))
-            lv407 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv406, R.prim_value(20), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
-            lv408 = R.reshape(lv407, R.shape([1, 1, 4096]))
-            lv409: R.Tensor((4096, 512), dtype="uint32") = model_params[203]
-            lv410: R.Tensor((4096, 128), dtype="float16") = model_params[204]
-            lv411 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv409, lv410, lv408, lv400), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv412: R.Tensor((4096,), dtype="float16") = model_params[205]
-            lv413 = R.call_tir(cls.rms_norm, (lv411, lv412), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv414: R.Tensor((22016, 512), dtype="uint32") = model_params[206]
-            lv415: R.Tensor((22016, 128), dtype="float16") = model_params[207]
-            lv416 = R.call_tir(cls.fused_fused_dequantize2_NT_matmul2, (lv414, lv415, lv413), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
-            lv417 = R.call_tir(cls.fused_split_silu_multiply, (lv416,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv418: R.Tensor((4096, 1376), dtype="uint32") = model_params[208]
-            lv419: R.Tensor((4096, 344), dtype="float16") = model_params[209]
-            lv420 = R.call_tir(cls.fused_fused_dequantize3_fused_NT_matmul3_add3, (lv418, lv419, lv417, lv411), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv421: R.Tensor((4096,), dtype="float16") = model_params[210]
-            lv422 = R.call_tir(cls.rms_norm, (lv420, lv421), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv423: R.Tensor((12288, 512), dtype="uint32") = model_params[211]
-            lv424: R.Tensor((12288, 128), dtype="float16") = model_params[212]
-            lv425 = R.call_tir(cls.fused_fused_dequantize0_NT_matmul, (lv423, lv424, lv422), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
-            lv426 = R.reshape(lv425, R.shape([1, 1, 96, 128]))
-            lv427 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv426, R.prim_value(21), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
-            lv428 = R.reshape(lv427, R.shape([1, 1, 4096]))
-            lv429: R.Tensor((4096, 512), dtype="uint32") = model_params[213]
-            lv430: R.Tensor((4096, 128), dtype="float16") = model_params[214]
-            lv431 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv429, lv430, lv428, lv420), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv432: R.Tensor((4096,), dtype="float16") = model_params[215]
-            lv433 = R.call_tir(cls.rms_norm, (lv431, lv432), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv434: R.Tensor((22016, 512), dtype="uint32") = model_params[216]
-            lv435: R.Tensor((22016, 128), dtype="float16") = model_params[217]
-            lv436 = R.call_tir(cls.fused_fused_dequantize2_NT_matmul2, (lv434, lv435, lv433), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
-            lv437 = R.call_tir(cls.fused_split_silu_multiply, (lv436,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv438: R.Tensor((4096, 1376), dtype="uint32") = model_params[218]
-            lv439: R.Tensor((4096, 344), dtype="float16") = model_params[219]
-            lv440 = R.call_tir(cls.fused_fused_dequantize3_fused_NT_matmul3_add3, (lv438, lv439, lv437, lv431), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv441: R.Tensor((4096,), dtype="float16") = model_params[220]
-            lv442 = R.call_tir(cls.rms_norm, (lv440, lv441), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv443: R.Tensor((12288, 512), dtype="uint32") = model_params[221]
-            lv444: R.Tensor((12288, 128), dtype="float16") = model_params[222]
-            lv445 = R.call_tir(cls.fused_fused_dequantize0_NT_matmul, (lv443, lv444, lv442), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
-            lv446 = R.reshape(lv445, R.shape([1, 1, 96, 128]))
-            lv447 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv446, R.prim_value(22), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
-            lv448 = R.reshape(lv447, R.shape([1, 1, 4096]))
-            lv449: R.Tensor((4096, 512), dtype="uint32") = model_params[223]
-            lv450: R.Tensor((4096, 128), dtype="float16") = model_params[224]
-            lv451 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv449, lv450, lv448, lv440), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv452: R.Tensor((4096,), dtype="float16") = model_params[225]
-            lv453 = R.call_tir(cls.rms_norm, (lv451, lv452), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv454: R.Tensor((22016, 512), dtype="uint32") = model_params[226]
-            lv455: R.Tensor((22016, 128), dtype="float16") = model_params[227]
-            lv456 = R.call_tir(cls.fused_fused_dequantize2_NT_matmul2, (lv454, lv455, lv453), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
-            lv457 = R.call_tir(cls.fused_split_silu_multiply, (lv456,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv458: R.Tensor((4096, 1376), dtype="uint32") = model_params[228]
-            lv459: R.Tensor((4096, 344), dtype="float16") = model_params[229]
-            lv460 = R.call_tir(cls.fused_fused_dequantize3_fused_NT_matmul3_add3, (lv458, lv459, lv457, lv451), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv461: R.Tensor((4096,), dtype="float16") = model_params[230]
-            lv462 = R.call_tir(cls.rms_norm, (lv460, lv461), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv463: R.Tensor((12288, 512), dtype="uint32") = model_params[231]
-            lv464: R.Tensor((12288, 128), dtype="float16") = model_params[232]
-            lv465 = R.call_tir(cls.fused_fused_dequantize0_NT_matmul, (lv463, lv464, lv462), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
-            lv466 = R.reshape(lv465, R.shape([1, 1, 96, 128]))
-            lv467 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv466, R.prim_value(23), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
-            lv468 = R.reshape(lv467, R.shape([1, 1, 4096]))
-            lv469: R.Tensor((4096, 512), dtype="uint32") = model_params[233]
-            lv470: R.Tensor((4096, 128), dtype="float16") = model_params[234]
-            lv471 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv469, lv470, lv468, lv460), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv472: R.Tensor((4096,), dtype="float16") = model_params[235]
-            lv473 = R.call_tir(cls.rms_norm, (lv471, lv472), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv474: R.Tensor((22016, 512), dtype="uint32") = model_params[236]
-            lv475: R.Tensor((22016, 128), dtype="float16") = model_params[237]
-            lv476 = R.call_tir(cls.fused_fused_dequantize2_NT_matmul2, (lv474, lv475, lv473), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
-            lv477 = R.call_tir(cls.fused_split_silu_multiply, (lv476,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv478: R.Tensor((4096, 1376), dtype="uint32") = model_params[238]
-            lv479: R.Tensor((4096, 344), dtype="float16") = model_params[239]
-            lv480 = R.call_tir(cls.fused_fused_dequantize3_fused_NT_matmul3_add3, (lv478, lv479, lv477, lv471), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv481: R.Tensor((4096,), dtype="float16") = model_params[240]
-            lv482 = R.call_tir(cls.rms_norm, (lv480, lv481), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv483: R.Tensor((12288, 512), dtype="uint32") = model_params[241]
-            lv484: R.Tensor((12288, 128), dtype="float16") = model_params[242]
-            lv485 = R.call_tir(cls.fused_fused_dequantize0_NT_matmul, (lv483, lv484, lv482), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
-            lv486 = R.reshape(lv485, R.shape([1, 1, 96, 128]))
-            lv487 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv486, R.prim_value(24), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv407: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv406, indices_or_sections=[32, 64], axis=2)
+            lv408: R.Tensor((1, 1, 32, 128), dtype="float16") = lv407[0]
+            lv409: R.Tensor((1, 1, 32, 128), dtype="float16") = lv407[1]
+            lv410: R.Tensor((1, 1, 32, 128), dtype="float16") = lv407[2]
+            lv411: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv386, cls.kv_cache_transpose_append, lv409, lv410, R.prim_value(16), sinfo_args=(R.Object,))
+            lv412 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv411, cls.attention, lv408, R.prim_value(16), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv413 = R.reshape(lv412, R.shape([1, 1, 4096]))
+            lv414: R.Tensor((4096, 512), dtype="uint32") = model_params[163]
+            lv415: R.Tensor((4096, 128), dtype="float16") = model_params[164]
+            lv416 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv414, lv415, lv413, lv400), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv417: R.Tensor((4096,), dtype="float16") = model_params[165]
+            lv418 = R.call_tir(cls.rms_norm, (lv416, lv417), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv419: R.Tensor((22016, 512), dtype="uint32") = model_params[166]
+            lv420: R.Tensor((22016, 128), dtype="float16") = model_params[167]
+            lv421 = R.call_tir(cls.fused_fused_dequantize2_NT_matmul2, (lv419, lv420, lv418), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
+            lv422 = R.call_tir(cls.fused_split_silu_multiply, (lv421,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
+            lv423: R.Tensor((4096, 1376), dtype="uint32") = model_params[168]
+            lv424: R.Tensor((4096, 344), dtype="float16") = model_params[169]
+            lv425 = R.call_tir(cls.fused_fused_dequantize3_fused_NT_matmul3_add3, (lv423, lv424, lv422, lv416), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv426: R.Tensor((4096,), dtype="float16") = model_params[170]
+            lv427 = R.call_tir(cls.rms_norm, (lv425, lv426), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv428: R.Tensor((12288, 512), dtype="uint32") = model_params[171]
+            lv429: R.Tensor((12288, 128), dtype="float16") = model_params[172]
+            lv430 = R.call_tir(cls.fused_fused_dequantize0_NT_matmul, (lv428, lv429, lv427), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
+            lv431 = R.reshape(lv430, R.shape([1, 1, 96, 128]))
+            lv432: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv431, indices_or_sections=[32, 64], axis=2)
+            lv433: R.Tensor((1, 1, 32, 128), dtype="float16") = lv432[0]
+            lv434: R.Tensor((1, 1, 32, 128), dtype="float16") = lv432[1]
+            lv435: R.Tensor((1, 1, 32, 128), dtype="float16") = lv432[2]
+            lv436: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv411, cls.kv_cache_transpose_append, lv434, lv435, R.prim_value(17), sinfo_args=(R.Object,))
+            lv437 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv436, cls.attention, lv433, R.prim_value(17), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv438 = R.reshape(lv437, R.shape([1, 1, 4096]))
+            lv439: R.Tensor((4096, 512), dtype="uint32") = model_params[173]
+            lv440: R.Tensor((4096, 128), dtype="float16") = model_params[174]
+            lv441 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv439, lv440, lv438, lv425), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv442: R.Tensor((4096,), dtype="float16") = model_params[175]
+            lv443 = R.call_tir(cls.rms_norm, (lv441, lv442), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv444: R.Tensor((22016, 512), dtype="uint32") = model_params[176]
+            lv445: R.Tensor((22016, 128), dtype="float16") = model_params[177]
+            lv446 = R.call_tir(cls.fused_fused_dequantize2_NT_matmul2, (lv444, lv445, lv443), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
+            lv447 = R.call_tir(cls.fused_split_silu_multiply, (lv446,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
+            lv448: R.Tensor((4096, 1376), dtype="uint32") = model_params[178]
+            lv449: R.Tensor((4096, 344), dtype="float16") = model_params[179]
+            lv450 = R.call_tir(cls.fused_fused_dequantize3_fused_NT_matmul3_add3, (lv448, lv449, lv447, lv441), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv451: R.Tensor((4096,), dtype="float16") = model_params[180]
+            lv452 = R.call_tir(cls.rms_norm, (lv450, lv451), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv453: R.Tensor((12288, 512), dtype="uint32") = model_params[181]
+            lv454: R.Tensor((12288, 128), dtype="float16") = model_params[182]
+            lv455 = R.call_tir(cls.fused_fused_dequantize0_NT_matmul, (lv453, lv454, lv452), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
+            lv456 = R.reshape(lv455, R.shape([1, 1, 96, 128]))
+            lv457: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv456, indices_or_sections=[32, 64], axis=2)
+            lv458: R.Tensor((1, 1, 32, 128), dtype="float16") = lv457[0]
+            lv459: R.Tensor((1, 1, 32, 128), dtype="float16") = lv457[1]
+            lv460: R.Tensor((1, 1, 32, 128), dtype="float16") = lv457[2]
+            lv461: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv436, cls.kv_cache_transpose_append, lv459, lv460, R.prim_value(18), sinfo_args=(R.Object,))
+            lv462 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv461, cls.attention, lv458, R.prim_value(18), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv463 = R.reshape(lv462, R.shape([1, 1, 4096]))
+            lv464: R.Tensor((4096, 512), dtype="uint32") = model_params[183]
+            lv465: R.Tensor((4096, 128), dtype="float16") = model_params[184]
+            lv466 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv464, lv465, lv463, lv450), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv467: R.Tensor((4096,), dtype="float16") = model_params[185]
+            lv468 = R.call_tir(cls.rms_norm, (lv466, lv467), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv469: R.Tensor((22016, 512), dtype="uint32") = model_params[186]
+            lv470: R.Tensor((22016, 128), dtype="float16") = model_params[187]
+            lv471 = R.call_tir(cls.fused_fused_dequantize2_NT_matmul2, (lv469, lv470, lv468), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
+            lv472 = R.call_tir(cls.fused_split_silu_multiply, (lv471,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
+            lv473: R.Tensor((4096, 1376), dtype="uint32") = model_params[188]
+            lv474: R.Tensor((4096, 344), dtype="float16") = model_params[189]
+            lv475 = R.call_tir(cls.fused_fused_dequantize3_fused_NT_matmul3_add3, (lv473, lv474, lv472, lv466), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv476: R.Tensor((4096,), dtype="float16") = model_params[190]
+            lv477 = R.call_tir(cls.rms_norm, (lv475, lv476), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv478: R.Tensor((12288, 512), dtype="uint32") = model_params[191]
+            lv479: R.Tensor((12288, 128), dtype="float16") = model_params[192]
+            lv480 = R.call_tir(cls.fused_fused_dequantize0_NT_matmul, (lv478, lv479, lv477), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
+            lv481 = R.reshape(lv480, R.shape([1, 1, 96, 128]))
+            lv482: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv481, indices_or_sections=[32, 64], axis=2)
+            lv483: R.Tensor((1, 1, 32, 128), dtype="float16") = lv482[0]
+            lv484: R.Tensor((1, 1, 32, 128), dtype="float16") = lv482[1]
+            lv485: R.Tensor((1, 1, 32, 128), dtype="float16") = lv482[2]
+            lv486: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv461, cls.kv_cache_transpose_append, lv484, lv485, R.prim_value(19), sinfo_args=(R.Object,))
+            lv487 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv486, cls.attention, lv483, R.prim_value(19), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
             lv488 = R.reshape(lv487, R.shape([1, 1, 4096]))
-            lv489: R.Tensor((4096, 512), dtype="uint32") = model_params[243]
-            lv490: R.Tensor((4096, 128), dtype="float16") = model_params[244]
-            lv491 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv489, lv490, lv488, lv480), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv492: R.Tensor((4096,), dtype="float16") = model_params[245]
+            lv489: R.Tensor((4096, 512), dtype="uint32") = model_params[193]
+            lv490: R.Tensor((4096, 128), dtype="float16") = model_params[194]
+            lv491 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv489, lv490, lv488, lv475), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv492: R.Tensor((4096,), dtype="float16") = model_params[195]
             lv493 = R.call_tir(cls.rms_norm, (lv491, lv492), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv494: R.Tensor((22016, 512), dtype="uint32") = model_params[246]
-            lv495: R.Tensor((22016, 128), dtype="float16") = model_params[247]
+            lv494: R.Tensor((22016, 512), dtype="uint32") = model_params[196]
+            lv495: R.Tensor((22016, 128), dtype="float16") = model_params[197]
             lv496 = R.call_tir(cls.fused_fused_dequantize2_NT_matmul2, (lv494, lv495, lv493), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
             lv497 = R.call_tir(cls.fused_split_silu_multiply, (lv496,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv498: R.Tensor((4096, 1376), dtype="uint32") = model_params[248]
-            lv499: R.Tensor((4096, 344), dtype="float16") = model_params[249]
+            lv498: R.Tensor((4096, 1376), dtype="uint32") = model_params[198]
+            lv499: R.Tensor((4096, 344), dtype="float16") = model_params[199]
             lv500 = R.call_tir(cls.fused_fused_dequantize3_fused_NT_matmul3_add3, (lv498, lv499, lv497, lv491), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv501: R.Tensor((4096,), dtype="float16") = model_params[250]
+            lv501: R.Tensor((4096,), dtype="float16") = model_params[200]
             lv502 = R.call_tir(cls.rms_norm, (lv500, lv501), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv503: R.Tensor((12288, 512), dtype="uint32") = model_params[251]
-            lv504: R.Tensor((12288, 128), dtype="float16") = model_params[252]
+            lv503: R.Tensor((12288, 512), dtype="uint32") = model_params[201]
+            lv504: R.Tensor((12288, 128), dtype="float16") = model_params[202]
             lv505 = R.call_tir(cls.fused_fused_dequantize0_NT_matmul, (lv503, lv504, lv502), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
             lv506 = R.reshape(lv505, R.shape([1, 1, 96, 128]))
-            lv507 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv506, R.prim_value(25), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
-            lv508 = R.reshape(lv507, R.shape([1, 1, 4096]))
-            lv509: R.Tensor((4096, 512), dtype="uint32") = model_params[253]
-            lv510: R.Tensor((4096, 128), dtype="float16") = model_params[254]
-            lv511 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv509, lv510, lv508, lv500), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv512: R.Tensor((4096,), dtype="float16") = model_params[255]
-            lv513 = R.call_tir(cls.rms_norm, (lv511, lv512), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv514: R.Tensor((22016, 512), dtype="uint32") = model_params[256]
-            lv515: R.Tensor((22016, 128), dtype="float16") = model_params[257]
-            lv516 = R.call_tir(cls.fused_fused_dequantize2_NT_matmul2, (lv514, lv515, lv513), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
-            lv517 = R.call_tir(cls.fused_split_silu_multiply, (lv516,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv518: R.Tensor((4096, 1376), dtype="uint32") = model_params[258]
-            lv519: R.Tensor((4096, 344), dtype="float16") = model_params[259]
-            lv520 = R.call_tir(cls.fused_fused_dequantize3_fused_NT_matmul3_add3, (lv518, lv519, lv517, lv511), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv521: R.Tensor((4096,), dtype="float16") = model_params[260]
-            lv522 = R.call_tir(cls.rms_norm, (lv520, lv521), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv523: R.Tensor((12288, 512), dtype="uint32") = model_params[261]
-            lv524: R.Tensor((12288, 128), dtype="float16") = model_params[262]
-            lv525 = R.call_tir(cls.fused_fused_dequantize0_NT_matmul, (lv523, lv524, lv522), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
-            lv526 = R.reshape(lv525, R.shape([1, 1, 96, 128]))
-            lv527 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv526, R.prim_value(26), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
-            lv528 = R.reshape(lv527, R.shape([1, 1, 4096]))
-            lv529: R.Tensor((4096, 512), dtype="uint32") = model_params[263]
-            lv530: R.Tensor((4096, 128), dtype="float16") = model_params[264]
-            lv531 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv529, lv530, lv528, lv520), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv532: R.Tensor((4096,), dtype="float16") = model_params[265]
-            lv533 = R.call_tir(cls.rms_norm, (lv531, lv532), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv534: R.Tensor((22016, 512), dtype="uint32") = model_params[266]
-            lv535: R.Tensor((22016, 128), dtype="float16") = model_params[267]
-            lv536 = R.call_tir(cls.fused_fused_dequantize2_NT_matmul2, (lv534, lv535, lv533), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
-            lv537 = R.call_tir(cls.fused_split_silu_multiply, (lv536,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv538: R.Tensor((4096, 1376), dtype="uint32") = model_params[268]
-            lv539: R.Tensor((4096, 344), dtype="float16") = model_params[269]
-            lv540 = R.call_tir(cls.fused_fused_dequantize3_fused_NT_matmul3_add3, (lv538, lv539, lv537, lv531), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv541: R.Tensor((4096,), dtype="float16") = model_params[270]
-            lv542 = R.call_tir(cls.rms_norm, (lv540, lv541), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv543: R.Tensor((12288, 512), dtype="uint32") = model_params[271]
-            lv544: R.Tensor((12288, 128), dtype="float16") = model_params[272]
-            lv545 = R.call_tir(cls.fused_fused_dequantize0_NT_matmul, (lv543, lv544, lv542), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
-            lv546 = R.reshape(lv545, R.shape([1, 1, 96, 128]))
-            lv547 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv546, R.prim_value(27), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
-            lv548 = R.reshape(lv547, R.shape([1, 1, 4096]))
-            lv549: R.Tensor((4096, 512), dtype="uint32") = model_params[273]
-            lv550: R.Tensor((4096, 128), dtype="float16") = model_params[274]
-            lv551 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv549, lv550, lv548, lv540), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv552: R.Tensor((4096,), dtype="float16") = model_params[275]
-            lv553 = R.call_tir(cls.rms_norm, (lv551, lv552), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv554: R.Tensor((22016, 512), dtype="uint32") = model_params[276]
-            lv555: R.Tensor((22016, 128), dtype="float16") = model_params[277]
-            lv556 = R.call_tir(cls.fused_fused_dequantize2_NT_matmul2, (lv554, lv555, lv553), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
-            lv557 = R.call_tir(cls.fused_split_silu_multiply, (lv556,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv558: R.Tensor((4096, 1376), dtype="uint32") = model_params[278]
-            lv559: R.Tensor((4096, 344), dtype="float16") = model_params[279]
-            lv560 = R.call_tir(cls.fused_fused_dequantize3_fused_NT_matmul3_add3, (lv558, lv559, lv557, lv551), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv561: R.Tensor((4096,), dtype="float16") = model_params[280]
-            lv562 = R.call_tir(cls.rms_norm, (lv560, lv561), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv563: R.Tensor((12288, 512), dtype="uint32") = model_params[281]
-            lv564: R.Tensor((12288, 128), dtype="float16") = model_params[282]
-            lv565 = R.call_tir(cls.fused_fused_dequantize0_NT_matmul, (lv563, lv564, lv562), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
-            lv566 = R.reshape(lv565, R.shape([1, 1, 96, 128]))
-            lv567 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv566, R.prim_value(28), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
-            lv568 = R.reshape(lv567, R.shape([1, 1, 4096]))
-            lv569: R.Tensor((4096, 512), dtype="uint32") = model_params[283]
-            lv570: R.Tensor((4096, 128), dtype="float16") = model_params[284]
-            lv571 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv569, lv570, lv568, lv560), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv572: R.Tensor((4096,), dtype="float16") = model_params[285]
-            lv573 = R.call_tir(cls.rms_norm, (lv571, lv572), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv574: R.Tensor((22016, 512), dtype="uint32") = model_params[286]
-            lv575: R.Tensor((22016, 128), dtype="float16") = model_params[287]
-            lv576 = R.call_tir(cls.fused_fused_dequantize2_NT_matmul2, (lv574, lv575, lv573), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
-            lv577 = R.call_tir(cls.fused_split_silu_multiply, (lv576,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv578: R.Tensor((4096, 1376), dtype="uint32") = model_params[288]
-            lv579: R.Tensor((4096, 344), dtype="float16") = model_params[289]
-            lv580 = R.call_tir(cls.fused_fused_dequantize3_fused_NT_matmul3_add3, (lv578, lv579, lv577, lv571), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv581: R.Tensor((4096,), dtype="float16") = model_params[290]
-            lv582 = R.call_tir(cls.rms_norm, (lv580, lv581), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv583: R.Tensor((12288, 512), dtype="uint32") = model_params[291]
-            lv584: R.Tensor((12288, 128), dtype="float16") = model_params[292]
-            lv585 = R.call_tir(cls.fused_fused_dequantize0_NT_matmul, (lv583, lv584, lv582), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
-            lv586 = R.reshape(lv585, R.shape([1, 1, 96, 128]))
-            lv587 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv586, R.prim_value(29), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv507: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv506, indices_or_sections=[32, 64], axis=2)
+            lv508: R.Tensor((1, 1, 32, 128), dtype="float16") = lv507[0]
+            lv509: R.Tensor((1, 1, 32, 128), dtype="float16") = lv507[1]
+            lv510: R.Tensor((1, 1, 32, 128), dtype="float16") = lv507[2]
+            lv511: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv486, cls.kv_cache_transpose_append, lv509, lv510, R.prim_value(20), sinfo_args=(R.Object,))
+            lv512 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv511, cls.attention, lv508, R.prim_value(20), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv513 = R.reshape(lv512, R.shape([1, 1, 4096]))
+            lv514: R.Tensor((4096, 512), dtype="uint32") = model_params[203]
+            lv515: R.Tensor((4096, 128), dtype="float16") = model_params[204]
+            lv516 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv514, lv515, lv513, lv500), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv517: R.Tensor((4096,), dtype="float16") = model_params[205]
+            lv518 = R.call_tir(cls.rms_norm, (lv516, lv517), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv519: R.Tensor((22016, 512), dtype="uint32") = model_params[206]
+            lv520: R.Tensor((22016, 128), dtype="float16") = model_params[207]
+            lv521 = R.call_tir(cls.fused_fused_dequantize2_NT_matmul2, (lv519, lv520, lv518), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
+            lv522 = R.call_tir(cls.fused_split_silu_multiply, (lv521,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
+            lv523: R.Tensor((4096, 1376), dtype="uint32") = model_params[208]
+            lv524: R.Tensor((4096, 344), dtype="float16") = model_params[209]
+            lv525 = R.call_tir(cls.fused_fused_dequantize3_fused_NT_matmul3_add3, (lv523, lv524, lv522, lv516), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv526: R.Tensor((4096,), dtype="float16") = model_params[210]
+            lv527 = R.call_tir(cls.rms_norm, (lv525, lv526), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv528: R.Tensor((12288, 512), dtype="uint32") = model_params[211]
+            lv529: R.Tensor((12288, 128), dtype="float16") = model_params[212]
+            lv530 = R.call_tir(cls.fused_fused_dequantize0_NT_matmul, (lv528, lv529, lv527), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
+            lv531 = R.reshape(lv530, R.shape([1, 1, 96, 128]))
+            lv532: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv531, indices_or_sections=[32, 64], axis=2)
+            lv533: R.Tensor((1, 1, 32, 128), dtype="float16") = lv532[0]
+            lv534: R.Tensor((1, 1, 32, 128), dtype="float16") = lv532[1]
+            lv535: R.Tensor((1, 1, 32, 128), dtype="float16") = lv532[2]
+            lv536: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv511, cls.kv_cache_transpose_append, lv534, lv535, R.prim_value(21), sinfo_args=(R.Object,))
+            lv537 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv536, cls.attention, lv533, R.prim_value(21), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv538 = R.reshape(lv537, R.shape([1, 1, 4096]))
+            lv539: R.Tensor((4096, 512), dtype="uint32") = model_params[213]
+            lv540: R.Tensor((4096, 128), dtype="float16") = model_params[214]
+            lv541 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv539, lv540, lv538, lv525), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv542: R.Tensor((4096,), dtype="float16") = model_params[215]
+            lv543 = R.call_tir(cls.rms_norm, (lv541, lv542), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv544: R.Tensor((22016, 512), dtype="uint32") = model_params[216]
+            lv545: R.Tensor((22016, 128), dtype="float16") = model_params[217]
+            lv546 = R.call_tir(cls.fused_fused_dequantize2_NT_matmul2, (lv544, lv545, lv543), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
+            lv547 = R.call_tir(cls.fused_split_silu_multiply, (lv546,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
+            lv548: R.Tensor((4096, 1376), dtype="uint32") = model_params[218]
+            lv549: R.Tensor((4096, 344), dtype="float16") = model_params[219]
+            lv550 = R.call_tir(cls.fused_fused_dequantize3_fused_NT_matmul3_add3, (lv548, lv549, lv547, lv541), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv551: R.Tensor((4096,), dtype="float16") = model_params[220]
+            lv552 = R.call_tir(cls.rms_norm, (lv550, lv551), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv553: R.Tensor((12288, 512), dtype="uint32") = model_params[221]
+            lv554: R.Tensor((12288, 128), dtype="float16") = model_params[222]
+            lv555 = R.call_tir(cls.fused_fused_dequantize0_NT_matmul, (lv553, lv554, lv552), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
+            lv556 = R.reshape(lv555, R.shape([1, 1, 96, 128]))
+            lv557: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv556, indices_or_sections=[32, 64], axis=2)
+            lv558: R.Tensor((1, 1, 32, 128), dtype="float16") = lv557[0]
+            lv559: R.Tensor((1, 1, 32, 128), dtype="float16") = lv557[1]
+            lv560: R.Tensor((1, 1, 32, 128), dtype="float16") = lv557[2]
+            lv561: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv536, cls.kv_cache_transpose_append, lv559, lv560, R.prim_value(22), sinfo_args=(R.Object,))
+            lv562 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv561, cls.attention, lv558, R.prim_value(22), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv563 = R.reshape(lv562, R.shape([1, 1, 4096]))
+            lv564: R.Tensor((4096, 512), dtype="uint32") = model_params[223]
+            lv565: R.Tensor((4096, 128), dtype="float16") = model_params[224]
+            lv566 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv564, lv565, lv563, lv550), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv567: R.Tensor((4096,), dtype="float16") = model_params[225]
+            lv568 = R.call_tir(cls.rms_norm, (lv566, lv567), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv569: R.Tensor((22016, 512), dtype="uint32") = model_params[226]
+            lv570: R.Tensor((22016, 128), dtype="float16") = model_params[227]
+            lv571 = R.call_tir(cls.fused_fused_dequantize2_NT_matmul2, (lv569, lv570, lv568), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
+            lv572 = R.call_tir(cls.fused_split_silu_multiply, (lv571,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
+            lv573: R.Tensor((4096, 1376), dtype="uint32") = model_params[228]
+            lv574: R.Tensor((4096, 344), dtype="float16") = model_params[229]
+            lv575 = R.call_tir(cls.fused_fused_dequantize3_fused_NT_matmul3_add3, (lv573, lv574, lv572, lv566), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv576: R.Tensor((4096,), dtype="float16") = model_params[230]
+            lv577 = R.call_tir(cls.rms_norm, (lv575, lv576), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv578: R.Tensor((12288, 512), dtype="uint32") = model_params[231]
+            lv579: R.Tensor((12288, 128), dtype="float16") = model_params[232]
+            lv580 = R.call_tir(cls.fused_fused_dequantize0_NT_matmul, (lv578, lv579, lv577), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
+            lv581 = R.reshape(lv580, R.shape([1, 1, 96, 128]))
+            lv582: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv581, indices_or_sections=[32, 64], axis=2)
+            lv583: R.Tensor((1, 1, 32, 128), dtype="float16") = lv582[0]
+            lv584: R.Tensor((1, 1, 32, 128), dtype="float16") = lv582[1]
+            lv585: R.Tensor((1, 1, 32, 128), dtype="float16") = lv582[2]
+            lv586: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv561, cls.kv_cache_transpose_append, lv584, lv585, R.prim_value(23), sinfo_args=(R.Object,))
+            lv587 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv586, cls.attention, lv583, R.prim_value(23), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
             lv588 = R.reshape(lv587, R.shape([1, 1, 4096]))
-            lv589: R.Tensor((4096, 512), dtype="uint32") = model_params[293]
-            lv590: R.Tensor((4096, 128), dtype="float16") = model_params[294]
-            lv591 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv589, lv590, lv588, lv580), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv592: R.Tensor((4096,), dtype="float16") = model_params[295]
+            lv589: R.Tensor((4096, 512), dtype="uint32") = model_params[233]
+            lv590: R.Tensor((4096, 128), dtype="float16") = model_params[234]
+            lv591 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv589, lv590, lv588, lv575), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv592: R.Tensor((4096,), dtype="float16") = model_params[235]
             lv593 = R.call_tir(cls.rms_norm, (lv591, lv592), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv594: R.Tensor((22016, 512), dtype="uint32") = model_params[296]
-            lv595: R.Tensor((22016, 128), dtype="float16") = model_params[297]
+            lv594: R.Tensor((22016, 512), dtype="uint32") = model_params[236]
+            lv595: R.Tensor((22016, 128), dtype="float16") = model_params[237]
             lv596 = R.call_tir(cls.fused_fused_dequantize2_NT_matmul2, (lv594, lv595, lv593), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
             lv597 = R.call_tir(cls.fused_split_silu_multiply, (lv596,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv598: R.Tensor((4096, 1376), dtype="uint32") = model_params[298]
-            lv599: R.Tensor((4096, 344), dtype="float16") = model_params[299]
+            lv598: R.Tensor((4096, 1376), dtype="uint32") = model_params[238]
+            lv599: R.Tensor((4096, 344), dtype="float16") = model_params[239]
             lv600 = R.call_tir(cls.fused_fused_dequantize3_fused_NT_matmul3_add3, (lv598, lv599, lv597, lv591), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv601: R.Tensor((4096,), dtype="float16") = model_params[300]
+            lv601: R.Tensor((4096,), dtype="float16") = model_params[240]
             lv602 = R.call_tir(cls.rms_norm, (lv600, lv601), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv603: R.Tensor((12288, 512), dtype="uint32") = model_params[301]
-            lv604: R.Tensor((12288, 128), dtype="float16") = model_params[302]
+            lv603: R.Tensor((12288, 512), dtype="uint32") = model_params[241]
+            lv604: R.Tensor((12288, 128), dtype="float16") = model_params[242]
             lv605 = R.call_tir(cls.fused_fused_dequantize0_NT_matmul, (lv603, lv604, lv602), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
             lv606 = R.reshape(lv605, R.shape([1, 1, 96, 128]))
-            lv607 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv606, R.prim_value(30), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
-            lv608 = R.reshape(lv607, R.shape([1, 1, 4096]))
-            lv609: R.Tensor((4096, 512), dtype="uint32") = model_params[303]
-            lv610: R.Tensor((4096, 128), dtype="float16") = model_params[304]
-            lv611 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv609, lv610, lv608, lv600), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv612: R.Tensor((4096,), dtype="float16") = model_params[305]
-            lv613 = R.call_tir(cls.rms_norm, (lv611, lv612), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv614: R.Tensor((22016, 512), dtype="uint32") = model_params[306]
-            lv615: R.Tensor((22016, 128), dtype="float16") = model_params[307]
-            lv616 = R.call_tir(cls.fused_fused_dequantize2_NT_matmul2, (lv614, lv615, lv613), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
-            lv617 = R.call_tir(cls.fused_split_silu_multiply, (lv616,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv618: R.Tensor((4096, 1376), dtype="uint32") = model_params[308]
-            lv619: R.Tensor((4096, 344), dtype="float16") = model_params[309]
-            lv620 = R.call_tir(cls.fused_fused_dequantize3_fused_NT_matmul3_add3, (lv618, lv619, lv617, lv611), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv621: R.Tensor((4096,), dtype="float16") = model_params[310]
-            lv622 = R.call_tir(cls.rms_norm, (lv620, lv621), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv623: R.Tensor((12288, 512), dtype="uint32") = model_params[311]
-            lv624: R.Tensor((12288, 128), dtype="float16") = model_params[312]
-            lv625 = R.call_tir(cls.fused_fused_dequantize0_NT_matmul, (lv623, lv624, lv622), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
-            lv626 = R.reshape(lv625, R.shape([1, 1, 96, 128]))
-            lv627 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv626, R.prim_value(31), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
-            lv628 = R.reshape(lv627, R.shape([1, 1, 4096]))
-            lv629: R.Tensor((4096, 512), dtype="uint32") = model_params[313]
-            lv630: R.Tensor((4096, 128), dtype="float16") = model_params[314]
-            lv631 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv629, lv630, lv628, lv620), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv632: R.Tensor((4096,), dtype="float16") = model_params[315]
-            lv633 = R.call_tir(cls.rms_norm, (lv631, lv632), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv634: R.Tensor((22016, 512), dtype="uint32") = model_params[316]
-            lv635: R.Tensor((22016, 128), dtype="float16") = model_params[317]
-            lv636 = R.call_tir(cls.fused_fused_dequantize2_NT_matmul2, (lv634, lv635, lv633), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
-            lv637 = R.call_tir(cls.fused_split_silu_multiply, (lv636,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
-            lv638: R.Tensor((4096, 1376), dtype="uint32") = model_params[318]
-            lv639: R.Tensor((4096, 344), dtype="float16") = model_params[319]
-            lv640 = R.call_tir(cls.fused_fused_dequantize3_fused_NT_matmul3_add3, (lv638, lv639, lv637, lv631), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv641: R.Tensor((4096,), dtype="float16") = model_params[320]
-            lv642 = R.call_tir(cls.rms_norm, (lv640, lv641), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
-            lv643: R.Tensor((32000, 512), dtype="uint32") = model_params[321]
-            lv644: R.Tensor((32000, 128), dtype="float16") = model_params[322]
-            lv645 = R.call_tir(cls.fused_fused_dequantize4_fused_NT_matmul4_cast4, (lv643, lv644, lv642), out_sinfo=R.Tensor((1, 1, 32000), dtype="float32"))
-            lv646: R.Tuple(R.Tensor((1, 1, 32000), dtype="float32"), R.Object) = lv645, kv_cache
-            R.output(lv646)
-        return lv646
+            lv607: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv606, indices_or_sections=[32, 64], axis=2)
+            lv608: R.Tensor((1, 1, 32, 128), dtype="float16") = lv607[0]
+            lv609: R.Tensor((1, 1, 32, 128), dtype="float16") = lv607[1]
+            lv610: R.Tensor((1, 1, 32, 128), dtype="float16") = lv607[2]
+            lv611: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv586, cls.kv_cache_transpose_append, lv609, lv610, R.prim_value(24), sinfo_args=(R.Object,))
+            lv612 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv611, cls.attention, lv608, R.prim_value(24), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv613 = R.reshape(lv612, R.shape([1, 1, 4096]))
+            lv614: R.Tensor((4096, 512), dtype="uint32") = model_params[243]
+            lv615: R.Tensor((4096, 128), dtype="float16") = model_params[244]
+            lv616 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv614, lv615, lv613, lv600), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv617: R.Tensor((4096,), dtype="float16") = model_params[245]
+            lv618 = R.call_tir(cls.rms_norm, (lv616, lv617), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv619: R.Tensor((22016, 512), dtype="uint32") = model_params[246]
+            lv620: R.Tensor((22016, 128), dtype="float16") = model_params[247]
+            lv621 = R.call_tir(cls.fused_fused_dequantize2_NT_matmul2, (lv619, lv620, lv618), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
+            lv622 = R.call_tir(cls.fused_split_silu_multiply, (lv621,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
+            lv623: R.Tensor((4096, 1376), dtype="uint32") = model_params[248]
+            lv624: R.Tensor((4096, 344), dtype="float16") = model_params[249]
+            lv625 = R.call_tir(cls.fused_fused_dequantize3_fused_NT_matmul3_add3, (lv623, lv624, lv622, lv616), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv626: R.Tensor((4096,), dtype="float16") = model_params[250]
+            lv627 = R.call_tir(cls.rms_norm, (lv625, lv626), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv628: R.Tensor((12288, 512), dtype="uint32") = model_params[251]
+            lv629: R.Tensor((12288, 128), dtype="float16") = model_params[252]
+            lv630 = R.call_tir(cls.fused_fused_dequantize0_NT_matmul, (lv628, lv629, lv627), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
+            lv631 = R.reshape(lv630, R.shape([1, 1, 96, 128]))
+            lv632: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv631, indices_or_sections=[32, 64], axis=2)
+            lv633: R.Tensor((1, 1, 32, 128), dtype="float16") = lv632[0]
+            lv634: R.Tensor((1, 1, 32, 128), dtype="float16") = lv632[1]
+            lv635: R.Tensor((1, 1, 32, 128), dtype="float16") = lv632[2]
+            lv636: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv611, cls.kv_cache_transpose_append, lv634, lv635, R.prim_value(25), sinfo_args=(R.Object,))
+            lv637 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv636, cls.attention, lv633, R.prim_value(25), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv638 = R.reshape(lv637, R.shape([1, 1, 4096]))
+            lv639: R.Tensor((4096, 512), dtype="uint32") = model_params[253]
+            lv640: R.Tensor((4096, 128), dtype="float16") = model_params[254]
+            lv641 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv639, lv640, lv638, lv625), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv642: R.Tensor((4096,), dtype="float16") = model_params[255]
+            lv643 = R.call_tir(cls.rms_norm, (lv641, lv642), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv644: R.Tensor((22016, 512), dtype="uint32") = model_params[256]
+            lv645: R.Tensor((22016, 128), dtype="float16") = model_params[257]
+            lv646 = R.call_tir(cls.fused_fused_dequantize2_NT_matmul2, (lv644, lv645, lv643), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
+            lv647 = R.call_tir(cls.fused_split_silu_multiply, (lv646,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
+            lv648: R.Tensor((4096, 1376), dtype="uint32") = model_params[258]
+            lv649: R.Tensor((4096, 344), dtype="float16") = model_params[259]
+            lv650 = R.call_tir(cls.fused_fused_dequantize3_fused_NT_matmul3_add3, (lv648, lv649, lv647, lv641), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv651: R.Tensor((4096,), dtype="float16") = model_params[260]
+            lv652 = R.call_tir(cls.rms_norm, (lv650, lv651), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv653: R.Tensor((12288, 512), dtype="uint32") = model_params[261]
+            lv654: R.Tensor((12288, 128), dtype="float16") = model_params[262]
+            lv655 = R.call_tir(cls.fused_fused_dequantize0_NT_matmul, (lv653, lv654, lv652), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
+            lv656 = R.reshape(lv655, R.shape([1, 1, 96, 128]))
+            lv657: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv656, indices_or_sections=[32, 64], axis=2)
+            lv658: R.Tensor((1, 1, 32, 128), dtype="float16") = lv657[0]
+            lv659: R.Tensor((1, 1, 32, 128), dtype="float16") = lv657[1]
+            lv660: R.Tensor((1, 1, 32, 128), dtype="float16") = lv657[2]
+            lv661: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv636, cls.kv_cache_transpose_append, lv659, lv660, R.prim_value(26), sinfo_args=(R.Object,))
+            lv662 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv661, cls.attention, lv658, R.prim_value(26), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv663 = R.reshape(lv662, R.shape([1, 1, 4096]))
+            lv664: R.Tensor((4096, 512), dtype="uint32") = model_params[263]
+            lv665: R.Tensor((4096, 128), dtype="float16") = model_params[264]
+            lv666 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv664, lv665, lv663, lv650), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv667: R.Tensor((4096,), dtype="float16") = model_params[265]
+            lv668 = R.call_tir(cls.rms_norm, (lv666, lv667), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv669: R.Tensor((22016, 512), dtype="uint32") = model_params[266]
+            lv670: R.Tensor((22016, 128), dtype="float16") = model_params[267]
+            lv671 = R.call_tir(cls.fused_fused_dequantize2_NT_matmul2, (lv669, lv670, lv668), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
+            lv672 = R.call_tir(cls.fused_split_silu_multiply, (lv671,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
+            lv673: R.Tensor((4096, 1376), dtype="uint32") = model_params[268]
+            lv674: R.Tensor((4096, 344), dtype="float16") = model_params[269]
+            lv675 = R.call_tir(cls.fused_fused_dequantize3_fused_NT_matmul3_add3, (lv673, lv674, lv672, lv666), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv676: R.Tensor((4096,), dtype="float16") = model_params[270]
+            lv677 = R.call_tir(cls.rms_norm, (lv675, lv676), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv678: R.Tensor((12288, 512), dtype="uint32") = model_params[271]
+            lv679: R.Tensor((12288, 128), dtype="float16") = model_params[272]
+            lv680 = R.call_tir(cls.fused_fused_dequantize0_NT_matmul, (lv678, lv679, lv677), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
+            lv681 = R.reshape(lv680, R.shape([1, 1, 96, 128]))
+            lv682: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv681, indices_or_sections=[32, 64], axis=2)
+            lv683: R.Tensor((1, 1, 32, 128), dtype="float16") = lv682[0]
+            lv684: R.Tensor((1, 1, 32, 128), dtype="float16") = lv682[1]
+            lv685: R.Tensor((1, 1, 32, 128), dtype="float16") = lv682[2]
+            lv686: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv661, cls.kv_cache_transpose_append, lv684, lv685, R.prim_value(27), sinfo_args=(R.Object,))
+            lv687 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv686, cls.attention, lv683, R.prim_value(27), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv688 = R.reshape(lv687, R.shape([1, 1, 4096]))
+            lv689: R.Tensor((4096, 512), dtype="uint32") = model_params[273]
+            lv690: R.Tensor((4096, 128), dtype="float16") = model_params[274]
+            lv691 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv689, lv690, lv688, lv675), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv692: R.Tensor((4096,), dtype="float16") = model_params[275]
+            lv693 = R.call_tir(cls.rms_norm, (lv691, lv692), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv694: R.Tensor((22016, 512), dtype="uint32") = model_params[276]
+            lv695: R.Tensor((22016, 128), dtype="float16") = model_params[277]
+            lv696 = R.call_tir(cls.fused_fused_dequantize2_NT_matmul2, (lv694, lv695, lv693), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
+            lv697 = R.call_tir(cls.fused_split_silu_multiply, (lv696,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
+            lv698: R.Tensor((4096, 1376), dtype="uint32") = model_params[278]
+            lv699: R.Tensor((4096, 344), dtype="float16") = model_params[279]
+            lv700 = R.call_tir(cls.fused_fused_dequantize3_fused_NT_matmul3_add3, (lv698, lv699, lv697, lv691), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv701: R.Tensor((4096,), dtype="float16") = model_params[280]
+            lv702 = R.call_tir(cls.rms_norm, (lv700, lv701), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv703: R.Tensor((12288, 512), dtype="uint32") = model_params[281]
+            lv704: R.Tensor((12288, 128), dtype="float16") = model_params[282]
+            lv705 = R.call_tir(cls.fused_fused_dequantize0_NT_matmul, (lv703, lv704, lv702), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
+            lv706 = R.reshape(lv705, R.shape([1, 1, 96, 128]))
+            lv707: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv706, indices_or_sections=[32, 64], axis=2)
+            lv708: R.Tensor((1, 1, 32, 128), dtype="float16") = lv707[0]
+            lv709: R.Tensor((1, 1, 32, 128), dtype="float16") = lv707[1]
+            lv710: R.Tensor((1, 1, 32, 128), dtype="float16") = lv707[2]
+            lv711: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv686, cls.kv_cache_transpose_append, lv709, lv710, R.prim_value(28), sinfo_args=(R.Object,))
+            lv712 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv711, cls.attention, lv708, R.prim_value(28), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv713 = R.reshape(lv712, R.shape([1, 1, 4096]))
+            lv714: R.Tensor((4096, 512), dtype="uint32") = model_params[283]
+            lv715: R.Tensor((4096, 128), dtype="float16") = model_params[284]
+            lv716 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv714, lv715, lv713, lv700), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv717: R.Tensor((4096,), dtype="float16") = model_params[285]
+            lv718 = R.call_tir(cls.rms_norm, (lv716, lv717), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv719: R.Tensor((22016, 512), dtype="uint32") = model_params[286]
+            lv720: R.Tensor((22016, 128), dtype="float16") = model_params[287]
+            lv721 = R.call_tir(cls.fused_fused_dequantize2_NT_matmul2, (lv719, lv720, lv718), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
+            lv722 = R.call_tir(cls.fused_split_silu_multiply, (lv721,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
+            lv723: R.Tensor((4096, 1376), dtype="uint32") = model_params[288]
+            lv724: R.Tensor((4096, 344), dtype="float16") = model_params[289]
+            lv725 = R.call_tir(cls.fused_fused_dequantize3_fused_NT_matmul3_add3, (lv723, lv724, lv722, lv716), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv726: R.Tensor((4096,), dtype="float16") = model_params[290]
+            lv727 = R.call_tir(cls.rms_norm, (lv725, lv726), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv728: R.Tensor((12288, 512), dtype="uint32") = model_params[291]
+            lv729: R.Tensor((12288, 128), dtype="float16") = model_params[292]
+            lv730 = R.call_tir(cls.fused_fused_dequantize0_NT_matmul, (lv728, lv729, lv727), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
+            lv731 = R.reshape(lv730, R.shape([1, 1, 96, 128]))
+            lv732: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv731, indices_or_sections=[32, 64], axis=2)
+            lv733: R.Tensor((1, 1, 32, 128), dtype="float16") = lv732[0]
+            lv734: R.Tensor((1, 1, 32, 128), dtype="float16") = lv732[1]
+            lv735: R.Tensor((1, 1, 32, 128), dtype="float16") = lv732[2]
+            lv736: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv711, cls.kv_cache_transpose_append, lv734, lv735, R.prim_value(29), sinfo_args=(R.Object,))
+            lv737 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv736, cls.attention, lv733, R.prim_value(29), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv738 = R.reshape(lv737, R.shape([1, 1, 4096]))
+            lv739: R.Tensor((4096, 512), dtype="uint32") = model_params[293]
+            lv740: R.Tensor((4096, 128), dtype="float16") = model_params[294]
+            lv741 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv739, lv740, lv738, lv725), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv742: R.Tensor((4096,), dtype="float16") = model_params[295]
+            lv743 = R.call_tir(cls.rms_norm, (lv741, lv742), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv744: R.Tensor((22016, 512), dtype="uint32") = model_params[296]
+            lv745: R.Tensor((22016, 128), dtype="float16") = model_params[297]
+            lv746 = R.call_tir(cls.fused_fused_dequantize2_NT_matmul2, (lv744, lv745, lv743), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
+            lv747 = R.call_tir(cls.fused_split_silu_multiply, (lv746,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
+            lv748: R.Tensor((4096, 1376), dtype="uint32") = model_params[298]
+            lv749: R.Tensor((4096, 344), dtype="float16") = model_params[299]
+            lv750 = R.call_tir(cls.fused_fused_dequantize3_fused_NT_matmul3_add3, (lv748, lv749, lv747, lv741), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv751: R.Tensor((4096,), dtype="float16") = model_params[300]
+            lv752 = R.call_tir(cls.rms_norm, (lv750, lv751), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv753: R.Tensor((12288, 512), dtype="uint32") = model_params[301]
+            lv754: R.Tensor((12288, 128), dtype="float16") = model_params[302]
+            lv755 = R.call_tir(cls.fused_fused_dequantize0_NT_matmul, (lv753, lv754, lv752), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
+            lv756 = R.reshape(lv755, R.shape([1, 1, 96, 128]))
+            lv757: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv756, indices_or_sections=[32, 64], axis=2)
+            lv758: R.Tensor((1, 1, 32, 128), dtype="float16") = lv757[0]
+            lv759: R.Tensor((1, 1, 32, 128), dtype="float16") = lv757[1]
+            lv760: R.Tensor((1, 1, 32, 128), dtype="float16") = lv757[2]
+            lv761: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv736, cls.kv_cache_transpose_append, lv759, lv760, R.prim_value(30), sinfo_args=(R.Object,))
+            lv762 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv761, cls.attention, lv758, R.prim_value(30), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv763 = R.reshape(lv762, R.shape([1, 1, 4096]))
+            lv764: R.Tensor((4096, 512), dtype="uint32") = model_params[303]
+            lv765: R.Tensor((4096, 128), dtype="float16") = model_params[304]
+            lv766 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv764, lv765, lv763, lv750), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv767: R.Tensor((4096,), dtype="float16") = model_params[305]
+            lv768 = R.call_tir(cls.rms_norm, (lv766, lv767), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv769: R.Tensor((22016, 512), dtype="uint32") = model_params[306]
+            lv770: R.Tensor((22016, 128), dtype="float16") = model_params[307]
+            lv771 = R.call_tir(cls.fused_fused_dequantize2_NT_matmul2, (lv769, lv770, lv768), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
+            lv772 = R.call_tir(cls.fused_split_silu_multiply, (lv771,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
+            lv773: R.Tensor((4096, 1376), dtype="uint32") = model_params[308]
+            lv774: R.Tensor((4096, 344), dtype="float16") = model_params[309]
+            lv775 = R.call_tir(cls.fused_fused_dequantize3_fused_NT_matmul3_add3, (lv773, lv774, lv772, lv766), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv776: R.Tensor((4096,), dtype="float16") = model_params[310]
+            lv777 = R.call_tir(cls.rms_norm, (lv775, lv776), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv778: R.Tensor((12288, 512), dtype="uint32") = model_params[311]
+            lv779: R.Tensor((12288, 128), dtype="float16") = model_params[312]
+            lv780 = R.call_tir(cls.fused_fused_dequantize0_NT_matmul, (lv778, lv779, lv777), out_sinfo=R.Tensor((1, 1, 12288), dtype="float16"))
+            lv781 = R.reshape(lv780, R.shape([1, 1, 96, 128]))
+            lv782: R.Tuple(R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16"), R.Tensor((1, 1, 32, 128), dtype="float16")) = R.split(lv781, indices_or_sections=[32, 64], axis=2)
+            lv783: R.Tensor((1, 1, 32, 128), dtype="float16") = lv782[0]
+            lv784: R.Tensor((1, 1, 32, 128), dtype="float16") = lv782[1]
+            lv785: R.Tensor((1, 1, 32, 128), dtype="float16") = lv782[2]
+            lv786: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv761, cls.kv_cache_transpose_append, lv784, lv785, R.prim_value(31), sinfo_args=(R.Object,))
+            lv787 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv786, cls.attention, lv783, R.prim_value(31), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, 1, 32, 128), dtype="float16"))
+            lv788 = R.reshape(lv787, R.shape([1, 1, 4096]))
+            lv789: R.Tensor((4096, 512), dtype="uint32") = model_params[313]
+            lv790: R.Tensor((4096, 128), dtype="float16") = model_params[314]
+            lv791 = R.call_tir(cls.fused_fused_dequantize1_fused_NT_matmul1_add1, (lv789, lv790, lv788, lv775), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv792: R.Tensor((4096,), dtype="float16") = model_params[315]
+            lv793 = R.call_tir(cls.rms_norm, (lv791, lv792), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv794: R.Tensor((22016, 512), dtype="uint32") = model_params[316]
+            lv795: R.Tensor((22016, 128), dtype="float16") = model_params[317]
+            lv796 = R.call_tir(cls.fused_fused_dequantize2_NT_matmul2, (lv794, lv795, lv793), out_sinfo=R.Tensor((1, 1, 22016), dtype="float16"))
+            lv797 = R.call_tir(cls.fused_split_silu_multiply, (lv796,), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
+            lv798: R.Tensor((4096, 1376), dtype="uint32") = model_params[318]
+            lv799: R.Tensor((4096, 344), dtype="float16") = model_params[319]
+            lv800 = R.call_tir(cls.fused_fused_dequantize3_fused_NT_matmul3_add3, (lv798, lv799, lv797, lv791), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv801: R.Tensor((4096,), dtype="float16") = model_params[320]
+            lv802 = R.call_tir(cls.rms_norm, (lv800, lv801), out_sinfo=R.Tensor((1, 1, 4096), dtype="float16"))
+            lv803: R.Tensor((32000, 512), dtype="uint32") = model_params[321]
+            lv804: R.Tensor((32000, 128), dtype="float16") = model_params[322]
+            lv805 = R.call_tir(cls.fused_fused_dequantize4_fused_NT_matmul4_cast4, (lv803, lv804, lv802), out_sinfo=R.Tensor((1, 1, 32000), dtype="float32"))
+            lv806: R.Tuple(R.Tensor((1, 1, 32000), dtype="float32"), R.Object) = lv805, lv786
+            R.output(lv806)
+        return lv806
 
     @R.function
     def prefill(input_embeds: R.Tensor((1, "n", 4096), dtype="float16"), kv_cache: R.Object, model_params: R.Tuple(R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 512), dtype="uint32"), R.Tensor((12288, 128), dtype="float16"), R.Tensor((4096, 512), dtype="uint32"), R.Tensor((4096, 128), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 512), dtype="uint32"), R.Tensor((22016, 128), dtype="float16"), R.Tensor((4096, 1376), dtype="uint32"), R.Tensor((4096, 344), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 512), dtype="uint32"), R.Tensor((12288, 128), dtype="float16"), R.Tensor((4096, 512), dtype="uint32"), R.Tensor((4096, 128), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 512), dtype="uint32"), R.Tensor((22016, 128), dtype="float16"), R.Tensor((4096, 1376), dtype="uint32"), R.Tensor((4096, 344), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 512), dtype="uint32"), R.Tensor((12288, 128), dtype="float16"), R.Tensor((4096, 512), dtype="uint32"), R.Tensor((4096, 128), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 512), dtype="uint32"), R.Tensor((22016, 128), dtype="float16"), R.Tensor((4096, 1376), dtype="uint32"), R.Tensor((4096, 344), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 512), dtype="uint32"), R.Tensor((12288, 128), dtype="float16"), R.Tensor((4096, 512), dtype="uint32"), R.Tensor((4096, 128), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 512), dtype="uint32"), R.Tensor((22016, 128), dtype="float16"), R.Tensor((4096, 1376), dtype="uint32"), R.Tensor((4096, 344), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 512), dtype="uint32"), R.Tensor((12288, 128), dtype="float16"), R.Tensor((4096, 512), dtype="uint32"), R.Tensor((4096, 128), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 512), dtype="uint32"), R.Tensor((22016, 128), dtype="float16"), R.Tensor((4096, 1376), dtype="uint32"), R.Tensor((4096, 344), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 512), dtype="uint32"), R.Tensor((12288, 128), dtype="float16"), R.Tensor((4096, 512), dtype="uint32"), R.Tensor((4096, 128), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 512), dtype="uint32"), R.Tensor((22016, 128), dtype="float16"), R.Tensor((4096, 1376), dtype="uint32"), R.Tensor((4096, 344), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 512), dtype="uint32"), R.Tensor((12288, 128), dtype="float16"), R.Tensor((4096, 512), dtype="uint32"), R.Tensor((4096, 128), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 512), dtype="uint32"), R.Tensor((22016, 128), dtype="float16"), R.Tensor((4096, 1376), dtype="uint32"), R.Tensor((4096, 344), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 512), dtype="uint32"), R.Tensor((12288, 128), dtype="float16"), R.Tensor((4096, 512), dtype="uint32"), R.Tensor((4096, 128), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 512), dtype="uint32"), R.Tensor((22016, 128), dtype="float16"), R.Tensor((4096, 1376), dtype="uint32"), R.Tensor((4096, 344), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 512), dtype="uint32"), R.Tensor((12288, 128), dtype="float16"), R.Tensor((4096, 512), dtype="uint32"), R.Tensor((4096, 128), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 512), dtype="uint32"), R.Tensor((22016, 128), dtype="float16"), R.Tensor((4096, 1376), dtype="uint32"), R.Tensor((4096, 344), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 512), dtype="uint32"), R.Tensor((12288, 128), dtype="float16"), R.Tensor((4096, 512), dtype="uint32"), R.Tensor((4096, 128), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 512), dtype="uint32"), R.Tensor((22016, 128), dtype="float16"), R.Tensor((4096, 1376), dtype="uint32"), R.Tensor((4096, 344), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 512), dtype="uint32"), R.Tensor((12288, 128), dtype="float16"), R.Tensor((4096, 512), dtype="uint32"), R.Tensor((4096, 128), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 512), dtype="uint32"), R.Tensor((22016, 128), dtype="float16"), R.Tensor((4096, 1376), dtype="uint32"), R.Tensor((4096, 344), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 512), dtype="uint32"), R.Tensor((12288, 128), dtype="float16"), R.Tensor((4096, 512), dtype="uint32"), R.Tensor((4096, 128), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 512), dtype="uint32"), R.Tensor((22016, 128), dtype="float16"), R.Tensor((4096, 1376), dtype="uint32"), R.Tensor((4096, 344), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 512), dtype="uint32"), R.Tensor((12288, 128), dtype="float16"), R.Tensor((4096, 512), dtype="uint32"), R.Tensor((4096, 128), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 512), dtype="uint32"), R.Tensor((22016, 128), dtype="float16"), R.Tensor((4096, 1376), dtype="uint32"), R.Tensor((4096, 344), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 512), dtype="uint32"), R.Tensor((12288, 128), dtype="float16"), R.Tensor((4096, 512), dtype="uint32"), R.Tensor((4096, 128), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 512), dtype="uint32"), R.Tensor((22016, 128), dtype="float16"), R.Tensor((4096, 1376), dtype="uint32"), R.Tensor((4096, 344), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 512), dtype="uint32"), R.Tensor((12288, 128), dtype="float16"), R.Tensor((4096, 512), dtype="uint32"), R.Tensor((4096, 128), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 512), dtype="uint32"), R.Tensor((22016, 128), dtype="float16"), R.Tensor((4096, 1376), dtype="uint32"), R.Tensor((4096, 344), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 512), dtype="uint32"), R.Tensor((12288, 128), dtype="float16"), R.Tensor((4096, 512), dtype="uint32"), R.Tensor((4096, 128), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 512), dtype="uint32"), R.Tensor((22016, 128), dtype="float16"), R.Tensor((4096, 1376), dtype="uint32"), R.Tensor((4096, 344), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 512), dtype="uint32"), R.Tensor((12288, 128), dtype="float16"), R.Tensor((4096, 512), dtype="uint32"), R.Tensor((4096, 128), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 512), dtype="uint32"), R.Tensor((22016, 128), dtype="float16"), R.Tensor((4096, 1376), dtype="uint32"), R.Tensor((4096, 344), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 512), dtype="uint32"), R.Tensor((12288, 128), dtype="float16"), R.Tensor((4096, 512), dtype="uint32"), R.Tensor((4096, 128), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 512), dtype="uint32"), R.Tensor((22016, 128), dtype="float16"), R.Tensor((4096, 1376), dtype="uint32"), R.Tensor((4096, 344), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 512), dtype="uint32"), R.Tensor((12288, 128), dtype="float16"), R.Tensor((4096, 512), dtype="uint32"), R.Tensor((4096, 128), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 512), dtype="uint32"), R.Tensor((22016, 128), dtype="float16"), R.Tensor((4096, 1376), dtype="uint32"), R.Tensor((4096, 344), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 512), dtype="uint32"), R.Tensor((12288, 128), dtype="float16"), R.Tensor((4096, 512), dtype="uint32"), R.Tensor((4096, 128), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 512), dtype="uint32"), R.Tensor((22016, 128), dtype="float16"), R.Tensor((4096, 1376), dtype="uint32"), R.Tensor((4096, 344), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 512), dtype="uint32"), R.Tensor((12288, 128), dtype="float16"), R.Tensor((4096, 512), dtype="uint32"), R.Tensor((4096, 128), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 512), dtype="uint32"), R.Tensor((22016, 128), dtype="float16"), R.Tensor((4096, 1376), dtype="uint32"), R.Tensor((4096, 344), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 512), dtype="uint32"), R.Tensor((12288, 128), dtype="float16"), R.Tensor((4096, 512), dtype="uint32"), R.Tensor((4096, 128), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 512), dtype="uint32"), R.Tensor((22016, 128), dtype="float16"), R.Tensor((4096, 1376), dtype="uint32"), R.Tensor((4096, 344), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 512), dtype="uint32"), R.Tensor((12288, 128), dtype="float16"), R.Tensor((4096, 512), dtype="uint32"), R.Tensor((4096, 128), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 512), dtype="uint32"), R.Tensor((22016, 128), dtype="float16"), R.Tensor((4096, 1376), dtype="uint32"), R.Tensor((4096, 344), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 512), dtype="uint32"), R.Tensor((12288, 128), dtype="float16"), R.Tensor((4096, 512), dtype="uint32"), R.Tensor((4096, 128), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 512), dtype="uint32"), R.Tensor((22016, 128), dtype="float16"), R.Tensor((4096, 1376), dtype="uint32"), R.Tensor((4096, 344), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 512), dtype="uint32"), R.Tensor((12288, 128), dtype="float16"), R.Tensor((4096, 512), dtype="uint32"), R.Tensor((4096, 128), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 512), dtype="uint32"), R.Tensor((22016, 128), dtype="float16"), R.Tensor((4096, 1376), dtype="uint32"), R.Tensor((4096, 344), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 512), dtype="uint32"), R.Tensor((12288, 128), dtype="float16"), R.Tensor((4096, 512), dtype="uint32"), R.Tensor((4096, 128), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 512), dtype="uint32"), R.Tensor((22016, 128), dtype="float16"), R.Tensor((4096, 1376), dtype="uint32"), R.Tensor((4096, 344), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 512), dtype="uint32"), R.Tensor((12288, 128), dtype="float16"), R.Tensor((4096, 512), dtype="uint32"), R.Tensor((4096, 128), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 512), dtype="uint32"), R.Tensor((22016, 128), dtype="float16"), R.Tensor((4096, 1376), dtype="uint32"), R.Tensor((4096, 344), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 512), dtype="uint32"), R.Tensor((12288, 128), dtype="float16"), R.Tensor((4096, 512), dtype="uint32"), R.Tensor((4096, 128), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 512), dtype="uint32"), R.Tensor((22016, 128), dtype="float16"), R.Tensor((4096, 1376), dtype="uint32"), R.Tensor((4096, 344), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 512), dtype="uint32"), R.Tensor((12288, 128), dtype="float16"), R.Tensor((4096, 512), dtype="uint32"), R.Tensor((4096, 128), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 512), dtype="uint32"), R.Tensor((22016, 128), dtype="float16"), R.Tensor((4096, 1376), dtype="uint32"), R.Tensor((4096, 344), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 512), dtype="uint32"), R.Tensor((12288, 128), dtype="float16"), R.Tensor((4096, 512), dtype="uint32"), R.Tensor((4096, 128), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 512), dtype="uint32"), R.Tensor((22016, 128), dtype="float16"), R.Tensor((4096, 1376), dtype="uint32"), R.Tensor((4096, 344), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 512), dtype="uint32"), R.Tensor((12288, 128), dtype="float16"), R.Tensor((4096, 512), dtype="uint32"), R.Tensor((4096, 128), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 512), dtype="uint32"), R.Tensor((22016, 128), dtype="float16"), R.Tensor((4096, 1376), dtype="uint32"), R.Tensor((4096, 344), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((12288, 512), dtype="uint32"), R.Tensor((12288, 128), dtype="float16"), R.Tensor((4096, 512), dtype="uint32"), R.Tensor((4096, 128), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((22016, 512), dtype="uint32"), R.Tensor((22016, 128), dtype="float16"), R.Tensor((4096, 1376), dtype="uint32"), R.Tensor((4096, 344), dtype="float16"), R.Tensor((4096,), dtype="float16"), R.Tensor((32000, 512), dtype="uint32"), R.Tensor((32000, 128), dtype="float16"))) -> R.Tuple(R.Tensor((1, 1, 32000), dtype="float32"), R.Object):
@@ -958,646 +1118,806 @@ class Module:
             lv4: R.Tensor((12288, 128), dtype="float16") = model_params[2]
             lv5 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv3, lv4, lv2), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
             lv6 = R.reshape(lv5, R.shape([1, n, 96, 128]))
-            lv7 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv6, R.prim_value(0), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
-            lv8 = R.reshape(lv7, R.shape([1, n, 4096]))
-            lv9: R.Tensor((4096, 512), dtype="uint32") = model_params[3]
-            lv10: R.Tensor((4096, 128), dtype="float16") = model_params[4]
-            lv11 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv9, lv10, lv8, input_embeds), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv12: R.Tensor((4096,), dtype="float16") = model_params[5]
-            lv13 = R.call_tir(cls.rms_norm, (lv11, lv12), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv14: R.Tensor((22016, 512), dtype="uint32") = model_params[6]
-            lv15: R.Tensor((22016, 128), dtype="float16") = model_params[7]
-            lv16 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv14, lv15, lv13), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
-            lv17 = R.call_tir(cls.fused_split_silu_multiply, (lv16,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv18: R.Tensor((4096, 1376), dtype="uint32") = model_params[8]
-            lv19: R.Tensor((4096, 344), dtype="float16") = model_params[9]
-            lv20 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv18, lv19, lv17, lv11), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv21: R.Tensor((4096,), dtype="float16") = model_params[10]
-            lv22 = R.call_tir(cls.rms_norm, (lv20, lv21), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv23: R.Tensor((12288, 512), dtype="uint32") = model_params[11]
-            lv24: R.Tensor((12288, 128), dtype="float16") = model_params[12]
-            lv25 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv23, lv24, lv22), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
-            lv26 = R.reshape(lv25, R.shape([1, n, 96, 128]))
-            lv27 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv26, R.prim_value(1), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
-            lv28 = R.reshape(lv27, R.shape([1, n, 4096]))
-            lv29: R.Tensor((4096, 512), dtype="uint32") = model_params[13]
-            lv30: R.Tensor((4096, 128), dtype="float16") = model_params[14]
-            lv31 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv29, lv30, lv28, lv20), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv32: R.Tensor((4096,), dtype="float16") = model_params[15]
-            lv33 = R.call_tir(cls.rms_norm, (lv31, lv32), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv34: R.Tensor((22016, 512), dtype="uint32") = model_params[16]
-            lv35: R.Tensor((22016, 128), dtype="float16") = model_params[17]
-            lv36 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv34, lv35, lv33), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
-            lv37 = R.call_tir(cls.fused_split_silu_multiply, (lv36,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv38: R.Tensor((4096, 1376), dtype="uint32") = model_params[18]
-            lv39: R.Tensor((4096, 344), dtype="float16") = model_params[19]
-            lv40 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv38, lv39, lv37, lv31), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv41: R.Tensor((4096,), dtype="float16") = model_params[20]
-            lv42 = R.call_tir(cls.rms_norm, (lv40, lv41), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv43: R.Tensor((12288, 512), dtype="uint32") = model_params[21]
-            lv44: R.Tensor((12288, 128), dtype="float16") = model_params[22]
-            lv45 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv43, lv44, lv42), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
-            lv46 = R.reshape(lv45, R.shape([1, n, 96, 128]))
-            lv47 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv46, R.prim_value(2), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
-            lv48 = R.reshape(lv47, R.shape([1, n, 4096]))
-            lv49: R.Tensor((4096, 512), dtype="uint32") = model_params[23]
-            lv50: R.Tensor((4096, 128), dtype="float16") = model_params[24]
-            lv51 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv49, lv50, lv48, lv40), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv52: R.Tensor((4096,), dtype="float16") = model_params[25]
-            lv53 = R.call_tir(cls.rms_norm, (lv51, lv52), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv54: R.Tensor((22016, 512), dtype="uint32") = model_params[26]
-            lv55: R.Tensor((22016, 128), dtype="float16") = model_params[27]
-            lv56 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv54, lv55, lv53), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
-            lv57 = R.call_tir(cls.fused_split_silu_multiply, (lv56,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv58: R.Tensor((4096, 1376), dtype="uint32") = model_params[28]
-            lv59: R.Tensor((4096, 344), dtype="float16") = model_params[29]
-            lv60 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv58, lv59, lv57, lv51), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv61: R.Tensor((4096,), dtype="float16") = model_params[30]
-            lv62 = R.call_tir(cls.rms_norm, (lv60, lv61), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv63: R.Tensor((12288, 512), dtype="uint32") = model_params[31]
-            lv64: R.Tensor((12288, 128), dtype="float16") = model_params[32]
-            lv65 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv63, lv64, lv62), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
-            lv66 = R.reshape(lv65, R.shape([1, n, 96, 128]))
-            lv67 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv66, R.prim_value(3), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
-            lv68 = R.reshape(lv67, R.shape([1, n, 4096]))
-            lv69: R.Tensor((4096, 512), dtype="uint32") = model_params[33]
-            lv70: R.Tensor((4096, 128), dtype="float16") = model_params[34]
-            lv71 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv69, lv70, lv68, lv60), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv72: R.Tensor((4096,), dtype="float16") = model_params[35]
-            lv73 = R.call_tir(cls.rms_norm, (lv71, lv72), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv74: R.Tensor((22016, 512), dtype="uint32") = model_params[36]
-            lv75: R.Tensor((22016, 128), dtype="float16") = model_params[37]
-            lv76 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv74, lv75, lv73), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
-            lv77 = R.call_tir(cls.fused_split_silu_multiply, (lv76,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv78: R.Tensor((4096, 1376), dtype="uint32") = model_params[38]
-            lv79: R.Tensor((4096, 344), dtype="float16") = model_params[39]
-            lv80 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv78, lv79, lv77, lv71), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv81: R.Tensor((4096,), dtype="float16") = model_params[40]
-            lv82 = R.call_tir(cls.rms_norm, (lv80, lv81), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv83: R.Tensor((12288, 512), dtype="uint32") = model_params[41]
-            lv84: R.Tensor((12288, 128), dtype="float16") = model_params[42]
-            lv85 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv83, lv84, lv82), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
-            lv86 = R.reshape(lv85, R.shape([1, n, 96, 128]))
-            lv87 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv86, R.prim_value(4), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv7: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv6, indices_or_sections=[32, 64], axis=2)
+            lv8: R.Tensor((1, n, 32, 128), dtype="float16") = lv7[0]
+            lv9: R.Tensor((1, n, 32, 128), dtype="float16") = lv7[1]
+            lv10: R.Tensor((1, n, 32, 128), dtype="float16") = lv7[2]
+            lv11: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", kv_cache, cls.kv_cache_transpose_append, lv9, lv10, R.prim_value(0), sinfo_args=(R.Object,))
+            lv12 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv11, cls.attention, lv8, R.prim_value(0), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv13 = R.reshape(lv12, R.shape([1, n, 4096]))
+            lv14: R.Tensor((4096, 512), dtype="uint32") = model_params[3]
+            lv15: R.Tensor((4096, 128), dtype="float16") = model_params[4]
+            lv16 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv14, lv15, lv13, input_embeds), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv17: R.Tensor((4096,), dtype="float16") = model_params[5]
+            lv18 = R.call_tir(cls.rms_norm, (lv16, lv17), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv19: R.Tensor((22016, 512), dtype="uint32") = model_params[6]
+            lv20: R.Tensor((22016, 128), dtype="float16") = model_params[7]
+            lv21 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv19, lv20, lv18), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
+            lv22 = R.call_tir(cls.fused_split_silu_multiply, (lv21,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
+            lv23: R.Tensor((4096, 1376), dtype="uint32") = model_params[8]
+            lv24: R.Tensor((4096, 344), dtype="float16") = model_params[9]
+            lv25 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv23, lv24, lv22, lv16), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv26: R.Tensor((4096,), dtype="float16") = model_params[10]
+            lv27 = R.call_tir(cls.rms_norm, (lv25, lv26), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv28: R.Tensor((12288, 512), dtype="uint32") = model_params[11]
+            lv29: R.Tensor((12288, 128), dtype="float16") = model_params[12]
+            lv30 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv28, lv29, lv27), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
+            lv31 = R.reshape(lv30, R.shape([1, n, 96, 128]))
+            lv32: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv31, indices_or_sections=[32, 64], axis=2)
+            lv33: R.Tensor((1, n, 32, 128), dtype="float16") = lv32[0]
+            lv34: R.Tensor((1, n, 32, 128), dtype="float16") = lv32[1]
+            lv35: R.Tensor((1, n, 32, 128), dtype="float16") = lv32[2]
+            lv36: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv11, cls.kv_cache_transpose_append, lv34, lv35, R.prim_value(1), sinfo_args=(R.Object,))
+            lv37 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv36, cls.attention, lv33, R.prim_value(1), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv38 = R.reshape(lv37, R.shape([1, n, 4096]))
+            lv39: R.Tensor((4096, 512), dtype="uint32") = model_params[13]
+            lv40: R.Tensor((4096, 128), dtype="float16") = model_params[14]
+            lv41 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv39, lv40, lv38, lv25), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv42: R.Tensor((4096,), dtype="float16") = model_params[15]
+            lv43 = R.call_tir(cls.rms_norm, (lv41, lv42), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv44: R.Tensor((22016, 512), dtype="uint32") = model_params[16]
+            lv45: R.Tensor((22016, 128), dtype="float16") = model_params[17]
+            lv46 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv44, lv45, lv43), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
+            lv47 = R.call_tir(cls.fused_split_silu_multiply, (lv46,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
+            lv48: R.Tensor((4096, 1376), dtype="uint32") = model_params[18]
+            lv49: R.Tensor((4096, 344), dtype="float16") = model_params[19]
+            lv50 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv48, lv49, lv47, lv41), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv51: R.Tensor((4096,), dtype="float16") = model_params[20]
+            lv52 = R.call_tir(cls.rms_norm, (lv50, lv51), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv53: R.Tensor((12288, 512), dtype="uint32") = model_params[21]
+            lv54: R.Tensor((12288, 128), dtype="float16") = model_params[22]
+            lv55 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv53, lv54, lv52), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
+            lv56 = R.reshape(lv55, R.shape([1, n, 96, 128]))
+            lv57: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv56, indices_or_sections=[32, 64], axis=2)
+            lv58: R.Tensor((1, n, 32, 128), dtype="float16") = lv57[0]
+            lv59: R.Tensor((1, n, 32, 128), dtype="float16") = lv57[1]
+            lv60: R.Tensor((1, n, 32, 128), dtype="float16") = lv57[2]
+            lv61: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv36, cls.kv_cache_transpose_append, lv59, lv60, R.prim_value(2), sinfo_args=(R.Object,))
+            lv62 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv61, cls.attention, lv58, R.prim_value(2), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv63 = R.reshape(lv62, R.shape([1, n, 4096]))
+            lv64: R.Tensor((4096, 512), dtype="uint32") = model_params[23]
+            lv65: R.Tensor((4096, 128), dtype="float16") = model_params[24]
+            lv66 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv64, lv65, lv63, lv50), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv67: R.Tensor((4096,), dtype="float16") = model_params[25]
+            lv68 = R.call_tir(cls.rms_norm, (lv66, lv67), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv69: R.Tensor((22016, 512), dtype="uint32") = model_params[26]
+            lv70: R.Tensor((22016, 128), dtype="float16") = model_params[27]
+            lv71 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv69, lv70, lv68), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
+            lv72 = R.call_tir(cls.fused_split_silu_multiply, (lv71,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
+            lv73: R.Tensor((4096, 1376), dtype="uint32") = model_params[28]
+            lv74: R.Tensor((4096, 344), dtype="float16") = model_params[29]
+            lv75 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv73, lv74, lv72, lv66), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv76: R.Tensor((4096,), dtype="float16") = model_params[30]
+            lv77 = R.call_tir(cls.rms_norm, (lv75, lv76), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv78: R.Tensor((12288, 512), dtype="uint32") = model_params[31]
+            lv79: R.Tensor((12288, 128), dtype="float16") = model_params[32]
+            lv80 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv78, lv79, lv77), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
+            lv81 = R.reshape(lv80, R.shape([1, n, 96, 128]))
+            lv82: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv81, indices_or_sections=[32, 64], axis=2)
+            lv83: R.Tensor((1, n, 32, 128), dtype="float16") = lv82[0]
+            lv84: R.Tensor((1, n, 32, 128), dtype="float16") = lv82[1]
+            lv85: R.Tensor((1, n, 32, 128), dtype="float16") = lv82[2]
+            lv86: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv61, cls.kv_cache_transpose_append, lv84, lv85, R.prim_value(3), sinfo_args=(R.Object,))
+            lv87 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv86, cls.attention, lv83, R.prim_value(3), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
             lv88 = R.reshape(lv87, R.shape([1, n, 4096]))
-            lv89: R.Tensor((4096, 512), dtype="uint32") = model_params[43]
-            lv90: R.Tensor((4096, 128), dtype="float16") = model_params[44]
-            lv91 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv89, lv90, lv88, lv80), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv92: R.Tensor((4096,), dtype="float16") = model_params[45]
+            lv89: R.Tensor((4096, 512), dtype="uint32") = model_params[33]
+            lv90: R.Tensor((4096, 128), dtype="float16") = model_params[34]
+            lv91 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv89, lv90, lv88, lv75), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv92: R.Tensor((4096,), dtype="float16") = model_params[35]
             lv93 = R.call_tir(cls.rms_norm, (lv91, lv92), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv94: R.Tensor((22016, 512), dtype="uint32") = model_params[46]
-            lv95: R.Tensor((22016, 128), dtype="float16") = model_params[47]
+            lv94: R.Tensor((22016, 512), dtype="uint32") = model_params[36]
+            lv95: R.Tensor((22016, 128), dtype="float16") = model_params[37]
             lv96 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv94, lv95, lv93), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
             lv97 = R.call_tir(cls.fused_split_silu_multiply, (lv96,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv98: R.Tensor((4096, 1376), dtype="uint32") = model_params[48]
-            lv99: R.Tensor((4096, 344), dtype="float16") = model_params[49]
+            lv98: R.Tensor((4096, 1376), dtype="uint32") = model_params[38]
+            lv99: R.Tensor((4096, 344), dtype="float16") = model_params[39]
             lv100 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv98, lv99, lv97, lv91), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv101: R.Tensor((4096,), dtype="float16") = model_params[50]
+            lv101: R.Tensor((4096,), dtype="float16") = model_params[40]
             lv102 = R.call_tir(cls.rms_norm, (lv100, lv101), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv103: R.Tensor((12288, 512), dtype="uint32") = model_params[51]
-            lv104: R.Tensor((12288, 128), dtype="float16") = model_params[52]
+            lv103: R.Tensor((12288, 512), dtype="uint32") = model_params[41]
+            lv104: R.Tensor((12288, 128), dtype="float16") = model_params[42]
             lv105 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv103, lv104, lv102), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
             lv106 = R.reshape(lv105, R.shape([1, n, 96, 128]))
-            lv107 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv106, R.prim_value(5), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
-            lv108 = R.reshape(lv107, R.shape([1, n, 4096]))
-            lv109: R.Tensor((4096, 512), dtype="uint32") = model_params[53]
-            lv110: R.Tensor((4096, 128), dtype="float16") = model_params[54]
-            lv111 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv109, lv110, lv108, lv100), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv112: R.Tensor((4096,), dtype="float16") = model_params[55]
-            lv113 = R.call_tir(cls.rms_norm, (lv111, lv112), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv114: R.Tensor((22016, 512), dtype="uint32") = model_params[56]
-            lv115: R.Tensor((22016, 128), dtype="float16") = model_params[57]
-            lv116 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv114, lv115, lv113), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
-            lv117 = R.call_tir(cls.fused_split_silu_multiply, (lv116,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv118: R.Tensor((4096, 1376), dtype="uint32") = model_params[58]
-            lv119: R.Tensor((4096, 344), dtype="float16") = model_params[59]
-            lv120 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv118, lv119, lv117, lv111), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv121: R.Tensor((4096,), dtype="float16") = model_params[60]
-            lv122 = R.call_tir(cls.rms_norm, (lv120, lv121), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv123: R.Tensor((12288, 512), dtype="uint32") = model_params[61]
-            lv124: R.Tensor((12288, 128), dtype="float16") = model_params[62]
-            lv125 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv123, lv124, lv122), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
-            lv126 = R.reshape(lv125, R.shape([1, n, 96, 128]))
-            lv127 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv126, R.prim_value(6), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
-            lv128 = R.reshape(lv127, R.shape([1, n, 4096]))
-            lv129: R.Tensor((4096, 512), dtype="uint32") = model_params[63]
-            lv130: R.Tensor((4096, 128), dtype="float16") = model_params[64]
-            lv131 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv129, lv130, lv128, lv120), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv132: R.Tensor((4096,), dtype="float16") = model_params[65]
-            lv133 = R.call_tir(cls.rms_norm, (lv131, lv132), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv134: R.Tensor((22016, 512), dtype="uint32") = model_params[66]
-            lv135: R.Tensor((22016, 128), dtype="float16") = model_params[67]
-            lv136 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv134, lv135, lv133), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
-            lv137 = R.call_tir(cls.fused_split_silu_multiply, (lv136,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv138: R.Tensor((4096, 1376), dtype="uint32") = model_params[68]
-            lv139: R.Tensor((4096, 344), dtype="float16") = model_params[69]
-            lv140 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv138, lv139, lv137, lv131), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv141: R.Tensor((4096,), dtype="float16") = model_params[70]
-            lv142 = R.call_tir(cls.rms_norm, (lv140, lv141), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv143: R.Tensor((12288, 512), dtype="uint32") = model_params[71]
-            lv144: R.Tensor((12288, 128), dtype="float16") = model_params[72]
-            lv145 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv143, lv144, lv142), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
-            lv146 = R.reshape(lv145, R.shape([1, n, 96, 128]))
-            lv147 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv146, R.prim_value(7), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
-            lv148 = R.reshape(lv147, R.shape([1, n, 4096]))
-            lv149: R.Tensor((4096, 512), dtype="uint32") = model_params[73]
-            lv150: R.Tensor((4096, 128), dtype="float16") = model_params[74]
-            lv151 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv149, lv150, lv148, lv140), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv152: R.Tensor((4096,), dtype="float16") = model_params[75]
-            lv153 = R.call_tir(cls.rms_norm, (lv151, lv152), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv154: R.Tensor((22016, 512), dtype="uint32") = model_params[76]
-            lv155: R.Tensor((22016, 128), dtype="float16") = model_params[77]
-            lv156 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv154, lv155, lv153), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
-            lv157 = R.call_tir(cls.fused_split_silu_multiply, (lv156,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv158: R.Tensor((4096, 1376), dtype="uint32") = model_params[78]
-            lv159: R.Tensor((4096, 344), dtype="float16") = model_params[79]
-            lv160 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv158, lv159, lv157, lv151), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv161: R.Tensor((4096,), dtype="float16") = model_params[80]
-            lv162 = R.call_tir(cls.rms_norm, (lv160, lv161), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv163: R.Tensor((12288, 512), dtype="uint32") = model_params[81]
-            lv164: R.Tensor((12288, 128), dtype="float16") = model_params[82]
-            lv165 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv163, lv164, lv162), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
-            lv166 = R.reshape(lv165, R.shape([1, n, 96, 128]))
-            lv167 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv166, R.prim_value(8), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
-            lv168 = R.reshape(lv167, R.shape([1, n, 4096]))
-            lv169: R.Tensor((4096, 512), dtype="uint32") = model_params[83]
-            lv170: R.Tensor((4096, 128), dtype="float16") = model_params[84]
-            lv171 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv169, lv170, lv168, lv160), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv172: R.Tensor((4096,), dtype="float16") = model_params[85]
-            lv173 = R.call_tir(cls.rms_norm, (lv171, lv172), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv174: R.Tensor((22016, 512), dtype="uint32") = model_params[86]
-            lv175: R.Tensor((22016, 128), dtype="float16") = model_params[87]
-            lv176 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv174, lv175, lv173), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
-            lv177 = R.call_tir(cls.fused_split_silu_multiply, (lv176,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv178: R.Tensor((4096, 1376), dtype="uint32") = model_params[88]
-            lv179: R.Tensor((4096, 344), dtype="float16") = model_params[89]
-            lv180 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv178, lv179, lv177, lv171), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv181: R.Tensor((4096,), dtype="float16") = model_params[90]
-            lv182 = R.call_tir(cls.rms_norm, (lv180, lv181), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv183: R.Tensor((12288, 512), dtype="uint32") = model_params[91]
-            lv184: R.Tensor((12288, 128), dtype="float16") = model_params[92]
-            lv185 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv183, lv184, lv182), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
-            lv186 = R.reshape(lv185, R.shape([1, n, 96, 128]))
-            lv187 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv186, R.prim_value(9), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv107: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv106, indices_or_sections=[32, 64], axis=2)
+            lv108: R.Tensor((1, n, 32, 128), dtype="float16") = lv107[0]
+            lv109: R.Tensor((1, n, 32, 128), dtype="float16") = lv107[1]
+            lv110: R.Tensor((1, n, 32, 128), dtype="float16") = lv107[2]
+            lv111: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv86, cls.kv_cache_transpose_append, lv109, lv110, R.prim_value(4), sinfo_args=(R.Object,))
+            lv112 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv111, cls.attention, lv108, R.prim_value(4), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv113 = R.reshape(lv112, R.shape([1, n, 4096]))
+            lv114: R.Tensor((4096, 512), dtype="uint32") = model_params[43]
+            lv115: R.Tensor((4096, 128), dtype="float16") = model_params[44]
+            lv116 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv114, lv115, lv113, lv100), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv117: R.Tensor((4096,), dtype="float16") = model_params[45]
+            lv118 = R.call_tir(cls.rms_norm, (lv116, lv117), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv119: R.Tensor((22016, 512), dtype="uint32") = model_params[46]
+            lv120: R.Tensor((22016, 128), dtype="float16") = model_params[47]
+            lv121 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv119, lv120, lv118), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
+            lv122 = R.call_tir(cls.fused_split_silu_multiply, (lv121,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
+            lv123: R.Tensor((4096, 1376), dtype="uint32") = model_params[48]
+            lv124: R.Tensor((4096, 344), dtype="float16") = model_params[49]
+            lv125 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv123, lv124, lv122, lv116), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv126: R.Tensor((4096,), dtype="float16") = model_params[50]
+            lv127 = R.call_tir(cls.rms_norm, (lv125, lv126), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv128: R.Tensor((12288, 512), dtype="uint32") = model_params[51]
+            lv129: R.Tensor((12288, 128), dtype="float16") = model_params[52]
+            lv130 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv128, lv129, lv127), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
+            lv131 = R.reshape(lv130, R.shape([1, n, 96, 128]))
+            lv132: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv131, indices_or_sections=[32, 64], axis=2)
+            lv133: R.Tensor((1, n, 32, 128), dtype="float16") = lv132[0]
+            lv134: R.Tensor((1, n, 32, 128), dtype="float16") = lv132[1]
+            lv135: R.Tensor((1, n, 32, 128), dtype="float16") = lv132[2]
+            lv136: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv111, cls.kv_cache_transpose_append, lv134, lv135, R.prim_value(5), sinfo_args=(R.Object,))
+            lv137 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv136, cls.attention, lv133, R.prim_value(5), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv138 = R.reshape(lv137, R.shape([1, n, 4096]))
+            lv139: R.Tensor((4096, 512), dtype="uint32") = model_params[53]
+            lv140: R.Tensor((4096, 128), dtype="float16") = model_params[54]
+            lv141 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv139, lv140, lv138, lv125), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv142: R.Tensor((4096,), dtype="float16") = model_params[55]
+            lv143 = R.call_tir(cls.rms_norm, (lv141, lv142), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv144: R.Tensor((22016, 512), dtype="uint32") = model_params[56]
+            lv145: R.Tensor((22016, 128), dtype="float16") = model_params[57]
+            lv146 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv144, lv145, lv143), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
+            lv147 = R.call_tir(cls.fused_split_silu_multiply, (lv146,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
+            lv148: R.Tensor((4096, 1376), dtype="uint32") = model_params[58]
+            lv149: R.Tensor((4096, 344), dtype="float16") = model_params[59]
+            lv150 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv148, lv149, lv147, lv141), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv151: R.Tensor((4096,), dtype="float16") = model_params[60]
+            lv152 = R.call_tir(cls.rms_norm, (lv150, lv151), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv153: R.Tensor((12288, 512), dtype="uint32") = model_params[61]
+            lv154: R.Tensor((12288, 128), dtype="float16") = model_params[62]
+            lv155 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv153, lv154, lv152), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
+            lv156 = R.reshape(lv155, R.shape([1, n, 96, 128]))
+            lv157: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv156, indices_or_sections=[32, 64], axis=2)
+            lv158: R.Tensor((1, n, 32, 128), dtype="float16") = lv157[0]
+            lv159: R.Tensor((1, n, 32, 128), dtype="float16") = lv157[1]
+            lv160: R.Tensor((1, n, 32, 128), dtype="float16") = lv157[2]
+            lv161: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv136, cls.kv_cache_transpose_append, lv159, lv160, R.prim_value(6), sinfo_args=(R.Object,))
+            lv162 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv161, cls.attention, lv158, R.prim_value(6), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv163 = R.reshape(lv162, R.shape([1, n, 4096]))
+            lv164: R.Tensor((4096, 512), dtype="uint32") = model_params[63]
+            lv165: R.Tensor((4096, 128), dtype="float16") = model_params[64]
+            lv166 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv164, lv165, lv163, lv150), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv167: R.Tensor((4096,), dtype="float16") = model_params[65]
+            lv168 = R.call_tir(cls.rms_norm, (lv166, lv167), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv169: R.Tensor((22016, 512), dtype="uint32") = model_params[66]
+            lv170: R.Tensor((22016, 128), dtype="float16") = model_params[67]
+            lv171 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv169, lv170, lv168), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
+            lv172 = R.call_tir(cls.fused_split_silu_multiply, (lv171,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
+            lv173: R.Tensor((4096, 1376), dtype="uint32") = model_params[68]
+            lv174: R.Tensor((4096, 344), dtype="float16") = model_params[69]
+            lv175 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv173, lv174, lv172, lv166), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv176: R.Tensor((4096,), dtype="float16") = model_params[70]
+            lv177 = R.call_tir(cls.rms_norm, (lv175, lv176), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv178: R.Tensor((12288, 512), dtype="uint32") = model_params[71]
+            lv179: R.Tensor((12288, 128), dtype="float16") = model_params[72]
+            lv180 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv178, lv179, lv177), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
+            lv181 = R.reshape(lv180, R.shape([1, n, 96, 128]))
+            lv182: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv181, indices_or_sections=[32, 64], axis=2)
+            lv183: R.Tensor((1, n, 32, 128), dtype="float16") = lv182[0]
+            lv184: R.Tensor((1, n, 32, 128), dtype="float16") = lv182[1]
+            lv185: R.Tensor((1, n, 32, 128), dtype="float16") = lv182[2]
+            lv186: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv161, cls.kv_cache_transpose_append, lv184, lv185, R.prim_value(7), sinfo_args=(R.Object,))
+            lv187 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv186, cls.attention, lv183, R.prim_value(7), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
             lv188 = R.reshape(lv187, R.shape([1, n, 4096]))
-            lv189: R.Tensor((4096, 512), dtype="uint32") = model_params[93]
-            lv190: R.Tensor((4096, 128), dtype="float16") = model_params[94]
-            lv191 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv189, lv190, lv188, lv180), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv192: R.Tensor((4096,), dtype="float16") = model_params[95]
+            lv189: R.Tensor((4096, 512), dtype="uint32") = model_params[73]
+            lv190: R.Tensor((4096, 128), dtype="float16") = model_params[74]
+            lv191 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv189, lv190, lv188, lv175), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv192: R.Tensor((4096,), dtype="float16") = model_params[75]
             lv193 = R.call_tir(cls.rms_norm, (lv191, lv192), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv194: R.Tensor((22016, 512), dtype="uint32") = model_params[96]
-            lv195: R.Tensor((22016, 128), dtype="float16") = model_params[97]
+            lv194: R.Tensor((22016, 512), dtype="uint32") = model_params[76]
+            lv195: R.Tensor((22016, 128), dtype="float16") = model_params[77]
             lv196 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv194, lv195, lv193), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
             lv197 = R.call_tir(cls.fused_split_silu_multiply, (lv196,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv198: R.Tensor((4096, 1376), dtype="uint32") = model_params[98]
-            lv199: R.Tensor((4096, 344), dtype="float16") = model_params[99]
+            lv198: R.Tensor((4096, 1376), dtype="uint32") = model_params[78]
+            lv199: R.Tensor((4096, 344), dtype="float16") = model_params[79]
             lv200 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv198, lv199, lv197, lv191), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv201: R.Tensor((4096,), dtype="float16") = model_params[100]
+            lv201: R.Tensor((4096,), dtype="float16") = model_params[80]
             lv202 = R.call_tir(cls.rms_norm, (lv200, lv201), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv203: R.Tensor((12288, 512), dtype="uint32") = model_params[101]
-            lv204: R.Tensor((12288, 128), dtype="float16") = model_params[102]
+            lv203: R.Tensor((12288, 512), dtype="uint32") = model_params[81]
+            lv204: R.Tensor((12288, 128), dtype="float16") = model_params[82]
             lv205 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv203, lv204, lv202), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
             lv206 = R.reshape(lv205, R.shape([1, n, 96, 128]))
-            lv207 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv206, R.prim_value(10), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
-            lv208 = R.reshape(lv207, R.shape([1, n, 4096]))
-            lv209: R.Tensor((4096, 512), dtype="uint32") = model_params[103]
-            lv210: R.Tensor((4096, 128), dtype="float16") = model_params[104]
-            lv211 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv209, lv210, lv208, lv200), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv212: R.Tensor((4096,), dtype="float16") = model_params[105]
-            lv213 = R.call_tir(cls.rms_norm, (lv211, lv212), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv214: R.Tensor((22016, 512), dtype="uint32") = model_params[106]
-            lv215: R.Tensor((22016, 128), dtype="float16") = model_params[107]
-            lv216 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv214, lv215, lv213), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
-            lv217 = R.call_tir(cls.fused_split_silu_multiply, (lv216,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv218: R.Tensor((4096, 1376), dtype="uint32") = model_params[108]
-            lv219: R.Tensor((4096, 344), dtype="float16") = model_params[109]
-            lv220 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv218, lv219, lv217, lv211), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv221: R.Tensor((4096,), dtype="float16") = model_params[110]
-            lv222 = R.call_tir(cls.rms_norm, (lv220, lv221), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv223: R.Tensor((12288, 512), dtype="uint32") = model_params[111]
-            lv224: R.Tensor((12288, 128), dtype="float16") = model_params[112]
-            lv225 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv223, lv224, lv222), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
-            lv226 = R.reshape(lv225, R.shape([1, n, 96, 128]))
-            lv227 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv226, R.prim_value(11), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
-            lv228 = R.reshape(lv227, R.shape([1, n, 4096]))
-            lv229: R.Tensor((4096, 512), dtype="uint32") = model_params[113]
-            lv230: R.Tensor((4096, 128), dtype="float16") = model_params[114]
-            lv231 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv229, lv230, lv228, lv220), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv232: R.Tensor((4096,), dtype="float16") = model_params[115]
-            lv233 = R.call_tir(cls.rms_norm, (lv231, lv232), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv234: R.Tensor((22016, 512), dtype="uint32") = model_params[116]
-            lv235: R.Tensor((22016, 128), dtype="float16") = model_params[117]
-            lv236 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv234, lv235, lv233), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
-            lv237 = R.call_tir(cls.fused_split_silu_multiply, (lv236,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv238: R.Tensor((4096, 1376), dtype="uint32") = model_params[118]
-            lv239: R.Tensor((4096, 344), dtype="float16") = model_params[119]
-            lv240 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv238, lv239, lv237, lv231), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv241: R.Tensor((4096,), dtype="float16") = model_params[120]
-            lv242 = R.call_tir(cls.rms_norm, (lv240, lv241), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv243: R.Tensor((12288, 512), dtype="uint32") = model_params[121]
-            lv244: R.Tensor((12288, 128), dtype="float16") = model_params[122]
-            lv245 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv243, lv244, lv242), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
-            lv246 = R.reshape(lv245, R.shape([1, n, 96, 128]))
-            lv247 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv246, R.prim_value(12), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
-            lv248 = R.reshape(lv247, R.shape([1, n, 4096]))
-            lv249: R.Tensor((4096, 512), dtype="uint32") = model_params[123]
-            lv250: R.Tensor((4096, 128), dtype="float16") = model_params[124]
-            lv251 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv249, lv250, lv248, lv240), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv252: R.Tensor((4096,), dtype="float16") = model_params[125]
-            lv253 = R.call_tir(cls.rms_norm, (lv251, lv252), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv254: R.Tensor((22016, 512), dtype="uint32") = model_params[126]
-            lv255: R.Tensor((22016, 128), dtype="float16") = model_params[127]
-            lv256 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv254, lv255, lv253), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
-            lv257 = R.call_tir(cls.fused_split_silu_multiply, (lv256,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv258: R.Tensor((4096, 1376), dtype="uint32") = model_params[128]
-            lv259: R.Tensor((4096, 344), dtype="float16") = model_params[129]
-            lv260 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv258, lv259, lv257, lv251), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv261: R.Tensor((4096,), dtype="float16") = model_params[130]
-            lv262 = R.call_tir(cls.rms_norm, (lv260, lv261), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv263: R.Tensor((12288, 512), dtype="uint32") = model_params[131]
-            lv264: R.Tensor((12288, 128), dtype="float16") = model_params[132]
-            lv265 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv263, lv264, lv262), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
-            lv266 = R.reshape(lv265, R.shape([1, n, 96, 128]))
-            lv267 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv266, R.prim_value(13), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
-            lv268 = R.reshape(lv267, R.shape([1, n, 4096]))
-            lv269: R.Tensor((4096, 512), dtype="uint32") = model_params[133]
-            lv270: R.Tensor((4096, 128), dtype="float16") = model_params[134]
-            lv271 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv269, lv270, lv268, lv260), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv272: R.Tensor((4096,), dtype="float16") = model_params[135]
-            lv273 = R.call_tir(cls.rms_norm, (lv271, lv272), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv274: R.Tensor((22016, 512), dtype="uint32") = model_params[136]
-            lv275: R.Tensor((22016, 128), dtype="float16") = model_params[137]
-            lv276 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv274, lv275, lv273), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
-            lv277 = R.call_tir(cls.fused_split_silu_multiply, (lv276,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv278: R.Tensor((4096, 1376), dtype="uint32") = model_params[138]
-            lv279: R.Tensor((4096, 344), dtype="float16") = model_params[139]
-            lv280 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv278, lv279, lv277, lv271), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv281: R.Tensor((4096,), dtype="float16") = model_params[140]
-            lv282 = R.call_tir(cls.rms_norm, (lv280, lv281), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv283: R.Tensor((12288, 512), dtype="uint32") = model_params[141]
-            lv284: R.Tensor((12288, 128), dtype="float16") = model_params[142]
-            lv285 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv283, lv284, lv282), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
-            lv286 = R.reshape(lv285, R.shape([1, n, 96, 128]))
-            lv287 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv286, R.prim_value(14), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv207: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv206, indices_or_sections=[32, 64], axis=2)
+            lv208: R.Tensor((1, n, 32, 128), dtype="float16") = lv207[0]
+            lv209: R.Tensor((1, n, 32, 128), dtype="float16") = lv207[1]
+            lv210: R.Tensor((1, n, 32, 128), dtype="float16") = lv207[2]
+            lv211: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv186, cls.kv_cache_transpose_append, lv209, lv210, R.prim_value(8), sinfo_args=(R.Object,))
+            lv212 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv211, cls.attention, lv208, R.prim_value(8), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv213 = R.reshape(lv212, R.shape([1, n, 4096]))
+            lv214: R.Tensor((4096, 512), dtype="uint32") = model_params[83]
+            lv215: R.Tensor((4096, 128), dtype="float16") = model_params[84]
+            lv216 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv214, lv215, lv213, lv200), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv217: R.Tensor((4096,), dtype="float16") = model_params[85]
+            lv218 = R.call_tir(cls.rms_norm, (lv216, lv217), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv219: R.Tensor((22016, 512), dtype="uint32") = model_params[86]
+            lv220: R.Tensor((22016, 128), dtype="float16") = model_params[87]
+            lv221 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv219, lv220, lv218), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
+            lv222 = R.call_tir(cls.fused_split_silu_multiply, (lv221,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
+            lv223: R.Tensor((4096, 1376), dtype="uint32") = model_params[88]
+            lv224: R.Tensor((4096, 344), dtype="float16") = model_params[89]
+            lv225 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv223, lv224, lv222, lv216), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv226: R.Tensor((4096,), dtype="float16") = model_params[90]
+            lv227 = R.call_tir(cls.rms_norm, (lv225, lv226), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv228: R.Tensor((12288, 512), dtype="uint32") = model_params[91]
+            lv229: R.Tensor((12288, 128), dtype="float16") = model_params[92]
+            lv230 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv228, lv229, lv227), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
+            lv231 = R.reshape(lv230, R.shape([1, n, 96, 128]))
+            lv232: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv231, indices_or_sections=[32, 64], axis=2)
+            lv233: R.Tensor((1, n, 32, 128), dtype="float16") = lv232[0]
+            lv234: R.Tensor((1, n, 32, 128), dtype="float16") = lv232[1]
+            lv235: R.Tensor((1, n, 32, 128), dtype="float16") = lv232[2]
+            lv236: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv211, cls.kv_cache_transpose_append, lv234, lv235, R.prim_value(9), sinfo_args=(R.Object,))
+            lv237 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv236, cls.attention, lv233, R.prim_value(9), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv238 = R.reshape(lv237, R.shape([1, n, 4096]))
+            lv239: R.Tensor((4096, 512), dtype="uint32") = model_params[93]
+            lv240: R.Tensor((4096, 128), dtype="float16") = model_params[94]
+            lv241 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv239, lv240, lv238, lv225), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv242: R.Tensor((4096,), dtype="float16") = model_params[95]
+            lv243 = R.call_tir(cls.rms_norm, (lv241, lv242), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv244: R.Tensor((22016, 512), dtype="uint32") = model_params[96]
+            lv245: R.Tensor((22016, 128), dtype="float16") = model_params[97]
+            lv246 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv244, lv245, lv243), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
+            lv247 = R.call_tir(cls.fused_split_silu_multiply, (lv246,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
+            lv248: R.Tensor((4096, 1376), dtype="uint32") = model_params[98]
+            lv249: R.Tensor((4096, 344), dtype="float16") = model_params[99]
+            lv250 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv248, lv249, lv247, lv241), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv251: R.Tensor((4096,), dtype="float16") = model_params[100]
+            lv252 = R.call_tir(cls.rms_norm, (lv250, lv251), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv253: R.Tensor((12288, 512), dtype="uint32") = model_params[101]
+            lv254: R.Tensor((12288, 128), dtype="float16") = model_params[102]
+            lv255 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv253, lv254, lv252), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
+            lv256 = R.reshape(lv255, R.shape([1, n, 96, 128]))
+            lv257: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv256, indices_or_sections=[32, 64], axis=2)
+            lv258: R.Tensor((1, n, 32, 128), dtype="float16") = lv257[0]
+            lv259: R.Tensor((1, n, 32, 128), dtype="float16") = lv257[1]
+            lv260: R.Tensor((1, n, 32, 128), dtype="float16") = lv257[2]
+            lv261: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv236, cls.kv_cache_transpose_append, lv259, lv260, R.prim_value(10), sinfo_args=(R.Object,))
+            lv262 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv261, cls.attention, lv258, R.prim_value(10), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv263 = R.reshape(lv262, R.shape([1, n, 4096]))
+            lv264: R.Tensor((4096, 512), dtype="uint32") = model_params[103]
+            lv265: R.Tensor((4096, 128), dtype="float16") = model_params[104]
+            lv266 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv264, lv265, lv263, lv250), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv267: R.Tensor((4096,), dtype="float16") = model_params[105]
+            lv268 = R.call_tir(cls.rms_norm, (lv266, lv267), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv269: R.Tensor((22016, 512), dtype="uint32") = model_params[106]
+            lv270: R.Tensor((22016, 128), dtype="float16") = model_params[107]
+            lv271 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv269, lv270, lv268), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
+            lv272 = R.call_tir(cls.fused_split_silu_multiply, (lv271,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
+            lv273: R.Tensor((4096, 1376), dtype="uint32") = model_params[108]
+            lv274: R.Tensor((4096, 344), dtype="float16") = model_params[109]
+            lv275 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv273, lv274, lv272, lv266), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv276: R.Tensor((4096,), dtype="float16") = model_params[110]
+            lv277 = R.call_tir(cls.rms_norm, (lv275, lv276), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv278: R.Tensor((12288, 512), dtype="uint32") = model_params[111]
+            lv279: R.Tensor((12288, 128), dtype="float16") = model_params[112]
+            lv280 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv278, lv279, lv277), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
+            lv281 = R.reshape(lv280, R.shape([1, n, 96, 128]))
+            lv282: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv281, indices_or_sections=[32, 64], axis=2)
+            lv283: R.Tensor((1, n, 32, 128), dtype="float16") = lv282[0]
+            lv284: R.Tensor((1, n, 32, 128), dtype="float16") = lv282[1]
+            lv285: R.Tensor((1, n, 32, 128), dtype="float16") = lv282[2]
+            lv286: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv261, cls.kv_cache_transpose_append, lv284, lv285, R.prim_value(11), sinfo_args=(R.Object,))
+            lv287 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv286, cls.attention, lv283, R.prim_value(11), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
             lv288 = R.reshape(lv287, R.shape([1, n, 4096]))
-            lv289: R.Tensor((4096, 512), dtype="uint32") = model_params[143]
-            lv290: R.Tensor((4096, 128), dtype="float16") = model_params[144]
-            lv291 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv289, lv290, lv288, lv280), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv292: R.Tensor((4096,), dtype="float16") = model_params[145]
+            lv289: R.Tensor((4096, 512), dtype="uint32") = model_params[113]
+            lv290: R.Tensor((4096, 128), dtype="float16") = model_params[114]
+            lv291 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv289, lv290, lv288, lv275), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv292: R.Tensor((4096,), dtype="float16") = model_params[115]
             lv293 = R.call_tir(cls.rms_norm, (lv291, lv292), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv294: R.Tensor((22016, 512), dtype="uint32") = model_params[146]
-            lv295: R.Tensor((22016, 128), dtype="float16") = model_params[147]
+            lv294: R.Tensor((22016, 512), dtype="uint32") = model_params[116]
+            lv295: R.Tensor((22016, 128), dtype="float16") = model_params[117]
             lv296 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv294, lv295, lv293), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
             lv297 = R.call_tir(cls.fused_split_silu_multiply, (lv296,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv298: R.Tensor((4096, 1376), dtype="uint32") = model_params[148]
-            lv299: R.Tensor((4096, 344), dtype="float16") = model_params[149]
+            lv298: R.Tensor((4096, 1376), dtype="uint32") = model_params[118]
+            lv299: R.Tensor((4096, 344), dtype="float16") = model_params[119]
             lv300 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv298, lv299, lv297, lv291), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv301: R.Tensor((4096,), dtype="float16") = model_params[150]
+            lv301: R.Tensor((4096,), dtype="float16") = model_params[120]
             lv302 = R.call_tir(cls.rms_norm, (lv300, lv301), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv303: R.Tensor((12288, 512), dtype="uint32") = model_params[151]
-            lv304: R.Tensor((12288, 128), dtype="float16") = model_params[152]
+            lv303: R.Tensor((12288, 512), dtype="uint32") = model_params[121]
+            lv304: R.Tensor((12288, 128), dtype="float16") = model_params[122]
             lv305 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv303, lv304, lv302), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
             lv306 = R.reshape(lv305, R.shape([1, n, 96, 128]))
-            lv307 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv306, R.prim_value(15), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
-            lv308 = R.reshape(lv307, R.shape([1, n, 4096]))
-            lv309: R.Tensor((4096, 512), dtype="uint32") = model_params[153]
-            lv310: R.Tensor((4096, 128), dtype="float16") = model_params[154]
-            lv311 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv309, lv310, lv308, lv300), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv312: R.Tensor((4096,), dtype="float16") = model_params[155]
-            lv313 = R.call_tir(cls.rms_norm, (lv311, lv312), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv314: R.Tensor((22016, 512), dtype="uint32") = model_params[156]
-            lv315: R.Tensor((22016, 128), dtype="float16") = model_params[157]
-            lv316 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv314, lv315, lv313), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
-            lv317 = R.call_tir(cls.fused_split_silu_multiply, (lv316,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv318: R.Tensor((4096, 1376), dtype="uint32") = model_params[158]
-            lv319: R.Tensor((4096, 344), dtype="float16") = model_params[159]
-            lv320 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv318, lv319, lv317, lv311), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv321: R.Tensor((4096,), dtype="float16") = model_params[160]
-            lv322 = R.call_tir(cls.rms_norm, (lv320, lv321), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv323: R.Tensor((12288, 512), dtype="uint32") = model_params[161]
-            lv324: R.Tensor((12288, 128), dtype="float16") = model_params[162]
-            lv325 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv323, lv324, lv322), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
-            lv326 = R.reshape(lv325, R.shape([1, n, 96, 128]))
-            lv327 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv326, R.prim_value(16), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
-            lv328 = R.reshape(lv327, R.shape([1, n, 4096]))
-            lv329: R.Tensor((4096, 512), dtype="uint32") = model_params[163]
-            lv330: R.Tensor((4096, 128), dtype="float16") = model_params[164]
-            lv331 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv329, lv330, lv328, lv320), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv332: R.Tensor((4096,), dtype="float16") = model_params[165]
-            lv333 = R.call_tir(cls.rms_norm, (lv331, lv332), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv334: R.Tensor((22016, 512), dtype="uint32") = model_params[166]
-            lv335: R.Tensor((22016, 128), dtype="float16") = model_params[167]
-            lv336 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv334, lv335, lv333), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
-            lv337 = R.call_tir(cls.fused_split_silu_multiply, (lv336,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv338: R.Tensor((4096, 1376), dtype="uint32") = model_params[168]
-            lv339: R.Tensor((4096, 344), dtype="float16") = model_params[169]
-            lv340 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv338, lv339, lv337, lv331), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv341: R.Tensor((4096,), dtype="float16") = model_params[170]
-            lv342 = R.call_tir(cls.rms_norm, (lv340, lv341), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv343: R.Tensor((12288, 512), dtype="uint32") = model_params[171]
-            lv344: R.Tensor((12288, 128), dtype="float16") = model_params[172]
-            lv345 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv343, lv344, lv342), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
-            lv346 = R.reshape(lv345, R.shape([1, n, 96, 128]))
-            lv347 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv346, R.prim_value(17), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
-            lv348 = R.reshape(lv347, R.shape([1, n, 4096]))
-            lv349: R.Tensor((4096, 512), dtype="uint32") = model_params[173]
-            lv350: R.Tensor((4096, 128), dtype="float16") = model_params[174]
-            lv351 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv349, lv350, lv348, lv340), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv352: R.Tensor((4096,), dtype="float16") = model_params[175]
-            lv353 = R.call_tir(cls.rms_norm, (lv351, lv352), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv354: R.Tensor((22016, 512), dtype="uint32") = model_params[176]
-            lv355: R.Tensor((22016, 128), dtype="float16") = model_params[177]
-            lv356 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv354, lv355, lv353), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
-            lv357 = R.call_tir(cls.fused_split_silu_multiply, (lv356,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv358: R.Tensor((4096, 1376), dtype="uint32") = model_params[178]
-            lv359: R.Tensor((4096, 344), dtype="float16") = model_params[179]
-            lv360 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv358, lv359, lv357, lv351), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv361: R.Tensor((4096,), dtype="float16") = model_params[180]
-            lv362 = R.call_tir(cls.rms_norm, (lv360, lv361), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv363: R.Tensor((12288, 512), dtype="uint32") = model_params[181]
-            lv364: R.Tensor((12288, 128), dtype="float16") = model_params[182]
-            lv365 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv363, lv364, lv362), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
-            lv366 = R.reshape(lv365, R.shape([1, n, 96, 128]))
-            lv367 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv366, R.prim_value(18), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
-            lv368 = R.reshape(lv367, R.shape([1, n, 4096]))
-            lv369: R.Tensor((4096, 512), dtype="uint32") = model_params[183]
-            lv370: R.Tensor((4096, 128), dtype="float16") = model_params[184]
-            lv371 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv369, lv370, lv368, lv360), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv372: R.Tensor((4096,), dtype="float16") = model_params[185]
-            lv373 = R.call_tir(cls.rms_norm, (lv371, lv372), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv374: R.Tensor((22016, 512), dtype="uint32") = model_params[186]
-            lv375: R.Tensor((22016, 128), dtype="float16") = model_params[187]
-            lv376 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv374, lv375, lv373), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
-            lv377 = R.call_tir(cls.fused_split_silu_multiply, (lv376,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv378: R.Tensor((4096, 1376), dtype="uint32") = model_params[188]
-            lv379: R.Tensor((4096, 344), dtype="float16") = model_params[189]
-            lv380 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv378, lv379, lv377, lv371), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv381: R.Tensor((4096,), dtype="float16") = model_params[190]
-            lv382 = R.call_tir(cls.rms_norm, (lv380, lv381), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv383: R.Tensor((12288, 512), dtype="uint32") = model_params[191]
-            lv384: R.Tensor((12288, 128), dtype="float16") = model_params[192]
-            lv385 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv383, lv384, lv382), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
-            lv386 = R.reshape(lv385, R.shape([1, n, 96, 128]))
-            lv387 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv386, R.prim_value(19), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv307: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv306, indices_or_sections=[32, 64], axis=2)
+            lv308: R.Tensor((1, n, 32, 128), dtype="float16") = lv307[0]
+            lv309: R.Tensor((1, n, 32, 128), dtype="float16") = lv307[1]
+            lv310: R.Tensor((1, n, 32, 128), dtype="float16") = lv307[2]
+            lv311: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv286, cls.kv_cache_transpose_append, lv309, lv310, R.prim_value(12), sinfo_args=(R.Object,))
+            lv312 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv311, cls.attention, lv308, R.prim_value(12), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv313 = R.reshape(lv312, R.shape([1, n, 4096]))
+            lv314: R.Tensor((4096, 512), dtype="uint32") = model_params[123]
+            lv315: R.Tensor((4096, 128), dtype="float16") = model_params[124]
+            lv316 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv314, lv315, lv313, lv300), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv317: R.Tensor((4096,), dtype="float16") = model_params[125]
+            lv318 = R.call_tir(cls.rms_norm, (lv316, lv317), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv319: R.Tensor((22016, 512), dtype="uint32") = model_params[126]
+            lv320: R.Tensor((22016, 128), dtype="float16") = model_params[127]
+            lv321 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv319, lv320, lv318), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
+            lv322 = R.call_tir(cls.fused_split_silu_multiply, (lv321,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
+            lv323: R.Tensor((4096, 1376), dtype="uint32") = model_params[128]
+            lv324: R.Tensor((4096, 344), dtype="float16") = model_params[129]
+            lv325 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv323, lv324, lv322, lv316), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv326: R.Tensor((4096,), dtype="float16") = model_params[130]
+            lv327 = R.call_tir(cls.rms_norm, (lv325, lv326), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv328: R.Tensor((12288, 512), dtype="uint32") = model_params[131]
+            lv329: R.Tensor((12288, 128), dtype="float16") = model_params[132]
+            lv330 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv328, lv329, lv327), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
+            lv331 = R.reshape(lv330, R.shape([1, n, 96, 128]))
+            lv332: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv331, indices_or_sections=[32, 64], axis=2)
+            lv333: R.Tensor((1, n, 32, 128), dtype="float16") = lv332[0]
+            lv334: R.Tensor((1, n, 32, 128), dtype="float16") = lv332[1]
+            lv335: R.Tensor((1, n, 32, 128), dtype="float16") = lv332[2]
+            lv336: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv311, cls.kv_cache_transpose_append, lv334, lv335, R.prim_value(13), sinfo_args=(R.Object,))
+            lv337 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv336, cls.attention, lv333, R.prim_value(13), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv338 = R.reshape(lv337, R.shape([1, n, 4096]))
+            lv339: R.Tensor((4096, 512), dtype="uint32") = model_params[133]
+            lv340: R.Tensor((4096, 128), dtype="float16") = model_params[134]
+            lv341 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv339, lv340, lv338, lv325), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv342: R.Tensor((4096,), dtype="float16") = model_params[135]
+            lv343 = R.call_tir(cls.rms_norm, (lv341, lv342), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv344: R.Tensor((22016, 512), dtype="uint32") = model_params[136]
+            lv345: R.Tensor((22016, 128), dtype="float16") = model_params[137]
+            lv346 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv344, lv345, lv343), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
+            lv347 = R.call_tir(cls.fused_split_silu_multiply, (lv346,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
+            lv348: R.Tensor((4096, 1376), dtype="uint32") = model_params[138]
+            lv349: R.Tensor((4096, 344), dtype="float16") = model_params[139]
+            lv350 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv348, lv349, lv347, lv341), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv351: R.Tensor((4096,), dtype="float16") = model_params[140]
+            lv352 = R.call_tir(cls.rms_norm, (lv350, lv351), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv353: R.Tensor((12288, 512), dtype="uint32") = model_params[141]
+            lv354: R.Tensor((12288, 128), dtype="float16") = model_params[142]
+            lv355 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv353, lv354, lv352), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
+            lv356 = R.reshape(lv355, R.shape([1, n, 96, 128]))
+            lv357: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv356, indices_or_sections=[32, 64], axis=2)
+            lv358: R.Tensor((1, n, 32, 128), dtype="float16") = lv357[0]
+            lv359: R.Tensor((1, n, 32, 128), dtype="float16") = lv357[1]
+            lv360: R.Tensor((1, n, 32, 128), dtype="float16") = lv357[2]
+            lv361: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv336, cls.kv_cache_transpose_append, lv359, lv360, R.prim_value(14), sinfo_args=(R.Object,))
+            lv362 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv361, cls.attention, lv358, R.prim_value(14), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv363 = R.reshape(lv362, R.shape([1, n, 4096]))
+            lv364: R.Tensor((4096, 512), dtype="uint32") = model_params[143]
+            lv365: R.Tensor((4096, 128), dtype="float16") = model_params[144]
+            lv366 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv364, lv365, lv363, lv350), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv367: R.Tensor((4096,), dtype="float16") = model_params[145]
+            lv368 = R.call_tir(cls.rms_norm, (lv366, lv367), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv369: R.Tensor((22016, 512), dtype="uint32") = model_params[146]
+            lv370: R.Tensor((22016, 128), dtype="float16") = model_params[147]
+            lv371 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv369, lv370, lv368), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
+            lv372 = R.call_tir(cls.fused_split_silu_multiply, (lv371,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
+            lv373: R.Tensor((4096, 1376), dtype="uint32") = model_params[148]
+            lv374: R.Tensor((4096, 344), dtype="float16") = model_params[149]
+            lv375 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv373, lv374, lv372, lv366), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv376: R.Tensor((4096,), dtype="float16") = model_params[150]
+            lv377 = R.call_tir(cls.rms_norm, (lv375, lv376), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv378: R.Tensor((12288, 512), dtype="uint32") = model_params[151]
+            lv379: R.Tensor((12288, 128), dtype="float16") = model_params[152]
+            lv380 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv378, lv379, lv377), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
+            lv381 = R.reshape(lv380, R.shape([1, n, 96, 128]))
+            lv382: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv381, indices_or_sections=[32, 64], axis=2)
+            lv383: R.Tensor((1, n, 32, 128), dtype="float16") = lv382[0]
+            lv384: R.Tensor((1, n, 32, 128), dtype="float16") = lv382[1]
+            lv385: R.Tensor((1, n, 32, 128), dtype="float16") = lv382[2]
+            lv386: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv361, cls.kv_cache_transpose_append, lv384, lv385, R.prim_value(15), sinfo_args=(R.Object,))
+            lv387 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv386, cls.attention, lv383, R.prim_value(15), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
             lv388 = R.reshape(lv387, R.shape([1, n, 4096]))
-            lv389: R.Tensor((4096, 512), dtype="uint32") = model_params[193]
-            lv390: R.Tensor((4096, 128), dtype="float16") = model_params[194]
-            lv391 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv389, lv390, lv388, lv380), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv392: R.Tensor((4096,), dtype="float16") = model_params[195]
+            lv389: R.Tensor((4096, 512), dtype="uint32") = model_params[153]
+            lv390: R.Tensor((4096, 128), dtype="float16") = model_params[154]
+            lv391 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv389, lv390, lv388, lv375), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv392: R.Tensor((4096,), dtype="float16") = model_params[155]
             lv393 = R.call_tir(cls.rms_norm, (lv391, lv392), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv394: R.Tensor((22016, 512), dtype="uint32") = model_params[196]
-            lv395: R.Tensor((22016, 128), dtype="float16") = model_params[197]
+            lv394: R.Tensor((22016, 512), dtype="uint32") = model_params[156]
+            lv395: R.Tensor((22016, 128), dtype="float16") = model_params[157]
             lv396 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv394, lv395, lv393), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
             lv397 = R.call_tir(cls.fused_split_silu_multiply, (lv396,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv398: R.Tensor((4096, 1376), dtype="uint32") = model_params[198]
-            lv399: R.Tensor((4096, 344), dtype="float16") = model_params[199]
+            lv398: R.Tensor((4096, 1376), dtype="uint32") = model_params[158]
+            lv399: R.Tensor((4096, 344), dtype="float16") = model_params[159]
             lv400 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv398, lv399, lv397, lv391), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv401: R.Tensor((4096,), dtype="float16") = model_params[200]
+            lv401: R.Tensor((4096,), dtype="float16") = model_params[160]
             lv402 = R.call_tir(cls.rms_norm, (lv400, lv401), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv403: R.Tensor((12288, 512), dtype="uint32") = model_params[201]
-            lv404: R.Tensor((12288, 128), dtype="float16") = model_params[202]
+            lv403: R.Tensor((12288, 512), dtype="uint32") = model_params[161]
+            lv404: R.Tensor((12288, 128), dtype="float16") = model_params[162]
             lv405 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv403, lv404, lv402), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
             lv406 = R.reshape(lv405, R.shape([1, n, 96, 128]))
-            lv407 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv406, R.prim_value(20), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
-            lv408 = R.reshape(lv407, R.shape([1, n, 4096]))
-            lv409: R.Tensor((4096, 512), dtype="uint32") = model_params[203]
-            lv410: R.Tensor((4096, 128), dtype="float16") = model_params[204]
-            lv411 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv409, lv410, lv408, lv400), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv412: R.Tensor((4096,), dtype="float16") = model_params[205]
-            lv413 = R.call_tir(cls.rms_norm, (lv411, lv412), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv414: R.Tensor((22016, 512), dtype="uint32") = model_params[206]
-            lv415: R.Tensor((22016, 128), dtype="float16") = model_params[207]
-            lv416 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv414, lv415, lv413), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
-            lv417 = R.call_tir(cls.fused_split_silu_multiply, (lv416,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv418: R.Tensor((4096, 1376), dtype="uint32") = model_params[208]
-            lv419: R.Tensor((4096, 344), dtype="float16") = model_params[209]
-            lv420 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv418, lv419, lv417, lv411), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv421: R.Tensor((4096,), dtype="float16") = model_params[210]
-            lv422 = R.call_tir(cls.rms_norm, (lv420, lv421), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv423: R.Tensor((12288, 512), dtype="uint32") = model_params[211]
-            lv424: R.Tensor((12288, 128), dtype="float16") = model_params[212]
-            lv425 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv423, lv424, lv422), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
-            lv426 = R.reshape(lv425, R.shape([1, n, 96, 128]))
-            lv427 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv426, R.prim_value(21), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
-            lv428 = R.reshape(lv427, R.shape([1, n, 4096]))
-            lv429: R.Tensor((4096, 512), dtype="uint32") = model_params[213]
-            lv430: R.Tensor((4096, 128), dtype="float16") = model_params[214]
-            lv431 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv429, lv430, lv428, lv420), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv432: R.Tensor((4096,), dtype="float16") = model_params[215]
-            lv433 = R.call_tir(cls.rms_norm, (lv431, lv432), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv434: R.Tensor((22016, 512), dtype="uint32") = model_params[216]
-            lv435: R.Tensor((22016, 128), dtype="float16") = model_params[217]
-            lv436 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv434, lv435, lv433), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
-            lv437 = R.call_tir(cls.fused_split_silu_multiply, (lv436,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv438: R.Tensor((4096, 1376), dtype="uint32") = model_params[218]
-            lv439: R.Tensor((4096, 344), dtype="float16") = model_params[219]
-            lv440 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv438, lv439, lv437, lv431), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv441: R.Tensor((4096,), dtype="float16") = model_params[220]
-            lv442 = R.call_tir(cls.rms_norm, (lv440, lv441), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv443: R.Tensor((12288, 512), dtype="uint32") = model_params[221]
-            lv444: R.Tensor((12288, 128), dtype="float16") = model_params[222]
-            lv445 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv443, lv444, lv442), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
-            lv446 = R.reshape(lv445, R.shape([1, n, 96, 128]))
-            lv447 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv446, R.prim_value(22), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
-            lv448 = R.reshape(lv447, R.shape([1, n, 4096]))
-            lv449: R.Tensor((4096, 512), dtype="uint32") = model_params[223]
-            lv450: R.Tensor((4096, 128), dtype="float16") = model_params[224]
-            lv451 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv449, lv450, lv448, lv440), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv452: R.Tensor((4096,), dtype="float16") = model_params[225]
-            lv453 = R.call_tir(cls.rms_norm, (lv451, lv452), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv454: R.Tensor((22016, 512), dtype="uint32") = model_params[226]
-            lv455: R.Tensor((22016, 128), dtype="float16") = model_params[227]
-            lv456 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv454, lv455, lv453), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
-            lv457 = R.call_tir(cls.fused_split_silu_multiply, (lv456,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv458: R.Tensor((4096, 1376), dtype="uint32") = model_params[228]
-            lv459: R.Tensor((4096, 344), dtype="float16") = model_params[229]
-            lv460 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv458, lv459, lv457, lv451), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv461: R.Tensor((4096,), dtype="float16") = model_params[230]
-            lv462 = R.call_tir(cls.rms_norm, (lv460, lv461), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv463: R.Tensor((12288, 512), dtype="uint32") = model_params[231]
-            lv464: R.Tensor((12288, 128), dtype="float16") = model_params[232]
-            lv465 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv463, lv464, lv462), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
-            lv466 = R.reshape(lv465, R.shape([1, n, 96, 128]))
-            lv467 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv466, R.prim_value(23), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
-            lv468 = R.reshape(lv467, R.shape([1, n, 4096]))
-            lv469: R.Tensor((4096, 512), dtype="uint32") = model_params[233]
-            lv470: R.Tensor((4096, 128), dtype="float16") = model_params[234]
-            lv471 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv469, lv470, lv468, lv460), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv472: R.Tensor((4096,), dtype="float16") = model_params[235]
-            lv473 = R.call_tir(cls.rms_norm, (lv471, lv472), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv474: R.Tensor((22016, 512), dtype="uint32") = model_params[236]
-            lv475: R.Tensor((22016, 128), dtype="float16") = model_params[237]
-            lv476 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv474, lv475, lv473), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
-            lv477 = R.call_tir(cls.fused_split_silu_multiply, (lv476,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv478: R.Tensor((4096, 1376), dtype="uint32") = model_params[238]
-            lv479: R.Tensor((4096, 344), dtype="float16") = model_params[239]
-            lv480 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv478, lv479, lv477, lv471), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv481: R.Tensor((4096,), dtype="float16") = model_params[240]
-            lv482 = R.call_tir(cls.rms_norm, (lv480, lv481), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv483: R.Tensor((12288, 512), dtype="uint32") = model_params[241]
-            lv484: R.Tensor((12288, 128), dtype="float16") = model_params[242]
-            lv485 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv483, lv484, lv482), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
-            lv486 = R.reshape(lv485, R.shape([1, n, 96, 128]))
-            lv487 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv486, R.prim_value(24), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv407: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv406, indices_or_sections=[32, 64], axis=2)
+            lv408: R.Tensor((1, n, 32, 128), dtype="float16") = lv407[0]
+            lv409: R.Tensor((1, n, 32, 128), dtype="float16") = lv407[1]
+            lv410: R.Tensor((1, n, 32, 128), dtype="float16") = lv407[2]
+            lv411: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv386, cls.kv_cache_transpose_append, lv409, lv410, R.prim_value(16), sinfo_args=(R.Object,))
+            lv412 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv411, cls.attention, lv408, R.prim_value(16), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv413 = R.reshape(lv412, R.shape([1, n, 4096]))
+            lv414: R.Tensor((4096, 512), dtype="uint32") = model_params[163]
+            lv415: R.Tensor((4096, 128), dtype="float16") = model_params[164]
+            lv416 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv414, lv415, lv413, lv400), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv417: R.Tensor((4096,), dtype="float16") = model_params[165]
+            lv418 = R.call_tir(cls.rms_norm, (lv416, lv417), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv419: R.Tensor((22016, 512), dtype="uint32") = model_params[166]
+            lv420: R.Tensor((22016, 128), dtype="float16") = model_params[167]
+            lv421 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv419, lv420, lv418), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
+            lv422 = R.call_tir(cls.fused_split_silu_multiply, (lv421,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
+            lv423: R.Tensor((4096, 1376), dtype="uint32") = model_params[168]
+            lv424: R.Tensor((4096, 344), dtype="float16") = model_params[169]
+            lv425 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv423, lv424, lv422, lv416), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv426: R.Tensor((4096,), dtype="float16") = model_params[170]
+            lv427 = R.call_tir(cls.rms_norm, (lv425, lv426), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv428: R.Tensor((12288, 512), dtype="uint32") = model_params[171]
+            lv429: R.Tensor((12288, 128), dtype="float16") = model_params[172]
+            lv430 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv428, lv429, lv427), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
+            lv431 = R.reshape(lv430, R.shape([1, n, 96, 128]))
+            lv432: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv431, indices_or_sections=[32, 64], axis=2)
+            lv433: R.Tensor((1, n, 32, 128), dtype="float16") = lv432[0]
+            lv434: R.Tensor((1, n, 32, 128), dtype="float16") = lv432[1]
+            lv435: R.Tensor((1, n, 32, 128), dtype="float16") = lv432[2]
+            lv436: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv411, cls.kv_cache_transpose_append, lv434, lv435, R.prim_value(17), sinfo_args=(R.Object,))
+            lv437 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv436, cls.attention, lv433, R.prim_value(17), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv438 = R.reshape(lv437, R.shape([1, n, 4096]))
+            lv439: R.Tensor((4096, 512), dtype="uint32") = model_params[173]
+            lv440: R.Tensor((4096, 128), dtype="float16") = model_params[174]
+            lv441 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv439, lv440, lv438, lv425), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv442: R.Tensor((4096,), dtype="float16") = model_params[175]
+            lv443 = R.call_tir(cls.rms_norm, (lv441, lv442), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv444: R.Tensor((22016, 512), dtype="uint32") = model_params[176]
+            lv445: R.Tensor((22016, 128), dtype="float16") = model_params[177]
+            lv446 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv444, lv445, lv443), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
+            lv447 = R.call_tir(cls.fused_split_silu_multiply, (lv446,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
+            lv448: R.Tensor((4096, 1376), dtype="uint32") = model_params[178]
+            lv449: R.Tensor((4096, 344), dtype="float16") = model_params[179]
+            lv450 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv448, lv449, lv447, lv441), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv451: R.Tensor((4096,), dtype="float16") = model_params[180]
+            lv452 = R.call_tir(cls.rms_norm, (lv450, lv451), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv453: R.Tensor((12288, 512), dtype="uint32") = model_params[181]
+            lv454: R.Tensor((12288, 128), dtype="float16") = model_params[182]
+            lv455 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv453, lv454, lv452), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
+            lv456 = R.reshape(lv455, R.shape([1, n, 96, 128]))
+            lv457: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv456, indices_or_sections=[32, 64], axis=2)
+            lv458: R.Tensor((1, n, 32, 128), dtype="float16") = lv457[0]
+            lv459: R.Tensor((1, n, 32, 128), dtype="float16") = lv457[1]
+            lv460: R.Tensor((1, n, 32, 128), dtype="float16") = lv457[2]
+            lv461: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv436, cls.kv_cache_transpose_append, lv459, lv460, R.prim_value(18), sinfo_args=(R.Object,))
+            lv462 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv461, cls.attention, lv458, R.prim_value(18), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv463 = R.reshape(lv462, R.shape([1, n, 4096]))
+            lv464: R.Tensor((4096, 512), dtype="uint32") = model_params[183]
+            lv465: R.Tensor((4096, 128), dtype="float16") = model_params[184]
+            lv466 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv464, lv465, lv463, lv450), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv467: R.Tensor((4096,), dtype="float16") = model_params[185]
+            lv468 = R.call_tir(cls.rms_norm, (lv466, lv467), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv469: R.Tensor((22016, 512), dtype="uint32") = model_params[186]
+            lv470: R.Tensor((22016, 128), dtype="float16") = model_params[187]
+            lv471 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv469, lv470, lv468), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
+            lv472 = R.call_tir(cls.fused_split_silu_multiply, (lv471,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
+            lv473: R.Tensor((4096, 1376), dtype="uint32") = model_params[188]
+            lv474: R.Tensor((4096, 344), dtype="float16") = model_params[189]
+            lv475 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv473, lv474, lv472, lv466), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv476: R.Tensor((4096,), dtype="float16") = model_params[190]
+            lv477 = R.call_tir(cls.rms_norm, (lv475, lv476), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv478: R.Tensor((12288, 512), dtype="uint32") = model_params[191]
+            lv479: R.Tensor((12288, 128), dtype="float16") = model_params[192]
+            lv480 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv478, lv479, lv477), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
+            lv481 = R.reshape(lv480, R.shape([1, n, 96, 128]))
+            lv482: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv481, indices_or_sections=[32, 64], axis=2)
+            lv483: R.Tensor((1, n, 32, 128), dtype="float16") = lv482[0]
+            lv484: R.Tensor((1, n, 32, 128), dtype="float16") = lv482[1]
+            lv485: R.Tensor((1, n, 32, 128), dtype="float16") = lv482[2]
+            lv486: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv461, cls.kv_cache_transpose_append, lv484, lv485, R.prim_value(19), sinfo_args=(R.Object,))
+            lv487 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv486, cls.attention, lv483, R.prim_value(19), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
             lv488 = R.reshape(lv487, R.shape([1, n, 4096]))
-            lv489: R.Tensor((4096, 512), dtype="uint32") = model_params[243]
-            lv490: R.Tensor((4096, 128), dtype="float16") = model_params[244]
-            lv491 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv489, lv490, lv488, lv480), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv492: R.Tensor((4096,), dtype="float16") = model_params[245]
+            lv489: R.Tensor((4096, 512), dtype="uint32") = model_params[193]
+            lv490: R.Tensor((4096, 128), dtype="float16") = model_params[194]
+            lv491 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv489, lv490, lv488, lv475), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv492: R.Tensor((4096,), dtype="float16") = model_params[195]
             lv493 = R.call_tir(cls.rms_norm, (lv491, lv492), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv494: R.Tensor((22016, 512), dtype="uint32") = model_params[246]
-            lv495: R.Tensor((22016, 128), dtype="float16") = model_params[247]
+            lv494: R.Tensor((22016, 512), dtype="uint32") = model_params[196]
+            lv495: R.Tensor((22016, 128), dtype="float16") = model_params[197]
             lv496 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv494, lv495, lv493), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
             lv497 = R.call_tir(cls.fused_split_silu_multiply, (lv496,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv498: R.Tensor((4096, 1376), dtype="uint32") = model_params[248]
-            lv499: R.Tensor((4096, 344), dtype="float16") = model_params[249]
+            lv498: R.Tensor((4096, 1376), dtype="uint32") = model_params[198]
+            lv499: R.Tensor((4096, 344), dtype="float16") = model_params[199]
             lv500 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv498, lv499, lv497, lv491), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv501: R.Tensor((4096,), dtype="float16") = model_params[250]
+            lv501: R.Tensor((4096,), dtype="float16") = model_params[200]
             lv502 = R.call_tir(cls.rms_norm, (lv500, lv501), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv503: R.Tensor((12288, 512), dtype="uint32") = model_params[251]
-            lv504: R.Tensor((12288, 128), dtype="float16") = model_params[252]
+            lv503: R.Tensor((12288, 512), dtype="uint32") = model_params[201]
+            lv504: R.Tensor((12288, 128), dtype="float16") = model_params[202]
             lv505 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv503, lv504, lv502), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
             lv506 = R.reshape(lv505, R.shape([1, n, 96, 128]))
-            lv507 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv506, R.prim_value(25), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
-            lv508 = R.reshape(lv507, R.shape([1, n, 4096]))
-            lv509: R.Tensor((4096, 512), dtype="uint32") = model_params[253]
-            lv510: R.Tensor((4096, 128), dtype="float16") = model_params[254]
-            lv511 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv509, lv510, lv508, lv500), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv512: R.Tensor((4096,), dtype="float16") = model_params[255]
-            lv513 = R.call_tir(cls.rms_norm, (lv511, lv512), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv514: R.Tensor((22016, 512), dtype="uint32") = model_params[256]
-            lv515: R.Tensor((22016, 128), dtype="float16") = model_params[257]
-            lv516 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv514, lv515, lv513), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
-            lv517 = R.call_tir(cls.fused_split_silu_multiply, (lv516,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv518: R.Tensor((4096, 1376), dtype="uint32") = model_params[258]
-            lv519: R.Tensor((4096, 344), dtype="float16") = model_params[259]
-            lv520 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv518, lv519, lv517, lv511), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv521: R.Tensor((4096,), dtype="float16") = model_params[260]
-            lv522 = R.call_tir(cls.rms_norm, (lv520, lv521), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv523: R.Tensor((12288, 512), dtype="uint32") = model_params[261]
-            lv524: R.Tensor((12288, 128), dtype="float16") = model_params[262]
-            lv525 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv523, lv524, lv522), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
-            lv526 = R.reshape(lv525, R.shape([1, n, 96, 128]))
-            lv527 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv526, R.prim_value(26), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
-            lv528 = R.reshape(lv527, R.shape([1, n, 4096]))
-            lv529: R.Tensor((4096, 512), dtype="uint32") = model_params[263]
-            lv530: R.Tensor((4096, 128), dtype="float16") = model_params[264]
-            lv531 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv529, lv530, lv528, lv520), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv532: R.Tensor((4096,), dtype="float16") = model_params[265]
-            lv533 = R.call_tir(cls.rms_norm, (lv531, lv532), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv534: R.Tensor((22016, 512), dtype="uint32") = model_params[266]
-            lv535: R.Tensor((22016, 128), dtype="float16") = model_params[267]
-            lv536 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv534, lv535, lv533), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
-            lv537 = R.call_tir(cls.fused_split_silu_multiply, (lv536,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv538: R.Tensor((4096, 1376), dtype="uint32") = model_params[268]
-            lv539: R.Tensor((4096, 344), dtype="float16") = model_params[269]
-            lv540 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv538, lv539, lv537, lv531), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv541: R.Tensor((4096,), dtype="float16") = model_params[270]
-            lv542 = R.call_tir(cls.rms_norm, (lv540, lv541), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv543: R.Tensor((12288, 512), dtype="uint32") = model_params[271]
-            lv544: R.Tensor((12288, 128), dtype="float16") = model_params[272]
-            lv545 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv543, lv544, lv542), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
-            lv546 = R.reshape(lv545, R.shape([1, n, 96, 128]))
-            lv547 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv546, R.prim_value(27), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
-            lv548 = R.reshape(lv547, R.shape([1, n, 4096]))
-            lv549: R.Tensor((4096, 512), dtype="uint32") = model_params[273]
-            lv550: R.Tensor((4096, 128), dtype="float16") = model_params[274]
-            lv551 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv549, lv550, lv548, lv540), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv552: R.Tensor((4096,), dtype="float16") = model_params[275]
-            lv553 = R.call_tir(cls.rms_norm, (lv551, lv552), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv554: R.Tensor((22016, 512), dtype="uint32") = model_params[276]
-            lv555: R.Tensor((22016, 128), dtype="float16") = model_params[277]
-            lv556 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv554, lv555, lv553), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
-            lv557 = R.call_tir(cls.fused_split_silu_multiply, (lv556,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv558: R.Tensor((4096, 1376), dtype="uint32") = model_params[278]
-            lv559: R.Tensor((4096, 344), dtype="float16") = model_params[279]
-            lv560 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv558, lv559, lv557, lv551), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv561: R.Tensor((4096,), dtype="float16") = model_params[280]
-            lv562 = R.call_tir(cls.rms_norm, (lv560, lv561), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv563: R.Tensor((12288, 512), dtype="uint32") = model_params[281]
-            lv564: R.Tensor((12288, 128), dtype="float16") = model_params[282]
-            lv565 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv563, lv564, lv562), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
-            lv566 = R.reshape(lv565, R.shape([1, n, 96, 128]))
-            lv567 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv566, R.prim_value(28), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
-            lv568 = R.reshape(lv567, R.shape([1, n, 4096]))
-            lv569: R.Tensor((4096, 512), dtype="uint32") = model_params[283]
-            lv570: R.Tensor((4096, 128), dtype="float16") = model_params[284]
-            lv571 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv569, lv570, lv568, lv560), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv572: R.Tensor((4096,), dtype="float16") = model_params[285]
-            lv573 = R.call_tir(cls.rms_norm, (lv571, lv572), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv574: R.Tensor((22016, 512), dtype="uint32") = model_params[286]
-            lv575: R.Tensor((22016, 128), dtype="float16") = model_params[287]
-            lv576 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv574, lv575, lv573), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
-            lv577 = R.call_tir(cls.fused_split_silu_multiply, (lv576,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv578: R.Tensor((4096, 1376), dtype="uint32") = model_params[288]
-            lv579: R.Tensor((4096, 344), dtype="float16") = model_params[289]
-            lv580 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv578, lv579, lv577, lv571), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv581: R.Tensor((4096,), dtype="float16") = model_params[290]
-            lv582 = R.call_tir(cls.rms_norm, (lv580, lv581), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv583: R.Tensor((12288, 512), dtype="uint32") = model_params[291]
-            lv584: R.Tensor((12288, 128), dtype="float16") = model_params[292]
-            lv585 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv583, lv584, lv582), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
-            lv586 = R.reshape(lv585, R.shape([1, n, 96, 128]))
-            lv587 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv586, R.prim_value(29), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv507: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv506, indices_or_sections=[32, 64], axis=2)
+            lv508: R.Tensor((1, n, 32, 128), dtype="float16") = lv507[0]
+            lv509: R.Tensor((1, n, 32, 128), dtype="float16") = lv507[1]
+            lv510: R.Tensor((1, n, 32, 128), dtype="float16") = lv507[2]
+            lv511: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv486, cls.kv_cache_transpose_append, lv509, lv510, R.prim_value(20), sinfo_args=(R.Object,))
+            lv512 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv511, cls.attention, lv508, R.prim_value(20), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv513 = R.reshape(lv512, R.shape([1, n, 4096]))
+            lv514: R.Tensor((4096, 512), dtype="uint32") = model_params[203]
+            lv515: R.Tensor((4096, 128), dtype="float16") = model_params[204]
+            lv516 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv514, lv515, lv513, lv500), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv517: R.Tensor((4096,), dtype="float16") = model_params[205]
+            lv518 = R.call_tir(cls.rms_norm, (lv516, lv517), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv519: R.Tensor((22016, 512), dtype="uint32") = model_params[206]
+            lv520: R.Tensor((22016, 128), dtype="float16") = model_params[207]
+            lv521 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv519, lv520, lv518), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
+            lv522 = R.call_tir(cls.fused_split_silu_multiply, (lv521,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
+            lv523: R.Tensor((4096, 1376), dtype="uint32") = model_params[208]
+            lv524: R.Tensor((4096, 344), dtype="float16") = model_params[209]
+            lv525 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv523, lv524, lv522, lv516), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv526: R.Tensor((4096,), dtype="float16") = model_params[210]
+            lv527 = R.call_tir(cls.rms_norm, (lv525, lv526), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv528: R.Tensor((12288, 512), dtype="uint32") = model_params[211]
+            lv529: R.Tensor((12288, 128), dtype="float16") = model_params[212]
+            lv530 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv528, lv529, lv527), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
+            lv531 = R.reshape(lv530, R.shape([1, n, 96, 128]))
+            lv532: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv531, indices_or_sections=[32, 64], axis=2)
+            lv533: R.Tensor((1, n, 32, 128), dtype="float16") = lv532[0]
+            lv534: R.Tensor((1, n, 32, 128), dtype="float16") = lv532[1]
+            lv535: R.Tensor((1, n, 32, 128), dtype="float16") = lv532[2]
+            lv536: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv511, cls.kv_cache_transpose_append, lv534, lv535, R.prim_value(21), sinfo_args=(R.Object,))
+            lv537 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv536, cls.attention, lv533, R.prim_value(21), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv538 = R.reshape(lv537, R.shape([1, n, 4096]))
+            lv539: R.Tensor((4096, 512), dtype="uint32") = model_params[213]
+            lv540: R.Tensor((4096, 128), dtype="float16") = model_params[214]
+            lv541 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv539, lv540, lv538, lv525), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv542: R.Tensor((4096,), dtype="float16") = model_params[215]
+            lv543 = R.call_tir(cls.rms_norm, (lv541, lv542), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv544: R.Tensor((22016, 512), dtype="uint32") = model_params[216]
+            lv545: R.Tensor((22016, 128), dtype="float16") = model_params[217]
+            lv546 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv544, lv545, lv543), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
+            lv547 = R.call_tir(cls.fused_split_silu_multiply, (lv546,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
+            lv548: R.Tensor((4096, 1376), dtype="uint32") = model_params[218]
+            lv549: R.Tensor((4096, 344), dtype="float16") = model_params[219]
+            lv550 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv548, lv549, lv547, lv541), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv551: R.Tensor((4096,), dtype="float16") = model_params[220]
+            lv552 = R.call_tir(cls.rms_norm, (lv550, lv551), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv553: R.Tensor((12288, 512), dtype="uint32") = model_params[221]
+            lv554: R.Tensor((12288, 128), dtype="float16") = model_params[222]
+            lv555 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv553, lv554, lv552), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
+            lv556 = R.reshape(lv555, R.shape([1, n, 96, 128]))
+            lv557: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv556, indices_or_sections=[32, 64], axis=2)
+            lv558: R.Tensor((1, n, 32, 128), dtype="float16") = lv557[0]
+            lv559: R.Tensor((1, n, 32, 128), dtype="float16") = lv557[1]
+            lv560: R.Tensor((1, n, 32, 128), dtype="float16") = lv557[2]
+            lv561: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv536, cls.kv_cache_transpose_append, lv559, lv560, R.prim_value(22), sinfo_args=(R.Object,))
+            lv562 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv561, cls.attention, lv558, R.prim_value(22), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv563 = R.reshape(lv562, R.shape([1, n, 4096]))
+            lv564: R.Tensor((4096, 512), dtype="uint32") = model_params[223]
+            lv565: R.Tensor((4096, 128), dtype="float16") = model_params[224]
+            lv566 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv564, lv565, lv563, lv550), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv567: R.Tensor((4096,), dtype="float16") = model_params[225]
+            lv568 = R.call_tir(cls.rms_norm, (lv566, lv567), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv569: R.Tensor((22016, 512), dtype="uint32") = model_params[226]
+            lv570: R.Tensor((22016, 128), dtype="float16") = model_params[227]
+            lv571 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv569, lv570, lv568), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
+            lv572 = R.call_tir(cls.fused_split_silu_multiply, (lv571,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
+            lv573: R.Tensor((4096, 1376), dtype="uint32") = model_params[228]
+            lv574: R.Tensor((4096, 344), dtype="float16") = model_params[229]
+            lv575 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv573, lv574, lv572, lv566), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv576: R.Tensor((4096,), dtype="float16") = model_params[230]
+            lv577 = R.call_tir(cls.rms_norm, (lv575, lv576), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv578: R.Tensor((12288, 512), dtype="uint32") = model_params[231]
+            lv579: R.Tensor((12288, 128), dtype="float16") = model_params[232]
+            lv580 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv578, lv579, lv577), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
+            lv581 = R.reshape(lv580, R.shape([1, n, 96, 128]))
+            lv582: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv581, indices_or_sections=[32, 64], axis=2)
+            lv583: R.Tensor((1, n, 32, 128), dtype="float16") = lv582[0]
+            lv584: R.Tensor((1, n, 32, 128), dtype="float16") = lv582[1]
+            lv585: R.Tensor((1, n, 32, 128), dtype="float16") = lv582[2]
+            lv586: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv561, cls.kv_cache_transpose_append, lv584, lv585, R.prim_value(23), sinfo_args=(R.Object,))
+            lv587 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv586, cls.attention, lv583, R.prim_value(23), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
             lv588 = R.reshape(lv587, R.shape([1, n, 4096]))
-            lv589: R.Tensor((4096, 512), dtype="uint32") = model_params[293]
-            lv590: R.Tensor((4096, 128), dtype="float16") = model_params[294]
-            lv591 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv589, lv590, lv588, lv580), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv592: R.Tensor((4096,), dtype="float16") = model_params[295]
+            lv589: R.Tensor((4096, 512), dtype="uint32") = model_params[233]
+            lv590: R.Tensor((4096, 128), dtype="float16") = model_params[234]
+            lv591 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv589, lv590, lv588, lv575), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv592: R.Tensor((4096,), dtype="float16") = model_params[235]
             lv593 = R.call_tir(cls.rms_norm, (lv591, lv592), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv594: R.Tensor((22016, 512), dtype="uint32") = model_params[296]
-            lv595: R.Tensor((22016, 128), dtype="float16") = model_params[297]
+            lv594: R.Tensor((22016, 512), dtype="uint32") = model_params[236]
+            lv595: R.Tensor((22016, 128), dtype="float16") = model_params[237]
             lv596 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv594, lv595, lv593), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
             lv597 = R.call_tir(cls.fused_split_silu_multiply, (lv596,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv598: R.Tensor((4096, 1376), dtype="uint32") = model_params[298]
-            lv599: R.Tensor((4096, 344), dtype="float16") = model_params[299]
+            lv598: R.Tensor((4096, 1376), dtype="uint32") = model_params[238]
+            lv599: R.Tensor((4096, 344), dtype="float16") = model_params[239]
             lv600 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv598, lv599, lv597, lv591), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv601: R.Tensor((4096,), dtype="float16") = model_params[300]
+            lv601: R.Tensor((4096,), dtype="float16") = model_params[240]
             lv602 = R.call_tir(cls.rms_norm, (lv600, lv601), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv603: R.Tensor((12288, 512), dtype="uint32") = model_params[301]
-            lv604: R.Tensor((12288, 128), dtype="float16") = model_params[302]
+            lv603: R.Tensor((12288, 512), dtype="uint32") = model_params[241]
+            lv604: R.Tensor((12288, 128), dtype="float16") = model_params[242]
             lv605 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv603, lv604, lv602), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
             lv606 = R.reshape(lv605, R.shape([1, n, 96, 128]))
-            lv607 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv606, R.prim_value(30), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
-            lv608 = R.reshape(lv607, R.shape([1, n, 4096]))
-            lv609: R.Tensor((4096, 512), dtype="uint32") = model_params[303]
-            lv610: R.Tensor((4096, 128), dtype="float16") = model_params[304]
-            lv611 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv609, lv610, lv608, lv600), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv612: R.Tensor((4096,), dtype="float16") = model_params[305]
-            lv613 = R.call_tir(cls.rms_norm, (lv611, lv612), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv614: R.Tensor((22016, 512), dtype="uint32") = model_params[306]
-            lv615: R.Tensor((22016, 128), dtype="float16") = model_params[307]
-            lv616 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv614, lv615, lv613), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
-            lv617 = R.call_tir(cls.fused_split_silu_multiply, (lv616,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv618: R.Tensor((4096, 1376), dtype="uint32") = model_params[308]
-            lv619: R.Tensor((4096, 344), dtype="float16") = model_params[309]
-            lv620 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv618, lv619, lv617, lv611), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv621: R.Tensor((4096,), dtype="float16") = model_params[310]
-            lv622 = R.call_tir(cls.rms_norm, (lv620, lv621), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv623: R.Tensor((12288, 512), dtype="uint32") = model_params[311]
-            lv624: R.Tensor((12288, 128), dtype="float16") = model_params[312]
-            lv625 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv623, lv624, lv622), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
-            lv626 = R.reshape(lv625, R.shape([1, n, 96, 128]))
-            lv627 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (kv_cache, cls.attention, lv626, R.prim_value(31), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
-            lv628 = R.reshape(lv627, R.shape([1, n, 4096]))
-            lv629: R.Tensor((4096, 512), dtype="uint32") = model_params[313]
-            lv630: R.Tensor((4096, 128), dtype="float16") = model_params[314]
-            lv631 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv629, lv630, lv628, lv620), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv632: R.Tensor((4096,), dtype="float16") = model_params[315]
-            lv633 = R.call_tir(cls.rms_norm, (lv631, lv632), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv634: R.Tensor((22016, 512), dtype="uint32") = model_params[316]
-            lv635: R.Tensor((22016, 128), dtype="float16") = model_params[317]
-            lv636 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv634, lv635, lv633), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
-            lv637 = R.call_tir(cls.fused_split_silu_multiply, (lv636,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
-            lv638: R.Tensor((4096, 1376), dtype="uint32") = model_params[318]
-            lv639: R.Tensor((4096, 344), dtype="float16") = model_params[319]
-            lv640 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv638, lv639, lv637, lv631), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv641: R.Tensor((4096,), dtype="float16") = model_params[320]
-            lv642 = R.call_tir(cls.rms_norm, (lv640, lv641), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
-            lv643 = R.strided_slice(lv642, axes=[1], begin=[n - 1], end=[n])
-            lv644: R.Tensor((32000, 512), dtype="uint32") = model_params[321]
-            lv645: R.Tensor((32000, 128), dtype="float16") = model_params[322]
-            lv646 = R.call_tir(cls.fused_fused_dequantize4_fused_NT_matmul4_cast4, (lv644, lv645, lv643), out_sinfo=R.Tensor((1, 1, 32000), dtype="float32"))
-            lv647: R.Tuple(R.Tensor((1, 1, 32000), dtype="float32"), R.Object) = lv646, kv_cache
-            R.output(lv647)
-        return lv647
+            lv607: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv606, indices_or_sections=[32, 64], axis=2)
+            lv608: R.Tensor((1, n, 32, 128), dtype="float16") = lv607[0]
+            lv609: R.Tensor((1, n, 32, 128), dtype="float16") = lv607[1]
+            lv610: R.Tensor((1, n, 32, 128), dtype="float16") = lv607[2]
+            lv611: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv586, cls.kv_cache_transpose_append, lv609, lv610, R.prim_value(24), sinfo_args=(R.Object,))
+            lv612 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv611, cls.attention, lv608, R.prim_value(24), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv613 = R.reshape(lv612, R.shape([1, n, 4096]))
+            lv614: R.Tensor((4096, 512), dtype="uint32") = model_params[243]
+            lv615: R.Tensor((4096, 128), dtype="float16") = model_params[244]
+            lv616 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv614, lv615, lv613, lv600), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv617: R.Tensor((4096,), dtype="float16") = model_params[245]
+            lv618 = R.call_tir(cls.rms_norm, (lv616, lv617), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv619: R.Tensor((22016, 512), dtype="uint32") = model_params[246]
+            lv620: R.Tensor((22016, 128), dtype="float16") = model_params[247]
+            lv621 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv619, lv620, lv618), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
+            lv622 = R.call_tir(cls.fused_split_silu_multiply, (lv621,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
+            lv623: R.Tensor((4096, 1376), dtype="uint32") = model_params[248]
+            lv624: R.Tensor((4096, 344), dtype="float16") = model_params[249]
+            lv625 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv623, lv624, lv622, lv616), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv626: R.Tensor((4096,), dtype="float16") = model_params[250]
+            lv627 = R.call_tir(cls.rms_norm, (lv625, lv626), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv628: R.Tensor((12288, 512), dtype="uint32") = model_params[251]
+            lv629: R.Tensor((12288, 128), dtype="float16") = model_params[252]
+            lv630 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv628, lv629, lv627), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
+            lv631 = R.reshape(lv630, R.shape([1, n, 96, 128]))
+            lv632: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv631, indices_or_sections=[32, 64], axis=2)
+            lv633: R.Tensor((1, n, 32, 128), dtype="float16") = lv632[0]
+            lv634: R.Tensor((1, n, 32, 128), dtype="float16") = lv632[1]
+            lv635: R.Tensor((1, n, 32, 128), dtype="float16") = lv632[2]
+            lv636: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv611, cls.kv_cache_transpose_append, lv634, lv635, R.prim_value(25), sinfo_args=(R.Object,))
+            lv637 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv636, cls.attention, lv633, R.prim_value(25), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv638 = R.reshape(lv637, R.shape([1, n, 4096]))
+            lv639: R.Tensor((4096, 512), dtype="uint32") = model_params[253]
+            lv640: R.Tensor((4096, 128), dtype="float16") = model_params[254]
+            lv641 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv639, lv640, lv638, lv625), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv642: R.Tensor((4096,), dtype="float16") = model_params[255]
+            lv643 = R.call_tir(cls.rms_norm, (lv641, lv642), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv644: R.Tensor((22016, 512), dtype="uint32") = model_params[256]
+            lv645: R.Tensor((22016, 128), dtype="float16") = model_params[257]
+            lv646 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv644, lv645, lv643), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
+            lv647 = R.call_tir(cls.fused_split_silu_multiply, (lv646,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
+            lv648: R.Tensor((4096, 1376), dtype="uint32") = model_params[258]
+            lv649: R.Tensor((4096, 344), dtype="float16") = model_params[259]
+            lv650 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv648, lv649, lv647, lv641), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv651: R.Tensor((4096,), dtype="float16") = model_params[260]
+            lv652 = R.call_tir(cls.rms_norm, (lv650, lv651), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv653: R.Tensor((12288, 512), dtype="uint32") = model_params[261]
+            lv654: R.Tensor((12288, 128), dtype="float16") = model_params[262]
+            lv655 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv653, lv654, lv652), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
+            lv656 = R.reshape(lv655, R.shape([1, n, 96, 128]))
+            lv657: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv656, indices_or_sections=[32, 64], axis=2)
+            lv658: R.Tensor((1, n, 32, 128), dtype="float16") = lv657[0]
+            lv659: R.Tensor((1, n, 32, 128), dtype="float16") = lv657[1]
+            lv660: R.Tensor((1, n, 32, 128), dtype="float16") = lv657[2]
+            lv661: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv636, cls.kv_cache_transpose_append, lv659, lv660, R.prim_value(26), sinfo_args=(R.Object,))
+            lv662 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv661, cls.attention, lv658, R.prim_value(26), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv663 = R.reshape(lv662, R.shape([1, n, 4096]))
+            lv664: R.Tensor((4096, 512), dtype="uint32") = model_params[263]
+            lv665: R.Tensor((4096, 128), dtype="float16") = model_params[264]
+            lv666 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv664, lv665, lv663, lv650), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv667: R.Tensor((4096,), dtype="float16") = model_params[265]
+            lv668 = R.call_tir(cls.rms_norm, (lv666, lv667), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv669: R.Tensor((22016, 512), dtype="uint32") = model_params[266]
+            lv670: R.Tensor((22016, 128), dtype="float16") = model_params[267]
+            lv671 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv669, lv670, lv668), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
+            lv672 = R.call_tir(cls.fused_split_silu_multiply, (lv671,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
+            lv673: R.Tensor((4096, 1376), dtype="uint32") = model_params[268]
+            lv674: R.Tensor((4096, 344), dtype="float16") = model_params[269]
+            lv675 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv673, lv674, lv672, lv666), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv676: R.Tensor((4096,), dtype="float16") = model_params[270]
+            lv677 = R.call_tir(cls.rms_norm, (lv675, lv676), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv678: R.Tensor((12288, 512), dtype="uint32") = model_params[271]
+            lv679: R.Tensor((12288, 128), dtype="float16") = model_params[272]
+            lv680 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv678, lv679, lv677), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
+            lv681 = R.reshape(lv680, R.shape([1, n, 96, 128]))
+            lv682: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv681, indices_or_sections=[32, 64], axis=2)
+            lv683: R.Tensor((1, n, 32, 128), dtype="float16") = lv682[0]
+            lv684: R.Tensor((1, n, 32, 128), dtype="float16") = lv682[1]
+            lv685: R.Tensor((1, n, 32, 128), dtype="float16") = lv682[2]
+            lv686: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv661, cls.kv_cache_transpose_append, lv684, lv685, R.prim_value(27), sinfo_args=(R.Object,))
+            lv687 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv686, cls.attention, lv683, R.prim_value(27), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv688 = R.reshape(lv687, R.shape([1, n, 4096]))
+            lv689: R.Tensor((4096, 512), dtype="uint32") = model_params[273]
+            lv690: R.Tensor((4096, 128), dtype="float16") = model_params[274]
+            lv691 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv689, lv690, lv688, lv675), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv692: R.Tensor((4096,), dtype="float16") = model_params[275]
+            lv693 = R.call_tir(cls.rms_norm, (lv691, lv692), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv694: R.Tensor((22016, 512), dtype="uint32") = model_params[276]
+            lv695: R.Tensor((22016, 128), dtype="float16") = model_params[277]
+            lv696 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv694, lv695, lv693), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
+            lv697 = R.call_tir(cls.fused_split_silu_multiply, (lv696,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
+            lv698: R.Tensor((4096, 1376), dtype="uint32") = model_params[278]
+            lv699: R.Tensor((4096, 344), dtype="float16") = model_params[279]
+            lv700 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv698, lv699, lv697, lv691), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv701: R.Tensor((4096,), dtype="float16") = model_params[280]
+            lv702 = R.call_tir(cls.rms_norm, (lv700, lv701), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv703: R.Tensor((12288, 512), dtype="uint32") = model_params[281]
+            lv704: R.Tensor((12288, 128), dtype="float16") = model_params[282]
+            lv705 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv703, lv704, lv702), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
+            lv706 = R.reshape(lv705, R.shape([1, n, 96, 128]))
+            lv707: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv706, indices_or_sections=[32, 64], axis=2)
+            lv708: R.Tensor((1, n, 32, 128), dtype="float16") = lv707[0]
+            lv709: R.Tensor((1, n, 32, 128), dtype="float16") = lv707[1]
+            lv710: R.Tensor((1, n, 32, 128), dtype="float16") = lv707[2]
+            lv711: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv686, cls.kv_cache_transpose_append, lv709, lv710, R.prim_value(28), sinfo_args=(R.Object,))
+            lv712 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv711, cls.attention, lv708, R.prim_value(28), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv713 = R.reshape(lv712, R.shape([1, n, 4096]))
+            lv714: R.Tensor((4096, 512), dtype="uint32") = model_params[283]
+            lv715: R.Tensor((4096, 128), dtype="float16") = model_params[284]
+            lv716 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv714, lv715, lv713, lv700), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv717: R.Tensor((4096,), dtype="float16") = model_params[285]
+            lv718 = R.call_tir(cls.rms_norm, (lv716, lv717), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv719: R.Tensor((22016, 512), dtype="uint32") = model_params[286]
+            lv720: R.Tensor((22016, 128), dtype="float16") = model_params[287]
+            lv721 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv719, lv720, lv718), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
+            lv722 = R.call_tir(cls.fused_split_silu_multiply, (lv721,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
+            lv723: R.Tensor((4096, 1376), dtype="uint32") = model_params[288]
+            lv724: R.Tensor((4096, 344), dtype="float16") = model_params[289]
+            lv725 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv723, lv724, lv722, lv716), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv726: R.Tensor((4096,), dtype="float16") = model_params[290]
+            lv727 = R.call_tir(cls.rms_norm, (lv725, lv726), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv728: R.Tensor((12288, 512), dtype="uint32") = model_params[291]
+            lv729: R.Tensor((12288, 128), dtype="float16") = model_params[292]
+            lv730 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv728, lv729, lv727), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
+            lv731 = R.reshape(lv730, R.shape([1, n, 96, 128]))
+            lv732: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv731, indices_or_sections=[32, 64], axis=2)
+            lv733: R.Tensor((1, n, 32, 128), dtype="float16") = lv732[0]
+            lv734: R.Tensor((1, n, 32, 128), dtype="float16") = lv732[1]
+            lv735: R.Tensor((1, n, 32, 128), dtype="float16") = lv732[2]
+            lv736: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv711, cls.kv_cache_transpose_append, lv734, lv735, R.prim_value(29), sinfo_args=(R.Object,))
+            lv737 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv736, cls.attention, lv733, R.prim_value(29), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv738 = R.reshape(lv737, R.shape([1, n, 4096]))
+            lv739: R.Tensor((4096, 512), dtype="uint32") = model_params[293]
+            lv740: R.Tensor((4096, 128), dtype="float16") = model_params[294]
+            lv741 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv739, lv740, lv738, lv725), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv742: R.Tensor((4096,), dtype="float16") = model_params[295]
+            lv743 = R.call_tir(cls.rms_norm, (lv741, lv742), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv744: R.Tensor((22016, 512), dtype="uint32") = model_params[296]
+            lv745: R.Tensor((22016, 128), dtype="float16") = model_params[297]
+            lv746 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv744, lv745, lv743), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
+            lv747 = R.call_tir(cls.fused_split_silu_multiply, (lv746,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
+            lv748: R.Tensor((4096, 1376), dtype="uint32") = model_params[298]
+            lv749: R.Tensor((4096, 344), dtype="float16") = model_params[299]
+            lv750 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv748, lv749, lv747, lv741), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv751: R.Tensor((4096,), dtype="float16") = model_params[300]
+            lv752 = R.call_tir(cls.rms_norm, (lv750, lv751), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv753: R.Tensor((12288, 512), dtype="uint32") = model_params[301]
+            lv754: R.Tensor((12288, 128), dtype="float16") = model_params[302]
+            lv755 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv753, lv754, lv752), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
+            lv756 = R.reshape(lv755, R.shape([1, n, 96, 128]))
+            lv757: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv756, indices_or_sections=[32, 64], axis=2)
+            lv758: R.Tensor((1, n, 32, 128), dtype="float16") = lv757[0]
+            lv759: R.Tensor((1, n, 32, 128), dtype="float16") = lv757[1]
+            lv760: R.Tensor((1, n, 32, 128), dtype="float16") = lv757[2]
+            lv761: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv736, cls.kv_cache_transpose_append, lv759, lv760, R.prim_value(30), sinfo_args=(R.Object,))
+            lv762 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv761, cls.attention, lv758, R.prim_value(30), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv763 = R.reshape(lv762, R.shape([1, n, 4096]))
+            lv764: R.Tensor((4096, 512), dtype="uint32") = model_params[303]
+            lv765: R.Tensor((4096, 128), dtype="float16") = model_params[304]
+            lv766 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv764, lv765, lv763, lv750), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv767: R.Tensor((4096,), dtype="float16") = model_params[305]
+            lv768 = R.call_tir(cls.rms_norm, (lv766, lv767), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv769: R.Tensor((22016, 512), dtype="uint32") = model_params[306]
+            lv770: R.Tensor((22016, 128), dtype="float16") = model_params[307]
+            lv771 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv769, lv770, lv768), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
+            lv772 = R.call_tir(cls.fused_split_silu_multiply, (lv771,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
+            lv773: R.Tensor((4096, 1376), dtype="uint32") = model_params[308]
+            lv774: R.Tensor((4096, 344), dtype="float16") = model_params[309]
+            lv775 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv773, lv774, lv772, lv766), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv776: R.Tensor((4096,), dtype="float16") = model_params[310]
+            lv777 = R.call_tir(cls.rms_norm, (lv775, lv776), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv778: R.Tensor((12288, 512), dtype="uint32") = model_params[311]
+            lv779: R.Tensor((12288, 128), dtype="float16") = model_params[312]
+            lv780 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv778, lv779, lv777), out_sinfo=R.Tensor((1, n, 12288), dtype="float16"))
+            lv781 = R.reshape(lv780, R.shape([1, n, 96, 128]))
+            lv782: R.Tuple(R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16"), R.Tensor((1, n, 32, 128), dtype="float16")) = R.split(lv781, indices_or_sections=[32, 64], axis=2)
+            lv783: R.Tensor((1, n, 32, 128), dtype="float16") = lv782[0]
+            lv784: R.Tensor((1, n, 32, 128), dtype="float16") = lv782[1]
+            lv785: R.Tensor((1, n, 32, 128), dtype="float16") = lv782[2]
+            lv786: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv761, cls.kv_cache_transpose_append, lv784, lv785, R.prim_value(31), sinfo_args=(R.Object,))
+            lv787 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv786, cls.attention, lv783, R.prim_value(31), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 32, 128), dtype="float16"))
+            lv788 = R.reshape(lv787, R.shape([1, n, 4096]))
+            lv789: R.Tensor((4096, 512), dtype="uint32") = model_params[313]
+            lv790: R.Tensor((4096, 128), dtype="float16") = model_params[314]
+            lv791 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv789, lv790, lv788, lv775), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv792: R.Tensor((4096,), dtype="float16") = model_params[315]
+            lv793 = R.call_tir(cls.rms_norm, (lv791, lv792), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv794: R.Tensor((22016, 512), dtype="uint32") = model_params[316]
+            lv795: R.Tensor((22016, 128), dtype="float16") = model_params[317]
+            lv796 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv794, lv795, lv793), out_sinfo=R.Tensor((1, n, 22016), dtype="float16"))
+            lv797 = R.call_tir(cls.fused_split_silu_multiply, (lv796,), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
+            lv798: R.Tensor((4096, 1376), dtype="uint32") = model_params[318]
+            lv799: R.Tensor((4096, 344), dtype="float16") = model_params[319]
+            lv800 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv798, lv799, lv797, lv791), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv801: R.Tensor((4096,), dtype="float16") = model_params[320]
+            lv802 = R.call_tir(cls.rms_norm, (lv800, lv801), out_sinfo=R.Tensor((1, n, 4096), dtype="float16"))
+            lv803 = R.strided_slice(lv802, axes=[1], begin=[n - 1], end=[n])
+            lv804: R.Tensor((32000, 512), dtype="uint32") = model_params[321]
+            lv805: R.Tensor((32000, 128), dtype="float16") = model_params[322]
+            lv806 = R.call_tir(cls.fused_fused_dequantize4_fused_NT_matmul4_cast4, (lv804, lv805, lv803), out_sinfo=R.Tensor((1, 1, 32000), dtype="float32"))
+            lv807: R.Tuple(R.Tensor((1, 1, 32000), dtype="float32"), R.Object) = lv806, lv786
+            R.output(lv807)
+        return lv807

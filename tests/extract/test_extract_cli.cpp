@@ -1,0 +1,150 @@
+// The project's own extract fixtures (tests/fixtures/extract) and the
+// `tenet-cost extract` command: JSON contract, formats, --entry, --bind, exit codes.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "tenet_cost/extract.hpp"
+#include "tenet_cost/ir.hpp"
+#include "test_support.hpp"
+
+using namespace tenet_cost;
+using nlohmann::json;
+
+namespace {
+std::string fx(const std::string& n) { return tc_test::fixture("extract/" + n); }
+json run_json(const std::string& args) {
+  auto r = tc_test::run_cli("extract " + args + " --format json");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  return json::parse(r.out);
+}
+const json& by_function(const json& doc, const std::string& f) {
+  for (const auto& w : doc["workloads"])
+    if (w["function"] == f) return w;
+  FAIL("no workload " << f);
+  throw 0;
+}
+}  // namespace
+
+TEST_CASE("own fixture: toy q4f16_1 LLM module") {
+  const auto r = extract_workloads(ir::load_module(fx("mini_llm_q4f16_1.py")));
+  CHECK(r.entries == std::vector<std::string>{"decode", "prefill"});
+  REQUIRE(r.workloads.size() == 2);  // rms_norm's sum of squares is not a GEMM
+  const auto& pre = r.workloads[1];
+  CHECK(pre.function == "fused_fused_dequantize_NT_matmul");
+  CHECK(pre.m == Dim::symbolic("seq_len"));
+  CHECK(pre.n == Dim::constant(768));
+  CHECK(pre.k == Dim::constant(256));
+  CHECK(pre.quant.scheme == "q4f16_1");
+  CHECK(pre.calls == std::map<std::string, std::int64_t>{{"prefill", 2}});
+  const auto& lm = r.workloads[0];
+  CHECK(lm.n == Dim::constant(1000));
+  CHECK(lm.dtype_out == "float32");
+  CHECK(lm.calls == std::map<std::string, std::int64_t>{{"decode", 1}});
+  REQUIRE(r.attention.size() == 1);
+  CHECK(r.attention[0].calls == 2);
+  CHECK(r.attention[0].num_heads == 4);
+  CHECK(r.attention[0].head_dim == 64);
+}
+
+TEST_CASE("own fixture: dilated strided conv2d") {
+  const auto r = extract_workloads(ir::load_module(fx("conv2d_dilated.py")));
+  REQUIRE(r.workloads.size() == 1);
+  const auto& w = r.workloads[0];
+  CHECK(w.kind == WorkloadKind::kConv);
+  CHECK(w.m == Dim::constant(15 * 15));
+  CHECK(w.n == Dim::constant(32));
+  CHECK(w.k == Dim::constant(16 * 3 * 3));
+  CHECK(w.conv.spatial_dims == 2);
+  CHECK(w.conv.strides == std::vector<std::int64_t>{2, 2});
+  CHECK(w.conv.dilations == std::vector<std::int64_t>{2, 2});
+  CHECK(w.dtype_accum == "float32");
+}
+
+TEST_CASE("own fixture: Relax R.matmul and a FasterTransformer packed GEMM") {
+  const auto r = extract_workloads(ir::load_module(fx("relax_matmul.py")));
+  REQUIRE(r.workloads.size() == 3);
+  const auto& s = r.workloads[0];
+  CHECK(s.function == "main/s");
+  CHECK(s.batch == Dim::constant(8));
+  CHECK(s.m == Dim::symbolic("n"));
+  CHECK(s.n == Dim::symbolic("n"));
+  CHECK(s.k == Dim::constant(64));
+  CHECK(s.dtype_out == "float32");
+  CHECK(s.weight_operand == "none");
+  const auto& y = r.workloads[1];
+  CHECK(y.layout == "NT");
+  CHECK(y.n == Dim::constant(1024));
+  CHECK(y.k == Dim::constant(512));
+  CHECK(y.weight_operand == "b");
+  const auto& z = r.workloads[2];
+  CHECK(z.source == "packed");
+  CHECK(z.m == Dim::symbolic("n"));
+  CHECK(z.n == Dim::constant(1024));
+  CHECK(z.quant.scheme == "q4f16_ft");
+  CHECK(z.quant.weight_bits == 4);
+}
+
+TEST_CASE("extract --format json: contract keys and types") {
+  const json doc = run_json(fx("mini_llm_q4f16_1.py"));
+  REQUIRE(doc["workloads"].size() == 2);
+  const json& w = by_function(doc, "fused_fused_dequantize_NT_matmul");
+  for (const char* k : {"function", "kind", "m", "n", "k", "batch", "layout", "dtypes", "weight_operand", "quant",
+                        "calls", "shape_known", "note", "location", "source"})
+    CHECK(w.contains(k));
+  CHECK(w["kind"] == "gemm");
+  CHECK(w["m"] == "seq_len");
+  CHECK(w["n"].is_number_integer());
+  CHECK(w["n"] == 768);
+  CHECK(w["layout"] == "NT");
+  CHECK(w["dtypes"]["a"] == "float16");
+  CHECK(w["dtypes"]["accum"] == "float16");
+  CHECK(w["weight_operand"] == "b");
+  for (const char* k : {"scheme", "granularity", "weight_bits", "group_size", "storage_dtype", "scale_dtype", "zero_point"})
+    CHECK(w["quant"].contains(k));
+  CHECK(w["quant"]["scheme"] == "q4f16_1");
+  CHECK(w["quant"]["weight_bits"] == 4);
+  CHECK(w["quant"]["group_size"] == 32);
+  CHECK(w["calls"]["prefill"] == 2);
+  CHECK_FALSE(w.contains("macs"));  // symbolic M
+  CHECK(doc["symbols"] == json::array({"seq_len"}));
+  CHECK(doc["attention"][0]["num_heads"] == 4);
+  CHECK(doc["module_quant"] == "q4f16_1");
+  // Deterministic: the same output twice.
+  CHECK(tc_test::run_cli("extract " + fx("mini_llm_q4f16_1.py") + " --format json").out ==
+        tc_test::run_cli("extract " + fx("mini_llm_q4f16_1.py") + " --format json").out);
+}
+
+TEST_CASE("extract --bind turns symbolic dims into integers; --entry filters") {
+  const json doc = run_json(fx("mini_llm_q4f16_1.py") + " --bind seq_len=2048 --entry prefill");
+  REQUIRE(doc["workloads"].size() == 1);
+  const json& w = doc["workloads"][0];
+  CHECK(w["m"] == 2048);
+  CHECK(w["macs"] == 2048LL * 768 * 256);
+  CHECK(w["calls"] == json{{"prefill", 2}});
+  CHECK(doc["symbols"].empty());
+  CHECK(doc["attention"].size() == 1);
+}
+
+TEST_CASE("extract table and csv formats") {
+  auto t = tc_test::run_cli("extract " + fx("mini_llm_q4f16_1.py"));
+  REQUIRE(t.exit_code == 0);
+  CHECK(t.out.find("fused_fused_dequantize_NT_matmul") != std::string::npos);
+  CHECK(t.out.find("q4f16_1 (int4 g32 NK)") != std::string::npos);
+  CHECK(t.out.find("prefill=2") != std::string::npos);
+  auto c = tc_test::run_cli("extract " + fx("conv2d_dilated.py") + " --format csv");
+  REQUIRE(c.exit_code == 0);
+  CHECK(c.out.rfind("function,location,kind,batch,m,n,k,", 0) == 0);
+  CHECK(c.out.find("conv2d,") != std::string::npos);
+  CHECK(c.out.find(",conv,1,225,32,144,") != std::string::npos);
+}
+
+TEST_CASE("extract exit codes") {
+  auto e = tc_test::run_cli("extract " + fx("mini_llm_q4f16_1.py") + " --entry nope");
+  CHECK(e.exit_code == 2);
+  CHECK(e.err.find("valid entries: decode, prefill") != std::string::npos);
+  CHECK(tc_test::run_cli("extract " + fx("mini_llm_q4f16_1.py") + " --bind seq_len").exit_code == 2);
+  CHECK(tc_test::run_cli("extract " + fx("mini_llm_q4f16_1.py") + " --format xml").exit_code == 2);
+  CHECK(tc_test::run_cli("extract /nonexistent/dump.py").exit_code == 2);
+  CHECK(tc_test::run_cli("extract").exit_code == 2);
+}

@@ -1,0 +1,88 @@
+// Degenerate or unusual IR must never crash the extractor: it is skipped or
+// reported with shape_known = false.
+#include <catch2/catch.hpp>
+
+#include "irb.hpp"
+#include "tenet_cost/extract.hpp"
+
+using namespace tenet_cost;
+using namespace irb;
+
+TEST_CASE("null pieces in TIR are tolerated") {
+  ir::Module m;
+  // A block whose reduce var has no extent, a store with no value, a null statement.
+  auto b = std::make_shared<ir::Block>();
+  b->name = "mm";
+  for (auto [n, k] : {std::pair<const char*, ir::IterKind>{"i", ir::IterKind::kSpatial}, {"kk", ir::IterKind::kReduce}}) {
+    ir::IterVar iv;
+    iv.name = n;
+    iv.kind = k;
+    b->iter_vars.push_back(iv);  // extent null
+  }
+  auto empty = std::make_shared<ir::Stmt>();
+  empty->kind = ir::StmtKind::kStore;
+  empty->buffer = "y";
+  b->body = seq({store("y[i]", "y[i] + x[i, kk] * W[kk, i]"), empty, nullptr});
+  auto s = std::make_shared<ir::Stmt>();
+  s->kind = ir::StmtKind::kBlock;
+  s->block = b;
+  auto f = func("f", {buffer("x", "float16", {"4", "4"}), buffer("W", "float16", {"4", "4"})},
+                {buffer("y", "float16", {"4"})}, {s, nullptr});
+  m.prim_funcs.push_back(f);
+  ir::PrimFunc nobody;
+  nobody.name = "nobody";
+  m.prim_funcs.push_back(nobody);
+  ExtractResult r;
+  REQUIRE_NOTHROW(r = extract_workloads(m));
+  REQUIRE(r.workloads.size() == 1);
+  CHECK_FALSE(r.workloads[0].shape_known);
+  REQUIRE_NOTHROW(extract_json(r));
+}
+
+TEST_CASE("odd Relax calls are skipped, not fatal") {
+  RFunc f("main");
+  f.param("x", tensor({"1", "4"}, "float16"));
+  f.let("a", rcall("R.call_tir", {}));                              // no callee
+  f.let("b", rcall("R.call_tir", {rvar("x")}));                     // callee is a var, no args
+  f.let("c", rcall("R.matmul", {rvar("x")}));                       // one operand
+  f.let("d", rcall("R.matmul", {rvar("unknown1"), rvar("unknown2")}));  // no struct info
+  f.let("e", rcall("R.permute_dims", {rvar("x")}, {}, {{"axes", rprim("7")}}));
+  f.let("g", rcall("R.call_dps_packed", {rstr("fastertransformer.gemm_fp16_int"), rtuple({rvar("x")})}));
+  f.let("h", rcall("R.call_dps_packed", {rstr("vm.builtin.paged_attention_kv_cache_attention")}));
+  f.let("i", nullptr);
+  ir::Module m;
+  m.relax_funcs.push_back(f.f);
+  ExtractResult r;
+  REQUIRE_NOTHROW(r = extract_workloads(m));
+  for (const auto& w : r.workloads) {
+    INFO(w.function);
+    CHECK_FALSE(w.shape_known);
+  }
+  CHECK(r.attention.size() == 1);
+  REQUIRE_NOTHROW(extract_json(r));
+}
+
+TEST_CASE("huge extents overflow to an error, not a wrapped number") {
+  auto f = func("f", {buffer("x", "float16", {"1", "4"}), buffer("W", "float16", {"4", "4"})},
+                {buffer("y", "float16", {"1", "4"})},
+                {block("mm", "SSSR", {"a:1099511627776", "b:4", "c:4", "kk:2097152"},
+                       store("y[a, b, c]", "y[a, b, c] + x[a, b, kk] * W[kk, c]"))});
+  ir::Module m;
+  m.prim_funcs.push_back(f);
+  ExtractResult r;
+  REQUIRE_NOTHROW(r = extract_workloads(m));  // the shape itself fits
+  REQUIRE(r.workloads.size() == 1);
+  CHECK(r.workloads[0].m == Dim::constant(4398046511104));
+  CHECK_THROWS_AS(extract_json(r), OverflowError);  // but its MAC count (2^65) does not
+  // An extent product that itself overflows is reported as unknown.
+  auto g = func("g", {buffer("x", "float16", {"1", "4"}), buffer("W", "float16", {"4", "4"})},
+                {buffer("y", "float16", {"1", "4"})},
+                {block("mm", "SSSR", {"a:4611686018427387904", "b:4", "c:4", "kk:4"},
+                       store("y[a, b, c]", "y[a, b, c] + x[a, b, kk] * W[kk, c]"))});
+  ir::Module m2;
+  m2.prim_funcs.push_back(g);
+  REQUIRE_NOTHROW(r = extract_workloads(m2));
+  REQUIRE(r.workloads.size() == 1);
+  CHECK_FALSE(r.workloads[0].shape_known);
+  CHECK(r.workloads[0].note.find("overflows") != std::string::npos);
+}
