@@ -533,6 +533,26 @@ Metrics analyze(const Problem& problem, const AnalyzeOptions& options) {
                      "exact counting needs a box: use --enumerate to brute-force a small domain");
   if (options.bits_per_item <= 0) throw InputError("bits per item must be positive");
 
+  // The small instances only see part of the domain: check on the whole box that
+  // the space map cannot leave the PE domain (interval bounds; exact for the usual
+  // forms i % P, floor(i / P) % P, r + P * floor(i / Q) ...).
+  if (m.is_box && !options.enumerate && m.pedom.pieces.size() == 1) {
+    std::vector<Interval> pe_box;
+    if (relation::as_box(m.pedom.pieces[0], pe_box)) {
+      for (const Piece& p : m.space.pieces) {
+        const auto cols = relation::column_bounds(p, m.box);
+        for (std::size_t j = 0; j < m.ns; ++j) {
+          const Interval b = relation::bounds(p.out[j], cols);
+          if (b.lo < pe_box[j].lo || b.hi > pe_box[j].hi)
+            throw InputError(problem.mapping.space_map.loc,
+                             "the space map can place statement instances outside the PE domain: PE coordinate " +
+                                 std::to_string(j) + " ranges over [" + std::to_string(b.lo) + ", " +
+                                 std::to_string(b.hi) + "] but the PE domain allows [" + std::to_string(pe_box[j].lo) +
+                                 ", " + std::to_string(pe_box[j].hi) + "]");
+        }
+      }
+    }
+  }
   std::vector<const Piece*> st_pieces;
   for (const Piece& p : m.space.pieces) st_pieces.push_back(&p);
   for (const Piece& p : m.time.pieces) st_pieces.push_back(&p);

@@ -442,13 +442,19 @@ Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::
   // Group boundaries (a group = one (stamp, PE) pair): gstart over `order`.
   std::vector<std::uint32_t> gstart, gs;  // first position of each group, its PE rank
   std::vector<std::uint32_t> tg(nT + 1, 0);  // groups of stamp t: [tg[t], tg[t+1])
+  gstart.reserve(order.size() + 1);
+  gs.reserve(order.size());
   for (std::size_t t = 0; t < nT; ++t) {
     tg[t] = static_cast<std::uint32_t>(gstart.size());
-    for (std::uint32_t i = tstart[t]; i < tstart[t + 1]; ++i)
-      if (i == tstart[t] || scode[order[i]] != scode[order[i - 1]]) {
+    i64 last = -1;
+    for (std::uint32_t i = tstart[t]; i < tstart[t + 1]; ++i) {
+      const i64 sc = scode[order[i]];
+      if (sc != last) {
         gstart.push_back(i);
-        gs.push_back(static_cast<std::uint32_t>(scode[order[i]]));
+        gs.push_back(static_cast<std::uint32_t>(sc));
+        last = sc;
       }
+    }
   }
   tg[nT] = static_cast<std::uint32_t>(gstart.size());
   gstart.push_back(static_cast<std::uint32_t>(present));
@@ -459,6 +465,7 @@ Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::
   // pos[p]: position of instance p in `order` (reuses tmp).
   std::vector<i64>().swap(tcode);
   std::vector<i64>().swap(scode);
+  if (tmp.size() < N) tmp.resize(N);  // non-box domains: absent instances have no position
   for (std::size_t i = 0; i < order.size(); ++i) tmp[order[i]] = static_cast<std::uint32_t>(i);
   std::vector<std::uint32_t>& pos = tmp;
   std::vector<char> present_mask;
@@ -520,8 +527,35 @@ Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::
         const std::size_t sz = gend[g];
         if (sz == 0) continue;
         const i64* a_end = a + sz;
-        flags.assign(sz, 0);
         const std::uint32_t s = gs[g];
+        if (sz == 1) {
+          // Common case (injective maps): one element, test membership directly.
+          const i64 e0 = *a;
+          auto has = [&](std::int32_t gi) {
+            if (gi < 0) return false;
+            const i64* b = blk(static_cast<std::size_t>(gi));
+            const i64* b_end = b + gend[static_cast<std::size_t>(gi)];
+            if (b_end - b <= 8) {
+              for (; b != b_end; ++b)
+                if (*b == e0) return true;
+              return false;
+            }
+            return std::binary_search(b, b_end, e0);
+          };
+          const bool in_t = has(prev_idx[s]);
+          bool in_s = false;
+          for (std::uint32_t s2 : iex[s]) {
+            if (has(cur_idx[s2]) || has(prev_idx[s2])) {
+              in_s = true;
+              break;
+            }
+          }
+          uv += !(in_t || in_s);
+          uvt += !in_t;
+          spi += in_s;
+          continue;
+        }
+        flags.assign(sz, 0);
         if (prev_idx[s] >= 0) {
           const auto pg = static_cast<std::size_t>(prev_idx[s]);
           mark(a, a_end, blk(pg), blk(pg) + gend[pg], flags.data(), 1);

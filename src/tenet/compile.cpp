@@ -19,6 +19,9 @@ Relation parse_kind(const RelationText& rt, bool want_map, const std::string& wh
   return r;
 }
 
+bool propagate_bounds(const Piece& p, const std::vector<relation::Constraint>& conj, std::vector<Interval>& box,
+                      std::vector<bool>& lo, std::vector<bool>& hi);
+
 /// Single-variable bounds of one conjunction (for a bounding box).
 bool conj_bounds(const Piece& p, const std::vector<relation::Constraint>& conj, std::vector<Interval>& box) {
   const std::size_t nv = p.vars.size();
@@ -50,6 +53,71 @@ bool conj_bounds(const Piece& p, const std::vector<relation::Constraint>& conj, 
       box[var].hi = hi[var] ? std::min(box[var].hi, b) : b;
       hi[var] = true;
     }
+  }
+  return propagate_bounds(p, conj, box, lo, hi);
+}
+
+/// Tighten a box by interval propagation through the constraints of one
+/// conjunction (e.g. 0 <= j < i with 0 <= i < 256 bounds j by 255).
+bool propagate_bounds(const Piece& p, const std::vector<relation::Constraint>& conj, std::vector<Interval>& box,
+                      std::vector<bool>& lo, std::vector<bool>& hi) {
+  const std::size_t nv = p.vars.size();
+  for (std::size_t round = 0; round <= nv; ++round) {
+    bool changed = false;
+    for (const auto& c : conj) {
+      bool terms = false;
+      for (std::size_t i = nv; i < c.expr.coeff.size(); ++i) terms = terms || c.expr.coeff[i] != 0;
+      if (terms) continue;
+      for (std::size_t v = 0; v < nv && v < c.expr.coeff.size(); ++v) {
+        const i64 a = c.expr.coeff[v];
+        if (a == 0) continue;
+        // a*x_v >= -(c + sum_{u != v} a_u x_u): need the max of the rest.
+        i128 rest_max = c.expr.constant, rest_min = c.expr.constant;
+        bool ok_max = true, ok_min = true;
+        for (std::size_t u = 0; u < nv && u < c.expr.coeff.size(); ++u) {
+          const i64 b = c.expr.coeff[u];
+          if (u == v || b == 0) continue;
+          if (b > 0) {
+            if (hi[u]) rest_max += static_cast<i128>(b) * box[u].hi; else ok_max = false;
+            if (lo[u]) rest_min += static_cast<i128>(b) * box[u].lo; else ok_min = false;
+          } else {
+            if (lo[u]) rest_max += static_cast<i128>(b) * box[u].lo; else ok_max = false;
+            if (hi[u]) rest_min += static_cast<i128>(b) * box[u].hi; else ok_min = false;
+          }
+        }
+        auto set_lo = [&](i128 bnd) {
+          if (bnd < INT64_MIN / 2 || bnd > INT64_MAX / 2) return;
+          const i64 b64 = static_cast<i64>(bnd);
+          if (!lo[v] || b64 > box[v].lo) { box[v].lo = b64; lo[v] = true; changed = true; }
+        };
+        auto set_hi = [&](i128 bnd) {
+          if (bnd < INT64_MIN / 2 || bnd > INT64_MAX / 2) return;
+          const i64 b64 = static_cast<i64>(bnd);
+          if (!hi[v] || b64 < box[v].hi) { box[v].hi = b64; hi[v] = true; changed = true; }
+        };
+        // a*x + rest >= 0  ->  x >= ceil(-rest/a) (a > 0) or x <= floor(rest/-a) (a < 0), using rest_max.
+        if (ok_max) {
+          if (a > 0) {
+            const i128 num = -rest_max;
+            set_lo(num >= 0 ? (num + a - 1) / a : -((-num) / a));
+          } else {
+            const i128 num = rest_max, den = -a;
+            set_hi(num >= 0 ? num / den : -((-num + den - 1) / den));
+          }
+        }
+        if (c.equality && ok_min) {
+          // also a*x + rest <= 0
+          if (a > 0) {
+            const i128 num = -rest_min;
+            set_hi(num >= 0 ? num / a : -((-num + a - 1) / a));
+          } else {
+            const i128 num = rest_min, den = -a;
+            set_lo(num >= 0 ? (num + den - 1) / den : -((-num) / den));
+          }
+        }
+      }
+    }
+    if (!changed) break;
   }
   for (std::size_t v = 0; v < nv; ++v)
     if (!lo[v] || !hi[v]) return false;
