@@ -21,7 +21,12 @@ void Evaluator::bind(const i64* x) {
 i64 Evaluator::value(const Affine& a) const {
   i64 v = a.constant;
   const std::size_t n = a.coeff.size();
-  for (std::size_t i = 0; i < n; ++i) v += a.coeff[i] * cols_[i];
+  for (std::size_t i = 0; i < n; ++i) {
+    if (a.coeff[i] == 0) continue;
+    i64 t;
+    if (__builtin_mul_overflow(a.coeff[i], cols_[i], &t) || __builtin_add_overflow(v, t, &v))
+      throw_overflow("value of a relation expression");
+  }
   return v;
 }
 
