@@ -148,3 +148,39 @@ TEST_CASE("extract exit codes") {
   CHECK(tc_test::run_cli("extract /nonexistent/dump.py").exit_code == 2);
   CHECK(tc_test::run_cli("extract").exit_code == 2);
 }
+
+TEST_CASE("TVM JSON input (both dialects) gives the same workloads as TVMScript") {
+  for (const char* f : {"q4_gemv_legacy.json", "q4_gemv_ffi.json"}) {
+    INFO(f);
+    const auto r = extract_workloads(ir::load_module(fx(f)));
+    REQUIRE(r.workloads.size() == 1);
+    const auto& w = r.workloads[0];
+    CHECK(w.m == Dim::constant(1));
+    CHECK(w.n == Dim::constant(22016));
+    CHECK(w.k == Dim::constant(4096));
+    CHECK(w.layout == "NT");
+    CHECK(w.quant.scheme == "q4f16_1");
+    CHECK(w.quant.group_size == 32);
+    CHECK(w.quant.weight_layout == "NK");
+    // Same facts as the TVMScript original (fixture 07) when ../shared is there.
+    const auto p07 = tc_test::shared_path("fixtures/real/07_tvm_dlight_q4f16_1_decode_gemv_int32dims.py");
+    if (p07.empty()) continue;
+    const auto t = extract_workloads(ir::load_module(p07));
+    REQUIRE(t.workloads.size() == 1);
+    CHECK(t.workloads[0].quant == w.quant);
+    CHECK(t.workloads[0].layout == w.layout);
+    CHECK(t.workloads[0].n == w.n);
+  }
+  for (const char* f : {"gemm_legacy.json", "gemm_ffi.json"}) {
+    INFO(f);
+    const auto r = extract_workloads(ir::load_module(tc_test::fixture(std::string("ir_json/") + f)));
+    REQUIRE(r.workloads.size() == 2);
+    CHECK(r.workloads[0].function == "NT_matmul");
+    CHECK(r.workloads[0].m == Dim::symbolic("n"));
+    CHECK(r.workloads[0].n == Dim::constant(11008));
+    CHECK(r.workloads[0].calls == std::map<std::string, std::int64_t>{{"main", 1}});
+    CHECK(r.workloads[1].m == Dim::constant(128));
+    CHECK(r.workloads[1].n == Dim::constant(256));
+    CHECK(r.workloads[1].k == Dim::constant(64));
+  }
+}

@@ -1,0 +1,113 @@
+// bench_tenet_engine: wall time of every metric of each GEMM anchor, an LLM-size
+// GEMM and all shipped TENET experiments; peak RSS of the process.
+//   ./build/bench/bench_tenet_engine [fixtures/tenet dir]
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "tenet_cost/tenet.hpp"
+
+namespace fs = std::filesystem;
+using namespace tenet_cost;
+
+namespace {
+long peak_rss_kb() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_maxrss;
+}
+
+double cpu_ms() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  return (static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+          static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3);
+}
+
+struct Timing {
+  double wall = 1e300, cpu = 1e300;
+};
+
+/// Best of `reps` runs: wall-clock and CPU (user + system) milliseconds.
+template <class F>
+Timing time_ms(F&& f, int reps) {
+  Timing best;
+  for (int r = 0; r < reps; ++r) {
+    const double c0 = cpu_ms();
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    const auto t1 = std::chrono::steady_clock::now();
+    const double c1 = cpu_ms();
+    best.wall = std::min(best.wall, std::chrono::duration<double, std::milli>(t1 - t0).count());
+    best.cpu = std::min(best.cpu, c1 - c0);
+  }
+  return best;
+}
+
+tenet::Problem gemm(long long M, long long N, long long K, int R) {
+  const std::string r = std::to_string(R);
+  return tenet::make_problem(
+      "{PE[i,j] : 0 <= i < " + r + " and 0 <= j < " + r + "}", "{PE[i,j] -> PE[i-1,j]; PE[i,j] -> PE[i,j-1]}",
+      "{S[i,j,k] : 0 <= i < " + std::to_string(M) + " and 0 <= j < " + std::to_string(N) + " and 0 <= k < " +
+          std::to_string(K) + "}",
+      {"{S[i,j,k] -> A[i,k]}", "{S[i,j,k] -> B[k,j]}"}, {"{S[i,j,k] -> C[i,j]}"},
+      "{S[i,j,k] -> PE[i%" + r + ", j%" + r + "]}",
+      "{S[i,j,k] -> T[floor(i/" + r + "), floor(j/" + r + "), i%" + r + " + j%" + r + " + k]}");
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string root = argc > 1 ? argv[1] : std::string(TC_SHARED_DIR) + "/fixtures/tenet";
+  std::printf("%-44s %10s %10s %12s\n", "case", "wall_ms", "cpu_ms", "peakRSS_KB");
+  double anchors_max = 0, anchors_max_cpu = 0, total_exp = 0, total_exp_cpu = 0;
+  auto run = [&](const std::string& name, const tenet::Problem& p, int reps) {
+    tenet::Metrics m;
+    const Timing t = time_ms([&] { m = tenet::analyze(p); }, reps);
+    std::printf("%-44s %10.2f %10.2f %12ld\n", name.c_str(), t.wall, t.cpu, peak_rss_kb());
+    return t;
+  };
+  const std::string anchors = root + "/anchors/inputs";
+  for (int R : {8, 16})
+    for (int N : {256, 512, 1024, 2048, 4096}) {
+      const std::string a = std::to_string(R) + "x" + std::to_string(R);
+      tenet::Problem p;
+      if (fs::exists(anchors)) {
+        p = tenet::load_problem(anchors + "/systolic_" + a + ".p", anchors + "/gemm_" + std::to_string(N) + ".s",
+                                anchors + "/gemm_os_" + a + ".m");
+      } else {
+        p = gemm(N, N, N, R);
+      }
+      const Timing t = run("anchor gemm_" + std::to_string(N) + "_os_" + a, p, 3);
+      anchors_max = std::max(anchors_max, t.wall);
+      anchors_max_cpu = std::max(anchors_max_cpu, t.cpu);
+    }
+  run("gemm 2048x11008x4096 os 16x16", gemm(2048, 11008, 4096, 16), 3);
+  run("gemm 2048x11008x4096 os 8x8", gemm(2048, 11008, 4096, 8), 3);
+  int nexp = 0;
+  const std::string data = root + "/data";
+  if (fs::exists(data)) {
+    std::vector<fs::path> exps;
+    for (const auto& set : fs::directory_iterator(data)) {
+      const fs::path dir = set.path() / "experiment";
+      if (!fs::is_directory(dir)) continue;
+      for (const auto& e : fs::directory_iterator(dir)) exps.push_back(e.path());
+    }
+    std::sort(exps.begin(), exps.end());
+    for (const auto& e : exps) {
+      const auto p = tenet::load_experiment(e.string(), data);
+      const Timing t = run(e.parent_path().parent_path().filename().string() + "/" + e.filename().string(), p, 1);
+      total_exp += t.wall;
+      total_exp_cpu += t.cpu;
+      ++nexp;
+    }
+  }
+  std::printf("max per GEMM anchor: %.2f ms wall, %.2f ms cpu\n", anchors_max, anchors_max_cpu);
+  std::printf("all %d experiments: %.1f ms wall, %.1f ms cpu in total\n", nexp, total_exp, total_exp_cpu);
+  std::printf("peak RSS: %ld KB\n", peak_rss_kb());
+  return 0;
+}
