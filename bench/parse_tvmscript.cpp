@@ -2,8 +2,9 @@
 //
 //   bench_parse_tvmscript                 parse the 348 KB MLC fixture (01) repeatedly: ms per parse, MB/s
 //   bench_parse_tvmscript FILE...         same for the given files
-//   bench_parse_tvmscript --synthetic MB  build an MB-sized module (fixture 01's functions repeated
-//                                         under new names), parse it once: MB/s and peak RSS / size
+//   bench_parse_tvmscript --synthetic MB [FILE]
+//                                         build an MB-sized dump (FILE's functions, default fixture 01,
+//                                         repeated under new names), parse it once: MB/s and peak RSS / size
 //
 // Run each mode in its own process so the peak RSS (getrusage) belongs to it.
 #include <sys/resource.h>
@@ -71,12 +72,12 @@ int bench_files(const std::vector<std::string>& files) {
   return 0;
 }
 
-// Fixture 01's class body repeated with every `def name(` renamed `def name_rK(`.
-std::string synthetic(std::size_t target_bytes) {
-  const std::string base = tenet_cost::read_file(fixture01());
+// A dump's functions repeated with every `def name(` renamed `def name_rK(`:
+// the class body for an IRModule file, the whole file for bare prim_funcs.
+std::string synthetic(const std::string& path, std::size_t target_bytes) {
+  const std::string base = tenet_cost::read_file(path);
   const std::size_t cls = base.find("class Module:\n");
-  if (cls == std::string::npos) throw std::runtime_error("fixture 01 has no 'class Module:'");
-  const std::size_t body_begin = cls + std::string("class Module:\n").size();
+  const std::size_t body_begin = cls == std::string::npos ? 0 : cls + std::string("class Module:\n").size();
   const std::string head = base.substr(0, body_begin);
   const std::string body = base.substr(body_begin);
   std::string out;
@@ -89,7 +90,8 @@ std::string synthetic(std::size_t target_bytes) {
       std::size_t eol = body.find('\n', pos);
       if (eol == std::string::npos) eol = body.size();
       const std::string_view line(body.data() + pos, eol - pos);
-      if (line.rfind("    def ", 0) == 0) {
+      const std::size_t indent = line.find_first_not_of(' ');
+      if (indent != std::string_view::npos && line.substr(indent, 4) == "def " && line.find('(') != std::string_view::npos) {
         const std::size_t paren = line.find('(');
         out.append(line.substr(0, paren));
         out += suffix;
@@ -104,8 +106,8 @@ std::string synthetic(std::size_t target_bytes) {
   return out;
 }
 
-int bench_synthetic(double mb) {
-  std::string text = synthetic(static_cast<std::size_t>(mb * 1e6));
+int bench_synthetic(double mb, const std::string& path) {
+  std::string text = synthetic(path, static_cast<std::size_t>(mb * 1e6));
   const double rss_before = peak_rss_mb();
   const double c0 = cpu_seconds();
   const auto t0 = Clock::now();
@@ -131,7 +133,8 @@ int bench_synthetic(double mb) {
 int main(int argc, char** argv) {
   try {
     std::vector<std::string> args(argv + 1, argv + argc);
-    if (args.size() == 2 && args[0] == "--synthetic") return bench_synthetic(std::atof(args[1].c_str()));
+    if ((args.size() == 2 || args.size() == 3) && args[0] == "--synthetic")
+      return bench_synthetic(std::atof(args[1].c_str()), args.size() == 3 ? args[2] : fixture01());
     if (args.empty()) args.push_back(fixture01());
     return bench_files(args);
   } catch (const std::exception& e) {

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <limits>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "ir/pyast.hpp"
 #include "tenet_cost/ir.hpp"
@@ -64,6 +65,15 @@ bool is_float_dtype(std::string_view d) {
 
 bool is_dtype_name(std::string_view d) { return d == "bool" || is_int_dtype(d) || is_float_dtype(d); }
 
+// Per-function tables are cleared between functions; a plain clear() keeps a
+// huge bucket array after one huge function and then costs O(buckets) for
+// every later small function, so large tables are dropped instead.
+template <class Map>
+void reset(Map& m) {
+  if (m.bucket_count() > 4096) Map().swap(m);
+  else m.clear();
+}
+
 struct LoopInfo {
   std::string_view name;
   ExprPtr min;
@@ -96,10 +106,7 @@ class Lowerer : public py::Parser::Sink {
     if (s.size() <= kMaxOtherText) return std::string(s);
     return std::string(s.substr(0, kMaxOtherText)) + "...";
   }
-  Ns ns_of(std::string_view name) const {
-    const auto it = ns_.find(name);
-    return it == ns_.end() ? Ns::kNone : it->second;
-  }
+  Ns ns_of(std::string_view name) const { return ns_.find(name); }
   // `T.x` -> "x" when the base names the TIR namespace (also R./I. via ns).
   std::string_view member_of(const Node* n, Ns ns) const {
     if (n == nullptr || n->kind != NK::kAttr || n->a->kind != NK::kName) return {};
@@ -109,23 +116,26 @@ class Lowerer : public py::Parser::Sink {
   // `T.axis.remap` -> "T.axis.remap", `relax.nn.conv2d` -> "R.nn.conv2d".
   // Empty when `n` is not a pure dotted name.
   std::string dotted(const Node* n) const {
-    std::vector<std::string_view> parts;
+    std::string_view parts[16];
+    std::size_t np = 0;
     const Node* c = n;
     while (c != nullptr && c->kind == NK::kAttr) {
-      parts.push_back(c->text);
+      if (np == 16) return {};
+      parts[np++] = c->text;
       c = c->a;
     }
     if (c == nullptr || c->kind != NK::kName) return {};
     std::string out;
+    out.reserve(32);
     switch (ns_of(c->text)) {
       case Ns::kTir: out = "T"; break;
       case Ns::kRelax: out = "R"; break;
       case Ns::kIr: out = "I"; break;
-      case Ns::kNone: out = std::string(c->text); break;
+      case Ns::kNone: out = c->text; break;
     }
-    for (auto it = parts.rbegin(); it != parts.rend(); ++it) {
+    while (np > 0) {
       out += '.';
-      out += *it;
+      out += parts[--np];
     }
     return out;
   }
@@ -314,7 +324,8 @@ class Lowerer : public py::Parser::Sink {
    public:
     void clear() {
       if (count_ == 0) return;
-      std::fill(slots_.begin(), slots_.end(), Slot{});
+      if (slots_.size() > 4096) std::vector<Slot>().swap(slots_);
+      else std::fill(slots_.begin(), slots_.end(), Slot{});
       count_ = 0;
     }
     ExprPtr intern(X& x, const Lowerer& l) {
@@ -427,7 +438,15 @@ class Lowerer : public py::Parser::Sink {
   // ------------------------------------------------------------- Relax
   void lower_relax_func(const Stmt* def);
   void lower_relax_body(Stmt* const* body, std::uint32_t n, RelaxFunc& f);
-  StructInfoPtr sinfo(const Node* n);
+  // Struct infos repeat verbatim (every `R.Tensor((5120,), dtype="float16")`
+  // annotation): cache them by source text within a function.
+  StructInfoPtr sinfo(const Node* n) {
+    auto [it, inserted] = scache_.try_emplace(span(n));
+    if (inserted) it->second = sinfo_uncached(n);
+    return it->second;
+  }
+  StructInfoPtr sinfo_uncached(const Node* n);
+  std::unordered_map<std::string_view, StructInfoPtr> scache_;
   ExprPtr dim(const Node* n, RelaxFunc* f);
   RExprPtr rexpr(const Node* n) {
     if (n->kind == NK::kName) {  // the commonest case: a variable reference
@@ -514,7 +533,8 @@ class Lowerer : public py::Parser::Sink {
     }
     void clear() {
       if (count_ == 0) return;
-      std::fill(slots_.begin(), slots_.end(), Slot{});
+      if (slots_.size() > 4096) std::vector<Slot>().swap(slots_);
+      else std::fill(slots_.begin(), slots_.end(), Slot{});
       count_ = 0;
     }
 
@@ -564,7 +584,22 @@ class Lowerer : public py::Parser::Sink {
   std::string_view src_;
   const std::string& file_;
   Module& mod_;
-  std::unordered_map<std::string_view, Ns> ns_;
+  // namespace aliases: a handful of entries, scanned linearly (faster than hashing)
+  struct NsMap {
+    std::vector<std::pair<std::string_view, Ns>> v;
+    Ns& operator[](std::string_view k) {
+      for (auto& [name, ns] : v)
+        if (name == k) return ns;
+      v.emplace_back(k, Ns::kNone);
+      return v.back().second;
+    }
+    [[nodiscard]] Ns find(std::string_view k) const {
+      for (const auto& [name, ns] : v)
+        if (name.size() == k.size() && name == k) return ns;
+      return Ns::kNone;
+    }
+  };
+  NsMap ns_;
   std::string_view class_name_;
 
   // per function
@@ -574,7 +609,8 @@ class Lowerer : public py::Parser::Sink {
   std::unordered_map<std::string_view, std::string_view> buf_dtypes_;
   std::unordered_map<std::string_view, ExprPtr> meta_vars_;
   std::vector<LoopInfo> loops_;
-  std::vector<std::string_view> cls_aliases_;
+  std::unordered_set<std::string_view> cls_aliases_;
+  std::unordered_set<std::string_view> sym_seen_;  // names already in the function's sym_vars
   std::size_t nest_ = 0;
   ExprTable table_;
   bool shape_ctx_ = false;  // lowering a Relax shape: literals and unknown vars are int64
@@ -706,9 +742,7 @@ std::optional<Buffer> Lowerer::buffer_from_annotation(std::string_view name, con
 
 void Lowerer::add_sym_var(std::string_view name, std::string_view dtype, std::vector<std::string>& sym_vars) {
   var_dtypes_[name] = dtype;
-  for (const auto& s : sym_vars)
-    if (s == name) return;
-  sym_vars.emplace_back(name);
+  if (sym_seen_.insert(name).second) sym_vars.emplace_back(name);
 }
 
 // `n = T.int64()`, `a, b = T.int64(), T.int64()`, `n = T.var("int64")`,
@@ -772,13 +806,15 @@ void Lowerer::lower_prim_func(const Stmt* def, bool is_private) {
   mod_.prim_funcs.emplace_back();
   PrimFunc& f = mod_.prim_funcs.back();
   fn_ = &f;
-  var_dtypes_.clear();
+  reset(var_dtypes_);
+  reset(sym_seen_);
   table_.clear();
   rtable_.clear();
   stable_.clear();
-  rvars_.clear();
-  buf_dtypes_.clear();
-  meta_vars_.clear();
+  reset(rvars_);
+  reset(scache_);
+  reset(buf_dtypes_);
+  reset(meta_vars_);
   loops_.clear();
   nest_ = 0;
   f.name = def->name;
@@ -1601,7 +1637,7 @@ ExprPtr Lowerer::dim(const Node* n, RelaxFunc* f) {
   return r;
 }
 
-StructInfoPtr Lowerer::sinfo(const Node* n) {
+StructInfoPtr Lowerer::sinfo_uncached(const Node* n) {
   StructInfo si;
   const Node* callee = n->kind == NK::kCall || n->kind == NK::kSubscript ? n->a : n;
   const std::string_view m = member_of(callee, Ns::kRelax);
@@ -1698,7 +1734,7 @@ RExprPtr Lowerer::rexpr_raw(const Node* n) {
     case NK::kAttr: {
       if (n->a->kind == NK::kName &&
           (n->a->text == class_name_ ||
-           std::find(cls_aliases_.begin(), cls_aliases_.end(), n->a->text) != cls_aliases_.end())) {
+           cls_aliases_.count(n->a->text) != 0)) {
         RExpr e = rmk(RExprKind::kGlobalFunc, n);
         e.name = n->text;
         return rtable_.intern(std::move(e), file_);
@@ -1845,7 +1881,7 @@ void Lowerer::lower_relax_body(Stmt* const* body, std::uint32_t n, RelaxFunc& f)
         if (sym_var_decl(s, f.sym_vars, false)) continue;
         if (s->n_targets == 1 && s->target->kind == NK::kName && s->value->kind == NK::kName &&
             (s->value->text == class_name_ || s->value->text == "Module")) {
-          cls_aliases_.push_back(s->target->text);  // cls = Module
+          cls_aliases_.insert(s->target->text);  // cls = Module
           continue;
         }
         Binding b;
@@ -1910,14 +1946,16 @@ void Lowerer::lower_relax_func(const Stmt* def) {
   mod_.relax_funcs.emplace_back();
   RelaxFunc& f = mod_.relax_funcs.back();
   rfn_ = &f;
-  var_dtypes_.clear();
+  reset(var_dtypes_);
+  reset(sym_seen_);
   table_.clear();
   rtable_.clear();
   stable_.clear();
-  rvars_.clear();
-  buf_dtypes_.clear();
-  meta_vars_.clear();
-  cls_aliases_.clear();
+  reset(rvars_);
+  reset(scache_);
+  reset(buf_dtypes_);
+  reset(meta_vars_);
+  reset(cls_aliases_);
   nest_ = 0;
   f.name = def->name;
   f.loc = loc(def);

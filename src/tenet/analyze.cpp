@@ -144,6 +144,7 @@ struct Group {
   std::vector<i64> L, W;
   std::vector<i64> result;   // flattened results of all members after solving
   std::vector<i64> stride;   // free tile dimensions: enumerate one residue, scale (1 = not free)
+  std::vector<i64> sub;      // ... keeping the first `sub` residues of each tile (those the maps see via d % sub)
   std::vector<std::vector<char>> contains;  // [member][d]: the tensor's elements carry d's residue
 };
 
@@ -160,18 +161,20 @@ bool uses(const Affine& a, std::size_t d) { return d < a.coeff.size() && a.coeff
 /// coordinate: then the S residues of d are independent copies (or duplicates)
 /// of the same problem and one residue suffices (docs/tenet-engine.md).
 i64 free_stride(const Model& m, std::size_t d, const std::vector<const Piece*>& st, const std::vector<int>& members,
-                std::vector<std::vector<char>>& contains) {
+                std::vector<std::vector<char>>& contains, i64& sub) {
   const i64 lo = m.box[d].lo, N = m.box[d].hi - m.box[d].lo + 1;
-  i64 S = 0;
+  i64 S = 0, M = 0;  // floor(d/S) and d % M are the only ways the maps may see d
+  sub = 1;
   int coord_pos = -1;
   auto scan = [&](const Piece& p, bool allow_coord, bool& has_coord) -> bool {
     const std::size_t nv = p.vars.size();
     (void)nv;
     for (const auto& t : p.terms) {
       if (!uses(t.num, d)) continue;
-      if (t.kind != relation::Term::Kind::kFloor || !exact_var(t.num, d)) return false;
-      if (S == 0) S = t.den;
-      if (t.den != S) return false;
+      if (!exact_var(t.num, d)) return false;
+      i64& which = t.kind == relation::Term::Kind::kFloor ? S : M;
+      if (which == 0) which = t.den;
+      if (t.den != which) return false;
     }
     for (const auto& dj : p.disjuncts)
       for (const auto& c : dj)
@@ -205,13 +208,12 @@ i64 free_stride(const Model& m, std::size_t d, const std::vector<const Piece*>& 
     }
     cont[i] = agree == 1;
   }
-  if (S == 0) {
-    S = N;  // d appears in no map: the whole range is one tile
-  } else if (floor_mod(lo, S) != 0 || N % S != 0) {
-    return 1;
-  }
-  if (S <= 1) return 1;
+  if (S == 0) S = N;  // d appears in no floor: the whole range is one tile
+  if (M == 0) M = 1;
+  if (floor_mod(lo, S) != 0 || N % S != 0 || S % M != 0) return 1;
+  if (S / M <= 1) return 1;
   for (std::size_t i = 0; i < members.size(); ++i) contains[i][d] = cont[i];
+  sub = M;
   return S;
 }
 
@@ -273,7 +275,9 @@ class Counter {
                        static_cast<long long>(plan[d].n_true), static_cast<long long>(plan[d].n0),
                        plan[d].compress ? " C" : "");
         for (std::size_t d = 0; d < nd; ++d)
-          if (g.stride[d] > 1) std::fprintf(stderr, " free d%zu/%lld", d, static_cast<long long>(g.stride[d]));
+          if (g.stride[d] > 1)
+            std::fprintf(stderr, " free d%zu/%lld(%lld)", d, static_cast<long long>(g.stride[d]),
+                         static_cast<long long>(g.sub[d]));
         std::fprintf(stderr, "\n");
       }
       if (dc > 12) throw InputError(m_.domain.loc, "too many dimensions to count (" + std::to_string(dc) + " > 12)");
@@ -455,6 +459,7 @@ class Counter {
     std::vector<i64> key;
     for (const auto& b : box) key.push_back(b.hi);
     key.insert(key.end(), g.stride.begin(), g.stride.end());
+    key.insert(key.end(), g.sub.begin(), g.sub.end());
     std::vector<char> want(m_.tensors.size(), 0);
     for (int k : g.members)
       if (k >= 0) want[static_cast<std::size_t>(k)] = 1;
@@ -465,7 +470,7 @@ class Counter {
         if (want[k] && !it->second.second[k]) have = false;
     if (!have) {
       const i64 limit = enumerate_ ? kMaxEnumeratePoints : kMaxInstancePoints;
-      Counts c = detail::brute_force(m_, box, want, limit, g.stride);
+      Counts c = detail::brute_force(m_, box, want, limit, g.stride, g.sub);
       if (it != cache_.end()) {
         for (std::size_t k = 0; k < want.size(); ++k)
           if (want[k]) {
@@ -484,8 +489,8 @@ class Counter {
         // Scale one residue back to all: TV counts every instance; unique counts
         // multiply only when the elements carry the residue (otherwise duplicates).
         for (std::size_t d = 0; d < m_.nd; ++d) {
-          const i64 S = g.stride[d];
-          if (S == 1) continue;
+          if (g.stride[d] == 1) continue;
+          const i64 S = g.stride[d] / g.sub[d];  // invisible residues per tile
           v[0] = checked_mul(v[0], S, "total volume");
           if (g.contains[i][d])
             for (std::size_t j = 1; j < 4; ++j) v[j] = checked_mul(v[j], S, "unique volume");
@@ -571,7 +576,7 @@ Metrics analyze(const Problem& problem, const AnalyzeOptions& options) {
           if (std::find(g.pieces.begin(), g.pieces.end(), p) == g.pieces.end()) g.pieces.push_back(p);
         return;
       }
-    groups.push_back(Group{{member}, pieces, L, W, {}, {}, {}});
+    groups.push_back(Group{{member}, pieces, L, W, {}, {}, {}, {}});
   };
   add_group(-1, st_pieces);
   for (std::size_t k = 0; k < m.tensors.size(); ++k) {
@@ -582,9 +587,10 @@ Metrics analyze(const Problem& problem, const AnalyzeOptions& options) {
 
   for (Group& g : groups) {
     g.stride.assign(m.nd, 1);
+    g.sub.assign(m.nd, 1);
     g.contains.assign(g.members.size(), std::vector<char>(m.nd, 0));
     if (options.enumerate || !m.is_box) continue;
-    for (std::size_t d = 0; d < m.nd; ++d) g.stride[d] = free_stride(m, d, st_pieces, g.members, g.contains);
+    for (std::size_t d = 0; d < m.nd; ++d) g.stride[d] = free_stride(m, d, st_pieces, g.members, g.contains, g.sub[d]);
   }
   Counter counter(m, options.enumerate);
   i64 macs = 0, nT = 0, nS = 0, nSTD = 0;

@@ -128,7 +128,7 @@ struct FastPiece {
   bool separable = false;
   i64 sep_c = 0;
   std::vector<std::vector<i64>> tab;
-  void build_tables(const std::vector<Interval>& box, const std::vector<i64>& step) {
+  void build_tables(const std::vector<std::vector<i64>>& vals) {
     if (!trivial) return;
     const std::size_t nt = terms.size();
     std::vector<int> owner(nv + nt, -1);  // variable a column depends on (-2: several)
@@ -158,11 +158,11 @@ struct FastPiece {
       if (owner[col] < 0) sep_c += a * cols[col];  // constant columns
     tab.assign(nv, {});
     for (std::size_t d = 0; d < nv; ++d) {
-      const i64 ext = (box[d].hi - box[d].lo) / step[d] + 1;
+      const i64 ext = static_cast<i64>(vals[d].size());
       tab[d].resize(static_cast<std::size_t>(ext));
       for (i64 i = 0; i < ext; ++i) {
         std::fill(cols.begin(), cols.end(), 0);
-        cols[d] = box[d].lo + i * step[d];
+        cols[d] = vals[d][static_cast<std::size_t>(i)];
         eval_cols();
         i64 v = 0;
         for (const auto& [col, a] : code.t)
@@ -202,8 +202,7 @@ struct FastMap {
   std::vector<FastPiece> pieces;
   std::vector<i64> cols;
   bool fast = false;  // one separable piece
-  FastMap(const std::vector<const Piece*>& ps, const Encoder& enc, const std::vector<Interval>& box,
-          const std::vector<i64>& step) {
+  FastMap(const std::vector<const Piece*>& ps, const Encoder& enc, const std::vector<std::vector<i64>>& vals) {
     std::size_t nc = 1;
     for (const Piece* p : ps) {
       pieces.emplace_back(*p, enc);
@@ -212,7 +211,7 @@ struct FastMap {
     cols.resize(nc);
     bool all = true;
     for (auto& fp : pieces) {
-      fp.build_tables(box, step);
+      fp.build_tables(vals);
       all = all && fp.separable;
     }
     fast = all;
@@ -274,16 +273,17 @@ void small_sort(i64* b, i64* e) {
 }  // namespace
 
 Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::vector<char>& want, i64 max_points,
-                   const std::vector<i64>& step_in) {
-  std::vector<i64> step(step_in);
+                   const std::vector<i64>& step_in, const std::vector<i64>& sub_in) {
+  std::vector<i64> step(step_in), sub(sub_in);
   step.resize(m.nd, 1);
+  sub.resize(m.nd, 1);
   Counts out;
   out.tensors.assign(m.tensors.size(), TensorCounts{});
   const std::size_t nd = m.nd;
   std::vector<i64> ext(nd);
   i64 n = 1;
   for (std::size_t d = 0; d < nd; ++d) {
-    ext[d] = box[d].hi < box[d].lo ? 0 : (box[d].hi - box[d].lo) / step[d] + 1;
+    ext[d] = box[d].hi < box[d].lo ? 0 : ((box[d].hi - box[d].lo) / step[d] + 1) * sub[d];
     if (ext[d] <= 0) return out;
     n = checked_mul(n, ext[d], "number of statement instances");
   }
@@ -297,7 +297,13 @@ Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::
   Encoder senc, tenc;
   senc.init(image_bounds(space_pieces, m.ns, box), "PE coordinate range");
   tenc.init(image_bounds(time_pieces, m.nt, box), "time stamp range");
-  FastMap sev(space_pieces, senc, box, step), tev(time_pieces, tenc, box, step);
+  // Values of each dimension: lo + step * (i / sub) + i % sub (sub residues of every step-tile).
+  std::vector<std::vector<i64>> vals(nd);
+  for (std::size_t d = 0; d < nd; ++d) {
+    vals[d].resize(static_cast<std::size_t>(ext[d]));
+    for (i64 i = 0; i < ext[d]; ++i) vals[d][static_cast<std::size_t>(i)] = box[d].lo + step[d] * (i / sub[d]) + i % sub[d];
+  }
+  FastMap sev(space_pieces, senc, vals), tev(time_pieces, tenc, vals);
   const bool st_fast = m.is_box && sev.fast && tev.fast && sev.pieces.size() == 1 && tev.pieces.size() == 1;
   std::vector<Evaluator> dom_ev;
   if (!m.is_box)
@@ -316,9 +322,10 @@ Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::
     for (std::size_t p = 0; p < N; ++p) {
       body(p);
       for (std::size_t d = nd; d-- > 0;) {
-        ++idx[d];
-        x[d] += step[d];
-        if (x[d] <= box[d].hi) break;
+        if (++idx[d] < ext[d]) {
+          x[d] = vals[d][idx[d]];
+          break;
+        }
         x[d] = box[d].lo;
         idx[d] = 0;
       }
@@ -483,7 +490,7 @@ Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::
     const TensorDef& td = m.tensors[k];
     Encoder eenc;
     eenc.init(image_bounds(td.pieces, td.arity, box), "tensor index range");
-    FastMap aev(td.pieces, eenc, box, step);
+    FastMap aev(td.pieces, eenc, vals);
     const std::size_t na = aev.pieces.size();
     TensorCounts& tc = out.tensors[k];
     // Element codes laid out in (stamp, PE) order, na slots per instance.

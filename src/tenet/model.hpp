@@ -53,8 +53,9 @@ struct Counts {
 /// domain's box that shares its lower corner). `want[k]` selects tensors.
 /// Throws InputError when a map is not a function on the domain, when the
 /// space map leaves the PE domain, or when the instance exceeds `max_points`.
-/// `step[d]` > 1 enumerates only lo, lo+step, ... in dimension d (a free tile dimension).
+/// `step[d]` > 1 enumerates only the first `sub[d]` values of every step-tile
+/// of dimension d: lo + step * q + u, u < sub (a free tile dimension).
 Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::vector<char>& want, i64 max_points,
-                   const std::vector<i64>& step = {});
+                   const std::vector<i64>& step = {}, const std::vector<i64>& sub = {});
 
 }  // namespace tenet_cost::tenet::detail

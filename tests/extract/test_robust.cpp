@@ -86,3 +86,48 @@ TEST_CASE("huge extents overflow to an error, not a wrapped number") {
   CHECK_FALSE(r.workloads[0].shape_known);
   CHECK(r.workloads[0].note.find("overflows") != std::string::npos);
 }
+
+// Mutated dumps: whenever the front-end accepts the text, extraction must
+// succeed or fail with an InputError (never crash, hang or throw anything else).
+#include <random>
+
+#include "tenet_cost/output.hpp"
+#include "test_support.hpp"
+
+TEST_CASE("extraction survives randomly mutated dumps") {
+  std::mt19937 rng(7);
+  const std::vector<std::string> seeds = {tc_test::fixture("extract/mini_llm_q4f16_1.py"),
+                                          tc_test::fixture("extract/conv2d_dilated.py"),
+                                          tc_test::fixture("extract/relax_matmul.py")};
+  const std::vector<std::string> swaps = {"0", "1", "n", "v_k", "T.int64(8)", "-", "*", "//", "+", "R", "S",
+                                          "\"uint32\"", "\"float8_e4m3fn\"", "T.uint32(7)", "x", ")", "(", ","};
+  int accepted = 0;
+  for (const auto& path : seeds) {
+    const std::string text = read_file(path);
+    for (int it = 0; it < 120; ++it) {
+      std::string t = text;
+      const int edits = 1 + static_cast<int>(rng() % 3);
+      for (int e = 0; e < edits; ++e) {
+        std::size_t pos = rng() % t.size();
+        while (pos < t.size() && !std::isalnum(static_cast<unsigned char>(t[pos]))) ++pos;
+        std::size_t end = pos;
+        while (end < t.size() && (std::isalnum(static_cast<unsigned char>(t[end])) || t[end] == '_')) ++end;
+        t.replace(pos, end - pos, swaps[rng() % swaps.size()]);
+      }
+      ir::Module m;
+      try {
+        m = ir::parse_tvmscript(t, "mutated.py");
+      } catch (const InputError&) {
+        continue;
+      }
+      ++accepted;
+      try {
+        const auto r = extract_workloads(m);
+        (void)extract_json(r);
+      } catch (const InputError&) {
+      }
+    }
+  }
+  INFO("accepted " << accepted);
+  CHECK(accepted > 20);
+}

@@ -75,8 +75,12 @@ TEST_CASE("CLI usage errors") {
 TEST_CASE("non-box domains are counted by --enumerate") {
   tenet::AnalyzeOptions en;
   en.enumerate = true;
-  const auto m = tenet::analyze(tenet::load_problem(bad("ok.p"), bad("tri.s"), bad("ok.m")), en);
-  CHECK(m.macs == 256LL * 255 / 2 * 256);
+  const auto m = tenet::analyze(tenet::load_problem(bad("ok.p"), bad("tri_small.s"), bad("ok.m")), en);
+  CHECK(m.macs == 40LL * 39 / 2 * 30);
+  // the triangle's rows i < 8 fill one 8x8 tile partially; every PE is used
+  CHECK(m.active_pes == 64);
+  CHECK(m.tensors.size() == 3);
+  CHECK(m.tensors[0].total_volume == m.macs);
   CHECK(m.counting_method == "enumeration");
 }
 

@@ -95,8 +95,19 @@ TEST_CASE("small cases match TENET's output (own fixtures)") {
 namespace {
 // Experiments whose exact count currently needs large brute-force instances
 // (seconds each): run with `test_tenet "[heavy]"`.
+// With TC_QUICK=1 (e.g. sanitizer builds) the slowest of the rest are skipped too.
+bool slow(const std::string& stem) {
+  static const char* names[] = {"alexnet__experiment_1", "reuse_factor_experiment__experiment_5",
+                                "runtime__experiment_2", "runtime__experiment_3", "runtime__experiment_12",
+                                "dilatednet__experiment_5", "runtime__experiment_11", "reuse_factor_experiment__experiment_1"};
+  for (const char* n : names)
+    if (stem == n) return true;
+  return false;
+}
+
 bool heavy(const std::string& stem) {
-  return stem == "alexnet__experiment_4" || stem == "alexnet__experiment_5";
+  (void)stem;
+  return false;  // none at the moment (alexnet 4/5 were, before free tile residues)
 }
 
 void check_experiments(bool want_heavy) {
@@ -113,7 +124,8 @@ void check_experiments(bool want_heavy) {
   for (const auto& f : files) {
     const std::string stem = f.stem().string();
     const auto sep = stem.find("__");
-    if (heavy(stem) != want_heavy) {
+    const bool quick = std::getenv("TC_QUICK") != nullptr && std::string(std::getenv("TC_QUICK")) == "1";
+    if (heavy(stem) != want_heavy || (!want_heavy && quick && slow(stem))) {
       ++n;
       continue;
     }
@@ -127,7 +139,7 @@ void check_experiments(bool want_heavy) {
 }  // namespace
 
 TEST_CASE("all shipped experiments match TENET (64-bit build)") { check_experiments(false); }
-TEST_CASE("heavy shipped experiments match TENET (64-bit build)", "[.heavy][heavy]") { check_experiments(true); }
+TEST_CASE("heavy shipped experiments match TENET (64-bit build)", "[.heavy][heavy]") { check_experiments(true); }  // empty now
 
 TEST_CASE("GEMM anchors match TENET (64-bit build)") {
   const std::string root = tc_test::shared_path("fixtures/tenet/anchors");
