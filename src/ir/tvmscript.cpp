@@ -1334,7 +1334,7 @@ bool Lowerer::axis_decl(const Stmt* s, Block& b) {
     iv.min = int_lit(0, dom, iv.extent->dtype.empty() ? std::string_view("int32") : std::string_view(iv.extent->dtype));
   }
   iv.binding = expr(pos[1]);
-  var_dtypes_[s->target->text] = iv.extent->dtype;  // key views the source text: iv.name moves below
+  var_dtypes_[s->target->text] = iv.extent->dtype;
   b.iter_vars.push_back(std::move(iv));
   return true;
 }

@@ -328,7 +328,16 @@ class Parser {
     }
   }
 
+  struct DepthGuard {
+    Parser& p;
+    explicit DepthGuard(Parser& q) : p(q) {
+      if (++p.depth_ > 200) p.fail(p.cur().pos, "expression nested too deeply (more than 200 levels)");
+    }
+    ~DepthGuard() { --p.depth_; }
+  };
+
   Val parse_factor() {
+    DepthGuard guard(*this);
     const Token t = cur();
     if (t.kind == Tok::kInt) {
       advance();
@@ -431,6 +440,7 @@ class Parser {
   }
 
   Dnf parse_atom() {
+    DepthGuard guard(*this);
     if (is_kw("not")) fail(cur().pos, "'not' is not supported");
     const std::size_t save = idx_;
     const std::size_t nterms = p_->terms.size();
@@ -489,6 +499,7 @@ class Parser {
   Piece* p_ = nullptr;
   std::map<std::string, std::size_t> vars_;
   int floor_depth_ = 0;
+  int depth_ = 0;
 };
 
 }  // namespace

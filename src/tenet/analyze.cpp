@@ -21,6 +21,7 @@ using relation::Piece;
 constexpr i64 kMaxInstancePoints = 20'000'000;   // one small instance of the counter
 constexpr i64 kMaxEnumeratePoints = 30'000'000; // --enumerate on the whole domain
 constexpr int kMaxRetries = 4;
+constexpr i64 kMaxTotalPoints = 400'000'000;  // all instances of one analyze() together
 const i64 kMinBase = std::getenv("TC_MIN_BASE") ? std::atoi(std::getenv("TC_MIN_BASE")) : 2;
 
 
@@ -470,6 +471,14 @@ class Counter {
         if (want[k] && !it->second.second[k]) have = false;
     if (!have) {
       const i64 limit = enumerate_ ? kMaxEnumeratePoints : kMaxInstancePoints;
+      i64 pts = 1;
+      for (std::size_t d = 0; d < box.size(); ++d)
+        pts = checked_mul(pts, (box[d].hi - box[d].lo) / g.stride[d] + 1, "instance size");
+      budget_ += pts;
+      if (!enumerate_ && budget_ > kMaxTotalPoints)
+        throw InputError(m_.domain.loc, "cannot count within the budget: the small instances of this mapping add up to more than " +
+                                            std::to_string(kMaxTotalPoints) +
+                                            " statement instances (large periods or many coupled dimensions)");
       Counts c = detail::brute_force(m_, box, want, limit, g.stride, g.sub);
       if (it != cache_.end()) {
         for (std::size_t k = 0; k < want.size(); ++k)
@@ -504,6 +513,7 @@ class Counter {
   const Model& m_;
   bool enumerate_;
   int retries_ = 0;
+  i64 budget_ = 0;
   std::map<std::vector<i64>, std::pair<Counts, std::vector<char>>> cache_;
 };
 

@@ -36,6 +36,7 @@ const Case kCases[] = {
     {"ok.p", "bin.s", "ok.m", "bin.s:1", "binary"},
     {"ok.p", "missing.s", "ok.m", "missing.s", "cannot open"},
     {"ok.p", "ok.s", "extra.m", "extra.m:3:1", "extra line"},
+    {"ok.p", "deep.s", "ok.m", "deep.s:2:", "nested too deeply"},
 };
 }  // namespace
 
