@@ -112,6 +112,8 @@ Arch parse_arch(const std::string& text, const std::string& filename) {
     const auto colon = msg.find("]: ");
     throw InputError(location_of(text, filename, e.byte == 0 ? 0 : e.byte - 1),
                      "invalid JSON: " + (colon == std::string::npos ? msg : msg.substr(colon + 3)));
+  } catch (const json::exception& e) {  // e.g. out_of_range 406: a number literal overflows a double
+    throw InputError(SourceLocation{filename, 0, 0}, std::string("invalid JSON: ") + e.what());
   }
   if (!doc.is_object()) throw InputError(SourceLocation{filename, 1, 1}, "expected a JSON object describing an arch");
   Reader r{text, filename};

@@ -16,6 +16,8 @@ ModelConfig parse_hf_config(const std::string& text, const std::string& filename
     j = json::parse(text);
   } catch (const json::parse_error& e) {
     throw InputError(SourceLocation{filename, 0, 0}, std::string("invalid JSON: ") + e.what());
+  } catch (const json::exception& e) {  // e.g. out_of_range 406: a number literal overflows a double
+    throw InputError(SourceLocation{filename, 0, 0}, std::string("invalid JSON: ") + e.what());
   }
   if (!j.is_object()) throw InputError(SourceLocation{filename, 1, 1}, "expected a JSON object (a Hugging Face config.json)");
   auto get = [&](std::initializer_list<const char*> keys, bool required, std::int64_t def) -> std::int64_t {

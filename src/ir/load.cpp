@@ -8,7 +8,7 @@ Module load_module(const std::string& path) {
   const std::string text = read_file(path);
   for (const char c : text) {
     if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') continue;
-    if (c == '{') {
+    if (c == '{' || c == '[') {  // '[': MetaSchedule database lines [shash, "<base64 JSON>"]
       Module m = read_tvm_json(text, path);
       if (m.source.empty()) m.source = path;
       return m;

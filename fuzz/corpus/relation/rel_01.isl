@@ -1,0 +1,1 @@
+{S[k,c,ox,oy,rx,ry]->I[c,ox+rx,oy+ry]}

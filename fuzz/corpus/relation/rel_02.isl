@@ -1,0 +1,1 @@
+{S[k,c,ox,oy,rx,ry]->W[k,c,rx,ry]}

@@ -1,0 +1,1 @@
+{S[k,c,ox,oy,rx,ry]->O[k,ox,oy]}

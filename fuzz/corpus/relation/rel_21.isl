@@ -1,0 +1,1 @@
+{PE[i,j]->PE[i-1,j] ; PE[i,j]->PE[i,j-1] ; PE[i,j]->PE[i+1,j-1] ; PE[i,j]->PE[i-1,j-1]}

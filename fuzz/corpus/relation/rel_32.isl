@@ -1,0 +1,1 @@
+{S[i,j]: 0<=i<9 and 0<=j<7 or i = j and 0 <= i < 3}

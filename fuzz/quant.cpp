@@ -1,0 +1,50 @@
+// Command-line value parsers: quantization schemes (quant::parse_scheme and
+// what is derived from a scheme), --bind lists, --tile, --dataflow,
+// --array-method. The first byte picks the parser.
+#include "fuzz_common.hpp"
+#include "tenet_cost/arch.hpp"
+#include "tenet_cost/estimate.hpp"
+#include "tenet_cost/extract.hpp"
+#include "tenet_cost/quant.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size == 0 || size > 4096) return 0;
+  const std::string s = tc_fuzz::text(data + 1, size - 1);
+  return tc_fuzz::guarded([&] {
+    using namespace tenet_cost;
+    switch (data[0] % 5) {
+      case 0: {
+        const quant::Scheme q = quant::parse_scheme(s);
+        (void)quant::parse_scheme(q.name);  // the canonical name parses again
+        for (const auto role : {quant::GemmRole::kLinear, quant::GemmRole::kLinearUnquantized,
+                                quant::GemmRole::kAttnQK, quant::GemmRole::kAttnPV}) {
+          for (const auto& op : quant::operands(q, role)) {
+            (void)op.relation(false);
+            (void)op.bits_text();
+          }
+          (void)quant::extra_work(q, role, 64, 128, 256);
+          (void)quant::compute_precision(q, role);
+        }
+        break;
+      }
+      case 1: {
+        // an arbitrary symbolic dimension expression under fixed bindings
+        (void)bind_dim(Dim::symbolic(s), {{"n", 3}, {"seq_len", 16}}, false);
+        const auto b = parse_bindings(s);
+        for (const auto& [k, v] : b) (void)bind_dim(Dim::symbolic(k), b, false);
+        break;
+      }
+      case 2:
+        (void)estimate::parse_tile(s);
+        break;
+      case 3: {
+        const auto df = arch::parse_dataflow(s);
+        if (df.kind != "file") (void)df.mapping(4, 4, (size % 2) == 0);
+        break;
+      }
+      default:
+        (void)estimate::parse_array_method(s);
+        break;
+    }
+  });
+}

@@ -1,0 +1,15 @@
+// TVMScript parser + GEMM extractor (ir::parse_tvmscript, extract_workloads).
+#include "fuzz_common.hpp"
+#include "tenet_cost/extract.hpp"
+#include "tenet_cost/ir.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size > tc_fuzz::kMaxInput) return 0;
+  return tc_fuzz::guarded([&] {
+    const auto m = tenet_cost::ir::parse_tvmscript(tc_fuzz::text(data, size), "fuzz.py");
+    tenet_cost::ExtractOptions opt;
+    opt.bindings = {{"n", 7}, {"m", 5}, {"seq_len", 16}, {"batch_size", 2}};
+    const auto r = tenet_cost::extract_workloads(m, opt);
+    (void)tenet_cost::extract_json(r);
+  });
+}
