@@ -177,7 +177,7 @@ std::string run_estimate(const CommonArgs& a) {
                             {"buffer_bytes", t.buffer_bytes},
                             {"energy_j", t.energy_j},
                             {"phase", r.entry_phase.at(entry)}};
-    return j.dump(2) + "\n";
+    return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   }
   report::Table t;
   t.headers = {"entry", "function", "calls", "b x m x n x k", "scheme", "prec", "MACs", "cycles", "bound",
@@ -325,7 +325,7 @@ std::string run_compare(const CommonArgs& a) {
           ratio(static_cast<double>(r.prefill.dram), static_cast<double>(first.prefill.dram));
       j["rows"].push_back(x);
     }
-    return j.dump(2) + "\n";
+    return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   }
   report::Table t;
   t.headers = {"scheme", "prefill_ms", "prefill_GB", "prefill_J", "decode_ms/tok", "tok/s", "decode_MB/tok",
@@ -369,7 +369,7 @@ std::string run_quant_list(const std::string& format) {
       x["kv"] = s.kv ? fmtj(*s.kv) : json(nullptr);
       j.push_back(x);
     }
-    return j.dump(2) + "\n";
+    return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   }
   report::Table t;
   t.headers = {"scheme", "family", "weight", "w_scales", "activation", "a_scales", "MAC", "kv", "description"};

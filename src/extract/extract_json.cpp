@@ -85,7 +85,7 @@ std::string extract_json(const ExtractResult& r, int indent) {
   doc["attention"] = att;
   doc["symbols"] = r.symbols;
   doc["module_quant"] = r.module_quant;
-  return doc.dump(indent) + "\n";
+  return doc.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";  // names may hold non-UTF-8 bytes
 }
 
 }  // namespace tenet_cost
