@@ -206,3 +206,13 @@ TEST_CASE("the suite has at least 100 malformed inputs", "[malformed]") {
   // Runs last (Catch2 declaration order); counts the cases the tests above ran.
   CHECK(g_cases >= 100);
 }
+
+TEST_CASE("names with non-UTF-8 bytes: JSON output replaces them (was exit 1)", "[malformed][json]") {
+  const std::string f = kMal + "/non_utf8_function_name.py";
+  const auto r = tc_test::run_cli("extract " + q(f) + " --format json");
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("mat\xEF\xBF\xBDmul") != std::string::npos);  // U+FFFD
+  const auto e = tc_test::run_cli("estimate " + q(f) + " --format json");
+  CHECK(e.exit_code != 1);
+  CHECK(e.err.find("internal error") == std::string::npos);
+}
