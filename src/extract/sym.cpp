@@ -34,7 +34,10 @@ SymPtr sym_bin(SymKind op, SymPtr a, SymPtr b) {
       case SymKind::kFloorMod:
         if (y == 0) throw InputError("division by zero in a shape expression");
         if (x == INT64_MIN && y == -1) throw_overflow("shape expression");
-        return sym_int(op == SymKind::kFloorDiv ? floor_div(x, y) : floor_mod(x, y));
+        if (op == SymKind::kFloorDiv) return sym_int(floor_div(x, y));
+        // x - floor(x/y)*y in 128 bits: the product can leave int64 for a negative y
+        // (floor_mod in checked.hpp assumes a positive divisor); the result fits (|r| < |y|).
+        return sym_int(static_cast<std::int64_t>(static_cast<i128>(x) - static_cast<i128>(floor_div(x, y)) * y));
       default: break;
     }
   }
