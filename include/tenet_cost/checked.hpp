@@ -36,13 +36,24 @@ inline i64 checked_narrow(i128 v, std::string_view what = "value") {
   if (v > static_cast<i128>(INT64_MAX) || v < static_cast<i128>(INT64_MIN)) throw_overflow(what);
   return static_cast<i64>(v);
 }
-/// Floor division and modulo with a positive divisor (isl semantics).
+/// Floor division and modulo (isl / Python semantics: the quotient rounds
+/// toward minus infinity, the remainder has the divisor's sign). A zero
+/// divisor is an InputError, INT64_MIN / -1 an OverflowError.
+[[noreturn]] void throw_division_by_zero();
 inline i64 floor_div(i64 a, i64 b) {
+  if (b == 0) throw_division_by_zero();
+  if (b == -1 && a == INT64_MIN) throw_overflow("floor division");
   i64 q = a / b;
   if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
   return q;
 }
-inline i64 floor_mod(i64 a, i64 b) { return a - floor_div(a, b) * b; }
-inline i64 ceil_div(i64 a, i64 b) { return -floor_div(-a, b); }
+inline i64 floor_mod(i64 a, i64 b) {
+  if (b == -1) return 0;
+  return a - floor_div(a, b) * b;
+}
+inline i64 ceil_div(i64 a, i64 b) {
+  if (a == INT64_MIN) throw_overflow("ceiling division");
+  return -floor_div(-a, b);
+}
 
 }  // namespace tenet_cost

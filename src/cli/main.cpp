@@ -40,7 +40,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::Success& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    // One line, like every other error; the usage text is one --help away.
+    std::cerr << "tenet-cost: error: " << e.what() << " (see tenet-cost --help)\n";
     return static_cast<int>(ExitCode::kBadInput);
   } catch (const tenet_cost::InputError& e) {
     std::cerr << "tenet-cost: error: " << e.what() << "\n";

@@ -25,4 +25,6 @@ InternalError::InternalError(const std::string& message) : std::logic_error("int
 
 void throw_overflow(std::string_view what) { throw OverflowError(std::string(what)); }
 
+void throw_division_by_zero() { throw InputError("division by zero"); }
+
 }  // namespace tenet_cost

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <filesystem>
@@ -22,13 +23,19 @@ TEST_CASE("checked arithmetic throws instead of wrapping") {
 
 TEST_CASE("floor division and modulo follow isl semantics") {
   for (i64 a = -20; a <= 20; ++a)
-    for (i64 b = 1; b <= 7; ++b) {
+    for (i64 b = -7; b <= 7; ++b) {
+      if (b == 0) continue;
       const i64 q = floor_div(a, b), r = floor_mod(a, b);
       CHECK(q * b + r == a);
-      CHECK(r >= 0);
-      CHECK(r < b);
-      CHECK(ceil_div(a, b) * b >= a);
+      // The remainder has the divisor's sign and is smaller in magnitude.
+      CHECK((b > 0 ? (r >= 0 && r < b) : (r <= 0 && r > b)));
+      const i64 c = ceil_div(a, b);
+      CHECK((c - 1 < static_cast<double>(a) / static_cast<double>(b)));
+      CHECK((c >= static_cast<double>(a) / static_cast<double>(b)));
     }
+  CHECK_THROWS_AS(floor_div(1, 0), InputError);
+  CHECK_THROWS_AS(floor_div(INT64_MIN, -1), OverflowError);
+  CHECK(floor_mod(INT64_MIN, -1) == 0);
 }
 
 TEST_CASE("input errors carry file:line:col") {
@@ -70,5 +77,8 @@ TEST_CASE("table and csv rendering") {
 TEST_CASE("CLI: usage errors exit 2, --help exits 0") {
   CHECK(tc_test::run_cli("--help").exit_code == 0);
   CHECK(tc_test::run_cli("no-such-command").exit_code == 2);
+  const auto bad = tc_test::run_cli("no-such-command");
+  CHECK(bad.err.rfind("tenet-cost: error: ", 0) == 0);
+  CHECK(std::count(bad.err.begin(), bad.err.end(), '\n') == 1);
   CHECK(tc_test::run_cli("").exit_code == 2);
 }
