@@ -70,7 +70,7 @@ Model load_model(const CommonArgs& a, bool allow_default) {
     if (!allow_default) throw InputError("expected a DUMP file or --hf-config config.json");
     const fs::path dir = fs::path(workloads_dir()) / kDefaultModel;
     dump = (dir / "q0f16.py").string();
-    cfg = parse_hf_config(read_file((dir / "config.json").string()), (dir / "config.json").string());
+    cfg = parse_hf_config(read_file((dir / "config.json").string(), 1 << 24), (dir / "config.json").string());
     try {
       ExtractResult ex = extract_workloads(ir::load_module(dump), {});
       return Model{kDefaultModel, workloads_from_extract(ex, ph, cfg)};
