@@ -10,6 +10,7 @@
 
 #include "tenet_cost/arch.hpp"
 #include "tenet_cost/error.hpp"
+#include "tenet_cost/json_text.hpp"
 #include "tenet_cost/output.hpp"
 
 namespace tenet_cost::arch {
@@ -26,21 +27,9 @@ namespace {
 
 std::string g_root;  // set_data_root
 
-SourceLocation location_of(const std::string& text, const std::string& file, std::size_t byte) {
-  SourceLocation loc;
-  loc.file = file;
-  loc.line = 1;
-  loc.column = 1;
-  for (std::size_t i = 0; i < byte && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++loc.line;
-      loc.column = 1;
-    } else {
-      ++loc.column;
-    }
-  }
-  return loc;
-}
+// Limits for hostile arch files (docs/arch.md): presets are ~2 KB and 3 levels deep.
+constexpr std::size_t kMaxArchBytes = std::size_t{1} << 20;
+constexpr int kMaxArchNesting = 16;
 
 // Location of `"key"` followed by ':' (the first occurrence after `from`).
 SourceLocation key_location(const std::string& text, const std::string& file, const std::string& key,
@@ -50,7 +39,7 @@ SourceLocation key_location(const std::string& text, const std::string& file, co
   while ((pos = text.find(quoted, pos)) != std::string::npos) {
     std::size_t after = pos + quoted.size();
     while (after < text.size() && std::isspace(static_cast<unsigned char>(text[after]))) ++after;
-    if (after < text.size() && text[after] == ':') return location_of(text, file, pos);
+    if (after < text.size() && text[after] == ':') return location_at(text, pos, file);
     pos = after;
   }
   return SourceLocation{file, 0, 0};
@@ -70,6 +59,11 @@ struct Reader {
     throw InputError(key_location(text, file, key), msg);
   }
   void check_keys(const json& obj, const std::string& what, const std::vector<std::string>& valid) const {
+    if (!obj.is_object()) {
+      const auto dot = what.rfind('.');
+      fail(dot == std::string::npos ? what : what.substr(dot + 1),
+           "expected an object for '" + what + "', found " + std::string(obj.type_name()));
+    }
     for (auto it = obj.begin(); it != obj.end(); ++it)
       if (std::find(valid.begin(), valid.end(), it.key()) == valid.end())
         fail(it.key(), "unknown key '" + it.key() + "' in " + what + "; valid keys: " + join(valid));
@@ -104,17 +98,7 @@ struct Reader {
 }  // namespace
 
 Arch parse_arch(const std::string& text, const std::string& filename) {
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& e) {
-    const std::string msg = e.what();
-    const auto colon = msg.find("]: ");
-    throw InputError(location_of(text, filename, e.byte == 0 ? 0 : e.byte - 1),
-                     "invalid JSON: " + (colon == std::string::npos ? msg : msg.substr(colon + 3)));
-  } catch (const json::exception& e) {  // e.g. out_of_range 406: a number literal overflows a double
-    throw InputError(SourceLocation{filename, 0, 0}, std::string("invalid JSON: ") + e.what());
-  }
+  const json doc = parse_json_document(text, filename, JsonLimits{kMaxArchBytes, kMaxArchNesting, "arch config"});
   if (!doc.is_object()) throw InputError(SourceLocation{filename, 1, 1}, "expected a JSON object describing an arch");
   Reader r{text, filename};
   r.check_keys(doc, "arch", {"name", "description", "pe_array", "macs_per_pe_per_cycle", "buffer", "dram",

@@ -70,7 +70,7 @@ Model load_model(const CommonArgs& a, bool allow_default) {
     if (!allow_default) throw InputError("expected a DUMP file or --hf-config config.json");
     const fs::path dir = fs::path(workloads_dir()) / kDefaultModel;
     dump = (dir / "q0f16.py").string();
-    cfg = parse_hf_config(read_file((dir / "config.json").string()), (dir / "config.json").string());
+    cfg = parse_hf_config(read_file((dir / "config.json").string(), 1 << 24), (dir / "config.json").string());
     try {
       ExtractResult ex = extract_workloads(ir::load_module(dump), {});
       return Model{kDefaultModel, workloads_from_extract(ex, ph, cfg)};
@@ -122,6 +122,17 @@ std::string role_name(quant::GemmRole r) {
   return "linear";
 }
 
+// The keys every estimate/compare JSON document starts with (docs/estimate-formats.md).
+json json_header(const Model& model, const Estimator& est, const CommonArgs& a) {
+  json j;
+  j["model"] = model.name;
+  j["arch"] = est.arch().name;
+  j["dataflow"] = est.dataflow().name;
+  j["seq_len"] = a.seq_len;
+  j["context"] = a.context;
+  return j;
+}
+
 std::string run_estimate(const CommonArgs& a) {
   const auto fmt = report::parse_format(a.format);
   std::optional<quant::Scheme> scheme;
@@ -130,12 +141,7 @@ std::string run_estimate(const CommonArgs& a) {
   const Model model = load_model(a, false);
   const ModelResult r = run_model(est, model.gemms, scheme);
   if (fmt == report::Format::kJson) {
-    json j;
-    j["model"] = model.name;
-    j["arch"] = est.arch().name;
-    j["dataflow"] = est.dataflow().name;
-    j["seq_len"] = a.seq_len;
-    j["context"] = a.context;
+    json j = json_header(model, est, a);
     j["workloads"] = json::array();
     for (const auto& [g, c] : r.rows) {
       json w;
@@ -296,12 +302,7 @@ std::string run_compare(const CommonArgs& a) {
   auto ratio = [](double a_, double b_) { return b_ > 0 ? a_ / b_ : 0.0; };
   const Row& first = rows.front();
   if (fmt == report::Format::kJson) {
-    json j;
-    j["model"] = model.name;
-    j["arch"] = est.arch().name;
-    j["dataflow"] = est.dataflow().name;
-    j["seq_len"] = a.seq_len;
-    j["context"] = a.context;
+    json j = json_header(model, est, a);
     j["rows"] = json::array();
     for (const auto& r : rows) {
       json x;

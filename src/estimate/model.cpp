@@ -5,20 +5,15 @@
 #include "tenet_cost/checked.hpp"
 #include "tenet_cost/error.hpp"
 #include "tenet_cost/estimate.hpp"
+#include "tenet_cost/json_text.hpp"
 
 namespace tenet_cost::estimate {
 
 using nlohmann::json;
 
 ModelConfig parse_hf_config(const std::string& text, const std::string& filename) {
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw InputError(SourceLocation{filename, 0, 0}, std::string("invalid JSON: ") + e.what());
-  } catch (const json::exception& e) {  // e.g. out_of_range 406: a number literal overflows a double
-    throw InputError(SourceLocation{filename, 0, 0}, std::string("invalid JSON: ") + e.what());
-  }
+  // config.json files are a few KB (id2label maps of classifiers reach ~1 MB) and 2-3 levels deep.
+  const json j = parse_json_document(text, filename, JsonLimits{std::size_t{16} << 20, 32, "Hugging Face config"});
   if (!j.is_object()) throw InputError(SourceLocation{filename, 1, 1}, "expected a JSON object (a Hugging Face config.json)");
   auto get = [&](std::initializer_list<const char*> keys, bool required, std::int64_t def) -> std::int64_t {
     for (const char* k : keys)
@@ -37,9 +32,15 @@ ModelConfig parse_hf_config(const std::string& text, const std::string& filename
     }
     return def;
   };
+  auto text_of = [&](const char* key, const std::string& def) -> std::string {
+    if (!j.contains(key) || j[key].is_null()) return def;
+    if (!j[key].is_string())
+      throw InputError(SourceLocation{filename, 0, 0}, std::string("expected a string for '") + key + "', found " + j[key].type_name());
+    return j[key].get<std::string>();
+  };
   ModelConfig c;
-  c.model_type = j.value("model_type", std::string("llama"));
-  c.name = j.value("_name_or_path", c.model_type);
+  c.model_type = text_of("model_type", "llama");
+  c.name = text_of("_name_or_path", c.model_type);
   c.hidden = get({"hidden_size", "n_embd"}, true, 0);
   c.heads = get({"num_attention_heads", "n_head"}, true, 0);
   c.layers = get({"num_hidden_layers", "n_layer"}, true, 0);
@@ -49,9 +50,13 @@ ModelConfig parse_hf_config(const std::string& text, const std::string& filename
   c.head_dim = get({"head_dim"}, false, c.hidden / c.heads);
   if (c.heads % c.kv_heads != 0)
     throw InputError(SourceLocation{filename, 0, 0}, "num_attention_heads must be a multiple of num_key_value_heads");
-  c.tie_embeddings = j.value("tie_word_embeddings", false);
+  if (j.contains("tie_word_embeddings") && !j["tie_word_embeddings"].is_null()) {
+    if (!j["tie_word_embeddings"].is_boolean())
+      throw InputError(SourceLocation{filename, 0, 0}, "expected true or false for 'tie_word_embeddings'");
+    c.tie_embeddings = j["tie_word_embeddings"].get<bool>();
+  }
   c.gated_mlp = c.model_type != "gpt_neox" && c.model_type != "gpt2";
-  const std::string dt = j.value("torch_dtype", std::string("float16"));
+  const std::string dt = text_of("torch_dtype", "float16");
   c.dtype = dt == "float32" ? "float32" : dt == "bfloat16" ? "bfloat16" : "float16";
   return c;
 }

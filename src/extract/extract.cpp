@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <functional>
+#include <set>
 #include <tuple>
 
 #include "extract/internal.hpp"
@@ -17,6 +19,65 @@ namespace tenet_cost {
 using xrelax::Env;
 using xrelax::Root;
 using xsym::SymPtr;
+
+// ------------------------------------------------------------------ Relax -> Relax calls
+
+namespace {
+
+using RelaxCallGraph = std::map<std::string, std::map<std::string, std::int64_t>>;
+
+// `cls.f`, `Module.f` or `f` as the op of a Relax call -> "f"; "" for R.* operators.
+std::string relax_callee(const std::string& op) {
+  if (op.rfind("R.", 0) == 0 || op.empty()) return "";
+  const auto dot = op.rfind('.');
+  if (dot == std::string::npos) return op;
+  return op.find('.') == dot ? op.substr(dot + 1) : "";
+}
+
+// times[F][G] = how many times G runs per run of F (F itself once), through any chain of
+// calls. A recursive chain has no finite count: its edges are dropped with a note.
+std::map<std::string, std::map<std::string, std::int64_t>> executions_per_call(const RelaxCallGraph& graph,
+                                                                            std::vector<std::string>& skipped) {
+  std::map<std::string, std::map<std::string, std::int64_t>> times;
+  std::set<std::string> active;
+  std::function<const std::map<std::string, std::int64_t>&(const std::string&)> visit =
+      [&](const std::string& f) -> const std::map<std::string, std::int64_t>& {
+    if (auto it = times.find(f); it != times.end()) return it->second;
+    active.insert(f);
+    std::map<std::string, std::int64_t> t{{f, 1}};
+    if (auto g = graph.find(f); g != graph.end())
+      for (const auto& [callee, n] : g->second) {
+        if (active.count(callee)) {
+          spdlog::debug("{}: recursive call of Relax function {} not followed", f, callee);
+          skipped.push_back(f + ": recursive call of Relax function " + callee + " not followed");
+          continue;
+        }
+        for (const auto& [h, k] : visit(callee)) {
+          auto& x = t[h];
+          x = checked_add(x, checked_mul(n, k, "call count"), "call count");
+        }
+      }
+    active.erase(f);
+    return times[f] = std::move(t);
+  };
+  for (const auto& [f, callees] : graph) visit(f);
+  return times;
+}
+
+// Direct counts per Relax function -> counts including the calls made through callees.
+std::map<std::string, std::int64_t> propagate_calls(const std::map<std::string, std::int64_t>& direct,
+                                                    const std::map<std::string, std::map<std::string, std::int64_t>>& times) {
+  std::map<std::string, std::int64_t> out = direct;
+  for (const auto& [f, t] : times) {
+    std::int64_t total = 0;
+    for (const auto& [g, k] : t)
+      if (auto d = direct.find(g); d != direct.end()) total = checked_add(total, checked_mul(k, d->second, "call count"), "call count");
+    if (total > 0) out[f] = total;
+  }
+  return out;
+}
+
+}  // namespace
 
 // ------------------------------------------------------------------ bindings
 
@@ -467,6 +528,9 @@ ExtractResult extract_workloads(const ir::Module& module, const ExtractOptions& 
         created.head_dim = pv[2];
       }
     }
+  std::set<std::string> relax_names;
+  for (const auto& f : module.relax_funcs) relax_names.insert(f.name);
+  RelaxCallGraph graph;  // caller -> callee -> calls per caller execution
   for (const auto& f : module.relax_funcs) {
     envs.push_back(std::make_unique<Env>(f));
     const Env& env = *envs.back();
@@ -498,6 +562,9 @@ ExtractResult extract_workloads(const ir::Module& module, const ExtractOptions& 
             auto& n = relax_work[it->second].calls[f.name];
             n = checked_add(n, 1, "call count");
           }
+        } else if (const std::string callee = relax_callee(c.op); relax_names.count(callee)) {
+          auto& n = graph[f.name][callee];
+          n = checked_add(n, 1, "call count");
         } else if (c.op == "R.matmul") {
           Workload w = relax_matmul(env, b, prims);
           const std::string key = signature(w);
@@ -511,6 +578,14 @@ ExtractResult extract_workloads(const ir::Module& module, const ExtractOptions& 
         res.skipped.push_back(f.name + "/" + b.var + ": " + e.what());
       }
     }
+  }
+
+  // Calls through other Relax functions (cls.fused_xxx(...) in phase-1 dumps): each
+  // function's counts include its callees' counts times how often it calls them.
+  if (!graph.empty()) {
+    const auto times = executions_per_call(graph, res.skipped);
+    for (auto& [callee, per_entry] : calls) per_entry = propagate_calls(per_entry, times);
+    for (auto& w : relax_work) w.calls = propagate_calls(w.calls, times);
   }
 
   // Call counts and dequantize prim_funcs feeding a plain weight param.

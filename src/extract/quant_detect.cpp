@@ -302,6 +302,10 @@ std::string scheme_name(const QuantInfo& q, const std::string& packing_axis) {
     }
     if (q.zero_point == "tensor" && q.group_size == 32 && f32 && q.weight_layout == "KN") return "q4f32_0";
   }
+  if (q.weight_bits == 8 && q.storage_dtype == "uint32" && q.elems_per_storage == 4 && !q.has_g_idx &&
+      q.zero_point == "symmetric" && q.group_size == 32 && q.granularity == "per-group" && f16 &&
+      q.weight_layout == "NK")
+    return "q8f16_1";
   if (q.weight_bits == 3 && q.zero_point == "symmetric" && q.group_size == 40 && f16 &&
       (q.storage_dtype == "uint32" || q.storage_dtype == "uint16")) {
     if (q.weight_layout == "NK") return "q3f16_1";

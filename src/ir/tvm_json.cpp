@@ -417,19 +417,26 @@ class Reader {
     return 0;
   }
 
-  ExprPtr expr(std::size_t idx) {
-    if (auto it = expr_memo_.find(idx); it != expr_memo_.end()) {
+  // A node shared by several parents is built once; its expanded size is charged to
+  // every parent (bump), so shared sub-trees still count against kMaxExpandedNodes.
+  template <class Memo, class Build>
+  auto memoized(Memo& memo, std::size_t idx, Build build) {
+    if (auto it = memo.find(idx); it != memo.end()) {
       bump(it->second.second, idx);
       return it->second.first;
     }
     const std::int64_t before = expanded_;
-    ExprPtr e;
+    decltype(build()) node;
     {
       Enter guard(*this, idx);
-      e = build_expr(idx);
+      node = build();
     }
-    expr_memo_[idx] = {e, expanded_ - before};
-    return e;
+    memo[idx] = {node, expanded_ - before};
+    return node;
+  }
+
+  ExprPtr expr(std::size_t idx) {
+    return memoized(expr_memo_, idx, [&] { return build_expr(idx); });
   }
 
   ExprPtr build_expr(std::size_t idx) {
@@ -578,18 +585,7 @@ class Reader {
   }
 
   StmtPtr stmt(std::size_t idx) {
-    if (auto it = stmt_memo_.find(idx); it != stmt_memo_.end()) {
-      bump(it->second.second, idx);
-      return it->second.first;
-    }
-    const std::int64_t before = expanded_;
-    StmtPtr s;
-    {
-      Enter guard(*this, idx);
-      s = build_stmt(idx);
-    }
-    stmt_memo_[idx] = {s, expanded_ - before};
-    return s;
+    return memoized(stmt_memo_, idx, [&] { return build_stmt(idx); });
   }
 
   Range range(std::size_t idx) {

@@ -1,6 +1,8 @@
 // Checked access to TVM JSON node graphs (legacy and tvm-ffi dialects).
 #include "ir/tvm_json_graph.hpp"
 
+#include "tenet_cost/json_text.hpp"
+
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -55,70 +57,8 @@ std::string normalize_type(std::string_view raw) {
   return t;
 }
 
-SourceLocation location_of(const std::string& text, std::size_t offset, const std::string& file) {
-  SourceLocation loc{file, 1, 1};
-  const std::size_t end = std::min(offset, text.size());
-  for (std::size_t k = 0; k < end; ++k) {
-    if (text[k] == '\n') {
-      if (loc.line < std::numeric_limits<std::uint32_t>::max()) ++loc.line;
-      loc.column = 1;
-    } else if (loc.column < std::numeric_limits<std::uint32_t>::max()) {
-      ++loc.column;
-    }
-  }
-  return loc;
-}
-
 json parse_json_text(const std::string& text, const std::string& file) {
-  if (text.size() > kMaxJsonBytes) {
-    throw InputError(SourceLocation{file, 0, 0}, "JSON input is " + std::to_string(text.size()) +
-                                                     " bytes, over the limit of " +
-                                                     std::to_string(kMaxJsonBytes) + " bytes");
-  }
-  // Nesting pre-check: reject before nlohmann builds a pathological tree.
-  int depth = 0;
-  bool in_string = false;
-  bool escape = false;
-  for (std::size_t k = 0; k < text.size(); ++k) {
-    const char c = text[k];
-    if (in_string) {
-      if (escape) {
-        escape = false;
-      } else if (c == '\\') {
-        escape = true;
-      } else if (c == '"') {
-        in_string = false;
-      }
-      continue;
-    }
-    if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > kMaxJsonNesting) {
-        throw InputError(location_of(text, k, file),
-                         "JSON nested deeper than " + std::to_string(kMaxJsonNesting) + " levels");
-      }
-    } else if (c == ']' || c == '}') {
-      if (depth > 0) --depth;
-    }
-  }
-  try {
-    return json::parse(text);
-  } catch (const json::parse_error& e) {
-    // e.byte is the 1-based count of bytes read when the error was detected.
-    const std::size_t off = e.byte > 0 ? static_cast<std::size_t>(e.byte - 1) : 0;
-    std::string msg = e.what();
-    const auto col = msg.find(", column ");
-    if (col != std::string::npos) {
-      const auto colon = msg.find(": ", col);
-      if (colon != std::string::npos) msg = msg.substr(colon + 2);
-    } else if (const auto br = msg.find("] "); br != std::string::npos) {
-      msg = msg.substr(br + 2);
-    }
-    throw InputError(location_of(text, off, file), "invalid JSON: " + msg);
-  } catch (const json::exception& e) {
-    throw InputError(SourceLocation{file, 0, 0}, std::string("invalid JSON: ") + e.what());
-  }
+  return parse_json_document(text, file, JsonLimits{kMaxJsonBytes, kMaxJsonNesting, "JSON input"});
 }
 
 std::string base64_decode(std::string_view in, const std::string& what) {

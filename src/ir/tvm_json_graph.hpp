@@ -38,10 +38,7 @@ inline constexpr int kMaxBase64Nesting = 2;                          // MetaSche
 /// "None" -> "" (the null node).
 std::string normalize_type(std::string_view raw);
 
-/// Line:column (1-based) of a 0-based byte offset in `text`.
-SourceLocation location_of(const std::string& text, std::size_t offset, const std::string& file);
-
-/// Parse JSON text with a nesting pre-check; errors carry file:line:col.
+/// Parse JSON text within kMaxJsonBytes / kMaxJsonNesting; errors carry file:line:col.
 json parse_json_text(const std::string& text, const std::string& file);
 
 /// Standard base64 (RFC 4648, '=' padding optional, whitespace ignored).

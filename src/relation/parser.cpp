@@ -20,6 +20,8 @@ struct Token {
 };
 
 constexpr std::size_t kMaxText = 1 << 20;
+// TENET statements have at most 7 loop dims (conv) and PE arrays 3; 16 leaves room.
+constexpr std::size_t kMaxArity = 16;
 
 class Parser {
  public:
@@ -103,9 +105,7 @@ class Parser {
         }
         if (!matched) {
           if (std::string("{}[](),;:+-*/%<>=").find(c) == std::string::npos) {
-            std::string shown(1, c);
-            if (!std::isprint(static_cast<unsigned char>(c))) shown = "\\x" + std::to_string(static_cast<unsigned char>(c));
-            fail(i, "unexpected character '" + shown + "'");
+            fail(i, "unexpected character '" + std::string(1, c) + "'");  // InputError escapes control bytes
           }
           t.text = std::string(1, c);
           ++i;
@@ -170,6 +170,8 @@ class Parser {
       if (cur().kind != Tok::kIdent || is_reserved(cur().text))
         fail(cur().pos, "expected a variable name in the input tuple, found " + describe(cur()));
       if (vars_.count(cur().text)) fail(cur().pos, "variable '" + cur().text + "' appears twice in the tuple");
+      if (p.vars.size() >= kMaxArity)
+        fail(cur().pos, "tuple has more than " + std::to_string(kMaxArity) + " dimensions");
       vars_[cur().text] = p.vars.size();
       p.vars.push_back(cur().text);
       advance();
@@ -185,6 +187,8 @@ class Parser {
       expect_sym("[", "'[' opening the output tuple");
       while (!is_sym("]")) {
         if (!p.out.empty()) expect_sym(",", "',' or ']' in the output tuple");
+        if (p.out.size() >= kMaxArity)
+          fail(cur().pos, "output tuple has more than " + std::to_string(kMaxArity) + " dimensions");
         p.out.push_back(parse_expr());
       }
       advance();

@@ -61,6 +61,45 @@ TEST_CASE("own fixture: dilated strided conv2d") {
   CHECK(w.dtype_accum == "float32");
 }
 
+TEST_CASE("own fixture: calls through Relax functions multiply along each call chain") {
+  const auto r = extract_workloads(ir::load_module(fx("relax_nested_calls.py")));
+  REQUIRE(r.workloads.size() == 2);
+  // Oracle: the call graph of the fixture, walked by hand in its header comment.
+  const auto& rm = r.workloads[0];
+  CHECK(rm.function == "fused_matmul/gv");
+  CHECK(rm.calls == std::map<std::string, std::int64_t>{{"fused_matmul", 1}, {"layer", 2}, {"prefill", 7}});
+  const auto& tm = r.workloads[1];
+  CHECK(tm.function == "matmul");
+  CHECK(tm.m == Dim::constant(64));
+  CHECK(tm.calls == std::map<std::string, std::int64_t>{{"layer", 1}, {"prefill", 3}});
+  ExtractOptions o;
+  o.entry = "prefill";
+  const auto p = extract_workloads(ir::load_module(fx("relax_nested_calls.py")), o);
+  REQUIRE(p.workloads.size() == 2);
+  CHECK(p.workloads[0].calls == std::map<std::string, std::int64_t>{{"prefill", 7}});
+}
+
+TEST_CASE("own fixture: q8f16_1 (int8 in uint32 x4, group 32) is named") {
+  const auto r = extract_workloads(ir::load_module(fx("q8f16_1_gemv.py")));
+  REQUIRE(r.workloads.size() == 1);
+  const auto& q = r.workloads[0].quant;
+  CHECK(q.scheme == "q8f16_1");
+  CHECK(q.weight_bits == 8);
+  CHECK(q.elems_per_storage == 4);
+  CHECK(q.group_size == 32);
+  CHECK(q.zero_point == "symmetric");
+  CHECK(r.module_quant == "q8f16_1");
+}
+
+TEST_CASE("own fixture: a recursive Relax call is dropped with a note, not followed forever") {
+  const auto r = extract_workloads(ir::load_module(fx("relax_recursive_calls.py")));
+  REQUIRE(r.workloads.size() == 1);
+  CHECK(r.workloads[0].calls.at("ping") == 1);
+  bool noted = false;
+  for (const auto& s : r.skipped) noted = noted || s.find("recursive call") != std::string::npos;
+  CHECK(noted);
+}
+
 TEST_CASE("own fixture: Relax R.matmul and a FasterTransformer packed GEMM") {
   const auto r = extract_workloads(ir::load_module(fx("relax_matmul.py")));
   REQUIRE(r.workloads.size() == 3);

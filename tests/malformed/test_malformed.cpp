@@ -103,11 +103,31 @@ TEST_CASE("malformed TENET .p/.s/.m/experiment files: exit 2, file:line", "[malf
 }
 
 TEST_CASE("malformed arch JSON: exit 2, file:line:col where JSON has lines", "[malformed]") {
-  const std::set<std::string> no_line = {"number_overflows_double.json", "interconnect_relation_syntax.json"};
+  const std::set<std::string> no_line = {"number_overflows_double.json", "interconnect_relation_syntax.json",
+                                         "over_1mib.json"};
   for (const auto& f : files_in("arch")) {
     expect_clean_error("estimate " + kDump + " --arch " + q(f), no_line.count(base(f)) ? "" : esc(base(f)) + R"(:\d+:\d+: )");
     ++g_cases;
   }
+}
+
+TEST_CASE("malformed Hugging Face config.json: exit 2 (file:line:col for syntax and nesting)", "[malformed]") {
+  const auto files = files_in("hf_config");
+  CHECK(files.size() >= 10);
+  for (const auto& f : files) {
+    const bool located = base(f) == "syntax.json" || base(f) == "deep_nesting.json";
+    expect_clean_error("estimate --hf-config " + q(f), esc(base(f)) + (located ? R"(:\d+:\d+: )" : ""));
+    ++g_cases;
+  }
+}
+
+TEST_CASE("error messages escape control bytes and invalid UTF-8 they quote", "[malformed]") {
+  const auto r = tc_test::run_cli("tenet --pe " + q(kMal + "/pe/escape_byte_in_name.p") + " --statement " + kTenet +
+                                  "/g.s --mapping " + kTenet + "/g_os.m");
+  INFO(r.err);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find('\x1b') == std::string::npos);
+  CHECK(r.err.find("\\x1b") != std::string::npos);
 }
 
 TEST_CASE("malformed command-line values: schemes, --bind, --tile, --dataflow, formats", "[malformed]") {
