@@ -11,10 +11,17 @@
 //    name and line 0) as a compact Loc (16 bytes; the file name is interned).
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <initializer_list>
+#include <iterator>
+#include <limits>
 #include <map>
 #include <memory>
+#include <new>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -66,6 +73,207 @@ struct Loc {
   operator SourceLocation() const { return SourceLocation{file.str(), line, column}; }  // NOLINT
   /// "file:line:col", "file:line" or "file" (as SourceLocation::str()).
   [[nodiscard]] std::string str() const { return SourceLocation(*this).str(); }
+};
+
+// ------------------------------------------------------------- small vector
+
+/// A vector of node children that takes 8 bytes in its node (std::vector:
+/// 24): one pointer to a heap block holding size, capacity and the elements.
+/// Offers the std::vector operations the IR is used with (and converts to and
+/// from std::vector), so code written against std::vector keeps working.
+template <class T>
+class Vec {
+ public:
+  using value_type = T;
+  using size_type = std::size_t;
+  using difference_type = std::ptrdiff_t;
+  using reference = T&;
+  using const_reference = const T&;
+  using pointer = T*;
+  using const_pointer = const T*;
+  using iterator = T*;
+  using const_iterator = const T*;
+  using reverse_iterator = std::reverse_iterator<iterator>;
+  using const_reverse_iterator = std::reverse_iterator<const_iterator>;
+
+  Vec() noexcept = default;
+  Vec(std::initializer_list<T> il) { assign(il.begin(), il.end()); }
+  Vec(const std::vector<T>& v) { assign(v.begin(), v.end()); }  // NOLINT: implicit like a vector copy
+  Vec(std::vector<T>&& v) {                                      // NOLINT
+    reserve(v.size());
+    for (auto& x : v) push_back(std::move(x));
+  }
+  template <class It, class = typename std::iterator_traits<It>::iterator_category>
+  Vec(It first, It last) {
+    assign(first, last);
+  }
+  explicit Vec(size_type n) { resize(n); }
+  Vec(const Vec& o) { assign(o.begin(), o.end()); }
+  Vec(Vec&& o) noexcept : h_(o.h_) { o.h_ = nullptr; }
+  ~Vec() { release(); }
+  Vec& operator=(const Vec& o) {
+    if (this != &o) {
+      Vec tmp(o);
+      swap(tmp);
+    }
+    return *this;
+  }
+  Vec& operator=(Vec&& o) noexcept {
+    if (this != &o) {
+      release();
+      h_ = o.h_;
+      o.h_ = nullptr;
+    }
+    return *this;
+  }
+  Vec& operator=(std::initializer_list<T> il) {
+    Vec tmp(il);
+    swap(tmp);
+    return *this;
+  }
+  operator std::vector<T>() const { return std::vector<T>(begin(), end()); }  // NOLINT
+
+  template <class It>
+  void assign(It first, It last) {
+    clear();
+    for (; first != last; ++first) push_back(*first);
+  }
+
+  [[nodiscard]] size_type size() const noexcept { return h_ != nullptr ? h_->size : 0; }
+  [[nodiscard]] size_type capacity() const noexcept { return h_ != nullptr ? h_->cap : 0; }
+  [[nodiscard]] bool empty() const noexcept { return size() == 0; }
+  [[nodiscard]] size_type max_size() const noexcept { return std::numeric_limits<std::uint32_t>::max(); }
+  T* data() noexcept { return h_ != nullptr ? elems(h_) : nullptr; }
+  const T* data() const noexcept { return h_ != nullptr ? elems(h_) : nullptr; }
+  iterator begin() noexcept { return data(); }
+  iterator end() noexcept { return data() + size(); }
+  const_iterator begin() const noexcept { return data(); }
+  const_iterator end() const noexcept { return data() + size(); }
+  const_iterator cbegin() const noexcept { return begin(); }
+  const_iterator cend() const noexcept { return end(); }
+  reverse_iterator rbegin() noexcept { return reverse_iterator(end()); }
+  reverse_iterator rend() noexcept { return reverse_iterator(begin()); }
+  const_reverse_iterator rbegin() const noexcept { return const_reverse_iterator(end()); }
+  const_reverse_iterator rend() const noexcept { return const_reverse_iterator(begin()); }
+  T& operator[](size_type i) noexcept { return data()[i]; }
+  const T& operator[](size_type i) const noexcept { return data()[i]; }
+  T& at(size_type i) {
+    if (i >= size()) throw std::out_of_range("ir::Vec::at");
+    return data()[i];
+  }
+  const T& at(size_type i) const {
+    if (i >= size()) throw std::out_of_range("ir::Vec::at");
+    return data()[i];
+  }
+  T& front() noexcept { return data()[0]; }
+  const T& front() const noexcept { return data()[0]; }
+  T& back() noexcept { return data()[size() - 1]; }
+  const T& back() const noexcept { return data()[size() - 1]; }
+
+  void reserve(size_type n) {
+    if (n <= capacity()) return;
+    if (n > max_size()) throw std::length_error("ir::Vec::reserve");
+    Header* h = static_cast<Header*>(::operator new(sizeof(Header) + n * sizeof(T)));
+    h->size = 0;
+    h->cap = static_cast<std::uint32_t>(n);
+    if (h_ != nullptr) {
+      T* from = elems(h_);
+      T* to = elems(h);
+      for (std::uint32_t i = 0; i < h_->size; ++i) {
+        new (to + i) T(std::move(from[i]));
+        from[i].~T();
+      }
+      h->size = h_->size;
+      ::operator delete(h_);
+    }
+    h_ = h;
+  }
+  void shrink_to_fit() {
+    if (size() == capacity()) return;
+    Vec tmp(std::make_move_iterator(begin()), std::make_move_iterator(end()));
+    swap(tmp);
+  }
+  void clear() noexcept {
+    if (h_ == nullptr) return;
+    T* e = elems(h_);
+    for (std::uint32_t i = h_->size; i-- > 0;) e[i].~T();
+    h_->size = 0;
+  }
+  template <class... A>
+  T& emplace_back(A&&... args) {
+    if (size() == capacity()) {
+      T tmp(std::forward<A>(args)...);  // args may alias an element
+      grow();
+      T* p = new (elems(h_) + h_->size) T(std::move(tmp));
+      ++h_->size;
+      return *p;
+    }
+    T* p = new (elems(h_) + h_->size) T(std::forward<A>(args)...);
+    ++h_->size;
+    return *p;
+  }
+  void push_back(const T& v) { emplace_back(v); }
+  void push_back(T&& v) { emplace_back(std::move(v)); }
+  void pop_back() noexcept {
+    elems(h_)[h_->size - 1].~T();
+    --h_->size;
+  }
+  void resize(size_type n) {
+    while (size() > n) pop_back();
+    reserve(n);
+    while (size() < n) emplace_back();
+  }
+  void resize(size_type n, const T& v) {
+    while (size() > n) pop_back();
+    reserve(n);
+    while (size() < n) push_back(v);
+  }
+  iterator erase(const_iterator first, const_iterator last) {
+    T* b = begin();
+    const auto i = static_cast<size_type>(first - b);
+    const auto j = static_cast<size_type>(last - b);
+    if (i == j) return b + i;
+    std::move(b + j, end(), b + i);
+    for (size_type k = j - i; k > 0; --k) pop_back();
+    return begin() + i;
+  }
+  iterator erase(const_iterator pos) { return erase(pos, pos + 1); }
+  iterator insert(const_iterator pos, T v) {
+    const auto i = static_cast<size_type>(pos - begin());
+    push_back(std::move(v));
+    std::rotate(begin() + i, end() - 1, end());
+    return begin() + i;
+  }
+  template <class It, class = typename std::iterator_traits<It>::iterator_category>
+  iterator insert(const_iterator pos, It first, It last) {
+    const auto i = static_cast<size_type>(pos - begin());
+    const size_type old = size();
+    for (; first != last; ++first) push_back(*first);
+    std::rotate(begin() + i, begin() + old, end());
+    return begin() + i;
+  }
+  void swap(Vec& o) noexcept { std::swap(h_, o.h_); }
+
+  friend bool operator==(const Vec& a, const Vec& b) { return std::equal(a.begin(), a.end(), b.begin(), b.end()); }
+  friend bool operator==(const Vec& a, const std::vector<T>& b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end());
+  }
+
+ private:
+  struct alignas(T) alignas(8) Header {
+    std::uint32_t size;
+    std::uint32_t cap;
+  };
+  static T* elems(Header* h) noexcept { return reinterpret_cast<T*>(h + 1); }
+  static const T* elems(const Header* h) noexcept { return reinterpret_cast<const T*>(h + 1); }
+  void grow() { reserve(capacity() < 2 ? 2 : capacity() * 2); }
+  void release() noexcept {
+    if (h_ == nullptr) return;
+    clear();
+    ::operator delete(h_);
+    h_ = nullptr;
+  }
+  Header* h_ = nullptr;
 };
 
 // ---------------------------------------------------------------- expressions
@@ -266,12 +474,12 @@ struct RExpr {
   Loc loc;
   std::string name;
   std::string op;
-  std::vector<RExprPtr> args;
-  std::vector<std::pair<std::string, RExprPtr>> kwargs;
-  std::vector<StructInfoPtr> sinfo_args;
+  Vec<RExprPtr> args;
+  Vec<std::pair<std::string, RExprPtr>> kwargs;
+  Vec<StructInfoPtr> sinfo_args;
   std::int64_t index = 0;
   ExprPtr prim;
-  std::vector<ExprPtr> dims;
+  Vec<ExprPtr> dims;
 };
 
 struct Binding {

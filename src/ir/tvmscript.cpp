@@ -573,7 +573,7 @@ class Lowerer : public py::Parser::Sink {
     e.name = clip(span(n));
     return rtable_.intern(std::move(e), fname_);
   }
-  void sinfo_list(const Node* n, std::vector<StructInfoPtr>& out) {
+  void sinfo_list(const Node* n, Vec<StructInfoPtr>& out) {
     if (n->kind == NK::kList || n->kind == NK::kTuple) {
       for (std::uint32_t i = 0; i < n->n; ++i) out.push_back(sinfo(n->kids[i]));
     } else {
