@@ -390,6 +390,11 @@ Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::
   rank(tcode, tenc.range, tuniq);
   rank(scode, senc.range, suniq);
   const std::size_t nT = tuniq.size(), nS = suniq.size();
+  if (m.nt > 0) {
+    const i64 rl = tenc.radix[m.nt - 1];  // codes: prefix * rl + (last - lo_last)
+    for (std::size_t r = 1; r < nT && out.time_dense; ++r)
+      if (tuniq[r] / rl == tuniq[r - 1] / rl && tuniq[r] != tuniq[r - 1] + 1) out.time_dense = false;
+  }
   out.nT = static_cast<i64>(nT);
   out.nS = static_cast<i64>(nS);
 
