@@ -8,7 +8,7 @@
 //  - dtype strings are TVM's ("int64", "float16", "uint32", "bool", "handle",
 //    "float8_e4m3fn"); "" means unknown.
 //  - Every node carries the location of its first token (JSON input: the file
-//    name and line 0).
+//    name and line 0) as a compact Loc (16 bytes; the file name is interned).
 #pragma once
 
 #include <cstdint>
@@ -16,12 +16,57 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "tenet_cost/error.hpp"
 
 namespace tenet_cost::ir {
+
+// ------------------------------------------------------------------ locations
+
+/// The file name of a node's location: a pointer to one process-wide interned
+/// copy of the name (8 bytes per node instead of a std::string). Reads like a
+/// `const std::string`; assigning a string interns it. Interned names are kept
+/// for the life of the process (one per distinct file name ever used).
+class FileName {
+ public:
+  FileName() = default;
+  FileName(std::string_view name);  // NOLINT(google-explicit-constructor): assignable from strings
+  FileName(const std::string& name) : FileName(std::string_view(name)) {}  // NOLINT
+  FileName(const char* name) : FileName(std::string_view(name)) {}          // NOLINT
+
+  [[nodiscard]] const std::string& str() const { return p_ != nullptr ? *p_ : empty_name(); }
+  operator const std::string&() const { return str(); }  // NOLINT
+  [[nodiscard]] bool empty() const { return str().empty(); }
+  [[nodiscard]] std::size_t size() const { return str().size(); }
+  [[nodiscard]] const char* c_str() const { return str().c_str(); }
+
+  friend bool operator==(const FileName& a, const FileName& b) { return a.p_ == b.p_ || a.str() == b.str(); }
+  friend bool operator==(const FileName& a, const std::string& b) { return a.str() == b; }
+  friend bool operator==(const FileName& a, std::string_view b) { return a.str() == b; }
+  friend bool operator==(const FileName& a, const char* b) { return a.str() == b; }
+
+ private:
+  static const std::string& empty_name();
+  const std::string* p_ = nullptr;  // null: ""
+};
+
+/// Where a node starts: 16 bytes, converts to and from tenet_cost::SourceLocation
+/// (which owns its file name), e.g. `throw InputError(e->loc, ...)`.
+struct Loc {
+  FileName file;
+  std::uint32_t line = 0;    // 1-based; 0 = unknown
+  std::uint32_t column = 0;  // 1-based; 0 = unknown
+
+  Loc() = default;
+  Loc(FileName f, std::uint32_t l, std::uint32_t c) : file(f), line(l), column(c) {}
+  Loc(const SourceLocation& s) : file(s.file), line(s.line), column(s.column) {}  // NOLINT
+  operator SourceLocation() const { return SourceLocation{file.str(), line, column}; }  // NOLINT
+  /// "file:line:col", "file:line" or "file" (as SourceLocation::str()).
+  [[nodiscard]] std::string str() const { return SourceLocation(*this).str(); }
+};
 
 // ---------------------------------------------------------------- expressions
 
@@ -56,7 +101,7 @@ using ExprPtr = std::shared_ptr<const Expr>;
 struct Expr {
   ExprKind kind = ExprKind::kOther;
   std::string dtype;
-  SourceLocation loc;
+  Loc loc;
   std::int64_t int_value = 0;
   double float_value = 0.0;
   std::string name;
@@ -84,7 +129,7 @@ struct Buffer {
   std::string dtype = "float32";
   std::vector<ExprPtr> shape;   // empty = scalar buffer
   std::string scope;            // "" (global), "local", "shared", "wmma.accumulator", ...
-  SourceLocation loc;
+  Loc loc;
 };
 
 /// One dimension of a buffer region: [min, min+extent). A plain index `A[i]`
@@ -126,7 +171,7 @@ struct Block {
   StmtPtr body;
   std::vector<Buffer> alloc_buffers;  // buffers allocated in this block
   std::map<std::string, std::string> annotations;  // T.block_attr, values as text
-  SourceLocation loc;
+  Loc loc;
 };
 
 enum class StmtKind {
@@ -143,7 +188,7 @@ enum class StmtKind {
 
 struct Stmt {
   StmtKind kind = StmtKind::kOther;
-  SourceLocation loc;
+  Loc loc;
   std::vector<StmtPtr> children;         // kSeq
   std::string var;                       // kFor loop var / kLet var
   ExprPtr min, extent;                   // kFor
@@ -173,7 +218,7 @@ struct Param {
 
 struct PrimFunc {
   std::string name;
-  SourceLocation loc;
+  Loc loc;
   std::vector<Param> params;                 // in signature order (call_tir links args to these)
   std::map<std::string, Buffer> buffers;     // every buffer by name: params, match_buffer, allocs
   std::vector<std::string> sym_vars;         // symbolic shape vars (n, seq_len, ...) in order of appearance
@@ -218,7 +263,7 @@ using RExprPtr = std::shared_ptr<const RExpr>;
 
 struct RExpr {
   RExprKind kind = RExprKind::kOther;
-  SourceLocation loc;
+  Loc loc;
   std::string name;
   std::string op;
   std::vector<RExprPtr> args;
@@ -233,7 +278,7 @@ struct Binding {
   std::string var;
   StructInfoPtr sinfo;   // annotation when printed; may be null
   RExprPtr value;
-  SourceLocation loc;
+  Loc loc;
 };
 
 struct RelaxParam {
@@ -243,7 +288,7 @@ struct RelaxParam {
 
 struct RelaxFunc {
   std::string name;
-  SourceLocation loc;
+  Loc loc;
   std::vector<RelaxParam> params;
   std::vector<std::string> sym_vars;
   std::vector<Binding> bindings;             // in order, dataflow blocks flattened

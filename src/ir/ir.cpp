@@ -1,10 +1,28 @@
 // Small IR constructors and the Python-like printer used in messages/tests.
 #include <charconv>
 #include <cmath>
+#include <mutex>
+#include <unordered_set>
 
 #include "tenet_cost/ir.hpp"
 
 namespace tenet_cost::ir {
+
+// File names are interned once per distinct name for the life of the process
+// (a node-based set: the strings never move). A parse interns its file name
+// once; nodes then copy the pointer.
+FileName::FileName(std::string_view name) {
+  if (name.empty()) return;
+  static std::mutex mu;
+  static auto* names = new std::unordered_set<std::string>();  // never destroyed: nodes may outlive statics
+  const std::lock_guard<std::mutex> lock(mu);
+  p_ = &*names->emplace(name).first;
+}
+
+const std::string& FileName::empty_name() {
+  static const std::string* const kEmpty = new std::string();
+  return *kEmpty;
+}
 
 namespace {
 

@@ -77,7 +77,7 @@ bool is_expr_type(const std::string& t) {
 
 class Reader {
  public:
-  explicit Reader(const Graph& g) : g_(g), state_(g.size(), 0) {}
+  explicit Reader(const Graph& g) : g_(g), fname_(g.file()), state_(g.size(), 0) {}
 
   Module read_root() {
     Module m;
@@ -175,7 +175,7 @@ class Reader {
     if (synthetic == "tir") {
       PrimFunc f;
       f.name = name;
-      f.loc = SourceLocation{g_.file(), 0, 0};
+      f.loc = Loc{fname_, 0, 0};
       f.attrs["tvm_json.synthetic"] = "root is a " + g_.raw_type(idx);
       f.is_private = true;
       cur_buffers_ = &f.buffers;
@@ -195,7 +195,7 @@ class Reader {
     if (synthetic == "relax") {
       RelaxFunc f;
       f.name = name;
-      f.loc = SourceLocation{g_.file(), 0, 0};
+      f.loc = Loc{fname_, 0, 0};
       f.attrs["tvm_json.synthetic"] = "root is a " + g_.raw_type(idx);
       f.ret = rexpr(idx);
       m.relax_funcs.push_back(std::move(f));
@@ -214,7 +214,7 @@ class Reader {
   PrimFunc prim_func(std::size_t idx, const std::string& given_name) {
     Enter guard(*this, idx);
     PrimFunc f;
-    f.loc = SourceLocation{g_.file(), 0, 0};
+    f.loc = Loc{fname_, 0, 0};
     cur_buffers_ = &f.buffers;
     if (auto a = g_.ref(idx, "attrs")) f.attrs = dict_attrs(*a);
     f.is_private = f.attrs.count("global_symbol") == 0;
@@ -377,7 +377,7 @@ class Reader {
       b.name = g_.text(idx, "name");
       if (b.name.empty()) b.name = "buffer_" + std::to_string(idx);
       b.dtype = g_.text(idx, "dtype");
-      b.loc = SourceLocation{g_.file(), 0, 0};
+      b.loc = Loc{fname_, 0, 0};
       for (const std::size_t d : g_.array_field(idx, "shape")) b.shape.push_back(expr(d));
       if (auto data = g_.ref(idx, "data")) {
         const std::string& dt = g_.type(*data);
@@ -442,7 +442,7 @@ class Reader {
   ExprPtr build_expr(std::size_t idx) {
     const std::string& t = g_.type(idx);
     auto e = std::make_shared<Expr>();
-    e->loc = SourceLocation{g_.file(), 0, 0};
+    e->loc = Loc{fname_, 0, 0};
     if (t.empty()) g_.fail(idx, "", "expected an expression, found null");
     if (auto b = binary_ops().find(t); b != binary_ops().end()) {
       e->kind = ExprKind::kBinary;
@@ -575,7 +575,7 @@ class Reader {
   std::shared_ptr<Stmt> make_stmt(StmtKind k) {
     auto s = std::make_shared<Stmt>();
     s->kind = k;
-    s->loc = SourceLocation{g_.file(), 0, 0};
+    s->loc = Loc{fname_, 0, 0};
     return s;
   }
 
@@ -604,7 +604,7 @@ class Reader {
   std::shared_ptr<Block> block(std::size_t idx, const std::vector<ExprPtr>& bindings, ExprPtr predicate) {
     if (g_.type(idx) != "tir.Block") g_.fail(idx, "", "expected a tir.Block");
     auto b = std::make_shared<Block>();
-    b->loc = SourceLocation{g_.file(), 0, 0};
+    b->loc = Loc{fname_, 0, 0};
     b->name = g_.text(idx, "name_hint");
     const auto ivs = g_.array_field(idx, "iter_vars");
     if (!bindings.empty() && bindings.size() != ivs.size()) {
@@ -764,7 +764,7 @@ class Reader {
   RelaxFunc relax_func(std::size_t idx, const std::string& given_name) {
     Enter guard(*this, idx);
     RelaxFunc f;
-    f.loc = SourceLocation{g_.file(), 0, 0};
+    f.loc = Loc{fname_, 0, 0};
     if (auto a = g_.ref(idx, "attrs")) f.attrs = dict_attrs(*a);
     f.name = !given_name.empty() ? given_name
              : f.attrs.count("global_symbol") != 0 ? f.attrs["global_symbol"]
@@ -850,7 +850,7 @@ class Reader {
   RExprPtr rexpr(std::size_t idx) {
     Enter guard(*this, idx);
     auto r = std::make_shared<RExpr>();
-    r->loc = SourceLocation{g_.file(), 0, 0};
+    r->loc = Loc{fname_, 0, 0};
     const std::string& t = g_.type(idx);
     if (t == "relax.Var" || t == "relax.DataflowVar") {
       r->kind = RExprKind::kVar;
@@ -897,6 +897,7 @@ class Reader {
   }
 
   const Graph& g_;
+  FileName fname_;  // g_.file(), interned once
   std::vector<char> state_;
   int depth_ = 0;
   std::int64_t expanded_ = 0;

@@ -83,7 +83,7 @@ struct LoopInfo {
 class Lowerer : public py::Parser::Sink {
  public:
   Lowerer(const py::Parser& parser, const std::string& file, Module& mod)
-      : p_(parser), src_(parser.lexer().source()), file_(file), mod_(mod) {
+      : p_(parser), src_(parser.lexer().source()), file_(file), fname_(file), mod_(mod) {
     ns_["T"] = Ns::kTir;
     ns_["tir"] = Ns::kTir;
     ns_["tirx"] = Ns::kTir;
@@ -97,9 +97,9 @@ class Lowerer : public py::Parser::Sink {
 
  private:
   // ------------------------------------------------------------ utilities
-  SourceLocation loc(std::uint32_t line, std::uint32_t col) const { return SourceLocation{file_, line, col}; }
-  SourceLocation loc(const Node* n) const { return loc(n->line, n->col); }
-  SourceLocation loc(const Stmt* s) const { return loc(s->line, s->col); }
+  Loc loc(std::uint32_t line, std::uint32_t col) const { return Loc{fname_, line, col}; }
+  Loc loc(const Node* n) const { return loc(n->line, n->col); }
+  Loc loc(const Stmt* s) const { return loc(s->line, s->col); }
   std::string_view span(const Node* n) const { return src_.substr(n->begin, n->end - n->begin); }
   std::string_view span(const Stmt* s) const { return src_.substr(s->begin, s->end - s->begin); }
   static std::string clip(std::string_view s) {
@@ -438,6 +438,7 @@ class Lowerer : public py::Parser::Sink {
   // ------------------------------------------------------------- Relax
   void lower_relax_func(const Stmt* def);
   void lower_relax_body(Stmt* const* body, std::uint32_t n, RelaxFunc& f);
+  static std::size_t count_stmts(Stmt* const* body, std::uint32_t n);
   // Struct infos repeat verbatim (every `R.Tensor((5120,), dtype="float16")`
   // annotation): cache them by source text within a function.
   StructInfoPtr sinfo(const Node* n) {
@@ -496,7 +497,7 @@ class Lowerer : public py::Parser::Sink {
           return false;
       return true;
     }
-    static void finish(RExpr& e, const std::string& file) { e.loc.file = file; }
+    static void finish(RExpr& e, const FileName& file) { e.loc.file = file; }
   };
   struct STraits {
     static std::uint64_t hash(const StructInfo& s) {
@@ -511,12 +512,12 @@ class Lowerer : public py::Parser::Sink {
       return a.kind == b.kind && a.ndim == b.ndim && a.shape_known == b.shape_known && a.dtype == b.dtype &&
              same_ptrs(a.dims, b.dims) && same_ptrs(a.fields, b.fields);
     }
-    static void finish(StructInfo&, const std::string&) {}
+    static void finish(StructInfo&, const FileName&) {}
   };
   template <class T, class Traits>
   class Interner {
    public:
-    std::shared_ptr<const T> intern(T&& probe, const std::string& file) {
+    std::shared_ptr<const T> intern(T&& probe, const FileName& file) {
       if (slots_.empty()) slots_.resize(256);
       const std::uint64_t h = Traits::hash(probe);
       const std::size_t mask = slots_.size() - 1;
@@ -570,7 +571,7 @@ class Lowerer : public py::Parser::Sink {
   RExprPtr rother(const Node* n) {
     RExpr e = rmk(RExprKind::kOther, n);
     e.name = clip(span(n));
-    return rtable_.intern(std::move(e), file_);
+    return rtable_.intern(std::move(e), fname_);
   }
   void sinfo_list(const Node* n, std::vector<StructInfoPtr>& out) {
     if (n->kind == NK::kList || n->kind == NK::kTuple) {
@@ -583,6 +584,7 @@ class Lowerer : public py::Parser::Sink {
   const py::Parser& p_;
   std::string_view src_;
   const std::string& file_;
+  FileName fname_;  // file_, interned once
   Module& mod_;
   // namespace aliases: a handful of entries, scanned linearly (faster than hashing)
   struct NsMap {
@@ -1670,11 +1672,11 @@ StructInfoPtr Lowerer::sinfo_uncached(const Node* n) {
       const Num num = number(nd);
       if (num.ok && num.is_int && num.i >= -1 && num.i < 1 << 20) si.ndim = static_cast<int>(num.i);
     }
-    return stable_.intern(std::move(si), file_);
+    return stable_.intern(std::move(si), fname_);
   }
   if (m == "Object") {
     si.kind = SInfoKind::kObject;
-    return stable_.intern(std::move(si), file_);
+    return stable_.intern(std::move(si), fname_);
   }
   if (m == "Shape") {
     si.kind = SInfoKind::kShape;
@@ -1689,7 +1691,7 @@ StructInfoPtr Lowerer::sinfo_uncached(const Node* n) {
       const Num num = number(nd);
       if (num.ok && num.is_int && num.i >= -1 && num.i < 1 << 20) si.ndim = static_cast<int>(num.i);
     }
-    return stable_.intern(std::move(si), file_);
+    return stable_.intern(std::move(si), fname_);
   }
   if (m == "Tuple") {
     si.kind = SInfoKind::kTuple;
@@ -1699,7 +1701,7 @@ StructInfoPtr Lowerer::sinfo_uncached(const Node* n) {
       si.fields.reserve(pos.size());
       for (const Node* a : pos) si.fields.push_back(sinfo(a));
     }
-    return stable_.intern(std::move(si), file_);
+    return stable_.intern(std::move(si), fname_);
   }
   if (m == "Prim") {
     si.kind = SInfoKind::kPrim;
@@ -1713,15 +1715,15 @@ StructInfoPtr Lowerer::sinfo_uncached(const Node* n) {
         if (si.dtype.empty()) si.dtype = "int64";
       }
     }
-    return stable_.intern(std::move(si), file_);
+    return stable_.intern(std::move(si), fname_);
   }
   if (n->kind == NK::kTuple || n->kind == NK::kList) {
     si.kind = SInfoKind::kTuple;
     for (std::uint32_t q = 0; q < n->n; ++q) si.fields.push_back(sinfo(n->kids[q]));
-    return stable_.intern(std::move(si), file_);
+    return stable_.intern(std::move(si), fname_);
   }
   si.kind = SInfoKind::kUnknown;
-  return stable_.intern(std::move(si), file_);
+  return stable_.intern(std::move(si), fname_);
 }
 
 RExprPtr Lowerer::rexpr_raw(const Node* n) {
@@ -1729,7 +1731,7 @@ RExprPtr Lowerer::rexpr_raw(const Node* n) {
     case NK::kName: {
       RExpr e = rmk(RExprKind::kVar, n);
       e.name = n->text;
-      return rtable_.intern(std::move(e), file_);
+      return rtable_.intern(std::move(e), fname_);
     }
     case NK::kAttr: {
       if (n->a->kind == NK::kName &&
@@ -1737,14 +1739,14 @@ RExprPtr Lowerer::rexpr_raw(const Node* n) {
            cls_aliases_.count(n->a->text) != 0)) {
         RExpr e = rmk(RExprKind::kGlobalFunc, n);
         e.name = n->text;
-        return rtable_.intern(std::move(e), file_);
+        return rtable_.intern(std::move(e), fname_);
       }
       return rother(n);
     }
     case NK::kString: {
       RExpr e = rmk(RExprKind::kString, n);
       e.name = n->text;
-      return rtable_.intern(std::move(e), file_);
+      return rtable_.intern(std::move(e), fname_);
     }
     case NK::kInt:
     case NK::kFloat:
@@ -1753,20 +1755,20 @@ RExprPtr Lowerer::rexpr_raw(const Node* n) {
       if (!num.ok) {
         RExpr e = rmk(RExprKind::kPrimValue, n);
         e.prim = expr(n);
-        return rtable_.intern(std::move(e), file_);
+        return rtable_.intern(std::move(e), fname_);
       }
       RExpr e = rmk(RExprKind::kPrimValue, n);
       if (num.is_int) e.prim = int_lit(num.i, n, "int64");
       else {
         e.prim = float_lit(num.f, n, "float64");
       }
-      return rtable_.intern(std::move(e), file_);
+      return rtable_.intern(std::move(e), fname_);
     }
     case NK::kConst:
       if (n->text == "True" || n->text == "False") {
         RExpr e = rmk(RExprKind::kPrimValue, n);
         e.prim = expr(n);
-        return rtable_.intern(std::move(e), file_);
+        return rtable_.intern(std::move(e), fname_);
       }
       return rother(n);
     case NK::kTuple:
@@ -1774,7 +1776,7 @@ RExprPtr Lowerer::rexpr_raw(const Node* n) {
       RExpr e = rmk(RExprKind::kTuple, n);
       e.args.reserve(n->n);
       for (std::uint32_t k = 0; k < n->n; ++k) e.args.push_back(rexpr(n->kids[k]));
-      return rtable_.intern(std::move(e), file_);
+      return rtable_.intern(std::move(e), fname_);
     }
     case NK::kSubscript: {
       if (n->n == 1 && n->kids[0]->kind == NK::kInt) {
@@ -1786,12 +1788,12 @@ RExprPtr Lowerer::rexpr_raw(const Node* n) {
           RExpr e = rmk(RExprKind::kConstant, n);
           e.name = base->kids[0]->text;
           e.index = idx;
-          return rtable_.intern(std::move(e), file_);
+          return rtable_.intern(std::move(e), fname_);
         }
         RExpr e = rmk(RExprKind::kTupleGetItem, n);
         e.args.push_back(rexpr(base));
         e.index = idx;
-        return rtable_.intern(std::move(e), file_);
+        return rtable_.intern(std::move(e), fname_);
       }
       return rother(n);
     }
@@ -1805,22 +1807,22 @@ RExprPtr Lowerer::rexpr_raw(const Node* n) {
   if (path == "R.prim_value" && pos.size() == 1) {
     RExpr e = rmk(RExprKind::kPrimValue, n);
     e.prim = expr(pos[0]);
-    return rtable_.intern(std::move(e), file_);
+    return rtable_.intern(std::move(e), fname_);
   }
   if (path == "R.shape" && pos.size() == 1 && (pos[0]->kind == NK::kList || pos[0]->kind == NK::kTuple)) {
     RExpr e = rmk(RExprKind::kShape, n);
     for (std::uint32_t k = 0; k < pos[0]->n; ++k) e.dims.push_back(dim(pos[0]->kids[k], nullptr));
-    return rtable_.intern(std::move(e), file_);
+    return rtable_.intern(std::move(e), fname_);
   }
   if (path == "R.str" && pos.size() == 1 && pos[0]->kind == NK::kString) {
     RExpr e = rmk(RExprKind::kString, n);
     e.name = pos[0]->text;
-    return rtable_.intern(std::move(e), file_);
+    return rtable_.intern(std::move(e), fname_);
   }
   if (path == "R.tuple") {
     RExpr e = rmk(RExprKind::kTuple, n);
     for (const Node* a : pos) e.args.push_back(rexpr(a));
-    return rtable_.intern(std::move(e), file_);
+    return rtable_.intern(std::move(e), fname_);
   }
   if (path == "R.const" && !pos.empty()) {
     RExpr e = rmk(RExprKind::kConstant, n);
@@ -1840,9 +1842,9 @@ RExprPtr Lowerer::rexpr_raw(const Node* n) {
     if (!dt.empty()) {
       RExpr d = rmk(RExprKind::kString, pos[0]);
       d.name = dt;
-      e.kwargs.emplace_back("dtype", rtable_.intern(std::move(d), file_));
+      e.kwargs.emplace_back("dtype", rtable_.intern(std::move(d), fname_));
     }
-    return rtable_.intern(std::move(e), file_);
+    return rtable_.intern(std::move(e), fname_);
   }
   RExpr e = rmk(RExprKind::kCall, n);
   e.op = path.empty() ? clip(span(n->a)) : path;
@@ -1853,7 +1855,7 @@ RExprPtr Lowerer::rexpr_raw(const Node* n) {
     if (k == 0 && call_tir && a->kind == NK::kName) {
       RExpr g = rmk(RExprKind::kGlobalFunc, a);
       g.name = a->text;
-      e.args.push_back(rtable_.intern(std::move(g), file_));
+      e.args.push_back(rtable_.intern(std::move(g), fname_));
     } else if (k == 2 && (call_tir || dps)) {
       sinfo_list(a, e.sinfo_args);  // 2023-early positional out sinfo
     } else {
@@ -1869,7 +1871,16 @@ RExprPtr Lowerer::rexpr_raw(const Node* n) {
     }
     e.kwargs.emplace_back(std::string(a->text), rexpr(a->a));
   }
-  return rtable_.intern(std::move(e), file_);
+  return rtable_.intern(std::move(e), fname_);
+}
+
+std::size_t Lowerer::count_stmts(Stmt* const* body, std::uint32_t n) {
+  std::size_t c = n;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const Stmt* s = body[i];
+    if (s->kind == SK::kWith || s->kind == SK::kIf) c += count_stmts(s->body, s->n_body) + count_stmts(s->orelse, s->n_orelse);
+  }
+  return c;
 }
 
 void Lowerer::lower_relax_body(Stmt* const* body, std::uint32_t n, RelaxFunc& f) {
@@ -1959,6 +1970,8 @@ void Lowerer::lower_relax_func(const Stmt* def) {
   nest_ = 0;
   f.name = def->name;
   f.loc = loc(def);
+  // every binding is one statement: reserve for all of them (no doubling slack)
+  f.bindings.reserve(count_stmts(def->body, def->n_body));
   // symbolic vars declared in the body are known before the params' shapes are read
   for (std::uint32_t i = 0; i < def->n_body; ++i) sym_var_decl(def->body[i], f.sym_vars, false);
   for (std::uint32_t i = 0; i < def->n_params; ++i) {
