@@ -130,6 +130,7 @@ TEST_CASE("counter equals brute-force enumeration on random problems") {
     std::string desc;
     const auto prob = random_problem(g, desc);
     INFO("case " << it << ":\n" << desc);
+    if (std::getenv("TC_DEBUG_CASES")) std::fprintf(stderr, "CASE %d\n%s\n", it, desc.c_str());
     tenet::AnalyzeOptions en;
     en.enumerate = true;
     const auto a = tenet::analyze(prob);
