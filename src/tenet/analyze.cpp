@@ -48,6 +48,44 @@ std::vector<Interval> shrunk_box(const std::vector<Interval>& box, const std::ve
   return b;
 }
 
+/// Constraints of the pieces switch at a fixed position of d, not at a fixed
+/// distance from a face of the box (e.g. `A[i] : i < 5`): how far from the low
+/// face that position can be (0: no constraint on d). The window must add it:
+/// the part of the box beyond the switching point needs the whole window again.
+/// Through a floor term: not compressed (2^20).
+i64 constraint_reach(const std::vector<const Piece*>& pieces, std::size_t d, const std::vector<Interval>& box) {
+  i64 w = 0;
+  for (const Piece* p : pieces) {
+    const std::size_t nv = p->vars.size();
+    std::vector<char> term_d(p->terms.size(), 0);  // term k depends on d (maybe nested)
+    for (std::size_t k = 0; k < p->terms.size(); ++k) {
+      const auto& c = p->terms[k].num.coeff;
+      for (std::size_t i = 0; i < c.size(); ++i)
+        if (c[i] != 0 && (i == d || (i >= nv && term_d[i - nv]))) term_d[k] = 1;
+    }
+    const auto full = relation::column_bounds(*p, box);
+    for (const auto& dj : p->disjuncts)
+      for (const auto& c : dj) {
+        const Affine& e = c.expr;
+        for (std::size_t k = 0; k < p->terms.size(); ++k)
+          if (term_d[k] && p->terms[k].kind == relation::Term::Kind::kFloor && nv + k < e.coeff.size() &&
+              e.coeff[nv + k] != 0)
+            w = i64{1} << 20;
+        if (d >= e.coeff.size() || e.coeff[d] == 0) continue;
+        auto cb = full;
+        cb[d] = Interval{0, 0};
+        const Interval rest = relation::bounds(e, cb);  // everything but the d column, constant included
+        const i128 a = e.coeff[d] < 0 ? -e.coeff[d] : e.coeff[d];
+        const i128 at_lo = static_cast<i128>(e.coeff[d]) * box[d].lo;
+        const i128 lo_abs = at_lo + rest.lo < 0 ? -(at_lo + rest.lo) : at_lo + rest.lo;
+        const i128 hi_abs = at_lo + rest.hi < 0 ? -(at_lo + rest.hi) : at_lo + rest.hi;
+        const i128 reach = 2 + (std::max(lo_abs, hi_abs) + a - 1) / a;
+        w = std::max<i64>(w, reach > (i128{1} << 20) ? i64{1} << 20 : static_cast<i64>(reach));
+      }
+  }
+  return w;
+}
+
 i64 window(const std::vector<const Piece*>& pieces, std::size_t d, const std::vector<Interval>& box,
            const std::vector<char>& big) {
   i64 w = 1;
@@ -458,7 +496,8 @@ class Counter {
         i64 cross = 1;
         for (int k : g.members)
           if (k >= 0) cross = std::max(cross, cross_window(m_.tensors[static_cast<std::size_t>(k)], d, m_.box, big));
-        Wd[d] = std::max(window(g.pieces, d, m_.box, big), cross);
+        const i64 reach = constraint_reach(g.pieces, d, m_.box);
+        Wd[d] = std::min<i64>(checked_add(std::max(window(g.pieces, d, m_.box, big), cross), reach), i64{1} << 20);
         refined[d] = 0;
         if (refine && skew_[d] >= 0 && g.stride[d] == 1 && only_mod_terms(nontime, d)) {
           // Skewed time dimension (docs §3): the local relations reach skew_ away
@@ -466,7 +505,7 @@ class Counter {
           // stamp of the previous one (instances on opposite faces, N - 1 apart):
           // their elements must not meet, one more than the access windows.
           const i64 wr = std::max({checked_add(checked_mul(skew_[d], 2), 1),
-                                   checked_add(window(nontime, d, m_.box, big), 1), checked_add(cross, 1)});
+                                   checked_add(window(nontime, d, m_.box, big), 1), checked_add(cross, 1)}) + reach;
           if (wr < Wd[d]) {
             Wd[d] = wr;
             refined[d] = 1;
