@@ -35,11 +35,13 @@ std::string relax_callee(const std::string& op) {
 }
 
 // times[F][G] = how many times G runs per run of F (F itself once), through any chain of
-// calls. A recursive chain has no finite count: its edges are dropped with a note.
+// calls. A recursive chain has no finite count: its edges are dropped with a note, as are
+// chains deeper than kMaxCallDepth.
 std::map<std::string, std::map<std::string, std::int64_t>> executions_per_call(const RelaxCallGraph& graph,
                                                                             std::vector<std::string>& skipped) {
   std::map<std::string, std::map<std::string, std::int64_t>> times;
   std::set<std::string> active;
+  constexpr std::size_t kMaxCallDepth = 64;  // real dumps nest 2 levels; bounds the recursion below
   std::function<const std::map<std::string, std::int64_t>&(const std::string&)> visit =
       [&](const std::string& f) -> const std::map<std::string, std::int64_t>& {
     if (auto it = times.find(f); it != times.end()) return it->second;
@@ -50,6 +52,11 @@ std::map<std::string, std::map<std::string, std::int64_t>> executions_per_call(c
         if (active.count(callee)) {
           spdlog::debug("{}: recursive call of Relax function {} not followed", f, callee);
           skipped.push_back(f + ": recursive call of Relax function " + callee + " not followed");
+          continue;
+        }
+        if (active.size() >= kMaxCallDepth) {
+          skipped.push_back(f + ": call of Relax function " + callee + " not followed (chain deeper than " +
+                            std::to_string(kMaxCallDepth) + ")");
           continue;
         }
         for (const auto& [h, k] : visit(callee)) {

@@ -4,8 +4,14 @@
 
 namespace tenet_cost::ir {
 
+namespace {
+// The largest MLC dumps seen are a few MB (debug-phase0..4 of a 70B model); 1 GiB of text
+// bounds memory at a few GB while leaving room for generated modules.
+constexpr std::size_t kMaxDumpBytes = std::size_t{1} << 30;
+}  // namespace
+
 Module load_module(const std::string& path) {
-  const std::string text = read_file(path);
+  const std::string text = read_file(path, kMaxDumpBytes);
   for (const char c : text) {
     if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') continue;
     if (c == '{' || c == '[') {  // '[': MetaSchedule database lines [shash, "<base64 JSON>"]

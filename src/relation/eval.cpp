@@ -1,5 +1,6 @@
 // Evaluation, interval bounds and structural queries on parsed relations.
 #include <algorithm>
+#include <limits>
 #include <numeric>
 
 #include "tenet_cost/relation.hpp"
@@ -153,9 +154,11 @@ bool as_box(const Piece& p, std::vector<Interval>& box) {
 
 i64 max_abs_constant(const Piece& p) {
   i64 m = 0;
-  auto see = [&m](const Affine& a) {
-    m = std::max(m, a.constant < 0 ? -a.constant : a.constant);
-    for (i64 c : a.coeff) m = std::max(m, c < 0 ? -c : c);
+  // |INT64_MIN| does not fit: saturate at INT64_MAX (found by fuzz_relation).
+  auto abs_sat = [](i64 c) { return c == std::numeric_limits<i64>::min() ? std::numeric_limits<i64>::max() : (c < 0 ? -c : c); };
+  auto see = [&m, &abs_sat](const Affine& a) {
+    m = std::max(m, abs_sat(a.constant));
+    for (i64 c : a.coeff) m = std::max(m, abs_sat(c));
   };
   for (const auto& o : p.out) see(o);
   for (const auto& t : p.terms) see(t.num);

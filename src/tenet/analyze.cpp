@@ -48,6 +48,44 @@ std::vector<Interval> shrunk_box(const std::vector<Interval>& box, const std::ve
   return b;
 }
 
+/// Constraints of the pieces switch at a fixed position of d, not at a fixed
+/// distance from a face of the box (e.g. `A[i] : i < 5`): how far from the low
+/// face that position can be (0: no constraint on d). The window must add it:
+/// the part of the box beyond the switching point needs the whole window again.
+/// Through a floor term: not compressed (2^20).
+i64 constraint_reach(const std::vector<const Piece*>& pieces, std::size_t d, const std::vector<Interval>& box) {
+  i64 w = 0;
+  for (const Piece* p : pieces) {
+    const std::size_t nv = p->vars.size();
+    std::vector<char> term_d(p->terms.size(), 0);  // term k depends on d (maybe nested)
+    for (std::size_t k = 0; k < p->terms.size(); ++k) {
+      const auto& c = p->terms[k].num.coeff;
+      for (std::size_t i = 0; i < c.size(); ++i)
+        if (c[i] != 0 && (i == d || (i >= nv && term_d[i - nv]))) term_d[k] = 1;
+    }
+    const auto full = relation::column_bounds(*p, box);
+    for (const auto& dj : p->disjuncts)
+      for (const auto& c : dj) {
+        const Affine& e = c.expr;
+        for (std::size_t k = 0; k < p->terms.size(); ++k)
+          if (term_d[k] && p->terms[k].kind == relation::Term::Kind::kFloor && nv + k < e.coeff.size() &&
+              e.coeff[nv + k] != 0)
+            w = i64{1} << 20;
+        if (d >= e.coeff.size() || e.coeff[d] == 0) continue;
+        auto cb = full;
+        cb[d] = Interval{0, 0};
+        const Interval rest = relation::bounds(e, cb);  // everything but the d column, constant included
+        const i128 a = e.coeff[d] < 0 ? -e.coeff[d] : e.coeff[d];
+        const i128 at_lo = static_cast<i128>(e.coeff[d]) * box[d].lo;
+        const i128 lo_abs = at_lo + rest.lo < 0 ? -(at_lo + rest.lo) : at_lo + rest.lo;
+        const i128 hi_abs = at_lo + rest.hi < 0 ? -(at_lo + rest.hi) : at_lo + rest.hi;
+        const i128 reach = 2 + (std::max(lo_abs, hi_abs) + a - 1) / a;
+        w = std::max<i64>(w, reach > (i128{1} << 20) ? i64{1} << 20 : static_cast<i64>(reach));
+      }
+  }
+  return w;
+}
+
 i64 window(const std::vector<const Piece*>& pieces, std::size_t d, const std::vector<Interval>& box,
            const std::vector<char>& big) {
   i64 w = 1;
@@ -97,7 +135,13 @@ i64 window(const std::vector<const Piece*>& pieces, std::size_t d, const std::ve
             const i64 c = a.coeff[i] < 0 ? -a.coeff[i] : a.coeff[i];
             rest = checked_add(rest, checked_mul(std::min<i64>(c, 1 << 20), spread[i]));
           }
-          w = std::max(w, 1 + rest);
+          // In units of d: one step of floor((a*d + ...)/c) spans c/|a| values of d.
+          const auto& tk = p->terms[k];
+          const i64 an = num.coeff[d] < 0 ? -num.coeff[d] : num.coeff[d];
+          const i64 steps = 1 + rest;
+          w = std::max(w, tk.kind == relation::Term::Kind::kFloor
+                              ? checked_mul(steps, (tk.den + an - 1) / an, "window")
+                              : steps);
         };
         for (const auto& o : p->out) see_term(o);
         for (const auto& dj : p->disjuncts)
@@ -137,6 +181,196 @@ i64 cross_window(const detail::TensorDef& td, std::size_t d, const std::vector<I
     w = std::max(w, 1 + (hi - lo + ad - 1) / ad);
   }
   return std::min<i64>(w, 1 << 20);
+}
+
+/// Sound interval propagation over linear equations  lo <= sum a_i X_i <= hi.
+class IntervalSystem {
+ public:
+  std::size_t add_var(i64 lo, i64 hi) {
+    lo_.push_back(lo);
+    hi_.push_back(hi);
+    return lo_.size() - 1;
+  }
+  void add_eq(std::vector<std::pair<std::size_t, i64>> t, i64 lo, i64 hi) { eqs_.push_back({std::move(t), lo, hi}); }
+  /// Tighten the variable bounds to a fixed point (false when infeasible).
+  bool propagate() {
+    for (int pass = 0; pass < 200; ++pass) {
+      bool changed = false;
+      for (const Eq& e : eqs_) {
+        i128 smin = 0, smax = 0;
+        for (const auto& [i, a] : e.t) {
+          const i128 x = static_cast<i128>(a) * lo_[i], y = static_cast<i128>(a) * hi_[i];
+          smin += std::min(x, y);
+          smax += std::max(x, y);
+        }
+        // Bounds of the other terms come from the bounds before this equation's
+        // updates (wider, hence still sound).
+        for (const auto& [i, a] : e.t) {
+          const i128 x = static_cast<i128>(a) * lo_[i], y = static_cast<i128>(a) * hi_[i];
+          const i128 l = static_cast<i128>(e.lo) - (smax - std::max(x, y));
+          const i128 h = static_cast<i128>(e.hi) - (smin - std::min(x, y));
+          const i128 nl = a > 0 ? cdiv(l, a) : cdiv(h, a);
+          const i128 nh = a > 0 ? fdiv(h, a) : fdiv(l, a);
+          if (nl > lo_[i]) {
+            lo_[i] = static_cast<i64>(nl);
+            changed = true;
+          }
+          if (nh < hi_[i]) {
+            hi_[i] = static_cast<i64>(nh);
+            changed = true;
+          }
+          if (lo_[i] > hi_[i]) return false;
+        }
+      }
+      if (!changed) break;
+    }
+    return true;
+  }
+  [[nodiscard]] i64 lo(std::size_t i) const { return lo_[i]; }
+  [[nodiscard]] i64 hi(std::size_t i) const { return hi_[i]; }
+
+ private:
+  struct Eq {
+    std::vector<std::pair<std::size_t, i64>> t;
+    i64 lo, hi;
+  };
+  static i128 fdiv(i128 a, i128 b) {
+    i128 q = a / b;
+    if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+    return q;
+  }
+  static i128 cdiv(i128 a, i128 b) { return -fdiv(-a, b); }
+  std::vector<i64> lo_, hi_;
+  std::vector<Eq> eqs_;
+};
+
+bool unconstrained(const Piece& p) { return p.disjuncts.size() == 1 && p.disjuncts[0].empty(); }
+
+/// Skewed time dimension (docs/tenet-engine.md §3 "Skewed time"): d appears in
+/// the time map only in the last coordinate, as +-d, and in the space map at
+/// most inside `(a*d+b) % c`; both maps are single unconstrained pieces whose
+/// terms each take one variable. Returns the largest |x'_d - x_d| over the
+/// pairs of instances the metrics relate locally (x' on the PE of x or on an
+/// interconnect neighbour of it, at the stamp of x or at the stamp one step
+/// back in the last coordinate with the same prefix), or -1 when d does not
+/// qualify. Sound: interval propagation over the differences of every column.
+i64 skew_distance(const Model& m, std::size_t d) {
+  if (!m.is_box || m.nt == 0 || m.time.pieces.size() != 1 || m.space.pieces.size() != 1) return -1;
+  const Piece& tp = m.time.pieces[0];
+  const Piece& sp = m.space.pieces[0];
+  if (!unconstrained(tp) || !unconstrained(sp) || m.pedom.pieces.size() != 1) return -1;
+  std::vector<Interval> pe_box;
+  if (!relation::as_box(m.pedom.pieces[0], pe_box) || pe_box.size() != m.ns) return -1;
+  const std::size_t nv = m.nd;
+  auto coef = [](const Affine& a, std::size_t i) { return i < a.coeff.size() ? a.coeff[i] : i64{0}; };
+  // d in the time map: only +-d in the last coordinate.
+  for (const auto& t : tp.terms)
+    if (coef(t.num, d) != 0) return -1;
+  for (std::size_t j = 0; j + 1 < m.nt; ++j)
+    if (coef(tp.out[j], d) != 0) return -1;
+  const i64 ad = coef(tp.out[m.nt - 1], d);
+  if (ad != 1 && ad != -1) return -1;
+  // d in the space map: only inside mod terms.
+  for (const auto& o : sp.out)
+    if (coef(o, d) != 0) return -1;
+  for (const auto& t : sp.terms)
+    if (coef(t.num, d) != 0 && t.kind != relation::Term::Kind::kMod) return -1;
+
+  IntervalSystem sys;
+  std::vector<std::size_t> dv(nv);
+  for (std::size_t v = 0; v < nv; ++v) {
+    const i64 w = m.box[v].hi - m.box[v].lo;
+    dv[v] = sys.add_var(-w, w);
+  }
+  // Terms: one variable each (a*v + b); the same term shared between pieces.
+  struct Key {
+    std::size_t v;
+    i64 a, b, den;
+    bool operator==(const Key& o) const { return v == o.v && a == o.a && b == o.b && den == o.den; }
+  };
+  std::vector<Key> keys;
+  std::vector<std::size_t> kf, km;  // unknowns: difference of floor((a v + b)/den) and of (a v + b) % den
+  auto columns = [&](const Piece& p, std::vector<std::size_t>& col) -> bool {
+    col.assign(nv + p.terms.size(), 0);
+    for (std::size_t v = 0; v < nv; ++v) col[v] = dv[v];
+    for (std::size_t k = 0; k < p.terms.size(); ++k) {
+      const auto& t = p.terms[k];
+      std::size_t var = nv;
+      for (std::size_t i = 0; i < t.num.coeff.size(); ++i) {
+        if (t.num.coeff[i] == 0) continue;
+        if (i >= nv || var != nv) return false;  // nested term or two variables
+        var = i;
+      }
+      if (var == nv) return false;
+      const Key key{var, t.num.coeff[var], t.num.constant, t.den};
+      std::size_t q = 0;
+      while (q < keys.size() && !(keys[q] == key)) ++q;
+      if (q == keys.size()) {
+        keys.push_back(key);
+        const i64 span = m.box[var].hi - m.box[var].lo;
+        const i64 a = key.a < 0 ? -key.a : key.a;
+        if (a > (i64{1} << 20) || span > (i64{1} << 40)) return false;
+        const i64 fspan = a * span / key.den + 1;
+        kf.push_back(sys.add_var(-fspan, fspan));
+        km.push_back(sys.add_var(-(key.den - 1), key.den - 1));
+        // a * dv = den * dF + dM
+        sys.add_eq({{dv[var], key.a}, {kf.back(), -key.den}, {km.back(), -1}}, 0, 0);
+      }
+      col[nv + k] = t.kind == relation::Term::Kind::kFloor ? kf[q] : km[q];
+    }
+    return true;
+  };
+  auto lin = [](const Affine& a, const std::vector<std::size_t>& col) {
+    std::vector<std::pair<std::size_t, i64>> t;
+    for (std::size_t i = 0; i < a.coeff.size(); ++i)
+      if (a.coeff[i] != 0) t.emplace_back(col[i], a.coeff[i]);
+    return t;
+  };
+  std::vector<std::size_t> tcol, scol;
+  if (!columns(tp, tcol) || !columns(sp, scol)) return -1;
+  // PE offsets of the related instances: 0 and every interconnect link (a
+  // translation, else anything within the PE box).
+  std::vector<i64> omin(m.ns, 0), omax(m.ns, 0);
+  for (const Piece& p : m.icn.pieces) {
+    for (std::size_t j = 0; j < m.ns; ++j) {
+      const Affine& o = p.out[j];
+      bool translation = coef(o, j) == 1;
+      for (std::size_t i = 0; i < o.coeff.size(); ++i)
+        if (i != j && o.coeff[i] != 0) translation = false;
+      const i64 w = pe_box[j].hi - pe_box[j].lo;
+      omin[j] = std::min(omin[j], translation ? o.constant : -w);
+      omax[j] = std::max(omax[j], translation ? o.constant : w);
+    }
+  }
+  for (std::size_t j = 0; j < m.ns; ++j) sys.add_eq(lin(sp.out[j], scol), omin[j], omax[j]);
+  for (std::size_t j = 0; j < m.nt; ++j) sys.add_eq(lin(tp.out[j], tcol), j + 1 < m.nt ? 0 : -1, 0);
+  if (!sys.propagate()) return -1;  // cannot happen (x' = x is a solution); be conservative
+  return std::max(-sys.lo(dv[d]), sys.hi(dv[d]));
+}
+
+/// d appears in the pieces' terms only as (a*d + b) % c (no floor, no mixing).
+bool only_mod_terms(const std::vector<const Piece*>& pieces, std::size_t d) {
+  for (const Piece* p : pieces) {
+    std::vector<char> uses_d(p->terms.size(), 0);
+    const std::size_t nv = p->vars.size();
+    for (std::size_t k = 0; k < p->terms.size(); ++k) {
+      const auto& t = p->terms[k];
+      bool dd = false, other = false;
+      for (std::size_t i = 0; i < t.num.coeff.size(); ++i) {
+        if (t.num.coeff[i] == 0) continue;
+        if (i == d) {
+          dd = true;
+        } else if (i >= nv && uses_d[i - nv]) {
+          return false;  // nested use of d
+        } else {
+          other = true;
+        }
+      }
+      uses_d[k] = dd;
+      if (dd && (other || t.kind != relation::Term::Kind::kMod)) return false;
+    }
+  }
+  return true;
 }
 
 struct Group {
@@ -231,22 +465,52 @@ i128 add128(i128 a, i128 b) {
 
 class Counter {
  public:
-  Counter(const Model& m, bool enumerate) : m_(m), enumerate_(enumerate) {}
+  Counter(const Model& m, bool enumerate) : m_(m), enumerate_(enumerate) {
+    skew_.assign(m.nd, -1);
+    if (!enumerate && std::getenv("TC_NO_SKEW") == nullptr)
+      for (std::size_t d = 0; d < m.nd; ++d) skew_[d] = skew_distance(m, d);
+    if (std::getenv("TC_DEBUG_COUNT"))
+      for (std::size_t d = 0; d < m.nd; ++d)
+        if (skew_[d] >= 0) std::fprintf(stderr, "skewed time dimension d%zu: local distance %lld\n", d, static_cast<long long>(skew_[d]));
+  }
 
   /// Exact counts of every group member.
   void solve(Group& g) {
     const std::size_t nd = m_.nd;
     std::vector<DimPlan> plan(nd);
     std::vector<i64> extra(nd, 0);
+    // Pieces other than the time map's: their windows still apply to a skewed time dimension.
+    std::vector<const Piece*> nontime;
+    for (const Piece* p : g.pieces) {
+      bool is_time = false;
+      for (const Piece& tp : m_.time.pieces) is_time = is_time || p == &tp;
+      if (!is_time) nontime.push_back(p);
+    }
+    bool refine = true;  // use the skewed-time windows (dropped if an instance's time domain has holes)
     for (int attempt = 0; attempt <= kMaxRetries; ++attempt) {
       std::vector<std::size_t> comp;
-      std::vector<char> big(nd, 1);
+      std::vector<char> big(nd, 1), refined(nd, 0);
       std::vector<i64> Wd(nd, 1);
       for (std::size_t iter = 0; iter < nd + 2; ++iter) {
       for (std::size_t d = 0; d < nd; ++d) {
-        Wd[d] = window(g.pieces, d, m_.box, big);
+        i64 cross = 1;
         for (int k : g.members)
-          if (k >= 0) Wd[d] = std::max(Wd[d], cross_window(m_.tensors[static_cast<std::size_t>(k)], d, m_.box, big));
+          if (k >= 0) cross = std::max(cross, cross_window(m_.tensors[static_cast<std::size_t>(k)], d, m_.box, big));
+        const i64 reach = constraint_reach(g.pieces, d, m_.box);
+        Wd[d] = std::min<i64>(checked_add(std::max(window(g.pieces, d, m_.box, big), cross), reach), i64{1} << 20);
+        refined[d] = 0;
+        if (refine && skew_[d] >= 0 && g.stride[d] == 1 && only_mod_terms(nontime, d)) {
+          // Skewed time dimension (docs §3): the local relations reach skew_ away
+          // (faces 2*skew_ + 1 apart); the first stamp of a prefix meets the last
+          // stamp of the previous one (instances on opposite faces, N - 1 apart):
+          // their elements must not meet, one more than the access windows.
+          const i64 wr = std::max({checked_add(checked_mul(skew_[d], 2), 1),
+                                   checked_add(window(nontime, d, m_.box, big), 1), checked_add(cross, 1)}) + reach;
+          if (wr < Wd[d]) {
+            Wd[d] = wr;
+            refined[d] = 1;
+          }
+        }
       }
       for (std::size_t d = 0; d < nd; ++d) {
         DimPlan& dp = plan[d];
@@ -269,12 +533,12 @@ class Counter {
         if (plan[d].compress) comp.push_back(d);
       const std::size_t dc = comp.size();
       if (std::getenv("TC_DEBUG_COUNT")) {
-        std::fprintf(stderr, "group attempt %d:", attempt);
+        std::fprintf(stderr, "group attempt %d%s:", attempt, refine ? "" : " (no skew)");
         for (std::size_t d = 0; d < nd; ++d)
           std::fprintf(stderr, " d%zu[L=%lld W=%lld r=%lld n=%lld n0=%lld%s]", d, static_cast<long long>(plan[d].L),
                        static_cast<long long>(Wd[d]), static_cast<long long>(plan[d].r),
                        static_cast<long long>(plan[d].n_true), static_cast<long long>(plan[d].n0),
-                       plan[d].compress ? " C" : "");
+                       plan[d].compress ? (refined[d] ? " C skew" : " C") : "");
         for (std::size_t d = 0; d < nd; ++d)
           if (g.stride[d] > 1)
             std::fprintf(stderr, " free d%zu/%lld(%lld)", d, static_cast<long long>(g.stride[d]),
@@ -283,6 +547,9 @@ class Counter {
       }
       if (dc > 12) throw InputError(m_.domain.loc, "too many dimensions to count (" + std::to_string(dc) + " > 12)");
       const std::size_t nb = std::size_t{1} << dc;
+      bool uses_skew = false;
+      for (std::size_t d : comp) uses_skew = uses_skew || refined[d];
+      dense_ = true;
       std::vector<std::vector<i64>> f(nb);
       auto sizes_for = [&](const std::vector<i64>& b) {
         std::vector<Interval> box(m_.box);
@@ -336,6 +603,14 @@ class Counter {
       }
       std::vector<i64> two(dc, 2);
       if (ok && dc > 1) check(two);
+      if (uses_skew && !dense_) {
+        // The skewed-time windows assume a time domain without holes in its last
+        // coordinate (checked on every instance): redo with the general windows.
+        refine = false;
+        std::fill(extra.begin(), extra.end(), 0);
+        attempt = -1;
+        continue;
+      }
       if (ok) {
         std::vector<i64> delta(dc);
         for (std::size_t j = 0; j < dc; ++j) delta[j] = plan[comp[j]].n_true - plan[comp[j]].n0;
@@ -348,6 +623,8 @@ class Counter {
         return;
       }
       ++retries_;
+      if (std::getenv("TC_DEBUG_COUNT") || std::getenv("TC_DEBUG_SELFCHECK"))
+        std::fprintf(stderr, "self-check failed (attempt %d%s)\n", attempt, uses_skew ? ", skewed-time windows" : "");
       for (std::size_t j = 0; j < dc; ++j) extra[comp[j]] += std::max<i64>(1, plan[comp[j]].n0 / 2);  // grow the base
     }
     throw InputError(m_.domain.loc,
@@ -490,6 +767,7 @@ class Counter {
         it = cache_.emplace(key, std::make_pair(std::move(c), want)).first;
       }
     }
+    dense_ = dense_ && it->second.first.time_dense;
     std::vector<i64> out;
     for (std::size_t i = 0; i < g.members.size(); ++i) {
       const int k = g.members[i];
@@ -514,6 +792,8 @@ class Counter {
   bool enumerate_;
   int retries_ = 0;
   i64 budget_ = 0;
+  bool dense_ = true;          // every instance run since the last reset had a hole-free time domain
+  std::vector<i64> skew_;      // skew_distance() of each dimension (-1: not a skewed time dimension)
   std::map<std::vector<i64>, std::pair<Counts, std::vector<char>>> cache_;
 };
 

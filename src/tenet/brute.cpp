@@ -331,8 +331,41 @@ Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::
       }
     }
   };
+  // Runs of the innermost dimension: body(p0) for the first instance p0 of every
+  // run, with idx[0 .. nd-2] set (separable codes: outer sum + one table per point).
+  const std::size_t run_len = nd ? static_cast<std::size_t>(ext[nd - 1]) : 1;
+  auto runs = [&](auto&& body) {
+    for (std::size_t d = 0; d < nd; ++d) idx[d] = 0;
+    for (std::size_t p0 = 0; p0 < N; p0 += run_len) {
+      body(p0);
+      for (std::size_t d = nd - 1; d-- > 0;) {
+        if (++idx[d] < ext[d]) break;
+        idx[d] = 0;
+      }
+    }
+  };
+  auto outer_sum = [&](const FastPiece& fp) {
+    i64 v = fp.sep_c;
+    for (std::size_t d = 0; d + 1 < nd; ++d) v += fp.tab[d][idx[d]];
+    return v;
+  };
   i64 present = 0;
-  if (st_fast) {
+  if (st_fast && nd > 0) {
+    const FastPiece& sp = sev.pieces[0];
+    const FastPiece& tp = tev.pieces[0];
+    const i64* stab = sp.tab[nd - 1].data();
+    const i64* ttab = tp.tab[nd - 1].data();
+    runs([&](std::size_t p0) {
+      const i64 sb = outer_sum(sp), tb = outer_sum(tp);
+      i64* sc = scode.data() + p0;
+      i64* tcd = tcode.data() + p0;
+      for (std::size_t i = 0; i < run_len; ++i) {
+        sc[i] = sb + stab[i];
+        tcd[i] = tb + ttab[i];
+      }
+    });
+    present = n;
+  } else if (st_fast) {
     const FastPiece& sp = sev.pieces[0];
     const FastPiece& tp = tev.pieces[0];
     odometer([&](std::size_t p) {
@@ -390,6 +423,11 @@ Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::
   rank(tcode, tenc.range, tuniq);
   rank(scode, senc.range, suniq);
   const std::size_t nT = tuniq.size(), nS = suniq.size();
+  if (m.nt > 0) {
+    const i64 rl = tenc.radix[m.nt - 1];  // codes: prefix * rl + (last - lo_last)
+    for (std::size_t r = 1; r < nT && out.time_dense; ++r)
+      if (tuniq[r] / rl == tuniq[r - 1] / rl && tuniq[r] != tuniq[r - 1] + 1) out.time_dense = false;
+  }
   out.nT = static_cast<i64>(nT);
   out.nS = static_cast<i64>(nS);
 
@@ -496,7 +534,16 @@ Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::
     // Element codes laid out in (stamp, PE) order, na slots per instance.
     std::vector<i64> ec(static_cast<std::size_t>(present) * na);
     i64 tv = 0;
-    odometer([&](std::size_t p) {
+    if (aev.fast && na == 1 && nd > 0 && present_mask.empty()) {
+      const FastPiece& fp = aev.pieces[0];
+      const i64* ltab = fp.tab[nd - 1].data();
+      runs([&](std::size_t p0) {
+        const i64 b = outer_sum(fp);
+        const std::uint32_t* ps = pos.data() + p0;
+        for (std::size_t i = 0; i < run_len; ++i) ec[ps[i]] = b + ltab[i];
+      });
+      tv = present;
+    } else odometer([&](std::size_t p) {
       if (!present_mask.empty() && !present_mask[p]) return;
       i64* slot = ec.data() + static_cast<std::size_t>(pos[p]) * na;
       std::size_t cnt = 0;
@@ -516,8 +563,9 @@ Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::
       for (std::size_t a = cnt; a < na; ++a) slot[a] = kNone;
     });
     tc.tv = tv;
+    const bool unit = na == 1 && gs.size() == static_cast<std::size_t>(present);
     // Sort + dedupe every group's block in place; gend = end of its unique elements.
-    for (std::size_t g = 0; g < gs.size(); ++g) {
+    for (std::size_t g = 0; g < gs.size() && !unit; ++g) {
       i64* b = ec.data() + static_cast<std::size_t>(gstart[g]) * na;
       i64* e = ec.data() + static_cast<std::size_t>(gstart[g + 1]) * na;
       if (e - b > 1) small_sort(b, e);
@@ -527,6 +575,41 @@ Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::
     }
     auto blk = [&](std::size_t g) { return ec.data() + static_cast<std::size_t>(gstart[g]) * na; };
     i64 uv = 0, uvt = 0, spi = 0;
+    if (unit) {
+      // Every (PE, stamp) holds one instance with at most one element: ec[g] is
+      // group g's element (kNone when none); same sweep, direct comparisons.
+      const i64* e = ec.data();
+      for (std::size_t t = 0; t < nT; ++t) {
+        for (std::uint32_t g = tg[t]; g < tg[t + 1]; ++g) cur_idx[gs[g]] = static_cast<std::int32_t>(g);
+        for (std::uint32_t g = tg[t]; g < tg[t + 1]; ++g) {
+          const i64 e0 = e[g];
+          if (e0 == kNone) continue;
+          const std::uint32_t s = gs[g];
+          auto has = [&](std::int32_t gi) { return gi >= 0 && e[gi] == e0; };
+          const bool in_t = has(prev_idx[s]);
+          bool in_s = false;
+          for (std::uint32_t s2 : iex[s])
+            if (has(cur_idx[s2]) || has(prev_idx[s2])) {
+              in_s = true;
+              break;
+            }
+          uv += !(in_t || in_s);
+          uvt += !in_t;
+          spi += in_s;
+        }
+        if (t > 0)
+          for (std::uint32_t g = tg[t - 1]; g < tg[t]; ++g) prev_idx[gs[g]] = -1;
+        for (std::uint32_t g = tg[t]; g < tg[t + 1]; ++g) {
+          prev_idx[gs[g]] = static_cast<std::int32_t>(g);
+          cur_idx[gs[g]] = -1;
+        }
+      }
+      for (std::uint32_t g = nT ? tg[nT - 1] : 0; g < tg[nT]; ++g) prev_idx[gs[g]] = -1;
+      tc.uv = uv;
+      tc.uvt = uvt;
+      tc.spi = spi;
+      continue;
+    }
     for (std::size_t t = 0; t < nT; ++t) {
       for (std::uint32_t g = tg[t]; g < tg[t + 1]; ++g) cur_idx[gs[g]] = static_cast<std::int32_t>(g);
       for (std::uint32_t g = tg[t]; g < tg[t + 1]; ++g) {

@@ -47,6 +47,9 @@ struct Counts {
   i64 points = 0;  // |D|
   i64 nT = 0, nS = 0, nSTD = 0;
   std::vector<TensorCounts> tensors;  // indexed like Model::tensors (zeros when not wanted)
+  /// Every prefix (all time coordinates but the last) of the occupied stamps has
+  /// a contiguous range of last coordinates (prev(t) = t - 1 inside a prefix).
+  bool time_dense = true;
 };
 
 /// Brute force over the statement instances inside `box` (a sub-box of the

@@ -131,3 +131,23 @@ TEST_CASE("extraction survives randomly mutated dumps") {
   INFO("accepted " << accepted);
   CHECK(accepted > 20);
 }
+
+TEST_CASE("a 3000-deep chain of Relax calls is bounded, not a stack overflow") {
+  std::string t = "@I.ir_module\nclass Module:\n";
+  const int n = 3000;
+  for (int i = 0; i < n; ++i) {
+    t += "    @R.function\n    def f" + std::to_string(i) +
+         "(x: R.Tensor((8, 16), dtype=\"float16\"), w: R.Tensor((16, 32), dtype=\"float16\")):\n"
+         "        cls = Module\n        with R.dataflow():\n";
+    t += i + 1 < n ? "            z = cls.f" + std::to_string(i + 1) + "(x, w)\n"
+                   : "            z: R.Tensor((8, 32), dtype=\"float16\") = R.matmul(x, w, out_dtype=\"void\")\n";
+    t += "            R.output(z)\n        return z\n";
+  }
+  const auto r = extract_workloads(ir::parse_tvmscript(t, "chain.py"));
+  REQUIRE(r.workloads.size() == 1);
+  CHECK(r.workloads[0].calls.at("f2999") == 1);
+  CHECK(r.workloads[0].calls.at("f2998") == 1);
+  bool noted = false;
+  for (const auto& s : r.skipped) noted = noted || s.find("chain deeper than") != std::string::npos;
+  CHECK(noted);
+}

@@ -1,6 +1,7 @@
 // Property test: the size-independent counter equals brute-force enumeration
 // on many random statements / mappings / PE arrays (fixed seed).
 #include <catch2/catch.hpp>
+#include <cstdio>
 #include <cstdlib>
 #include <random>
 #include <sstream>
@@ -129,6 +130,7 @@ TEST_CASE("counter equals brute-force enumeration on random problems") {
     std::string desc;
     const auto prob = random_problem(g, desc);
     INFO("case " << it << ":\n" << desc);
+    if (std::getenv("TC_DEBUG_CASES")) std::fprintf(stderr, "CASE %d\n%s\n", it, desc.c_str());
     tenet::AnalyzeOptions en;
     en.enumerate = true;
     const auto a = tenet::analyze(prob);
@@ -154,4 +156,147 @@ TEST_CASE("counter equals brute-force enumeration on random problems") {
   // the counter must actually have compressed (interpolated) most cases
   CHECK(interpolated * 2 > kCases);
   WARN("interpolated in " << interpolated << " of " << compared << " cases");
+}
+
+namespace {
+
+/// Skewed time maps (docs/tenet-engine.md §3 "Skewed time"): one reduction-like
+/// variable r in the last time coordinate as +-r next to residues/variables of
+/// the others, interconnects with offsets up to 2 (or non-translations), r
+/// sometimes also in the space map as r % P, gaps in the skew (holes in the
+/// time domain at small sizes), accesses of every kind.
+tenet::Problem skewed_problem(Gen& g, std::string& desc) {
+  const int nd = g.uni(2, 3);
+  const int r = g.uni(0, nd - 1);  // the skewed variable
+  std::vector<int> ext(nd);
+  for (int d = 0; d < nd; ++d) ext[d] = d == r ? g.uni(12, 70) : g.uni(2, nd == 2 ? 40 : 14);
+  const int ns = g.uni(1, 2);
+  std::vector<int> P(ns);
+  for (int k = 0; k < ns; ++k) P[k] = g.uni(2, 5);
+  std::string tup, dom;
+  for (int k = 0; k < ns; ++k) {
+    tup += (k ? "," : "") + std::string("p") + std::to_string(k);
+    dom += (k ? " and " : "") + std::string("0<=p") + std::to_string(k) + "<" + std::to_string(P[k]);
+  }
+  std::string icn;
+  const int nlinks = g.uni(0, 3);
+  for (int l = 0; l < nlinks; ++l) {
+    std::string out;
+    const bool swap = ns == 2 && g.coin(0.15);
+    for (int k = 0; k < ns; ++k) {
+      const int off = g.uni(-2, 2);
+      const int src = swap ? 1 - k : k;
+      out += (k ? "," : "") + std::string("p") + std::to_string(src) +
+             (off > 0 ? "+" + std::to_string(off) : off < 0 ? std::to_string(off) : "");
+    }
+    icn += (l ? "; " : "") + std::string("PE[") + tup + "] -> PE[" + out + "]";
+  }
+  std::string vars, sdom;
+  for (int d = 0; d < nd; ++d) {
+    vars += (d ? "," : "") + var(d);
+    sdom += (d ? " and " : "") + std::string("0<=") + var(d) + "<" + std::to_string(ext[d]);
+  }
+  const std::string S = "S[" + vars + "]";
+  std::string sp;
+  std::vector<int> tiled(nd, 0);
+  for (int k = 0; k < ns; ++k) {
+    int d = g.uni(0, nd - 1);
+    if (d == r && g.coin(0.6)) d = (d + 1) % nd;
+    std::string e = var(d);
+    if (d != r && g.coin(0.2)) e = "floor(" + e + "/2)";
+    sp += (k ? "," : "") + ("(" + e + ")%" + std::to_string(P[k]));
+    if (d != r) tiled[d] = P[k];
+  }
+  std::string tm;
+  auto add = [&](const std::string& e) { tm += (tm.empty() ? "" : ",") + e; };
+  for (int d = 0; d < nd; ++d)
+    if (d != r && tiled[d] && g.coin(0.8)) add("floor(" + var(d) + "/" + std::to_string(tiled[d] * g.uni(1, 2)) + ")");
+  for (int d = 0; d < nd; ++d)
+    if (d != r && !tiled[d] && g.coin(0.3)) add(var(d));
+  std::string skew = g.coin(0.8) ? var(r) : "-" + var(r);
+  for (int d = 0; d < nd; ++d) {
+    if (d == r || g.coin(0.2)) continue;
+    std::string t = tiled[d] ? "(" + var(d) + ")%" + std::to_string(tiled[d]) : var(d);
+    if (g.coin(0.15)) t = "floor(" + var(d) + "/2)";
+    const int c = g.coin(0.25) ? g.uni(2, 9) : 1;  // a coefficient > 1 leaves holes at small sizes
+    skew += (g.coin(0.85) ? "+" : "-") + (c > 1 ? std::to_string(c) + "*" : std::string()) + t;
+  }
+  add(skew);
+  std::vector<std::string> reads, writes;
+  const int nt = g.uni(1, 3);
+  for (int t = 0; t < nt; ++t) {
+    const std::string name = std::string(1, static_cast<char>('A' + t));
+    const int ar = g.uni(1, 2);
+    const int np = g.coin(0.25) ? 2 : 1;
+    std::string rel;
+    for (int pc = 0; pc < np; ++pc) {
+      std::string idx;
+      for (int a = 0; a < ar; ++a) {
+        const int d = g.coin(0.4) ? r : g.uni(0, nd - 1);
+        std::string e = var(d);
+        const int kind = g.uni(0, 6);
+        if (kind == 1) e = "2*" + e;
+        if (kind == 2) e = e + "+" + var(g.uni(0, nd - 1));
+        if (kind == 3) e = "floor(" + e + "/3)";
+        if (kind == 4) e = e + "-" + std::to_string(g.uni(1, 2));
+        if (kind == 5) e = e + "-" + var(g.uni(0, nd - 1));
+        idx += (a ? "," : "") + e;
+      }
+      std::string cond;  // a conditional access (the window must reach the switching point)
+      if (g.coin(0.12)) {
+        const int d = g.uni(0, nd - 1);
+        const int kind = g.uni(0, 3);
+        const std::string c = std::to_string(g.uni(1, ext[d] + 2));
+        if (kind == 0) cond = " : " + var(d) + " < " + c;
+        if (kind == 1) cond = " : " + var(d) + " >= " + c;
+        if (kind == 2) cond = " : " + var(d) + " + " + var(g.uni(0, nd - 1)) + " <= " + c;
+        if (kind == 3) cond = " : (" + var(d) + ") % 2 = 0";
+      }
+      rel += (pc ? "; " : "") + S + " -> " + name + "[" + idx + "]" + cond;
+    }
+    (t + 1 == nt && g.coin(0.6) ? writes : reads).push_back("{" + rel + "}");
+  }
+  const std::string pe_dom = "{PE[" + tup + "] : " + dom + "}";
+  auto p = tenet::make_problem(pe_dom, "{" + icn + "}", "{" + S + " : " + sdom + "}", reads, writes,
+                               "{" + S + " -> PE[" + sp + "]}", "{" + S + " -> T[" + tm + "]}");
+  std::ostringstream os;
+  os << pe_dom << "\n{" << icn << "}\n{" << S << " : " << sdom << "}\n";
+  for (auto& x : reads) os << "R " << x << "\n";
+  for (auto& x : writes) os << "W " << x << "\n";
+  os << p.mapping.space_map.text << "\n" << p.mapping.time_map.text;
+  desc = os.str();
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("counter equals brute-force enumeration on skewed time maps") {
+  const bool quick = std::getenv("TC_QUICK") != nullptr && std::string(std::getenv("TC_QUICK")) == "1";
+  const int kCases = std::getenv("TC_PROPERTY_CASES") ? std::atoi(std::getenv("TC_PROPERTY_CASES")) : quick ? 60 : 200;
+  Gen g(std::getenv("TC_PROPERTY_SEED") ? static_cast<unsigned>(std::atoi(std::getenv("TC_PROPERTY_SEED"))) + 7u : 20261123u);
+  int interpolated = 0;
+  for (int it = 0; it < kCases; ++it) {
+    std::string desc;
+    const auto prob = skewed_problem(g, desc);
+    INFO("case " << it << ":\n" << desc);
+    if (std::getenv("TC_DEBUG_CASES")) std::fprintf(stderr, "CASE %d\n%s\n", it, desc.c_str());
+    tenet::AnalyzeOptions en;
+    en.enumerate = true;
+    const auto a = tenet::analyze(prob);
+    const auto b = tenet::analyze(prob, en);
+    CHECK(a.time_stamps == b.time_stamps);
+    CHECK(a.active_pes == b.active_pes);
+    CHECK(a.space_time_points == b.space_time_points);
+    CHECK(a.energy == b.energy);
+    REQUIRE(a.tensors.size() == b.tensors.size());
+    for (std::size_t k = 0; k < a.tensors.size(); ++k) {
+      CHECK(a.tensors[k].total_volume == b.tensors[k].total_volume);
+      CHECK(a.tensors[k].unique_volume == b.tensors[k].unique_volume);
+      CHECK(a.tensors[k].temporal_unique_volume == b.tensors[k].temporal_unique_volume);
+      CHECK(a.tensors[k].spatial_reuse_volume == b.tensors[k].spatial_reuse_volume);
+    }
+    if (a.instances_counted > 1) ++interpolated;
+  }
+  CHECK(interpolated * 2 > kCases);
+  WARN("interpolated in " << interpolated << " of " << kCases << " skewed cases");
 }
