@@ -70,6 +70,7 @@ bool is_dtype_name(std::string_view d) { return d == "bool" || is_int_dtype(d) |
 // every later small function, so large tables are dropped instead.
 template <class Map>
 void reset(Map& m) {
+  if (m.empty()) return;  // clear() would still zero every bucket
   if (m.bucket_count() > 4096) Map().swap(m);
   else m.clear();
 }
@@ -126,7 +127,6 @@ class Lowerer : public py::Parser::Sink {
     }
     if (c == nullptr || c->kind != NK::kName) return {};
     std::string out;
-    out.reserve(32);
     switch (ns_of(c->text)) {
       case Ns::kTir: out = "T"; break;
       case Ns::kRelax: out = "R"; break;
@@ -459,6 +459,7 @@ class Lowerer : public py::Parser::Sink {
   }
   RExprPtr rexpr_raw(const Node* n);
   std::unordered_map<std::string_view, RExprPtr> rvars_;
+  std::unordered_map<std::string_view, RExprPtr> rglobals_;  // `cls.f` by f
 
   // Hash-consing of Relax expressions and struct infos within one function
   // (like ExprTable; children are already interned, so equality is shallow).
@@ -814,6 +815,7 @@ void Lowerer::lower_prim_func(const Stmt* def, bool is_private) {
   rtable_.clear();
   stable_.clear();
   reset(rvars_);
+  reset(rglobals_);
   reset(scache_);
   reset(buf_dtypes_);
   reset(meta_vars_);
@@ -1737,9 +1739,14 @@ RExprPtr Lowerer::rexpr_raw(const Node* n) {
       if (n->a->kind == NK::kName &&
           (n->a->text == class_name_ ||
            cls_aliases_.count(n->a->text) != 0)) {
-        RExpr e = rmk(RExprKind::kGlobalFunc, n);
-        e.name = n->text;
-        return rtable_.intern(std::move(e), fname_);
+        // `cls.f` repeats for every call of f: cached by name (no probe string per call)
+        auto [it, inserted] = rglobals_.try_emplace(n->text);
+        if (inserted) {
+          RExpr e = rmk(RExprKind::kGlobalFunc, n);
+          e.name = n->text;
+          it->second = rtable_.intern(std::move(e), fname_);
+        }
+        return it->second;
       }
       return rother(n);
     }
@@ -1963,6 +1970,7 @@ void Lowerer::lower_relax_func(const Stmt* def) {
   rtable_.clear();
   stable_.clear();
   reset(rvars_);
+  reset(rglobals_);
   reset(scache_);
   reset(buf_dtypes_);
   reset(meta_vars_);
