@@ -214,15 +214,11 @@ class IntervalSystem {
           const i128 h = static_cast<i128>(e.hi) - (smin - std::min(x, y));
           const i128 nl = a > 0 ? cdiv(l, a) : cdiv(h, a);
           const i128 nh = a > 0 ? fdiv(h, a) : fdiv(l, a);
-          if (nl > lo_[i]) {
-            lo_[i] = static_cast<i64>(nl);
-            changed = true;
-          }
-          if (nh < hi_[i]) {
-            hi_[i] = static_cast<i64>(nh);
-            changed = true;
-          }
-          if (lo_[i] > hi_[i]) return false;
+          const i128 new_lo = std::max<i128>(nl, lo_[i]), new_hi = std::min<i128>(nh, hi_[i]);
+          if (new_lo > new_hi) return false;  // both within the old (i64) bounds from here on
+          if (new_lo != lo_[i] || new_hi != hi_[i]) changed = true;
+          lo_[i] = static_cast<i64>(new_lo);
+          hi_[i] = static_cast<i64>(new_hi);
         }
       }
       if (!changed) break;
