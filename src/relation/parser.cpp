@@ -1,5 +1,6 @@
 // Recursive-descent reader for the isl subset described in relation.hpp.
 #include <algorithm>
+#include <limits>
 #include <cctype>
 #include <map>
 #include <string>
@@ -218,14 +219,18 @@ class Parser {
     }
   };
 
+  // Every coefficient and constant stays in [-(2^63-1), 2^63-1], so that -x never
+  // overflows downstream (INT64_MIN is rejected like any other overflow).
   i64 cadd(i64 x, i64 y, std::size_t pos) const {
     i64 r;
-    if (__builtin_add_overflow(x, y, &r)) fail(pos, "integer overflow in constant arithmetic");
+    if (__builtin_add_overflow(x, y, &r) || r == std::numeric_limits<i64>::min())
+      fail(pos, "integer overflow in constant arithmetic");
     return r;
   }
   i64 cmul(i64 x, i64 y, std::size_t pos) const {
     i64 r;
-    if (__builtin_mul_overflow(x, y, &r)) fail(pos, "integer overflow in constant arithmetic");
+    if (__builtin_mul_overflow(x, y, &r) || r == std::numeric_limits<i64>::min())
+      fail(pos, "integer overflow in constant arithmetic");
     return r;
   }
 

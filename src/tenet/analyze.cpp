@@ -163,7 +163,8 @@ i64 cross_window(const detail::TensorDef& td, std::size_t d, const std::vector<I
   i64 w = 1;
   for (std::size_t j = 0; j < td.arity; ++j) {
     bool any = false;
-    i64 lo = 0, hi = 0, ad = 0;
+    i64 lo = 0, hi = 0;
+    i128 ad = 0;  // |coefficient|: 128-bit, as are the widths below (found by fuzz_tenet: 2^63-1 offsets)
     for (const Piece* p : td.pieces) {
       const auto& o = p->out[j];
       std::vector<Interval> fixed(box);
@@ -172,13 +173,15 @@ i64 cross_window(const detail::TensorDef& td, std::size_t d, const std::vector<I
       auto cols = relation::column_bounds(*p, fixed);
       cols[d] = Interval{0, 0};
       const Interval b = relation::bounds(o, cols);
-      if (d < o.coeff.size() && o.coeff[d] != 0) ad = std::max(ad, o.coeff[d] < 0 ? -o.coeff[d] : o.coeff[d]);
+      if (d < o.coeff.size() && o.coeff[d] != 0)
+        ad = std::max(ad, o.coeff[d] < 0 ? -static_cast<i128>(o.coeff[d]) : static_cast<i128>(o.coeff[d]));
       lo = any ? std::min(lo, b.lo) : b.lo;
       hi = any ? std::max(hi, b.hi) : b.hi;
       any = true;
     }
     if (ad == 0) continue;  // d not in this coordinate
-    w = std::max(w, 1 + (hi - lo + ad - 1) / ad);
+    const i128 span = 1 + (static_cast<i128>(hi) - lo + ad - 1) / ad;
+    w = std::max(w, static_cast<i64>(std::min<i128>(span, i128{1} << 20)));
   }
   return std::min<i64>(w, 1 << 20);
 }
@@ -211,15 +214,11 @@ class IntervalSystem {
           const i128 h = static_cast<i128>(e.hi) - (smin - std::min(x, y));
           const i128 nl = a > 0 ? cdiv(l, a) : cdiv(h, a);
           const i128 nh = a > 0 ? fdiv(h, a) : fdiv(l, a);
-          if (nl > lo_[i]) {
-            lo_[i] = static_cast<i64>(nl);
-            changed = true;
-          }
-          if (nh < hi_[i]) {
-            hi_[i] = static_cast<i64>(nh);
-            changed = true;
-          }
-          if (lo_[i] > hi_[i]) return false;
+          const i128 new_lo = std::max<i128>(nl, lo_[i]), new_hi = std::min<i128>(nh, hi_[i]);
+          if (new_lo > new_hi) return false;  // both within the old (i64) bounds from here on
+          if (new_lo != lo_[i] || new_hi != hi_[i]) changed = true;
+          lo_[i] = static_cast<i64>(new_lo);
+          hi_[i] = static_cast<i64>(new_hi);
         }
       }
       if (!changed) break;

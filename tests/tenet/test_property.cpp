@@ -104,7 +104,17 @@ tenet::Problem random_problem(Gen& g, std::string& desc) {
         if (kind == 4) e = e + "-" + std::to_string(g.uni(1, 2));
         idx += (a ? "," : "") + e;
       }
-      rel += (pc ? "; " : "") + S + " -> " + name + "[" + idx + "]";
+      std::string cond;  // a conditional access (TC_PROPERTY_COND=1)
+      if (std::getenv("TC_PROPERTY_COND") && g.coin(0.12)) {
+        const int d = g.uni(0, nd - 1);
+        const int kind = g.uni(0, 3);
+        const std::string c = std::to_string(g.uni(1, ext[d] + 2));
+        if (kind == 0) cond = " : " + var(d) + " < " + c;
+        if (kind == 1) cond = " : " + var(d) + " >= " + c;
+        if (kind == 2) cond = " : " + var(d) + " + " + var(g.uni(0, nd - 1)) + " <= " + c;
+        if (kind == 3) cond = " : (" + var(d) + ") % 2 = 0";
+      }
+      rel += (pc ? "; " : "") + S + " -> " + name + "[" + idx + "]" + cond;
     }
     (t + 1 == nt && g.coin(0.6) ? writes : reads).push_back("{" + rel + "}");
   }
