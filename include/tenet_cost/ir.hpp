@@ -266,7 +266,7 @@ class Vec {
   };
   static T* elems(Header* h) noexcept { return reinterpret_cast<T*>(h + 1); }
   static const T* elems(const Header* h) noexcept { return reinterpret_cast<const T*>(h + 1); }
-  void grow() { reserve(capacity() < 2 ? 2 : capacity() * 2); }
+  void grow() { reserve(capacity() == 0 ? 1 : capacity() * 2); }
   void release() noexcept {
     if (h_ == nullptr) return;
     clear();
@@ -274,6 +274,59 @@ class Vec {
     h_ = nullptr;
   }
   Header* h_ = nullptr;
+};
+
+
+/// An optional value kept out of line: 8 bytes in its node instead of the
+/// value's full size (for fields that only some node kinds use). Reads like a
+/// std::optional: `if (s->alloc) use(s->alloc->name, *s->alloc);`,
+/// `s->alloc = buffer;`. Copies are deep.
+template <class T>
+class Box {
+ public:
+  Box() noexcept = default;
+  Box(std::nullopt_t) noexcept {}  // NOLINT
+  Box(const T& v) : p_(std::make_unique<T>(v)) {}  // NOLINT
+  Box(T&& v) : p_(std::make_unique<T>(std::move(v))) {}  // NOLINT
+  Box(const std::optional<T>& v) {  // NOLINT
+    if (v) p_ = std::make_unique<T>(*v);
+  }
+  Box(const Box& o) : p_(o.p_ ? std::make_unique<T>(*o.p_) : nullptr) {}
+  Box(Box&&) noexcept = default;
+  Box& operator=(const Box& o) {
+    if (this != &o) p_ = o.p_ ? std::make_unique<T>(*o.p_) : nullptr;
+    return *this;
+  }
+  Box& operator=(Box&&) noexcept = default;
+  Box& operator=(std::nullopt_t) noexcept {
+    p_.reset();
+    return *this;
+  }
+  ~Box() = default;
+
+  [[nodiscard]] bool has_value() const noexcept { return p_ != nullptr; }
+  explicit operator bool() const noexcept { return p_ != nullptr; }
+  T& operator*() noexcept { return *p_; }
+  const T& operator*() const noexcept { return *p_; }
+  T* operator->() noexcept { return p_.get(); }
+  const T* operator->() const noexcept { return p_.get(); }
+  T& value() {
+    if (!p_) throw std::bad_optional_access();
+    return *p_;
+  }
+  const T& value() const {
+    if (!p_) throw std::bad_optional_access();
+    return *p_;
+  }
+  template <class... A>
+  T& emplace(A&&... args) {
+    p_ = std::make_unique<T>(std::forward<A>(args)...);
+    return *p_;
+  }
+  void reset() noexcept { p_.reset(); }
+
+ private:
+  std::unique_ptr<T> p_;
 };
 
 // ---------------------------------------------------------------- expressions
@@ -408,7 +461,7 @@ struct Stmt {
   ExprPtr value;                         // kStore value / kLet value / kEvaluate expr / kIf cond
   StmtPtr body;                          // kFor / kLet / kIf then-branch / kAlloc scope
   StmtPtr else_body;                     // kIf
-  std::optional<Buffer> alloc;           // kAlloc
+  Box<Buffer> alloc;                     // kAlloc (out of line: 8 bytes here)
   std::string text;                      // kOther: what it was
 };
 

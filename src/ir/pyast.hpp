@@ -29,7 +29,19 @@ class Arena {
   Arena(const Arena&) = delete;
   Arena& operator=(const Arena&) = delete;
 
-  void* alloc(std::size_t bytes, std::size_t align = alignof(std::max_align_t));
+  void* alloc(std::size_t bytes, std::size_t align = alignof(std::max_align_t)) {
+    // fast path inline: room in the current block
+    if (cur_ < blocks_.size()) {
+      Block& b = blocks_[cur_];
+      const auto base = reinterpret_cast<std::uintptr_t>(b.data.get());
+      const std::size_t off = ((base + used_ + align - 1) & ~(static_cast<std::uintptr_t>(align) - 1)) - base;
+      if (off + bytes <= b.size) {
+        used_ = off + bytes;
+        return b.data.get() + off;
+      }
+    }
+    return alloc_slow(bytes, align);
+  }
   template <class T>
   T* make() {
     static_assert(std::is_trivially_destructible_v<T>);
@@ -56,6 +68,7 @@ class Arena {
     std::unique_ptr<std::byte[]> data;
     std::size_t size = 0;
   };
+  void* alloc_slow(std::size_t bytes, std::size_t align);
   std::vector<Block> blocks_;
   std::size_t cur_ = 0;   // index of the block in use
   std::size_t used_ = 0;  // bytes used in blocks_[cur_]

@@ -15,7 +15,7 @@ constexpr std::uint32_t kMaxHeight = 1000;     // height of one expression tree 
 
 // ------------------------------------------------------------------- arena
 
-void* Arena::alloc(std::size_t bytes, std::size_t align) {
+void* Arena::alloc_slow(std::size_t bytes, std::size_t align) {
   for (;;) {
     if (cur_ < blocks_.size()) {
       Block& b = blocks_[cur_];
@@ -33,7 +33,7 @@ void* Arena::alloc(std::size_t bytes, std::size_t align) {
     }
     Block nb;
     nb.size = std::max(kArenaBlock, bytes + align);
-    nb.data = std::make_unique<std::byte[]>(nb.size);
+    nb.data = std::unique_ptr<std::byte[]>(new std::byte[nb.size]);  // not zeroed: nodes are value-initialised by make()
     const std::size_t at = blocks_.empty() ? 0 : std::min(cur_ + 1, blocks_.size());
     blocks_.insert(blocks_.begin() + static_cast<std::ptrdiff_t>(at), std::move(nb));
     cur_ = at;

@@ -576,6 +576,7 @@ class Lowerer : public py::Parser::Sink {
   }
   void sinfo_list(const Node* n, Vec<StructInfoPtr>& out) {
     if (n->kind == NK::kList || n->kind == NK::kTuple) {
+      out.reserve(out.size() + n->n);
       for (std::uint32_t i = 0; i < n->n; ++i) out.push_back(sinfo(n->kids[i]));
     } else {
       out.push_back(sinfo(n));
@@ -1857,6 +1858,7 @@ RExprPtr Lowerer::rexpr_raw(const Node* n) {
   e.op = path.empty() ? clip(span(n->a)) : path;
   const bool call_tir = path == "R.call_tir" || path == "R.call_tir_inplace" || path == "R.call_tir_with_grad";
   const bool dps = path == "R.call_dps_packed";
+  e.args.reserve(pos.size());
   for (std::size_t k = 0; k < pos.size(); ++k) {
     const Node* a = pos[k];
     if (k == 0 && call_tir && a->kind == NK::kName) {
