@@ -490,6 +490,10 @@ class Counter {
       std::vector<std::size_t> comp;
       std::vector<char> big(nd, 1), refined(nd, 0);
       std::vector<i64> Wd(nd, 1);
+      // Plan the compressed dimensions (fixed point: windows depend on which
+      // dimensions are big, coupling rules drop some).
+      auto make_plan = [&](i64 slack) {
+      big.assign(nd, 1);
       for (std::size_t iter = 0; iter < nd + 2; ++iter) {
       for (std::size_t d = 0; d < nd; ++d) {
         i64 cross = 1;
@@ -520,13 +524,71 @@ class Counter {
         dp.n_true = N / dp.L;
         const i64 W = (Wd[d] + S - 1) / S;
         dp.n0 = std::max<i64>(kMinBase, (W + dp.L - 1) / dp.L) + extra[d];
-        dp.compress = big[d] && !enumerate_ && m_.is_box && dp.n_true >= dp.n0 + 3;
+        dp.compress = big[d] && !enumerate_ && m_.is_box && dp.n_true >= dp.n0 + slack;
       }
       decouple(g, plan);
       std::vector<char> nbig(nd, 0);
       for (std::size_t d = 0; d < nd; ++d) nbig[d] = plan[d].compress;
       if (nbig == big) break;
       big = nbig;
+      }
+      };
+      // A big dimension whose true size is only n0, n0 + 1 or n0 + 2 periods is
+      // not worth interpolating. Plan A (slack 3) keeps it at its true size and
+      // not big: the other dimensions' windows see its whole range. Plan B
+      // (slack 0) runs it at its true size in every instance but keeps it big
+      // ("virtual"): that size is one of the sizes the multilinear argument
+      // covers (n >= n0), so the windows and couplings of the others are those
+      // of a compression sampled at the true size. Both are exact; the plan
+      // with fewer brute-forced points is used (docs §3 "Virtual dimensions").
+      std::vector<char> virt(nd, 0);
+      auto plan_cost = [&]() {  // points of the 2^dc base instances and the dc (+1) checks
+        double kept = 1;
+        std::vector<double> s0, s1, s2;
+        for (std::size_t d = 0; d < nd; ++d) {
+          const DimPlan& dp = plan[d];
+          if (!dp.compress) {
+            kept *= static_cast<double>(m_.box[d].hi - m_.box[d].lo + 1) / static_cast<double>(g.stride[d]);
+            continue;
+          }
+          for (i64 b = 0; b < 3; ++b) (b == 0 ? s0 : b == 1 ? s1 : s2).push_back(static_cast<double>(dp.r + (dp.n0 + b) * dp.L));
+        }
+        double base = kept, all0 = kept, all2 = kept;
+        for (std::size_t j = 0; j < s0.size(); ++j) {
+          base *= s0[j] + s1[j];
+          all0 *= s0[j];
+          all2 *= s2[j];
+        }
+        double cost = base;
+        for (std::size_t j = 0; j < s0.size(); ++j) cost += all0 / s0[j] * s2[j];
+        if (s0.size() > 1) cost += all2;
+        return cost;
+      };
+      make_plan(3);
+      bool candidate = false;  // plan B can only differ through such a dimension
+      for (std::size_t d = 0; d < nd; ++d)
+        candidate = candidate || (!plan[d].compress && plan[d].n_true >= plan[d].n0 && plan[d].n_true < plan[d].n0 + 3);
+      if (candidate && !enumerate_ && m_.is_box && std::getenv("TC_NO_VIRTUAL") == nullptr) {
+        const auto pa = plan;
+        const auto wa = Wd;
+        const auto ra = refined;
+        const double ca = plan_cost();
+        make_plan(0);
+        for (std::size_t d = 0; d < nd; ++d)
+          if (plan[d].compress && plan[d].n_true < plan[d].n0 + 3) {
+            plan[d].compress = false;
+            virt[d] = 1;
+          }
+        bool any_virt = false;
+        for (std::size_t d = 0; d < nd; ++d) any_virt = any_virt || virt[d];
+        // TC_FORCE_VIRTUAL=1 (tests): prefer plan B whenever it has a virtual dimension.
+        const bool force = any_virt && std::getenv("TC_FORCE_VIRTUAL") != nullptr;
+        if (!force && !(plan_cost() < ca)) {
+          plan = pa;
+          Wd = wa;
+          refined = ra;
+          std::fill(virt.begin(), virt.end(), 0);
+        }
       }
       for (std::size_t d = 0; d < nd; ++d)
         if (plan[d].compress) comp.push_back(d);
@@ -537,7 +599,7 @@ class Counter {
           std::fprintf(stderr, " d%zu[L=%lld W=%lld r=%lld n=%lld n0=%lld%s]", d, static_cast<long long>(plan[d].L),
                        static_cast<long long>(Wd[d]), static_cast<long long>(plan[d].r),
                        static_cast<long long>(plan[d].n_true), static_cast<long long>(plan[d].n0),
-                       plan[d].compress ? (refined[d] ? " C skew" : " C") : "");
+                       plan[d].compress ? (refined[d] ? " C skew" : " C") : virt[d] ? (refined[d] ? " V skew" : " V") : "");
         for (std::size_t d = 0; d < nd; ++d)
           if (g.stride[d] > 1)
             std::fprintf(stderr, " free d%zu/%lld(%lld)", d, static_cast<long long>(g.stride[d]),
@@ -547,7 +609,7 @@ class Counter {
       if (dc > 12) throw InputError(m_.domain.loc, "too many dimensions to count (" + std::to_string(dc) + " > 12)");
       const std::size_t nb = std::size_t{1} << dc;
       bool uses_skew = false;
-      for (std::size_t d : comp) uses_skew = uses_skew || refined[d];
+      for (std::size_t d = 0; d < nd; ++d) uses_skew = uses_skew || ((plan[d].compress || virt[d]) && refined[d]);
       dense_ = true;
       std::vector<std::vector<i64>> f(nb);
       auto sizes_for = [&](const std::vector<i64>& b) {
@@ -625,6 +687,8 @@ class Counter {
       if (std::getenv("TC_DEBUG_COUNT") || std::getenv("TC_DEBUG_SELFCHECK"))
         std::fprintf(stderr, "self-check failed (attempt %d%s)\n", attempt, uses_skew ? ", skewed-time windows" : "");
       for (std::size_t j = 0; j < dc; ++j) extra[comp[j]] += std::max<i64>(1, plan[comp[j]].n0 / 2);  // grow the base
+      for (std::size_t d = 0; d < nd; ++d)
+        if (virt[d]) extra[d] += std::max<i64>(1, plan[d].n0 / 2);  // virtual dimensions too (may stop being big)
     }
     throw InputError(m_.domain.loc,
                      "cannot count exactly: the counts are not multilinear in the loop sizes for this mapping "

@@ -310,3 +310,88 @@ TEST_CASE("counter equals brute-force enumeration on skewed time maps") {
   CHECK(interpolated * 2 > kCases);
   WARN("interpolated in " << interpolated << " of " << kCases << " skewed cases");
 }
+
+namespace {
+
+/// Group-quantized GEMM on an output-stationary systolic array (the shape of
+/// the quantization-aware estimator): S[i,j,k], PE[i%P, j%Q],
+/// T[floor(i/P), floor(j/Q), i%P + j%Q + k], reads A[i,k], B[j,k] and a
+/// group-wise scale SW[j, floor(k/G)] (sometimes also an activation scale
+/// Z[i, floor(k/G)] or a coarser SW[floor(j/Q), floor(k/G)]), write C[i,j];
+/// G larger than the array, k spanning 1..7 groups and mostly not a multiple
+/// of G (k with only n0..n0+2 periods is run at its true size: "virtual").
+tenet::Problem quant_systolic_problem(Gen& g, std::string& desc) {
+  const int P = g.uni(2, 4), Q = g.uni(2, 4);
+  const int G = g.uni(std::max(P, Q) + 1, 12);
+  const int ni = g.uni(1, 8 * P), nj = g.uni(1, 8 * Q);
+  const int nk = g.coin(0.7) ? g.uni(2 * G, 5 * G - 1) : g.uni(G + 1, 7 * G);
+  const std::string pe_dom = "{PE[p,q] : 0<=p<" + std::to_string(P) + " and 0<=q<" + std::to_string(Q) + "}";
+  std::vector<std::string> links;
+  if (g.coin(0.8)) links.push_back("PE[p,q] -> PE[p,q+1]");
+  if (g.coin(0.8)) links.push_back("PE[p,q] -> PE[p+1,q]");
+  if (g.coin(0.2)) links.push_back("PE[p,q] -> PE[p-1,q]");
+  if (g.coin(0.1)) links.push_back("PE[p,q] -> PE[p+1,q+1]");
+  std::string icn;
+  for (const auto& l : links) icn += (icn.empty() ? "" : "; ") + l;
+  const std::string S = "S[i,j,k]";
+  const std::string dom = "{S[i,j,k] : 0<=i<" + std::to_string(ni) + " and 0<=j<" + std::to_string(nj) +
+                          " and 0<=k<" + std::to_string(nk) + "}";
+  const std::string sp = "{S[i,j,k] -> PE[i%" + std::to_string(P) + ", j%" + std::to_string(Q) + "]}";
+  const std::string ti = "floor(i/" + std::to_string(P) + ")", tj = "floor(j/" + std::to_string(Q) + ")";
+  const std::string last = g.coin(0.85) ? "i%" + std::to_string(P) + "+j%" + std::to_string(Q) + "+k"
+                                        : "k+j%" + std::to_string(Q) + "+i%" + std::to_string(P);
+  const std::string tm = "{S[i,j,k] -> T[" + (g.coin(0.7) ? ti + "," + tj : tj + "," + ti) + "," + last + "]}";
+  const std::string fk = "floor(k/" + std::to_string(G) + ")";
+  std::vector<std::string> reads = {"{S[i,j,k] -> A[i,k]}", "{S[i,j,k] -> B[j,k]}"};
+  reads.push_back(g.coin(0.75) ? "{S[i,j,k] -> SW[j," + fk + "]}" : "{S[i,j,k] -> SW[" + tj + "," + fk + "]}");
+  if (g.coin(0.4)) reads.push_back("{S[i,j,k] -> Z[i," + fk + "]}");
+  if (g.coin(0.15)) reads.push_back("{S[i,j,k] -> ZK[" + fk + "]}");
+  const std::vector<std::string> writes = {"{S[i,j,k] -> C[i,j]}"};
+  auto p = tenet::make_problem(pe_dom, "{" + icn + "}", dom, reads, writes, sp, tm);
+  std::ostringstream os;
+  os << pe_dom << "\n{" << icn << "}\n" << dom << "\n";
+  for (auto& x : reads) os << "R " << x << "\n";
+  for (auto& x : writes) os << "W " << x << "\n";
+  os << sp << "\n" << tm;
+  desc = os.str();
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("counter equals brute-force enumeration on group-quantized systolic GEMMs") {
+  const bool quick = std::getenv("TC_QUICK") != nullptr && std::string(std::getenv("TC_QUICK")) == "1";
+  const int kCases = std::getenv("TC_PROPERTY_CASES") ? std::atoi(std::getenv("TC_PROPERTY_CASES")) : quick ? 40 : 120;
+  Gen g(std::getenv("TC_PROPERTY_SEED") ? static_cast<unsigned>(std::atoi(std::getenv("TC_PROPERTY_SEED"))) + 13u : 20261124u);
+  int interpolated = 0;
+  for (int it = 0; it < kCases; ++it) {
+    std::string desc;
+    const auto prob = quant_systolic_problem(g, desc);
+    INFO("case " << it << ":\n" << desc);
+    if (std::getenv("TC_DEBUG_CASES")) std::fprintf(stderr, "CASE %d\n%s\n", it, desc.c_str());
+    tenet::AnalyzeOptions en;
+    en.enumerate = true;
+    const auto b = tenet::analyze(prob, en);
+    // Default plan choice, then plan B forced wherever it has a virtual dimension.
+    for (int forced = 0; forced < 2; ++forced) {
+      INFO("TC_FORCE_VIRTUAL=" << forced);
+      if (forced) setenv("TC_FORCE_VIRTUAL", "1", 1);
+      const auto a = tenet::analyze(prob);
+      if (forced) unsetenv("TC_FORCE_VIRTUAL");
+      CHECK(a.time_stamps == b.time_stamps);
+      CHECK(a.active_pes == b.active_pes);
+      CHECK(a.space_time_points == b.space_time_points);
+      CHECK(a.energy == b.energy);
+      REQUIRE(a.tensors.size() == b.tensors.size());
+      for (std::size_t k = 0; k < a.tensors.size(); ++k) {
+        CHECK(a.tensors[k].total_volume == b.tensors[k].total_volume);
+        CHECK(a.tensors[k].unique_volume == b.tensors[k].unique_volume);
+        CHECK(a.tensors[k].temporal_unique_volume == b.tensors[k].temporal_unique_volume);
+        CHECK(a.tensors[k].spatial_reuse_volume == b.tensors[k].spatial_reuse_volume);
+      }
+      if (!forced && a.instances_counted > 1) ++interpolated;
+    }
+  }
+  CHECK(interpolated * 2 > kCases);
+  WARN("interpolated in " << interpolated << " of " << kCases << " group-quantized systolic cases");
+}
