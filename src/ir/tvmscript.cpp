@@ -84,7 +84,7 @@ struct LoopInfo {
 class Lowerer : public py::Parser::Sink {
  public:
   Lowerer(const py::Parser& parser, const std::string& file, Module& mod)
-      : p_(parser), src_(parser.lexer().source()), file_(file), fname_(file), mod_(mod) {
+      : src_(parser.lexer().source()), file_(file), fname_(file), mod_(mod) {
     ns_["T"] = Ns::kTir;
     ns_["tir"] = Ns::kTir;
     ns_["tirx"] = Ns::kTir;
@@ -583,7 +583,6 @@ class Lowerer : public py::Parser::Sink {
     }
   }
 
-  const py::Parser& p_;
   std::string_view src_;
   const std::string& file_;
   FileName fname_;  // file_, interned once
