@@ -48,8 +48,12 @@ inline i64 floor_div(i64 a, i64 b) {
   return q;
 }
 inline i64 floor_mod(i64 a, i64 b) {
+  if (b == 0) throw_division_by_zero();
   if (b == -1) return 0;
-  return a - floor_div(a, b) * b;
+  // a - floor_div(a, b) * b can overflow in the product although the result fits
+  // (found by fuzz_relation); the truncated remainder and one correction cannot.
+  const i64 r = a % b;
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
 inline i64 ceil_div(i64 a, i64 b) {
   if (a == INT64_MIN) throw_overflow("ceiling division");

@@ -36,6 +36,22 @@ TEST_CASE("floor division and modulo follow isl semantics") {
   CHECK_THROWS_AS(floor_div(1, 0), InputError);
   CHECK_THROWS_AS(floor_div(INT64_MIN, -1), OverflowError);
   CHECK(floor_mod(INT64_MIN, -1) == 0);
+  CHECK_THROWS_AS(floor_mod(1, 0), InputError);
+  // Near the ends of the range: oracle in 128-bit arithmetic (found by fuzz_relation).
+  for (const i64 a : {INT64_MIN, INT64_MIN + 1, INT64_MIN + 12345, INT64_MAX, INT64_MAX - 1, i64{-9223372036854775000}})
+    for (const i64 b : {i64{233720366}, i64{-233720366}, i64{2}, i64{-2}, i64{7}, i64{-7}, INT64_MAX, INT64_MIN + 1}) {
+      const i128 r = floor_mod(a, b);
+      i128 want = static_cast<i128>(a) % b;
+      if (want != 0 && ((want < 0) != (b < 0))) want += b;
+      CHECK(r == want);
+      CHECK((static_cast<i128>(a) - r) % b == 0);
+    }
+}
+
+TEST_CASE("error messages escape control bytes and invalid UTF-8") {
+  const InputError e(SourceLocation{"f.p", 1, 2}, std::string("found '\x1b[31m' and '\xff' and 'caf\xc3\xa9'"));
+  CHECK(std::string(e.what()) == "f.p:1:2: found '\\x1b[31m' and '\\xff' and 'caf\xc3\xa9'");
+  CHECK(e.detail() == "found '\\x1b[31m' and '\\xff' and 'caf\xc3\xa9'");
 }
 
 TEST_CASE("input errors carry file:line:col") {
