@@ -129,6 +129,22 @@ tenet::Problem random_problem(Gen& g, std::string& desc) {
   return p;
 }
 
+// The metrics every property test compares between the counter (a) and brute-force
+// enumeration (b): stamps, PEs, points, energy and each tensor's volumes.
+void check_same_counts(const tenet::Metrics& a, const tenet::Metrics& b) {
+  CHECK(a.time_stamps == b.time_stamps);
+  CHECK(a.active_pes == b.active_pes);
+  CHECK(a.space_time_points == b.space_time_points);
+  CHECK(a.energy == b.energy);
+  REQUIRE(a.tensors.size() == b.tensors.size());
+  for (std::size_t k = 0; k < a.tensors.size(); ++k) {
+    CHECK(a.tensors[k].total_volume == b.tensors[k].total_volume);
+    CHECK(a.tensors[k].unique_volume == b.tensors[k].unique_volume);
+    CHECK(a.tensors[k].temporal_unique_volume == b.tensors[k].temporal_unique_volume);
+    CHECK(a.tensors[k].spatial_reuse_volume == b.tensors[k].spatial_reuse_volume);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("counter equals brute-force enumeration on random problems") {
@@ -146,19 +162,9 @@ TEST_CASE("counter equals brute-force enumeration on random problems") {
     const auto a = tenet::analyze(prob);
     const auto b = tenet::analyze(prob, en);
     CHECK(a.macs == b.macs);
-    CHECK(a.time_stamps == b.time_stamps);
-    CHECK(a.active_pes == b.active_pes);
-    CHECK(a.space_time_points == b.space_time_points);
-    CHECK(a.energy == b.energy);
     CHECK(a.ingress_delay == b.ingress_delay);
     CHECK(a.egress_delay == b.egress_delay);
-    REQUIRE(a.tensors.size() == b.tensors.size());
-    for (std::size_t k = 0; k < a.tensors.size(); ++k) {
-      CHECK(a.tensors[k].total_volume == b.tensors[k].total_volume);
-      CHECK(a.tensors[k].unique_volume == b.tensors[k].unique_volume);
-      CHECK(a.tensors[k].temporal_unique_volume == b.tensors[k].temporal_unique_volume);
-      CHECK(a.tensors[k].spatial_reuse_volume == b.tensors[k].spatial_reuse_volume);
-    }
+    check_same_counts(a, b);
     ++compared;
     if (a.instances_counted > 1) ++interpolated;
   }
@@ -294,17 +300,7 @@ TEST_CASE("counter equals brute-force enumeration on skewed time maps") {
     en.enumerate = true;
     const auto a = tenet::analyze(prob);
     const auto b = tenet::analyze(prob, en);
-    CHECK(a.time_stamps == b.time_stamps);
-    CHECK(a.active_pes == b.active_pes);
-    CHECK(a.space_time_points == b.space_time_points);
-    CHECK(a.energy == b.energy);
-    REQUIRE(a.tensors.size() == b.tensors.size());
-    for (std::size_t k = 0; k < a.tensors.size(); ++k) {
-      CHECK(a.tensors[k].total_volume == b.tensors[k].total_volume);
-      CHECK(a.tensors[k].unique_volume == b.tensors[k].unique_volume);
-      CHECK(a.tensors[k].temporal_unique_volume == b.tensors[k].temporal_unique_volume);
-      CHECK(a.tensors[k].spatial_reuse_volume == b.tensors[k].spatial_reuse_volume);
-    }
+    check_same_counts(a, b);
     if (a.instances_counted > 1) ++interpolated;
   }
   CHECK(interpolated * 2 > kCases);
@@ -378,17 +374,7 @@ TEST_CASE("counter equals brute-force enumeration on group-quantized systolic GE
       if (forced) setenv("TC_FORCE_VIRTUAL", "1", 1);
       const auto a = tenet::analyze(prob);
       if (forced) unsetenv("TC_FORCE_VIRTUAL");
-      CHECK(a.time_stamps == b.time_stamps);
-      CHECK(a.active_pes == b.active_pes);
-      CHECK(a.space_time_points == b.space_time_points);
-      CHECK(a.energy == b.energy);
-      REQUIRE(a.tensors.size() == b.tensors.size());
-      for (std::size_t k = 0; k < a.tensors.size(); ++k) {
-        CHECK(a.tensors[k].total_volume == b.tensors[k].total_volume);
-        CHECK(a.tensors[k].unique_volume == b.tensors[k].unique_volume);
-        CHECK(a.tensors[k].temporal_unique_volume == b.tensors[k].temporal_unique_volume);
-        CHECK(a.tensors[k].spatial_reuse_volume == b.tensors[k].spatial_reuse_volume);
-      }
+      check_same_counts(a, b);
       if (!forced && a.instances_counted > 1) ++interpolated;
     }
   }
