@@ -28,10 +28,7 @@ using RelaxCallGraph = std::map<std::string, std::map<std::string, std::int64_t>
 
 // `cls.f`, `Module.f` or `f` as the op of a Relax call -> "f"; "" for R.* operators.
 std::string relax_callee(const std::string& op) {
-  if (op.rfind("R.", 0) == 0 || op.empty()) return "";
-  const auto dot = op.rfind('.');
-  if (dot == std::string::npos) return op;
-  return op.find('.') == dot ? op.substr(dot + 1) : "";
+  return op.empty() || op.rfind("R.", 0) == 0 ? std::string() : xrelax::unqualified_function(op);
 }
 
 // times[F][G] = how many times G runs per run of F (F itself once), through any chain of

@@ -17,14 +17,15 @@ using ir::RExprPtr;
 using ir::StructInfoPtr;
 using xsym::SymPtr;
 
-std::string callee_name(const RExpr& e) {
-  std::string n = e.name;
+std::string unqualified_function(const std::string& n) {
   const auto dot = n.rfind('.');
-  if (e.kind == RExprKind::kGlobalFunc || e.kind == RExprKind::kVar) {
-    if (dot != std::string::npos && n.rfind("cls.", 0) == 0) n = n.substr(dot + 1);
-    else if (dot != std::string::npos && n.find('.') == dot) n = n.substr(dot + 1);
-  }
+  if (dot != std::string::npos && (n.rfind("cls.", 0) == 0 || n.find('.') == dot)) return n.substr(dot + 1);
   return n;
+}
+
+std::string callee_name(const RExpr& e) {
+  if (e.kind == RExprKind::kGlobalFunc || e.kind == RExprKind::kVar) return unqualified_function(e.name);
+  return e.name;
 }
 
 std::vector<RExprPtr> call_args(const RExpr& call) {

@@ -11,6 +11,8 @@
 
 namespace tenet_cost::xrelax {
 
+/// `cls.f`, `Module.f` -> "f" (a bare name is returned as is).
+std::string unqualified_function(const std::string& name);
 /// `cls.f` / `f` -> "f"; packed names are returned unchanged.
 std::string callee_name(const ir::RExpr& e);
 /// The arguments after the callee of call_tir / call_dps_packed / call_packed
