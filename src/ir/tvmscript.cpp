@@ -1699,6 +1699,7 @@ StructInfoPtr Lowerer::sinfo_uncached(const Node* n) {
   if (m == "Tuple") {
     si.kind = SInfoKind::kTuple;
     if (pos.size() == 1 && (pos[0]->kind == NK::kList || pos[0]->kind == NK::kTuple)) {
+      si.fields.reserve(pos[0]->n);
       for (std::uint32_t q = 0; q < pos[0]->n; ++q) si.fields.push_back(sinfo(pos[0]->kids[q]));
     } else {
       si.fields.reserve(pos.size());
@@ -1722,6 +1723,7 @@ StructInfoPtr Lowerer::sinfo_uncached(const Node* n) {
   }
   if (n->kind == NK::kTuple || n->kind == NK::kList) {
     si.kind = SInfoKind::kTuple;
+    si.fields.reserve(n->n);
     for (std::uint32_t q = 0; q < n->n; ++q) si.fields.push_back(sinfo(n->kids[q]));
     return stable_.intern(std::move(si), fname_);
   }
@@ -1832,6 +1834,7 @@ RExprPtr Lowerer::rexpr_raw(const Node* n) {
   }
   if (path == "R.tuple") {
     RExpr e = rmk(RExprKind::kTuple, n);
+    e.args.reserve(pos.size());
     for (const Node* a : pos) e.args.push_back(rexpr(a));
     return rtable_.intern(std::move(e), fname_);
   }
