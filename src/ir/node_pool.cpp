@@ -5,7 +5,9 @@
 
 #include <atomic>
 #include <cstdint>
+#include <mutex>
 #include <new>
+#include <vector>
 
 namespace tenet_cost::ir::pool {
 namespace {
@@ -31,11 +33,45 @@ void* map_slab() {
   return reinterpret_cast<void*>(aligned);
 }
 
+// Empty slabs are kept for reuse (up to kKeep of them, 16 MiB) instead of
+// unmapped: a program that parses, drops and parses again (a benchmark, a
+// server) would otherwise page-fault its node memory in afresh every time.
+constexpr std::size_t kKeep = 64;
+
+struct FreeSlabs {
+  std::mutex mu;
+  std::vector<void*> slabs;
+};
+
+FreeSlabs& free_slabs() {
+  static auto* f = new FreeSlabs();  // never destroyed: slabs may be released during static destruction
+  return *f;
+}
+
+void* reuse_slab() {
+  FreeSlabs& f = free_slabs();
+  const std::lock_guard<std::mutex> lock(f.mu);
+  if (f.slabs.empty()) return nullptr;
+  void* s = f.slabs.back();
+  f.slabs.pop_back();
+  return s;
+}
+
 void release(Slab* s) noexcept {
-  if (s->live.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-    s->~Slab();
-    munmap(s, kSlabBytes);
+  if (s->live.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  s->~Slab();
+  {
+    FreeSlabs& f = free_slabs();
+    const std::lock_guard<std::mutex> lock(f.mu);
+    if (f.slabs.size() < kKeep) {
+      try {
+        f.slabs.push_back(s);
+        return;
+      } catch (...) {  // no memory for the list: unmap instead
+      }
+    }
   }
+  munmap(s, kSlabBytes);
 }
 
 struct Current {
@@ -49,7 +85,8 @@ struct Current {
     if (slab != nullptr) release(slab);
   }
   void refill() {
-    void* mem = map_slab();
+    void* mem = reuse_slab();
+    if (mem == nullptr) mem = map_slab();
     Slab* s = new (mem) Slab();
     if (slab != nullptr) release(slab);
     slab = s;

@@ -10,7 +10,8 @@
 // Slabs are per thread (no lock on allocation); a node may be freed on any
 // thread. Each slab counts its live nodes (plus one while it is a thread's
 // current slab) and is freed when the count drops to zero. Freed node memory
-// is not reused before the whole slab is free: suited to IR that is built
+// is not reused before the whole slab is free (empty slabs are kept for reuse,
+// up to 16 MiB, else unmapped): suited to IR that is built
 // once and released together (one long-lived node keeps its slab's 256 KiB).
 #pragma once
 
