@@ -12,6 +12,7 @@
 #pragma once
 
 #include <algorithm>
+#include <compare>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
@@ -21,15 +22,104 @@
 #include <memory>
 #include <new>
 #include <optional>
+#include <ostream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include <fmt/core.h>
+
 #include "tenet_cost/error.hpp"
 
 namespace tenet_cost::ir {
+
+// -------------------------------------------------------------------- symbols
+
+/// An interned string: 8 bytes (a pointer to one process-wide copy of the text)
+/// in place of a 32-byte std::string, for the names the IR repeats by the
+/// million (Relax var names, call ops, dtypes). Reads like a `const
+/// std::string` (implicit conversion to `const std::string&` and
+/// std::string_view; `==`/`<` with strings compare the text); assigning a
+/// string interns it. Equal texts give the same pointer, so Symbol == Symbol
+/// is a pointer compare. Interned texts are kept for the life of the process
+/// (a pointer never dangles). Interning is thread-safe: a per-thread cache in
+/// front of one mutex-protected global table.
+class Symbol {
+ public:
+  Symbol() noexcept = default;
+  Symbol(std::string_view text) : p_(intern(text)) {}                     // NOLINT(google-explicit-constructor)
+  Symbol(const std::string& text) : p_(intern(std::string_view(text))) {}  // NOLINT
+  Symbol(const char* text) : p_(intern(std::string_view(text))) {}         // NOLINT
+
+  [[nodiscard]] const std::string& str() const noexcept { return p_ != nullptr ? *p_ : empty_text(); }
+  operator const std::string&() const noexcept { return str(); }  // NOLINT
+  operator std::string_view() const noexcept { return str(); }     // NOLINT
+  [[nodiscard]] std::string_view view() const noexcept { return str(); }
+  /// The interned copy's address (nullptr for ""): equal texts, equal ids.
+  [[nodiscard]] const void* id() const noexcept { return p_; }
+
+  [[nodiscard]] bool empty() const noexcept { return p_ == nullptr; }
+  [[nodiscard]] std::size_t size() const noexcept { return str().size(); }
+  [[nodiscard]] std::size_t length() const noexcept { return str().size(); }
+  [[nodiscard]] const char* c_str() const noexcept { return str().c_str(); }
+  [[nodiscard]] const char* data() const noexcept { return str().data(); }
+  [[nodiscard]] std::string::const_iterator begin() const noexcept { return str().begin(); }
+  [[nodiscard]] std::string::const_iterator end() const noexcept { return str().end(); }
+  char operator[](std::size_t i) const noexcept { return str()[i]; }
+  [[nodiscard]] char front() const noexcept { return str().front(); }
+  [[nodiscard]] char back() const noexcept { return str().back(); }
+  [[nodiscard]] std::string substr(std::size_t pos = 0, std::size_t n = std::string::npos) const {
+    return str().substr(pos, n);
+  }
+  [[nodiscard]] std::size_t find(std::string_view s, std::size_t pos = 0) const noexcept { return view().find(s, pos); }
+  [[nodiscard]] std::size_t find(char c, std::size_t pos = 0) const noexcept { return view().find(c, pos); }
+  [[nodiscard]] std::size_t rfind(std::string_view s, std::size_t pos = std::string::npos) const noexcept {
+    return view().rfind(s, pos);
+  }
+  [[nodiscard]] std::size_t rfind(char c, std::size_t pos = std::string::npos) const noexcept {
+    return view().rfind(c, pos);
+  }
+  [[nodiscard]] bool starts_with(std::string_view s) const noexcept { return view().starts_with(s); }
+  [[nodiscard]] bool ends_with(std::string_view s) const noexcept { return view().ends_with(s); }
+  [[nodiscard]] int compare(std::string_view s) const noexcept { return view().compare(s); }
+
+  friend bool operator==(const Symbol& a, const Symbol& b) noexcept { return a.p_ == b.p_; }
+  friend bool operator==(const Symbol& a, const std::string& b) noexcept { return a.view() == b; }
+  friend bool operator==(const Symbol& a, std::string_view b) noexcept { return a.view() == b; }
+  friend bool operator==(const Symbol& a, const char* b) noexcept { return a.view() == b; }
+  // Ordered by text (as std::string), so sorted output does not depend on addresses.
+  friend std::strong_ordering operator<=>(const Symbol& a, const Symbol& b) noexcept {
+    if (a.p_ == b.p_) return std::strong_ordering::equal;
+    return a.view() <=> b.view();
+  }
+  friend std::strong_ordering operator<=>(const Symbol& a, std::string_view b) noexcept { return a.view() <=> b; }
+  friend std::strong_ordering operator<=>(const Symbol& a, const std::string& b) noexcept {
+    return a.view() <=> std::string_view(b);
+  }
+  friend std::strong_ordering operator<=>(const Symbol& a, const char* b) noexcept {
+    return a.view() <=> std::string_view(b);
+  }
+
+  friend std::string operator+(const Symbol& a, std::string_view b) { return std::string(a.view()).append(b); }
+  friend std::string operator+(const Symbol& a, const std::string& b) { return a.str() + b; }
+  friend std::string operator+(const Symbol& a, const char* b) { return a.str() + b; }
+  friend std::string operator+(const Symbol& a, char b) { return a.str() + b; }
+  friend std::string operator+(const Symbol& a, const Symbol& b) { return a.str() + b.str(); }
+  friend std::string operator+(std::string_view a, const Symbol& b) { return std::string(a).append(b.view()); }
+  friend std::string operator+(const std::string& a, const Symbol& b) { return a + b.str(); }
+  friend std::string operator+(std::string&& a, const Symbol& b) { return std::move(a.append(b.view())); }
+  friend std::string operator+(const char* a, const Symbol& b) { return a + b.str(); }
+  friend std::string operator+(char a, const Symbol& b) { return a + b.str(); }
+
+  friend std::ostream& operator<<(std::ostream& os, const Symbol& s) { return os << s.view(); }
+
+ private:
+  static const std::string* intern(std::string_view text);
+  static const std::string& empty_text() noexcept;
+  const std::string* p_ = nullptr;  // null: ""
+};
 
 // ------------------------------------------------------------------ locations
 
@@ -361,12 +451,12 @@ using ExprPtr = std::shared_ptr<const Expr>;
 
 struct Expr {
   ExprKind kind = ExprKind::kOther;
-  std::string dtype;
+  BinOp bin_op = BinOp::kAdd;
+  Symbol dtype;
   Loc loc;
   std::int64_t int_value = 0;
   double float_value = 0.0;
-  std::string name;
-  BinOp bin_op = BinOp::kAdd;
+  Symbol name;
   UnOp un_op = UnOp::kNeg;
   std::vector<ExprPtr> args;
 };
@@ -451,18 +541,18 @@ struct Stmt {
   StmtKind kind = StmtKind::kOther;
   Loc loc;
   std::vector<StmtPtr> children;         // kSeq
-  std::string var;                       // kFor loop var / kLet var
+  Symbol var;                            // kFor loop var / kLet var
   ExprPtr min, extent;                   // kFor
   ForKind for_kind = ForKind::kSerial;   // kFor
-  std::string thread_tag;                // kFor with thread binding
+  Symbol thread_tag;                     // kFor with thread binding
   std::shared_ptr<const Block> block;    // kBlock
-  std::string buffer;                    // kStore
+  Symbol buffer;                         // kStore
   std::vector<ExprPtr> indices;          // kStore
   ExprPtr value;                         // kStore value / kLet value / kEvaluate expr / kIf cond
   StmtPtr body;                          // kFor / kLet / kIf then-branch / kAlloc scope
   StmtPtr else_body;                     // kIf
   Box<Buffer> alloc;                     // kAlloc (out of line: 8 bytes here)
-  std::string text;                      // kOther: what it was
+  Symbol text;                           // kOther: what it was
 };
 
 // ------------------------------------------------------------------ functions
@@ -500,7 +590,7 @@ struct StructInfo {
   bool shape_known = false;             // kTensor/kShape: dims given
   std::vector<ExprPtr> dims;            // ints or vars (string dims become vars)
   int ndim = -1;                        // R.Tensor(ndim=..) or dims.size()
-  std::string dtype;                    // kTensor / kPrim
+  Symbol dtype;                         // kTensor / kPrim
   std::vector<StructInfoPtr> fields;    // kTuple
 };
 
@@ -524,19 +614,19 @@ using RExprPtr = std::shared_ptr<const RExpr>;
 
 struct RExpr {
   RExprKind kind = RExprKind::kOther;
+  std::int32_t index = 0;  // kTupleGetItem / kConstant (the readers reject indices beyond int32)
   Loc loc;
-  std::string name;
-  std::string op;
+  Symbol name;
+  Symbol op;
   Vec<RExprPtr> args;
   Vec<std::pair<std::string, RExprPtr>> kwargs;
   Vec<StructInfoPtr> sinfo_args;
-  std::int64_t index = 0;
   ExprPtr prim;
   Vec<ExprPtr> dims;
 };
 
 struct Binding {
-  std::string var;
+  Symbol var;
   StructInfoPtr sinfo;   // annotation when printed; may be null
   RExprPtr value;
   Loc loc;
@@ -596,3 +686,21 @@ Module read_tvm_json(const std::string& text, const std::string& filename);
 Module load_module(const std::string& path);
 
 }  // namespace tenet_cost::ir
+
+/// Symbols hash like their text (std::hash<std::string_view>), so a Symbol and
+/// the equal std::string land in the same bucket.
+template <>
+struct std::hash<tenet_cost::ir::Symbol> {
+  std::size_t operator()(const tenet_cost::ir::Symbol& s) const noexcept {
+    return std::hash<std::string_view>{}(s.view());
+  }
+};
+
+/// `fmt::format("{}", sym)` / spdlog: formats the text (all string_view specs).
+template <>
+struct fmt::formatter<tenet_cost::ir::Symbol> : fmt::formatter<fmt::string_view> {
+  template <class Ctx>
+  auto format(const tenet_cost::ir::Symbol& s, Ctx& ctx) const -> decltype(ctx.out()) {
+    return fmt::formatter<fmt::string_view>::format(fmt::string_view(s.data(), s.size()), ctx);
+  }
+};

@@ -145,7 +145,7 @@ std::optional<SymPtr> dim_sym(const ir::ExprPtr& e) {
   return xsym::from_ir(*e);
 }
 
-std::string sinfo_dtype(const ir::StructInfoPtr& s) { return s ? s->dtype : std::string(); }
+std::string sinfo_dtype(const ir::StructInfoPtr& s) { return s ? s->dtype.str() : std::string(); }
 
 bool tensor_known(const ir::StructInfoPtr& s) {
   return s && s->kind == ir::SInfoKind::kTensor && s->shape_known && !s->dims.empty();
@@ -252,7 +252,7 @@ Workload relax_matmul(const Env& env, const ir::Binding& b, PrimTable& prims) {
   std::string out_dtype;
   for (const auto& [k, v] : call.kwargs)
     if (k == "out_dtype" && v && v->kind == ir::RExprKind::kString) out_dtype = v->name;
-  if (out_dtype.empty() || out_dtype == "void") out_dtype = b.sinfo ? b.sinfo->dtype : std::string();
+  if (out_dtype.empty() || out_dtype == "void") out_dtype = b.sinfo ? b.sinfo->dtype.str() : std::string();
   if (out_dtype.empty() || out_dtype == "void") out_dtype = w.dtype_a;
   w.dtype_out = w.dtype_accum = out_dtype;
   w.layout = std::string(swaps_last_two(env, ea) ? "T" : "N") + (swaps_last_two(env, eb) ? "T" : "N");

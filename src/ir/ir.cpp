@@ -2,7 +2,9 @@
 #include <charconv>
 #include <cmath>
 #include <mutex>
+#include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include "tenet_cost/ir.hpp"
 
@@ -17,6 +19,84 @@ FileName::FileName(std::string_view name) {
   static auto* names = new std::unordered_set<std::string>();  // never destroyed: nodes may outlive statics
   const std::lock_guard<std::mutex> lock(mu);
   p_ = &*names->emplace(name).first;
+}
+
+// Symbols: one global table (mutex) of heap strings that are never freed,
+// and in front of it a per-thread open-addressing cache from text to the
+// interned pointer, so the hot path (a name seen before on this thread) takes
+// no lock. Both tables only ever grow.
+namespace {
+
+struct GlobalSymbols {
+  std::mutex mu;
+  std::unordered_map<std::string_view, const std::string*> map;  // views into the pooled strings
+};
+
+GlobalSymbols& global_symbols() {
+  static auto* g = new GlobalSymbols();  // never destroyed: symbols may be used during static destruction
+  return *g;
+}
+
+const std::string* intern_global(std::string_view text) {
+  GlobalSymbols& g = global_symbols();
+  const std::lock_guard<std::mutex> lock(g.mu);
+  auto it = g.map.find(text);
+  if (it != g.map.end()) return it->second;
+  const std::string* p = new std::string(text);  // pooled for the life of the process
+  g.map.emplace(std::string_view(*p), p);
+  return p;
+}
+
+class SymbolCache {
+ public:
+  const std::string* get(std::string_view text) {
+    const std::size_t h = std::hash<std::string_view>{}(text);
+    if (slots_.empty()) slots_.resize(1024);
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = h & mask;; i = (i + 1) & mask) {
+      Slot& s = slots_[i];
+      if (s.p == nullptr) {
+        const std::string* p = intern_global(text);
+        s.h = h;
+        s.p = p;
+        if (++count_ * 2 > slots_.size()) grow();  // invalidates s
+        return p;
+      }
+      if (s.h == h && *s.p == text) return s.p;
+    }
+  }
+
+ private:
+  struct Slot {
+    std::size_t h = 0;
+    const std::string* p = nullptr;
+  };
+  void grow() {
+    std::vector<Slot> old(slots_.size() * 2);
+    old.swap(slots_);
+    const std::size_t mask = slots_.size() - 1;
+    for (const Slot& s : old) {
+      if (s.p == nullptr) continue;
+      std::size_t i = s.h & mask;
+      while (slots_[i].p != nullptr) i = (i + 1) & mask;
+      slots_[i] = s;
+    }
+  }
+  std::vector<Slot> slots_;
+  std::size_t count_ = 0;
+};
+
+}  // namespace
+
+const std::string* Symbol::intern(std::string_view text) {
+  if (text.empty()) return nullptr;
+  thread_local SymbolCache cache;
+  return cache.get(text);
+}
+
+const std::string& Symbol::empty_text() noexcept {
+  static const std::string* const kEmpty = new std::string();
+  return *kEmpty;
 }
 
 const std::string& FileName::empty_name() {
@@ -176,7 +256,7 @@ void print(std::string& out, const Expr& e, int depth) {
       }
       return;
     case ExprKind::kFloat:
-      out += "T." + (e.dtype.empty() ? std::string("float32") : e.dtype) + "(";
+      out += "T." + (e.dtype.empty() ? std::string("float32") : e.dtype.str()) + "(";
       print_double(out, e.float_value);
       out += ")";
       return;
@@ -251,7 +331,7 @@ void print(std::string& out, const Expr& e, int depth) {
       print_args(out, e.args, depth);
       out += ", " + std::to_string(e.int_value) + ")";
       return;
-    case ExprKind::kOther: out += e.name.empty() ? std::string("<unknown>") : e.name; return;
+    case ExprKind::kOther: out += e.name.empty() ? std::string("<unknown>") : e.name.str(); return;
   }
 }
 

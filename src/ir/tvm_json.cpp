@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -754,8 +755,9 @@ class Reader {
       if (auto body = g_.ref(idx, "body")) return stmt(*body);
     }
     auto s = make_stmt(StmtKind::kOther);
-    s->text = g_.raw_type(idx);
-    if (t == "tir.AttrStmt") s->text += " " + g_.text(idx, "attr_key");
+    std::string text = g_.raw_type(idx);
+    if (t == "tir.AttrStmt") text += " " + g_.text(idx, "attr_key");
+    s->text = text;
     return s;
   }
 
@@ -874,7 +876,10 @@ class Reader {
     } else if (t == "relax.TupleGetItem") {
       r->kind = RExprKind::kTupleGetItem;
       r->args.push_back(rexpr(g_.ref_required(idx, "tuple_value")));
-      r->index = g_.integer(idx, "index");
+      const std::int64_t index = g_.integer(idx, "index");
+      if (index < 0 || index > std::numeric_limits<std::int32_t>::max())
+        g_.fail(idx, "index", "expected a tuple index in [0, 2^31), found " + std::to_string(index));
+      r->index = static_cast<std::int32_t>(index);
     } else if (t == "relax.PrimValue") {
       r->kind = RExprKind::kPrimValue;
       r->prim = expr_field(idx, "value");

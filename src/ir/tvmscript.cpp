@@ -504,8 +504,8 @@ class Lowerer : public py::Parser::Sink {
   struct RTraits {
     static std::uint64_t hash(const RExpr& e) {
       std::uint64_t h = static_cast<std::uint64_t>(e.kind);
-      h = hmix(h, std::hash<std::string>{}(e.name));
-      h = hmix(h, std::hash<std::string>{}(e.op));
+      h = hptr(h, e.name.id());
+      h = hptr(h, e.op.id());
       h = hmix(h, static_cast<std::uint64_t>(e.index));
       h = hptr(h, e.prim.get());
       for (const auto& a : e.args) h = hptr(h, a.get());
@@ -529,7 +529,7 @@ class Lowerer : public py::Parser::Sink {
   struct STraits {
     static std::uint64_t hash(const StructInfo& s) {
       std::uint64_t h = static_cast<std::uint64_t>(s.kind) * 31 + static_cast<std::uint64_t>(s.ndim + 1);
-      h = hmix(h, std::hash<std::string>{}(s.dtype));
+      h = hptr(h, s.dtype.id());
       h = hmix(h, s.shape_known ? 1 : 0);
       for (const auto& a : s.dims) h = hptr(h, a.get());
       for (const auto& a : s.fields) h = hptr(h, a.get());
@@ -1816,6 +1816,9 @@ RExprPtr Lowerer::rexpr_raw(const Node* n) {
     case NK::kSubscript: {
       if (n->n == 1 && n->kids[0]->kind == NK::kInt) {
         const std::int64_t idx = int_value(n->kids[0], false);
+        if (idx > std::numeric_limits<std::int32_t>::max())
+          throw InputError(loc(n->kids[0]), "expected a tuple or metadata index below 2^31, found " +
+                                                std::to_string(idx));
         const Node* base = n->a;
         // metadata["relax.expr.Constant"][0]
         if (base->kind == NK::kSubscript && base->a->kind == NK::kName && base->a->text == "metadata" &&
@@ -1933,7 +1936,7 @@ void Lowerer::lower_relax_body(Stmt* const* body, std::uint32_t n, RelaxFunc& f)
         }
         Binding b;
         b.loc = loc(s);
-        b.var = s->target->kind == NK::kName ? std::string(s->target->text) : clip(span(s->target));
+        b.var = s->target->kind == NK::kName ? Symbol(s->target->text) : Symbol(clip(span(s->target)));
         b.value = rexpr(s->value);
         f.bindings.push_back(std::move(b));
         continue;
@@ -1942,7 +1945,7 @@ void Lowerer::lower_relax_body(Stmt* const* body, std::uint32_t n, RelaxFunc& f)
         if (s->value == nullptr) continue;
         Binding b;
         b.loc = loc(s);
-        b.var = s->target->kind == NK::kName ? std::string(s->target->text) : clip(span(s->target));
+        b.var = s->target->kind == NK::kName ? Symbol(s->target->text) : Symbol(clip(span(s->target)));
         b.sinfo = sinfo(s->annotation);
         b.value = rexpr(s->value);
         f.bindings.push_back(std::move(b));
