@@ -4,7 +4,10 @@
 //   bench_parse_tvmscript FILE...         same for the given files
 //   bench_parse_tvmscript --synthetic MB [FILE]
 //                                         build an MB-sized dump (FILE's functions, default fixture 01,
-//                                         repeated under new names), parse it once: MB/s and peak RSS / size
+//                                         repeated under new names), parse it once: MB/s and peak RSS / size,
+//                                         then parse + extract it once more
+//
+// TC_PARSE_THREADS=N sets the parse's threads (1: serial; default: the hardware threads, at most 8).
 //
 // Run each mode in its own process so the peak RSS (getrusage) belongs to it.
 #include <sys/resource.h>
@@ -16,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "tenet_cost/extract.hpp"
 #include "tenet_cost/ir.hpp"
 #include "tenet_cost/output.hpp"
 
@@ -109,21 +113,35 @@ std::string synthetic(const std::string& path, std::size_t target_bytes) {
 int bench_synthetic(double mb, const std::string& path) {
   std::string text = synthetic(path, static_cast<std::size_t>(mb * 1e6));
   const double rss_before = peak_rss_mb();
-  const double c0 = cpu_seconds();
-  const auto t0 = Clock::now();
-  std::size_t funcs = 0;
+  const double size_mb = static_cast<double>(text.size()) / 1e6;
   {
-    const auto mod = tenet_cost::ir::parse_tvmscript(text, "synthetic.py");
-    funcs = count_stmts(mod);
+    tenet_cost::ir::ParseStats stats;
+    tenet_cost::ir::ParseOptions opt;
+    opt.stats = &stats;
+    const double c0 = cpu_seconds();
+    const auto t0 = Clock::now();
+    const auto mod = tenet_cost::ir::parse_tvmscript(text, "synthetic.py", opt);
     const auto t1 = Clock::now();
     const double cpu = cpu_seconds() - c0;
     const double s = std::chrono::duration<double>(t1 - t0).count();
-    const double size_mb = static_cast<double>(text.size()) / 1e6;
     const double peak = peak_rss_mb();
     std::printf("synthetic: %.1f MB, %zu functions\n  wall %.1f ms (%.1f MB/s), cpu %.1f ms (%.1f MB/s)\n", size_mb,
-                funcs, s * 1e3, size_mb / s, cpu * 1e3, size_mb / cpu);
+                count_stmts(mod), s * 1e3, size_mb / s, cpu * 1e3, size_mb / cpu);
+    std::printf("  threads: %u chunk%s%s\n", stats.chunks, stats.chunks == 1 ? "" : "s",
+                stats.fell_back ? " (a parallel parse was given up: parsed serially)" : "");
     std::printf("peak RSS %.1f MB (%.2fx the file; %.1f MB before parsing, text included)\n", peak,
                 peak / (static_cast<double>(text.size()) / (1024.0 * 1024.0)), rss_before);
+  }
+  {
+    // parse + extract of the same dump (after the figures above, so the peak RSS is the parse's)
+    const auto t0 = Clock::now();
+    const auto mod = tenet_cost::ir::parse_tvmscript(text, "synthetic.py");
+    const auto t1 = Clock::now();
+    const auto r = tenet_cost::extract_workloads(mod);
+    const auto t2 = Clock::now();
+    const double total = std::chrono::duration<double>(t2 - t0).count();
+    std::printf("parse+extract: wall %.1f ms (%.1f MB/s; extract %.1f ms), %zu workloads\n", total * 1e3,
+                size_mb / total, std::chrono::duration<double, std::milli>(t2 - t1).count(), r.workloads.size());
   }
   return 0;
 }

@@ -659,8 +659,25 @@ struct Module {
 // ------------------------------------------------------------------ front-ends
 
 /// Parse TVMScript text (any era, see docs/ir-formats.md). Throws InputError
-/// with file:line:col on a syntax error.
+/// with file:line:col on a syntax error. A large text is parsed on several
+/// threads (ParseOptions{} defaults); the result is always the serial one.
 Module parse_tvmscript(const std::string& text, const std::string& filename);
+
+/// What a parse did (for benchmarks and tests).
+struct ParseStats {
+  unsigned chunks = 1;     // chunks the text was parsed in at once (1: serially)
+  bool fell_back = false;  // a parallel parse was given up (a split it could not verify, or
+                           // an error); the text was then parsed serially
+};
+
+/// How parse_tvmscript may use threads (docs/ir-formats.md, "Parallel parse").
+struct ParseOptions {
+  std::size_t min_parallel_bytes = std::size_t{4} << 20;  // smaller texts are parsed serially
+  unsigned threads = 0;  // 0: $TC_PARSE_THREADS, else the hardware threads; at most 8; 1: serial
+  ParseStats* stats = nullptr;  // filled in when set
+};
+
+Module parse_tvmscript(const std::string& text, const std::string& filename, const ParseOptions& options);
 
 /// Read a TVM JSON graph (legacy `root`/`type_key` or tvm-ffi `root_index`/`type`).
 Module read_tvm_json(const std::string& text, const std::string& filename);

@@ -5,7 +5,8 @@
 // statement S[i,j,k] (A[i,k] x B[k,j] -> C[i,j]); scale and zero-point
 // tensors are extra read operands whose index expressions encode the
 // granularity (per-tensor SW[0], per-channel SW[j], per-token SA[i], group
-// SW[j, floor(k/g)]), so the reuse analysis yields their traffic.
+// SW[j, floor(k/g)], 2-D block SW[floor(j/bn), floor(k/bk)], per-token group
+// SA[i, floor(k/g)]), so the reuse analysis yields their traffic.
 // docs/quant.md documents every scheme and the grammar.
 #pragma once
 
@@ -16,7 +17,10 @@
 
 namespace tenet_cost::quant {
 
-enum class Granularity { kNone, kTensor, kChannel, kToken, kGroup };
+// kBlock: 2-D blocks of block_n (along N, output channels) x block_k (along K)
+// weights share one scale (DeepSeek-V3 / MLC block-scale fp8). For an
+// activation, kGroup means per token and per `group` along K: SA[i, floor(k/g)].
+enum class Granularity { kNone, kTensor, kChannel, kToken, kGroup, kBlock };
 std::string to_string(Granularity g);
 
 /// How one stored tensor (weight, activation or KV cache) is quantized.
@@ -29,12 +33,15 @@ struct TensorFormat {
   std::int64_t scale_bits = 0;     // 0: no scale tensor
   bool zero_point = false;         // asymmetric: a zero-point tensor with the scale's shape
   std::int64_t zero_bits = 0;
+  std::int64_t block_n = 0;        // kBlock: block size along N (output channels)
+  std::int64_t block_k = 0;        // kBlock: block size along K (reduction)
   [[nodiscard]] bool quantized() const { return scale != Granularity::kNone || is_low_precision(); }
   [[nodiscard]] bool is_low_precision() const;  // int*, float8*
 };
 
 /// A complete scheme. Names: MLC-LLM's (q4f16_1, ...) or the generic grammar
-/// (w4a16-g128-asym, w8a8-token-channel, fp8-tensor, ... [+kv8 | +kv4-g64]).
+/// (w4a16-g128-asym, w8a8-token-channel, fp8-tensor, fp8-block128x128,
+/// w8a8-block128x128, ... [+kv8 | +kv4-g64]).
 struct Scheme {
   std::string name;                 // canonical name; parse_scheme(name) gives the same scheme
   std::string family;               // "mlc" | "generic"
@@ -63,6 +70,12 @@ std::string valid_forms();
 Scheme scheme_from_quant_info(const std::string& mlc_name, int weight_bits, std::int64_t group_size,
                               const std::string& scale_dtype, bool zero_point_tensor,
                               int elems_per_storage, const std::string& storage_dtype);
+/// The same with the extractor's 2-D block sizes (QuantInfo::block_n / block_k;
+/// 0 = no blocks): a block-scale dump becomes the MLC block-scale scheme.
+Scheme scheme_from_quant_info(const std::string& mlc_name, int weight_bits, std::int64_t group_size,
+                              const std::string& scale_dtype, bool zero_point_tensor,
+                              int elems_per_storage, const std::string& storage_dtype,
+                              std::int64_t block_n, std::int64_t block_k);
 /// Bits of one element of a dtype name (float16 -> 16, int4 -> 4, ...); throws on unknown.
 std::int64_t dtype_bits(const std::string& dtype);
 

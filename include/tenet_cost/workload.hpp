@@ -33,7 +33,7 @@ enum class WorkloadKind { kGemm, kConv };
 struct QuantInfo {
   std::string scheme = "none";         // MLC name ("q4f16_1", "q4f16_0", "e4m3_e4m3_f16", ...),
                                        // "none" when unquantized, "custom" when not an MLC scheme
-  std::string granularity = "none";    // "none" | "per-tensor" | "per-channel" | "per-group"
+  std::string granularity = "none";    // "none" | "per-tensor" | "per-channel" | "per-group" | "per-block"
   int weight_bits = 0;                 // 0 = not quantized (weight is the plain dtype)
   int elems_per_storage = 1;           // e.g. 8 int4 per uint32
   std::int64_t group_size = 0;         // 0 = no groups
@@ -42,6 +42,8 @@ struct QuantInfo {
   std::string zero_point = "none";     // "none" | "symmetric" (constant offset) | "tensor" (zero-point tensor)
   std::string weight_layout;           // "NK" | "KN" | ""
   bool has_g_idx = false;              // GPTQ act-order indirection
+  std::int64_t block_n = 0;            // "per-block": 2-D scale blocks of block_n (along N) x block_k
+  std::int64_t block_k = 0;            //   (along K), scale [ceil(N/block_n), ceil(K/block_k)]; else 0
   bool operator==(const QuantInfo&) const = default;
 };
 

@@ -354,13 +354,15 @@ std::string run_quant_list(const std::string& format) {
     json j = json::array();
     for (const auto& s : schemes) {
       auto fmtj = [](const quant::TensorFormat& f) {
-        return json{{"dtype", f.dtype},
-                    {"storage_bits", f.storage_bits},
-                    {"elems_per_storage", f.elems_per_storage},
-                    {"scale", quant::to_string(f.scale)},
-                    {"group", f.group},
-                    {"scale_bits", f.scale_bits},
-                    {"zero_point", f.zero_point}};
+        json x{{"dtype", f.dtype},
+               {"storage_bits", f.storage_bits},
+               {"elems_per_storage", f.elems_per_storage},
+               {"scale", quant::to_string(f.scale)},
+               {"group", f.group},
+               {"scale_bits", f.scale_bits},
+               {"zero_point", f.zero_point}};
+        if (f.scale == quant::Granularity::kBlock) x["block"] = json::array({f.block_n, f.block_k});
+        return x;
       };
       json x{{"name", s.name},          {"family", s.family},         {"description", s.description},
              {"model_dtype", s.model_dtype}, {"compute", s.compute},  {"weight", fmtj(s.weight)},
@@ -384,6 +386,8 @@ std::string run_quant_list(const std::string& format) {
       if (f.scale == quant::Granularity::kNone || f.scale_bits == 0) return std::string("-");
       std::string x = quant::to_string(f.scale);
       if (f.group) x += " " + std::to_string(f.group);
+      if (f.scale == quant::Granularity::kBlock)
+        x += " " + std::to_string(f.block_n) + "x" + std::to_string(f.block_k);
       x += " " + std::to_string(f.scale_bits) + "-bit";
       if (f.zero_point) x += " +zero";
       return x;

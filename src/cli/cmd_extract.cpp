@@ -28,6 +28,7 @@ std::string quant_text(const QuantInfo& q) {
   std::string s = q.scheme + " (int" + std::to_string(q.weight_bits);
   if (q.storage_dtype.rfind("float", 0) == 0) s = q.scheme + " (" + q.storage_dtype;
   if (q.group_size > 0) s += " g" + std::to_string(q.group_size);
+  else if (q.granularity == "per-block") s += " block " + std::to_string(q.block_n) + "x" + std::to_string(q.block_k);
   else if (q.granularity != "none") s += " " + q.granularity;
   if (!q.weight_layout.empty()) s += " " + q.weight_layout;
   return s + ")";

@@ -110,6 +110,9 @@ TileMetrics closed_form_tile(const std::string& kind, std::int64_t R, std::int64
   for (const auto& op : ops) {
     const std::string p = pattern(op);
     const std::int64_t g = group_of(op);
+    // 2-D block scale S[floor(j/bn), floor(k/bk)]: divisors of the j and k terms
+    const std::int64_t bn = op.index.size() == 2 ? op.index[0].divisor : 1;
+    const std::int64_t bk = op.index.size() == 2 ? op.index[1].divisor : 1;
     std::int64_t uv = -1;
     if (kind == "os") {
       if (op.write && p == "i,j") uv = mul(tm, tn);
@@ -121,6 +124,9 @@ TileMetrics closed_form_tile(const std::string& kind, std::int64_t R, std::int64
       else if (p == "i") uv = mul(tm, cdiv(tn, C));
       else if (p == "k") uv = mul(cdiv(tm, R), cdiv(tn, C), tk);
       else if (p == "k,j/g") uv = mul(cdiv(tm, R), tk, count_or(tn, C, g));
+      else if (p == "j/g,k/g" || p == "j/g,k") uv = mul(cdiv(tm, R), count_or(tn, C, bn), cdiv(tk, bk));
+      else if (p == "i,k/g") uv = mul(tm, cdiv(tn, C), cdiv(tk, g));
+      else if (p == "k/g") uv = mul(cdiv(tm, R), cdiv(tn, C), cdiv(tk, g));
     } else {
       if (op.write && p == "i,j") uv = mul(tm, tn, cdiv(tk, R));
       else if (p == "i,k") uv = mul(tm, tk, cdiv(tn, C));
@@ -131,6 +137,9 @@ TileMetrics closed_form_tile(const std::string& kind, std::int64_t R, std::int64
       else if (p == "i") uv = mul(tm, cdiv(tn, C), cdiv(tk, R));
       else if (p == "k") uv = mul(tk, cdiv(tn, C));
       else if (p == "k,j/g") uv = mul(tk, count_or(tn, C, g));
+      else if (p == "j/g,k/g" || p == "j/g,k") uv = mul(count_or(tk, R, bk), count_or(tn, C, bn));
+      else if (p == "i,k/g") uv = mul(tm, cdiv(tn, C), count_or(tk, R, g));
+      else if (p == "k/g") uv = mul(cdiv(tn, C), count_or(tk, R, g));
     }
     if (uv < 0) throw InputError("no closed form for operand " + op.relation() + " under dataflow " + kind);
     m.unique[op.name] = uv;

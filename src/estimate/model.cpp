@@ -150,7 +150,8 @@ std::vector<ModelGemm> workloads_from_extract(const ExtractResult& ex, const Pha
       if (w.weight_operand != "none") {
         g.dump_scheme = quant::scheme_from_quant_info(
             w.quant.scheme, w.quant.weight_bits, w.quant.group_size, w.quant.scale_dtype,
-            w.quant.zero_point == "tensor", w.quant.elems_per_storage, w.quant.storage_dtype);
+            w.quant.zero_point == "tensor", w.quant.elems_per_storage, w.quant.storage_dtype, w.quant.block_n,
+            w.quant.block_k);
         if (w.quant.weight_bits == 0 && !w.dtype_b.empty()) {
           const std::string md = w.dtype_b == "float32" ? "q0f32" : "q0f16";
           g.dump_scheme = quant::parse_scheme(md);

@@ -51,6 +51,7 @@ std::string extract_json(const ExtractResult& r, int indent) {
                   {"elems_per_storage", q.elems_per_storage},
                   {"weight_layout", q.weight_layout},
                   {"g_idx", q.has_g_idx}};
+    if (q.granularity == "per-block") j["quant"]["block"] = {q.block_n, q.block_k};
     nlohmann::json calls = nlohmann::json::object();
     for (const auto& [e, n] : w.calls) calls[e] = n;
     j["calls"] = calls;

@@ -247,6 +247,7 @@ QuantInfo detect_impl(const Expr& weight, const QuantContext& ctx, std::string& 
   }
   if (scale) {
     bool k_ref = false, n_ref = false, any_var = false;
+    std::int64_t k_div = 0, n_div = 0;  // `k // bk` and `n // bn` in different scale dims: 2-D blocks
     for (std::size_t d = 0; d < scale->args.size(); ++d) {
       const Expr& idx = *scale->args[d];
       std::set<std::string> vs;
@@ -255,9 +256,11 @@ QuantInfo detect_impl(const Expr& weight, const QuantContext& ctx, std::string& 
       if (auto g = top_div(idx, ctx.kvars)) {
         q.group_size = *g;
         group_axis = "K";
+        k_div = *g;
       } else if (auto gn = top_div(idx, ctx.nvars)) {
         group_axis = "N";
         q.group_size = *gn;
+        n_div = *gn;
       } else if (has_load(idx)) {
         q.has_g_idx = true;
         // g_idx: group size = K / (scale extent along this dim).
@@ -271,7 +274,14 @@ QuantInfo detect_impl(const Expr& weight, const QuantContext& ctx, std::string& 
       k_ref = k_ref || refs_any(idx, ctx.kvars);
       n_ref = n_ref || refs_any(idx, ctx.nvars);
     }
-    if (q.group_size > 0 || q.group_size == -1) q.granularity = "per-group";
+    if (k_div > 0 && n_div > 0 && !q.has_g_idx) {
+      // one scale per block_n x block_k weights (MLC block-scale fp8, DeepSeek-V3): group_size stays 0
+      q.granularity = "per-block";
+      q.block_n = n_div;
+      q.block_k = k_div;
+      q.group_size = 0;
+      group_axis = "K";
+    } else if (q.group_size > 0 || q.group_size == -1) q.granularity = "per-group";
     else if (k_ref) {
       q.granularity = "per-group";
       q.group_size = 1;
@@ -316,6 +326,9 @@ std::string scheme_name(const QuantInfo& q, const std::string& packing_axis) {
     if (packing_axis == "N" && q.group_size == 128) return "q4f16_autoawq";
   }
   if (q.storage_dtype == "float8_e4m3fn" && q.granularity == "per-tensor") return "e4m3_e4m3_f16";
+  if (q.storage_dtype == "float8_e4m3fn" && q.granularity == "per-block" && q.zero_point == "none" &&
+      (q.scale_dtype == "float32" || q.scale_dtype == "bfloat16"))
+    return "fp8_e4m3fn_bf16_block_scale";
   if (q.storage_dtype == "float8_e5m2" && (q.granularity == "per-tensor" || q.granularity == "none"))
     return "e5m2_e5m2_f16";
   return "custom";

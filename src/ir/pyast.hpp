@@ -190,7 +190,8 @@ struct Stmt {
 
 class Parser {
  public:
-  Parser(std::string_view src, const std::string& file, Arena& arena);
+  /// `range`: the chunk of `src` to parse (default: all of it), see LexRange.
+  Parser(std::string_view src, const std::string& file, Arena& arena, const LexRange& range = {});
 
   /// Called for each top-level statement; for a top-level `class`, the class
   /// header is reported with kClass and no body, then each member statement is
@@ -199,7 +200,15 @@ class Parser {
     virtual ~Sink() = default;
     virtual void top_level(Stmt* s, const Stmt* enclosing_class) = 0;
   };
-  void parse_file(Sink& sink);
+  /// Parse the file (or the chunk). `resume_class`: the chunk starts inside
+  /// the body of this top-level class (the range's indent is its members').
+  void parse_file(Sink& sink, const Stmt* resume_class = nullptr);
+
+  /// Where a chunk's parse met its stop line (LexRange::stop): kNone when it
+  /// did not reach it cleanly, else at a statement boundary of the top level or
+  /// of a top-level class body.
+  enum class StopContext : std::uint8_t { kNone, kTopLevel, kClassBody };
+  [[nodiscard]] StopContext stopped_in() const { return stopped_in_; }
 
   Stmt* parse_statement();  // one full statement (compound ones include their suite)
   Node* parse_expression(); // a full test-list (for tests)
@@ -230,6 +239,8 @@ class Parser {
   void parse_simple_statements(std::vector<Stmt*>& out);
   Stmt* parse_small_statement();
   Stmt* parse_compound(std::vector<Node*>* decorators);
+  void parse_class_members(Sink& sink, const Stmt* cls);
+  void note_end(StopContext where);
   void parse_suite(Stmt*** body, std::uint32_t* n);
   void parse_params(Stmt* s, Op closer);
   Stmt* parse_import();
@@ -272,6 +283,7 @@ class Parser {
   std::vector<Node*> scratch_;
   std::vector<Stmt*> stmt_scratch_;
   std::string strbuf_;
+  StopContext stopped_in_ = StopContext::kNone;
 };
 
 }  // namespace tenet_cost::ir::py

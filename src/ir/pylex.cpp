@@ -1,5 +1,6 @@
 #include "ir/pylex.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 
@@ -123,9 +124,18 @@ StrShape string_shape(std::string_view t) {
 
 }  // namespace
 
-Lexer::Lexer(std::string_view src, const std::string& file) : src_(src), file_(file) {
+Lexer::Lexer(std::string_view src, const std::string& file, const LexRange& range)
+    : src_(src), file_(file), stop_(range.stop) {
   if (src_.size() >= std::numeric_limits<std::uint32_t>::max())
     throw InputError(SourceLocation{file_, 0, 0}, "expected a file smaller than 4 GiB, found a larger one");
+  if (range.begin > 0) {
+    // Resume at a line start inside the file (one chunk of a parallel parse).
+    pos_ = std::min(range.begin, src_.size());
+    line_start_ = pos_;
+    line_ = range.line;
+    if (range.indent > 0) indents_.push_back(range.indent);
+    return;
+  }
   // A UTF-8 byte order mark is not part of the program.
   if (src_.size() >= 3 && static_cast<unsigned char>(src_[0]) == 0xEF &&
       static_cast<unsigned char>(src_[1]) == 0xBB && static_cast<unsigned char>(src_[2]) == 0xBF) {
@@ -228,6 +238,25 @@ Token Lexer::next() {
       pos_ = p;
       at_line_start_ = false;
       if (p >= n) continue;  // handled by the end-of-file branch below
+      if (line_start_ == stop_) {
+        // The stop line: open or close the blocks its indentation says, then
+        // end. An indentation matching no enclosing block is not a clean stop.
+        done_ = true;
+        if (width > indents_.back()) {
+          if (indents_.size() > kMaxNesting) continue;
+          indents_.push_back(width);
+          stopped_ = true;
+          last_newline_ = false;
+          return make(Tok::kIndent, static_cast<std::uint32_t>(p), static_cast<std::uint32_t>(p), line_, col_of(p));
+        }
+        std::uint32_t pops = 0;
+        for (auto i = indents_.size(); i-- > 0 && width < indents_[i];) ++pops;
+        if (indents_[indents_.size() - 1 - pops] != width) continue;
+        indents_.resize(indents_.size() - pops);
+        pending_dedents_ = pops;
+        stopped_ = true;
+        continue;
+      }
       if (width > indents_.back()) {
         if (indents_.size() > kMaxNesting)
           fail_here(p, "expected at most " + std::to_string(kMaxNesting) + " indentation levels, found more");
@@ -270,6 +299,11 @@ Token Lexer::next() {
       }
     }
 
+    if (pos_ >= stop_) {
+      // Past the stop without meeting it at a line start: end (not stopped()).
+      done_ = true;
+      continue;
+    }
     if (pos_ >= n) {
       if (depth_ > 0) fail_here(pos_, "expected a closing bracket, found end of file");
       if (!last_newline_) {

@@ -52,9 +52,21 @@ struct Token {
   std::uint32_t end = 0;
 };
 
+/// The part of a file one lexer reads (the parallel parse gives each worker
+/// one chunk of the file): it starts at a line start with a known line number
+/// and enclosing indentation, and ends before the line starting at `stop`.
+/// Offsets and positions stay those of the whole file.
+struct LexRange {
+  static constexpr std::size_t kNoStop = static_cast<std::size_t>(-1);
+  std::size_t begin = 0;       // a line start (0: the file start, where a BOM is skipped)
+  std::uint32_t line = 1;      // the line number at `begin`
+  std::uint32_t indent = 0;    // > 0: `begin` is inside a block indented this much (indent stack {0, indent})
+  std::size_t stop = kNoStop;  // a line start: lexing ends there, or kNoStop (the end of the file)
+};
+
 class Lexer {
  public:
-  Lexer(std::string_view src, const std::string& file);
+  Lexer(std::string_view src, const std::string& file, const LexRange& range = {});
 
   Token next();
 
@@ -73,6 +85,17 @@ class Lexer {
   bool plain_string(const Token& t, std::string_view& body) const;
 
   [[noreturn]] void fail(std::uint32_t line, std::uint32_t col, const std::string& msg) const;
+
+  /// With a stop: true once the lexer met the stop line at the start of a
+  /// logical line (outside brackets and strings) and, after the INDENT or
+  /// DEDENTs that line's indentation gives, returned kEnd there. False when it
+  /// never got there cleanly (the stop fell inside a token, bracket or
+  /// continued line, or its indentation matches no enclosing block): then it
+  /// returned kEnd at the stop line or at the first token past it.
+  [[nodiscard]] bool stopped() const { return stopped_; }
+  /// The current line number and indentation stack (at the stop, those of the stop line).
+  [[nodiscard]] std::uint32_t line() const { return line_; }
+  [[nodiscard]] const std::vector<std::uint32_t>& indents() const { return indents_; }
 
  private:
   Token make(Tok k, std::uint32_t b, std::uint32_t e, std::uint32_t line, std::uint32_t col) const;
@@ -96,6 +119,8 @@ class Lexer {
   std::vector<std::uint32_t> indents_{0};
   std::uint32_t pending_dedents_ = 0;
   bool done_ = false;
+  std::size_t stop_ = LexRange::kNoStop;
+  bool stopped_ = false;
 };
 
 }  // namespace tenet_cost::ir::py

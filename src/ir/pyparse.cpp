@@ -84,7 +84,8 @@ Parser::DepthGuard::DepthGuard(Parser& parser) : p(parser) {
   }
 }
 
-Parser::Parser(std::string_view src, const std::string& file, Arena& arena) : lex_(src, file), arena_(arena) {
+Parser::Parser(std::string_view src, const std::string& file, Arena& arena, const LexRange& range)
+    : lex_(src, file, range), arena_(arena) {
   tok_ = lex_.next();
 }
 
@@ -197,8 +198,38 @@ Stmt* Parser::new_stmt(SK k, const Token& at) {
   return s;
 }
 
-void Parser::parse_file(Sink& sink) {
+void Parser::note_end(StopContext where) {
+  // The first loop to see the stop's kEnd is where the chunk ended.
+  if (tok_.kind == Tok::kEnd && lex_.stopped() && stopped_in_ == StopContext::kNone) stopped_in_ = where;
+}
+
+void Parser::parse_class_members(Sink& sink, const Stmt* cls) {
+  const Arena::Mark m1 = arena_.mark();
+  std::vector<Stmt*> stmts;
+  while (tok_.kind != Tok::kDedent && tok_.kind != Tok::kEnd) {
+    stmts.clear();
+    if (at_op(Op::kAt) || at_kw(Kw::kDef) || at_kw(Kw::kClass) || at_kw(Kw::kIf) || at_kw(Kw::kFor) ||
+        at_kw(Kw::kWhile) || at_kw(Kw::kWith) || at_kw(Kw::kTry) || at_kw(Kw::kAsync)) {
+      stmts.push_back(parse_compound(nullptr));
+    } else {
+      const std::size_t st = stmt_scratch_.size();
+      parse_simple_statements(stmt_scratch_);
+      stmts.assign(stmt_scratch_.begin() + static_cast<std::ptrdiff_t>(st), stmt_scratch_.end());
+      stmt_scratch_.resize(st);
+    }
+    for (Stmt* s : stmts) sink.top_level(s, cls);
+    arena_.release(m1);
+  }
+  note_end(StopContext::kClassBody);
+  if (tok_.kind == Tok::kDedent) advance();
+}
+
+void Parser::parse_file(Sink& sink, const Stmt* resume_class) {
   const Arena::Mark m0 = arena_.mark();
+  if (resume_class != nullptr) {
+    parse_class_members(sink, resume_class);
+    arena_.release(m0);
+  }
   std::vector<Stmt*> stmts;
   while (tok_.kind != Tok::kEnd) {
     if (tok_.kind == Tok::kNewline) {
@@ -229,26 +260,11 @@ void Parser::parse_file(Sink& sink) {
       std::copy(decorators.begin(), decorators.end(), cls->decorators);
       finish(cls);
       sink.top_level(cls, nullptr);
-      const Arena::Mark m1 = arena_.mark();
       if (tok_.kind == Tok::kNewline) {
         advance();
         if (tok_.kind != Tok::kIndent) error_expected("an indented class body");
         advance();
-        while (tok_.kind != Tok::kDedent && tok_.kind != Tok::kEnd) {
-          stmts.clear();
-          if (at_op(Op::kAt) || at_kw(Kw::kDef) || at_kw(Kw::kClass) || at_kw(Kw::kIf) || at_kw(Kw::kFor) ||
-              at_kw(Kw::kWhile) || at_kw(Kw::kWith) || at_kw(Kw::kTry) || at_kw(Kw::kAsync)) {
-            stmts.push_back(parse_compound(nullptr));
-          } else {
-            const std::size_t st = stmt_scratch_.size();
-            parse_simple_statements(stmt_scratch_);
-            stmts.assign(stmt_scratch_.begin() + static_cast<std::ptrdiff_t>(st), stmt_scratch_.end());
-            stmt_scratch_.resize(st);
-          }
-          for (Stmt* s : stmts) sink.top_level(s, cls);
-          arena_.release(m1);
-        }
-        if (tok_.kind == Tok::kDedent) advance();
+        parse_class_members(sink, cls);
       } else {
         const std::size_t st = stmt_scratch_.size();
         parse_simple_statements(stmt_scratch_);
@@ -277,6 +293,7 @@ void Parser::parse_file(Sink& sink) {
     }
     arena_.release(m0);
   }
+  note_end(StopContext::kTopLevel);
 }
 
 Stmt* Parser::parse_statement() {

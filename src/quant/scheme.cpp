@@ -18,6 +18,7 @@ std::string to_string(Granularity g) {
     case Granularity::kChannel: return "per-channel";
     case Granularity::kToken: return "per-token";
     case Granularity::kGroup: return "per-group";
+    case Granularity::kBlock: return "per-block";
   }
   return "none";
 }
@@ -116,6 +117,42 @@ Scheme mlc_fp8(const std::string& name, const std::string& dtype, bool use_scale
   return s;
 }
 
+std::string block_text(std::int64_t bn, std::int64_t bk) { return std::to_string(bn) + "x" + std::to_string(bk); }
+
+// MLC block-scale fp8 (block_scale_quantization.py): float8_e4m3fn weights [N, K] with a float32
+// weight_scale_inv [ceil(N/bn), ceil(K/bk)], bfloat16 model; activations quantized to fp8 per token and
+// per bk along K at run time (rowwise_group_quant_fp8, float32 scales) or with a static float32 scale
+// per bk along K (_static_activation); fp8 groupwise-scaled GEMM, partial sums rescaled per K block.
+Scheme mlc_block_fp8(const std::string& name, bool static_activation, std::int64_t bn = 128,
+                     std::int64_t bk = 128) {
+  Scheme s;
+  s.name = name;
+  s.family = "mlc";
+  s.model_dtype = "bfloat16";
+  s.weight = plain("float8_e4m3fn");
+  s.weight.scale = Granularity::kBlock;
+  s.weight.block_n = bn;
+  s.weight.block_k = bk;
+  s.weight.scale_bits = 32;
+  s.activation = plain("float8_e4m3fn");
+  // dynamic: SA[i, floor(k/bk)] (per token and K group); static: SA[floor(k/bk)] (per input-channel group)
+  s.activation.scale = static_activation ? Granularity::kChannel : Granularity::kGroup;
+  s.activation.group = bk;
+  s.activation.scale_bits = 32;
+  s.dynamic_activation = !static_activation;
+  s.compute = "fp8";
+  s.out_bits = 16;
+  s.output_rescale = true;
+  s.quantize_lm_head = false;
+  s.description = "MLC block-scale fp8: float8_e4m3fn weights, float32 scale per " + block_text(bn, bk) +
+                  " block (N x K), bfloat16 model; activations fp8 with " +
+                  (static_activation ? std::string("a static float32 scale per ") + std::to_string(bk) + " along K"
+                                     : std::string("dynamic float32 scales per token and per ") + std::to_string(bk) +
+                                           " along K") +
+                  "; fp8 MACs, partial sums rescaled per K block; lm_head not quantized";
+  return s;
+}
+
 const std::vector<Scheme>& mlc_schemes() {
   static const std::vector<Scheme> schemes = [] {
     std::vector<Scheme> v;
@@ -151,6 +188,8 @@ const std::vector<Scheme>& mlc_schemes() {
     }
     v.push_back(mlc_fp8("e4m3_e4m3_f16", "float8_e4m3fn", true));
     v.push_back(mlc_fp8("e5m2_e5m2_f16", "float8_e5m2", false));
+    v.push_back(mlc_block_fp8("fp8_e4m3fn_bf16_block_scale", false));
+    v.push_back(mlc_block_fp8("fp8_e4m3fn_bf16_block_scale_static_activation", true));
     return v;
   }();
   return schemes;
@@ -211,9 +250,45 @@ TensorFormat parse_kv(const std::string& full, const std::string& kv) {
   return f;
 }
 
+// "block<BN>x<BK>" (the part after "block" given as `spec`): block sizes along N and K.
+std::pair<std::int64_t, std::int64_t> parse_block(const std::string& full, const std::string& spec) {
+  const auto x = spec.find('x');
+  if (x == std::string::npos)
+    bad(full, "expected block<BN>x<BK> (block sizes along N and along K, e.g. block128x128), found 'block" + spec +
+                  "'");
+  const std::string a = spec.substr(0, x), b = spec.substr(x + 1);
+  if (!all_digits(a) || !all_digits(b))
+    bad(full, "expected block<BN>x<BK> with BN and BK positive integers of at most 9 digits, found 'block" + spec +
+                  "'");
+  const std::int64_t bn = std::stoll(a), bk = std::stoll(b);
+  if (bn <= 0 || bk <= 0) bad(full, "block sizes must be positive, found 'block" + spec + "'");
+  return {bn, bk};
+}
+
+bool is_block_option(const std::string& o) { return o.rfind("block", 0) == 0; }
+
+// fp8-block<BN>x<BK>: DeepSeek-V3-style fp8 with 2-D weight blocks and per-token-group activation scales.
+Scheme generic_fp8_block(std::int64_t bn, std::int64_t bk) {
+  Scheme s = mlc_block_fp8("fp8-block" + block_text(bn, bk), false, bn, bk);
+  s.family = "generic";
+  s.model_dtype = "float16";
+  s.quantize_lm_head = true;
+  s.description = "float8 e4m3 weights with a float32 scale per " + block_text(bn, bk) +
+                  " block (N x K), float8 e4m3 activations with dynamic float32 scales per token and per " +
+                  std::to_string(bk) + " along K (DeepSeek-V3 style), fp8 MACs, partial sums rescaled per K block";
+  return s;
+}
+
 Scheme parse_generic(const std::string& full, const std::string& base) {
   Scheme s;
   s.family = "generic";
+  if (base.rfind("fp8-", 0) == 0 && base != "fp8-tensor") {
+    const auto parts = split(base, '-');
+    if (parts.size() != 2 || !is_block_option(parts[1]))
+      bad(full, "expected fp8-tensor or fp8-block<BN>x<BK> (e.g. fp8-block128x128)");
+    const auto [bn, bk] = parse_block(full, parts[1].substr(5));
+    return generic_fp8_block(bn, bk);
+  }
   if (base == "fp8-tensor") {
     s = mlc_fp8("fp8-tensor", "float8_e4m3fn", true);
     s.family = "generic";
@@ -234,11 +309,14 @@ Scheme parse_generic(const std::string& full, const std::string& base) {
   if (wb != 3 && wb != 4 && wb != 8 && wb != 16) bad(full, "weight bits must be 3, 4, 8 or 16");
   if (ab != 4 && ab != 8 && ab != 16) bad(full, "activation bits must be 4, 8 or 16");
   if (ab < 16 && wb > ab) bad(full, "weights wider than integer activations are not supported");
-  std::int64_t group = 0;
+  std::int64_t group = 0, bn = 0, bk = 0;
   bool asym = false, channel = false, token = false, tensor = false;
   for (std::size_t p = 1; p < parts.size(); ++p) {
     const std::string& o = parts[p];
-    if (o.size() > 1 && o[0] == 'g' && all_digits(o.substr(1))) {
+    if (is_block_option(o)) {
+      if (bn) bad(full, "block size given twice");
+      std::tie(bn, bk) = parse_block(full, o.substr(5));
+    } else if (o.size() > 1 && o[0] == 'g' && all_digits(o.substr(1))) {
       if (group) bad(full, "group size given twice");
       group = std::stoll(o.substr(1));
       if (group <= 0) bad(full, "group size must be positive");
@@ -252,7 +330,7 @@ Scheme parse_generic(const std::string& full, const std::string& base) {
     } else if (o == "tensor") {
       tensor = true;
     } else {
-      bad(full, "unknown option '" + o + "' (options: g<N>, asym, sym, token, channel, tensor)");
+      bad(full, "unknown option '" + o + "' (options: g<N>, block<BN>x<BK>, asym, sym, token, channel, tensor)");
     }
   }
   if (wb == 16 && ab == 16) {
@@ -261,8 +339,8 @@ Scheme parse_generic(const std::string& full, const std::string& base) {
     s.family = "generic";
     return s;
   }
-  if ((group ? 1 : 0) + (channel ? 1 : 0) + (tensor ? 1 : 0) > 1)
-    bad(full, "choose one weight granularity: g<N>, channel or tensor");
+  if ((group ? 1 : 0) + (channel ? 1 : 0) + (tensor ? 1 : 0) + (bn ? 1 : 0) > 1)
+    bad(full, "choose one weight granularity: g<N>, block<BN>x<BK>, channel or tensor");
   if (token && ab == 16) bad(full, "'token' needs quantized activations (a8 or a4)");
   if (wb == 16) bad(full, "activation-only quantization (w16a8) is not supported");
   s.weight = int_format(wb);
@@ -270,13 +348,21 @@ Scheme parse_generic(const std::string& full, const std::string& base) {
     s.weight.storage_bits = 32;
     s.weight.elems_per_storage = 32 / wb;
   }
-  s.weight.scale = group ? Granularity::kGroup : tensor ? Granularity::kTensor : Granularity::kChannel;
+  s.weight.scale = bn      ? Granularity::kBlock
+                   : group ? Granularity::kGroup
+                   : tensor ? Granularity::kTensor
+                            : Granularity::kChannel;
   s.weight.group = group;
+  s.weight.block_n = bn;
+  s.weight.block_k = bk;
   s.weight.scale_bits = 16;
   s.weight.zero_point = asym;
   s.weight.zero_bits = asym ? wb : 0;
   std::string name = "w" + std::to_string(wb) + "a" + std::to_string(ab);
-  std::string wgran = group ? "-g" + std::to_string(group) : tensor ? "-tensor" : "-channel";
+  std::string wgran = bn      ? "-block" + block_text(bn, bk)
+                      : group ? "-g" + std::to_string(group)
+                      : tensor ? "-tensor"
+                               : "-channel";
   std::ostringstream d;
   if (ab == 16) {
     s.activation = plain("float16");
@@ -285,13 +371,15 @@ Scheme parse_generic(const std::string& full, const std::string& base) {
     name += wgran;
     d << "weight-only: int" << wb << " weights, float16 " << to_string(s.weight.scale) << " scales";
     if (group) d << " (group " << group << ")";
+    if (bn) d << " (" << block_text(bn, bk) << " blocks, N x K)";
     d << (asym ? ", zero points" : ", symmetric") << "; weights dequantized to fp16 before the MAC";
   } else {
     s.activation = int_format(ab);
     if (ab == 4) {
       s.activation.storage_bits = 4;
     }
-    s.activation.scale = tensor ? Granularity::kTensor : Granularity::kToken;
+    s.activation.scale = tensor ? Granularity::kTensor : bn ? Granularity::kGroup : Granularity::kToken;
+    s.activation.group = bn ? bk : 0;  // block weights: activation scales per token and per bk along K
     s.activation.scale_bits = 16;
     s.dynamic_activation = !tensor;
     s.compute = "int" + std::to_string(ab);
@@ -299,16 +387,21 @@ Scheme parse_generic(const std::string& full, const std::string& base) {
     s.dequant_weight = wb < ab;  // int4 -> int8 unpack (with group scales) before the MAC
     if (tensor)
       name += "-tensor";
-    else if (group)
+    else if (group || bn)
       name += wgran;
     else
       name += "-token-channel";
     d << "int" << wb << " weights (" << to_string(s.weight.scale);
     if (group) d << " " << group;
+    if (bn) d << " " << block_text(bn, bk) << " (N x K)";
     d << " scales), int" << ab << " activations ("
-      << (tensor ? "static per-tensor scale" : "dynamic per-token scale") << "), int" << ab << " MACs";
+      << (tensor ? "static per-tensor scale"
+                 : bn ? "dynamic scale per token and per " + std::to_string(bk) + " along K"
+                      : std::string("dynamic per-token scale"))
+      << "), int" << ab << " MACs";
     if (s.dequant_weight) d << "; weights unpacked to int" << ab << " before the MAC";
     if (group) d << "; partial sums rescaled per group";
+    if (bn && !s.dequant_weight) d << "; partial sums rescaled per K block";
     d << "; outputs rescaled";
     if (asym) d << "; weight zero points";
   }
@@ -324,9 +417,11 @@ std::string valid_forms() {
   std::string mlc;
   for (const auto& s : mlc_schemes()) mlc += (mlc.empty() ? "" : ", ") + s.name;
   return "valid schemes: MLC-LLM names (" + mlc +
-         "), or the generic form w<W>a<A>[-g<N>|-channel|-tensor|-token-channel][-asym] with W in {3,4,8,16} and A in "
-         "{4,8,16} (e.g. w4a16-g128-asym, w8a8-token-channel, w4a8-g128, w4a4-g128), or fp8-tensor; any of them "
-         "with a KV-cache suffix +kv8 or +kv4-g<N> (e.g. w4a16-g128+kv8)";
+         "; the MLC block-scale names take an optional -block<BN>x<BK>, default 128x128), or the generic form "
+         "w<W>a<A>[-g<N>|-block<BN>x<BK>|-channel|-tensor|-token-channel][-asym] with W in {3,4,8,16} and A in "
+         "{4,8,16} (e.g. w4a16-g128-asym, w8a8-token-channel, w4a8-g128, w4a4-g128, w8a8-block128x128, "
+         "w4a16-block64x64), or fp8-tensor, or fp8-block<BN>x<BK> (e.g. fp8-block128x128; BN along N, BK along K, "
+         "positive integers); any of them with a KV-cache suffix +kv8 or +kv4-g<N> (e.g. w4a16-g128+kv8)";
 }
 
 Scheme parse_scheme(const std::string& text) {
@@ -338,9 +433,20 @@ Scheme parse_scheme(const std::string& text) {
   Scheme s;
   const auto& mlc = mlc_schemes();
   const auto it = std::find_if(mlc.begin(), mlc.end(), [&](const Scheme& m) { return m.name == base; });
+  const auto dash = base.find('-');
+  const auto mlc_block = std::find_if(mlc.begin(), mlc.end(), [&](const Scheme& m) {
+    return m.weight.scale == Granularity::kBlock && dash != std::string::npos && m.name == base.substr(0, dash);
+  });
   if (it != mlc.end()) {
     s = *it;
-  } else if (base == "fp8-tensor" || (!base.empty() && base[0] == 'w')) {
+  } else if (mlc_block != mlc.end()) {  // MLC block-scale name with the model's weight_block_size
+    const std::string opt = base.substr(dash + 1);
+    if (!is_block_option(opt) || opt.find('-') != std::string::npos)
+      bad(text, "an MLC block-scale scheme takes only -block<BN>x<BK> (e.g. " + mlc_block->name + "-block64x64)");
+    const auto [bn, bk] = parse_block(text, opt.substr(5));
+    s = mlc_block_fp8(mlc_block->name, mlc_block->activation.scale == Granularity::kChannel, bn, bk);
+    if (bn != 128 || bk != 128) s.name += "-block" + block_text(bn, bk);
+  } else if (base == "fp8-tensor" || base.rfind("fp8-", 0) == 0 || (!base.empty() && base[0] == 'w')) {
     s = parse_generic(text, base);
   } else {
     bad(text, "not an MLC-LLM scheme and not of the generic form");
@@ -360,9 +466,34 @@ std::vector<Scheme> catalog() {
   std::vector<Scheme> v = mlc_schemes();
   for (const char* g : {"w16a16", "w4a16-g128", "w4a16-g128-asym", "w4a16-channel", "w8a16-channel", "w3a16-g64",
                         "w8a8-token-channel", "w8a8-tensor", "w4a8-g128", "w4a4-g128", "fp8-tensor",
-                        "w4a16-g128+kv8", "w4a16-g128+kv4-g64"})
+                        "fp8-block128x128", "w8a8-block128x128", "w4a16-block64x64", "w4a16-g128+kv8",
+                        "w4a16-g128+kv4-g64"})
     v.push_back(parse_scheme(g));
   return v;
+}
+
+Scheme scheme_from_quant_info(const std::string& mlc_name, int weight_bits, std::int64_t group_size,
+                              const std::string& scale_dtype, bool zero_point_tensor, int elems_per_storage,
+                              const std::string& storage_dtype, std::int64_t block_n, std::int64_t block_k) {
+  if (block_n <= 0 || block_k <= 0 || weight_bits <= 0)
+    return scheme_from_quant_info(mlc_name, weight_bits, group_size, scale_dtype, zero_point_tensor,
+                                  elems_per_storage, storage_dtype);
+  if (storage_dtype == "float8_e4m3fn" && !zero_point_tensor) {
+    const bool is_static = mlc_name == "fp8_e4m3fn_bf16_block_scale_static_activation";
+    Scheme s = mlc_block_fp8(is_static ? mlc_name : "fp8_e4m3fn_bf16_block_scale", is_static, block_n, block_k);
+    if (block_n != 128 || block_k != 128) s.name += "-block" + block_text(block_n, block_k);
+    if (!scale_dtype.empty()) s.weight.scale_bits = dtype_bits(scale_dtype);
+    if (mlc_name != s.name && mlc_name.rfind("fp8_e4m3fn_bf16_block_scale", 0) != 0) s.family = "dump";
+    return s;
+  }
+  Scheme s = scheme_from_quant_info("custom", weight_bits, group_size, scale_dtype, zero_point_tensor,
+                                    elems_per_storage, storage_dtype);
+  s.weight.scale = s.weight.scale_bits ? Granularity::kBlock : Granularity::kNone;
+  s.weight.group = 0;
+  s.weight.block_n = block_n;
+  s.weight.block_k = block_k;
+  s.name = "custom-w" + std::to_string(weight_bits) + "-block" + block_text(block_n, block_k);
+  return s;
 }
 
 Scheme scheme_from_quant_info(const std::string& mlc_name, int weight_bits, std::int64_t group_size,
@@ -444,9 +575,24 @@ std::vector<IndexTerm> scale_index(const TensorFormat& f, char chan, char grp) {
     case Granularity::kChannel:
     case Granularity::kToken: return {{chan, 1}};
     case Granularity::kGroup: return {{chan, 1}, {grp, f.group}};
+    case Granularity::kBlock: return {{chan, std::max<std::int64_t>(1, f.block_n)}, {grp, std::max<std::int64_t>(1, f.block_k)}};
     case Granularity::kNone: break;
   }
   return {};
+}
+
+// Activation A[i,k] scale: per tensor SA[0], per token SA[i], per token and K group SA[i, floor(k/g)]
+// (kGroup), per input-channel group shared by all tokens SA[floor(k/g)] (kChannel, static).
+std::vector<IndexTerm> activation_scale_index(const TensorFormat& f) {
+  switch (f.scale) {
+    case Granularity::kTensor: return {{'0', 1}};
+    case Granularity::kGroup: return {{'i', 1}, {'k', std::max<std::int64_t>(1, f.group)}};
+    case Granularity::kChannel: return {{'k', std::max<std::int64_t>(1, f.group)}};
+    case Granularity::kBlock: return {{'i', std::max<std::int64_t>(1, f.block_n)}, {'k', std::max<std::int64_t>(1, f.block_k)}};
+    case Granularity::kToken:
+    case Granularity::kNone: break;
+  }
+  return {{'i', 1}};
 }
 
 void add_b_extras(std::vector<Operand>& ops, const TensorFormat& f, const std::string& suffix, char chan, char grp) {
@@ -466,10 +612,7 @@ std::vector<Operand> operands(const Scheme& s, GemmRole role) {
       ops.push_back(stored("A", "activation", {{'i', 1}, {'k', 1}}, s.activation));
       ops.push_back(stored("W", "weight", {{'k', 1}, {'j', 1}}, s.weight));
       if (s.activation.scale != Granularity::kNone && s.activation.scale_bits > 0)
-        ops.push_back(make("SA", "scale",
-                           s.activation.scale == Granularity::kTensor ? std::vector<IndexTerm>{{'0', 1}}
-                                                                      : std::vector<IndexTerm>{{'i', 1}},
-                           s.activation.scale_bits, 1));
+        ops.push_back(make("SA", "scale", activation_scale_index(s.activation), s.activation.scale_bits, 1));
       add_b_extras(ops, s.weight, "W", 'j', 'k');
       ops.push_back(make("C", "output", {{'i', 1}, {'j', 1}}, s.out_bits, 1, true));
       break;
@@ -520,9 +663,15 @@ ExtraWork extra_work(const Scheme& s, GemmRole role, std::int64_t m, std::int64_
       w.act_quant_ops = s.dynamic_activation ? checked_mul(2, elems, "activation quantization ops") : elems;
     }
     if (s.output_rescale) {
-      std::int64_t per = 1;
-      if (s.weight.scale == Granularity::kGroup && s.weight.group > 0 && !s.dequant_weight)
-        per = ceil_div(k, s.weight.group);
+      // partial sums are rescaled once per K segment over which both scales are constant
+      // (weight groups / K blocks, activation groups); weights dequantized before the MAC fold theirs in
+      std::int64_t step = 0;
+      if (s.weight.scale == Granularity::kGroup && s.weight.group > 0 && !s.dequant_weight) step = s.weight.group;
+      if (s.weight.scale == Granularity::kBlock && s.weight.block_k > 0 && !s.dequant_weight) step = s.weight.block_k;
+      if ((s.activation.scale == Granularity::kGroup || s.activation.scale == Granularity::kChannel) &&
+          s.activation.group > 0)
+        step = step ? std::gcd(step, s.activation.group) : s.activation.group;
+      const std::int64_t per = step > 0 ? ceil_div(k, step) : 1;
       w.rescale_ops = checked_mul(checked_mul(m, n, "output elements"), per, "rescale ops");
     }
   } else if (role == GemmRole::kAttnQK || role == GemmRole::kAttnPV) {

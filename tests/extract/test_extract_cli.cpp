@@ -1,5 +1,7 @@
 // The project's own extract fixtures (tests/fixtures/extract) and the
 // `tenet-cost extract` command: JSON contract, formats, --entry, --bind, exit codes.
+#include <array>
+#include <map>
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -89,6 +91,66 @@ TEST_CASE("own fixture: q8f16_1 (int8 in uint32 x4, group 32) is named") {
   CHECK(q.group_size == 32);
   CHECK(q.zero_point == "symmetric");
   CHECK(r.module_quant == "q8f16_1");
+}
+
+TEST_CASE("own fixture: MLC block-scale fp8 (2-D 128x128 scale blocks) is named and sized") {
+  const auto r = extract_workloads(ir::load_module(fx("fp8_block_scale_gemv.py")));
+  REQUIRE(r.workloads.size() == 4);
+  const std::map<std::string, std::array<std::int64_t, 2>> nk = {{"dequantize_gemv_qkv", {12288, 4096}},
+                                                                 {"dequantize_gemv_o", {4096, 4096}},
+                                                                 {"dequantize_gemv_gate_up", {22016, 4096}},
+                                                                 {"dequantize_gemv_down", {4096, 11008}}};
+  for (const auto& w : r.workloads) {
+    INFO(w.function);
+    REQUIRE(nk.count(w.function) == 1);
+    CHECK(w.m == Dim::constant(1));
+    CHECK(w.n == Dim::constant(nk.at(w.function)[0]));
+    CHECK(w.k == Dim::constant(nk.at(w.function)[1]));
+    CHECK(w.calls.at("decode") == 1);
+    const auto& q = w.quant;
+    CHECK(q.scheme == "fp8_e4m3fn_bf16_block_scale");
+    CHECK(q.granularity == "per-block");
+    CHECK(q.block_n == 128);
+    CHECK(q.block_k == 128);
+    CHECK(q.group_size == 0);
+    CHECK(q.weight_bits == 8);
+    CHECK(q.storage_dtype == "float8_e4m3fn");
+    CHECK(q.scale_dtype == "float32");
+    CHECK(q.weight_layout == "NK");
+  }
+  CHECK(r.module_quant == "fp8_e4m3fn_bf16_block_scale");
+  const json doc = run_json(fx("fp8_block_scale_gemv.py"));
+  const json& down = by_function(doc, "dequantize_gemv_down");
+  CHECK(down["quant"]["granularity"] == "per-block");
+  CHECK(down["quant"]["block"] == json::array({128, 128}));
+  CHECK(down["quant"]["group_size"] == 0);
+  CHECK(down["quant"]["scheme"] == "fp8_e4m3fn_bf16_block_scale");
+  // a group-quantized workload has no "block" key (the field is additive)
+  const json q4 = run_json(fx("q8f16_1_gemv.py"));
+  CHECK_FALSE(q4["workloads"][0]["quant"].contains("block"));
+  const auto t = tc_test::run_cli("extract " + fx("fp8_block_scale_gemv.py"));
+  REQUIRE(t.exit_code == 0);
+  CHECK(t.out.find("block 128x128") != std::string::npos);
+}
+
+TEST_CASE("own fixture: estimate and compare of a block-scale dump use its block scheme by default") {
+  const auto e = tc_test::run_cli("estimate " + fx("fp8_block_scale_gemv.py") + " --format json");
+  INFO(e.err);
+  REQUIRE(e.exit_code == 0);
+  const json j = json::parse(e.out);
+  const std::string text = j.dump();
+  CHECK(text.find("fp8_e4m3fn_bf16_block_scale") != std::string::npos);
+  const auto c = tc_test::run_cli("compare " + fx("fp8_block_scale_gemv.py") + " --format json");
+  INFO(c.err);
+  REQUIRE(c.exit_code == 0);
+  const json cj = json::parse(c.out);
+  REQUIRE(cj["rows"].size() == 7);  // the dump's own scheme, then the six defaults
+  CHECK(cj["rows"][0]["scheme"] == "fp8_e4m3fn_bf16_block_scale (dump)");
+  // decode: weights at 8 bits + float32 scales per 128x128 block + bf16 activations/outputs + fp8 activation scales
+  long long expect = 0;
+  for (const auto& [n, k] : std::vector<std::pair<long long, long long>>{{12288, 4096}, {4096, 4096}, {22016, 4096}, {4096, 11008}})
+    expect += n * k + ((n + 127) / 128) * ((k + 127) / 128) * 4 + k + ((k + 127) / 128) * 4 + n * 2;
+  CHECK(cj["rows"][0]["decode"]["dram_bytes"].get<long long>() == expect);
 }
 
 TEST_CASE("own fixture: a recursive Relax call is dropped with a note, not followed forever") {
