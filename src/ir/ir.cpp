@@ -6,6 +6,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "ir/node_pool.hpp"
 #include "tenet_cost/ir.hpp"
 
 namespace tenet_cost::ir {
@@ -107,7 +108,7 @@ const std::string& FileName::empty_name() {
 namespace {
 
 std::shared_ptr<Expr> node(ExprKind k, std::string dtype, SourceLocation loc) {
-  auto e = std::make_shared<Expr>();
+  auto e = make_node<Expr>();
   e->kind = k;
   e->dtype = std::move(dtype);
   e->loc = std::move(loc);

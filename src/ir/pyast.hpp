@@ -26,6 +26,7 @@ class Arena {
     std::size_t used = 0;
   };
   Arena() = default;
+  ~Arena();  // standard-size blocks go to a per-thread cache for the next parse
   Arena(const Arena&) = delete;
   Arena& operator=(const Arena&) = delete;
 

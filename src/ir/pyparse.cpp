@@ -2,6 +2,8 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <memory>
+#include <vector>
 
 #include "ir/pyast.hpp"
 
@@ -11,9 +13,29 @@ namespace {
 constexpr std::size_t kArenaBlock = 256u << 10;
 constexpr std::size_t kMaxExprDepth = 300;      // recursive-descent nesting
 constexpr std::uint32_t kMaxHeight = 1000;     // height of one expression tree (e.g. a+b+c+... chains)
+
+// Standard-size arena blocks are kept per thread for the next parse (up to
+// 4 MiB): a program that parses file after file (tests, benchmarks, a batch)
+// would otherwise have malloc trim them off the heap at the end of each parse
+// and page-fault them in again in the next one.
+constexpr std::size_t kKeepBlocks = 16;
+struct BlockCache {
+  std::vector<std::unique_ptr<std::byte[]>> blocks;
+};
+thread_local BlockCache t_block_cache;
 }  // namespace
 
 // ------------------------------------------------------------------- arena
+
+Arena::~Arena() {
+  for (Block& b : blocks_) {
+    if (b.size != kArenaBlock || t_block_cache.blocks.size() >= kKeepBlocks) continue;
+    try {
+      t_block_cache.blocks.push_back(std::move(b.data));
+    } catch (...) {  // no memory for the cache entry: the block is simply freed
+    }
+  }
+}
 
 void* Arena::alloc_slow(std::size_t bytes, std::size_t align) {
   for (;;) {
@@ -33,7 +55,12 @@ void* Arena::alloc_slow(std::size_t bytes, std::size_t align) {
     }
     Block nb;
     nb.size = std::max(kArenaBlock, bytes + align);
-    nb.data = std::unique_ptr<std::byte[]>(new std::byte[nb.size]);  // not zeroed: nodes are value-initialised by make()
+    if (nb.size == kArenaBlock && !t_block_cache.blocks.empty()) {
+      nb.data = std::move(t_block_cache.blocks.back());
+      t_block_cache.blocks.pop_back();
+    } else {
+      nb.data = std::unique_ptr<std::byte[]>(new std::byte[nb.size]);  // not zeroed: nodes are value-initialised by make()
+    }
     const std::size_t at = blocks_.empty() ? 0 : std::min(cur_ + 1, blocks_.size());
     blocks_.insert(blocks_.begin() + static_cast<std::ptrdiff_t>(at), std::move(nb));
     cur_ = at;

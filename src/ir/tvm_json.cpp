@@ -14,6 +14,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "ir/node_pool.hpp"
 #include "ir/tvm_json_graph.hpp"
 #include "tenet_cost/ir.hpp"
 
@@ -183,7 +184,7 @@ class Reader {
       if (is_stmt_type(t)) {
         f.body = stmt(idx);
       } else {
-        auto s = std::make_shared<Stmt>();
+        auto s = make_node<Stmt>();
         s->kind = StmtKind::kEvaluate;
         s->loc = f.loc;
         s->value = expr(idx);
@@ -442,7 +443,7 @@ class Reader {
 
   ExprPtr build_expr(std::size_t idx) {
     const std::string& t = g_.type(idx);
-    auto e = std::make_shared<Expr>();
+    auto e = make_node<Expr>();
     e->loc = Loc{fname_, 0, 0};
     if (t.empty()) g_.fail(idx, "", "expected an expression, found null");
     if (auto b = binary_ops().find(t); b != binary_ops().end()) {
@@ -574,7 +575,7 @@ class Reader {
   // ----------------------------------------------------------- statements
 
   std::shared_ptr<Stmt> make_stmt(StmtKind k) {
-    auto s = std::make_shared<Stmt>();
+    auto s = make_node<Stmt>();
     s->kind = k;
     s->loc = Loc{fname_, 0, 0};
     return s;
@@ -604,7 +605,7 @@ class Reader {
 
   std::shared_ptr<Block> block(std::size_t idx, const std::vector<ExprPtr>& bindings, ExprPtr predicate) {
     if (g_.type(idx) != "tir.Block") g_.fail(idx, "", "expected a tir.Block");
-    auto b = std::make_shared<Block>();
+    auto b = make_node<Block>();
     b->loc = Loc{fname_, 0, 0};
     b->name = g_.text(idx, "name_hint");
     const auto ivs = g_.array_field(idx, "iter_vars");
@@ -815,7 +816,7 @@ class Reader {
 
   StructInfoPtr sinfo(std::size_t idx) {
     Enter guard(*this, idx);
-    auto si = std::make_shared<StructInfo>();
+    auto si = make_node<StructInfo>();
     const std::string& t = g_.type(idx);
     if (t == "relax.TensorStructInfo") {
       si->kind = SInfoKind::kTensor;
@@ -851,7 +852,7 @@ class Reader {
 
   RExprPtr rexpr(std::size_t idx) {
     Enter guard(*this, idx);
-    auto r = std::make_shared<RExpr>();
+    auto r = make_node<RExpr>();
     r->loc = Loc{fname_, 0, 0};
     const std::string& t = g_.type(idx);
     if (t == "relax.Var" || t == "relax.DataflowVar") {

@@ -22,6 +22,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "ir/node_pool.hpp"
 #include "ir/pyast.hpp"
 #include "tenet_cost/ir.hpp"
 
@@ -365,7 +366,7 @@ class Lowerer : public py::Parser::Sink {
         if (!sl.e) break;
         if (sl.hash == h && equal(x, *sl.e)) return sl.e;
       }
-      auto e = std::make_shared<Expr>();
+      auto e = make_node<Expr>();
       e->kind = x.kind;
       e->dtype = x.dtype;
       e->loc = l.loc(x.at);
@@ -442,7 +443,7 @@ class Lowerer : public py::Parser::Sink {
   StmtPtr lower_for(const Stmt* s);
   StmtPtr lower_block(const Stmt* s, const Node* item);
   StmtPtr other_stmt(const Stmt* s, StmtPtr body = nullptr) const {
-    auto st = std::make_shared<Stmt_>();
+    auto st = make_node<Stmt_>();
     st->kind = StmtKind::kOther;
     st->loc = loc(s);
     st->text = clip(span(s));
@@ -555,7 +556,7 @@ class Lowerer : public py::Parser::Sink {
         if (slots_[i].h == h && Traits::equal(*slots_[i].p, probe)) return slots_[i].p;
       }
       Traits::finish(probe, file);
-      auto p = std::make_shared<const T>(std::move(probe));
+      auto p = make_node<const T>(std::move(probe));
       slots_[i] = Slot{h, p};
       if (++count_ * 2 > slots_.size()) grow();
       return p;
@@ -930,7 +931,7 @@ StmtPtr Lowerer::lower_suite(Stmt* const* body, std::uint32_t n) {
   std::vector<StmtPtr> out;
   lower_seq(body, 0, n, out);
   if (out.size() == 1) return out[0];
-  auto seq = std::make_shared<Stmt_>();
+  auto seq = make_node<Stmt_>();
   seq->kind = StmtKind::kSeq;
   if (n > 0) seq->loc = loc(body[0]);
   seq->children = std::move(out);
@@ -963,7 +964,7 @@ StmtPtr Lowerer::lower_stmt(const Stmt* s, Stmt* const* body, std::uint32_t i, s
         const Node* var = kwarg(item, "var");
         if (var == nullptr && pos.size() >= 2) var = pos[1];
         if (pos.empty() || var == nullptr || var->kind != NK::kName) break;
-        auto st = std::make_shared<Stmt_>();
+        auto st = make_node<Stmt_>();
         st->kind = StmtKind::kLet;
         st->loc = loc(s);
         st->var = var->text;
@@ -979,7 +980,7 @@ StmtPtr Lowerer::lower_stmt(const Stmt* s, Stmt* const* body, std::uint32_t i, s
       return other_stmt(s, lower_suite(s->body, s->n_body));
     }
     case SK::kIf: {
-      auto st = std::make_shared<Stmt_>();
+      auto st = make_node<Stmt_>();
       st->kind = StmtKind::kIf;
       st->loc = loc(s);
       st->value = expr(s->value);
@@ -993,7 +994,7 @@ StmtPtr Lowerer::lower_stmt(const Stmt* s, Stmt* const* body, std::uint32_t i, s
       const Node* v = s->value;
       if (fn_ != nullptr && sym_var_decl(s, fn_->sym_vars, true)) return nullptr;
       if (t->kind == NK::kSubscript && t->a->kind == NK::kName) {
-        auto st = std::make_shared<Stmt_>();
+        auto st = make_node<Stmt_>();
         st->kind = StmtKind::kStore;
         st->loc = loc(s);
         st->buffer = t->a->text;
@@ -1008,7 +1009,7 @@ StmtPtr Lowerer::lower_stmt(const Stmt* s, Stmt* const* body, std::uint32_t i, s
           Buffer b = buffer_from_call(t->text, v, m == "match_buffer" ? 1 : 0, t);
           auto [it, ins] = fn_->buffers.insert_or_assign(b.name, b);
           buf_dtypes_[std::string_view(it->first)] = std::string_view(it->second.dtype);
-          auto st = std::make_shared<Stmt_>();
+          auto st = make_node<Stmt_>();
           st->kind = StmtKind::kAlloc;
           st->loc = loc(s);
           st->alloc = std::move(b);
@@ -1018,7 +1019,7 @@ StmtPtr Lowerer::lower_stmt(const Stmt* s, Stmt* const* body, std::uint32_t i, s
           if (tail.size() == 1) {
             st->body = tail[0];
           } else {
-            auto seq = std::make_shared<Stmt_>();
+            auto seq = make_node<Stmt_>();
             seq->kind = StmtKind::kSeq;
             seq->loc = i + 1 < n ? loc(body[i + 1]) : loc(s);
             seq->children = std::move(tail);
@@ -1029,7 +1030,7 @@ StmtPtr Lowerer::lower_stmt(const Stmt* s, Stmt* const* body, std::uint32_t i, s
       }
       if (t->kind == NK::kName) {
         // x = e  : a let binding over the rest of the scope
-        auto st = std::make_shared<Stmt_>();
+        auto st = make_node<Stmt_>();
         st->kind = StmtKind::kLet;
         st->loc = loc(s);
         st->var = t->text;
@@ -1041,7 +1042,7 @@ StmtPtr Lowerer::lower_stmt(const Stmt* s, Stmt* const* body, std::uint32_t i, s
         if (tail.size() == 1) {
           st->body = tail[0];
         } else {
-          auto seq = std::make_shared<Stmt_>();
+          auto seq = make_node<Stmt_>();
           seq->kind = StmtKind::kSeq;
           seq->loc = loc(s);
           seq->children = std::move(tail);
@@ -1054,7 +1055,7 @@ StmtPtr Lowerer::lower_stmt(const Stmt* s, Stmt* const* body, std::uint32_t i, s
     case SK::kAnnAssign: {
       // x: T.int32 = e  (a let over the rest of the scope)
       if (s->target->kind != NK::kName || s->value == nullptr) break;
-      auto st = std::make_shared<Stmt_>();
+      auto st = make_node<Stmt_>();
       st->kind = StmtKind::kLet;
       st->loc = loc(s);
       st->var = s->target->text;
@@ -1067,7 +1068,7 @@ StmtPtr Lowerer::lower_stmt(const Stmt* s, Stmt* const* body, std::uint32_t i, s
       if (tail.size() == 1) {
         st->body = tail[0];
       } else {
-        auto seq = std::make_shared<Stmt_>();
+        auto seq = make_node<Stmt_>();
         seq->kind = StmtKind::kSeq;
         seq->loc = loc(s);
         seq->children = std::move(tail);
@@ -1093,7 +1094,7 @@ StmtPtr Lowerer::lower_stmt(const Stmt* s, Stmt* const* body, std::uint32_t i, s
         case Op::kShr: op = BinOp::kShr; break;
         default: return other_stmt(s);
       }
-      auto st = std::make_shared<Stmt_>();
+      auto st = make_node<Stmt_>();
       st->kind = StmtKind::kStore;
       st->loc = loc(s);
       st->buffer = t->a->text;
@@ -1105,7 +1106,7 @@ StmtPtr Lowerer::lower_stmt(const Stmt* s, Stmt* const* body, std::uint32_t i, s
     case SK::kExpr: {
       const Node* v = s->value;
       if (v->kind == NK::kString) return nullptr;  // docstring / comment string
-      auto st = std::make_shared<Stmt_>();
+      auto st = make_node<Stmt_>();
       st->kind = StmtKind::kEvaluate;
       st->loc = loc(s);
       if (v->kind == NK::kCall && member_of(v->a, Ns::kTir) == "evaluate" && v->n == 1)
@@ -1221,7 +1222,7 @@ StmtPtr Lowerer::lower_for(const Stmt* s) {
   StmtPtr inner = lower_suite(s->body, s->n_body);
   loops_.resize(mark);
   for (std::size_t k = vars.size(); k-- > 0;) {
-    auto st = std::make_shared<Stmt_>();
+    auto st = make_node<Stmt_>();
     st->kind = StmtKind::kFor;
     st->loc = k == 0 ? loc(s) : loc(vars[k]);
     st->var = vars[k]->text;
@@ -1379,7 +1380,7 @@ bool Lowerer::axis_decl(const Stmt* s, Block& b) {
 }
 
 StmtPtr Lowerer::lower_block(const Stmt* s, const Node* item) {
-  auto blk = std::make_shared<Block>();
+  auto blk = make_node<Block>();
   blk->loc = loc(s);
   std::string_view name;
   const auto pos = positional(item);
@@ -1440,7 +1441,7 @@ StmtPtr Lowerer::lower_block(const Stmt* s, const Node* item) {
     rest.push_back(c);
   }
   blk->body = lower_suite(rest.data(), static_cast<std::uint32_t>(rest.size()));
-  auto st = std::make_shared<Stmt_>();
+  auto st = make_node<Stmt_>();
   st->kind = StmtKind::kBlock;
   st->loc = loc(s);
   st->block = std::move(blk);
@@ -1733,6 +1734,7 @@ StructInfoPtr Lowerer::sinfo_uncached(const Node* n) {
   if (m == "Tuple") {
     si.kind = SInfoKind::kTuple;
     if (pos.size() == 1 && (pos[0]->kind == NK::kList || pos[0]->kind == NK::kTuple)) {
+      si.fields.reserve(pos[0]->n);
       for (std::uint32_t q = 0; q < pos[0]->n; ++q) si.fields.push_back(sinfo(pos[0]->kids[q]));
     } else {
       si.fields.reserve(pos.size());
@@ -1756,6 +1758,7 @@ StructInfoPtr Lowerer::sinfo_uncached(const Node* n) {
   }
   if (n->kind == NK::kTuple || n->kind == NK::kList) {
     si.kind = SInfoKind::kTuple;
+    si.fields.reserve(n->n);
     for (std::uint32_t q = 0; q < n->n; ++q) si.fields.push_back(sinfo(n->kids[q]));
     return stable_.intern(std::move(si), fname_);
   }
@@ -1866,6 +1869,7 @@ RExprPtr Lowerer::rexpr_raw(const Node* n) {
   }
   if (path == "R.tuple") {
     RExpr e = rmk(RExprKind::kTuple, n);
+    e.args.reserve(pos.size());
     for (const Node* a : pos) e.args.push_back(rexpr(a));
     return rtable_.intern(std::move(e), fname_);
   }
