@@ -127,8 +127,8 @@ int bench_synthetic(double mb, const std::string& path) {
     const double peak = peak_rss_mb();
     std::printf("synthetic: %.1f MB, %zu functions\n  wall %.1f ms (%.1f MB/s), cpu %.1f ms (%.1f MB/s)\n", size_mb,
                 count_stmts(mod), s * 1e3, size_mb / s, cpu * 1e3, size_mb / cpu);
-    std::printf("  threads: %u chunk%s%s\n", stats.chunks, stats.chunks == 1 ? "" : "s",
-                stats.fell_back ? " (a parallel parse was given up: parsed serially)" : "");
+    std::printf("  threads: %u (%u chunk%s)%s\n", stats.threads, stats.chunks, stats.chunks == 1 ? "" : "s",
+                stats.fell_back ? ", a parallel parse was given up: parsed serially" : "");
     std::printf("peak RSS %.1f MB (%.2fx the file; %.1f MB before parsing, text included)\n", peak,
                 peak / (static_cast<double>(text.size()) / (1024.0 * 1024.0)), rss_before);
   }

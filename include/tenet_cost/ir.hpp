@@ -665,7 +665,8 @@ Module parse_tvmscript(const std::string& text, const std::string& filename);
 
 /// What a parse did (for benchmarks and tests).
 struct ParseStats {
-  unsigned chunks = 1;     // chunks the text was parsed in at once (1: serially)
+  unsigned threads = 1;    // threads that parsed it (1: serially)
+  unsigned chunks = 1;     // chunks the text was split into (a few per thread; 1: serially)
   bool fell_back = false;  // a parallel parse was given up (a split it could not verify, or
                            // an error); the text was then parsed serially
 };

@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -1248,7 +1249,13 @@ BufferRegion Lowerer::region(const Node* n) {
     r.buffer = n->text;
     const auto it = fn_->buffers.find(r.buffer);
     if (it != fn_->buffers.end())
-      for (const auto& d : it->second.shape) r.region.push_back(Range{make_int(0, d->dtype, loc(n)), d});
+      for (const auto& d : it->second.shape) {
+        auto zero = std::make_shared<Expr>();  // as make_int(0, d->dtype, loc(n)), without re-interning the file name
+        zero->kind = ExprKind::kInt;
+        zero->dtype = d->dtype;
+        zero->loc = loc(n);
+        r.region.push_back(Range{std::move(zero), d});
+      }
     return r;
   }
   if (n->kind != NK::kSubscript || n->a->kind != NK::kName) {
@@ -2060,6 +2067,7 @@ Module parse_serial(const std::string& text, const std::string& filename) {
 }
 
 constexpr unsigned kMaxThreads = 8;
+constexpr unsigned kChunksPerThread = 4;
 
 unsigned thread_count(const ParseOptions& opt) {
   if (opt.threads > 0) return std::min(opt.threads, kMaxThreads);
@@ -2135,18 +2143,21 @@ std::size_t next_line(std::string_view text, std::size_t p) {
   return nl == std::string_view::npos ? text.size() : nl + 1;
 }
 
-// Run f(0) .. f(n-1), f(0) on this thread; f must not throw.
+// Run f(0) .. f(n-1) on `threads` threads (this one included), each taking
+// the next index when it is done with one; f must not throw.
 template <class F>
-void run_parallel(std::size_t n, const F& f) {
+void run_parallel(unsigned threads, std::size_t n, const F& f) {
+  std::atomic<std::size_t> next{0};
+  const auto work = [&] {
+    for (std::size_t i = next++; i < n; i = next++) f(i);
+  };
   std::vector<std::thread> pool;
-  pool.reserve(n);
-  std::size_t i = 1;
+  pool.reserve(threads);
   try {
-    for (; i < n; ++i) pool.emplace_back(f, i);
-  } catch (...) {  // no more threads: run the rest here
-    for (; i < n; ++i) f(i);
+    for (unsigned t = 1; t < threads && t < n; ++t) pool.emplace_back(work);
+  } catch (...) {  // no more threads: this one and those started do the rest
   }
-  f(0);
+  work();
   for (auto& t : pool) t.join();
 }
 
@@ -2220,8 +2231,11 @@ std::optional<Module> parse_parallel(const std::string& text, const std::string&
   plan.context = indent > 0 ? py::Parser::StopContext::kClassBody : py::Parser::StopContext::kTopLevel;
   plan.starts.push_back(0);
   const std::size_t span = t.size() - first;
-  for (unsigned k = 1; k < threads; ++k) {
-    std::size_t p = std::max(first + span / threads * k, plan.starts.back() + 1);
+  // A few chunks per thread, taken in turn, keep the threads busy to the end
+  // even when chunks parse at different speeds.
+  const unsigned chunks = threads * kChunksPerThread;
+  for (unsigned k = 1; k < chunks; ++k) {
+    std::size_t p = std::max(first + span / chunks * k, plan.starts.back() + 1);
     if (p > 0 && t[p - 1] != '\n') p = next_line(t, p);
     while (p < t.size() && !starts_function(t, p, indent)) p = next_line(t, p);
     if (p >= t.size()) break;
@@ -2249,13 +2263,14 @@ std::optional<Module> parse_parallel(const std::string& text, const std::string&
 
   const std::size_t n = plan.starts.size();
   std::vector<std::uint32_t> breaks(n, 0);
-  run_parallel(n - 1, [&](std::size_t k) { breaks[k] = count_lines(t, plan.starts[k], plan.starts[k + 1]); });
+  run_parallel(threads, n - 1, [&](std::size_t k) { breaks[k] = count_lines(t, plan.starts[k], plan.starts[k + 1]); });
   plan.lines.push_back(1);
   for (std::size_t k = 0; k + 1 < n; ++k) plan.lines.push_back(plan.lines.back() + breaks[k]);
 
   std::vector<ChunkResult> results(n);
-  run_parallel(n, [&](std::size_t k) { parse_chunk(text, filename, plan, k, results[k]); });
+  run_parallel(threads, n, [&](std::size_t k) { parse_chunk(text, filename, plan, k, results[k]); });
   stats.chunks = static_cast<unsigned>(n);
+  stats.threads = std::min(threads, stats.chunks);
   for (const auto& r : results)
     if (!r.ok) return std::nullopt;
 
@@ -2287,6 +2302,7 @@ Module parse_tvmscript(const std::string& text, const std::string& filename, con
   // Debug logs stay in file order: a debug run parses serially.
   if (threads > 1 && text.size() >= options.min_parallel_bytes && !spdlog::should_log(spdlog::level::debug)) {
     if (auto mod = parse_parallel(text, filename, threads, stats)) return std::move(*mod);
+    stats.threads = 1;
     stats.chunks = 1;
     stats.fell_back = true;
   }
