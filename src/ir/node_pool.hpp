@@ -49,10 +49,25 @@ struct Alloc {
 
 namespace tenet_cost::ir {
 
-/// std::make_shared<T>(args...) from the node pool.
+#if defined(__SANITIZE_ADDRESS__)
+#define TC_NODE_POOL_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TC_NODE_POOL_SANITIZED 1
+#endif
+#endif
+
+/// std::make_shared<T>(args...) from the node pool. Under AddressSanitizer
+/// it is plain std::make_shared: slab memory is invisible to ASan, so a
+/// use-after-free or leak of an IR node would go unreported (the CI's
+/// sanitizer build and the fuzzers must see every node).
 template <class T, class... A>
 std::shared_ptr<T> make_node(A&&... args) {
+#ifdef TC_NODE_POOL_SANITIZED
+  return std::make_shared<T>(std::forward<A>(args)...);
+#else
   return std::allocate_shared<T>(pool::Alloc<std::remove_const_t<T>>(), std::forward<A>(args)...);
+#endif
 }
 
 }  // namespace tenet_cost::ir
