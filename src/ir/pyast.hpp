@@ -224,6 +224,11 @@ class Parser {
   void advance();
   bool at_op(Op op) const { return tok_.kind == Tok::kOp && tok_.op == op; }
   bool at_kw(Kw k) const { return tok_.kind == Tok::kName && tok_.kw == k; }
+  /// The current token starts a compound statement (decorator, def, class, if, for, ...).
+  bool at_compound_start() const {
+    return at_op(Op::kAt) || at_kw(Kw::kDef) || at_kw(Kw::kClass) || at_kw(Kw::kIf) || at_kw(Kw::kFor) ||
+           at_kw(Kw::kWhile) || at_kw(Kw::kWith) || at_kw(Kw::kTry) || at_kw(Kw::kAsync);
+  }
   bool accept_op(Op op);
   bool accept_kw(Kw k);
   void expect_op(Op op, const char* what);

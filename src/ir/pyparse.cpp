@@ -208,14 +208,10 @@ void Parser::parse_class_members(Sink& sink, const Stmt* cls) {
   std::vector<Stmt*> stmts;
   while (tok_.kind != Tok::kDedent && tok_.kind != Tok::kEnd) {
     stmts.clear();
-    if (at_op(Op::kAt) || at_kw(Kw::kDef) || at_kw(Kw::kClass) || at_kw(Kw::kIf) || at_kw(Kw::kFor) ||
-        at_kw(Kw::kWhile) || at_kw(Kw::kWith) || at_kw(Kw::kTry) || at_kw(Kw::kAsync)) {
+    if (at_compound_start()) {
       stmts.push_back(parse_compound(nullptr));
     } else {
-      const std::size_t st = stmt_scratch_.size();
-      parse_simple_statements(stmt_scratch_);
-      stmts.assign(stmt_scratch_.begin() + static_cast<std::ptrdiff_t>(st), stmt_scratch_.end());
-      stmt_scratch_.resize(st);
+      parse_simple_statements(stmts);
     }
     for (Stmt* s : stmts) sink.top_level(s, cls);
     arena_.release(m1);
@@ -266,10 +262,8 @@ void Parser::parse_file(Sink& sink, const Stmt* resume_class) {
         advance();
         parse_class_members(sink, cls);
       } else {
-        const std::size_t st = stmt_scratch_.size();
-        parse_simple_statements(stmt_scratch_);
-        stmts.assign(stmt_scratch_.begin() + static_cast<std::ptrdiff_t>(st), stmt_scratch_.end());
-        stmt_scratch_.resize(st);
+        stmts.clear();
+        parse_simple_statements(stmts);
         for (Stmt* s : stmts) sink.top_level(s, cls);
       }
       arena_.release(m0);
@@ -281,14 +275,11 @@ void Parser::parse_file(Sink& sink, const Stmt* resume_class) {
       s->col = first.col;
       s->begin = first.begin;
       sink.top_level(s, nullptr);
-    } else if (at_kw(Kw::kDef) || at_kw(Kw::kIf) || at_kw(Kw::kFor) || at_kw(Kw::kWhile) || at_kw(Kw::kWith) ||
-               at_kw(Kw::kTry) || at_kw(Kw::kAsync)) {
+    } else if (at_compound_start()) {  // not a decorator or class here: both were handled above
       sink.top_level(parse_compound(nullptr), nullptr);
     } else {
-      const std::size_t st = stmt_scratch_.size();
-      parse_simple_statements(stmt_scratch_);
-      stmts.assign(stmt_scratch_.begin() + static_cast<std::ptrdiff_t>(st), stmt_scratch_.end());
-      stmt_scratch_.resize(st);
+      stmts.clear();
+      parse_simple_statements(stmts);
       for (Stmt* s : stmts) sink.top_level(s, nullptr);
     }
     arena_.release(m0);
@@ -297,8 +288,7 @@ void Parser::parse_file(Sink& sink, const Stmt* resume_class) {
 }
 
 Stmt* Parser::parse_statement() {
-  if (at_op(Op::kAt) || at_kw(Kw::kDef) || at_kw(Kw::kClass) || at_kw(Kw::kIf) || at_kw(Kw::kFor) ||
-      at_kw(Kw::kWhile) || at_kw(Kw::kWith) || at_kw(Kw::kTry) || at_kw(Kw::kAsync))
+  if (at_compound_start())
     return parse_compound(nullptr);
   const std::size_t st = stmt_scratch_.size();
   const Token first = tok_;
@@ -508,8 +498,7 @@ void Parser::parse_suite(Stmt*** body, std::uint32_t* n) {
     if (tok_.kind != Tok::kIndent) error_expected("an indented block");
     advance();
     while (tok_.kind != Tok::kDedent && tok_.kind != Tok::kEnd) {
-      if (at_op(Op::kAt) || at_kw(Kw::kDef) || at_kw(Kw::kClass) || at_kw(Kw::kIf) || at_kw(Kw::kFor) ||
-          at_kw(Kw::kWhile) || at_kw(Kw::kWith) || at_kw(Kw::kTry) || at_kw(Kw::kAsync)) {
+      if (at_compound_start()) {
         Stmt* s = parse_compound(nullptr);
         stmt_scratch_.push_back(s);
       } else {

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "arch_support.hpp"
 #include "brute_force.hpp"
 #include "tenet_cost/arch.hpp"
 #include "tenet_cost/checked.hpp"
@@ -22,12 +23,7 @@ using quant::Granularity;
 namespace {
 
 arch::Arch block_arch(std::int64_t rows, std::int64_t cols, std::int64_t buffer = 1 << 20) {
-  arch::set_data_root(TC_SOURCE_DIR);
-  arch::Arch a = arch::load_arch("edge-npu-32x32");
-  a.rows = rows;
-  a.cols = cols;
-  a.buffer_bytes = buffer;
-  return a;
+  return tc_test::edge_arch(rows, cols, buffer);
 }
 
 const estimate::TensorCost& named(const estimate::GemmCost& c, const std::string& name) {

@@ -2,6 +2,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "arch_support.hpp"
 #include "brute_force.hpp"
 #include "tenet_cost/arch.hpp"
 #include "tenet_cost/error.hpp"
@@ -18,12 +19,7 @@ using quant::GemmRole;
 namespace {
 
 arch::Arch test_arch(std::int64_t rows = 8, std::int64_t cols = 8, std::int64_t buffer = 1 << 20) {
-  arch::set_data_root(TC_SOURCE_DIR);
-  arch::Arch a = arch::load_arch("edge-npu-32x32");
-  a.rows = rows;
-  a.cols = cols;
-  a.buffer_bytes = buffer;
-  return a;
+  return tc_test::edge_arch(rows, cols, buffer);
 }
 
 const estimate::TensorCost& tensor(const estimate::GemmCost& c, const std::string& role) {
