@@ -42,7 +42,7 @@ std::string render(const ExtractResult& r, report::Format fmt) {
   if (csv) {
     t.headers = {"function", "location", "kind", "batch", "m", "n", "k", "layout", "dtype_a", "dtype_b", "dtype_out",
                  "dtype_accum", "weight_operand", "scheme", "granularity", "weight_bits", "group_size",
-                 "storage_dtype", "scale_dtype", "zero_point", "weight_layout", "calls", "shape_known"};
+                 "block_n", "block_k", "storage_dtype", "scale_dtype", "zero_point", "weight_layout", "calls", "shape_known"};
   } else {
     t.headers.push_back("calls");
   }
@@ -53,7 +53,8 @@ std::string render(const ExtractResult& r, report::Format fmt) {
       const QuantInfo& q = w.quant;
       t.rows.push_back({w.function, w.loc.str(), kind, d(w.batch), d(w.m), d(w.n), d(w.k), w.layout, w.dtype_a,
                         w.dtype_b, w.dtype_out, w.dtype_accum, w.weight_operand, q.scheme, q.granularity,
-                        std::to_string(q.weight_bits), std::to_string(q.group_size), q.storage_dtype,
+                        std::to_string(q.weight_bits), std::to_string(q.group_size), std::to_string(q.block_n),
+                        std::to_string(q.block_k), q.storage_dtype,
                         q.scale_dtype, q.zero_point, q.weight_layout, calls_text(w),
                         w.shape_known ? "true" : "false"});
     } else {

@@ -131,6 +131,11 @@ TEST_CASE("own fixture: MLC block-scale fp8 (2-D 128x128 scale blocks) is named 
   const auto t = tc_test::run_cli("extract " + fx("fp8_block_scale_gemv.py"));
   REQUIRE(t.exit_code == 0);
   CHECK(t.out.find("block 128x128") != std::string::npos);
+  // CSV: block_n and block_k columns next to group_size
+  const auto c = tc_test::run_cli("extract --format csv " + fx("fp8_block_scale_gemv.py"));
+  REQUIRE(c.exit_code == 0);
+  CHECK(c.out.find("group_size,block_n,block_k,storage_dtype") != std::string::npos);
+  CHECK(c.out.find(",per-block,8,0,128,128,float8_e4m3fn,") != std::string::npos);
 }
 
 TEST_CASE("own fixture: estimate and compare of a block-scale dump use its block scheme by default") {
