@@ -2127,15 +2127,19 @@ bool starts_def(std::string_view text, std::size_t p, std::uint32_t indent) {
   return after_indent(text, p, indent) == 'd' && text.substr(p + indent, 4) == "def ";
 }
 
+// The start of the line before the one starting at `p` (p >= 2).
+std::size_t previous_line(std::string_view text, std::size_t p) {
+  const std::size_t nl = text.rfind('\n', p - 2);
+  return nl == std::string_view::npos ? 0 : nl + 1;
+}
+
 // Does a function definition (its first decorator, or its `def` when it has
 // none) start at the line start `p`, indented by `indent`?
 bool starts_function(std::string_view text, std::size_t p, std::uint32_t indent) {
   const char c = after_indent(text, p, indent);
   if (c != '@' && !(c == 'd' && starts_def(text, p, indent))) return false;
   if (p < 2) return true;
-  const std::size_t nl = text.rfind('\n', p - 2);
-  const std::size_t prev = nl == std::string_view::npos ? 0 : nl + 1;
-  return after_indent(text, prev, indent) != '@';  // not a second decorator of the one above
+  return after_indent(text, previous_line(text, p), indent) != '@';  // not a second decorator of the one above
 }
 
 std::size_t next_line(std::string_view text, std::size_t p) {
@@ -2215,12 +2219,7 @@ std::optional<Module> parse_parallel(const std::string& text, const std::string&
     while (p + sp < t.size() && t[p + sp] == ' ') ++sp;
     if (!starts_def(t, p, sp)) continue;
     first = p;  // back to its first decorator
-    while (first >= 2) {
-      const std::size_t nl = t.rfind('\n', first - 2);
-      const std::size_t prev = nl == std::string_view::npos ? 0 : nl + 1;
-      if (after_indent(t, prev, sp) != '@') break;
-      first = prev;
-    }
+    while (first >= 2 && after_indent(t, previous_line(t, first), sp) == '@') first = previous_line(t, first);
     indent = sp;
     break;
   }
