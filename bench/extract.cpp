@@ -3,10 +3,18 @@
 //   bench_extract            fixture 01 (348 KB Llama-2-13B q4f16_1 module): parse + extract,
 //                            and extract alone, 30 runs each: min / median ms (target <= 30 ms total)
 //   bench_extract FILE...    the same for the given dumps
+//   bench_extract --synthetic MB [RUNS]
+//                            fixture 01's functions repeated under new names up to MB megabytes (as
+//                            bench_parse_tvmscript --synthetic), parsed once, then extracted RUNS times
+//                            (default 7): min / median ms and MB/s of input (target: 50 MB <= 100 ms)
+//
+// TC_EXTRACT_THREADS=N sets the extraction's threads (1: serial; default: the hardware threads, at most 8).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tenet_cost/extract.hpp"
@@ -24,14 +32,73 @@ void report(const char* what, std::vector<double>& v) {
   std::printf("  %-16s min %8.3f ms   median %8.3f ms\n", what, v.front(), v[v.size() / 2]);
 }
 
+std::string fixture01() {
+  return std::string(TC_SHARED_DIR) + "/fixtures/real/01_mlc_llama2_13b_q4f16_1_batched_whole_module.py";
+}
+
+// The functions of `path` repeated with every `def name(` renamed `def name_rK(` (the class
+// body of an IRModule file), as bench_parse_tvmscript --synthetic builds it.
+std::string synthetic(const std::string& path, std::size_t target_bytes) {
+  const std::string base = tenet_cost::read_file(path);
+  const std::size_t cls = base.find("class Module:\n");
+  const std::size_t body_begin = cls == std::string::npos ? 0 : cls + std::string("class Module:\n").size();
+  const std::string body = base.substr(body_begin);
+  std::string out = base.substr(0, body_begin);
+  for (int k = 0; out.size() < target_bytes; ++k) {
+    const std::string suffix = "_r" + std::to_string(k);
+    std::size_t pos = 0;
+    while (pos < body.size()) {
+      std::size_t eol = body.find('\n', pos);
+      if (eol == std::string::npos) eol = body.size();
+      const std::string_view line(body.data() + pos, eol - pos);
+      const std::size_t indent = line.find_first_not_of(' ');
+      const std::size_t paren = line.find('(');
+      if (indent != std::string_view::npos && line.substr(indent, 4) == "def " && paren != std::string_view::npos) {
+        out.append(line.substr(0, paren));
+        out += suffix;
+        out.append(line.substr(paren));
+      } else {
+        out.append(line);
+      }
+      out += '\n';
+      pos = eol + 1;
+    }
+  }
+  return out;
+}
+
+int bench_synthetic(double mb, int runs) {
+  const std::string text = synthetic(fixture01(), static_cast<std::size_t>(mb * 1e6));
+  const double size_mb = static_cast<double>(text.size()) / 1e6;
+  const auto mod = tenet_cost::ir::parse_tvmscript(text, "synthetic.py");
+  std::vector<double> ms;
+  std::size_t n = 0;
+  for (int i = 0; i < runs; ++i) {
+    const auto t0 = Clock::now();
+    const auto r = tenet_cost::extract_workloads(mod);
+    ms.push_back(ms_since(t0));
+    n = r.workloads.size();
+  }
+  std::printf("synthetic: %.1f MB, %zu prim_funcs, %zu Relax functions, %zu workloads\n", size_mb,
+              mod.prim_funcs.size(), mod.relax_funcs.size(), n);
+  std::sort(ms.begin(), ms.end());
+  std::printf("  extract          min %8.3f ms   median %8.3f ms   (%.1f MB/s at the median)\n", ms.front(),
+              ms[ms.size() / 2], size_mb / (ms[ms.size() / 2] / 1e3));
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::vector<std::string> files;
   for (int i = 1; i < argc; ++i) files.emplace_back(argv[i]);
-  if (files.empty())
-    files.push_back(std::string(TC_SHARED_DIR) + "/fixtures/real/01_mlc_llama2_13b_q4f16_1_batched_whole_module.py");
   try {
+    if (!files.empty() && files[0] == "--synthetic") {
+      const double mb = files.size() > 1 ? std::atof(files[1].c_str()) : 50.0;
+      const int runs = files.size() > 2 ? std::max(1, std::atoi(files[2].c_str())) : 7;
+      return bench_synthetic(mb, runs);
+    }
+    if (files.empty()) files.push_back(fixture01());
     for (const auto& path : files) {
       const std::string text = tenet_cost::read_file(path);
       std::vector<double> total, extract_only;

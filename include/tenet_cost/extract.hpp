@@ -2,6 +2,7 @@
 // often each entry function calls it.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -16,6 +17,12 @@ namespace tenet_cost {
 struct ExtractOptions {
   std::optional<std::string> entry;                 // only this Relax entry function
   std::map<std::string, std::int64_t> bindings;     // --bind seq_len=2048,batch_size=1
+  /// Threads of the per-prim_func analysis (docs/extract.md "Threads"): 0 = $TC_EXTRACT_THREADS,
+  /// else the hardware threads; at most 8; 1 = serial. The result (workloads, order, messages,
+  /// debug log lines, the error thrown) is always the serial one.
+  unsigned threads = 0;
+  /// Modules with fewer prim_funcs are analyzed serially (threads would cost more than they save).
+  std::size_t min_parallel_funcs = 64;
 };
 
 /// Calls into MLC's KV-cache attention builtins, which hide the attention

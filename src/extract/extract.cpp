@@ -5,11 +5,15 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cstdlib>
 #include <functional>
 #include <set>
+#include <string_view>
 #include <tuple>
+#include <unordered_map>
 
 #include "extract/internal.hpp"
+#include "extract/parallel.hpp"
 #include "extract/relax_scan.hpp"
 #include "tenet_cost/checked.hpp"
 #include "tenet_cost/extract.hpp"
@@ -171,9 +175,10 @@ bool swaps_last_two(const Env& env, const ir::RExprPtr& v) {
 
 struct PrimTable {
   const ir::Module& mod;
-  std::map<std::string, std::size_t> first;  // name -> first prim_func index
+  std::unordered_map<std::string_view, std::size_t> first;  // name -> first prim_func index
   std::map<std::size_t, std::unique_ptr<xtir::FuncIndex>> cache;
   explicit PrimTable(const ir::Module& m) : mod(m) {
+    first.reserve(m.prim_funcs.size());
     for (std::size_t i = 0; i < m.prim_funcs.size(); ++i) first.emplace(m.prim_funcs[i].name, i);
   }
   const xtir::FuncIndex* index(const std::string& name) {
@@ -451,12 +456,12 @@ void attention_site(const Env& env, const ir::Binding& b, const std::string& nam
   (void)fresh;
 }
 
-std::string packed_name(const ir::RExpr& call) {
-  if (call.args.empty() || !call.args[0]) return "";
+ir::Symbol packed_name(const ir::RExpr& call) {
+  if (call.args.empty() || !call.args[0]) return {};
   const ir::RExpr& a = *call.args[0];
   if (a.kind == ir::RExprKind::kString) return a.name;
   if (a.kind == ir::RExprKind::kOther || a.kind == ir::RExprKind::kGlobalFunc) return a.name;
-  return "";
+  return {};
 }
 
 void bind_workload(Workload& w, const std::map<std::string, std::int64_t>& b) {
@@ -477,6 +482,118 @@ void collect_symbols(const Dim& d, std::set<std::string>& out) {
 
 }  // namespace
 
+// ------------------------------------------------------------------ TIR GEMMs (threads)
+
+namespace {
+
+// What the serial loop does with one prim_func's outcome (its own debug lines already written).
+void take_prim_result(const ir::PrimFunc& f, std::vector<xtir::TirGemm>&& g, std::vector<xtir::TirGemm>& gemms) {
+  if (g.empty()) xtir::debug("{}: no GEMM or convolution block", f.name);
+  for (auto& x : g) gemms.push_back(std::move(x));
+}
+
+void skip_prim(const ir::PrimFunc& f, const InputError& e, ExtractResult& res) {
+  xtir::debug("{}: skipped: {}", f.name, e.what());
+  res.skipped.push_back(f.name + ": " + e.what());
+}
+
+// The GEMMs of every prim_func in module order. The analysis of one function does not
+// depend on any other, so with threads each function is analyzed on its own, its debug
+// lines and its outcome kept, then all are taken in module order as the serial loop takes
+// them: the same lines in the same order, and the first error (in function order) that is
+// not an InputError rethrown as is.
+std::vector<xtir::TirGemm> analyze_prim_funcs(const ir::Module& module, const ExtractOptions& options,
+                                              ExtractResult& res) {
+  const std::size_t n = module.prim_funcs.size();
+  std::vector<xtir::TirGemm> gemms;
+  const unsigned threads = n >= std::max<std::size_t>(options.min_parallel_funcs, 2) ? xtir::extract_threads(options.threads) : 1;
+  if (threads <= 1) {
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto& f = module.prim_funcs[i];
+      try {
+        take_prim_result(f, xtir::analyze_prim_func(f, i), gemms);
+      } catch (const InputError& e) {
+        skip_prim(f, e, res);
+      }
+    }
+    return gemms;
+  }
+  // A work's outcome: its GEMMs, or the InputError that skips the function.
+  struct Outcome {
+    std::vector<xtir::TirGemm> gemms;
+    std::optional<InputError> skipped;
+  };
+  xtir::ordered_parallel<Outcome>(
+      threads, n,
+      [&](std::size_t i) {
+        Outcome o;
+        try {
+          o.gemms = xtir::analyze_prim_func(module.prim_funcs[i], i);
+        } catch (const InputError& e) {
+          o.skipped.emplace(e);
+        }
+        return o;
+      },
+      [&](std::size_t i, Outcome&& o) {
+        if (o.skipped) skip_prim(module.prim_funcs[i], *o.skipped, res);
+        else take_prim_result(module.prim_funcs[i], std::move(o.gemms), gemms);
+      });
+  return gemms;
+}
+
+// ------------------------------------------------------------------ Relax scan
+
+struct Site {
+  const Env* env;
+  const ir::RExpr* call;
+};
+
+// A call_tir callee: its call counts per Relax function and its call sites.
+struct Callee {
+  std::map<std::string, std::int64_t> calls;  // Relax function -> n
+  std::vector<Site> sites;
+};
+
+// Facts about a Relax call op, computed once per distinct op.
+struct OpInfo {
+  bool call_tir = false;    // R.call_tir*
+  bool packed = false;      // R.call_dps_packed / call_pure_packed / call_packed / call_builtin_with_ctx
+  bool relax_call = false;  // a call of a Relax function of the module
+  bool matmul = false;      // R.matmul
+  std::string callee;       // the Relax function called
+};
+
+// Facts about a packed function name, computed once per distinct name.
+struct PackedInfo {
+  bool attention = false, append = false, ft_gemm = false, create = false;
+};
+
+// A hint to load the cache line at p (never faults; null is fine). An asm statement:
+// GCC drops __builtin_prefetch in the scan loop below.
+inline void prefetch(const void* p) {
+#if defined(__x86_64__) || defined(__i386__)
+  asm volatile("prefetcht0 (%0)" : : "r"(p));
+#else
+  __builtin_prefetch(p);
+#endif
+}
+
+// The scan reads, per binding, its value, the value's argument array and the first
+// argument: three dependent loads from nodes spread over the heap, each a likely cache
+// miss on a large module. Requesting them a few bindings ahead overlaps those misses.
+inline void prefetch_binding(const std::vector<ir::Binding>& bs, std::size_t i) {
+  constexpr std::size_t kValue = 12, kArgs = 6, kFirst = 3;
+  const std::size_t n = bs.size();
+  if (i + kValue < n) prefetch(bs[i + kValue].value.get());
+  if (i + kArgs < n)
+    if (const ir::RExpr* v = bs[i + kArgs].value.get()) prefetch(v->args.data());
+  if (i + kFirst < n)
+    if (const ir::RExpr* v = bs[i + kFirst].value.get(); v != nullptr && !v->args.empty())
+      prefetch(v->args[0].get());
+}
+
+}  // namespace
+
 // ------------------------------------------------------------------ driver
 
 ExtractResult extract_workloads(const ir::Module& module, const ExtractOptions& options) {
@@ -492,73 +609,104 @@ ExtractResult extract_workloads(const ir::Module& module, const ExtractOptions& 
   }
 
   // TIR GEMMs.
-  std::vector<xtir::TirGemm> gemms;
-  for (std::size_t i = 0; i < module.prim_funcs.size(); ++i) {
-    const auto& f = module.prim_funcs[i];
-    try {
-      auto g = xtir::analyze_prim_func(f, i);
-      if (g.empty()) spdlog::debug("{}: no GEMM or convolution block", f.name);
-      for (auto& x : g) gemms.push_back(std::move(x));
-    } catch (const InputError& e) {
-      spdlog::debug("{}: skipped: {}", f.name, e.what());
-      res.skipped.push_back(f.name + ": " + e.what());
-    }
-  }
+  std::vector<xtir::TirGemm> gemms = analyze_prim_funcs(module, options, res);
 
   // Relax functions.
   PrimTable prims(module);
-  std::map<std::string, std::map<std::string, std::int64_t>> calls;  // prim_func -> entry -> n
-  struct Site {
-    const Env* env;
-    const ir::RExpr* call;
-  };
-  std::map<std::string, std::vector<Site>> sites;  // prim_func -> call sites
+  std::unordered_map<std::string, Callee> callees;  // call_tir callee name -> counts and sites
   std::vector<std::unique_ptr<Env>> envs;
   std::map<std::string, std::size_t> relax_index;  // signature -> position in relax_work
   std::vector<Workload> relax_work;
   std::map<std::string, AttentionSite> att;
-  KvCreate created;
-  for (const auto& f : module.relax_funcs)
-    for (const auto& b : f.bindings) {
-      if (!b.value || b.value->kind != ir::RExprKind::kCall || packed_name(*b.value).find("kv_cache_create") ==
-                                                                    std::string::npos)
-        continue;
-      std::vector<std::int64_t> pv;
-      for (const auto& a : xrelax::call_args(*b.value))
-        if (a && a->kind == ir::RExprKind::kPrimValue && a->prim)
-          if (auto v = xtir::int_const(a->prim.get())) pv.push_back(*v);
-      if (pv.size() >= 3) {
-        created.kv_heads = pv[1];
-        created.head_dim = pv[2];
-      }
-    }
   std::set<std::string> relax_names;
   for (const auto& f : module.relax_funcs) relax_names.insert(f.name);
+
+  xtir::IdMap<OpInfo> op_info;
+  auto info_of_op = [&](const ir::Symbol& op) -> const OpInfo& {
+    if (const OpInfo* i = op_info.find(op.id())) return *i;
+    OpInfo i;
+    i.call_tir = op.rfind("R.call_tir", 0) == 0;
+    i.packed = op == "R.call_dps_packed" || op == "R.call_pure_packed" || op == "R.call_packed" ||
+               op == "R.call_builtin_with_ctx";
+    i.callee = relax_callee(op);
+    i.relax_call = relax_names.count(i.callee) > 0;
+    i.matmul = op == "R.matmul";
+    return op_info[op.id()] = std::move(i);
+  };
+  xtir::IdMap<PackedInfo> packed_info;
+  auto info_of_packed = [&](const ir::Symbol& name) -> const PackedInfo& {
+    if (const PackedInfo* i = packed_info.find(name.id())) return *i;
+    PackedInfo i;
+    i.attention = xrelax::is_attention_builtin(name);
+    i.append = name.find("kv_cache_append") != std::string::npos;
+    i.ft_gemm = name.rfind("fastertransformer.gemm_fp16_int", 0) == 0;
+    i.create = name.find("kv_cache_create") != std::string::npos;
+    return packed_info[name.id()] = i;
+  };
+  // call_tir callee (`cls.f` / `f` / a packed name) -> its record, once per distinct callee expression.
+  xtir::IdMap<Callee*> callee_by_fn, callee_by_other;
+  auto callee_of = [&](const ir::RExpr& e) -> Callee& {
+    const bool fn = e.kind == ir::RExprKind::kGlobalFunc || e.kind == ir::RExprKind::kVar;
+    Callee*& c = (fn ? callee_by_fn : callee_by_other)[e.name.id()];
+    if (c == nullptr) c = &callees[xrelax::callee_name(e)];
+    return *c;
+  };
+
+  // The attention builtins' KV-head counts may come from the last
+  // paged_attention_kv_cache_create of the whole module: the sites are
+  // collected in binding order and filled in after the scan.
+  KvCreate created;
+  struct AttentionCall {
+    const Env* env;
+    const ir::Binding* b;
+    ir::Symbol name;
+    std::optional<std::int64_t> last_append_kv;
+  };
+  std::vector<AttentionCall> attention_calls;
   RelaxCallGraph graph;  // caller -> callee -> calls per caller execution
+  xtir::IdMap<std::int64_t> local_calls;  // Callee* -> call_tir calls in the current function
+  std::vector<Callee*> local_order;
   for (const auto& f : module.relax_funcs) {
     envs.push_back(std::make_unique<Env>(f));
     const Env& env = *envs.back();
     std::optional<std::int64_t> last_append_kv;
-    for (const auto& b : f.bindings) {
+    local_calls = xtir::IdMap<std::int64_t>();
+    local_order.clear();
+    const std::size_t nb = f.bindings.size();
+    for (std::size_t bi = 0; bi < nb; ++bi) {
+      prefetch_binding(f.bindings, bi);
+      const ir::Binding& b = f.bindings[bi];
       if (!b.value || b.value->kind != ir::RExprKind::kCall) continue;
       const ir::RExpr& c = *b.value;
+      if (info_of_packed(packed_name(c)).create) {
+        std::vector<std::int64_t> pv;
+        for (const auto& a : xrelax::call_args(c))
+          if (a && a->kind == ir::RExprKind::kPrimValue && a->prim)
+            if (auto v = xtir::int_const(a->prim.get())) pv.push_back(*v);
+        if (pv.size() >= 3) {
+          created.kv_heads = pv[1];
+          created.head_dim = pv[2];
+        }
+      }
+      const OpInfo& op = info_of_op(c.op);
       try {
-        if (c.op.rfind("R.call_tir", 0) == 0 && !c.args.empty() && c.args[0]) {
-          const std::string callee = xrelax::callee_name(*c.args[0]);
-          auto& n = calls[callee][f.name];
+        if (op.call_tir && !c.args.empty() && c.args[0]) {
+          Callee& callee = callee_of(*c.args[0]);
+          auto& n = local_calls[&callee];
+          if (n == 0) local_order.push_back(&callee);
           n = checked_add(n, 1, "call count");
-          sites[callee].push_back({&env, &c});
-        } else if (c.op == "R.call_dps_packed" || c.op == "R.call_pure_packed" || c.op == "R.call_packed" ||
-                   c.op == "R.call_builtin_with_ctx") {
-          const std::string name = packed_name(c);
-          if (xrelax::is_attention_builtin(name)) {
-            attention_site(env, b, name, last_append_kv, created, att);
-          } else if (name.find("kv_cache_append") != std::string::npos) {
+          callee.sites.push_back({&env, &c});
+        } else if (op.packed) {
+          const ir::Symbol name = packed_name(c);
+          const PackedInfo& pk = info_of_packed(name);
+          if (pk.attention) {
+            attention_calls.push_back({&env, &b, name, last_append_kv});
+          } else if (pk.append) {
             for (const auto& a : xrelax::call_args(c)) {
-              auto s = env.sinfo_of(a);
-              if (tensor_known(s) && s->dims.size() >= 3) last_append_kv = const_dim(s, 2);
+              auto si = env.sinfo_of(a);
+              if (tensor_known(si) && si->dims.size() >= 3) last_append_kv = const_dim(si, 2);
             }
-          } else if (name.rfind("fastertransformer.gemm_fp16_int", 0) == 0) {
+          } else if (pk.ft_gemm) {
             Workload w = ft_gemm(env, b, name);
             const std::string key = signature(w);
             auto [it, fresh] = relax_index.emplace(key, relax_work.size());
@@ -566,10 +714,10 @@ ExtractResult extract_workloads(const ir::Module& module, const ExtractOptions& 
             auto& n = relax_work[it->second].calls[f.name];
             n = checked_add(n, 1, "call count");
           }
-        } else if (const std::string callee = relax_callee(c.op); relax_names.count(callee)) {
-          auto& n = graph[f.name][callee];
+        } else if (op.relax_call) {
+          auto& n = graph[f.name][op.callee];
           n = checked_add(n, 1, "call count");
-        } else if (c.op == "R.matmul") {
+        } else if (op.matmul) {
           Workload w = relax_matmul(env, b, prims);
           const std::string key = signature(w);
           auto [it, fresh] = relax_index.emplace(key, relax_work.size());
@@ -582,13 +730,25 @@ ExtractResult extract_workloads(const ir::Module& module, const ExtractOptions& 
         res.skipped.push_back(f.name + "/" + b.var + ": " + e.what());
       }
     }
+    for (Callee* callee : local_order) {
+      auto& n = callee->calls[f.name];
+      n = checked_add(n, *local_calls.find(callee), "call count");
+    }
   }
 
+  for (const AttentionCall& a : attention_calls) {
+    try {
+      attention_site(*a.env, *a.b, a.name, a.last_append_kv, created, att);
+    } catch (const InputError& e) {  // (only an overflow of its call count, 2^63 calls)
+      spdlog::debug("{}: binding {} skipped: {}", a.env->f.name, a.b->var, e.what());
+      res.skipped.push_back(a.env->f.name + "/" + a.b->var + ": " + e.what());
+    }
+  }
   // Calls through other Relax functions (cls.fused_xxx(...) in phase-1 dumps): each
   // function's counts include its callees' counts times how often it calls them.
   if (!graph.empty()) {
     const auto times = executions_per_call(graph, res.skipped);
-    for (auto& [callee, per_entry] : calls) per_entry = propagate_calls(per_entry, times);
+    for (auto& [name, callee] : callees) callee.calls = propagate_calls(callee.calls, times);
     for (auto& w : relax_work) w.calls = propagate_calls(w.calls, times);
   }
 
@@ -600,10 +760,10 @@ ExtractResult extract_workloads(const ir::Module& module, const ExtractOptions& 
       g.w.note += "; duplicate prim_func name: calls are attributed to the first definition";
       continue;
     }
-    auto it = calls.find(f.name);
-    if (it != calls.end()) g.w.calls = it->second;
-    if (g.weight_param < 0 || g.w.quant.weight_bits > 0 || !g.weight_load) continue;
-    for (const Site& s : sites[f.name]) {
+    auto it = callees.find(f.name);
+    if (it != callees.end()) g.w.calls = it->second.calls;
+    if (g.weight_param < 0 || g.w.quant.weight_bits > 0 || !g.weight_load || it == callees.end()) continue;
+    for (const Site& s : it->second.sites) {
       const auto args = xrelax::call_args(*s.call);
       if (static_cast<std::size_t>(g.weight_param) >= args.size()) continue;
       Root r = s.env->root(args[static_cast<std::size_t>(g.weight_param)]);

@@ -4,16 +4,43 @@
 
 #include <cstddef>
 #include <functional>
+#include <utility>
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "extract/sym.hpp"
 #include "tenet_cost/extract.hpp"
 #include "tenet_cost/ir.hpp"
 
 namespace tenet_cost::xtir {
+
+// ------------------------------------------------------------ debug log
+/// Is the debug level on (checked before formatting a debug line)?
+bool debug_enabled();
+/// A debug log line: written at once, or, while a LogCapture is active on this
+/// thread (a parallel worker), kept so the caller can write the lines in the
+/// serial order.
+void debug_line(std::string line);
+template <class... A>
+void debug(fmt::format_string<A...> format, A&&... args) {
+  if (debug_enabled()) debug_line(fmt::format(format, std::forward<A>(args)...));
+}
+/// Captures this thread's debug lines into `lines` while alive.
+class LogCapture {
+ public:
+  explicit LogCapture(std::vector<std::string>& lines);
+  ~LogCapture();
+  LogCapture(const LogCapture&) = delete;
+  LogCapture& operator=(const LogCapture&) = delete;
+
+ private:
+  std::vector<std::string>* previous_;
+};
 
 // ------------------------------------------------------------ expression utils
 const ir::Expr* strip_cast(const ir::Expr* e);
@@ -49,7 +76,9 @@ struct StoreSite {
 
 struct FuncIndex {
   const ir::PrimFunc* func = nullptr;
-  std::map<std::string, ir::Buffer> buffers;
+  /// Buffers allocated in the body (T.alloc_buffer / block allocs) under a name the
+  /// function's own buffer map does not have, the first allocation of a name kept.
+  std::map<std::string_view, const ir::Buffer*> allocs;
   std::vector<std::string> param_buffer;     // per param: buffer name or "" (scalar)
   std::set<std::string> param_buffers;
   std::vector<StoreSite> stores;

@@ -36,25 +36,25 @@ std::vector<RExprPtr> call_args(const RExpr& call) {
   return out;
 }
 
-Env::Env(const ir::RelaxFunc& fn) : f(fn) {
+Env::Env(const ir::RelaxFunc& fn) : f(fn), bind(fn.bindings.size()) {
   for (const auto& p : fn.params) {
-    params.insert(p.name);
-    sinfo[p.name] = p.sinfo;
+    const ir::Symbol name(p.name);
+    params[name.id()] = 1;
+    sinfo[name.id()] = p.sinfo;
   }
-  for (const auto& b : fn.bindings) bind[b.var] = &b;
+  for (const auto& b : fn.bindings) bind[b.var.id()] = &b;
 }
 
-const ir::Binding* Env::binding(const std::string& var) const {
-  auto it = bind.find(var);
-  return it == bind.end() ? nullptr : it->second;
+const ir::Binding* Env::binding(const ir::Symbol& var) const {
+  const auto* b = bind.find(var.id());
+  return b == nullptr ? nullptr : *b;
 }
 
 StructInfoPtr Env::sinfo_of(const RExprPtr& e, int depth) const {
   if (!e || depth > 64) return nullptr;
   switch (e->kind) {
     case RExprKind::kVar: {
-      auto it = sinfo.find(e->name);
-      if (it != sinfo.end() && it->second) return it->second;
+      if (const auto* s = sinfo.find(e->name.id()); s != nullptr && *s) return *s;
       const ir::Binding* b = binding(e->name);
       if (!b) return nullptr;
       if (b->sinfo) return b->sinfo;
@@ -135,7 +135,7 @@ Root Env::root(const RExprPtr& e, int depth) const {
   switch (e->kind) {
     case RExprKind::kConstant: r.kind = Root::kConstant; return r;
     case RExprKind::kVar: {
-      if (params.count(e->name)) {
+      if (params.find(e->name.id()) != nullptr) {
         r.kind = Root::kParam;
         r.name = e->name;
         return r;

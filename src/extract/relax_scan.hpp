@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "extract/id_map.hpp"
 #include "extract/internal.hpp"
 
 namespace tenet_cost::xrelax {
@@ -33,11 +34,12 @@ struct Root {
 
 struct Env {
   const ir::RelaxFunc& f;
-  std::map<std::string, const ir::Binding*> bind;
-  std::map<std::string, ir::StructInfoPtr> sinfo;
-  std::set<std::string> params;
+  // Keyed by the names' Symbol ids (var names are interned by the front-ends).
+  xtir::IdMap<const ir::Binding*> bind;       // var -> its (last) binding
+  xtir::IdMap<ir::StructInfoPtr> sinfo;       // param -> its struct info
+  xtir::IdMap<char> params;                   // param names (1)
   explicit Env(const ir::RelaxFunc& fn);
-  [[nodiscard]] const ir::Binding* binding(const std::string& var) const;
+  [[nodiscard]] const ir::Binding* binding(const ir::Symbol& var) const;
   [[nodiscard]] ir::StructInfoPtr sinfo_of(const ir::RExprPtr& e, int depth = 0) const;
   /// Follows aliases, tuple items, stop_lift_params and permute_dims.
   [[nodiscard]] Root root(const ir::RExprPtr& e, int depth = 0) const;

@@ -142,13 +142,29 @@ int dtype_bits(const std::string& dtype) {
 bool is_int_dtype(const std::string& d) { return d.rfind("int", 0) == 0 || d.rfind("uint", 0) == 0; }
 bool is_float_dtype(const std::string& d) { return d.rfind("float", 0) == 0 || d.rfind("bfloat", 0) == 0; }
 
+// ------------------------------------------------------------------ debug log
+
+namespace {
+thread_local std::vector<std::string>* t_capture = nullptr;
+}  // namespace
+
+bool debug_enabled() { return spdlog::default_logger_raw()->should_log(spdlog::level::debug); }
+
+void debug_line(std::string line) {
+  if (t_capture != nullptr) t_capture->push_back(std::move(line));
+  else spdlog::debug("{}", line);
+}
+
+LogCapture::LogCapture(std::vector<std::string>& lines) : previous_(t_capture) { t_capture = &lines; }
+LogCapture::~LogCapture() { t_capture = previous_; }
+
 // ------------------------------------------------------------------ index
 
 namespace {
 void index_stmt(const ir::StmtPtr& s, FuncIndex& fi, std::vector<const ir::Block*>& chain, bool in_init, int depth) {
   if (!s) return;
   if (depth > 512) {
-    spdlog::debug("{}: statement nesting deeper than 512, rest skipped", fi.func->name);
+    debug("{}: statement nesting deeper than 512, rest skipped", fi.func->name);
     return;
   }
   switch (s->kind) {
@@ -164,12 +180,13 @@ void index_stmt(const ir::StmtPtr& s, FuncIndex& fi, std::vector<const ir::Block
       index_stmt(s->else_body, fi, chain, in_init, depth + 1);
       break;
     case ir::StmtKind::kAlloc:
-      if (s->alloc) fi.buffers.emplace(s->alloc->name, *s->alloc);
+      if (s->alloc && !fi.func->buffers.count(s->alloc->name)) fi.allocs.emplace(s->alloc->name, &*s->alloc);
       index_stmt(s->body, fi, chain, in_init, depth + 1);
       break;
     case ir::StmtKind::kBlock: {
       if (!s->block) break;
-      for (const auto& b : s->block->alloc_buffers) fi.buffers.emplace(b.name, b);
+      for (const auto& b : s->block->alloc_buffers)
+        if (!fi.func->buffers.count(b.name)) fi.allocs.emplace(b.name, &b);
       chain.push_back(s->block.get());
       index_stmt(s->block->init, fi, chain, true, depth + 1);
       index_stmt(s->block->body, fi, chain, in_init, depth + 1);
@@ -191,7 +208,7 @@ void index_stmt(const ir::StmtPtr& s, FuncIndex& fi, std::vector<const ir::Block
 }
 }  // namespace
 
-FuncIndex::FuncIndex(const ir::PrimFunc& f) : func(&f), buffers(f.buffers) {
+FuncIndex::FuncIndex(const ir::PrimFunc& f) : func(&f) {
   for (const auto& p : f.params) {
     const std::string b = p.kind == ir::ParamKind::kScalar ? std::string() : (p.buffer.empty() ? p.name : p.buffer);
     param_buffer.push_back(b);
@@ -202,8 +219,9 @@ FuncIndex::FuncIndex(const ir::PrimFunc& f) : func(&f), buffers(f.buffers) {
 }
 
 const ir::Buffer* FuncIndex::buffer(const std::string& name) const {
-  auto it = buffers.find(name);
-  return it == buffers.end() ? nullptr : &it->second;
+  if (auto it = func->buffers.find(name); it != func->buffers.end()) return &it->second;
+  auto it = allocs.find(name);
+  return it == allocs.end() ? nullptr : it->second;
 }
 
 std::string FuncIndex::dtype_of(const std::string& name) const {
