@@ -1,6 +1,7 @@
 #include "ir/pylex.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <limits>
 
@@ -27,61 +28,86 @@ constexpr bool is_hex(unsigned char c) {
   return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
-Kw keyword_of(std::string_view s) {
-  // switch on length, then compare: most names are rejected after one or two byte tests
-  switch (s.size()) {
-    case 2:
-      if (s[0] == 'a' && s == "as") return Kw::kAs;
-      if (s[0] == 'i' && s == "if") return Kw::kIf;
-      if (s[0] == 'i' && s == "in") return Kw::kIn;
-      if (s[0] == 'i' && s == "is") return Kw::kIs;
-      if (s[0] == 'o' && s == "or") return Kw::kOr;
-      return Kw::kNone;
-    case 3:
-      if (s[0] == 'a' && s == "and") return Kw::kAnd;
-      if (s[0] == 'd' && s == "def") return Kw::kDef;
-      if (s[0] == 'd' && s == "del") return Kw::kDel;
-      if (s[0] == 'f' && s == "for") return Kw::kFor;
-      if (s[0] == 'n' && s == "not") return Kw::kNot;
-      if (s[0] == 't' && s == "try") return Kw::kTry;
-      return Kw::kNone;
-    case 4:
-      if (s[0] == 'N' && s == "None") return Kw::kNoneLit;
-      if (s[0] == 'T' && s == "True") return Kw::kTrue;
-      if (s[0] == 'e' && s == "elif") return Kw::kElif;
-      if (s[0] == 'e' && s == "else") return Kw::kElse;
-      if (s[0] == 'f' && s == "from") return Kw::kFrom;
-      if (s[0] == 'p' && s == "pass") return Kw::kPass;
-      if (s[0] == 'w' && s == "with") return Kw::kWith;
-      return Kw::kNone;
-    case 5:
-      if (s[0] == 'F' && s == "False") return Kw::kFalse;
-      if (s[0] == 'a' && s == "async") return Kw::kAsync;
-      if (s[0] == 'a' && s == "await") return Kw::kAwait;
-      if (s[0] == 'b' && s == "break") return Kw::kBreak;
-      if (s[0] == 'c' && s == "class") return Kw::kClass;
-      if (s[0] == 'r' && s == "raise") return Kw::kRaise;
-      if (s[0] == 'w' && s == "while") return Kw::kWhile;
-      if (s[0] == 'y' && s == "yield") return Kw::kYield;
-      return Kw::kNone;
-    case 6:
-      if (s[0] == 'a' && s == "assert") return Kw::kAssert;
-      if (s[0] == 'e' && s == "except") return Kw::kExcept;
-      if (s[0] == 'g' && s == "global") return Kw::kGlobal;
-      if (s[0] == 'i' && s == "import") return Kw::kImport;
-      if (s[0] == 'l' && s == "lambda") return Kw::kLambda;
-      if (s[0] == 'r' && s == "return") return Kw::kReturn;
-      return Kw::kNone;
-    case 7:
-      if (s[0] == 'f' && s == "finally") return Kw::kFinally;
-      return Kw::kNone;
-    case 8:
-      if (s[0] == 'c' && s == "continue") return Kw::kContinue;
-      if (s[0] == 'n' && s == "nonlocal") return Kw::kNonlocal;
-      return Kw::kNone;
-    default: return Kw::kNone;
+// What a byte starts (after the blanks before a token). The classes below
+// kCSpace start a token; kCBad bytes go to lex_op, which reports them.
+enum : unsigned char {
+  kCBad, kCName, kCDigit, kCDot, kCQuote, kCOp1, kCOp,  // token starts
+  kCSpace, kCBlank, kCHash, kCBackslash, kCNewline,      // blanks, comments, line breaks
+};
+struct ClassTable {
+  unsigned char cls[256] = {};
+  Op op1[256] = {};           // kCOp1: the operator the byte is on its own
+  signed char bracket[256] = {};  // +1 opening, -1 closing bracket
+  constexpr ClassTable() {
+    for (int c = 0; c < 256; ++c) {
+      const auto u = static_cast<unsigned char>(c);
+      if (is_ident_start(u)) cls[c] = kCName;
+      else if (is_digit(u)) cls[c] = kCDigit;
+    }
+    cls[static_cast<unsigned char>('.')] = kCDot;
+    cls[static_cast<unsigned char>('"')] = kCQuote;
+    cls[static_cast<unsigned char>('\'')] = kCQuote;
+    const char* ops = ":=@!+-*/%&|^<>";
+    for (const char* o = ops; *o != '\0'; ++o) cls[static_cast<unsigned char>(*o)] = kCOp;
+    const struct {
+      char c;
+      Op op;
+      signed char br;
+    } one[] = {{'(', Op::kLPar, 1},   {')', Op::kRPar, -1},   {'[', Op::kLSq, 1},  {']', Op::kRSq, -1},
+               {'{', Op::kLBrace, 1}, {'}', Op::kRBrace, -1}, {',', Op::kComma, 0}, {';', Op::kSemi, 0},
+               {'~', Op::kTilde, 0}};
+    for (const auto& o : one) {
+      cls[static_cast<unsigned char>(o.c)] = kCOp1;
+      op1[static_cast<unsigned char>(o.c)] = o.op;
+      bracket[static_cast<unsigned char>(o.c)] = o.br;
+    }
+    cls[static_cast<unsigned char>(' ')] = kCSpace;
+    cls[static_cast<unsigned char>('\t')] = kCBlank;
+    cls[static_cast<unsigned char>('\f')] = kCBlank;
+    cls[static_cast<unsigned char>('#')] = kCHash;
+    cls[static_cast<unsigned char>('\\')] = kCBackslash;
+    cls[static_cast<unsigned char>('\n')] = kCNewline;
+    cls[static_cast<unsigned char>('\r')] = kCNewline;
   }
-}
+};
+constexpr ClassTable kClass;
+
+// Keywords: a name of 2..8 bytes read as a little-endian word (zero-padded)
+// indexes a 64-slot perfect hash table ((word * kKwMul) >> 58).
+constexpr std::uint64_t kKwMul = 0xb16392193b265bdULL;
+struct KwTable {
+  std::uint64_t word[64] = {};
+  Kw kw[64] = {};
+  bool perfect = true;
+  static constexpr std::uint64_t word_of(std::string_view s) {
+    std::uint64_t w = 0;
+    for (std::size_t i = 0; i < s.size(); ++i) w |= static_cast<std::uint64_t>(static_cast<unsigned char>(s[i])) << (8 * i);
+    return w;
+  }
+  constexpr KwTable() {
+    const struct {
+      std::string_view s;
+      Kw k;
+    } all[] = {{"False", Kw::kFalse},   {"None", Kw::kNoneLit}, {"True", Kw::kTrue},         {"and", Kw::kAnd},
+               {"as", Kw::kAs},         {"assert", Kw::kAssert}, {"async", Kw::kAsync},      {"await", Kw::kAwait},
+               {"break", Kw::kBreak},   {"class", Kw::kClass},  {"continue", Kw::kContinue}, {"def", Kw::kDef},
+               {"del", Kw::kDel},       {"elif", Kw::kElif},    {"else", Kw::kElse},         {"except", Kw::kExcept},
+               {"finally", Kw::kFinally}, {"for", Kw::kFor},    {"from", Kw::kFrom},         {"global", Kw::kGlobal},
+               {"if", Kw::kIf},         {"import", Kw::kImport}, {"in", Kw::kIn},            {"is", Kw::kIs},
+               {"lambda", Kw::kLambda}, {"nonlocal", Kw::kNonlocal}, {"not", Kw::kNot},      {"or", Kw::kOr},
+               {"pass", Kw::kPass},     {"raise", Kw::kRaise},  {"return", Kw::kReturn},     {"try", Kw::kTry},
+               {"while", Kw::kWhile},   {"with", Kw::kWith},    {"yield", Kw::kYield}};
+    for (const auto& e : all) {
+      const std::uint64_t w = word_of(e.s);
+      const auto h = static_cast<std::size_t>((w * kKwMul) >> 58);
+      if (kw[h] != Kw::kNone) perfect = false;
+      word[h] = w;
+      kw[h] = e.k;
+    }
+  }
+};
+constexpr KwTable kKeywords;
+static_assert(kKeywords.perfect, "keyword hash has a collision");
 
 void append_utf8(std::string& out, std::uint32_t cp) {
   if (cp < 0x80) {
@@ -134,14 +160,15 @@ Lexer::Lexer(std::string_view src, const std::string& file, const LexRange& rang
     line_start_ = pos_;
     line_ = range.line;
     if (range.indent > 0) indents_.push_back(range.indent);
-    return;
-  }
-  // A UTF-8 byte order mark is not part of the program.
-  if (src_.size() >= 3 && static_cast<unsigned char>(src_[0]) == 0xEF &&
+  } else if (src_.size() >= 3 && static_cast<unsigned char>(src_[0]) == 0xEF &&
       static_cast<unsigned char>(src_[1]) == 0xBB && static_cast<unsigned char>(src_[2]) == 0xBF) {
+    // A UTF-8 byte order mark is not part of the program.
     pos_ = 3;
     line_start_ = 3;
   }
+  const std::size_t last_nl = src_.rfind('\n');
+  fast_lim_ = last_nl == std::string_view::npos ? 0 : last_nl;
+  fast_end_ = std::min(fast_lim_, stop_);
 }
 
 std::string Lexer::quote(std::string_view s) {
@@ -193,15 +220,174 @@ Token Lexer::make(Tok k, std::uint32_t b, std::uint32_t e, std::uint32_t line, s
   return t;
 }
 
-Token Lexer::next() {
+Kw Lexer::keyword_at(std::size_t start, std::size_t len) const {
+  if (len < 2 || len > 8) return Kw::kNone;
+  const char* s = src_.data() + start;
+  std::uint64_t w = 0;
+  if constexpr (std::endian::native == std::endian::little) {
+    if (start + 8 <= src_.size()) {
+      std::memcpy(&w, s, 8);
+      if (len < 8) w &= (std::uint64_t{1} << (8 * len)) - 1;
+    } else {
+      for (std::size_t i = 0; i < len; ++i) w |= static_cast<std::uint64_t>(static_cast<unsigned char>(s[i])) << (8 * i);
+    }
+  } else {
+    for (std::size_t i = 0; i < len; ++i) w |= static_cast<std::uint64_t>(static_cast<unsigned char>(s[i])) << (8 * i);
+  }
+  const auto h = static_cast<std::size_t>((w * kKwMul) >> 58);
+  return kKeywords.word[h] == w ? kKeywords.kw[h] : Kw::kNone;
+}
+
+void Lexer::fail_name_length(std::size_t start, std::size_t len) const {
+  fail_here(start, "expected a name of at most " + std::to_string(kMaxNameBytes) + " bytes, found one of " +
+                       std::to_string(len) + " bytes");
+}
+
+void Lexer::fail_nesting(std::size_t start) const {
+  fail_here(start, "expected at most " + std::to_string(kMaxNesting) + " nested brackets, found more");
+}
+
+// One token starting at `start` (a byte of a class below kCSpace, after the
+// blanks). kFast: start < fast_lim_, so s[start + 1] is readable and runs of
+// name or digit bytes end by fast_lim_ (a '\n') without an end-of-input check.
+template <bool kFast>
+inline __attribute__((always_inline)) void Lexer::lex_token(Token& t, std::size_t start) {
+  const std::size_t n = src_.size();
+  const char* s = src_.data();
+  const auto c = static_cast<unsigned char>(s[start]);
+  pos_ = start;
+  last_newline_ = false;
+  Op op = Op::kNone;
+  switch (kClass.cls[c]) {
+    case kCName: {
+      std::size_t p = start + 1;
+      if constexpr (kFast) {
+        while (is_ident_char(static_cast<unsigned char>(s[p]))) ++p;
+      } else {
+        while (p < n && is_ident_char(static_cast<unsigned char>(s[p]))) ++p;
+      }
+      const std::size_t len = p - start;
+      // String prefixes: r, b, u, f and their combinations.
+      if (len <= 2 && (kFast || p < n) && (s[p] == '"' || s[p] == '\'')) {
+        bool prefix = true;
+        for (std::size_t i = start; i < p; ++i) {
+          const char x = static_cast<char>(s[i] | 0x20);
+          if (x != 'r' && x != 'b' && x != 'u' && x != 'f') prefix = false;
+        }
+        if (prefix) {
+          lex_string(t, start, p);
+          return;
+        }
+      }
+      if (len > kMaxNameBytes) fail_name_length(start, len);
+      pos_ = p;
+      t = Token{Tok::kName, Op::kNone, keyword_at(start, len), line_, col_of(start),
+                static_cast<std::uint32_t>(start), static_cast<std::uint32_t>(p)};
+      return;
+    }
+    case kCOp1: {
+      const int br = kClass.bracket[c];
+      if (br > 0) {
+        if (++depth_ > kMaxNesting) fail_nesting(start);
+      } else if (br < 0 && depth_ > 0) {
+        --depth_;
+      }
+      op = kClass.op1[c];
+      pos_ = start + 1;
+      break;
+    }
+    case kCDot: {
+      const char c1 = kFast || start + 1 < n ? s[start + 1] : '\0';
+      if (is_digit(static_cast<unsigned char>(c1))) {
+        lex_number(t, start);
+        return;
+      }
+      if (c1 == '.') {
+        lex_op(t, start);
+        return;
+      }
+      op = Op::kDot;
+      pos_ = start + 1;
+      break;
+    }
+    case kCDigit: {
+      if constexpr (kFast) {
+        // a plain decimal integer: digits, then neither a name byte nor '.'
+        std::size_t p = start + 1;
+        while (is_digit(static_cast<unsigned char>(s[p]))) ++p;
+        const auto d = static_cast<unsigned char>(s[p]);
+        if (!is_ident_char(d) && d != '.' && p - start <= kMaxNameBytes) {
+          pos_ = p;
+          t = Token{Tok::kInt, Op::kNone, Kw::kNone, line_, col_of(start), static_cast<std::uint32_t>(start),
+                    static_cast<std::uint32_t>(p)};
+          return;
+        }
+      }
+      lex_number(t, start);
+      return;
+    }
+    case kCQuote: lex_string(t, start, start); return;
+    default:
+      if (kFast && (c == '=' || c == ':')) {
+        const bool eq = s[start + 1] == '=';
+        pos_ = start + (eq ? 2 : 1);
+        op = c == '=' ? (eq ? Op::kEq : Op::kAssign) : (eq ? Op::kWalrus : Op::kColon);
+        break;
+      }
+      lex_op(t, start);
+      return;
+  }
+  t = Token{Tok::kOp, op, Kw::kNone, line_, col_of(start), static_cast<std::uint32_t>(start),
+            static_cast<std::uint32_t>(pos_)};
+}
+
+// The common case inline: not at the start of a logical line, no pending
+// DEDENTs, well before the file's last line break and the stop; at most one
+// blank before a token or an end of line. Everything else goes to lex_slow,
+// which handles every case.
+void Lexer::lex(Token& t) {
+  std::size_t p = pos_;
+  if (fast_ok_ && p + 1 < fast_end_) {
+    // p + 1 < min(fast_lim_, stop_): after one blank, still before both
+    const char* s = src_.data();
+    p += s[p] == ' ' ? 1 : 0;
+    const auto c = static_cast<unsigned char>(s[p]);
+    const unsigned char cls = kClass.cls[c];
+    if (cls < kCSpace && cls != kCBad) {
+      lex_token<true>(t, p);
+      return;
+    }
+    if (c == '\n' && depth_ == 0 && !last_newline_) {
+      t = Token{Tok::kNewline, Op::kNone, Kw::kNone, line_, col_of(p), static_cast<std::uint32_t>(p),
+                static_cast<std::uint32_t>(p)};
+      newline_at(p + 1);
+      pos_ = p + 1;
+      at_line_start_ = true;
+      last_newline_ = true;
+      fast_ok_ = false;
+      return;
+    }
+  }
+  lex_slow(t);
+}
+
+__attribute__((noinline)) void Lexer::lex_slow(Token& t) {
+  lex_general(t);
+  fast_ok_ = pending_dedents_ == 0 && !done_ && !(at_line_start_ && depth_ == 0);
+}
+
+void Lexer::lex_general(Token& t) {
   const std::size_t n = src_.size();
   for (;;) {
     if (pending_dedents_ > 0) {
       --pending_dedents_;
-      return make(Tok::kDedent, static_cast<std::uint32_t>(pos_), static_cast<std::uint32_t>(pos_), line_,
-                  col_of(pos_));
+      t = make(Tok::kDedent, static_cast<std::uint32_t>(pos_), static_cast<std::uint32_t>(pos_), line_, col_of(pos_));
+      return;
     }
-    if (done_) return make(Tok::kEnd, static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(n), line_, col_of(pos_));
+    if (done_) {
+      t = make(Tok::kEnd, static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(n), line_, col_of(pos_));
+      return;
+    }
 
     if (at_line_start_ && depth_ == 0) {
       // Measure the indentation of the next non-blank, non-comment line.
@@ -211,6 +397,16 @@ Token Lexer::next() {
         if (p >= n) break;
         const char c = src_[p];
         if (c == ' ') {
+          if (std::endian::native == std::endian::little && p + 8 <= n && width < (1u << 20) - 8) {
+            // up to 8 spaces at once (the width stays within the limit)
+            std::uint64_t w = 0;
+            std::memcpy(&w, src_.data() + p, 8);
+            const std::uint64_t x = w ^ 0x2020202020202020ULL;
+            const auto k = static_cast<std::uint32_t>(x == 0 ? 8 : __builtin_ctzll(x) >> 3);
+            width += k;
+            p += k;
+            continue;
+          }
           ++width;
           ++p;
         } else if (c == '\t') {
@@ -247,7 +443,8 @@ Token Lexer::next() {
           indents_.push_back(width);
           stopped_ = true;
           last_newline_ = false;
-          return make(Tok::kIndent, static_cast<std::uint32_t>(p), static_cast<std::uint32_t>(p), line_, col_of(p));
+          t = make(Tok::kIndent, static_cast<std::uint32_t>(p), static_cast<std::uint32_t>(p), line_, col_of(p));
+          return;
         }
         std::uint32_t pops = 0;
         for (auto i = indents_.size(); i-- > 0 && width < indents_[i];) ++pops;
@@ -262,7 +459,8 @@ Token Lexer::next() {
           fail_here(p, "expected at most " + std::to_string(kMaxNesting) + " indentation levels, found more");
         indents_.push_back(width);
         last_newline_ = false;
-        return make(Tok::kIndent, static_cast<std::uint32_t>(p), static_cast<std::uint32_t>(p), line_, col_of(p));
+        t = make(Tok::kIndent, static_cast<std::uint32_t>(p), static_cast<std::uint32_t>(p), line_, col_of(p));
+        return;
       }
       if (width < indents_.back()) {
         std::uint32_t pops = 0;
@@ -308,7 +506,8 @@ Token Lexer::next() {
       if (depth_ > 0) fail_here(pos_, "expected a closing bracket, found end of file");
       if (!last_newline_) {
         last_newline_ = true;
-        return make(Tok::kNewline, static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(n), line_, col_of(n));
+        t = make(Tok::kNewline, static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(n), line_, col_of(n));
+        return;
       }
       pending_dedents_ = static_cast<std::uint32_t>(indents_.size() - 1);
       indents_.resize(1);
@@ -327,39 +526,19 @@ Token Lexer::next() {
       at_line_start_ = true;
       if (last_newline_) continue;  // nothing on this logical line
       last_newline_ = true;
-      return make(Tok::kNewline, static_cast<std::uint32_t>(start), static_cast<std::uint32_t>(start), line, col);
+      t = make(Tok::kNewline, static_cast<std::uint32_t>(start), static_cast<std::uint32_t>(start), line, col);
+      return;
     }
-    last_newline_ = false;
-    emitted_any_ = true;
-
-    if (is_ident_start(c)) {
-      std::size_t p = start + 1;
-      while (p < n && is_ident_char(static_cast<unsigned char>(src_[p]))) ++p;
-      // String prefixes: r, b, u, f and their combinations.
-      if (p < n && (src_[p] == '"' || src_[p] == '\'') && p - start <= 2) {
-        bool prefix = true;
-        for (std::size_t i = start; i < p; ++i) {
-          const char x = static_cast<char>(src_[i] | 0x20);
-          if (x != 'r' && x != 'b' && x != 'u' && x != 'f') prefix = false;
-        }
-        if (prefix) return lex_string(start, p);
-      }
-      if (p - start > kMaxNameBytes)
-        fail_here(start, "expected a name of at most " + std::to_string(kMaxNameBytes) + " bytes, found one of " +
-                             std::to_string(p - start) + " bytes");
-      pos_ = p;
-      Token t = make(Tok::kName, static_cast<std::uint32_t>(start), static_cast<std::uint32_t>(p), line_, col_of(start));
-      t.kw = keyword_of(src_.substr(start, p - start));
-      return t;
+    if (start < fast_lim_) {
+      lex_token<true>(t, start);
+    } else {
+      lex_token<false>(t, start);
     }
-    if (is_digit(c) || (c == '.' && start + 1 < n && is_digit(static_cast<unsigned char>(src_[start + 1]))))
-      return lex_number(start);
-    if (c == '"' || c == '\'') return lex_string(start, start);
-    return lex_op(start);
+    return;
   }
 }
 
-Token Lexer::lex_number(std::size_t start) {
+void Lexer::lex_number(Token& t, std::size_t start) {
   const std::size_t n = src_.size();
   std::size_t p = start;
   bool is_float = false;
@@ -408,11 +587,11 @@ done:
     fail_here(start, "expected a number of at most " + std::to_string(kMaxNameBytes) + " digits, found " +
                          std::to_string(p - start));
   pos_ = p;
-  return make(is_float ? Tok::kFloat : Tok::kInt, static_cast<std::uint32_t>(start), static_cast<std::uint32_t>(p),
+  t = make(is_float ? Tok::kFloat : Tok::kInt, static_cast<std::uint32_t>(start), static_cast<std::uint32_t>(p),
               line_, col_of(start));
 }
 
-Token Lexer::lex_string(std::size_t start, std::size_t qpos) {
+void Lexer::lex_string(Token& t, std::size_t start, std::size_t qpos) {
   const std::size_t n = src_.size();
   const std::uint32_t line = line_;
   const std::uint32_t col = col_of(start);
@@ -462,10 +641,10 @@ Token Lexer::lex_string(std::size_t start, std::size_t qpos) {
     fail(line, col, "expected a string literal of at most " + std::to_string(kMaxStringBytes) + " bytes, found " +
                         std::to_string(p - start) + " bytes");
   pos_ = p;
-  return make(Tok::kString, static_cast<std::uint32_t>(start), static_cast<std::uint32_t>(p), line, col);
+  t = make(Tok::kString, static_cast<std::uint32_t>(start), static_cast<std::uint32_t>(p), line, col);
 }
 
-Token Lexer::lex_op(std::size_t start) {
+void Lexer::lex_op(Token& t, std::size_t start) {
   const std::size_t n = src_.size();
   const char c = src_[start];
   const char c1 = start + 1 < n ? src_[start + 1] : '\0';
@@ -578,10 +757,8 @@ Token Lexer::lex_op(std::size_t start) {
     --depth_;
   }
   pos_ = start + len;
-  Token t = make(Tok::kOp, static_cast<std::uint32_t>(start), static_cast<std::uint32_t>(start + len), line_,
-                 col_of(start));
+  t = make(Tok::kOp, static_cast<std::uint32_t>(start), static_cast<std::uint32_t>(start + len), line_, col_of(start));
   t.op = op;
-  return t;
 }
 
 bool Lexer::plain_string(const Token& t, std::string_view& body) const {

@@ -104,7 +104,7 @@ void Parser::advance() {
     tok_ = peeked_;
     has_peek_ = false;
   } else {
-    tok_ = lex_.next();
+    lex_.lex(tok_);
   }
 }
 
