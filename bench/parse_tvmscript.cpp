@@ -34,6 +34,18 @@ double cpu_seconds() {
          static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }
 
+struct Usage {
+  double user = 0, sys = 0;  // seconds
+  long faults = 0;           // minor page faults
+};
+Usage usage() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  return Usage{static_cast<double>(ru.ru_utime.tv_sec) + static_cast<double>(ru.ru_utime.tv_usec) / 1e6,
+               static_cast<double>(ru.ru_stime.tv_sec) + static_cast<double>(ru.ru_stime.tv_usec) / 1e6,
+               ru.ru_minflt};
+}
+
 double peak_rss_mb() {
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
@@ -118,15 +130,18 @@ int bench_synthetic(double mb, const std::string& path) {
     tenet_cost::ir::ParseStats stats;
     tenet_cost::ir::ParseOptions opt;
     opt.stats = &stats;
-    const double c0 = cpu_seconds();
+    const Usage u0 = usage();
     const auto t0 = Clock::now();
     const auto mod = tenet_cost::ir::parse_tvmscript(text, "synthetic.py", opt);
     const auto t1 = Clock::now();
-    const double cpu = cpu_seconds() - c0;
+    const Usage u1 = usage();
+    const double cpu = (u1.user - u0.user) + (u1.sys - u0.sys);
     const double s = std::chrono::duration<double>(t1 - t0).count();
     const double peak = peak_rss_mb();
     std::printf("synthetic: %.1f MB, %zu functions\n  wall %.1f ms (%.1f MB/s), cpu %.1f ms (%.1f MB/s)\n", size_mb,
                 count_stmts(mod), s * 1e3, size_mb / s, cpu * 1e3, size_mb / cpu);
+    std::printf("  cpu: user %.1f ms, sys %.1f ms, %ld page faults\n", (u1.user - u0.user) * 1e3,
+                (u1.sys - u0.sys) * 1e3, u1.faults - u0.faults);
     std::printf("  threads: %u (%u chunk%s)%s\n", stats.threads, stats.chunks, stats.chunks == 1 ? "" : "s",
                 stats.fell_back ? ", a parallel parse was given up: parsed serially" : "");
     std::printf("peak RSS %.1f MB (%.2fx the file; %.1f MB before parsing, text included)\n", peak,
