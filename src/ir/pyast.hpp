@@ -219,11 +219,20 @@ class Parser {
 
  private:
   // token stream
-  const Token& tok() const { return tok_; }
-  const Token& peek();
-  void advance();
-  bool at_op(Op op) const { return tok_.kind == Tok::kOp && tok_.op == op; }
-  bool at_kw(Kw k) const { return tok_.kind == Tok::kName && tok_.kw == k; }
+  const Token& tok() const { return *tk_; }
+  /// The token after the current one.
+  const Token& peek() {
+    if (tk_ + 1 == tk_end_) refill_keep();
+    return tk_[1];
+  }
+  void advance() {
+    if (tk_->kind < Tok::kNewline) last_end_ = tk_->end;  // not NEWLINE, INDENT, DEDENT or the end
+    if (++tk_ == tk_end_) refill();
+  }
+  void refill();       // the buffer is used up: lex the next tokens into it
+  void refill_keep();  // the same, keeping the current token (to peek past it)
+  bool at_op(Op op) const { return tk_->kind == Tok::kOp && tk_->op == op; }
+  bool at_kw(Kw k) const { return tk_->kind == Tok::kName && tk_->kw == k; }
   /// The current token starts a compound statement (decorator, def, class, if, for, ...).
   bool at_compound_start() const {
     return at_op(Op::kAt) || at_kw(Kw::kDef) || at_kw(Kw::kClass) || at_kw(Kw::kIf) || at_kw(Kw::kFor) ||
@@ -280,15 +289,18 @@ class Parser {
 
   Lexer lex_;
   Arena& arena_;
-  Token tok_;
-  Token peeked_;
-  bool has_peek_ = false;
+  // Tokens are lexed in batches (Lexer::fill) into buf_; tk_ is the current
+  // one, [tk_, tk_end_) those lexed and not yet consumed.
+  static constexpr std::size_t kTokBuf = 128;
+  Token* tk_ = nullptr;
+  Token* tk_end_ = nullptr;
   std::uint32_t last_end_ = 0;
   std::size_t depth_ = 0;
   std::vector<Node*> scratch_;
   std::vector<Stmt*> stmt_scratch_;
   std::string strbuf_;
   StopContext stopped_in_ = StopContext::kNone;
+  Token buf_[kTokBuf];
 };
 
 }  // namespace tenet_cost::ir::py

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstddef>
 #include <cstring>
 #include <limits>
 
@@ -107,7 +108,142 @@ struct KwTable {
   }
 };
 constexpr KwTable kKeywords;
+// The first bytes of keywords (a name starting with another byte is none).
+struct KwFirst {
+  bool t[256] = {};
+  constexpr KwFirst() {
+    for (const char c : std::string_view("FNTabcdefgilnoprtwy")) t[static_cast<unsigned char>(c)] = true;
+  }
+};
+constexpr KwFirst kKwFirst;
+constexpr bool kw_start(unsigned char c) { return kKwFirst.t[c]; }
 static_assert(kKeywords.perfect, "keyword hash has a collision");
+
+// The operator or delimiter starting with c, c1, c2 (later bytes '\0' past
+// the end) and its length; kNone for a byte that starts none.
+inline Op resolve_op(char c, char c1, char c2, std::size_t& len) {
+  Op op = Op::kNone;
+  len = 1;
+  switch (c) {
+    case '(': op = Op::kLPar; break;
+    case ')': op = Op::kRPar; break;
+    case '[': op = Op::kLSq; break;
+    case ']': op = Op::kRSq; break;
+    case '{': op = Op::kLBrace; break;
+    case '}': op = Op::kRBrace; break;
+    case ',': op = Op::kComma; break;
+    case ';': op = Op::kSemi; break;
+    case '~': op = Op::kTilde; break;
+    case ':':
+      if (c1 == '=') op = Op::kWalrus, len = 2;
+      else op = Op::kColon;
+      break;
+    case '.':
+      if (c1 == '.' && c2 == '.') op = Op::kEllipsis, len = 3;
+      else op = Op::kDot;
+      break;
+    case '@':
+      if (c1 == '=') op = Op::kAtEq, len = 2;
+      else op = Op::kAt;
+      break;
+    case '=':
+      if (c1 == '=') op = Op::kEq, len = 2;
+      else op = Op::kAssign;
+      break;
+    case '!':
+      if (c1 == '=') op = Op::kNe, len = 2;
+      break;
+    case '+':
+      if (c1 == '=') op = Op::kPlusEq, len = 2;
+      else op = Op::kPlus;
+      break;
+    case '-':
+      if (c1 == '=') op = Op::kMinusEq, len = 2;
+      else if (c1 == '>') op = Op::kArrow, len = 2;
+      else op = Op::kMinus;
+      break;
+    case '*':
+      if (c1 == '*') {
+        if (c2 == '=') op = Op::kDStarEq, len = 3;
+        else op = Op::kDStar, len = 2;
+      } else if (c1 == '=') {
+        op = Op::kStarEq, len = 2;
+      } else {
+        op = Op::kStar;
+      }
+      break;
+    case '/':
+      if (c1 == '/') {
+        if (c2 == '=') op = Op::kDSlashEq, len = 3;
+        else op = Op::kDSlash, len = 2;
+      } else if (c1 == '=') {
+        op = Op::kSlashEq, len = 2;
+      } else {
+        op = Op::kSlash;
+      }
+      break;
+    case '%':
+      if (c1 == '=') op = Op::kPercentEq, len = 2;
+      else op = Op::kPercent;
+      break;
+    case '&':
+      if (c1 == '=') op = Op::kAmpEq, len = 2;
+      else op = Op::kAmp;
+      break;
+    case '|':
+      if (c1 == '=') op = Op::kPipeEq, len = 2;
+      else op = Op::kPipe;
+      break;
+    case '^':
+      if (c1 == '=') op = Op::kCaretEq, len = 2;
+      else op = Op::kCaret;
+      break;
+    case '<':
+      if (c1 == '<') {
+        if (c2 == '=') op = Op::kShlEq, len = 3;
+        else op = Op::kShl, len = 2;
+      } else if (c1 == '=') {
+        op = Op::kLe, len = 2;
+      } else if (c1 == '>') {
+        op = Op::kNe, len = 2;
+      } else {
+        op = Op::kLt;
+      }
+      break;
+    case '>':
+      if (c1 == '>') {
+        if (c2 == '=') op = Op::kShrEq, len = 3;
+        else op = Op::kShr, len = 2;
+      } else if (c1 == '=') {
+        op = Op::kGe, len = 2;
+      } else {
+        op = Op::kGt;
+      }
+      break;
+    default: break;
+  }
+  return op;
+}
+
+// Writes a token field by field (the three one-byte fields as one word).
+inline void put(Token& t, Tok kind, Op op, Kw kw, std::uint32_t line, std::uint32_t col, std::uint32_t begin,
+                std::uint32_t end) {
+  static_assert(offsetof(Token, kind) == 0 && offsetof(Token, op) == 1 && offsetof(Token, kw) == 2 &&
+                offsetof(Token, line) == 4);
+  const std::uint32_t head = static_cast<std::uint32_t>(kind) | static_cast<std::uint32_t>(op) << 8 |
+                             static_cast<std::uint32_t>(kw) << 16;
+  if constexpr (std::endian::native == std::endian::little) {
+    std::memcpy(static_cast<void*>(&t), &head, 4);
+  } else {
+    t.kind = kind;
+    t.op = op;
+    t.kw = kw;
+  }
+  t.line = line;
+  t.col = col;
+  t.begin = begin;
+  t.end = end;
+}
 
 void append_utf8(std::string& out, std::uint32_t cp) {
   if (cp < 0x80) {
@@ -374,6 +510,114 @@ void Lexer::lex(Token& t) {
 __attribute__((noinline)) void Lexer::lex_slow(Token& t) {
   lex_general(t);
   fast_ok_ = pending_dedents_ == 0 && !done_ && !(at_line_start_ && depth_ == 0);
+}
+
+std::size_t Lexer::fill(Token* out, std::size_t cap) {
+  lex(out[0]);
+  if (!fast_ok_ || cap <= 1) return 1;
+  // Then only what the common case covers, with the state in locals. Nothing
+  // here throws or looks past the token it adds: at anything else (a string
+  // prefix, a float, an error to report, a comment, the stop, the last line
+  // break, ...) it stops before that token, and lex() does it when asked.
+  const char* s = src_.data();
+  const std::size_t end = fast_end_;
+  std::size_t p = pos_;
+  std::uint32_t line = line_;
+  std::size_t ls = line_start_;
+  std::size_t depth = depth_;
+  bool last_nl = last_newline_;
+  std::size_t k = 1;
+  while (k < cap && p < end) {
+    // p < min(fast_lim_, stop_): s[p + 1] is readable, and runs of bytes
+    // other than '\n' end by fast_lim_
+    const std::size_t q = p;
+    const auto c = static_cast<unsigned char>(s[q]);
+    Token& t = out[k];
+    std::size_t e = q + 1;  // the token's end
+    switch (kClass.cls[c]) {
+      case kCSpace: ++p; continue;
+      case kCName: {
+        while (is_ident_char(static_cast<unsigned char>(s[e]))) ++e;
+        const std::size_t len = e - q;
+        if ((len <= 2 && (s[e] == '"' || s[e] == '\'')) || len > kMaxNameBytes) goto stop;
+        put(t, Tok::kName, Op::kNone, kw_start(c) ? keyword_at(q, len) : Kw::kNone, line, static_cast<std::uint32_t>(q - ls + 1), static_cast<std::uint32_t>(q),
+            static_cast<std::uint32_t>(e));
+        break;
+      }
+      case kCOp1: {
+        const int br = kClass.bracket[c];
+        if (br > 0) {
+          if (depth >= kMaxNesting) goto stop;
+          ++depth;
+        } else if (br < 0 && depth > 0) {
+          --depth;
+        }
+        put(t, Tok::kOp, kClass.op1[c], Kw::kNone, line, static_cast<std::uint32_t>(q - ls + 1), static_cast<std::uint32_t>(q),
+            static_cast<std::uint32_t>(e));
+        break;
+      }
+      case kCDot: {
+        const auto c1 = static_cast<unsigned char>(s[q + 1]);
+        if (is_digit(c1) || c1 == '.') goto stop;
+        put(t, Tok::kOp, Op::kDot, Kw::kNone, line, static_cast<std::uint32_t>(q - ls + 1), static_cast<std::uint32_t>(q),
+            static_cast<std::uint32_t>(e));
+        break;
+      }
+      case kCDigit: {
+        while (is_digit(static_cast<unsigned char>(s[e]))) ++e;
+        const auto d = static_cast<unsigned char>(s[e]);
+        if (is_ident_char(d) || d == '.' || e - q > kMaxNameBytes) goto stop;
+        put(t, Tok::kInt, Op::kNone, Kw::kNone, line, static_cast<std::uint32_t>(q - ls + 1), static_cast<std::uint32_t>(q),
+            static_cast<std::uint32_t>(e));
+        break;
+      }
+      case kCOp: {
+        // s[q + 2] is readable: s[q + 1] is before fast_lim_ or is the '\n' there
+        std::size_t len = 1;
+        const Op op = resolve_op(static_cast<char>(c), s[q + 1], s[q + 1] == '\n' ? '\0' : s[q + 2], len);
+        if (op == Op::kNone) goto stop;
+        e = q + len;
+        put(t, Tok::kOp, op, Kw::kNone, line, static_cast<std::uint32_t>(q - ls + 1), static_cast<std::uint32_t>(q),
+            static_cast<std::uint32_t>(e));
+        break;
+      }
+      case kCQuote: {
+        // a one-line string without escapes
+        if (s[q + 1] == static_cast<char>(c) && s[q + 2] == static_cast<char>(c)) goto stop;  // maybe '''
+        while (s[e] != static_cast<char>(c) && s[e] != '\\' && s[e] != '\n' && s[e] != '\r') ++e;
+        if (s[e] != static_cast<char>(c)) goto stop;
+        ++e;
+        if (e - q > kMaxStringBytes) goto stop;
+        put(t, Tok::kString, Op::kNone, Kw::kNone, line, static_cast<std::uint32_t>(q - ls + 1), static_cast<std::uint32_t>(q),
+            static_cast<std::uint32_t>(e));
+        break;
+      }
+      case kCNewline: {
+        if (c != '\n' || depth != 0 || last_nl) goto stop;
+        put(t, Tok::kNewline, Op::kNone, Kw::kNone, line, static_cast<std::uint32_t>(q - ls + 1), static_cast<std::uint32_t>(q),
+            static_cast<std::uint32_t>(q));
+        ++k;
+        ++line;
+        ls = q + 1;
+        p = q + 1;
+        last_nl = true;
+        at_line_start_ = true;
+        fast_ok_ = false;
+        goto stop;
+      }
+      default: goto stop;
+    }
+    p = e;
+    last_nl = false;
+    ++k;
+  }
+stop:
+  pos_ = p;
+  line_ = line;
+  line_start_ = ls;
+  depth_ = depth;
+  last_newline_ = last_nl;
+  return k;
 }
 
 void Lexer::lex_general(Token& t) {
@@ -649,106 +893,8 @@ void Lexer::lex_op(Token& t, std::size_t start) {
   const char c = src_[start];
   const char c1 = start + 1 < n ? src_[start + 1] : '\0';
   const char c2 = start + 2 < n ? src_[start + 2] : '\0';
-  Op op = Op::kNone;
   std::size_t len = 1;
-  switch (c) {
-    case '(': op = Op::kLPar; break;
-    case ')': op = Op::kRPar; break;
-    case '[': op = Op::kLSq; break;
-    case ']': op = Op::kRSq; break;
-    case '{': op = Op::kLBrace; break;
-    case '}': op = Op::kRBrace; break;
-    case ',': op = Op::kComma; break;
-    case ';': op = Op::kSemi; break;
-    case '~': op = Op::kTilde; break;
-    case ':':
-      if (c1 == '=') op = Op::kWalrus, len = 2;
-      else op = Op::kColon;
-      break;
-    case '.':
-      if (c1 == '.' && c2 == '.') op = Op::kEllipsis, len = 3;
-      else op = Op::kDot;
-      break;
-    case '@':
-      if (c1 == '=') op = Op::kAtEq, len = 2;
-      else op = Op::kAt;
-      break;
-    case '=':
-      if (c1 == '=') op = Op::kEq, len = 2;
-      else op = Op::kAssign;
-      break;
-    case '!':
-      if (c1 == '=') op = Op::kNe, len = 2;
-      break;
-    case '+':
-      if (c1 == '=') op = Op::kPlusEq, len = 2;
-      else op = Op::kPlus;
-      break;
-    case '-':
-      if (c1 == '=') op = Op::kMinusEq, len = 2;
-      else if (c1 == '>') op = Op::kArrow, len = 2;
-      else op = Op::kMinus;
-      break;
-    case '*':
-      if (c1 == '*') {
-        if (c2 == '=') op = Op::kDStarEq, len = 3;
-        else op = Op::kDStar, len = 2;
-      } else if (c1 == '=') {
-        op = Op::kStarEq, len = 2;
-      } else {
-        op = Op::kStar;
-      }
-      break;
-    case '/':
-      if (c1 == '/') {
-        if (c2 == '=') op = Op::kDSlashEq, len = 3;
-        else op = Op::kDSlash, len = 2;
-      } else if (c1 == '=') {
-        op = Op::kSlashEq, len = 2;
-      } else {
-        op = Op::kSlash;
-      }
-      break;
-    case '%':
-      if (c1 == '=') op = Op::kPercentEq, len = 2;
-      else op = Op::kPercent;
-      break;
-    case '&':
-      if (c1 == '=') op = Op::kAmpEq, len = 2;
-      else op = Op::kAmp;
-      break;
-    case '|':
-      if (c1 == '=') op = Op::kPipeEq, len = 2;
-      else op = Op::kPipe;
-      break;
-    case '^':
-      if (c1 == '=') op = Op::kCaretEq, len = 2;
-      else op = Op::kCaret;
-      break;
-    case '<':
-      if (c1 == '<') {
-        if (c2 == '=') op = Op::kShlEq, len = 3;
-        else op = Op::kShl, len = 2;
-      } else if (c1 == '=') {
-        op = Op::kLe, len = 2;
-      } else if (c1 == '>') {
-        op = Op::kNe, len = 2;
-      } else {
-        op = Op::kLt;
-      }
-      break;
-    case '>':
-      if (c1 == '>') {
-        if (c2 == '=') op = Op::kShrEq, len = 3;
-        else op = Op::kShr, len = 2;
-      } else if (c1 == '=') {
-        op = Op::kGe, len = 2;
-      } else {
-        op = Op::kGt;
-      }
-      break;
-    default: break;
-  }
+  const Op op = resolve_op(c, c1, c2, len);
   if (op == Op::kNone) fail_here(start, "expected a token, found " + quote(src_.substr(start, 1)));
   if (op == Op::kLPar || op == Op::kLSq || op == Op::kLBrace) {
     if (++depth_ > kMaxNesting)

@@ -75,6 +75,12 @@ class Lexer {
   }
   /// The next token, written into `t` (what next() returns).
   void lex(Token& t);
+  /// The next 1..cap tokens (what as many next() calls return), written to
+  /// out[0..k); returns k. Only the first can throw: the others are only
+  /// tokens of the common kinds that lex without an error (it stops before
+  /// anything else), so errors are still reported in token order, when the
+  /// caller asks for the token that has one.
+  std::size_t fill(Token* out, std::size_t cap);
 
   [[nodiscard]] std::string_view text(const Token& t) const { return src_.substr(t.begin, t.end - t.begin); }
   [[nodiscard]] std::string_view source() const { return src_; }

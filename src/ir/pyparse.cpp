@@ -86,26 +86,18 @@ Parser::DepthGuard::DepthGuard(Parser& parser) : p(parser) {
 
 Parser::Parser(std::string_view src, const std::string& file, Arena& arena, const LexRange& range)
     : lex_(src, file, range), arena_(arena) {
-  tok_ = lex_.next();
+  refill();
 }
 
-const Token& Parser::peek() {
-  if (!has_peek_) {
-    peeked_ = lex_.next();
-    has_peek_ = true;
-  }
-  return peeked_;
+void Parser::refill() {
+  tk_end_ = buf_ + lex_.fill(buf_, kTokBuf);
+  tk_ = buf_;
 }
 
-void Parser::advance() {
-  if (tok_.kind != Tok::kNewline && tok_.kind != Tok::kIndent && tok_.kind != Tok::kDedent && tok_.kind != Tok::kEnd)
-    last_end_ = tok_.end;
-  if (has_peek_) {
-    tok_ = peeked_;
-    has_peek_ = false;
-  } else {
-    lex_.lex(tok_);
-  }
+void Parser::refill_keep() {
+  buf_[0] = *tk_;
+  tk_end_ = buf_ + 1 + lex_.fill(buf_ + 1, kTokBuf - 1);
+  tk_ = buf_;
 }
 
 bool Parser::accept_op(Op op) {
@@ -124,7 +116,7 @@ void Parser::error_expected_at(const Token& t, const std::string& what) const {
   lex_.fail(t.line, t.col, "expected " + what + ", found " + lex_.describe(t));
 }
 
-void Parser::error_expected(const std::string& what) const { error_expected_at(tok_, what); }
+void Parser::error_expected(const std::string& what) const { error_expected_at(*tk_, what); }
 
 void Parser::expect_op(Op op, const char* what) {
   if (!accept_op(op)) error_expected(what);
@@ -135,17 +127,17 @@ void Parser::expect_kw(Kw k, const char* what) {
 }
 
 void Parser::expect_newline() {
-  if (tok_.kind == Tok::kNewline) {
+  if (tk_->kind == Tok::kNewline) {
     advance();
     return;
   }
-  if (tok_.kind == Tok::kEnd) return;
+  if (tk_->kind == Tok::kEnd) return;
   error_expected("end of line");
 }
 
 std::string_view Parser::expect_name(const char* what) {
-  if (tok_.kind != Tok::kName || tok_.kw != Kw::kNone) error_expected(what);
-  const std::string_view s = lex_.text(tok_);
+  if (tk_->kind != Tok::kName || tk_->kw != Kw::kNone) error_expected(what);
+  const std::string_view s = lex_.text(*tk_);
   advance();
   return s;
 }
@@ -200,13 +192,13 @@ Stmt* Parser::new_stmt(SK k, const Token& at) {
 
 void Parser::note_end(StopContext where) {
   // The first loop to see the stop's kEnd is where the chunk ended.
-  if (tok_.kind == Tok::kEnd && lex_.stopped() && stopped_in_ == StopContext::kNone) stopped_in_ = where;
+  if (tk_->kind == Tok::kEnd && lex_.stopped() && stopped_in_ == StopContext::kNone) stopped_in_ = where;
 }
 
 void Parser::parse_class_members(Sink& sink, const Stmt* cls) {
   const Arena::Mark m1 = arena_.mark();
   std::vector<Stmt*> stmts;
-  while (tok_.kind != Tok::kDedent && tok_.kind != Tok::kEnd) {
+  while (tk_->kind != Tok::kDedent && tk_->kind != Tok::kEnd) {
     stmts.clear();
     if (at_compound_start()) {
       stmts.push_back(parse_compound(nullptr));
@@ -217,7 +209,7 @@ void Parser::parse_class_members(Sink& sink, const Stmt* cls) {
     arena_.release(m1);
   }
   note_end(StopContext::kClassBody);
-  if (tok_.kind == Tok::kDedent) advance();
+  if (tk_->kind == Tok::kDedent) advance();
 }
 
 void Parser::parse_file(Sink& sink, const Stmt* resume_class) {
@@ -227,15 +219,15 @@ void Parser::parse_file(Sink& sink, const Stmt* resume_class) {
     arena_.release(m0);
   }
   std::vector<Stmt*> stmts;
-  while (tok_.kind != Tok::kEnd) {
-    if (tok_.kind == Tok::kNewline) {
+  while (tk_->kind != Tok::kEnd) {
+    if (tk_->kind == Tok::kNewline) {
       advance();
       continue;
     }
-    if (tok_.kind == Tok::kIndent) error_expected("a statement at the left margin");
+    if (tk_->kind == Tok::kIndent) error_expected("a statement at the left margin");
     // Decorators, then maybe a class whose members we report one by one.
     std::vector<Node*> decorators;
-    const Token first = tok_;
+    const Token first = *tk_;
     while (at_op(Op::kAt)) {
       advance();
       decorators.push_back(parse_test());
@@ -256,9 +248,9 @@ void Parser::parse_file(Sink& sink, const Stmt* resume_class) {
       std::copy(decorators.begin(), decorators.end(), cls->decorators);
       finish(cls);
       sink.top_level(cls, nullptr);
-      if (tok_.kind == Tok::kNewline) {
+      if (tk_->kind == Tok::kNewline) {
         advance();
-        if (tok_.kind != Tok::kIndent) error_expected("an indented class body");
+        if (tk_->kind != Tok::kIndent) error_expected("an indented class body");
         advance();
         parse_class_members(sink, cls);
       } else {
@@ -291,7 +283,7 @@ Stmt* Parser::parse_statement() {
   if (at_compound_start())
     return parse_compound(nullptr);
   const std::size_t st = stmt_scratch_.size();
-  const Token first = tok_;
+  const Token first = *tk_;
   parse_simple_statements(stmt_scratch_);
   if (stmt_scratch_.size() - st == 1) {
     Stmt* s = stmt_scratch_.back();
@@ -311,16 +303,16 @@ void Parser::parse_simple_statements(std::vector<Stmt*>& out) {
   for (;;) {
     out.push_back(parse_small_statement());
     if (!accept_op(Op::kSemi)) break;
-    if (tok_.kind == Tok::kNewline || tok_.kind == Tok::kEnd) break;
+    if (tk_->kind == Tok::kNewline || tk_->kind == Tok::kEnd) break;
   }
   expect_newline();
 }
 
 Stmt* Parser::parse_small_statement() {
-  const Token first = tok_;
-  if (tok_.kind == Tok::kIndent) error_expected("a statement");
-  if (tok_.kind == Tok::kName) {
-    switch (tok_.kw) {
+  const Token first = *tk_;
+  if (tk_->kind == Tok::kIndent) error_expected("a statement");
+  if (tk_->kind == Tok::kName) {
+    switch (tk_->kw) {
       case Kw::kPass: {
         advance();
         Stmt* s = new_stmt(SK::kPass, first);
@@ -337,7 +329,7 @@ Stmt* Parser::parse_small_statement() {
       case Kw::kReturn: {
         advance();
         Stmt* s = new_stmt(SK::kReturn, first);
-        if (tok_.kind != Tok::kNewline && tok_.kind != Tok::kEnd && !at_op(Op::kSemi)) s->value = parse_testlist(true);
+        if (tk_->kind != Tok::kNewline && tk_->kind != Tok::kEnd && !at_op(Op::kSemi)) s->value = parse_testlist(true);
         finish(s);
         return s;
       }
@@ -370,7 +362,7 @@ Stmt* Parser::parse_small_statement() {
       case Kw::kRaise: {
         advance();
         Stmt* s = new_stmt(SK::kOther, first);
-        if (tok_.kind != Tok::kNewline && tok_.kind != Tok::kEnd && !at_op(Op::kSemi)) {
+        if (tk_->kind != Tok::kNewline && tk_->kind != Tok::kEnd && !at_op(Op::kSemi)) {
           s->value = parse_test();
           if (accept_kw(Kw::kFrom)) s->annotation = parse_test();
         }
@@ -381,7 +373,7 @@ Stmt* Parser::parse_small_statement() {
         advance();
         Stmt* s = new_stmt(SK::kOther, first);
         accept_kw(Kw::kFrom);
-        if (tok_.kind != Tok::kNewline && tok_.kind != Tok::kEnd && !at_op(Op::kSemi)) s->value = parse_testlist(true);
+        if (tk_->kind != Tok::kNewline && tk_->kind != Tok::kEnd && !at_op(Op::kSemi)) s->value = parse_testlist(true);
         finish(s);
         return s;
       }
@@ -397,11 +389,11 @@ Stmt* Parser::parse_small_statement() {
     finish(s);
     return s;
   }
-  if (tok_.kind == Tok::kOp && tok_.op >= Op::kPlusEq && tok_.op <= Op::kAtEq && tok_.op != Op::kTildeUnused) {
+  if (tk_->kind == Tok::kOp && tk_->op >= Op::kPlusEq && tk_->op <= Op::kAtEq && tk_->op != Op::kTildeUnused) {
     Stmt* s = new_stmt(SK::kAugAssign, first);
-    s->op = tok_.op == Op::kAtEq ? Op::kAt
+    s->op = tk_->op == Op::kAtEq ? Op::kAt
                                  : static_cast<Op>(static_cast<int>(Op::kPlus) +
-                                                   (static_cast<int>(tok_.op) - static_cast<int>(Op::kPlusEq)));
+                                                   (static_cast<int>(tk_->op) - static_cast<int>(Op::kPlusEq)));
     advance();
     s->target = lhs;
     s->value = parse_testlist(true);
@@ -430,12 +422,12 @@ Stmt* Parser::parse_small_statement() {
 }
 
 Stmt* Parser::parse_import() {
-  const Token first = tok_;
+  const Token first = *tk_;
   advance();
   Stmt* s = new_stmt(SK::kImport, first);
   std::vector<ImportAlias> al;
   for (;;) {
-    const Token nt = tok_;
+    const Token nt = *tk_;
     expect_name("a module name");
     while (accept_op(Op::kDot)) expect_name("a module name");
     ImportAlias a;
@@ -452,16 +444,16 @@ Stmt* Parser::parse_import() {
 }
 
 Stmt* Parser::parse_from() {
-  const Token first = tok_;
+  const Token first = *tk_;
   advance();
   Stmt* s = new_stmt(SK::kFrom, first);
-  const Token mt = tok_;
+  const Token mt = *tk_;
   bool any = false;
   while (at_op(Op::kDot) || at_op(Op::kEllipsis)) {
     advance();
     any = true;
   }
-  if (tok_.kind == Tok::kName && tok_.kw == Kw::kNone) {
+  if (tk_->kind == Tok::kName && tk_->kw == Kw::kNone) {
     expect_name("a module name");
     while (accept_op(Op::kDot)) expect_name("a module name");
     any = true;
@@ -493,11 +485,11 @@ Stmt* Parser::parse_from() {
 
 void Parser::parse_suite(Stmt*** body, std::uint32_t* n) {
   const std::size_t st = stmt_scratch_.size();
-  if (tok_.kind == Tok::kNewline) {
+  if (tk_->kind == Tok::kNewline) {
     advance();
-    if (tok_.kind != Tok::kIndent) error_expected("an indented block");
+    if (tk_->kind != Tok::kIndent) error_expected("an indented block");
     advance();
-    while (tok_.kind != Tok::kDedent && tok_.kind != Tok::kEnd) {
+    while (tk_->kind != Tok::kDedent && tk_->kind != Tok::kEnd) {
       if (at_compound_start()) {
         Stmt* s = parse_compound(nullptr);
         stmt_scratch_.push_back(s);
@@ -505,9 +497,9 @@ void Parser::parse_suite(Stmt*** body, std::uint32_t* n) {
         parse_simple_statements(stmt_scratch_);
       }
     }
-    if (tok_.kind == Tok::kDedent) advance();
+    if (tk_->kind == Tok::kDedent) advance();
   } else {
-    if (tok_.kind == Tok::kEnd) error_expected("a statement");
+    if (tk_->kind == Tok::kEnd) error_expected("a statement");
     parse_simple_statements(stmt_scratch_);
   }
   *n = static_cast<std::uint32_t>(stmt_scratch_.size() - st);
@@ -520,8 +512,8 @@ void Parser::parse_params(Stmt* s, Op closer) {
   std::vector<Param> ps;
   while (!at_op(closer)) {
     Param p;
-    p.line = tok_.line;
-    p.col = tok_.col;
+    p.line = tk_->line;
+    p.col = tk_->col;
     if (accept_op(Op::kSlash)) {
       if (!accept_op(Op::kComma)) break;
       continue;
@@ -548,7 +540,7 @@ void Parser::parse_params(Stmt* s, Op closer) {
 
 Stmt* Parser::parse_compound(std::vector<Node*>* decorators) {
   const DepthGuard guard(*this);
-  const Token first = tok_;
+  const Token first = *tk_;
   std::vector<Node*> local_decorators;
   if (decorators == nullptr && at_op(Op::kAt)) {
     while (at_op(Op::kAt)) {
@@ -599,7 +591,7 @@ Stmt* Parser::parse_compound(std::vector<Node*>* decorators) {
   } else if (accept_kw(Kw::kFor)) {
     s = new_stmt(SK::kFor, first);
     // exprlist: targets are `or_expr`s (stop before `in`)
-    const Token t0 = tok_;
+    const Token t0 = *tk_;
     const std::size_t st = scratch_.size();
     bool comma = false;
     for (;;) {
@@ -704,10 +696,10 @@ Stmt* Parser::parse_compound(std::vector<Node*>* decorators) {
 Node* Parser::parse_expression() { return parse_testlist(true); }
 
 Node* Parser::parse_testlist(bool allow_star) {
-  const Token first = tok_;
+  const Token first = *tk_;
   auto one = [&]() -> Node* {
     if (allow_star && at_op(Op::kStar)) {
-      const Token t = tok_;
+      const Token t = *tk_;
       advance();
       Node* s = new_node(NK::kStarred, t);
       s->a = parse_expr(5);
@@ -722,9 +714,9 @@ Node* Parser::parse_testlist(bool allow_star) {
   const std::size_t st = scratch_.size();
   scratch_.push_back(e);
   while (accept_op(Op::kComma)) {
-    if (tok_.kind == Tok::kNewline || tok_.kind == Tok::kEnd || at_op(Op::kAssign) || at_op(Op::kColon) ||
+    if (tk_->kind == Tok::kNewline || tk_->kind == Tok::kEnd || at_op(Op::kAssign) || at_op(Op::kColon) ||
         at_op(Op::kSemi) || at_op(Op::kRPar) || at_op(Op::kRSq) || at_op(Op::kRBrace) ||
-        (tok_.kind == Tok::kOp && tok_.op >= Op::kPlusEq))
+        (tk_->kind == Tok::kOp && tk_->op >= Op::kPlusEq))
       break;
     scratch_.push_back(one());
   }
@@ -771,7 +763,7 @@ Node* Parser::parse_test() {
 Node* Parser::parse_test_nocond() { return parse_or_test(); }
 
 Node* Parser::parse_lambda() {
-  const Token first = tok_;
+  const Token first = *tk_;
   advance();
   Stmt tmp;
   parse_params(&tmp, Op::kColon);
@@ -817,7 +809,7 @@ Node* Parser::parse_expr(int min_prec) {
   Node* lhs = nullptr;
   if (min_prec <= 3 && at_kw(Kw::kNot)) {
     const DepthGuard guard(*this);
-    const Token t = tok_;
+    const Token t = *tk_;
     advance();
     Node* n = new_node(NK::kUnary, t);
     n->kw = Kw::kNot;
@@ -829,11 +821,11 @@ Node* Parser::parse_expr(int min_prec) {
     lhs = parse_unary();
   }
   for (;;) {
-    const int p = infix_prec(tok_);
+    const int p = infix_prec(*tk_);
     if (p == 0 || p < min_prec) return lhs;
     if (p == 1 || p == 2) {
       // n-ary and / or
-      const Kw kw = tok_.kw;
+      const Kw kw = tk_->kw;
       const std::size_t st = scratch_.size();
       scratch_.push_back(lhs);
       std::uint32_t h = lhs->height;
@@ -858,8 +850,8 @@ Node* Parser::parse_expr(int min_prec) {
       for (;;) {
         Cmp cmp = Cmp::kOp;
         Op op = Op::kNone;
-        if (tok_.kind == Tok::kOp && tok_.op >= Op::kLt && tok_.op <= Op::kNe) {
-          op = tok_.op;
+        if (tk_->kind == Tok::kOp && tk_->op >= Op::kLt && tk_->op <= Op::kNe) {
+          op = tk_->op;
           advance();
         } else if (at_kw(Kw::kIn)) {
           cmp = Cmp::kIn;
@@ -904,7 +896,7 @@ Node* Parser::parse_expr(int min_prec) {
       lhs = n;
       continue;
     }
-    const Op op = tok_.op;
+    const Op op = tk_->op;
     advance();
     Node* rhs = p < 10 ? parse_expr(p + 1) : parse_unary();
     Node* n = new_node_from(NK::kBinOp, lhs);
@@ -920,7 +912,7 @@ Node* Parser::parse_expr(int min_prec) {
 Node* Parser::parse_unary() {
   if (at_op(Op::kMinus) || at_op(Op::kPlus) || at_op(Op::kTilde)) {
     const DepthGuard guard(*this);
-    const Token t = tok_;
+    const Token t = *tk_;
     advance();
     Node* n = new_node(NK::kUnary, t);
     n->op = t.op;
@@ -958,8 +950,8 @@ Node* Parser::parse_atom_expr() {
       e = parse_subscript(e);
     } else if (at_op(Op::kDot)) {
       advance();
-      const Token nt = tok_;
-      if (tok_.kind != Tok::kName) error_expected("an attribute name");
+      const Token nt = *tk_;
+      if (tk_->kind != Tok::kName) error_expected("an attribute name");
       advance();
       Node* n = new_node_from(NK::kAttr, e);
       n->a = e;
@@ -978,13 +970,13 @@ void Parser::skip_comprehension_tail(Op closer) {
   // brackets must balance.
   std::size_t depth = 0;
   for (;;) {
-    if (tok_.kind == Tok::kEnd) error_expected("a closing bracket");
-    if (tok_.kind == Tok::kOp) {
-      if (tok_.op == Op::kLPar || tok_.op == Op::kLSq || tok_.op == Op::kLBrace) {
+    if (tk_->kind == Tok::kEnd) error_expected("a closing bracket");
+    if (tk_->kind == Tok::kOp) {
+      if (tk_->op == Op::kLPar || tk_->op == Op::kLSq || tk_->op == Op::kLBrace) {
         ++depth;
-      } else if (tok_.op == Op::kRPar || tok_.op == Op::kRSq || tok_.op == Op::kRBrace) {
+      } else if (tk_->op == Op::kRPar || tk_->op == Op::kRSq || tk_->op == Op::kRBrace) {
         if (depth == 0) {
-          if (tok_.op != closer) error_expected(closer == Op::kRPar ? "')'" : closer == Op::kRSq ? "']'" : "'}'");
+          if (tk_->op != closer) error_expected(closer == Op::kRPar ? "')'" : closer == Op::kRSq ? "']'" : "'}'");
           return;
         }
         --depth;
@@ -1002,14 +994,14 @@ Node* Parser::parse_call(Node* callee) {
   const std::size_t st = scratch_.size();
   while (!at_op(Op::kRPar)) {
     Node* arg = nullptr;
-    const Token t = tok_;
+    const Token t = *tk_;
     if (accept_op(Op::kStar)) {
       arg = new_node(NK::kStarred, t);
       arg->a = parse_test();
     } else if (accept_op(Op::kDStar)) {
       arg = new_node(NK::kDoubleStarred, t);
       arg->a = parse_test();
-    } else if (tok_.kind == Tok::kName && tok_.kw == Kw::kNone && peek().kind == Tok::kOp &&
+    } else if (tk_->kind == Tok::kName && tk_->kw == Kw::kNone && peek().kind == Tok::kOp &&
                peek().op == Op::kAssign) {
       arg = new_node(NK::kKeyword, t);
       arg->text = lex_.text(t);
@@ -1043,7 +1035,7 @@ Node* Parser::parse_call(Node* callee) {
 }
 
 Node* Parser::parse_slice_item() {
-  const Token first = tok_;
+  const Token first = *tk_;
   Node* lo = nullptr;
   if (!at_op(Op::kColon)) {
     lo = parse_test();
@@ -1073,7 +1065,7 @@ Node* Parser::parse_subscript(Node* base) {
   while (!at_op(Op::kRSq)) {
     trailing_comma = false;
     if (at_op(Op::kStar)) {
-      const Token t = tok_;
+      const Token t = *tk_;
       advance();
       Node* s = new_node(NK::kStarred, t);
       s->a = parse_expr(5);
@@ -1103,7 +1095,7 @@ Node* Parser::parse_subscript(Node* base) {
 }
 
 Node* Parser::parse_bracketed(Op open) {
-  const Token first = tok_;
+  const Token first = *tk_;
   advance();
   const Op close = open == Op::kLPar ? Op::kRPar : open == Op::kLSq ? Op::kRSq : Op::kRBrace;
   const char* close_text = open == Op::kLPar ? "')'" : open == Op::kLSq ? "']'" : "'}'";
@@ -1166,14 +1158,14 @@ Node* Parser::parse_bracketed(Op open) {
   for (;;) {
     Node* e = nullptr;
     if (at_op(Op::kStar)) {
-      const Token t = tok_;
+      const Token t = *tk_;
       advance();
       e = new_node(NK::kStarred, t);
       e->a = parse_expr(5);
       e->end = last_end_;
       set_height(e, e->a->height + 1);
     } else if (open == Op::kLPar && at_kw(Kw::kYield)) {
-      const Token t = tok_;
+      const Token t = *tk_;
       advance();
       e = new_node(NK::kConst, t);
       e->text = "yield";
@@ -1215,7 +1207,7 @@ Node* Parser::parse_bracketed(Op open) {
 }
 
 Node* Parser::parse_atom() {
-  const Token t = tok_;
+  const Token t = *tk_;
   switch (t.kind) {
     case Tok::kName: {
       if (t.kw == Kw::kNone) {
@@ -1291,14 +1283,14 @@ Node* Parser::parse_atom() {
       advance();
       Node* n = new_node(NK::kString, t);
       std::string_view body;
-      if (tok_.kind != Tok::kString && lex_.plain_string(t, body)) {
+      if (tk_->kind != Tok::kString && lex_.plain_string(t, body)) {
         n->text = body;
         return n;
       }
       strbuf_.clear();
       lex_.decode_string(t, strbuf_);
-      while (tok_.kind == Tok::kString) {
-        lex_.decode_string(tok_, strbuf_);
+      while (tk_->kind == Tok::kString) {
+        lex_.decode_string(*tk_, strbuf_);
         advance();
       }
       n->text = arena_.copy(strbuf_);
