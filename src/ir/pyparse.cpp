@@ -12,7 +12,6 @@ namespace tenet_cost::ir::py {
 namespace {
 constexpr std::size_t kArenaBlock = 256u << 10;
 constexpr std::size_t kMaxExprDepth = 300;      // recursive-descent nesting
-constexpr std::uint32_t kMaxHeight = 1000;     // height of one expression tree (e.g. a+b+c+... chains)
 
 // Standard-size arena blocks are kept per thread for the next parse (up to
 // 4 MiB): a program that parses file after file (tests, benchmarks, a batch)
@@ -42,14 +41,15 @@ void* Arena::alloc_slow(std::size_t bytes, std::size_t align) {
     if (cur_ < blocks_.size()) {
       Block& b = blocks_[cur_];
       const auto base = reinterpret_cast<std::uintptr_t>(b.data.get());
-      std::size_t off = ((base + used_ + align - 1) & ~(static_cast<std::uintptr_t>(align) - 1)) - base;
+      const std::size_t used = ptr_ - base;
+      std::size_t off = ((base + used + align - 1) & ~(static_cast<std::uintptr_t>(align) - 1)) - base;
       if (off + bytes <= b.size) {
-        used_ = off + bytes;
+        ptr_ = base + off + bytes;
         return b.data.get() + off;
       }
       if (cur_ + 1 < blocks_.size() && blocks_[cur_ + 1].size >= bytes + align) {
         ++cur_;
-        used_ = 0;
+        enter(0);
         continue;
       }
     }
@@ -64,7 +64,7 @@ void* Arena::alloc_slow(std::size_t bytes, std::size_t align) {
     const std::size_t at = blocks_.empty() ? 0 : std::min(cur_ + 1, blocks_.size());
     blocks_.insert(blocks_.begin() + static_cast<std::ptrdiff_t>(at), std::move(nb));
     cur_ = at;
-    used_ = 0;
+    enter(0);
   }
 }
 
@@ -162,18 +162,15 @@ Node* Parser::new_node_from(NK k, const Node* first) {
   return n;
 }
 
-void Parser::set_height(Node* n, std::uint32_t h) {
-  if (h > n->height) n->height = h;
-  if (n->height > kMaxHeight)
-    lex_.fail(n->line, n->col,
-              "expected an expression at most " + std::to_string(kMaxHeight) + " operations deep, found a deeper one");
+void Parser::fail_height(const Node* n) const {
+  lex_.fail(n->line, n->col,
+            "expected an expression at most " + std::to_string(kMaxHeight) + " operations deep, found a deeper one");
 }
 
 Node** Parser::finish_list(std::size_t start, std::uint32_t* n) {
   const std::size_t count = scratch_.size() - start;
   *n = static_cast<std::uint32_t>(count);
-  Node** out = arena_.array<Node*>(count);
-  for (std::size_t i = 0; i < count; ++i) out[i] = scratch_[start + i];
+  Node** out = arena_.array_copy(scratch_.data() + start, count);
   scratch_.resize(start);
   return out;
 }
@@ -693,6 +690,46 @@ Stmt* Parser::parse_compound(std::vector<Node*>* decorators) {
 
 // ------------------------------------------------------------- expressions
 
+namespace {
+// Python precedence: or 1, and 2, not 3, comparisons 4, | 5, ^ 6, & 7,
+// shifts 8, + - 9, * / // % @ 10 (unary and ** are handled below them).
+struct PrecTable {
+  unsigned char op[256] = {};
+  unsigned char kw[256] = {};
+  constexpr PrecTable() {
+    kw[static_cast<std::uint8_t>(Kw::kOr)] = 1;
+    kw[static_cast<std::uint8_t>(Kw::kAnd)] = 2;
+    for (const Kw k : {Kw::kIn, Kw::kNot, Kw::kIs}) kw[static_cast<std::uint8_t>(k)] = 4;
+    for (const Op o : {Op::kLt, Op::kGt, Op::kLe, Op::kGe, Op::kEq, Op::kNe}) op[static_cast<std::uint8_t>(o)] = 4;
+    op[static_cast<std::uint8_t>(Op::kPipe)] = 5;
+    op[static_cast<std::uint8_t>(Op::kCaret)] = 6;
+    op[static_cast<std::uint8_t>(Op::kAmp)] = 7;
+    for (const Op o : {Op::kShl, Op::kShr}) op[static_cast<std::uint8_t>(o)] = 8;
+    for (const Op o : {Op::kPlus, Op::kMinus}) op[static_cast<std::uint8_t>(o)] = 9;
+    for (const Op o : {Op::kStar, Op::kSlash, Op::kDSlash, Op::kPercent, Op::kAt}) op[static_cast<std::uint8_t>(o)] = 10;
+  }
+};
+constexpr PrecTable kPrec;
+// The token after an atom continues the expression (a trailer, a binary or
+// comparison operator, `if`, `:=`, ...): false only where parse_test()
+// would stop right after the atom.
+bool continues_expression(const Token& t) {
+  if (t.kind == Tok::kOp) {
+    const Op op = t.op;
+    return kPrec.op[static_cast<std::uint8_t>(op)] != 0 || op == Op::kLPar || op == Op::kLSq || op == Op::kDot ||
+           op == Op::kDStar || op == Op::kWalrus;
+  }
+  if (t.kind == Tok::kName) return kPrec.kw[static_cast<std::uint8_t>(t.kw)] != 0 || t.kw == Kw::kIf;
+  return false;
+}
+
+int infix_prec(const Token& t) {
+  if (t.kind == Tok::kOp) return kPrec.op[static_cast<std::uint8_t>(t.op)];
+  if (t.kind == Tok::kName) return kPrec.kw[static_cast<std::uint8_t>(t.kw)];
+  return 0;
+}
+}  // namespace
+
 Node* Parser::parse_expression() { return parse_testlist(true); }
 
 Node* Parser::parse_testlist(bool allow_star) {
@@ -731,8 +768,18 @@ Node* Parser::parse_testlist(bool allow_star) {
 
 Node* Parser::parse_test() {
   const DepthGuard guard(*this);
-  if (at_kw(Kw::kLambda)) return parse_lambda();
-  Node* e = parse_or_test();
+  if (tk_->kind == Tok::kName) {
+    if (tk_->kw == Kw::kNone && !continues_expression(peek())) {
+      // a lone name (followed by ',', ')', ':', the end of the line, ...): what the
+      // full descent below would give
+      Node* n = new_node(NK::kName, *tk_);
+      n->text = lex_.text(*tk_);
+      advance();
+      return n;
+    }
+    if (tk_->kw == Kw::kLambda) return parse_lambda();
+  }
+  Node* e = parse_expr(1);
   if (at_kw(Kw::kIf)) {
     advance();
     Node* cond = parse_or_test();
@@ -777,31 +824,6 @@ Node* Parser::parse_lambda() {
 
 Node* Parser::parse_or_test() { return parse_expr(1); }
 
-namespace {
-// Python precedence: or 1, and 2, not 3, comparisons 4, | 5, ^ 6, & 7,
-// shifts 8, + - 9, * / // % @ 10 (unary and ** are handled below them).
-int infix_prec(const Token& t) {
-  if (t.kind == Tok::kName) {
-    switch (t.kw) {
-      case Kw::kOr: return 1;
-      case Kw::kAnd: return 2;
-      case Kw::kIn: case Kw::kNot: case Kw::kIs: return 4;
-      default: return 0;
-    }
-  }
-  if (t.kind != Tok::kOp) return 0;
-  switch (t.op) {
-    case Op::kLt: case Op::kGt: case Op::kLe: case Op::kGe: case Op::kEq: case Op::kNe: return 4;
-    case Op::kPipe: return 5;
-    case Op::kCaret: return 6;
-    case Op::kAmp: return 7;
-    case Op::kShl: case Op::kShr: return 8;
-    case Op::kPlus: case Op::kMinus: return 9;
-    case Op::kStar: case Op::kSlash: case Op::kDSlash: case Op::kPercent: case Op::kAt: return 10;
-    default: return 0;
-  }
-}
-}  // namespace
 
 // Precedence climbing over every binary level (one C++ frame per level
 // actually used, not one per grammar rule).
@@ -817,8 +839,11 @@ Node* Parser::parse_expr(int min_prec) {
     n->end = n->a->end;
     set_height(n, n->a->height + 1);
     lhs = n;
-  } else {
+  } else if (tk_->kind == Tok::kOp ? (tk_->op == Op::kMinus || tk_->op == Op::kPlus || tk_->op == Op::kTilde)
+                                     : (tk_->kind == Tok::kName && tk_->kw == Kw::kAwait)) {
     lhs = parse_unary();
+  } else {
+    lhs = parse_power();  // what parse_unary() does here
   }
   for (;;) {
     const int p = infix_prec(*tk_);
@@ -926,29 +951,25 @@ Node* Parser::parse_unary() {
 }
 
 Node* Parser::parse_power() {
-  Node* base = parse_atom_expr();
-  if (!at_op(Op::kDStar)) return base;
-  advance();
-  Node* e = parse_unary();
-  Node* n = new_node_from(NK::kBinOp, base);
-  n->op = Op::kDStar;
-  n->a = base;
-  n->b = e;
-  n->end = e->end;
-  set_height(n, std::max(base->height, e->height) + 1);
-  return n;
-}
-
-Node* Parser::parse_atom_expr() {
-  Node* e = parse_atom();
+  // atom_expr: an atom (a plain name inline) and its trailers
+  Node* e = nullptr;
+  if (tk_->kind == Tok::kName && tk_->kw == Kw::kNone) {
+    e = new_node(NK::kName, *tk_);
+    e->text = lex_.text(*tk_);
+    advance();
+  } else {
+    e = parse_atom();
+  }
   for (;;) {
-    if (at_op(Op::kLPar)) {
+    if (tk_->kind != Tok::kOp) return e;
+    const Op op = tk_->op;
+    if (op == Op::kLPar) {
       advance();
       e = parse_call(e);
-    } else if (at_op(Op::kLSq)) {
+    } else if (op == Op::kLSq) {
       advance();
       e = parse_subscript(e);
-    } else if (at_op(Op::kDot)) {
+    } else if (op == Op::kDot) {
       advance();
       const Token nt = *tk_;
       if (tk_->kind != Tok::kName) error_expected("an attribute name");
@@ -959,6 +980,16 @@ Node* Parser::parse_atom_expr() {
       n->end = nt.end;
       set_height(n, e->height + 1);
       e = n;
+    } else if (op == Op::kDStar) {
+      advance();
+      Node* x = parse_unary();
+      Node* n = new_node_from(NK::kBinOp, e);
+      n->op = Op::kDStar;
+      n->a = e;
+      n->b = x;
+      n->end = x->end;
+      set_height(n, std::max(e->height, x->height) + 1);
+      return n;
     } else {
       return e;
     }
@@ -1226,9 +1257,27 @@ Node* Parser::parse_atom() {
       error_expected("an expression");
     }
     case Tok::kInt: {
-      advance();
       Node* n = new_node(NK::kInt, t);
       n->text = lex_.text(t);
+      if (n->text.size() <= 19 && (n->text[0] != '0' || n->text.size() == 1)) {
+        // a plain decimal literal (at most 19 digits: fits in 64 bits)
+        std::uint64_t v = 0;
+        bool plain = true;
+        for (const char ch : n->text) {
+          const auto d = static_cast<unsigned>(ch - '0');
+          if (d > 9) {
+            plain = false;
+            break;
+          }
+          v = v * 10 + d;
+        }
+        if (plain) {
+          n->ival = v;
+          advance();
+          return n;
+        }
+      }
+      advance();
       // value: decimal or 0x/0o/0b, underscores allowed
       std::string_view s = n->text;
       unsigned base = 10;
