@@ -60,7 +60,12 @@ class Arena {
     static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>);
     if (n == 0) return nullptr;
     T* p = static_cast<T*>(alloc(sizeof(T) * n, alignof(T)));
-    std::memcpy(static_cast<void*>(p), first, sizeof(T) * n);
+    switch (n) {  // short lists (most) without a call to memcpy
+      case 3: p[2] = first[2]; [[fallthrough]];
+      case 2: p[1] = first[1]; [[fallthrough]];
+      case 1: p[0] = first[0]; break;
+      default: std::memcpy(static_cast<void*>(p), first, sizeof(T) * n);
+    }
     return p;
   }
   std::string_view copy(std::string_view s);

@@ -525,14 +525,15 @@ std::size_t Lexer::fill(Token* out, std::size_t cap) {
   std::uint32_t line = line_;
   std::size_t ls = line_start_;
   std::size_t depth = depth_;
-  bool last_nl = last_newline_;
-  std::size_t k = 1;
-  while (k < cap && p < end) {
+  const std::size_t block_indent = indents_.back();
+  const std::size_t n = src_.size();
+  Token* t = out + 1;
+  Token* const t_end = out + cap;
+  while (t != t_end && p < end) {
     // p < min(fast_lim_, stop_): s[p + 1] is readable, and runs of bytes
     // other than '\n' end by fast_lim_
     const std::size_t q = p;
     const auto c = static_cast<unsigned char>(s[q]);
-    Token& t = out[k];
     std::size_t e = q + 1;  // the token's end
     switch (kClass.cls[c]) {
       case kCSpace: ++p; continue;
@@ -540,7 +541,7 @@ std::size_t Lexer::fill(Token* out, std::size_t cap) {
         while (is_ident_char(static_cast<unsigned char>(s[e]))) ++e;
         const std::size_t len = e - q;
         if ((len <= 2 && (s[e] == '"' || s[e] == '\'')) || len > kMaxNameBytes) goto stop;
-        put(t, Tok::kName, Op::kNone, kw_start(c) ? keyword_at(q, len) : Kw::kNone, line, static_cast<std::uint32_t>(q - ls + 1), static_cast<std::uint32_t>(q),
+        put(*t, Tok::kName, Op::kNone, kw_start(c) ? keyword_at(q, len) : Kw::kNone, line, static_cast<std::uint32_t>(q - ls + 1), static_cast<std::uint32_t>(q),
             static_cast<std::uint32_t>(e));
         break;
       }
@@ -552,14 +553,14 @@ std::size_t Lexer::fill(Token* out, std::size_t cap) {
         } else if (br < 0 && depth > 0) {
           --depth;
         }
-        put(t, Tok::kOp, kClass.op1[c], Kw::kNone, line, static_cast<std::uint32_t>(q - ls + 1), static_cast<std::uint32_t>(q),
+        put(*t, Tok::kOp, kClass.op1[c], Kw::kNone, line, static_cast<std::uint32_t>(q - ls + 1), static_cast<std::uint32_t>(q),
             static_cast<std::uint32_t>(e));
         break;
       }
       case kCDot: {
         const auto c1 = static_cast<unsigned char>(s[q + 1]);
         if (is_digit(c1) || c1 == '.') goto stop;
-        put(t, Tok::kOp, Op::kDot, Kw::kNone, line, static_cast<std::uint32_t>(q - ls + 1), static_cast<std::uint32_t>(q),
+        put(*t, Tok::kOp, Op::kDot, Kw::kNone, line, static_cast<std::uint32_t>(q - ls + 1), static_cast<std::uint32_t>(q),
             static_cast<std::uint32_t>(e));
         break;
       }
@@ -567,7 +568,7 @@ std::size_t Lexer::fill(Token* out, std::size_t cap) {
         while (is_digit(static_cast<unsigned char>(s[e]))) ++e;
         const auto d = static_cast<unsigned char>(s[e]);
         if (is_ident_char(d) || d == '.' || e - q > kMaxNameBytes) goto stop;
-        put(t, Tok::kInt, Op::kNone, Kw::kNone, line, static_cast<std::uint32_t>(q - ls + 1), static_cast<std::uint32_t>(q),
+        put(*t, Tok::kInt, Op::kNone, Kw::kNone, line, static_cast<std::uint32_t>(q - ls + 1), static_cast<std::uint32_t>(q),
             static_cast<std::uint32_t>(e));
         break;
       }
@@ -577,7 +578,7 @@ std::size_t Lexer::fill(Token* out, std::size_t cap) {
         const Op op = resolve_op(static_cast<char>(c), s[q + 1], s[q + 1] == '\n' ? '\0' : s[q + 2], len);
         if (op == Op::kNone) goto stop;
         e = q + len;
-        put(t, Tok::kOp, op, Kw::kNone, line, static_cast<std::uint32_t>(q - ls + 1), static_cast<std::uint32_t>(q),
+        put(*t, Tok::kOp, op, Kw::kNone, line, static_cast<std::uint32_t>(q - ls + 1), static_cast<std::uint32_t>(q),
             static_cast<std::uint32_t>(e));
         break;
       }
@@ -588,19 +589,42 @@ std::size_t Lexer::fill(Token* out, std::size_t cap) {
         if (s[e] != static_cast<char>(c)) goto stop;
         ++e;
         if (e - q > kMaxStringBytes) goto stop;
-        put(t, Tok::kString, Op::kNone, Kw::kNone, line, static_cast<std::uint32_t>(q - ls + 1), static_cast<std::uint32_t>(q),
+        put(*t, Tok::kString, Op::kNone, Kw::kNone, line, static_cast<std::uint32_t>(q - ls + 1), static_cast<std::uint32_t>(q),
             static_cast<std::uint32_t>(e));
         break;
       }
       case kCNewline: {
-        if (c != '\n' || depth != 0 || last_nl) goto stop;
-        put(t, Tok::kNewline, Op::kNone, Kw::kNone, line, static_cast<std::uint32_t>(q - ls + 1), static_cast<std::uint32_t>(q),
+        // (a NEWLINE right after a NEWLINE only at the start: the loop does not
+        // stop after one unless a token follows)
+        if (c != '\n' || depth != 0 || (t == out + 1 && last_newline_)) goto stop;
+        put(*t, Tok::kNewline, Op::kNone, Kw::kNone, line, static_cast<std::uint32_t>(q - ls + 1), static_cast<std::uint32_t>(q),
             static_cast<std::uint32_t>(q));
-        ++k;
+        ++t;
         ++line;
         ls = q + 1;
         p = q + 1;
-        last_nl = true;
+        // The next line, when it is the common kind: indented with spaces as
+        // much as the enclosing block (no INDENT or DEDENT), then a token; not
+        // the stop line. Anything else goes to lex_general at the line start.
+        std::size_t r = ls;
+        if constexpr (std::endian::native == std::endian::little) {
+          while (r + 8 <= n) {  // 8 bytes at a time
+            std::uint64_t w = 0;
+            std::memcpy(&w, s + r, 8);
+            const std::uint64_t x = w ^ 0x2020202020202020ULL;
+            if (x != 0) {
+              r += static_cast<std::size_t>(__builtin_ctzll(x) >> 3);
+              break;
+            }
+            r += 8;
+          }
+        }
+        while (s[r] == ' ') ++r;  // ends by fast_lim_ (a '\n')
+        if (ls != stop_ && r - ls == block_indent && kClass.cls[static_cast<unsigned char>(s[r])] < kCSpace &&
+            kClass.cls[static_cast<unsigned char>(s[r])] != kCBad) {
+          p = r;
+          continue;
+        }
         at_line_start_ = true;
         fast_ok_ = false;
         goto stop;
@@ -608,16 +632,15 @@ std::size_t Lexer::fill(Token* out, std::size_t cap) {
       default: goto stop;
     }
     p = e;
-    last_nl = false;
-    ++k;
+    ++t;
   }
 stop:
   pos_ = p;
   line_ = line;
   line_start_ = ls;
   depth_ = depth;
-  last_newline_ = last_nl;
-  return k;
+  if (t != out + 1) last_newline_ = t[-1].kind == Tok::kNewline;
+  return static_cast<std::size_t>(t - out);
 }
 
 void Lexer::lex_general(Token& t) {

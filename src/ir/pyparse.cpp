@@ -168,10 +168,11 @@ void Parser::fail_height(const Node* n) const {
 }
 
 Node** Parser::finish_list(std::size_t start, std::uint32_t* n) {
+  Node** const first = scratch_.data() + start;
   const std::size_t count = scratch_.size() - start;
   *n = static_cast<std::uint32_t>(count);
-  Node** out = arena_.array_copy(scratch_.data() + start, count);
-  scratch_.resize(start);
+  Node** out = arena_.array_copy(first, count);
+  scratch_.erase(scratch_.begin() + static_cast<std::ptrdiff_t>(start), scratch_.end());
   return out;
 }
 
@@ -778,6 +779,10 @@ Node* Parser::parse_test() {
       return n;
     }
     if (tk_->kw == Kw::kLambda) return parse_lambda();
+  } else if (tk_->kind == Tok::kInt || tk_->kind == Tok::kString) {
+    // a lone literal, the same way (a string followed by a string is concatenated: not lone)
+    const Token& next = peek();
+    if (!continues_expression(next) && next.kind != Tok::kString) return parse_atom();
   }
   Node* e = parse_expr(1);
   if (at_kw(Kw::kIf)) {
@@ -1025,15 +1030,13 @@ Node* Parser::parse_call(Node* callee) {
   const std::size_t st = scratch_.size();
   while (!at_op(Op::kRPar)) {
     Node* arg = nullptr;
-    const Token t = *tk_;
-    if (accept_op(Op::kStar)) {
-      arg = new_node(NK::kStarred, t);
-      arg->a = parse_test();
-    } else if (accept_op(Op::kDStar)) {
-      arg = new_node(NK::kDoubleStarred, t);
+    if (tk_->kind == Tok::kOp && (tk_->op == Op::kStar || tk_->op == Op::kDStar)) {
+      arg = new_node(tk_->op == Op::kStar ? NK::kStarred : NK::kDoubleStarred, *tk_);
+      advance();
       arg->a = parse_test();
     } else if (tk_->kind == Tok::kName && tk_->kw == Kw::kNone && peek().kind == Tok::kOp &&
                peek().op == Op::kAssign) {
+      const Token t = *tk_;
       arg = new_node(NK::kKeyword, t);
       arg->text = lex_.text(t);
       advance();
