@@ -1,12 +1,14 @@
 // Small IR constructors and the Python-like printer used in messages/tests.
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <mutex>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
 #include "ir/node_pool.hpp"
+#include "ir/text_hash.hpp"
 #include "tenet_cost/ir.hpp"
 
 namespace tenet_cost::ir {
@@ -51,7 +53,7 @@ const std::string* intern_global(std::string_view text) {
 class SymbolCache {
  public:
   const std::string* get(std::string_view text) {
-    const std::size_t h = std::hash<std::string_view>{}(text);
+    const std::uint64_t h = text_hash(text);
     if (slots_.empty()) slots_.resize(1024);
     const std::size_t mask = slots_.size() - 1;
     for (std::size_t i = h & mask;; i = (i + 1) & mask) {
@@ -63,13 +65,13 @@ class SymbolCache {
         if (++count_ * 2 > slots_.size()) grow();  // invalidates s
         return p;
       }
-      if (s.h == h && *s.p == text) return s.p;
+      if (s.h == h && s.p->size() == text.size() && std::memcmp(s.p->data(), text.data(), text.size()) == 0) return s.p;
     }
   }
 
  private:
   struct Slot {
-    std::size_t h = 0;
+    std::uint64_t h = 0;
     const std::string* p = nullptr;
   };
   void grow() {

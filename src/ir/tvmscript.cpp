@@ -24,6 +24,7 @@
 
 #include "ir/node_pool.hpp"
 #include "ir/pyast.hpp"
+#include "ir/text_hash.hpp"
 #include "tenet_cost/ir.hpp"
 
 namespace tenet_cost::ir {
@@ -75,16 +76,6 @@ bool is_float_dtype(std::string_view d) {
 
 bool is_dtype_name(std::string_view d) { return d == "bool" || is_int_dtype(d) || is_float_dtype(d); }
 
-// Per-function tables are cleared between functions; a plain clear() keeps a
-// huge bucket array after one huge function and then costs O(buckets) for
-// every later small function, so large tables are dropped instead.
-template <class Map>
-void reset(Map& m) {
-  if (m.empty()) return;  // clear() would still zero every bucket
-  if (m.bucket_count() > 4096) Map().swap(m);
-  else m.clear();
-}
-
 // What the lowering of a function depends on besides the function itself:
 // the namespace aliases from the imports and the enclosing class's name. A
 // chunk of a parallel parse starts from the scope a serial parse would have
@@ -120,6 +111,7 @@ class Lowerer : public py::Parser::Sink {
   void set_scope(const ModuleScope& sc) {
     ns_.v = sc.ns;
     class_name_ = sc.class_name;
+    callees_.clear();
   }
   /// The header of the last top-level class met (nullptr: none).
   [[nodiscard]] const Stmt* class_header() const { return class_header_; }
@@ -328,8 +320,8 @@ class Lowerer : public py::Parser::Sink {
     return fin(e);
   }
   std::string_view var_dtype(std::string_view name) const {
-    const auto it = var_dtypes_.find(name);
-    return it == var_dtypes_.end() ? std::string_view{} : it->second;
+    const std::string_view* d = var_dtypes_.find(name);
+    return d == nullptr ? std::string_view{} : *d;
   }
   ExprPtr binary(BinOp op, ExprPtr a, ExprPtr b, const Node* at) {
     X e(ExprKind::kBinary, at);
@@ -476,24 +468,58 @@ class Lowerer : public py::Parser::Sink {
   // Struct infos repeat verbatim (every `R.Tensor((5120,), dtype="float16")`
   // annotation): cache them by source text within a function.
   StructInfoPtr sinfo(const Node* n) {
-    auto [it, inserted] = scache_.try_emplace(span(n));
-    if (inserted) it->second = sinfo_uncached(n);
-    return it->second;
+    const std::string_view key = span(n);
+    const std::uint64_t h = text_hash(key);
+    if (const StructInfoPtr* hit = scache_.find(key, h)) return *hit;
+    StructInfoPtr si = sinfo_uncached(n);  // may add to scache_ (nested struct infos)
+    bool inserted = false;
+    scache_.get(key, h, inserted) = si;
+    return si;
   }
   StructInfoPtr sinfo_uncached(const Node* n);
-  std::unordered_map<std::string_view, StructInfoPtr> scache_;
+  NameMap<StructInfoPtr> scache_;
   ExprPtr dim(const Node* n, RelaxFunc* f);
   RExprPtr rexpr(const Node* n) {
     if (n->kind == NK::kName) {  // the commonest case: a variable reference
-      auto [it, inserted] = rvars_.try_emplace(n->text);
-      if (inserted) it->second = rexpr_raw(n);
-      return it->second;
+      bool inserted = false;
+      RExprPtr& v = rvars_.get(n->text, inserted);
+      if (inserted) v = rexpr_raw(n);  // a kName: does not touch rvars_
+      return v;
     }
     return rexpr_raw(n);
   }
   RExprPtr rexpr_raw(const Node* n);
-  std::unordered_map<std::string_view, RExprPtr> rvars_;
-  std::unordered_map<std::string_view, RExprPtr> rglobals_;  // `cls.f` by f
+  // The callee of a Relax call, resolved once per distinct callee text (the
+  // text determines its parse, so its dotted path given the namespace
+  // aliases; cleared when those change).
+  enum class Callee : std::uint8_t { kOther, kPrimValue, kShape, kStr, kTuple, kConst, kCallTir, kDps };
+  struct CalleeInfo {
+    Symbol op;  // the dotted path, or the clipped text when not a dotted name
+    Callee kind = Callee::kOther;
+    bool dotted = false;  // op is the dotted path
+  };
+  CalleeInfo callee(const Node* c) {
+    const std::string_view key = span(c);
+    bool inserted = false;
+    CalleeInfo& ci = callees_.get(key, text_hash(key), inserted);
+    if (inserted) {
+      const std::string path = dotted(c);
+      ci.dotted = !path.empty();
+      ci.op = ci.dotted ? Symbol(path) : Symbol(clip(key));
+      if (path == "R.prim_value") ci.kind = Callee::kPrimValue;
+      else if (path == "R.shape") ci.kind = Callee::kShape;
+      else if (path == "R.str") ci.kind = Callee::kStr;
+      else if (path == "R.tuple") ci.kind = Callee::kTuple;
+      else if (path == "R.const") ci.kind = Callee::kConst;
+      else if (path == "R.call_tir" || path == "R.call_tir_inplace" || path == "R.call_tir_with_grad")
+        ci.kind = Callee::kCallTir;
+      else if (path == "R.call_dps_packed") ci.kind = Callee::kDps;
+    }
+    return ci;
+  }
+  NameMap<CalleeInfo> callees_;
+  NameMap<RExprPtr> rvars_;
+  NameMap<RExprPtr> rglobals_;  // `cls.f` by f
 
   // Hash-consing of Relax expressions and struct infos within one function
   // (like ExprTable; children are already interned, so equality is shallow).
@@ -643,12 +669,12 @@ class Lowerer : public py::Parser::Sink {
   // per function
   PrimFunc* fn_ = nullptr;
   RelaxFunc* rfn_ = nullptr;
-  std::unordered_map<std::string_view, std::string_view> var_dtypes_;
-  std::unordered_map<std::string_view, std::string_view> buf_dtypes_;
-  std::unordered_map<std::string_view, ExprPtr> meta_vars_;
+  NameMap<std::string_view> var_dtypes_;
+  NameMap<std::string_view> buf_dtypes_;
+  NameMap<ExprPtr> meta_vars_;
   std::vector<LoopInfo> loops_;
-  std::unordered_set<std::string_view> cls_aliases_;
-  std::unordered_set<std::string_view> sym_seen_;  // names already in the function's sym_vars
+  NameMap<char> cls_aliases_;
+  NameMap<char> sym_seen_;  // names already in the function's sym_vars
   std::size_t nest_ = 0;
   ExprTable table_;
   bool shape_ctx_ = false;  // lowering a Relax shape: literals and unknown vars are int64
@@ -668,6 +694,7 @@ void Lowerer::top_level(Stmt* s, const Stmt* cls) {
         else if (a.name == "relax") ns_[bound] = Ns::kRelax;
         else if (a.name == "ir") ns_[bound] = Ns::kIr;
       }
+      callees_.clear();  // resolved with the old aliases
       return;
     }
     case SK::kImport: {
@@ -678,6 +705,7 @@ void Lowerer::top_level(Stmt* s, const Stmt* cls) {
         if (last == "tir" || last == "tirx") ns_[a.alias] = Ns::kTir;
         else if (last == "relax") ns_[a.alias] = Ns::kRelax;
       }
+      callees_.clear();
       return;
     }
     case SK::kClass:
@@ -781,7 +809,7 @@ std::optional<Buffer> Lowerer::buffer_from_annotation(std::string_view name, con
 
 void Lowerer::add_sym_var(std::string_view name, std::string_view dtype, std::vector<std::string>& sym_vars) {
   var_dtypes_[name] = dtype;
-  if (sym_seen_.insert(name).second) sym_vars.emplace_back(name);
+  if (sym_seen_.insert(name)) sym_vars.emplace_back(name);
 }
 
 // `n = T.int64()`, `a, b = T.int64(), T.int64()`, `n = T.var("int64")`,
@@ -845,16 +873,16 @@ void Lowerer::lower_prim_func(const Stmt* def, bool is_private) {
   mod_.prim_funcs.emplace_back();
   PrimFunc& f = mod_.prim_funcs.back();
   fn_ = &f;
-  reset(var_dtypes_);
-  reset(sym_seen_);
+  var_dtypes_.clear();
+  sym_seen_.clear();
   table_.clear();
   rtable_.clear();
   stable_.clear();
-  reset(rvars_);
-  reset(rglobals_);
-  reset(scache_);
-  reset(buf_dtypes_);
-  reset(meta_vars_);
+  rvars_.clear();
+  rglobals_.clear();
+  scache_.clear();
+  buf_dtypes_.clear();
+  meta_vars_.clear();
   loops_.clear();
   nest_ = 0;
   f.name = def->name;
@@ -1459,8 +1487,7 @@ StmtPtr Lowerer::lower_block(const Stmt* s, const Node* item) {
 ExprPtr Lowerer::load(const Node* n) {
   X e(ExprKind::kLoad, n);
   e.name = n->a->text;
-  const auto it = buf_dtypes_.find(n->a->text);
-  if (it != buf_dtypes_.end()) e.dtype = it->second;
+  if (const std::string_view* d = buf_dtypes_.find(n->a->text)) e.dtype = *d;
   e.args.reserve(n->n);
   for (std::uint32_t k = 0; k < n->n; ++k) {
     if (n->kids[k]->kind == NK::kSlice) return other(n);
@@ -1473,8 +1500,7 @@ ExprPtr Lowerer::expr(const Node* n) {
   switch (n->kind) {
     case NK::kName: {
       if (!meta_vars_.empty()) {
-        const auto it = meta_vars_.find(n->text);
-        if (it != meta_vars_.end()) return it->second;
+        if (const ExprPtr* m = meta_vars_.find(n->text)) return *m;
       }
       std::string_view dt = var_dtype(n->text);
       if (dt.empty() && shape_ctx_) dt = "int64";
@@ -1782,15 +1808,16 @@ RExprPtr Lowerer::rexpr_raw(const Node* n) {
     case NK::kAttr: {
       if (n->a->kind == NK::kName &&
           (n->a->text == class_name_ ||
-           cls_aliases_.count(n->a->text) != 0)) {
+           (!cls_aliases_.empty() && cls_aliases_.contains(n->a->text)))) {
         // `cls.f` repeats for every call of f: cached by name (no probe string per call)
-        auto [it, inserted] = rglobals_.try_emplace(n->text);
+        bool inserted = false;
+        RExprPtr& g = rglobals_.get(n->text, inserted);
         if (inserted) {
           RExpr e = rmk(RExprKind::kGlobalFunc, n);
           e.name = n->text;
-          it->second = rtable_.intern(std::move(e), fname_);
+          g = rtable_.intern(std::move(e), fname_);
         }
-        return it->second;
+        return g;
       }
       return rother(n);
     }
@@ -1856,30 +1883,30 @@ RExprPtr Lowerer::rexpr_raw(const Node* n) {
   }
 
   // calls
-  const std::string path = dotted(n->a);
+  const CalleeInfo ci = callee(n->a);
   const auto pos = positional(n);
-  if (path == "R.prim_value" && pos.size() == 1) {
+  if (ci.kind == Callee::kPrimValue && pos.size() == 1) {
     RExpr e = rmk(RExprKind::kPrimValue, n);
     e.prim = expr(pos[0]);
     return rtable_.intern(std::move(e), fname_);
   }
-  if (path == "R.shape" && pos.size() == 1 && (pos[0]->kind == NK::kList || pos[0]->kind == NK::kTuple)) {
+  if (ci.kind == Callee::kShape && pos.size() == 1 && (pos[0]->kind == NK::kList || pos[0]->kind == NK::kTuple)) {
     RExpr e = rmk(RExprKind::kShape, n);
     for (std::uint32_t k = 0; k < pos[0]->n; ++k) e.dims.push_back(dim(pos[0]->kids[k], nullptr));
     return rtable_.intern(std::move(e), fname_);
   }
-  if (path == "R.str" && pos.size() == 1 && pos[0]->kind == NK::kString) {
+  if (ci.kind == Callee::kStr && pos.size() == 1 && pos[0]->kind == NK::kString) {
     RExpr e = rmk(RExprKind::kString, n);
     e.name = pos[0]->text;
     return rtable_.intern(std::move(e), fname_);
   }
-  if (path == "R.tuple") {
+  if (ci.kind == Callee::kTuple) {
     RExpr e = rmk(RExprKind::kTuple, n);
     e.args.reserve(pos.size());
     for (const Node* a : pos) e.args.push_back(rexpr(a));
     return rtable_.intern(std::move(e), fname_);
   }
-  if (path == "R.const" && !pos.empty()) {
+  if (ci.kind == Callee::kConst && !pos.empty()) {
     RExpr e = rmk(RExprKind::kConstant, n);
     const Num num = number(pos[0]);
     std::string_view dt;
@@ -1902,9 +1929,9 @@ RExprPtr Lowerer::rexpr_raw(const Node* n) {
     return rtable_.intern(std::move(e), fname_);
   }
   RExpr e = rmk(RExprKind::kCall, n);
-  e.op = path.empty() ? clip(span(n->a)) : path;
-  const bool call_tir = path == "R.call_tir" || path == "R.call_tir_inplace" || path == "R.call_tir_with_grad";
-  const bool dps = path == "R.call_dps_packed";
+  e.op = ci.op;
+  const bool call_tir = ci.kind == Callee::kCallTir;
+  const bool dps = ci.kind == Callee::kDps;
   e.args.reserve(pos.size());
   for (std::size_t k = 0; k < pos.size(); ++k) {
     const Node* a = pos[k];
@@ -2013,17 +2040,17 @@ void Lowerer::lower_relax_func(const Stmt* def) {
   mod_.relax_funcs.emplace_back();
   RelaxFunc& f = mod_.relax_funcs.back();
   rfn_ = &f;
-  reset(var_dtypes_);
-  reset(sym_seen_);
+  var_dtypes_.clear();
+  sym_seen_.clear();
   table_.clear();
   rtable_.clear();
   stable_.clear();
-  reset(rvars_);
-  reset(rglobals_);
-  reset(scache_);
-  reset(buf_dtypes_);
-  reset(meta_vars_);
-  reset(cls_aliases_);
+  rvars_.clear();
+  rglobals_.clear();
+  scache_.clear();
+  buf_dtypes_.clear();
+  meta_vars_.clear();
+  cls_aliases_.clear();
   nest_ = 0;
   f.name = def->name;
   f.loc = loc(def);
