@@ -58,17 +58,18 @@ inline std::uint64_t text_hash(std::string_view s) noexcept {
 
 /// An open-addressing hash map from a text (a view: the text must outlive
 /// the entry) to V, with the key's hash stored beside it. Only grows (no
-/// erase); clear() keeps a small slot array for reuse and frees a large one.
+/// erase); clear() costs the entries (the slots in use are listed), keeps a
+/// small slot array for reuse and frees a large one.
 /// Pointers returned by find()/insert() are invalidated by the next insert.
 template <class V>
 class NameMap {
  public:
-  [[nodiscard]] bool empty() const noexcept { return count_ == 0; }
-  [[nodiscard]] std::size_t size() const noexcept { return count_; }
+  [[nodiscard]] bool empty() const noexcept { return used_.empty(); }
+  [[nodiscard]] std::size_t size() const noexcept { return used_.size(); }
 
   [[nodiscard]] V* find(std::string_view k) noexcept { return find(k, text_hash(k)); }
   [[nodiscard]] V* find(std::string_view k, std::uint64_t h) noexcept {
-    if (count_ == 0) return nullptr;
+    if (used_.empty()) return nullptr;
     h |= kUsed;
     const std::size_t mask = slots_.size() - 1;
     for (std::size_t i = h & mask;; i = (i + 1) & mask) {
@@ -94,13 +95,13 @@ class NameMap {
       }
     }
     inserted = true;
-    if ((count_ + 1) * 2 > slots_.size()) {
+    if ((used_.size() + 1) * 2 > slots_.size()) {
       grow();
       mask = slots_.size() - 1;
       for (i = h & mask; slots_[i].h != 0; i = (i + 1) & mask) {
       }
     }
-    ++count_;
+    used_.push_back(static_cast<std::uint32_t>(i));
     Slot& s = slots_[i];
     s.h = h;
     s.k = k;
@@ -120,10 +121,13 @@ class NameMap {
   [[nodiscard]] bool contains(std::string_view k) const noexcept { return find(k) != nullptr; }
 
   void clear() {
-    if (count_ == 0) return;
-    if (slots_.size() > kKeep) std::vector<Slot>().swap(slots_);
-    else std::fill(slots_.begin(), slots_.end(), Slot{});
-    count_ = 0;
+    if (used_.empty()) return;
+    if (slots_.size() > kKeep) {
+      std::vector<Slot>().swap(slots_);
+    } else {
+      for (const std::uint32_t i : used_) slots_[i] = Slot{};
+    }
+    used_.clear();
   }
 
  private:
@@ -139,15 +143,16 @@ class NameMap {
     std::vector<Slot> old(slots_.size() * 2);
     old.swap(slots_);
     const std::size_t mask = slots_.size() - 1;
-    for (Slot& s : old) {
-      if (s.h == 0) continue;
+    for (std::uint32_t& u : used_) {
+      Slot& s = old[u];
       std::size_t i = s.h & mask;
       while (slots_[i].h != 0) i = (i + 1) & mask;
       slots_[i] = std::move(s);
+      u = static_cast<std::uint32_t>(i);
     }
   }
   std::vector<Slot> slots_;
-  std::size_t count_ = 0;
+  std::vector<std::uint32_t> used_;  // the slots in use
 };
 
 }  // namespace tenet_cost::ir

@@ -86,6 +86,72 @@ struct ModuleScope {
   bool operator==(const ModuleScope&) const = default;
 };
 
+// The hash-consing table of one function's nodes: shared pointers by a
+// precomputed hash, found with an equality predicate. A lookup that misses
+// leaves the slot to insert at. The slots in use are listed, so clearing
+// costs the entries, not the table size (most functions are small, a few
+// are huge); a table grown large is dropped when cleared.
+template <class P>
+class NodeTable {
+ public:
+  template <class Eq>
+  [[nodiscard]] const P* find(std::uint64_t h, const Eq& eq, std::size_t& at) {
+    if (slots_.empty()) slots_.resize(kInitial);
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = spread(h) & mask;; i = (i + 1) & mask) {
+      const Slot& s = slots_[i];
+      if (!s.p) {
+        at = i;
+        return nullptr;
+      }
+      if (s.h == h && eq(*s.p)) return &s.p;
+    }
+  }
+  /// Insert at the slot a missed find() returned (no insert in between).
+  void insert_at(std::size_t at, std::uint64_t h, const P& p) {
+    slots_[at].h = h;
+    slots_[at].p = p;
+    used_.push_back(static_cast<std::uint32_t>(at));
+    if (used_.size() * 2 > slots_.size()) grow();
+  }
+  void clear() {
+    if (used_.empty()) return;
+    if (slots_.size() > kKeep) {
+      std::vector<Slot>().swap(slots_);
+    } else {
+      for (const std::uint32_t i : used_) slots_[i] = Slot{};
+    }
+    used_.clear();
+  }
+
+ private:
+  static constexpr std::size_t kInitial = 256;
+  static constexpr std::size_t kKeep = 4096;
+  struct Slot {
+    std::uint64_t h = 0;
+    P p;
+  };
+  static std::uint64_t spread(std::uint64_t h) {
+    h ^= h >> 32;
+    h *= 0x9E3779B97F4A7C15ULL;
+    return h ^ (h >> 29);
+  }
+  void grow() {
+    std::vector<Slot> old(slots_.size() * 2);
+    old.swap(slots_);
+    const std::size_t mask = slots_.size() - 1;
+    for (std::uint32_t& u : used_) {
+      Slot& s = old[u];
+      std::size_t i = spread(s.h) & mask;
+      while (slots_[i].p) i = (i + 1) & mask;
+      slots_[i] = std::move(s);
+      u = static_cast<std::uint32_t>(i);
+    }
+  }
+  std::vector<Slot> slots_;
+  std::vector<std::uint32_t> used_;
+};
+
 struct LoopInfo {
   std::string_view name;
   ExprPtr min;
@@ -342,22 +408,11 @@ class Lowerer : public py::Parser::Sink {
   // keeps memory proportional to the distinct expressions of a function.
   class ExprTable {
    public:
-    void clear() {
-      if (count_ == 0) return;
-      if (slots_.size() > 4096) std::vector<Slot>().swap(slots_);
-      else std::fill(slots_.begin(), slots_.end(), Slot{});
-      count_ = 0;
-    }
+    void clear() { table_.clear(); }
     ExprPtr intern(X& x, const Lowerer& l) {
-      if (slots_.empty()) slots_.resize(1024);
       const std::uint64_t h = hash(x);
-      std::size_t mask = slots_.size() - 1;
-      std::size_t i = h & mask;
-      for (;; i = (i + 1) & mask) {
-        Slot& sl = slots_[i];
-        if (!sl.e) break;
-        if (sl.hash == h && equal(x, *sl.e)) return sl.e;
-      }
+      std::size_t at = 0;
+      if (const ExprPtr* hit = table_.find(h, [&](const Expr& e) { return equal(x, e); }, at)) return *hit;
       auto e = make_node<Expr>();
       e->kind = x.kind;
       e->dtype = x.dtype;
@@ -368,24 +423,20 @@ class Lowerer : public py::Parser::Sink {
       e->bin_op = x.bo;
       e->un_op = x.uo;
       e->args = std::move(x.args);
-      slots_[i] = Slot{h, e};
-      if (++count_ * 2 > slots_.size()) grow();
-      return e;
+      ExprPtr p = std::move(e);
+      table_.insert_at(at, h, p);
+      return p;
     }
 
    private:
-    struct Slot {
-      std::uint64_t hash = 0;
-      ExprPtr e;
-    };
     static std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
       h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
       return h;
     }
     static std::uint64_t hash(const X& x) {
       std::uint64_t h = static_cast<std::uint64_t>(x.kind) * 0x100000001b3ULL;
-      h = mix(h, std::hash<std::string_view>{}(x.name));
-      h = mix(h, std::hash<std::string_view>{}(x.dtype));
+      h = mix(h, text_hash(x.name));
+      h = mix(h, text_hash(x.dtype));
       h = mix(h, static_cast<std::uint64_t>(x.iv));
       std::uint64_t fb = 0;
       std::memcpy(&fb, &x.fv, sizeof fb);
@@ -403,19 +454,7 @@ class Lowerer : public py::Parser::Sink {
         if (e.args[k].get() != x.args[k].get()) return false;
       return true;
     }
-    void grow() {
-      std::vector<Slot> old(slots_.size() * 2);
-      old.swap(slots_);
-      const std::size_t mask = slots_.size() - 1;
-      for (auto& sl : old) {
-        if (!sl.e) continue;
-        std::size_t i = sl.hash & mask;
-        while (slots_[i].e) i = (i + 1) & mask;
-        slots_[i] = std::move(sl);
-      }
-    }
-    std::vector<Slot> slots_;
-    std::size_t count_ = 0;
+    NodeTable<ExprPtr> table_;
   };
 
   ExprPtr expr(const Node* n);
@@ -579,45 +618,18 @@ class Lowerer : public py::Parser::Sink {
   class Interner {
    public:
     std::shared_ptr<const T> intern(T&& probe, const FileName& file) {
-      if (slots_.empty()) slots_.resize(256);
       const std::uint64_t h = Traits::hash(probe);
-      const std::size_t mask = slots_.size() - 1;
-      std::size_t i = h & mask;
-      for (;; i = (i + 1) & mask) {
-        if (!slots_[i].p) break;
-        if (slots_[i].h == h && Traits::equal(*slots_[i].p, probe)) return slots_[i].p;
-      }
+      std::size_t at = 0;
+      if (const auto* hit = table_.find(h, [&](const T& e) { return Traits::equal(e, probe); }, at)) return *hit;
       Traits::finish(probe, file);
-      auto p = make_node<const T>(std::move(probe));
-      slots_[i] = Slot{h, p};
-      if (++count_ * 2 > slots_.size()) grow();
+      std::shared_ptr<const T> p = make_node<const T>(std::move(probe));
+      table_.insert_at(at, h, p);
       return p;
     }
-    void clear() {
-      if (count_ == 0) return;
-      if (slots_.size() > 4096) std::vector<Slot>().swap(slots_);
-      else std::fill(slots_.begin(), slots_.end(), Slot{});
-      count_ = 0;
-    }
+    void clear() { table_.clear(); }
 
    private:
-    struct Slot {
-      std::uint64_t h = 0;
-      std::shared_ptr<const T> p;
-    };
-    void grow() {
-      std::vector<Slot> old(slots_.size() * 2);
-      old.swap(slots_);
-      const std::size_t mask = slots_.size() - 1;
-      for (auto& sl : old) {
-        if (!sl.p) continue;
-        std::size_t i = sl.h & mask;
-        while (slots_[i].p) i = (i + 1) & mask;
-        slots_[i] = std::move(sl);
-      }
-    }
-    std::vector<Slot> slots_;
-    std::size_t count_ = 0;
+    NodeTable<std::shared_ptr<const T>> table_;
   };
   Interner<RExpr, RTraits> rtable_;
   Interner<StructInfo, STraits> stable_;
@@ -1801,9 +1813,14 @@ StructInfoPtr Lowerer::sinfo_uncached(const Node* n) {
 RExprPtr Lowerer::rexpr_raw(const Node* n) {
   switch (n->kind) {
     case NK::kName: {
-      RExpr e = rmk(RExprKind::kVar, n);
-      e.name = n->text;
-      return rtable_.intern(std::move(e), fname_);
+      // Only reached from rexpr() the first time a name is met in this
+      // function (rvars_ is cleared with rtable_), and no other path makes a
+      // kVar: the table could never return an earlier node for it.
+      auto e = make_node<RExpr>();
+      e->kind = RExprKind::kVar;
+      e->loc = loc(n);
+      e->name = n->text;
+      return e;
     }
     case NK::kAttr: {
       if (n->a->kind == NK::kName &&
