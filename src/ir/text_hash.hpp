@@ -26,11 +26,27 @@ inline std::uint64_t load32(const char* p) noexcept {
 }
 }  // namespace detail
 
+/// a[0, n) == b[0, n), inline for short texts (overlapping word loads).
+[[gnu::always_inline]] inline bool same_bytes(const char* a, const char* b, std::size_t n) noexcept {
+  if (n >= 8) {
+    if (n > 16) return std::memcmp(a, b, n) == 0;
+    return detail::load64(a) == detail::load64(b) && detail::load64(a + n - 8) == detail::load64(b + n - 8);
+  }
+  if (n >= 4) return detail::load32(a) == detail::load32(b) && detail::load32(a + n - 4) == detail::load32(b + n - 4);
+  for (std::size_t i = 0; i < n; ++i)
+    if (a[i] != b[i]) return false;
+  return true;
+}
+/// a == b, inline for short texts.
+[[gnu::always_inline]] inline bool same_text(std::string_view a, std::string_view b) noexcept {
+  return a.size() == b.size() && same_bytes(a.data(), b.data(), a.size());
+}
+
 /// A 64-bit hash of `s`: one multiply per 8 bytes (the last word loaded
 /// overlapping), the length mixed in first, a final avalanche so that the low
 /// bits (table indices) depend on every input bit. Not for untrusted-input
 /// DoS resistance; deterministic across runs.
-inline std::uint64_t text_hash(std::string_view s) noexcept {
+[[gnu::always_inline]] inline std::uint64_t text_hash(std::string_view s) noexcept {
   constexpr std::uint64_t k0 = 0x9E3779B97F4A7C15ULL;
   constexpr std::uint64_t k1 = 0xD6E8FEB86659FD93ULL;
   const char* p = s.data();
@@ -75,7 +91,7 @@ class NameMap {
     for (std::size_t i = h & mask;; i = (i + 1) & mask) {
       Slot& s = slots_[i];
       if (s.h == 0) return nullptr;
-      if (s.h == h && s.k == k) return &s.v;
+      if (s.h == h && same_text(s.k, k)) return &s.v;
     }
   }
   [[nodiscard]] const V* find(std::string_view k) const noexcept { return const_cast<NameMap*>(this)->find(k); }
@@ -89,7 +105,7 @@ class NameMap {
     for (;; i = (i + 1) & mask) {
       Slot& s = slots_[i];
       if (s.h == 0) break;
-      if (s.h == h && s.k == k) {
+      if (s.h == h && same_text(s.k, k)) {
         inserted = false;
         return s.v;
       }

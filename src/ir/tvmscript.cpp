@@ -448,7 +448,7 @@ class Lowerer : public py::Parser::Sink {
     static bool equal(const X& x, const Expr& e) {
       if (e.kind != x.kind || e.int_value != x.iv || e.bin_op != x.bo || e.un_op != x.uo ||
           e.args.size() != x.args.size() || std::memcmp(&e.float_value, &x.fv, sizeof x.fv) != 0 ||
-          e.name != x.name || e.dtype != x.dtype)
+          !same_text(e.name.view(), x.name) || !same_text(e.dtype.view(), x.dtype))
         return false;
       for (std::size_t k = 0; k < x.args.size(); ++k)
         if (e.args[k].get() != x.args[k].get()) return false;
@@ -670,7 +670,7 @@ class Lowerer : public py::Parser::Sink {
     }
     [[nodiscard]] Ns find(std::string_view k) const {
       for (const auto& [name, ns] : v)
-        if (name.size() == k.size() && name == k) return ns;
+        if (same_text(name, k)) return ns;
       return Ns::kNone;
     }
   };
@@ -1965,7 +1965,7 @@ RExprPtr Lowerer::rexpr_raw(const Node* n) {
   for (std::uint32_t k = 0; k < n->n; ++k) {
     const Node* a = n->kids[k];
     if (a->kind != NK::kKeyword) continue;
-    if (a->text == "out_sinfo" || a->text == "sinfo_args") {
+    if (same_text(a->text, "out_sinfo") || same_text(a->text, "sinfo_args")) {
       sinfo_list(a->a, e.sinfo_args);
       continue;
     }
