@@ -96,7 +96,10 @@ class NodeTable {
  public:
   template <class Eq>
   [[nodiscard]] const P* find(std::uint64_t h, const Eq& eq, std::size_t& at) {
-    if (slots_.empty()) slots_.resize(kInitial);
+    if (slots_.empty()) {
+      slots_.resize(kInitial);
+      used_ = std::make_unique<std::uint32_t[]>(kInitial / 2 + 1);
+    }
     const std::size_t mask = slots_.size() - 1;
     for (std::size_t i = spread(h) & mask;; i = (i + 1) & mask) {
       const Slot& s = slots_[i];
@@ -111,17 +114,18 @@ class NodeTable {
   void insert_at(std::size_t at, std::uint64_t h, const P& p) {
     slots_[at].h = h;
     slots_[at].p = p;
-    used_.push_back(static_cast<std::uint32_t>(at));
-    if (used_.size() * 2 > slots_.size()) grow();
+    used_[n_used_++] = static_cast<std::uint32_t>(at);
+    if (n_used_ * 2 > slots_.size()) grow();
   }
   void clear() {
-    if (used_.empty()) return;
+    if (n_used_ == 0) return;
     if (slots_.size() > kKeep) {
       std::vector<Slot>().swap(slots_);
+      used_.reset();
     } else {
-      for (const std::uint32_t i : used_) slots_[i] = Slot{};
+      for (std::size_t k = 0; k < n_used_; ++k) slots_[used_[k]] = Slot{};
     }
-    used_.clear();
+    n_used_ = 0;
   }
 
  private:
@@ -139,17 +143,20 @@ class NodeTable {
   void grow() {
     std::vector<Slot> old(slots_.size() * 2);
     old.swap(slots_);
+    auto used = std::make_unique<std::uint32_t[]>(slots_.size() / 2 + 1);
     const std::size_t mask = slots_.size() - 1;
-    for (std::uint32_t& u : used_) {
-      Slot& s = old[u];
+    for (std::size_t k = 0; k < n_used_; ++k) {
+      Slot& s = old[used_[k]];
       std::size_t i = spread(s.h) & mask;
       while (slots_[i].p) i = (i + 1) & mask;
       slots_[i] = std::move(s);
-      u = static_cast<std::uint32_t>(i);
+      used[k] = static_cast<std::uint32_t>(i);
     }
+    used_ = std::move(used);
   }
   std::vector<Slot> slots_;
-  std::vector<std::uint32_t> used_;
+  std::unique_ptr<std::uint32_t[]> used_;  // the slots in use: n_used_ of them, room for half the slots + 1
+  std::size_t n_used_ = 0;
 };
 
 struct LoopInfo {
@@ -828,6 +835,14 @@ void Lowerer::add_sym_var(std::string_view name, std::string_view dtype, std::ve
 // `n = T.meta_var(T.int64(128))` (a Python-level constant: substituted).
 bool Lowerer::sym_var_decl(const Stmt* s, std::vector<std::string>& sym_vars, bool tir) {
   if (s->kind != SK::kAssign || s->n_targets != 1) return false;
+  // Every declaration below is a T.f(..) call or a tuple of them: most
+  // assignments (`lv = R.call_tir(..)`) are ruled out here.
+  if (s->value == nullptr) return false;
+  if (s->value->kind == NK::kCall) {
+    if (member_of(s->value->a, Ns::kTir).empty()) return false;
+  } else if (s->value->kind != NK::kTuple) {
+    return false;
+  }
   auto decl_dtype = [&](const Node* v, std::string_view& dtype) -> bool {
     if (v->kind != NK::kCall) return false;
     const std::string_view m = member_of(v->a, Ns::kTir);
