@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -80,12 +81,12 @@ inline std::uint64_t load32(const char* p) noexcept {
 template <class V>
 class NameMap {
  public:
-  [[nodiscard]] bool empty() const noexcept { return used_.empty(); }
-  [[nodiscard]] std::size_t size() const noexcept { return used_.size(); }
+  [[nodiscard]] bool empty() const noexcept { return n_used_ == 0; }
+  [[nodiscard]] std::size_t size() const noexcept { return n_used_; }
 
   [[nodiscard]] V* find(std::string_view k) noexcept { return find(k, text_hash(k)); }
   [[nodiscard]] V* find(std::string_view k, std::uint64_t h) noexcept {
-    if (used_.empty()) return nullptr;
+    if (n_used_ == 0) return nullptr;
     h |= kUsed;
     const std::size_t mask = slots_.size() - 1;
     for (std::size_t i = h & mask;; i = (i + 1) & mask) {
@@ -98,7 +99,10 @@ class NameMap {
 
   /// The value for `k`, inserted as V{} when absent; `inserted` says which.
   V& get(std::string_view k, std::uint64_t h, bool& inserted) {
-    if (slots_.empty()) slots_.resize(kInitial);
+    if (slots_.empty()) {
+      slots_.resize(kInitial);
+      used_ = std::make_unique<std::uint32_t[]>(kInitial / 2 + 1);
+    }
     h |= kUsed;
     std::size_t mask = slots_.size() - 1;
     std::size_t i = h & mask;
@@ -111,13 +115,13 @@ class NameMap {
       }
     }
     inserted = true;
-    if ((used_.size() + 1) * 2 > slots_.size()) {
+    if ((n_used_ + 1) * 2 > slots_.size()) {
       grow();
       mask = slots_.size() - 1;
       for (i = h & mask; slots_[i].h != 0; i = (i + 1) & mask) {
       }
     }
-    used_.push_back(static_cast<std::uint32_t>(i));
+    used_[n_used_++] = static_cast<std::uint32_t>(i);
     Slot& s = slots_[i];
     s.h = h;
     s.k = k;
@@ -137,13 +141,14 @@ class NameMap {
   [[nodiscard]] bool contains(std::string_view k) const noexcept { return find(k) != nullptr; }
 
   void clear() {
-    if (used_.empty()) return;
+    if (n_used_ == 0) return;
     if (slots_.size() > kKeep) {
       std::vector<Slot>().swap(slots_);
+      used_.reset();
     } else {
-      for (const std::uint32_t i : used_) slots_[i] = Slot{};
+      for (std::size_t k = 0; k < n_used_; ++k) slots_[used_[k]] = Slot{};
     }
-    used_.clear();
+    n_used_ = 0;
   }
 
  private:
@@ -158,17 +163,20 @@ class NameMap {
   void grow() {
     std::vector<Slot> old(slots_.size() * 2);
     old.swap(slots_);
+    auto used = std::make_unique<std::uint32_t[]>(slots_.size() / 2 + 1);
     const std::size_t mask = slots_.size() - 1;
-    for (std::uint32_t& u : used_) {
-      Slot& s = old[u];
+    for (std::size_t k = 0; k < n_used_; ++k) {
+      Slot& s = old[used_[k]];
       std::size_t i = s.h & mask;
       while (slots_[i].h != 0) i = (i + 1) & mask;
       slots_[i] = std::move(s);
-      u = static_cast<std::uint32_t>(i);
+      used[k] = static_cast<std::uint32_t>(i);
     }
+    used_ = std::move(used);
   }
   std::vector<Slot> slots_;
-  std::vector<std::uint32_t> used_;  // the slots in use
+  std::unique_ptr<std::uint32_t[]> used_;  // the slots in use: n_used_ of them (room for half the slots + 1)
+  std::size_t n_used_ = 0;
 };
 
 }  // namespace tenet_cost::ir
