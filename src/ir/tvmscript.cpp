@@ -532,7 +532,24 @@ class Lowerer : public py::Parser::Sink {
       if (inserted) v = rexpr_raw(n);  // a kName: does not touch rvars_
       return v;
     }
+    if (n->kind == NK::kAttr && is_global_ref(n)) return global_ref(n);  // the next commonest: `cls.f`
     return rexpr_raw(n);
+  }
+  // `cls.f` (the class, or an alias of it, then a function name)
+  bool is_global_ref(const Node* n) const {
+    return n->a->kind == NK::kName &&
+           (same_text(n->a->text, class_name_) || (!cls_aliases_.empty() && cls_aliases_.contains(n->a->text)));
+  }
+  // `cls.f` repeats for every call of f: cached by name (no probe per call)
+  RExprPtr global_ref(const Node* n) {
+    bool inserted = false;
+    RExprPtr& g = rglobals_.get(n->text, inserted);
+    if (inserted) {
+      RExpr e = rmk(RExprKind::kGlobalFunc, n);
+      e.name = n->text;
+      g = rtable_.intern(std::move(e), fname_);  // does not touch rglobals_
+    }
+    return g;
   }
   RExprPtr rexpr_raw(const Node* n);
   // The callee of a Relax call, resolved once per distinct callee text (the
@@ -1837,22 +1854,9 @@ RExprPtr Lowerer::rexpr_raw(const Node* n) {
       e->name = n->text;
       return e;
     }
-    case NK::kAttr: {
-      if (n->a->kind == NK::kName &&
-          (n->a->text == class_name_ ||
-           (!cls_aliases_.empty() && cls_aliases_.contains(n->a->text)))) {
-        // `cls.f` repeats for every call of f: cached by name (no probe string per call)
-        bool inserted = false;
-        RExprPtr& g = rglobals_.get(n->text, inserted);
-        if (inserted) {
-          RExpr e = rmk(RExprKind::kGlobalFunc, n);
-          e.name = n->text;
-          g = rtable_.intern(std::move(e), fname_);
-        }
-        return g;
-      }
+    case NK::kAttr:
+      if (is_global_ref(n)) return global_ref(n);
       return rother(n);
-    }
     case NK::kString: {
       RExpr e = rmk(RExprKind::kString, n);
       e.name = n->text;
