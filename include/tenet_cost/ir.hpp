@@ -458,7 +458,7 @@ struct Expr {
   double float_value = 0.0;
   Symbol name;
   UnOp un_op = UnOp::kNeg;
-  std::vector<ExprPtr> args;
+  Vec<ExprPtr> args;
 };
 
 // Small constructors, used by both front-ends and by tests.
@@ -540,14 +540,14 @@ enum class StmtKind {
 struct Stmt {
   StmtKind kind = StmtKind::kOther;
   Loc loc;
-  std::vector<StmtPtr> children;         // kSeq
+  Vec<StmtPtr> children;                 // kSeq
   Symbol var;                            // kFor loop var / kLet var
   ExprPtr min, extent;                   // kFor
   ForKind for_kind = ForKind::kSerial;   // kFor
   Symbol thread_tag;                     // kFor with thread binding
   std::shared_ptr<const Block> block;    // kBlock
   Symbol buffer;                         // kStore
-  std::vector<ExprPtr> indices;          // kStore
+  Vec<ExprPtr> indices;                  // kStore
   ExprPtr value;                         // kStore value / kLet value / kEvaluate expr / kIf cond
   StmtPtr body;                          // kFor / kLet / kIf then-branch / kAlloc scope
   StmtPtr else_body;                     // kIf
@@ -588,10 +588,10 @@ enum class SInfoKind { kTensor, kObject, kShape, kTuple, kPrim, kUnknown };
 struct StructInfo {
   SInfoKind kind = SInfoKind::kUnknown;
   bool shape_known = false;             // kTensor/kShape: dims given
-  std::vector<ExprPtr> dims;            // ints or vars (string dims become vars)
+  Vec<ExprPtr> dims;                    // ints or vars (string dims become vars)
   int ndim = -1;                        // R.Tensor(ndim=..) or dims.size()
   Symbol dtype;                         // kTensor / kPrim
-  std::vector<StructInfoPtr> fields;    // kTuple
+  Vec<StructInfoPtr> fields;            // kTuple
 };
 
 enum class RExprKind {

@@ -7,6 +7,7 @@
 #include <charconv>
 #include <functional>
 #include <set>
+#include <span>
 #include <tuple>
 
 #include "extract/internal.hpp"
@@ -186,7 +187,7 @@ struct PrimTable {
 };
 
 /// Quantization of a weight produced by `call_tir(D, args)` in another prim_func.
-std::optional<QuantInfo> external_dequant(PrimTable& prims, const Root& r, const std::vector<ir::ExprPtr>& index,
+std::optional<QuantInfo> external_dequant(PrimTable& prims, const Root& r, std::span<const ir::ExprPtr> index,
                                           const std::set<std::string>& kvars, const std::set<std::string>& nvars,
                                           std::optional<std::int64_t> k_extent, std::string& producer,
                                           std::string& note) {

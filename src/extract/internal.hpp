@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -92,6 +93,6 @@ std::vector<TirGemm> analyze_prim_func(const ir::PrimFunc& f, std::size_t func_i
 /// When `f` is a dequantize-like function: the value stored into its output
 /// param `out_param`, inlined, with the store's index vars replaced by `index`.
 /// Null when the output is not written by exactly one plain store.
-ir::ExprPtr producer_value(const FuncIndex& fi, int out_param, const std::vector<ir::ExprPtr>& index);
+ir::ExprPtr producer_value(const FuncIndex& fi, int out_param, std::span<const ir::ExprPtr> index);
 
 }  // namespace tenet_cost::xtir

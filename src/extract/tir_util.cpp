@@ -267,7 +267,7 @@ ExprPtr inline_producers(const ExprPtr& e, const FuncIndex& fi, const ir::Stmt* 
   return inline_rec(e, fi, exclude, 0, budget);
 }
 
-ExprPtr producer_value(const FuncIndex& fi, int out_param, const std::vector<ExprPtr>& index) {
+ExprPtr producer_value(const FuncIndex& fi, int out_param, std::span<const ExprPtr> index) {
   if (out_param < 0 || static_cast<std::size_t>(out_param) >= fi.param_buffer.size()) return nullptr;
   const std::string& buf = fi.param_buffer[static_cast<std::size_t>(out_param)];
   if (buf.empty()) return nullptr;

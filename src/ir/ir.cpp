@@ -239,7 +239,7 @@ void print_operand(std::string& out, const ExprPtr& c, int min_prec, int depth) 
   }
 }
 
-void print_args(std::string& out, const std::vector<ExprPtr>& args, int depth) {
+void print_args(std::string& out, const Vec<ExprPtr>& args, int depth) {
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (i) out += ", ";
     print_child(out, args[i], depth);

@@ -12,7 +12,7 @@
 namespace tenet_cost::ir::pool {
 namespace {
 
-constexpr std::size_t kSlabBytes = std::size_t{1} << 18;  // 256 KiB, aligned to their size (mmap'ed)
+constexpr std::size_t kSlabBytes = std::size_t{1} << 21;  // 2 MiB, aligned to their size (mmap'ed)
 
 
 struct alignas(16) Slab {
@@ -30,13 +30,16 @@ void* map_slab() {
   const std::uintptr_t tail = aligned + kSlabBytes;
   const std::uintptr_t end = begin + 2 * kSlabBytes;
   if (end > tail) munmap(reinterpret_cast<void*>(tail), end - tail);
+  // One huge page per slab where transparent huge pages are enabled ("madvise" or
+  // "always"): one page fault instead of 512. Advice only: without THP it does nothing.
+  madvise(reinterpret_cast<void*>(aligned), kSlabBytes, MADV_HUGEPAGE);
   return reinterpret_cast<void*>(aligned);
 }
 
 // Empty slabs are kept for reuse (up to kKeep of them, 16 MiB) instead of
 // unmapped: a program that parses, drops and parses again (a benchmark, a
 // server) would otherwise page-fault its node memory in afresh every time.
-constexpr std::size_t kKeep = 64;
+constexpr std::size_t kKeep = 8;
 
 struct FreeSlabs {
   std::mutex mu;

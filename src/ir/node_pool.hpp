@@ -1,7 +1,8 @@
 // Pooled allocation of IR nodes (private to src/ir).
 //
 // make_node<T>(...) is std::make_shared<T>(...) with the node and its control
-// block bump-allocated from 256 KiB slabs (mmap'ed) instead of one malloc each: a node
+// block bump-allocated from 2 MiB slabs (mmap'ed, transparent huge pages where the
+// kernel gives them: one page fault per slab instead of 512) instead of one malloc each: a node
 // takes exactly 16 + sizeof(T) bytes (rounded to 8) instead of malloc's chunk
 // (8-byte header, rounded up to 16), e.g. 104 bytes for an RExpr instead of 112.
 // The shared_ptr semantics are unchanged: each node has its own reference
@@ -12,7 +13,7 @@
 // current slab) and is freed when the count drops to zero. Freed node memory
 // is not reused before the whole slab is free (empty slabs are kept for reuse,
 // up to 16 MiB, else unmapped): suited to IR that is built
-// once and released together (one long-lived node keeps its slab's 256 KiB).
+// once and released together (one long-lived node keeps its slab's 2 MiB).
 #pragma once
 
 #include <cstddef>

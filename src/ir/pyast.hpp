@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <new>
 #include <type_traits>
@@ -30,16 +31,13 @@ class Arena {
   Arena(const Arena&) = delete;
   Arena& operator=(const Arena&) = delete;
 
+  /// `bytes` > 0.
   void* alloc(std::size_t bytes, std::size_t align = alignof(std::max_align_t)) {
     // fast path inline: room in the current block
-    if (cur_ < blocks_.size()) {
-      Block& b = blocks_[cur_];
-      const auto base = reinterpret_cast<std::uintptr_t>(b.data.get());
-      const std::size_t off = ((base + used_ + align - 1) & ~(static_cast<std::uintptr_t>(align) - 1)) - base;
-      if (off + bytes <= b.size) {
-        used_ = off + bytes;
-        return b.data.get() + off;
-      }
+    const std::uintptr_t p = (ptr_ + align - 1) & ~(static_cast<std::uintptr_t>(align) - 1);
+    if (p + bytes <= limit_) {
+      ptr_ = p + bytes;
+      return reinterpret_cast<void*>(p);
     }
     return alloc_slow(bytes, align);
   }
@@ -56,12 +54,28 @@ class Arena {
     for (std::size_t i = 0; i < n; ++i) new (p + i) T{};
     return p;
   }
+  /// An array holding a copy of [first, first + n) (nullptr when n == 0).
+  template <class T>
+  T* array_copy(const T* first, std::size_t n) {
+    static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>);
+    if (n == 0) return nullptr;
+    T* p = static_cast<T*>(alloc(sizeof(T) * n, alignof(T)));
+    switch (n) {  // short lists (most) without a call to memcpy
+      case 3: p[2] = first[2]; [[fallthrough]];
+      case 2: p[1] = first[1]; [[fallthrough]];
+      case 1: p[0] = first[0]; break;
+      default: std::memcpy(static_cast<void*>(p), first, sizeof(T) * n);
+    }
+    return p;
+  }
   std::string_view copy(std::string_view s);
 
-  [[nodiscard]] Mark mark() const { return Mark{cur_, used_}; }
+  [[nodiscard]] Mark mark() const {
+    return Mark{cur_, cur_ < blocks_.size() ? ptr_ - reinterpret_cast<std::uintptr_t>(blocks_[cur_].data.get()) : 0};
+  }
   void release(Mark m) {
     cur_ = m.block;
-    used_ = m.used;
+    enter(m.used);
   }
 
  private:
@@ -71,8 +85,18 @@ class Arena {
   };
   void* alloc_slow(std::size_t bytes, std::size_t align);
   std::vector<Block> blocks_;
-  std::size_t cur_ = 0;   // index of the block in use
-  std::size_t used_ = 0;  // bytes used in blocks_[cur_]
+  void enter(std::size_t used) {  // make blocks_[cur_] the block in use, `used` bytes of it taken
+    if (cur_ < blocks_.size()) {
+      const auto base = reinterpret_cast<std::uintptr_t>(blocks_[cur_].data.get());
+      ptr_ = base + used;
+      limit_ = base + blocks_[cur_].size;
+    } else {
+      ptr_ = limit_ = 0;
+    }
+  }
+  std::size_t cur_ = 0;       // index of the block in use
+  std::uintptr_t ptr_ = 0;    // its first free byte (0: no block yet)
+  std::uintptr_t limit_ = 0;  // its end
 };
 
 // -------------------------------------------------------------- expressions
@@ -219,11 +243,20 @@ class Parser {
 
  private:
   // token stream
-  const Token& tok() const { return tok_; }
-  const Token& peek();
-  void advance();
-  bool at_op(Op op) const { return tok_.kind == Tok::kOp && tok_.op == op; }
-  bool at_kw(Kw k) const { return tok_.kind == Tok::kName && tok_.kw == k; }
+  const Token& tok() const { return *tk_; }
+  /// The token after the current one.
+  const Token& peek() {
+    if (tk_ + 1 == tk_end_) refill_keep();
+    return tk_[1];
+  }
+  void advance() {
+    if (tk_->kind < Tok::kNewline) last_end_ = tk_->end;  // not NEWLINE, INDENT, DEDENT or the end
+    if (++tk_ == tk_end_) refill();
+  }
+  void refill();       // the buffer is used up: lex the next tokens into it
+  void refill_keep();  // the same, keeping the current token (to peek past it)
+  bool at_op(Op op) const { return tk_->kind == Tok::kOp && tk_->op == op; }
+  bool at_kw(Kw k) const { return tk_->kind == Tok::kName && tk_->kw == k; }
   /// The current token starts a compound statement (decorator, def, class, if, for, ...).
   bool at_compound_start() const {
     return at_op(Op::kAt) || at_kw(Kw::kDef) || at_kw(Kw::kClass) || at_kw(Kw::kIf) || at_kw(Kw::kFor) ||
@@ -254,7 +287,12 @@ class Parser {
   // expressions
   Node* new_node(NK k, const Token& at);
   Node* new_node_from(NK k, const Node* first);
-  void set_height(Node* n, std::uint32_t h);
+  static constexpr std::uint32_t kMaxHeight = 1000;  // height of one expression tree (e.g. a+b+c+... chains)
+  void set_height(Node* n, std::uint32_t h) {
+    if (h > n->height) n->height = h;
+    if (n->height > kMaxHeight) fail_height(n);
+  }
+  [[noreturn, gnu::cold]] void fail_height(const Node* n) const;
   Node* parse_testlist(bool allow_star);     // a, b, c  -> tuple when comma
   Node* parse_test();
   Node* parse_test_nocond();
@@ -262,7 +300,6 @@ class Parser {
   Node* parse_expr(int min_prec);
   Node* parse_unary();
   Node* parse_power();
-  Node* parse_atom_expr();
   Node* parse_atom();
   Node* parse_bracketed(Op open);
   Node* parse_call(Node* callee);
@@ -280,15 +317,18 @@ class Parser {
 
   Lexer lex_;
   Arena& arena_;
-  Token tok_;
-  Token peeked_;
-  bool has_peek_ = false;
+  // Tokens are lexed in batches (Lexer::fill) into buf_; tk_ is the current
+  // one, [tk_, tk_end_) those lexed and not yet consumed.
+  static constexpr std::size_t kTokBuf = 128;
+  Token* tk_ = nullptr;
+  Token* tk_end_ = nullptr;
   std::uint32_t last_end_ = 0;
   std::size_t depth_ = 0;
   std::vector<Node*> scratch_;
   std::vector<Stmt*> stmt_scratch_;
   std::string strbuf_;
   StopContext stopped_in_ = StopContext::kNone;
+  Token buf_[kTokBuf];
 };
 
 }  // namespace tenet_cost::ir::py

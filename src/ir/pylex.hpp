@@ -68,7 +68,19 @@ class Lexer {
  public:
   Lexer(std::string_view src, const std::string& file, const LexRange& range = {});
 
-  Token next();
+  Token next() {
+    Token t;
+    lex(t);
+    return t;
+  }
+  /// The next token, written into `t` (what next() returns).
+  void lex(Token& t);
+  /// The next 1..cap tokens (what as many next() calls return), written to
+  /// out[0..k); returns k. Only the first can throw: the others are only
+  /// tokens of the common kinds that lex without an error (it stops before
+  /// anything else), so errors are still reported in token order, when the
+  /// caller asks for the token that has one.
+  std::size_t fill(Token* out, std::size_t cap);
 
   [[nodiscard]] std::string_view text(const Token& t) const { return src_.substr(t.begin, t.end - t.begin); }
   [[nodiscard]] std::string_view source() const { return src_; }
@@ -99,12 +111,19 @@ class Lexer {
 
  private:
   Token make(Tok k, std::uint32_t b, std::uint32_t e, std::uint32_t line, std::uint32_t col) const;
+  void lex_slow(Token& t);
+  void lex_general(Token& t);
+  template <bool kFast>
+  void lex_token(Token& t, std::size_t start);
+  [[noreturn, gnu::cold]] void fail_name_length(std::size_t start, std::size_t len) const;
+  [[noreturn, gnu::cold]] void fail_nesting(std::size_t start) const;
+  [[nodiscard]] Kw keyword_at(std::size_t start, std::size_t len) const;
   [[noreturn]] void fail_here(std::size_t pos, const std::string& msg) const;
   std::uint32_t col_of(std::size_t pos) const { return static_cast<std::uint32_t>(pos - line_start_ + 1); }
   void newline_at(std::size_t next_pos) { ++line_; line_start_ = next_pos; }
-  Token lex_string(std::size_t start, std::size_t quote_pos);
-  Token lex_number(std::size_t start);
-  Token lex_op(std::size_t start);
+  void lex_string(Token& t, std::size_t start, std::size_t quote_pos);
+  void lex_number(Token& t, std::size_t start);
+  void lex_op(Token& t, std::size_t start);
   static std::string quote(std::string_view s);
 
   std::string_view src_;
@@ -113,13 +132,18 @@ class Lexer {
   std::uint32_t line_ = 1;
   std::size_t line_start_ = 0;
   bool at_line_start_ = true;
-  bool emitted_any_ = false;
   bool last_newline_ = true;   // last emitted token was NEWLINE (or nothing yet)
   std::size_t depth_ = 0;      // bracket nesting
   std::vector<std::uint32_t> indents_{0};
   std::uint32_t pending_dedents_ = 0;
   bool done_ = false;
   std::size_t stop_ = LexRange::kNoStop;
+  // The offset of the file's last '\n' (0 if none). Every run of name, digit
+  // or blank bytes starting before it ends at or before it, so scans from
+  // there need no end-of-input check.
+  std::size_t fast_lim_ = 0;
+  std::size_t fast_end_ = 0;  // min(fast_lim_, stop_)
+  bool fast_ok_ = false;      // no pending DEDENT, not done, not at a logical line start
   bool stopped_ = false;
 };
 

@@ -12,7 +12,6 @@ namespace tenet_cost::ir::py {
 namespace {
 constexpr std::size_t kArenaBlock = 256u << 10;
 constexpr std::size_t kMaxExprDepth = 300;      // recursive-descent nesting
-constexpr std::uint32_t kMaxHeight = 1000;     // height of one expression tree (e.g. a+b+c+... chains)
 
 // Standard-size arena blocks are kept per thread for the next parse (up to
 // 4 MiB): a program that parses file after file (tests, benchmarks, a batch)
@@ -42,14 +41,15 @@ void* Arena::alloc_slow(std::size_t bytes, std::size_t align) {
     if (cur_ < blocks_.size()) {
       Block& b = blocks_[cur_];
       const auto base = reinterpret_cast<std::uintptr_t>(b.data.get());
-      std::size_t off = ((base + used_ + align - 1) & ~(static_cast<std::uintptr_t>(align) - 1)) - base;
+      const std::size_t used = ptr_ - base;
+      std::size_t off = ((base + used + align - 1) & ~(static_cast<std::uintptr_t>(align) - 1)) - base;
       if (off + bytes <= b.size) {
-        used_ = off + bytes;
+        ptr_ = base + off + bytes;
         return b.data.get() + off;
       }
       if (cur_ + 1 < blocks_.size() && blocks_[cur_ + 1].size >= bytes + align) {
         ++cur_;
-        used_ = 0;
+        enter(0);
         continue;
       }
     }
@@ -64,7 +64,7 @@ void* Arena::alloc_slow(std::size_t bytes, std::size_t align) {
     const std::size_t at = blocks_.empty() ? 0 : std::min(cur_ + 1, blocks_.size());
     blocks_.insert(blocks_.begin() + static_cast<std::ptrdiff_t>(at), std::move(nb));
     cur_ = at;
-    used_ = 0;
+    enter(0);
   }
 }
 
@@ -86,26 +86,18 @@ Parser::DepthGuard::DepthGuard(Parser& parser) : p(parser) {
 
 Parser::Parser(std::string_view src, const std::string& file, Arena& arena, const LexRange& range)
     : lex_(src, file, range), arena_(arena) {
-  tok_ = lex_.next();
+  refill();
 }
 
-const Token& Parser::peek() {
-  if (!has_peek_) {
-    peeked_ = lex_.next();
-    has_peek_ = true;
-  }
-  return peeked_;
+void Parser::refill() {
+  tk_end_ = buf_ + lex_.fill(buf_, kTokBuf);
+  tk_ = buf_;
 }
 
-void Parser::advance() {
-  if (tok_.kind != Tok::kNewline && tok_.kind != Tok::kIndent && tok_.kind != Tok::kDedent && tok_.kind != Tok::kEnd)
-    last_end_ = tok_.end;
-  if (has_peek_) {
-    tok_ = peeked_;
-    has_peek_ = false;
-  } else {
-    tok_ = lex_.next();
-  }
+void Parser::refill_keep() {
+  buf_[0] = *tk_;
+  tk_end_ = buf_ + 1 + lex_.fill(buf_ + 1, kTokBuf - 1);
+  tk_ = buf_;
 }
 
 bool Parser::accept_op(Op op) {
@@ -124,7 +116,7 @@ void Parser::error_expected_at(const Token& t, const std::string& what) const {
   lex_.fail(t.line, t.col, "expected " + what + ", found " + lex_.describe(t));
 }
 
-void Parser::error_expected(const std::string& what) const { error_expected_at(tok_, what); }
+void Parser::error_expected(const std::string& what) const { error_expected_at(*tk_, what); }
 
 void Parser::expect_op(Op op, const char* what) {
   if (!accept_op(op)) error_expected(what);
@@ -135,17 +127,17 @@ void Parser::expect_kw(Kw k, const char* what) {
 }
 
 void Parser::expect_newline() {
-  if (tok_.kind == Tok::kNewline) {
+  if (tk_->kind == Tok::kNewline) {
     advance();
     return;
   }
-  if (tok_.kind == Tok::kEnd) return;
+  if (tk_->kind == Tok::kEnd) return;
   error_expected("end of line");
 }
 
 std::string_view Parser::expect_name(const char* what) {
-  if (tok_.kind != Tok::kName || tok_.kw != Kw::kNone) error_expected(what);
-  const std::string_view s = lex_.text(tok_);
+  if (tk_->kind != Tok::kName || tk_->kw != Kw::kNone) error_expected(what);
+  const std::string_view s = lex_.text(*tk_);
   advance();
   return s;
 }
@@ -170,19 +162,17 @@ Node* Parser::new_node_from(NK k, const Node* first) {
   return n;
 }
 
-void Parser::set_height(Node* n, std::uint32_t h) {
-  if (h > n->height) n->height = h;
-  if (n->height > kMaxHeight)
-    lex_.fail(n->line, n->col,
-              "expected an expression at most " + std::to_string(kMaxHeight) + " operations deep, found a deeper one");
+void Parser::fail_height(const Node* n) const {
+  lex_.fail(n->line, n->col,
+            "expected an expression at most " + std::to_string(kMaxHeight) + " operations deep, found a deeper one");
 }
 
 Node** Parser::finish_list(std::size_t start, std::uint32_t* n) {
+  Node** const first = scratch_.data() + start;
   const std::size_t count = scratch_.size() - start;
   *n = static_cast<std::uint32_t>(count);
-  Node** out = arena_.array<Node*>(count);
-  for (std::size_t i = 0; i < count; ++i) out[i] = scratch_[start + i];
-  scratch_.resize(start);
+  Node** out = arena_.array_copy(first, count);
+  scratch_.erase(scratch_.begin() + static_cast<std::ptrdiff_t>(start), scratch_.end());
   return out;
 }
 
@@ -200,13 +190,13 @@ Stmt* Parser::new_stmt(SK k, const Token& at) {
 
 void Parser::note_end(StopContext where) {
   // The first loop to see the stop's kEnd is where the chunk ended.
-  if (tok_.kind == Tok::kEnd && lex_.stopped() && stopped_in_ == StopContext::kNone) stopped_in_ = where;
+  if (tk_->kind == Tok::kEnd && lex_.stopped() && stopped_in_ == StopContext::kNone) stopped_in_ = where;
 }
 
 void Parser::parse_class_members(Sink& sink, const Stmt* cls) {
   const Arena::Mark m1 = arena_.mark();
   std::vector<Stmt*> stmts;
-  while (tok_.kind != Tok::kDedent && tok_.kind != Tok::kEnd) {
+  while (tk_->kind != Tok::kDedent && tk_->kind != Tok::kEnd) {
     stmts.clear();
     if (at_compound_start()) {
       stmts.push_back(parse_compound(nullptr));
@@ -217,7 +207,7 @@ void Parser::parse_class_members(Sink& sink, const Stmt* cls) {
     arena_.release(m1);
   }
   note_end(StopContext::kClassBody);
-  if (tok_.kind == Tok::kDedent) advance();
+  if (tk_->kind == Tok::kDedent) advance();
 }
 
 void Parser::parse_file(Sink& sink, const Stmt* resume_class) {
@@ -227,15 +217,15 @@ void Parser::parse_file(Sink& sink, const Stmt* resume_class) {
     arena_.release(m0);
   }
   std::vector<Stmt*> stmts;
-  while (tok_.kind != Tok::kEnd) {
-    if (tok_.kind == Tok::kNewline) {
+  while (tk_->kind != Tok::kEnd) {
+    if (tk_->kind == Tok::kNewline) {
       advance();
       continue;
     }
-    if (tok_.kind == Tok::kIndent) error_expected("a statement at the left margin");
+    if (tk_->kind == Tok::kIndent) error_expected("a statement at the left margin");
     // Decorators, then maybe a class whose members we report one by one.
     std::vector<Node*> decorators;
-    const Token first = tok_;
+    const Token first = *tk_;
     while (at_op(Op::kAt)) {
       advance();
       decorators.push_back(parse_test());
@@ -256,9 +246,9 @@ void Parser::parse_file(Sink& sink, const Stmt* resume_class) {
       std::copy(decorators.begin(), decorators.end(), cls->decorators);
       finish(cls);
       sink.top_level(cls, nullptr);
-      if (tok_.kind == Tok::kNewline) {
+      if (tk_->kind == Tok::kNewline) {
         advance();
-        if (tok_.kind != Tok::kIndent) error_expected("an indented class body");
+        if (tk_->kind != Tok::kIndent) error_expected("an indented class body");
         advance();
         parse_class_members(sink, cls);
       } else {
@@ -291,7 +281,7 @@ Stmt* Parser::parse_statement() {
   if (at_compound_start())
     return parse_compound(nullptr);
   const std::size_t st = stmt_scratch_.size();
-  const Token first = tok_;
+  const Token first = *tk_;
   parse_simple_statements(stmt_scratch_);
   if (stmt_scratch_.size() - st == 1) {
     Stmt* s = stmt_scratch_.back();
@@ -311,16 +301,16 @@ void Parser::parse_simple_statements(std::vector<Stmt*>& out) {
   for (;;) {
     out.push_back(parse_small_statement());
     if (!accept_op(Op::kSemi)) break;
-    if (tok_.kind == Tok::kNewline || tok_.kind == Tok::kEnd) break;
+    if (tk_->kind == Tok::kNewline || tk_->kind == Tok::kEnd) break;
   }
   expect_newline();
 }
 
 Stmt* Parser::parse_small_statement() {
-  const Token first = tok_;
-  if (tok_.kind == Tok::kIndent) error_expected("a statement");
-  if (tok_.kind == Tok::kName) {
-    switch (tok_.kw) {
+  const Token first = *tk_;
+  if (tk_->kind == Tok::kIndent) error_expected("a statement");
+  if (tk_->kind == Tok::kName) {
+    switch (tk_->kw) {
       case Kw::kPass: {
         advance();
         Stmt* s = new_stmt(SK::kPass, first);
@@ -337,7 +327,7 @@ Stmt* Parser::parse_small_statement() {
       case Kw::kReturn: {
         advance();
         Stmt* s = new_stmt(SK::kReturn, first);
-        if (tok_.kind != Tok::kNewline && tok_.kind != Tok::kEnd && !at_op(Op::kSemi)) s->value = parse_testlist(true);
+        if (tk_->kind != Tok::kNewline && tk_->kind != Tok::kEnd && !at_op(Op::kSemi)) s->value = parse_testlist(true);
         finish(s);
         return s;
       }
@@ -370,7 +360,7 @@ Stmt* Parser::parse_small_statement() {
       case Kw::kRaise: {
         advance();
         Stmt* s = new_stmt(SK::kOther, first);
-        if (tok_.kind != Tok::kNewline && tok_.kind != Tok::kEnd && !at_op(Op::kSemi)) {
+        if (tk_->kind != Tok::kNewline && tk_->kind != Tok::kEnd && !at_op(Op::kSemi)) {
           s->value = parse_test();
           if (accept_kw(Kw::kFrom)) s->annotation = parse_test();
         }
@@ -381,7 +371,7 @@ Stmt* Parser::parse_small_statement() {
         advance();
         Stmt* s = new_stmt(SK::kOther, first);
         accept_kw(Kw::kFrom);
-        if (tok_.kind != Tok::kNewline && tok_.kind != Tok::kEnd && !at_op(Op::kSemi)) s->value = parse_testlist(true);
+        if (tk_->kind != Tok::kNewline && tk_->kind != Tok::kEnd && !at_op(Op::kSemi)) s->value = parse_testlist(true);
         finish(s);
         return s;
       }
@@ -397,11 +387,11 @@ Stmt* Parser::parse_small_statement() {
     finish(s);
     return s;
   }
-  if (tok_.kind == Tok::kOp && tok_.op >= Op::kPlusEq && tok_.op <= Op::kAtEq && tok_.op != Op::kTildeUnused) {
+  if (tk_->kind == Tok::kOp && tk_->op >= Op::kPlusEq && tk_->op <= Op::kAtEq && tk_->op != Op::kTildeUnused) {
     Stmt* s = new_stmt(SK::kAugAssign, first);
-    s->op = tok_.op == Op::kAtEq ? Op::kAt
+    s->op = tk_->op == Op::kAtEq ? Op::kAt
                                  : static_cast<Op>(static_cast<int>(Op::kPlus) +
-                                                   (static_cast<int>(tok_.op) - static_cast<int>(Op::kPlusEq)));
+                                                   (static_cast<int>(tk_->op) - static_cast<int>(Op::kPlusEq)));
     advance();
     s->target = lhs;
     s->value = parse_testlist(true);
@@ -430,12 +420,12 @@ Stmt* Parser::parse_small_statement() {
 }
 
 Stmt* Parser::parse_import() {
-  const Token first = tok_;
+  const Token first = *tk_;
   advance();
   Stmt* s = new_stmt(SK::kImport, first);
   std::vector<ImportAlias> al;
   for (;;) {
-    const Token nt = tok_;
+    const Token nt = *tk_;
     expect_name("a module name");
     while (accept_op(Op::kDot)) expect_name("a module name");
     ImportAlias a;
@@ -452,16 +442,16 @@ Stmt* Parser::parse_import() {
 }
 
 Stmt* Parser::parse_from() {
-  const Token first = tok_;
+  const Token first = *tk_;
   advance();
   Stmt* s = new_stmt(SK::kFrom, first);
-  const Token mt = tok_;
+  const Token mt = *tk_;
   bool any = false;
   while (at_op(Op::kDot) || at_op(Op::kEllipsis)) {
     advance();
     any = true;
   }
-  if (tok_.kind == Tok::kName && tok_.kw == Kw::kNone) {
+  if (tk_->kind == Tok::kName && tk_->kw == Kw::kNone) {
     expect_name("a module name");
     while (accept_op(Op::kDot)) expect_name("a module name");
     any = true;
@@ -493,11 +483,11 @@ Stmt* Parser::parse_from() {
 
 void Parser::parse_suite(Stmt*** body, std::uint32_t* n) {
   const std::size_t st = stmt_scratch_.size();
-  if (tok_.kind == Tok::kNewline) {
+  if (tk_->kind == Tok::kNewline) {
     advance();
-    if (tok_.kind != Tok::kIndent) error_expected("an indented block");
+    if (tk_->kind != Tok::kIndent) error_expected("an indented block");
     advance();
-    while (tok_.kind != Tok::kDedent && tok_.kind != Tok::kEnd) {
+    while (tk_->kind != Tok::kDedent && tk_->kind != Tok::kEnd) {
       if (at_compound_start()) {
         Stmt* s = parse_compound(nullptr);
         stmt_scratch_.push_back(s);
@@ -505,9 +495,9 @@ void Parser::parse_suite(Stmt*** body, std::uint32_t* n) {
         parse_simple_statements(stmt_scratch_);
       }
     }
-    if (tok_.kind == Tok::kDedent) advance();
+    if (tk_->kind == Tok::kDedent) advance();
   } else {
-    if (tok_.kind == Tok::kEnd) error_expected("a statement");
+    if (tk_->kind == Tok::kEnd) error_expected("a statement");
     parse_simple_statements(stmt_scratch_);
   }
   *n = static_cast<std::uint32_t>(stmt_scratch_.size() - st);
@@ -520,8 +510,8 @@ void Parser::parse_params(Stmt* s, Op closer) {
   std::vector<Param> ps;
   while (!at_op(closer)) {
     Param p;
-    p.line = tok_.line;
-    p.col = tok_.col;
+    p.line = tk_->line;
+    p.col = tk_->col;
     if (accept_op(Op::kSlash)) {
       if (!accept_op(Op::kComma)) break;
       continue;
@@ -548,7 +538,7 @@ void Parser::parse_params(Stmt* s, Op closer) {
 
 Stmt* Parser::parse_compound(std::vector<Node*>* decorators) {
   const DepthGuard guard(*this);
-  const Token first = tok_;
+  const Token first = *tk_;
   std::vector<Node*> local_decorators;
   if (decorators == nullptr && at_op(Op::kAt)) {
     while (at_op(Op::kAt)) {
@@ -599,7 +589,7 @@ Stmt* Parser::parse_compound(std::vector<Node*>* decorators) {
   } else if (accept_kw(Kw::kFor)) {
     s = new_stmt(SK::kFor, first);
     // exprlist: targets are `or_expr`s (stop before `in`)
-    const Token t0 = tok_;
+    const Token t0 = *tk_;
     const std::size_t st = scratch_.size();
     bool comma = false;
     for (;;) {
@@ -701,13 +691,53 @@ Stmt* Parser::parse_compound(std::vector<Node*>* decorators) {
 
 // ------------------------------------------------------------- expressions
 
+namespace {
+// Python precedence: or 1, and 2, not 3, comparisons 4, | 5, ^ 6, & 7,
+// shifts 8, + - 9, * / // % @ 10 (unary and ** are handled below them).
+struct PrecTable {
+  unsigned char op[256] = {};
+  unsigned char kw[256] = {};
+  constexpr PrecTable() {
+    kw[static_cast<std::uint8_t>(Kw::kOr)] = 1;
+    kw[static_cast<std::uint8_t>(Kw::kAnd)] = 2;
+    for (const Kw k : {Kw::kIn, Kw::kNot, Kw::kIs}) kw[static_cast<std::uint8_t>(k)] = 4;
+    for (const Op o : {Op::kLt, Op::kGt, Op::kLe, Op::kGe, Op::kEq, Op::kNe}) op[static_cast<std::uint8_t>(o)] = 4;
+    op[static_cast<std::uint8_t>(Op::kPipe)] = 5;
+    op[static_cast<std::uint8_t>(Op::kCaret)] = 6;
+    op[static_cast<std::uint8_t>(Op::kAmp)] = 7;
+    for (const Op o : {Op::kShl, Op::kShr}) op[static_cast<std::uint8_t>(o)] = 8;
+    for (const Op o : {Op::kPlus, Op::kMinus}) op[static_cast<std::uint8_t>(o)] = 9;
+    for (const Op o : {Op::kStar, Op::kSlash, Op::kDSlash, Op::kPercent, Op::kAt}) op[static_cast<std::uint8_t>(o)] = 10;
+  }
+};
+constexpr PrecTable kPrec;
+// The token after an atom continues the expression (a trailer, a binary or
+// comparison operator, `if`, `:=`, ...): false only where parse_test()
+// would stop right after the atom.
+bool continues_expression(const Token& t) {
+  if (t.kind == Tok::kOp) {
+    const Op op = t.op;
+    return kPrec.op[static_cast<std::uint8_t>(op)] != 0 || op == Op::kLPar || op == Op::kLSq || op == Op::kDot ||
+           op == Op::kDStar || op == Op::kWalrus;
+  }
+  if (t.kind == Tok::kName) return kPrec.kw[static_cast<std::uint8_t>(t.kw)] != 0 || t.kw == Kw::kIf;
+  return false;
+}
+
+int infix_prec(const Token& t) {
+  if (t.kind == Tok::kOp) return kPrec.op[static_cast<std::uint8_t>(t.op)];
+  if (t.kind == Tok::kName) return kPrec.kw[static_cast<std::uint8_t>(t.kw)];
+  return 0;
+}
+}  // namespace
+
 Node* Parser::parse_expression() { return parse_testlist(true); }
 
 Node* Parser::parse_testlist(bool allow_star) {
-  const Token first = tok_;
+  const Token first = *tk_;
   auto one = [&]() -> Node* {
     if (allow_star && at_op(Op::kStar)) {
-      const Token t = tok_;
+      const Token t = *tk_;
       advance();
       Node* s = new_node(NK::kStarred, t);
       s->a = parse_expr(5);
@@ -722,9 +752,9 @@ Node* Parser::parse_testlist(bool allow_star) {
   const std::size_t st = scratch_.size();
   scratch_.push_back(e);
   while (accept_op(Op::kComma)) {
-    if (tok_.kind == Tok::kNewline || tok_.kind == Tok::kEnd || at_op(Op::kAssign) || at_op(Op::kColon) ||
+    if (tk_->kind == Tok::kNewline || tk_->kind == Tok::kEnd || at_op(Op::kAssign) || at_op(Op::kColon) ||
         at_op(Op::kSemi) || at_op(Op::kRPar) || at_op(Op::kRSq) || at_op(Op::kRBrace) ||
-        (tok_.kind == Tok::kOp && tok_.op >= Op::kPlusEq))
+        (tk_->kind == Tok::kOp && tk_->op >= Op::kPlusEq))
       break;
     scratch_.push_back(one());
   }
@@ -739,8 +769,22 @@ Node* Parser::parse_testlist(bool allow_star) {
 
 Node* Parser::parse_test() {
   const DepthGuard guard(*this);
-  if (at_kw(Kw::kLambda)) return parse_lambda();
-  Node* e = parse_or_test();
+  if (tk_->kind == Tok::kName) {
+    if (tk_->kw == Kw::kNone && !continues_expression(peek())) {
+      // a lone name (followed by ',', ')', ':', the end of the line, ...): what the
+      // full descent below would give
+      Node* n = new_node(NK::kName, *tk_);
+      n->text = lex_.text(*tk_);
+      advance();
+      return n;
+    }
+    if (tk_->kw == Kw::kLambda) return parse_lambda();
+  } else if (tk_->kind == Tok::kInt || tk_->kind == Tok::kString) {
+    // a lone literal, the same way (a string followed by a string is concatenated: not lone)
+    const Token& next = peek();
+    if (!continues_expression(next) && next.kind != Tok::kString) return parse_atom();
+  }
+  Node* e = parse_expr(1);
   if (at_kw(Kw::kIf)) {
     advance();
     Node* cond = parse_or_test();
@@ -771,7 +815,7 @@ Node* Parser::parse_test() {
 Node* Parser::parse_test_nocond() { return parse_or_test(); }
 
 Node* Parser::parse_lambda() {
-  const Token first = tok_;
+  const Token first = *tk_;
   advance();
   Stmt tmp;
   parse_params(&tmp, Op::kColon);
@@ -785,31 +829,6 @@ Node* Parser::parse_lambda() {
 
 Node* Parser::parse_or_test() { return parse_expr(1); }
 
-namespace {
-// Python precedence: or 1, and 2, not 3, comparisons 4, | 5, ^ 6, & 7,
-// shifts 8, + - 9, * / // % @ 10 (unary and ** are handled below them).
-int infix_prec(const Token& t) {
-  if (t.kind == Tok::kName) {
-    switch (t.kw) {
-      case Kw::kOr: return 1;
-      case Kw::kAnd: return 2;
-      case Kw::kIn: case Kw::kNot: case Kw::kIs: return 4;
-      default: return 0;
-    }
-  }
-  if (t.kind != Tok::kOp) return 0;
-  switch (t.op) {
-    case Op::kLt: case Op::kGt: case Op::kLe: case Op::kGe: case Op::kEq: case Op::kNe: return 4;
-    case Op::kPipe: return 5;
-    case Op::kCaret: return 6;
-    case Op::kAmp: return 7;
-    case Op::kShl: case Op::kShr: return 8;
-    case Op::kPlus: case Op::kMinus: return 9;
-    case Op::kStar: case Op::kSlash: case Op::kDSlash: case Op::kPercent: case Op::kAt: return 10;
-    default: return 0;
-  }
-}
-}  // namespace
 
 // Precedence climbing over every binary level (one C++ frame per level
 // actually used, not one per grammar rule).
@@ -817,7 +836,7 @@ Node* Parser::parse_expr(int min_prec) {
   Node* lhs = nullptr;
   if (min_prec <= 3 && at_kw(Kw::kNot)) {
     const DepthGuard guard(*this);
-    const Token t = tok_;
+    const Token t = *tk_;
     advance();
     Node* n = new_node(NK::kUnary, t);
     n->kw = Kw::kNot;
@@ -825,15 +844,18 @@ Node* Parser::parse_expr(int min_prec) {
     n->end = n->a->end;
     set_height(n, n->a->height + 1);
     lhs = n;
-  } else {
+  } else if (tk_->kind == Tok::kOp ? (tk_->op == Op::kMinus || tk_->op == Op::kPlus || tk_->op == Op::kTilde)
+                                     : (tk_->kind == Tok::kName && tk_->kw == Kw::kAwait)) {
     lhs = parse_unary();
+  } else {
+    lhs = parse_power();  // what parse_unary() does here
   }
   for (;;) {
-    const int p = infix_prec(tok_);
+    const int p = infix_prec(*tk_);
     if (p == 0 || p < min_prec) return lhs;
     if (p == 1 || p == 2) {
       // n-ary and / or
-      const Kw kw = tok_.kw;
+      const Kw kw = tk_->kw;
       const std::size_t st = scratch_.size();
       scratch_.push_back(lhs);
       std::uint32_t h = lhs->height;
@@ -858,8 +880,8 @@ Node* Parser::parse_expr(int min_prec) {
       for (;;) {
         Cmp cmp = Cmp::kOp;
         Op op = Op::kNone;
-        if (tok_.kind == Tok::kOp && tok_.op >= Op::kLt && tok_.op <= Op::kNe) {
-          op = tok_.op;
+        if (tk_->kind == Tok::kOp && tk_->op >= Op::kLt && tk_->op <= Op::kNe) {
+          op = tk_->op;
           advance();
         } else if (at_kw(Kw::kIn)) {
           cmp = Cmp::kIn;
@@ -904,7 +926,7 @@ Node* Parser::parse_expr(int min_prec) {
       lhs = n;
       continue;
     }
-    const Op op = tok_.op;
+    const Op op = tk_->op;
     advance();
     Node* rhs = p < 10 ? parse_expr(p + 1) : parse_unary();
     Node* n = new_node_from(NK::kBinOp, lhs);
@@ -920,7 +942,7 @@ Node* Parser::parse_expr(int min_prec) {
 Node* Parser::parse_unary() {
   if (at_op(Op::kMinus) || at_op(Op::kPlus) || at_op(Op::kTilde)) {
     const DepthGuard guard(*this);
-    const Token t = tok_;
+    const Token t = *tk_;
     advance();
     Node* n = new_node(NK::kUnary, t);
     n->op = t.op;
@@ -934,32 +956,28 @@ Node* Parser::parse_unary() {
 }
 
 Node* Parser::parse_power() {
-  Node* base = parse_atom_expr();
-  if (!at_op(Op::kDStar)) return base;
-  advance();
-  Node* e = parse_unary();
-  Node* n = new_node_from(NK::kBinOp, base);
-  n->op = Op::kDStar;
-  n->a = base;
-  n->b = e;
-  n->end = e->end;
-  set_height(n, std::max(base->height, e->height) + 1);
-  return n;
-}
-
-Node* Parser::parse_atom_expr() {
-  Node* e = parse_atom();
+  // atom_expr: an atom (a plain name inline) and its trailers
+  Node* e = nullptr;
+  if (tk_->kind == Tok::kName && tk_->kw == Kw::kNone) {
+    e = new_node(NK::kName, *tk_);
+    e->text = lex_.text(*tk_);
+    advance();
+  } else {
+    e = parse_atom();
+  }
   for (;;) {
-    if (at_op(Op::kLPar)) {
+    if (tk_->kind != Tok::kOp) return e;
+    const Op op = tk_->op;
+    if (op == Op::kLPar) {
       advance();
       e = parse_call(e);
-    } else if (at_op(Op::kLSq)) {
+    } else if (op == Op::kLSq) {
       advance();
       e = parse_subscript(e);
-    } else if (at_op(Op::kDot)) {
+    } else if (op == Op::kDot) {
       advance();
-      const Token nt = tok_;
-      if (tok_.kind != Tok::kName) error_expected("an attribute name");
+      const Token nt = *tk_;
+      if (tk_->kind != Tok::kName) error_expected("an attribute name");
       advance();
       Node* n = new_node_from(NK::kAttr, e);
       n->a = e;
@@ -967,6 +985,16 @@ Node* Parser::parse_atom_expr() {
       n->end = nt.end;
       set_height(n, e->height + 1);
       e = n;
+    } else if (op == Op::kDStar) {
+      advance();
+      Node* x = parse_unary();
+      Node* n = new_node_from(NK::kBinOp, e);
+      n->op = Op::kDStar;
+      n->a = e;
+      n->b = x;
+      n->end = x->end;
+      set_height(n, std::max(e->height, x->height) + 1);
+      return n;
     } else {
       return e;
     }
@@ -978,13 +1006,13 @@ void Parser::skip_comprehension_tail(Op closer) {
   // brackets must balance.
   std::size_t depth = 0;
   for (;;) {
-    if (tok_.kind == Tok::kEnd) error_expected("a closing bracket");
-    if (tok_.kind == Tok::kOp) {
-      if (tok_.op == Op::kLPar || tok_.op == Op::kLSq || tok_.op == Op::kLBrace) {
+    if (tk_->kind == Tok::kEnd) error_expected("a closing bracket");
+    if (tk_->kind == Tok::kOp) {
+      if (tk_->op == Op::kLPar || tk_->op == Op::kLSq || tk_->op == Op::kLBrace) {
         ++depth;
-      } else if (tok_.op == Op::kRPar || tok_.op == Op::kRSq || tok_.op == Op::kRBrace) {
+      } else if (tk_->op == Op::kRPar || tk_->op == Op::kRSq || tk_->op == Op::kRBrace) {
         if (depth == 0) {
-          if (tok_.op != closer) error_expected(closer == Op::kRPar ? "')'" : closer == Op::kRSq ? "']'" : "'}'");
+          if (tk_->op != closer) error_expected(closer == Op::kRPar ? "')'" : closer == Op::kRSq ? "']'" : "'}'");
           return;
         }
         --depth;
@@ -1002,15 +1030,13 @@ Node* Parser::parse_call(Node* callee) {
   const std::size_t st = scratch_.size();
   while (!at_op(Op::kRPar)) {
     Node* arg = nullptr;
-    const Token t = tok_;
-    if (accept_op(Op::kStar)) {
-      arg = new_node(NK::kStarred, t);
+    if (tk_->kind == Tok::kOp && (tk_->op == Op::kStar || tk_->op == Op::kDStar)) {
+      arg = new_node(tk_->op == Op::kStar ? NK::kStarred : NK::kDoubleStarred, *tk_);
+      advance();
       arg->a = parse_test();
-    } else if (accept_op(Op::kDStar)) {
-      arg = new_node(NK::kDoubleStarred, t);
-      arg->a = parse_test();
-    } else if (tok_.kind == Tok::kName && tok_.kw == Kw::kNone && peek().kind == Tok::kOp &&
+    } else if (tk_->kind == Tok::kName && tk_->kw == Kw::kNone && peek().kind == Tok::kOp &&
                peek().op == Op::kAssign) {
+      const Token t = *tk_;
       arg = new_node(NK::kKeyword, t);
       arg->text = lex_.text(t);
       advance();
@@ -1043,7 +1069,7 @@ Node* Parser::parse_call(Node* callee) {
 }
 
 Node* Parser::parse_slice_item() {
-  const Token first = tok_;
+  const Token first = *tk_;
   Node* lo = nullptr;
   if (!at_op(Op::kColon)) {
     lo = parse_test();
@@ -1073,7 +1099,7 @@ Node* Parser::parse_subscript(Node* base) {
   while (!at_op(Op::kRSq)) {
     trailing_comma = false;
     if (at_op(Op::kStar)) {
-      const Token t = tok_;
+      const Token t = *tk_;
       advance();
       Node* s = new_node(NK::kStarred, t);
       s->a = parse_expr(5);
@@ -1103,7 +1129,7 @@ Node* Parser::parse_subscript(Node* base) {
 }
 
 Node* Parser::parse_bracketed(Op open) {
-  const Token first = tok_;
+  const Token first = *tk_;
   advance();
   const Op close = open == Op::kLPar ? Op::kRPar : open == Op::kLSq ? Op::kRSq : Op::kRBrace;
   const char* close_text = open == Op::kLPar ? "')'" : open == Op::kLSq ? "']'" : "'}'";
@@ -1166,14 +1192,14 @@ Node* Parser::parse_bracketed(Op open) {
   for (;;) {
     Node* e = nullptr;
     if (at_op(Op::kStar)) {
-      const Token t = tok_;
+      const Token t = *tk_;
       advance();
       e = new_node(NK::kStarred, t);
       e->a = parse_expr(5);
       e->end = last_end_;
       set_height(e, e->a->height + 1);
     } else if (open == Op::kLPar && at_kw(Kw::kYield)) {
-      const Token t = tok_;
+      const Token t = *tk_;
       advance();
       e = new_node(NK::kConst, t);
       e->text = "yield";
@@ -1215,7 +1241,7 @@ Node* Parser::parse_bracketed(Op open) {
 }
 
 Node* Parser::parse_atom() {
-  const Token t = tok_;
+  const Token t = *tk_;
   switch (t.kind) {
     case Tok::kName: {
       if (t.kw == Kw::kNone) {
@@ -1234,9 +1260,27 @@ Node* Parser::parse_atom() {
       error_expected("an expression");
     }
     case Tok::kInt: {
-      advance();
       Node* n = new_node(NK::kInt, t);
       n->text = lex_.text(t);
+      if (n->text.size() <= 19 && (n->text[0] != '0' || n->text.size() == 1)) {
+        // a plain decimal literal (at most 19 digits: fits in 64 bits)
+        std::uint64_t v = 0;
+        bool plain = true;
+        for (const char ch : n->text) {
+          const auto d = static_cast<unsigned>(ch - '0');
+          if (d > 9) {
+            plain = false;
+            break;
+          }
+          v = v * 10 + d;
+        }
+        if (plain) {
+          n->ival = v;
+          advance();
+          return n;
+        }
+      }
+      advance();
       // value: decimal or 0x/0o/0b, underscores allowed
       std::string_view s = n->text;
       unsigned base = 10;
@@ -1291,14 +1335,14 @@ Node* Parser::parse_atom() {
       advance();
       Node* n = new_node(NK::kString, t);
       std::string_view body;
-      if (tok_.kind != Tok::kString && lex_.plain_string(t, body)) {
+      if (tk_->kind != Tok::kString && lex_.plain_string(t, body)) {
         n->text = body;
         return n;
       }
       strbuf_.clear();
       lex_.decode_string(t, strbuf_);
-      while (tok_.kind == Tok::kString) {
-        lex_.decode_string(tok_, strbuf_);
+      while (tk_->kind == Tok::kString) {
+        lex_.decode_string(*tk_, strbuf_);
         advance();
       }
       n->text = arena_.copy(strbuf_);

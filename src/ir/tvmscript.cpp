@@ -2130,7 +2130,12 @@ Module parse_serial(const std::string& text, const std::string& filename) {
 }
 
 constexpr unsigned kMaxThreads = 8;
-constexpr unsigned kChunksPerThread = 4;
+// Chunks per thread: at least kMinChunksPerThread, more for a large text (one
+// per kChunkBytes, up to kMaxChunksPerThread) so that the last chunk leaves
+// the other threads idle for a short time only.
+constexpr unsigned kMinChunksPerThread = 4;
+constexpr unsigned kMaxChunksPerThread = 16;
+constexpr std::size_t kChunkBytes = std::size_t{1} << 20;
 
 unsigned thread_count(const ParseOptions& opt) {
   if (opt.threads > 0) return std::min(opt.threads, kMaxThreads);
@@ -2295,7 +2300,8 @@ std::optional<Module> parse_parallel(const std::string& text, const std::string&
   const std::size_t span = t.size() - first;
   // A few chunks per thread, taken in turn, keep the threads busy to the end
   // even when chunks parse at different speeds.
-  const unsigned chunks = threads * kChunksPerThread;
+  const auto chunks = static_cast<unsigned>(
+      std::clamp<std::size_t>(span / kChunkBytes, threads * kMinChunksPerThread, threads * kMaxChunksPerThread));
   for (unsigned k = 1; k < chunks; ++k) {
     std::size_t p = std::max(first + span / chunks * k, plan.starts.back() + 1);
     if (p > 0 && t[p - 1] != '\n') p = next_line(t, p);
