@@ -1,12 +1,14 @@
 // Small IR constructors and the Python-like printer used in messages/tests.
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <mutex>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
 #include "ir/node_pool.hpp"
+#include "ir/text_hash.hpp"
 #include "tenet_cost/ir.hpp"
 
 namespace tenet_cost::ir {
@@ -50,28 +52,29 @@ const std::string* intern_global(std::string_view text) {
 
 class SymbolCache {
  public:
+  SymbolCache() : slots_(1024) {}
   const std::string* get(std::string_view text) {
-    const std::size_t h = std::hash<std::string_view>{}(text);
-    if (slots_.empty()) slots_.resize(1024);
+    const std::uint64_t h = text_hash(text);
     const std::size_t mask = slots_.size() - 1;
     for (std::size_t i = h & mask;; i = (i + 1) & mask) {
-      Slot& s = slots_[i];
-      if (s.p == nullptr) {
-        const std::string* p = intern_global(text);
-        s.h = h;
-        s.p = p;
-        if (++count_ * 2 > slots_.size()) grow();  // invalidates s
-        return p;
-      }
-      if (s.h == h && *s.p == text) return s.p;
+      const Slot& s = slots_[i];
+      if (s.p == nullptr) return add(text, h, i);
+      if (s.h == h && same_text(*s.p, text)) return s.p;
     }
   }
 
  private:
   struct Slot {
-    std::size_t h = 0;
+    std::uint64_t h = 0;
     const std::string* p = nullptr;
   };
+  // A text new to this thread, to be put in the empty slot i.
+  [[gnu::noinline]] const std::string* add(std::string_view text, std::uint64_t h, std::size_t i) {
+    const std::string* p = intern_global(text);
+    slots_[i] = Slot{h, p};
+    if (++count_ * 2 > slots_.size()) grow();
+    return p;
+  }
   void grow() {
     std::vector<Slot> old(slots_.size() * 2);
     old.swap(slots_);

@@ -24,6 +24,7 @@
 
 #include "ir/node_pool.hpp"
 #include "ir/pyast.hpp"
+#include "ir/text_hash.hpp"
 #include "tenet_cost/ir.hpp"
 
 namespace tenet_cost::ir {
@@ -75,16 +76,6 @@ bool is_float_dtype(std::string_view d) {
 
 bool is_dtype_name(std::string_view d) { return d == "bool" || is_int_dtype(d) || is_float_dtype(d); }
 
-// Per-function tables are cleared between functions; a plain clear() keeps a
-// huge bucket array after one huge function and then costs O(buckets) for
-// every later small function, so large tables are dropped instead.
-template <class Map>
-void reset(Map& m) {
-  if (m.empty()) return;  // clear() would still zero every bucket
-  if (m.bucket_count() > 4096) Map().swap(m);
-  else m.clear();
-}
-
 // What the lowering of a function depends on besides the function itself:
 // the namespace aliases from the imports and the enclosing class's name. A
 // chunk of a parallel parse starts from the scope a serial parse would have
@@ -93,6 +84,79 @@ struct ModuleScope {
   std::vector<std::pair<std::string_view, Ns>> ns;
   std::string_view class_name;
   bool operator==(const ModuleScope&) const = default;
+};
+
+// The hash-consing table of one function's nodes: shared pointers by a
+// precomputed hash, found with an equality predicate. A lookup that misses
+// leaves the slot to insert at. The slots in use are listed, so clearing
+// costs the entries, not the table size (most functions are small, a few
+// are huge); a table grown large is dropped when cleared.
+template <class P>
+class NodeTable {
+ public:
+  template <class Eq>
+  [[nodiscard]] const P* find(std::uint64_t h, const Eq& eq, std::size_t& at) {
+    if (slots_.empty()) {
+      slots_.resize(kInitial);
+      used_ = std::make_unique<std::uint32_t[]>(kInitial / 2 + 1);
+    }
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = spread(h) & mask;; i = (i + 1) & mask) {
+      const Slot& s = slots_[i];
+      if (!s.p) {
+        at = i;
+        return nullptr;
+      }
+      if (s.h == h && eq(*s.p)) return &s.p;
+    }
+  }
+  /// Insert at the slot a missed find() returned (no insert in between).
+  void insert_at(std::size_t at, std::uint64_t h, const P& p) {
+    slots_[at].h = h;
+    slots_[at].p = p;
+    used_[n_used_++] = static_cast<std::uint32_t>(at);
+    if (n_used_ * 2 > slots_.size()) grow();
+  }
+  void clear() {
+    if (n_used_ == 0) return;
+    if (slots_.size() > kKeep) {
+      std::vector<Slot>().swap(slots_);
+      used_.reset();
+    } else {
+      for (std::size_t k = 0; k < n_used_; ++k) slots_[used_[k]] = Slot{};
+    }
+    n_used_ = 0;
+  }
+
+ private:
+  static constexpr std::size_t kInitial = 256;
+  static constexpr std::size_t kKeep = 4096;
+  struct Slot {
+    std::uint64_t h = 0;
+    P p;
+  };
+  static std::uint64_t spread(std::uint64_t h) {
+    h ^= h >> 32;
+    h *= 0x9E3779B97F4A7C15ULL;
+    return h ^ (h >> 29);
+  }
+  void grow() {
+    std::vector<Slot> old(slots_.size() * 2);
+    old.swap(slots_);
+    auto used = std::make_unique<std::uint32_t[]>(slots_.size() / 2 + 1);
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t k = 0; k < n_used_; ++k) {
+      Slot& s = old[used_[k]];
+      std::size_t i = spread(s.h) & mask;
+      while (slots_[i].p) i = (i + 1) & mask;
+      slots_[i] = std::move(s);
+      used[k] = static_cast<std::uint32_t>(i);
+    }
+    used_ = std::move(used);
+  }
+  std::vector<Slot> slots_;
+  std::unique_ptr<std::uint32_t[]> used_;  // the slots in use: n_used_ of them, room for half the slots + 1
+  std::size_t n_used_ = 0;
 };
 
 struct LoopInfo {
@@ -120,6 +184,7 @@ class Lowerer : public py::Parser::Sink {
   void set_scope(const ModuleScope& sc) {
     ns_.v = sc.ns;
     class_name_ = sc.class_name;
+    callees_.clear();
   }
   /// The header of the last top-level class met (nullptr: none).
   [[nodiscard]] const Stmt* class_header() const { return class_header_; }
@@ -328,8 +393,8 @@ class Lowerer : public py::Parser::Sink {
     return fin(e);
   }
   std::string_view var_dtype(std::string_view name) const {
-    const auto it = var_dtypes_.find(name);
-    return it == var_dtypes_.end() ? std::string_view{} : it->second;
+    const std::string_view* d = var_dtypes_.find(name);
+    return d == nullptr ? std::string_view{} : *d;
   }
   ExprPtr binary(BinOp op, ExprPtr a, ExprPtr b, const Node* at) {
     X e(ExprKind::kBinary, at);
@@ -350,22 +415,11 @@ class Lowerer : public py::Parser::Sink {
   // keeps memory proportional to the distinct expressions of a function.
   class ExprTable {
    public:
-    void clear() {
-      if (count_ == 0) return;
-      if (slots_.size() > 4096) std::vector<Slot>().swap(slots_);
-      else std::fill(slots_.begin(), slots_.end(), Slot{});
-      count_ = 0;
-    }
+    void clear() { table_.clear(); }
     ExprPtr intern(X& x, const Lowerer& l) {
-      if (slots_.empty()) slots_.resize(1024);
       const std::uint64_t h = hash(x);
-      std::size_t mask = slots_.size() - 1;
-      std::size_t i = h & mask;
-      for (;; i = (i + 1) & mask) {
-        Slot& sl = slots_[i];
-        if (!sl.e) break;
-        if (sl.hash == h && equal(x, *sl.e)) return sl.e;
-      }
+      std::size_t at = 0;
+      if (const ExprPtr* hit = table_.find(h, [&](const Expr& e) { return equal(x, e); }, at)) return *hit;
       auto e = make_node<Expr>();
       e->kind = x.kind;
       e->dtype = x.dtype;
@@ -376,24 +430,20 @@ class Lowerer : public py::Parser::Sink {
       e->bin_op = x.bo;
       e->un_op = x.uo;
       e->args = std::move(x.args);
-      slots_[i] = Slot{h, e};
-      if (++count_ * 2 > slots_.size()) grow();
-      return e;
+      ExprPtr p = std::move(e);
+      table_.insert_at(at, h, p);
+      return p;
     }
 
    private:
-    struct Slot {
-      std::uint64_t hash = 0;
-      ExprPtr e;
-    };
     static std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
       h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
       return h;
     }
     static std::uint64_t hash(const X& x) {
       std::uint64_t h = static_cast<std::uint64_t>(x.kind) * 0x100000001b3ULL;
-      h = mix(h, std::hash<std::string_view>{}(x.name));
-      h = mix(h, std::hash<std::string_view>{}(x.dtype));
+      h = mix(h, text_hash(x.name));
+      h = mix(h, text_hash(x.dtype));
       h = mix(h, static_cast<std::uint64_t>(x.iv));
       std::uint64_t fb = 0;
       std::memcpy(&fb, &x.fv, sizeof fb);
@@ -405,25 +455,13 @@ class Lowerer : public py::Parser::Sink {
     static bool equal(const X& x, const Expr& e) {
       if (e.kind != x.kind || e.int_value != x.iv || e.bin_op != x.bo || e.un_op != x.uo ||
           e.args.size() != x.args.size() || std::memcmp(&e.float_value, &x.fv, sizeof x.fv) != 0 ||
-          e.name != x.name || e.dtype != x.dtype)
+          !same_text(e.name.view(), x.name) || !same_text(e.dtype.view(), x.dtype))
         return false;
       for (std::size_t k = 0; k < x.args.size(); ++k)
         if (e.args[k].get() != x.args[k].get()) return false;
       return true;
     }
-    void grow() {
-      std::vector<Slot> old(slots_.size() * 2);
-      old.swap(slots_);
-      const std::size_t mask = slots_.size() - 1;
-      for (auto& sl : old) {
-        if (!sl.e) continue;
-        std::size_t i = sl.hash & mask;
-        while (slots_[i].e) i = (i + 1) & mask;
-        slots_[i] = std::move(sl);
-      }
-    }
-    std::vector<Slot> slots_;
-    std::size_t count_ = 0;
+    NodeTable<ExprPtr> table_;
   };
 
   ExprPtr expr(const Node* n);
@@ -476,24 +514,75 @@ class Lowerer : public py::Parser::Sink {
   // Struct infos repeat verbatim (every `R.Tensor((5120,), dtype="float16")`
   // annotation): cache them by source text within a function.
   StructInfoPtr sinfo(const Node* n) {
-    auto [it, inserted] = scache_.try_emplace(span(n));
-    if (inserted) it->second = sinfo_uncached(n);
-    return it->second;
+    const std::string_view key = span(n);
+    const std::uint64_t h = text_hash(key);
+    if (const StructInfoPtr* hit = scache_.find(key, h)) return *hit;
+    StructInfoPtr si = sinfo_uncached(n);  // may add to scache_ (nested struct infos)
+    bool inserted = false;
+    scache_.get(key, h, inserted) = si;
+    return si;
   }
   StructInfoPtr sinfo_uncached(const Node* n);
-  std::unordered_map<std::string_view, StructInfoPtr> scache_;
+  NameMap<StructInfoPtr> scache_;
   ExprPtr dim(const Node* n, RelaxFunc* f);
   RExprPtr rexpr(const Node* n) {
     if (n->kind == NK::kName) {  // the commonest case: a variable reference
-      auto [it, inserted] = rvars_.try_emplace(n->text);
-      if (inserted) it->second = rexpr_raw(n);
-      return it->second;
+      bool inserted = false;
+      RExprPtr& v = rvars_.get(n->text, inserted);
+      if (inserted) v = rexpr_raw(n);  // a kName: does not touch rvars_
+      return v;
     }
+    if (n->kind == NK::kAttr && is_global_ref(n)) return global_ref(n);  // the next commonest: `cls.f`
     return rexpr_raw(n);
   }
+  // `cls.f` (the class, or an alias of it, then a function name)
+  bool is_global_ref(const Node* n) const {
+    return n->a->kind == NK::kName &&
+           (same_text(n->a->text, class_name_) || (!cls_aliases_.empty() && cls_aliases_.contains(n->a->text)));
+  }
+  // `cls.f` repeats for every call of f: cached by name (no probe per call)
+  RExprPtr global_ref(const Node* n) {
+    bool inserted = false;
+    RExprPtr& g = rglobals_.get(n->text, inserted);
+    if (inserted) {
+      RExpr e = rmk(RExprKind::kGlobalFunc, n);
+      e.name = n->text;
+      g = rtable_.intern(std::move(e), fname_);  // does not touch rglobals_
+    }
+    return g;
+  }
   RExprPtr rexpr_raw(const Node* n);
-  std::unordered_map<std::string_view, RExprPtr> rvars_;
-  std::unordered_map<std::string_view, RExprPtr> rglobals_;  // `cls.f` by f
+  // The callee of a Relax call, resolved once per distinct callee text (the
+  // text determines its parse, so its dotted path given the namespace
+  // aliases; cleared when those change).
+  enum class Callee : std::uint8_t { kOther, kPrimValue, kShape, kStr, kTuple, kConst, kCallTir, kDps };
+  struct CalleeInfo {
+    Symbol op;  // the dotted path, or the clipped text when not a dotted name
+    Callee kind = Callee::kOther;
+    bool dotted = false;  // op is the dotted path
+  };
+  CalleeInfo callee(const Node* c) {
+    const std::string_view key = span(c);
+    bool inserted = false;
+    CalleeInfo& ci = callees_.get(key, text_hash(key), inserted);
+    if (inserted) {
+      const std::string path = dotted(c);
+      ci.dotted = !path.empty();
+      ci.op = ci.dotted ? Symbol(path) : Symbol(clip(key));
+      if (path == "R.prim_value") ci.kind = Callee::kPrimValue;
+      else if (path == "R.shape") ci.kind = Callee::kShape;
+      else if (path == "R.str") ci.kind = Callee::kStr;
+      else if (path == "R.tuple") ci.kind = Callee::kTuple;
+      else if (path == "R.const") ci.kind = Callee::kConst;
+      else if (path == "R.call_tir" || path == "R.call_tir_inplace" || path == "R.call_tir_with_grad")
+        ci.kind = Callee::kCallTir;
+      else if (path == "R.call_dps_packed") ci.kind = Callee::kDps;
+    }
+    return ci;
+  }
+  NameMap<CalleeInfo> callees_;
+  NameMap<RExprPtr> rvars_;
+  NameMap<RExprPtr> rglobals_;  // `cls.f` by f
 
   // Hash-consing of Relax expressions and struct infos within one function
   // (like ExprTable; children are already interned, so equality is shallow).
@@ -553,45 +642,18 @@ class Lowerer : public py::Parser::Sink {
   class Interner {
    public:
     std::shared_ptr<const T> intern(T&& probe, const FileName& file) {
-      if (slots_.empty()) slots_.resize(256);
       const std::uint64_t h = Traits::hash(probe);
-      const std::size_t mask = slots_.size() - 1;
-      std::size_t i = h & mask;
-      for (;; i = (i + 1) & mask) {
-        if (!slots_[i].p) break;
-        if (slots_[i].h == h && Traits::equal(*slots_[i].p, probe)) return slots_[i].p;
-      }
+      std::size_t at = 0;
+      if (const auto* hit = table_.find(h, [&](const T& e) { return Traits::equal(e, probe); }, at)) return *hit;
       Traits::finish(probe, file);
-      auto p = make_node<const T>(std::move(probe));
-      slots_[i] = Slot{h, p};
-      if (++count_ * 2 > slots_.size()) grow();
+      std::shared_ptr<const T> p = make_node<const T>(std::move(probe));
+      table_.insert_at(at, h, p);
       return p;
     }
-    void clear() {
-      if (count_ == 0) return;
-      if (slots_.size() > 4096) std::vector<Slot>().swap(slots_);
-      else std::fill(slots_.begin(), slots_.end(), Slot{});
-      count_ = 0;
-    }
+    void clear() { table_.clear(); }
 
    private:
-    struct Slot {
-      std::uint64_t h = 0;
-      std::shared_ptr<const T> p;
-    };
-    void grow() {
-      std::vector<Slot> old(slots_.size() * 2);
-      old.swap(slots_);
-      const std::size_t mask = slots_.size() - 1;
-      for (auto& sl : old) {
-        if (!sl.p) continue;
-        std::size_t i = sl.h & mask;
-        while (slots_[i].p) i = (i + 1) & mask;
-        slots_[i] = std::move(sl);
-      }
-    }
-    std::vector<Slot> slots_;
-    std::size_t count_ = 0;
+    NodeTable<std::shared_ptr<const T>> table_;
   };
   Interner<RExpr, RTraits> rtable_;
   Interner<StructInfo, STraits> stable_;
@@ -632,7 +694,7 @@ class Lowerer : public py::Parser::Sink {
     }
     [[nodiscard]] Ns find(std::string_view k) const {
       for (const auto& [name, ns] : v)
-        if (name.size() == k.size() && name == k) return ns;
+        if (same_text(name, k)) return ns;
       return Ns::kNone;
     }
   };
@@ -643,12 +705,12 @@ class Lowerer : public py::Parser::Sink {
   // per function
   PrimFunc* fn_ = nullptr;
   RelaxFunc* rfn_ = nullptr;
-  std::unordered_map<std::string_view, std::string_view> var_dtypes_;
-  std::unordered_map<std::string_view, std::string_view> buf_dtypes_;
-  std::unordered_map<std::string_view, ExprPtr> meta_vars_;
+  NameMap<std::string_view> var_dtypes_;
+  NameMap<std::string_view> buf_dtypes_;
+  NameMap<ExprPtr> meta_vars_;
   std::vector<LoopInfo> loops_;
-  std::unordered_set<std::string_view> cls_aliases_;
-  std::unordered_set<std::string_view> sym_seen_;  // names already in the function's sym_vars
+  NameMap<char> cls_aliases_;
+  NameMap<char> sym_seen_;  // names already in the function's sym_vars
   std::size_t nest_ = 0;
   ExprTable table_;
   bool shape_ctx_ = false;  // lowering a Relax shape: literals and unknown vars are int64
@@ -668,6 +730,7 @@ void Lowerer::top_level(Stmt* s, const Stmt* cls) {
         else if (a.name == "relax") ns_[bound] = Ns::kRelax;
         else if (a.name == "ir") ns_[bound] = Ns::kIr;
       }
+      callees_.clear();  // resolved with the old aliases
       return;
     }
     case SK::kImport: {
@@ -678,6 +741,7 @@ void Lowerer::top_level(Stmt* s, const Stmt* cls) {
         if (last == "tir" || last == "tirx") ns_[a.alias] = Ns::kTir;
         else if (last == "relax") ns_[a.alias] = Ns::kRelax;
       }
+      callees_.clear();
       return;
     }
     case SK::kClass:
@@ -781,13 +845,21 @@ std::optional<Buffer> Lowerer::buffer_from_annotation(std::string_view name, con
 
 void Lowerer::add_sym_var(std::string_view name, std::string_view dtype, std::vector<std::string>& sym_vars) {
   var_dtypes_[name] = dtype;
-  if (sym_seen_.insert(name).second) sym_vars.emplace_back(name);
+  if (sym_seen_.insert(name)) sym_vars.emplace_back(name);
 }
 
 // `n = T.int64()`, `a, b = T.int64(), T.int64()`, `n = T.var("int64")`,
 // `n = T.meta_var(T.int64(128))` (a Python-level constant: substituted).
 bool Lowerer::sym_var_decl(const Stmt* s, std::vector<std::string>& sym_vars, bool tir) {
   if (s->kind != SK::kAssign || s->n_targets != 1) return false;
+  // Every declaration below is a T.f(..) call or a tuple of them: most
+  // assignments (`lv = R.call_tir(..)`) are ruled out here.
+  if (s->value == nullptr) return false;
+  if (s->value->kind == NK::kCall) {
+    if (member_of(s->value->a, Ns::kTir).empty()) return false;
+  } else if (s->value->kind != NK::kTuple) {
+    return false;
+  }
   auto decl_dtype = [&](const Node* v, std::string_view& dtype) -> bool {
     if (v->kind != NK::kCall) return false;
     const std::string_view m = member_of(v->a, Ns::kTir);
@@ -845,16 +917,16 @@ void Lowerer::lower_prim_func(const Stmt* def, bool is_private) {
   mod_.prim_funcs.emplace_back();
   PrimFunc& f = mod_.prim_funcs.back();
   fn_ = &f;
-  reset(var_dtypes_);
-  reset(sym_seen_);
+  var_dtypes_.clear();
+  sym_seen_.clear();
   table_.clear();
   rtable_.clear();
   stable_.clear();
-  reset(rvars_);
-  reset(rglobals_);
-  reset(scache_);
-  reset(buf_dtypes_);
-  reset(meta_vars_);
+  rvars_.clear();
+  rglobals_.clear();
+  scache_.clear();
+  buf_dtypes_.clear();
+  meta_vars_.clear();
   loops_.clear();
   nest_ = 0;
   f.name = def->name;
@@ -1459,8 +1531,7 @@ StmtPtr Lowerer::lower_block(const Stmt* s, const Node* item) {
 ExprPtr Lowerer::load(const Node* n) {
   X e(ExprKind::kLoad, n);
   e.name = n->a->text;
-  const auto it = buf_dtypes_.find(n->a->text);
-  if (it != buf_dtypes_.end()) e.dtype = it->second;
+  if (const std::string_view* d = buf_dtypes_.find(n->a->text)) e.dtype = *d;
   e.args.reserve(n->n);
   for (std::uint32_t k = 0; k < n->n; ++k) {
     if (n->kids[k]->kind == NK::kSlice) return other(n);
@@ -1473,8 +1544,7 @@ ExprPtr Lowerer::expr(const Node* n) {
   switch (n->kind) {
     case NK::kName: {
       if (!meta_vars_.empty()) {
-        const auto it = meta_vars_.find(n->text);
-        if (it != meta_vars_.end()) return it->second;
+        if (const ExprPtr* m = meta_vars_.find(n->text)) return *m;
       }
       std::string_view dt = var_dtype(n->text);
       if (dt.empty() && shape_ctx_) dt = "int64";
@@ -1775,25 +1845,18 @@ StructInfoPtr Lowerer::sinfo_uncached(const Node* n) {
 RExprPtr Lowerer::rexpr_raw(const Node* n) {
   switch (n->kind) {
     case NK::kName: {
-      RExpr e = rmk(RExprKind::kVar, n);
-      e.name = n->text;
-      return rtable_.intern(std::move(e), fname_);
+      // Only reached from rexpr() the first time a name is met in this
+      // function (rvars_ is cleared with rtable_), and no other path makes a
+      // kVar: the table could never return an earlier node for it.
+      auto e = make_node<RExpr>();
+      e->kind = RExprKind::kVar;
+      e->loc = loc(n);
+      e->name = n->text;
+      return e;
     }
-    case NK::kAttr: {
-      if (n->a->kind == NK::kName &&
-          (n->a->text == class_name_ ||
-           cls_aliases_.count(n->a->text) != 0)) {
-        // `cls.f` repeats for every call of f: cached by name (no probe string per call)
-        auto [it, inserted] = rglobals_.try_emplace(n->text);
-        if (inserted) {
-          RExpr e = rmk(RExprKind::kGlobalFunc, n);
-          e.name = n->text;
-          it->second = rtable_.intern(std::move(e), fname_);
-        }
-        return it->second;
-      }
+    case NK::kAttr:
+      if (is_global_ref(n)) return global_ref(n);
       return rother(n);
-    }
     case NK::kString: {
       RExpr e = rmk(RExprKind::kString, n);
       e.name = n->text;
@@ -1856,30 +1919,30 @@ RExprPtr Lowerer::rexpr_raw(const Node* n) {
   }
 
   // calls
-  const std::string path = dotted(n->a);
+  const CalleeInfo ci = callee(n->a);
   const auto pos = positional(n);
-  if (path == "R.prim_value" && pos.size() == 1) {
+  if (ci.kind == Callee::kPrimValue && pos.size() == 1) {
     RExpr e = rmk(RExprKind::kPrimValue, n);
     e.prim = expr(pos[0]);
     return rtable_.intern(std::move(e), fname_);
   }
-  if (path == "R.shape" && pos.size() == 1 && (pos[0]->kind == NK::kList || pos[0]->kind == NK::kTuple)) {
+  if (ci.kind == Callee::kShape && pos.size() == 1 && (pos[0]->kind == NK::kList || pos[0]->kind == NK::kTuple)) {
     RExpr e = rmk(RExprKind::kShape, n);
     for (std::uint32_t k = 0; k < pos[0]->n; ++k) e.dims.push_back(dim(pos[0]->kids[k], nullptr));
     return rtable_.intern(std::move(e), fname_);
   }
-  if (path == "R.str" && pos.size() == 1 && pos[0]->kind == NK::kString) {
+  if (ci.kind == Callee::kStr && pos.size() == 1 && pos[0]->kind == NK::kString) {
     RExpr e = rmk(RExprKind::kString, n);
     e.name = pos[0]->text;
     return rtable_.intern(std::move(e), fname_);
   }
-  if (path == "R.tuple") {
+  if (ci.kind == Callee::kTuple) {
     RExpr e = rmk(RExprKind::kTuple, n);
     e.args.reserve(pos.size());
     for (const Node* a : pos) e.args.push_back(rexpr(a));
     return rtable_.intern(std::move(e), fname_);
   }
-  if (path == "R.const" && !pos.empty()) {
+  if (ci.kind == Callee::kConst && !pos.empty()) {
     RExpr e = rmk(RExprKind::kConstant, n);
     const Num num = number(pos[0]);
     std::string_view dt;
@@ -1902,9 +1965,9 @@ RExprPtr Lowerer::rexpr_raw(const Node* n) {
     return rtable_.intern(std::move(e), fname_);
   }
   RExpr e = rmk(RExprKind::kCall, n);
-  e.op = path.empty() ? clip(span(n->a)) : path;
-  const bool call_tir = path == "R.call_tir" || path == "R.call_tir_inplace" || path == "R.call_tir_with_grad";
-  const bool dps = path == "R.call_dps_packed";
+  e.op = ci.op;
+  const bool call_tir = ci.kind == Callee::kCallTir;
+  const bool dps = ci.kind == Callee::kDps;
   e.args.reserve(pos.size());
   for (std::size_t k = 0; k < pos.size(); ++k) {
     const Node* a = pos[k];
@@ -1921,7 +1984,7 @@ RExprPtr Lowerer::rexpr_raw(const Node* n) {
   for (std::uint32_t k = 0; k < n->n; ++k) {
     const Node* a = n->kids[k];
     if (a->kind != NK::kKeyword) continue;
-    if (a->text == "out_sinfo" || a->text == "sinfo_args") {
+    if (same_text(a->text, "out_sinfo") || same_text(a->text, "sinfo_args")) {
       sinfo_list(a->a, e.sinfo_args);
       continue;
     }
@@ -2013,17 +2076,17 @@ void Lowerer::lower_relax_func(const Stmt* def) {
   mod_.relax_funcs.emplace_back();
   RelaxFunc& f = mod_.relax_funcs.back();
   rfn_ = &f;
-  reset(var_dtypes_);
-  reset(sym_seen_);
+  var_dtypes_.clear();
+  sym_seen_.clear();
   table_.clear();
   rtable_.clear();
   stable_.clear();
-  reset(rvars_);
-  reset(rglobals_);
-  reset(scache_);
-  reset(buf_dtypes_);
-  reset(meta_vars_);
-  reset(cls_aliases_);
+  rvars_.clear();
+  rglobals_.clear();
+  scache_.clear();
+  buf_dtypes_.clear();
+  meta_vars_.clear();
+  cls_aliases_.clear();
   nest_ = 0;
   f.name = def->name;
   f.loc = loc(def);
