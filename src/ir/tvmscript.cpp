@@ -367,7 +367,7 @@ class Lowerer : public py::Parser::Sink {
     double fv = 0.0;
     BinOp bo = BinOp::kAdd;
     UnOp uo = UnOp::kNeg;
-    std::vector<ExprPtr> args;
+    Vec<ExprPtr> args;  // as Expr::args: moved into a new node as is
     X(ExprKind k, const Node* n, std::string_view dt = {}) : kind(k), at(n), dtype(dt) {}
   };
   ExprPtr fin(X& x) { return table_.intern(x, *this); }
