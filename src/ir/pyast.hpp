@@ -298,6 +298,7 @@ class Parser {
   Node* parse_test_nocond();
   Node* parse_or_test();
   Node* parse_expr(int min_prec);
+  Node* parse_infix(Node* lhs, int min_prec);
   Node* parse_unary();
   Node* parse_power();
   Node* parse_atom();

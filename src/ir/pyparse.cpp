@@ -784,7 +784,14 @@ Node* Parser::parse_test() {
     const Token& next = peek();
     if (!continues_expression(next) && next.kind != Tok::kString) return parse_atom();
   }
-  Node* e = parse_expr(1);
+  Node* e = nullptr;
+  if (tk_->kind == Tok::kOp ? (tk_->op == Op::kMinus || tk_->op == Op::kPlus || tk_->op == Op::kTilde)
+                            : (tk_->kind == Tok::kName && (tk_->kw == Kw::kNot || tk_->kw == Kw::kAwait))) {
+    e = parse_expr(1);
+  } else {
+    e = parse_power();  // parse_expr(1) without its frame
+    if (infix_prec(*tk_) != 0) e = parse_infix(e, 1);
+  }
   if (at_kw(Kw::kIf)) {
     advance();
     Node* cond = parse_or_test();
@@ -850,6 +857,11 @@ Node* Parser::parse_expr(int min_prec) {
   } else {
     lhs = parse_power();  // what parse_unary() does here
   }
+  return parse_infix(lhs, min_prec);
+}
+
+// The binary operators after `lhs` (parse_expr's loop).
+Node* Parser::parse_infix(Node* lhs, int min_prec) {
   for (;;) {
     const int p = infix_prec(*tk_);
     if (p == 0 || p < min_prec) return lhs;
