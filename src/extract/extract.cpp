@@ -503,11 +503,9 @@ void skip_prim(const ir::PrimFunc& f, const InputError& e, ExtractResult& res) {
 // lines and its outcome kept, then all are taken in module order as the serial loop takes
 // them: the same lines in the same order, and the first error (in function order) that is
 // not an InputError rethrown as is.
-std::vector<xtir::TirGemm> analyze_prim_funcs(const ir::Module& module, const ExtractOptions& options,
-                                              ExtractResult& res) {
+std::vector<xtir::TirGemm> analyze_prim_funcs(const ir::Module& module, unsigned threads, ExtractResult& res) {
   const std::size_t n = module.prim_funcs.size();
   std::vector<xtir::TirGemm> gemms;
-  const unsigned threads = n >= std::max<std::size_t>(options.min_parallel_funcs, 2) ? xtir::extract_threads(options.threads) : 1;
   if (threads <= 1) {
     for (std::size_t i = 0; i < n; ++i) {
       const auto& f = module.prim_funcs[i];
@@ -593,6 +591,80 @@ inline void prefetch_binding(const std::vector<ir::Binding>& bs, std::size_t i) 
       prefetch(v->args[0].get());
 }
 
+OpInfo classify_op(const ir::Symbol& op, const std::set<std::string>& relax_names) {
+  OpInfo i;
+  i.call_tir = op.rfind("R.call_tir", 0) == 0;
+  i.packed = op == "R.call_dps_packed" || op == "R.call_pure_packed" || op == "R.call_packed" ||
+             op == "R.call_builtin_with_ctx";
+  i.callee = relax_callee(op);
+  i.relax_call = relax_names.count(i.callee) > 0;
+  i.matmul = op == "R.matmul";
+  return i;
+}
+
+PackedInfo classify_packed(const ir::Symbol& name) {
+  PackedInfo i;
+  i.attention = xrelax::is_attention_builtin(name);
+  i.append = name.find("kv_cache_append") != std::string::npos;
+  i.ft_gemm = name.rfind("fastertransformer.gemm_fp16_int", 0) == 0;
+  i.create = name.find("kv_cache_create") != std::string::npos;
+  return i;
+}
+
+// A binding of a Relax function that the scan acts on.
+struct ScanEvent {
+  enum Kind : std::uint8_t { kNone, kCallTir, kPacked, kRelaxCall, kMatmul };
+  std::size_t binding = 0;           // index in RelaxFunc::bindings
+  Kind kind = kNone;
+  bool create = false;               // its packed name is a kv_cache_create
+  bool callee_fn = false;            // kCallTir: the callee is a function (`cls.f` / `f`)
+  const void* callee_id = nullptr;   // kCallTir: the callee's name (Symbol id)
+};
+
+// One Relax function's environment and the bindings the scan acts on, in order.
+// Reads only the function (and `relax_names`); never throws but bad_alloc, so it
+// runs on any thread. What is done with the events (counts, GEMMs, errors) is done
+// in function order on the calling thread.
+struct FunctionScan {
+  std::unique_ptr<Env> env;
+  std::vector<ScanEvent> events;
+};
+
+FunctionScan scan_function(const ir::RelaxFunc& f, const std::set<std::string>& relax_names) {
+  FunctionScan out;
+  out.env = std::make_unique<Env>(f);
+  xtir::IdMap<OpInfo> ops;
+  xtir::IdMap<PackedInfo> packed;
+  const std::size_t nb = f.bindings.size();
+  for (std::size_t bi = 0; bi < nb; ++bi) {
+    prefetch_binding(f.bindings, bi);
+    const ir::Binding& b = f.bindings[bi];
+    if (!b.value || b.value->kind != ir::RExprKind::kCall) continue;
+    const ir::RExpr& c = *b.value;
+    ScanEvent e;
+    e.binding = bi;
+    const ir::Symbol name = packed_name(c);
+    const PackedInfo* pk = packed.find(name.id());
+    if (pk == nullptr) pk = &(packed[name.id()] = classify_packed(name));
+    e.create = pk->create;
+    const OpInfo* op = ops.find(c.op.id());
+    if (op == nullptr) op = &(ops[c.op.id()] = classify_op(c.op, relax_names));
+    if (op->call_tir && !c.args.empty() && c.args[0]) {
+      e.kind = ScanEvent::kCallTir;
+      e.callee_fn = c.args[0]->kind == ir::RExprKind::kGlobalFunc || c.args[0]->kind == ir::RExprKind::kVar;
+      e.callee_id = c.args[0]->name.id();
+    } else if (op->packed) {
+      if (pk->attention || pk->append || pk->ft_gemm) e.kind = ScanEvent::kPacked;
+    } else if (op->relax_call) {
+      e.kind = ScanEvent::kRelaxCall;
+    } else if (op->matmul) {
+      e.kind = ScanEvent::kMatmul;
+    }
+    if (e.kind != ScanEvent::kNone || e.create) out.events.push_back(e);
+  }
+  return out;
+}
+
 }  // namespace
 
 // ------------------------------------------------------------------ driver
@@ -610,7 +682,10 @@ ExtractResult extract_workloads(const ir::Module& module, const ExtractOptions& 
   }
 
   // TIR GEMMs.
-  std::vector<xtir::TirGemm> gemms = analyze_prim_funcs(module, options, res);
+  const unsigned threads = module.prim_funcs.size() >= std::max<std::size_t>(options.min_parallel_funcs, 2)
+                               ? xtir::extract_threads(options.threads)
+                               : 1;
+  std::vector<xtir::TirGemm> gemms = analyze_prim_funcs(module, threads, res);
 
   // Relax functions.
   PrimTable prims(module);
@@ -625,31 +700,18 @@ ExtractResult extract_workloads(const ir::Module& module, const ExtractOptions& 
   xtir::IdMap<OpInfo> op_info;
   auto info_of_op = [&](const ir::Symbol& op) -> const OpInfo& {
     if (const OpInfo* i = op_info.find(op.id())) return *i;
-    OpInfo i;
-    i.call_tir = op.rfind("R.call_tir", 0) == 0;
-    i.packed = op == "R.call_dps_packed" || op == "R.call_pure_packed" || op == "R.call_packed" ||
-               op == "R.call_builtin_with_ctx";
-    i.callee = relax_callee(op);
-    i.relax_call = relax_names.count(i.callee) > 0;
-    i.matmul = op == "R.matmul";
-    return op_info[op.id()] = std::move(i);
+    return op_info[op.id()] = classify_op(op, relax_names);
   };
   xtir::IdMap<PackedInfo> packed_info;
   auto info_of_packed = [&](const ir::Symbol& name) -> const PackedInfo& {
     if (const PackedInfo* i = packed_info.find(name.id())) return *i;
-    PackedInfo i;
-    i.attention = xrelax::is_attention_builtin(name);
-    i.append = name.find("kv_cache_append") != std::string::npos;
-    i.ft_gemm = name.rfind("fastertransformer.gemm_fp16_int", 0) == 0;
-    i.create = name.find("kv_cache_create") != std::string::npos;
-    return packed_info[name.id()] = i;
+    return packed_info[name.id()] = classify_packed(name);
   };
   // call_tir callee (`cls.f` / `f` / a packed name) -> its record, once per distinct callee expression.
   xtir::IdMap<Callee*> callee_by_fn, callee_by_other;
-  auto callee_of = [&](const ir::RExpr& e) -> Callee& {
-    const bool fn = e.kind == ir::RExprKind::kGlobalFunc || e.kind == ir::RExprKind::kVar;
-    Callee*& c = (fn ? callee_by_fn : callee_by_other)[e.name.id()];
-    if (c == nullptr) c = &callees[xrelax::callee_name(e)];
+  auto callee_of = [&](const ScanEvent& e, const ir::RExpr& callee_expr) -> Callee& {
+    Callee*& c = (e.callee_fn ? callee_by_fn : callee_by_other)[e.callee_id];
+    if (c == nullptr) c = &callees[xrelax::callee_name(callee_expr)];
     return *c;
   };
 
@@ -667,19 +729,18 @@ ExtractResult extract_workloads(const ir::Module& module, const ExtractOptions& 
   RelaxCallGraph graph;  // caller -> callee -> calls per caller execution
   xtir::IdMap<std::int64_t> local_calls;  // Callee* -> call_tir calls in the current function
   std::vector<Callee*> local_order;
-  for (const auto& f : module.relax_funcs) {
-    envs.push_back(std::make_unique<Env>(f));
-    const Env& env = *envs.back();
+  envs.resize(module.relax_funcs.size());
+  auto take_scan = [&](std::size_t fi, FunctionScan&& scan) {
+    const ir::RelaxFunc& f = module.relax_funcs[fi];
+    envs[fi] = std::move(scan.env);
+    const Env& env = *envs[fi];
     std::optional<std::int64_t> last_append_kv;
     local_calls = xtir::IdMap<std::int64_t>();
     local_order.clear();
-    const std::size_t nb = f.bindings.size();
-    for (std::size_t bi = 0; bi < nb; ++bi) {
-      prefetch_binding(f.bindings, bi);
-      const ir::Binding& b = f.bindings[bi];
-      if (!b.value || b.value->kind != ir::RExprKind::kCall) continue;
+    for (const ScanEvent& e : scan.events) {
+      const ir::Binding& b = f.bindings[e.binding];
       const ir::RExpr& c = *b.value;
-      if (info_of_packed(packed_name(c)).create) {
+      if (e.create) {
         std::vector<std::int64_t> pv;
         for (const auto& a : xrelax::call_args(c))
           if (a && a->kind == ir::RExprKind::kPrimValue && a->prim)
@@ -689,15 +750,14 @@ ExtractResult extract_workloads(const ir::Module& module, const ExtractOptions& 
           created.head_dim = pv[2];
         }
       }
-      const OpInfo& op = info_of_op(c.op);
       try {
-        if (op.call_tir && !c.args.empty() && c.args[0]) {
-          Callee& callee = callee_of(*c.args[0]);
+        if (e.kind == ScanEvent::kCallTir) {
+          Callee& callee = callee_of(e, *c.args[0]);
           auto& n = local_calls[&callee];
           if (n == 0) local_order.push_back(&callee);
           n = checked_add(n, 1, "call count");
           callee.sites.push_back({&env, &c});
-        } else if (op.packed) {
+        } else if (e.kind == ScanEvent::kPacked) {
           const ir::Symbol name = packed_name(c);
           const PackedInfo& pk = info_of_packed(name);
           if (pk.attention) {
@@ -715,10 +775,10 @@ ExtractResult extract_workloads(const ir::Module& module, const ExtractOptions& 
             auto& n = relax_work[it->second].calls[f.name];
             n = checked_add(n, 1, "call count");
           }
-        } else if (op.relax_call) {
-          auto& n = graph[f.name][op.callee];
+        } else if (e.kind == ScanEvent::kRelaxCall) {
+          auto& n = graph[f.name][info_of_op(c.op).callee];
           n = checked_add(n, 1, "call count");
-        } else if (op.matmul) {
+        } else if (e.kind == ScanEvent::kMatmul) {
           Workload w = relax_matmul(env, b, prims);
           const std::string key = signature(w);
           auto [it, fresh] = relax_index.emplace(key, relax_work.size());
@@ -726,15 +786,24 @@ ExtractResult extract_workloads(const ir::Module& module, const ExtractOptions& 
           auto& n = relax_work[it->second].calls[f.name];
           n = checked_add(n, 1, "call count");
         }
-      } catch (const InputError& e) {
-        spdlog::debug("{}: binding {} skipped: {}", f.name, b.var, e.what());
-        res.skipped.push_back(f.name + "/" + b.var + ": " + e.what());
+      } catch (const InputError& ex) {
+        spdlog::debug("{}: binding {} skipped: {}", f.name, b.var, ex.what());
+        res.skipped.push_back(f.name + "/" + b.var + ": " + ex.what());
       }
     }
     for (Callee* callee : local_order) {
       auto& n = callee->calls[f.name];
       n = checked_add(n, *local_calls.find(callee), "call count");
     }
+  };
+  // Each function's scan (its environment, the bindings to act on) on the threads;
+  // what is done with them, in function order here.
+  const std::size_t nr = module.relax_funcs.size();
+  auto scan = [&](std::size_t i) { return scan_function(module.relax_funcs[i], relax_names); };
+  if (threads <= 1 || nr < 2) {
+    for (std::size_t i = 0; i < nr; ++i) take_scan(i, scan(i));
+  } else {
+    xtir::ordered_parallel<FunctionScan>(threads, nr, scan, take_scan);
   }
 
   for (const AttentionCall& a : attention_calls) {
