@@ -1,5 +1,6 @@
 // tenet-cost: command-line entry point. Exit codes: 0 ok, 1 internal error,
 // 2 bad input or usage (docs/cli.md).
+#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
@@ -13,9 +14,11 @@
 
 int main(int argc, char** argv) {
   using tenet_cost::ExitCode;
+  // Logs go to stderr: spdlog's default logger writes to stdout, where they
+  // would mix with the result (a -v run's JSON would not parse).
+  spdlog::set_default_logger(spdlog::stderr_color_mt("tenet-cost"));
   spdlog::set_pattern("tenet-cost: %l: %v");
   spdlog::set_level(spdlog::level::warn);
-  spdlog::default_logger()->sinks();  // logs go to stderr via the default console sink
 
   CLI::App app{"tenet-cost: cost of LLM GEMM workloads on spatial accelerators (TENET relation-centric model)"};
   app.require_subcommand(1);

@@ -137,6 +137,9 @@ int dtype_bits(const std::string& dtype) {
   if (i == dtype.size()) return dtype == "bool" ? 1 : 0;
   std::size_t x = dtype.find('x');  // "float16x4" lanes: not expected here
   if (x != std::string::npos) return 0;
+  // TVM's bit widths fit 8 bits (DLDataType::bits); a longer run of digits is
+  // no dtype we know (and would overflow an int): not understood.
+  if (dtype.size() - i > 3) return 0;
   return std::stoi(dtype.substr(i));
 }
 bool is_int_dtype(const std::string& d) { return d.rfind("int", 0) == 0 || d.rfind("uint", 0) == 0; }

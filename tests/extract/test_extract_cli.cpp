@@ -7,6 +7,7 @@
 
 #include "tenet_cost/extract.hpp"
 #include "tenet_cost/ir.hpp"
+#include "tenet_cost/output.hpp"
 #include "test_support.hpp"
 
 using namespace tenet_cost;
@@ -289,4 +290,31 @@ TEST_CASE("TVM JSON input (both dialects) gives the same workloads as TVMScript"
     CHECK(r.workloads[1].n == Dim::constant(256));
     CHECK(r.workloads[1].k == Dim::constant(64));
   }
+}
+
+TEST_CASE("a storage dtype with an absurd bit width is not understood, not an internal error") {
+  // dtype_bits once parsed the width with std::stoi: "uint99999999999999999999" threw
+  // std::out_of_range and the CLI exited 1 ("internal error: stoi").
+  const std::string base = read_file(fx("q8f16_1_gemv.py"));
+  for (const std::string width : {"99999999999999999999", "99999"}) {
+    std::string text = base;
+    for (std::size_t p = 0; (p = text.find("\"uint32\"", p)) != std::string::npos;)
+      text.replace(p, 8, "\"uint" + width + "\"");
+    INFO(width);
+    const ir::Module m = ir::parse_tvmscript(text, "absurd_width.py");
+    ExtractResult r;
+    REQUIRE_NOTHROW(r = extract_workloads(m));
+    REQUIRE(!r.workloads.empty());
+    CHECK(r.workloads.front().quant.scheme != "q8f16_1");  // no longer MLC's int8-in-uint32 packing
+  }
+}
+
+TEST_CASE("-v: debug logs go to stderr, the result alone to stdout") {
+  // spdlog's default logger writes to stdout: a -v run once printed its debug
+  // lines into the JSON on stdout.
+  const auto r = tc_test::run_cli("-v extract " + fx("relax_recursive_calls.py") + " --format json");
+  REQUIRE(r.exit_code == 0);
+  CHECK_NOTHROW(json::parse(r.out));
+  CHECK(r.out.find("debug") == std::string::npos);
+  CHECK(r.err.find("tenet-cost: debug: pong: recursive call of Relax function ping not followed") != std::string::npos);
 }
