@@ -20,6 +20,7 @@
 #include "tenet_cost/extract.hpp"
 #include "tenet_cost/ir.hpp"
 #include "tenet_cost/output.hpp"
+#include "synthetic.hpp"
 
 namespace {
 
@@ -32,40 +33,9 @@ void report(const char* what, std::vector<double>& v) {
   std::printf("  %-16s min %8.3f ms   median %8.3f ms\n", what, v.front(), v[v.size() / 2]);
 }
 
-std::string fixture01() {
-  return std::string(TC_SHARED_DIR) + "/fixtures/real/01_mlc_llama2_13b_q4f16_1_batched_whole_module.py";
-}
+using bench::fixture01;
+using bench::synthetic;
 
-// The functions of `path` repeated with every `def name(` renamed `def name_rK(` (the class
-// body of an IRModule file), as bench_parse_tvmscript --synthetic builds it.
-std::string synthetic(const std::string& path, std::size_t target_bytes) {
-  const std::string base = tenet_cost::read_file(path);
-  const std::size_t cls = base.find("class Module:\n");
-  const std::size_t body_begin = cls == std::string::npos ? 0 : cls + std::string("class Module:\n").size();
-  const std::string body = base.substr(body_begin);
-  std::string out = base.substr(0, body_begin);
-  for (int k = 0; out.size() < target_bytes; ++k) {
-    const std::string suffix = "_r" + std::to_string(k);
-    std::size_t pos = 0;
-    while (pos < body.size()) {
-      std::size_t eol = body.find('\n', pos);
-      if (eol == std::string::npos) eol = body.size();
-      const std::string_view line(body.data() + pos, eol - pos);
-      const std::size_t indent = line.find_first_not_of(' ');
-      const std::size_t paren = line.find('(');
-      if (indent != std::string_view::npos && line.substr(indent, 4) == "def " && paren != std::string_view::npos) {
-        out.append(line.substr(0, paren));
-        out += suffix;
-        out.append(line.substr(paren));
-      } else {
-        out.append(line);
-      }
-      out += '\n';
-      pos = eol + 1;
-    }
-  }
-  return out;
-}
 
 int bench_synthetic(double mb, int runs) {
   const std::string text = synthetic(fixture01(), static_cast<std::size_t>(mb * 1e6));

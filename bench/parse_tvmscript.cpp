@@ -28,6 +28,7 @@
 #include "tenet_cost/extract.hpp"
 #include "tenet_cost/ir.hpp"
 #include "tenet_cost/output.hpp"
+#include "synthetic.hpp"
 
 namespace {
 
@@ -58,9 +59,8 @@ double peak_rss_mb() {
   return static_cast<double>(ru.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
 }
 
-std::string fixture01() {
-  return std::string(TC_SHARED_DIR) + "/fixtures/real/01_mlc_llama2_13b_q4f16_1_batched_whole_module.py";
-}
+using bench::fixture01;
+using bench::synthetic;
 
 std::size_t count_stmts(const tenet_cost::ir::Module& m) { return m.prim_funcs.size() + m.relax_funcs.size(); }
 
@@ -94,39 +94,6 @@ int bench_files(const std::vector<std::string>& files) {
   return 0;
 }
 
-// A dump's functions repeated with every `def name(` renamed `def name_rK(`:
-// the class body for an IRModule file, the whole file for bare prim_funcs.
-std::string synthetic(const std::string& path, std::size_t target_bytes) {
-  const std::string base = tenet_cost::read_file(path);
-  const std::size_t cls = base.find("class Module:\n");
-  const std::size_t body_begin = cls == std::string::npos ? 0 : cls + std::string("class Module:\n").size();
-  const std::string head = base.substr(0, body_begin);
-  const std::string body = base.substr(body_begin);
-  std::string out;
-  out.reserve(target_bytes + base.size() * 2);
-  out += head;
-  for (int k = 0; out.size() < target_bytes; ++k) {
-    const std::string suffix = "_r" + std::to_string(k);
-    std::size_t pos = 0;
-    while (pos < body.size()) {
-      std::size_t eol = body.find('\n', pos);
-      if (eol == std::string::npos) eol = body.size();
-      const std::string_view line(body.data() + pos, eol - pos);
-      const std::size_t indent = line.find_first_not_of(' ');
-      if (indent != std::string_view::npos && line.substr(indent, 4) == "def " && line.find('(') != std::string_view::npos) {
-        const std::size_t paren = line.find('(');
-        out.append(line.substr(0, paren));
-        out += suffix;
-        out.append(line.substr(paren));
-      } else {
-        out.append(line);
-      }
-      out += '\n';
-      pos = eol + 1;
-    }
-  }
-  return out;
-}
 
 struct SyntheticRun {
   double parse_ms = 0, rss_ratio = 0, parse_extract_ms = 0, extract_ms = 0;

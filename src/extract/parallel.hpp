@@ -17,41 +17,16 @@
 
 #include <spdlog/spdlog.h>
 
+#include "common/parallel.hpp"
 #include "extract/internal.hpp"
 
 namespace tenet_cost::xtir {
 
-constexpr unsigned kMaxThreads = 8;
-
 /// `requested` when > 0, else $TC_EXTRACT_THREADS when a positive integer, else the
-/// hardware threads; at most kMaxThreads.
-inline unsigned extract_threads(unsigned requested) {
-  if (requested > 0) return std::min(requested, kMaxThreads);
-  if (const char* env = std::getenv("TC_EXTRACT_THREADS"); env != nullptr && *env != '\0') {
-    unsigned v = 0;
-    const char* end = env + std::strlen(env);
-    const auto [ptr, ec] = std::from_chars(env, end, v);
-    if (ec == std::errc() && ptr == end && v > 0) return std::min(v, kMaxThreads);
-  }
-  return std::clamp(std::thread::hardware_concurrency(), 1u, kMaxThreads);
-}
+/// hardware threads; at most parallel::kMaxThreads.
+inline unsigned extract_threads(unsigned requested) { return parallel::thread_count(requested, "TC_EXTRACT_THREADS"); }
 
-/// f(i) for i in [0, n) on `threads` threads (this one included), indices handed out in order.
-template <class F>
-void run_parallel(unsigned threads, std::size_t n, const F& f) {
-  std::atomic<std::size_t> next{0};
-  const auto work = [&] {
-    for (std::size_t i = next++; i < n; i = next++) f(i);
-  };
-  std::vector<std::thread> pool;
-  pool.reserve(threads);
-  try {
-    for (unsigned t = 1; t < threads && t < n; ++t) pool.emplace_back(work);
-  } catch (...) {  // no more threads: this one and those started do the rest
-  }
-  work();
-  for (auto& t : pool) t.join();
-}
+using parallel::run_parallel;
 
 /// The serial loop `for i in [0, n): take(i, work(i))`, with the work(i) on `threads`
 /// threads: each work's debug lines (xtir::debug) are kept and written just before its

@@ -22,6 +22,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "common/parallel.hpp"
 #include "ir/node_pool.hpp"
 #include "ir/pyast.hpp"
 #include "ir/text_hash.hpp"
@@ -2129,7 +2130,6 @@ Module parse_serial(const std::string& text, const std::string& filename) {
   return mod;
 }
 
-constexpr unsigned kMaxThreads = 8;
 // Chunks per thread: at least kMinChunksPerThread, more for a large text (one
 // per kChunkBytes, up to kMaxChunksPerThread) so that the last chunk leaves
 // the other threads idle for a short time only.
@@ -2137,16 +2137,7 @@ constexpr unsigned kMinChunksPerThread = 4;
 constexpr unsigned kMaxChunksPerThread = 16;
 constexpr std::size_t kChunkBytes = std::size_t{1} << 20;
 
-unsigned thread_count(const ParseOptions& opt) {
-  if (opt.threads > 0) return std::min(opt.threads, kMaxThreads);
-  if (const char* env = std::getenv("TC_PARSE_THREADS"); env != nullptr && *env != '\0') {
-    unsigned v = 0;
-    const char* end = env + std::strlen(env);
-    const auto [ptr, ec] = std::from_chars(env, end, v);
-    if (ec == std::errc() && ptr == end && v > 0) return std::min(v, kMaxThreads);
-  }
-  return std::clamp(std::thread::hardware_concurrency(), 1u, kMaxThreads);
-}
+unsigned thread_count(const ParseOptions& opt) { return parallel::thread_count(opt.threads, "TC_PARSE_THREADS"); }
 
 // Line breaks in [b, e) as the lexer counts them: "\n", "\r\n" and a lone "\r".
 std::uint32_t count_lines(std::string_view text, std::size_t b, std::size_t e) {
@@ -2215,23 +2206,7 @@ std::size_t next_line(std::string_view text, std::size_t p) {
   return nl == std::string_view::npos ? text.size() : nl + 1;
 }
 
-// Run f(0) .. f(n-1) on `threads` threads (this one included), each taking
-// the next index when it is done with one; f must not throw.
-template <class F>
-void run_parallel(unsigned threads, std::size_t n, const F& f) {
-  std::atomic<std::size_t> next{0};
-  const auto work = [&] {
-    for (std::size_t i = next++; i < n; i = next++) f(i);
-  };
-  std::vector<std::thread> pool;
-  pool.reserve(threads);
-  try {
-    for (unsigned t = 1; t < threads && t < n; ++t) pool.emplace_back(work);
-  } catch (...) {  // no more threads: this one and those started do the rest
-  }
-  work();
-  for (auto& t : pool) t.join();
-}
+using parallel::run_parallel;
 
 // Where the chunks split, and the state a serial parse has at each split line.
 struct SplitPlan {

@@ -297,8 +297,8 @@ TEST_CASE("ordered_parallel: takes in order, replays logs, rethrows the first er
 TEST_CASE("TC_EXTRACT_THREADS and the thread option") {
   CHECK(xtir::extract_threads(1) == 1);
   CHECK(xtir::extract_threads(3) == 3);
-  CHECK(xtir::extract_threads(100) == xtir::kMaxThreads);
+  CHECK(xtir::extract_threads(100) == parallel::kMaxThreads);
   const unsigned def = xtir::extract_threads(0);
   CHECK(def >= 1);
-  CHECK(def <= xtir::kMaxThreads);
+  CHECK(def <= parallel::kMaxThreads);
 }

@@ -1,0 +1,51 @@
+// The synthetic dump of the front-end benchmarks (bench_parse_tvmscript,
+// bench_extract): a dump's functions repeated under new names up to a size.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "tenet_cost/output.hpp"
+
+namespace bench {
+
+inline std::string fixture01() {
+  return std::string(TC_SHARED_DIR) + "/fixtures/real/01_mlc_llama2_13b_q4f16_1_batched_whole_module.py";
+}
+
+/// The functions of `path` (default: fixture 01) repeated with every `def name(`
+/// renamed `def name_rK(` (the class body of an IRModule file, the whole file
+/// for bare prim_funcs) until the text has `target_bytes`.
+inline std::string synthetic(const std::string& path, std::size_t target_bytes) {
+  const std::string base = tenet_cost::read_file(path);
+  const std::size_t cls = base.find("class Module:\n");
+  const std::size_t body_begin = cls == std::string::npos ? 0 : cls + std::string("class Module:\n").size();
+  const std::string body = base.substr(body_begin);
+  std::string out;
+  out.reserve(target_bytes + base.size() * 2);
+  out += base.substr(0, body_begin);
+  for (int k = 0; out.size() < target_bytes; ++k) {
+    const std::string suffix = "_r" + std::to_string(k);
+    std::size_t pos = 0;
+    while (pos < body.size()) {
+      std::size_t eol = body.find('\n', pos);
+      if (eol == std::string::npos) eol = body.size();
+      const std::string_view line(body.data() + pos, eol - pos);
+      const std::size_t indent = line.find_first_not_of(' ');
+      const std::size_t paren = line.find('(');
+      if (indent != std::string_view::npos && line.substr(indent, 4) == "def " && paren != std::string_view::npos) {
+        out.append(line.substr(0, paren));
+        out += suffix;
+        out.append(line.substr(paren));
+      } else {
+        out.append(line);
+      }
+      out += '\n';
+      pos = eol + 1;
+    }
+  }
+  return out;
+}
+
+}  // namespace bench
