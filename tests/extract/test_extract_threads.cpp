@@ -13,6 +13,7 @@
 #include "extract/internal.hpp"
 #include "extract/parallel.hpp"
 #include "irb.hpp"
+#include "mutate.hpp"
 #include "tenet_cost/extract.hpp"
 #include "tenet_cost/ir.hpp"
 #include "tenet_cost/output.hpp"
@@ -198,14 +199,7 @@ TEST_CASE("threaded extraction equals the serial one on mutated dumps") {
                                         tc_test::fixture("extract/mini_llm_q4f16_1.py")});
   int accepted = 0;
   for (int it = 0; it < 60; ++it) {
-    std::string t = text;
-    for (int e = 0; e < 4; ++e) {
-      std::size_t pos = rng() % t.size();
-      while (pos < t.size() && !std::isalnum(static_cast<unsigned char>(t[pos]))) ++pos;
-      std::size_t end = pos;
-      while (end < t.size() && (std::isalnum(static_cast<unsigned char>(t[end])) || t[end] == '_')) ++end;
-      t.replace(pos, end - pos, swaps[rng() % swaps.size()]);
-    }
+    const std::string t = tc_test::mutate_words(text, 4, rng, swaps);
     ir::Module m;
     try {
       m = ir::parse_tvmscript(t, "mutated.py");

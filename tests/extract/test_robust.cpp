@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "irb.hpp"
+#include "mutate.hpp"
 #include "tenet_cost/extract.hpp"
 
 using namespace tenet_cost;
@@ -105,15 +106,8 @@ TEST_CASE("extraction survives randomly mutated dumps") {
   for (const auto& path : seeds) {
     const std::string text = read_file(path);
     for (int it = 0; it < 120; ++it) {
-      std::string t = text;
       const int edits = 1 + static_cast<int>(rng() % 3);
-      for (int e = 0; e < edits; ++e) {
-        std::size_t pos = rng() % t.size();
-        while (pos < t.size() && !std::isalnum(static_cast<unsigned char>(t[pos]))) ++pos;
-        std::size_t end = pos;
-        while (end < t.size() && (std::isalnum(static_cast<unsigned char>(t[end])) || t[end] == '_')) ++end;
-        t.replace(pos, end - pos, swaps[rng() % swaps.size()]);
-      }
+      const std::string t = tc_test::mutate_words(text, edits, rng, swaps);
       ir::Module m;
       try {
         m = ir::parse_tvmscript(t, "mutated.py");
