@@ -73,6 +73,60 @@ inline std::uint64_t load32(const char* p) noexcept {
   return h;
 }
 
+/// The slots of an open-addressing table (power-of-two size, linear probing)
+/// plus the list of the slots in use, so that clear() costs the entries, not
+/// the slots (the Lowerer clears its tables for every function); a table that
+/// grew past kKeep slots is released instead. The table on top says what an
+/// empty slot is and where a hash starts probing (grow() takes both).
+template <class Slot, std::size_t kInitial>
+class UsedSlots {
+ public:
+  [[nodiscard]] std::size_t count() const noexcept { return n_used_; }
+  [[nodiscard]] std::size_t size() const noexcept { return slots_.size(); }
+  [[nodiscard]] std::size_t mask() const noexcept { return slots_.size() - 1; }
+  Slot& operator[](std::size_t i) noexcept { return slots_[i]; }
+  /// Allocates the first kInitial slots.
+  void prepare() {
+    if (!slots_.empty()) return;
+    slots_.resize(kInitial);
+    used_ = std::make_unique<std::uint32_t[]>(kInitial / 2 + 1);
+  }
+  /// Slot i was empty and is now in use.
+  void mark_used(std::size_t i) noexcept { used_[n_used_++] = static_cast<std::uint32_t>(i); }
+  void clear() {
+    if (n_used_ == 0) return;
+    if (slots_.size() > kKeep) {
+      std::vector<Slot>().swap(slots_);
+      used_.reset();
+    } else {
+      for (std::size_t k = 0; k < n_used_; ++k) slots_[used_[k]] = Slot{};
+    }
+    n_used_ = 0;
+  }
+  /// Twice the slots: each used slot moves to the first empty one from home(its hash).
+  template <class Home, class Empty>
+  void grow(const Home& home, const Empty& empty) {
+    std::vector<Slot> old(slots_.size() * 2);
+    old.swap(slots_);
+    auto used = std::make_unique<std::uint32_t[]>(slots_.size() / 2 + 1);
+    const std::size_t m = mask();
+    for (std::size_t k = 0; k < n_used_; ++k) {
+      Slot& s = old[used_[k]];
+      std::size_t i = home(s.h) & m;
+      while (!empty(slots_[i])) i = (i + 1) & m;
+      slots_[i] = std::move(s);
+      used[k] = static_cast<std::uint32_t>(i);
+    }
+    used_ = std::move(used);
+  }
+
+ private:
+  static constexpr std::size_t kKeep = 4096;
+  std::vector<Slot> slots_;
+  std::unique_ptr<std::uint32_t[]> used_;  // the slots in use: n_used_ of them (room for half the slots + 1)
+  std::size_t n_used_ = 0;
+};
+
 /// An open-addressing hash map from a text (a view: the text must outlive
 /// the entry) to V, with the key's hash stored beside it. Only grows (no
 /// erase); clear() costs the entries (the slots in use are listed), keeps a
@@ -81,14 +135,14 @@ inline std::uint64_t load32(const char* p) noexcept {
 template <class V>
 class NameMap {
  public:
-  [[nodiscard]] bool empty() const noexcept { return n_used_ == 0; }
-  [[nodiscard]] std::size_t size() const noexcept { return n_used_; }
+  [[nodiscard]] bool empty() const noexcept { return slots_.count() == 0; }
+  [[nodiscard]] std::size_t size() const noexcept { return slots_.count(); }
 
   [[nodiscard]] V* find(std::string_view k) noexcept { return find(k, text_hash(k)); }
   [[nodiscard]] V* find(std::string_view k, std::uint64_t h) noexcept {
-    if (n_used_ == 0) return nullptr;
+    if (slots_.count() == 0) return nullptr;
     h |= kUsed;
-    const std::size_t mask = slots_.size() - 1;
+    const std::size_t mask = slots_.mask();
     for (std::size_t i = h & mask;; i = (i + 1) & mask) {
       Slot& s = slots_[i];
       if (s.h == 0) return nullptr;
@@ -99,12 +153,9 @@ class NameMap {
 
   /// The value for `k`, inserted as V{} when absent; `inserted` says which.
   V& get(std::string_view k, std::uint64_t h, bool& inserted) {
-    if (slots_.empty()) {
-      slots_.resize(kInitial);
-      used_ = std::make_unique<std::uint32_t[]>(kInitial / 2 + 1);
-    }
+    slots_.prepare();
     h |= kUsed;
-    std::size_t mask = slots_.size() - 1;
+    std::size_t mask = slots_.mask();
     std::size_t i = h & mask;
     for (;; i = (i + 1) & mask) {
       Slot& s = slots_[i];
@@ -115,13 +166,13 @@ class NameMap {
       }
     }
     inserted = true;
-    if ((n_used_ + 1) * 2 > slots_.size()) {
-      grow();
-      mask = slots_.size() - 1;
+    if ((slots_.count() + 1) * 2 > slots_.size()) {
+      slots_.grow([](std::uint64_t sh) { return sh; }, [](const Slot& e) { return e.h == 0; });
+      mask = slots_.mask();
       for (i = h & mask; slots_[i].h != 0; i = (i + 1) & mask) {
       }
     }
-    used_[n_used_++] = static_cast<std::uint32_t>(i);
+    slots_.mark_used(i);
     Slot& s = slots_[i];
     s.h = h;
     s.k = k;
@@ -140,43 +191,16 @@ class NameMap {
   }
   [[nodiscard]] bool contains(std::string_view k) const noexcept { return find(k) != nullptr; }
 
-  void clear() {
-    if (n_used_ == 0) return;
-    if (slots_.size() > kKeep) {
-      std::vector<Slot>().swap(slots_);
-      used_.reset();
-    } else {
-      for (std::size_t k = 0; k < n_used_; ++k) slots_[used_[k]] = Slot{};
-    }
-    n_used_ = 0;
-  }
+  void clear() { slots_.clear(); }
 
  private:
   static constexpr std::uint64_t kUsed = std::uint64_t{1} << 63;  // h == 0: an empty slot
-  static constexpr std::size_t kInitial = 64;
-  static constexpr std::size_t kKeep = 4096;
   struct Slot {
     std::uint64_t h = 0;
     std::string_view k;
     V v{};
   };
-  void grow() {
-    std::vector<Slot> old(slots_.size() * 2);
-    old.swap(slots_);
-    auto used = std::make_unique<std::uint32_t[]>(slots_.size() / 2 + 1);
-    const std::size_t mask = slots_.size() - 1;
-    for (std::size_t k = 0; k < n_used_; ++k) {
-      Slot& s = old[used_[k]];
-      std::size_t i = s.h & mask;
-      while (slots_[i].h != 0) i = (i + 1) & mask;
-      slots_[i] = std::move(s);
-      used[k] = static_cast<std::uint32_t>(i);
-    }
-    used_ = std::move(used);
-  }
-  std::vector<Slot> slots_;
-  std::unique_ptr<std::uint32_t[]> used_;  // the slots in use: n_used_ of them (room for half the slots + 1)
-  std::size_t n_used_ = 0;
+  UsedSlots<Slot, 64> slots_;
 };
 
 }  // namespace tenet_cost::ir

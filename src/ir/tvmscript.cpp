@@ -97,11 +97,8 @@ class NodeTable {
  public:
   template <class Eq>
   [[nodiscard]] const P* find(std::uint64_t h, const Eq& eq, std::size_t& at) {
-    if (slots_.empty()) {
-      slots_.resize(kInitial);
-      used_ = std::make_unique<std::uint32_t[]>(kInitial / 2 + 1);
-    }
-    const std::size_t mask = slots_.size() - 1;
+    slots_.prepare();
+    const std::size_t mask = slots_.mask();
     for (std::size_t i = spread(h) & mask;; i = (i + 1) & mask) {
       const Slot& s = slots_[i];
       if (!s.p) {
@@ -115,23 +112,13 @@ class NodeTable {
   void insert_at(std::size_t at, std::uint64_t h, const P& p) {
     slots_[at].h = h;
     slots_[at].p = p;
-    used_[n_used_++] = static_cast<std::uint32_t>(at);
-    if (n_used_ * 2 > slots_.size()) grow();
+    slots_.mark_used(at);
+    if (slots_.count() * 2 > slots_.size())
+      slots_.grow([](std::uint64_t sh) { return spread(sh); }, [](const Slot& e) { return !e.p; });
   }
-  void clear() {
-    if (n_used_ == 0) return;
-    if (slots_.size() > kKeep) {
-      std::vector<Slot>().swap(slots_);
-      used_.reset();
-    } else {
-      for (std::size_t k = 0; k < n_used_; ++k) slots_[used_[k]] = Slot{};
-    }
-    n_used_ = 0;
-  }
+  void clear() { slots_.clear(); }
 
  private:
-  static constexpr std::size_t kInitial = 256;
-  static constexpr std::size_t kKeep = 4096;
   struct Slot {
     std::uint64_t h = 0;
     P p;
@@ -141,23 +128,7 @@ class NodeTable {
     h *= 0x9E3779B97F4A7C15ULL;
     return h ^ (h >> 29);
   }
-  void grow() {
-    std::vector<Slot> old(slots_.size() * 2);
-    old.swap(slots_);
-    auto used = std::make_unique<std::uint32_t[]>(slots_.size() / 2 + 1);
-    const std::size_t mask = slots_.size() - 1;
-    for (std::size_t k = 0; k < n_used_; ++k) {
-      Slot& s = old[used_[k]];
-      std::size_t i = spread(s.h) & mask;
-      while (slots_[i].p) i = (i + 1) & mask;
-      slots_[i] = std::move(s);
-      used[k] = static_cast<std::uint32_t>(i);
-    }
-    used_ = std::move(used);
-  }
-  std::vector<Slot> slots_;
-  std::unique_ptr<std::uint32_t[]> used_;  // the slots in use: n_used_ of them, room for half the slots + 1
-  std::size_t n_used_ = 0;
+  UsedSlots<Slot, 256> slots_;
 };
 
 struct LoopInfo {
