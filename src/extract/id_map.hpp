@@ -45,9 +45,10 @@ class IdMap {
   [[nodiscard]] std::size_t size() const { return size_ + (has_null_ ? 1 : 0); }
 
  private:
-  [[nodiscard]] std::size_t slot(const void* key) const {
+  [[nodiscard]] std::size_t slot(const void* key) const { return slot(key, mask_); }
+  static std::size_t slot(const void* key, std::size_t mask) {
     const auto h = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(key)) * 0x9E3779B97F4A7C15ULL;
-    return static_cast<std::size_t>(h >> 32) & mask_;
+    return static_cast<std::size_t>(h >> 32) & mask;
   }
   void rehash(std::size_t expected) {
     std::size_t cap = 16;
@@ -58,8 +59,7 @@ class IdMap {
     const std::size_t mask = cap - 1;
     for (std::size_t j = 0; j < keys_.size(); ++j) {
       if (keys_[j] == nullptr) continue;
-      const auto h = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(keys_[j])) * 0x9E3779B97F4A7C15ULL;
-      std::size_t i = static_cast<std::size_t>(h >> 32) & mask;
+      std::size_t i = slot(keys_[j], mask);
       while (keys[i] != nullptr) i = (i + 1) & mask;
       keys[i] = keys_[j];
       values[i] = std::move(values_[j]);
