@@ -2,10 +2,11 @@
 # Install the Debian packages tenet-cost needs to build and test, when missing.
 # Usage: bash scripts/install-deps.sh          (as root, or with sudo available)
 set -euo pipefail
-pkgs=(cmake ninja-build g++ pkg-config libcli11-dev nlohmann-json3-dev libeigen3-dev
-      libspdlog-dev libfmt-dev catch2 libisl-dev)
-# clang + its sanitizer/fuzzer runtime are optional (fuzz targets); installed when asked.
-if [[ "${TC_WITH_CLANG:-0}" == 1 ]]; then pkgs+=(clang libclang-rt-14-dev); fi
+pkgs=(cmake ninja-build g++ libcli11-dev nlohmann-json3-dev libspdlog-dev libfmt-dev catch2)
+# The clang tools are optional and installed when asked (TC_WITH_CLANG=1, as .ci/run does):
+# clang + its sanitizer/fuzzer runtime for the fuzz targets (.ci/fuzz), clang-format + clang-tidy
+# (git-clang-format-14, clang-tidy-diff-14.py; both Python scripts) for the lint step (.ci/lint).
+if [[ "${TC_WITH_CLANG:-0}" == 1 ]]; then pkgs+=(clang libclang-rt-14-dev clang-format clang-tidy python3 git); fi
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
