@@ -676,6 +676,8 @@ struct ParseOptions {
   std::size_t min_parallel_bytes = std::size_t{4} << 20;  // smaller texts are parsed serially
   unsigned threads = 0;  // 0: $TC_PARSE_THREADS, else the hardware threads; at most 8; 1: serial
   ParseStats* stats = nullptr;  // filled in when set
+  bool ordered_debug_log = false;  // true: parse serially, so that debug log lines come in file
+                                   // order (the CLI sets it with -v); the result is the same
 };
 
 Module parse_tvmscript(const std::string& text, const std::string& filename, const ParseOptions& options);
@@ -683,8 +685,9 @@ Module parse_tvmscript(const std::string& text, const std::string& filename, con
 /// Read a TVM JSON graph (legacy `root`/`type_key` or tvm-ffi `root_index`/`type`).
 Module read_tvm_json(const std::string& text, const std::string& filename);
 
-/// Load a dump from disk, detecting the format from its content.
-Module load_module(const std::string& path);
+/// Load a dump from disk, detecting the format from its content (`options`: for TVMScript).
+Module load_module(const std::string& path, const ParseOptions& options);
+Module load_module(const std::string& path);  // ParseOptions{}
 
 }  // namespace tenet_cost::ir
 

@@ -1,4 +1,6 @@
 // tenet-cost extract DUMP [--entry NAME] [--bind k=v,...] [--format table|json|csv]
+#include <spdlog/spdlog.h>
+
 #include <memory>
 
 #include "commands.hpp"
@@ -97,7 +99,7 @@ void add_extract_command(CLI::App& app, Context& ctx) {
     ExtractOptions opt;
     if (!args->entry.empty()) opt.entry = args->entry;
     opt.bindings = parse_bindings(args->bind);
-    const ir::Module mod = ir::load_module(args->dump);
+    const ir::Module mod = ir::load_module(args->dump, {.ordered_debug_log = spdlog::should_log(spdlog::level::debug)});
     ctx.result = render(extract_workloads(mod, opt), fmt);
   });
 }

@@ -10,7 +10,7 @@ namespace {
 constexpr std::size_t kMaxDumpBytes = std::size_t{1} << 30;
 }  // namespace
 
-Module load_module(const std::string& path) {
+Module load_module(const std::string& path, const ParseOptions& options) {
   const std::string text = read_file(path, kMaxDumpBytes);
   for (const char c : text) {
     if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') continue;
@@ -21,7 +21,9 @@ Module load_module(const std::string& path) {
     }
     break;
   }
-  return parse_tvmscript(text, path);
+  return parse_tvmscript(text, path, options);
 }
+
+Module load_module(const std::string& path) { return load_module(path, ParseOptions{}); }
 
 }  // namespace tenet_cost::ir

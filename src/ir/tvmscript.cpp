@@ -2313,8 +2313,7 @@ Module parse_tvmscript(const std::string& text, const std::string& filename, con
   ParseStats& stats = options.stats != nullptr ? *options.stats : local;
   stats = ParseStats{};
   const unsigned threads = thread_count(options);
-  // Debug logs stay in file order: a debug run parses serially.
-  if (threads > 1 && text.size() >= options.min_parallel_bytes && !spdlog::should_log(spdlog::level::debug)) {
+  if (threads > 1 && text.size() >= options.min_parallel_bytes && !options.ordered_debug_log) {
     if (auto mod = parse_parallel(text, filename, threads, stats)) return std::move(*mod);
     stats.threads = 1;
     stats.chunks = 1;

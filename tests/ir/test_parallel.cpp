@@ -3,6 +3,8 @@
 // dump identically (every node, every location), speculation that a split
 // cannot verify must fall back to the serial parse, and errors must be the
 // serial ones.
+#include <spdlog/spdlog.h>
+
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -140,6 +142,31 @@ TEST_CASE("the serial parse is used below min_parallel_bytes and with one thread
   parse_with(text, 1, &stats);
   CHECK(stats.chunks == 1);
   CHECK_FALSE(stats.fell_back);
+}
+
+TEST_CASE("ordered_debug_log parses serially, whatever the logger's level") {
+  const std::string text = class_module(6);
+  const std::string serial = ir_test::dump(parse_with(text, 1));
+  ParseStats stats;
+  ParseOptions opt;
+  opt.min_parallel_bytes = 0;
+  opt.threads = 3;
+  opt.stats = &stats;
+  const spdlog::level::level_enum level = spdlog::get_level();
+  for (const auto lvl : {spdlog::level::warn, spdlog::level::debug}) {
+    spdlog::set_level(lvl);
+    opt.ordered_debug_log = true;
+    CHECK(ir_test::dump(parse_tvmscript(text, "t.py", opt)) == serial);
+    CHECK(stats.threads == 1);
+    CHECK(stats.chunks == 1);
+    CHECK_FALSE(stats.fell_back);
+    // Without it the logger's level does not choose the algorithm.
+    opt.ordered_debug_log = false;
+    CHECK(ir_test::dump(parse_tvmscript(text, "t.py", opt)) == serial);
+    CHECK(stats.threads == 3);
+    CHECK(stats.chunks > 1);
+  }
+  spdlog::set_level(level);
 }
 
 TEST_CASE("TC_PARSE_THREADS sets the thread count when the options do not") {
