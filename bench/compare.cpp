@@ -1,11 +1,13 @@
 // bench_compare: `tenet-cost compare` of Llama-2-7B (prefill 2048 + decode at context 2048) over the
 // six default schemes on the default arch; target <= 2 s. Prints the wall time of each stage.
-//   bench_compare [--array-model auto|engine|closed-form] [--repeat N]
+//   bench_compare [--array-model auto|engine|closed-form] [--repeat N] DATA_DIR
+// DATA_DIR is the folder holding workloads/llama-2-7b/{config.json,q0f16.py} and
+// configs/arch/<the default arch>.json: the source tree. A missing file stops it with exit 2.
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <string>
 
+#include "args.hpp"
 #include "tenet_cost/arch.hpp"
 #include "tenet_cost/error.hpp"
 #include "tenet_cost/estimate.hpp"
@@ -17,53 +19,61 @@
 using namespace tenet_cost;
 using Clock = std::chrono::steady_clock;
 
-static double ms_since(Clock::time_point t) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
-}
+namespace {
 
-int main(int argc, char** argv) {
+constexpr const char* kName = "bench_compare";
+
+double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+int bench_main(int argc, char** argv) {
   std::string method = "auto";
   int repeat = 3;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--array-model")) method = argv[i + 1];
-    if (!std::strcmp(argv[i], "--repeat")) repeat = std::atoi(argv[i + 1]);
+  std::string root;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if ((a == "--array-model" || a == "--repeat") && i + 1 == argc) bench::fail(kName, "expected a value after " + a);
+    if (a == "--array-model") method = argv[++i];
+    else if (a == "--repeat") repeat = bench::count(kName, argv[++i], "--repeat");
+    else if (root.empty() && !a.starts_with("-")) root = a;
+    else bench::fail(kName, "unexpected argument '" + a + "'");
   }
-  arch::set_data_root(TC_SOURCE_DIR);
-  const std::string dir = std::string(TC_SOURCE_DIR) + "/workloads/llama-2-7b/";
+  if (root.empty())
+    bench::fail(kName, "expected the data folder (the source tree: workloads/, configs/arch/) as the argument");
+  const std::string dir =
+      bench::require_dir(kName, root + "/workloads/llama-2-7b", "the Llama-2-7B dump and config") + "/";
+  const std::string arch_file =
+      bench::require_file(kName, root + "/configs/arch/" + arch::default_arch() + ".json", "the default arch");
+  bench::require_file(kName, dir + "config.json", "the Llama-2-7B config");
+  bench::require_file(kName, dir + "q0f16.py", "the Llama-2-7B dump");
   const char* schemes[] = {"q0f16", "q4f16_1", "q4f16_autoawq", "w8a8-token-channel", "w4a8-g128", "fp8-tensor"};
-  try {
-    for (int rep = 0; rep < repeat; ++rep) {
-      const auto t0 = Clock::now();
-      estimate::Phases ph;
-      const auto cfg = estimate::parse_hf_config(read_file(dir + "config.json"), dir + "config.json");
-      std::vector<estimate::ModelGemm> gemms;
-      std::string source = "dump";
-      try {
-        gemms = estimate::workloads_from_extract(extract_workloads(ir::load_module(dir + "q0f16.py"), {}), ph, cfg);
-      } catch (const InputError& e) {
-        if (std::string(e.what()).find("not implemented") == std::string::npos) throw;
-        gemms = estimate::workloads_from_config(cfg, ph);
-        source = "config (extractor not available)";
-      }
-      const double t_load = ms_since(t0);
-      const auto t1 = Clock::now();
-      estimate::Options o;
-      o.method = estimate::parse_array_method(method);
-      estimate::Estimator est(arch::load_arch(arch::default_arch()), arch::parse_dataflow("os"), o);
-      double decode_s = 0;
-      for (const char* s : schemes) {
-        const auto r = estimate::run_model(est, gemms, quant::parse_scheme(s));
-        decode_s += r.totals.at("decode").latency_s;
-      }
-      const double t_model = ms_since(t1);
-      std::printf("bench_compare: llama-2-7b, 6 schemes, prefill 2048 + decode@2048, array model %s, workloads from %s: "
-                  "load %.1f ms, model %.1f ms, total %.1f ms (%lld array evaluations, %zu workloads; checksum %.6f)\n",
-                  method.c_str(), source.c_str(), t_load, t_model, ms_since(t0),
-                  static_cast<long long>(est.array_evaluations()), gemms.size(), decode_s);
+  for (int rep = 0; rep < repeat; ++rep) {
+    const auto t0 = Clock::now();
+    estimate::Phases ph;
+    const auto cfg = estimate::parse_hf_config(read_file(dir + "config.json"), dir + "config.json");
+    const std::vector<estimate::ModelGemm> gemms =
+        estimate::workloads_from_extract(extract_workloads(ir::load_module(dir + "q0f16.py"), {}), ph, cfg);
+    const double t_load = ms_since(t0);
+    const auto t1 = Clock::now();
+    estimate::Options o;
+    o.method = estimate::parse_array_method(method);
+    estimate::Estimator est(arch::load_arch(arch_file), arch::parse_dataflow("os"), o);
+    double decode_s = 0;
+    for (const char* s : schemes) {
+      const auto r = estimate::run_model(est, gemms, quant::parse_scheme(s));
+      decode_s += r.totals.at("decode").latency_s;
     }
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "bench_compare: %s\n", e.what());
-    return 1;
+    const double t_model = ms_since(t1);
+    std::printf(
+        "bench_compare: llama-2-7b, 6 schemes, prefill 2048 + decode@2048, array model %s, workloads from dump: "
+        "load %.1f ms, model %.1f ms, total %.1f ms (%lld array evaluations, %zu workloads; checksum %.6f)\n",
+        method.c_str(), t_load, t_model, ms_since(t0), static_cast<long long>(est.array_evaluations()), gemms.size(),
+        decode_s);
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return bench::guarded(kName, [&] { return bench_main(argc, argv); });
 }

@@ -1,14 +1,16 @@
 // Benchmark of the TVMScript front-end.
 //
-//   bench_parse_tvmscript                 parse the 348 KB MLC fixture (01) repeatedly: ms per parse, MB/s
-//   bench_parse_tvmscript FILE...         same for the given files
-//   bench_parse_tvmscript --synthetic MB [FILE]
-//                                         build an MB-sized dump (FILE's functions, default fixture 01,
-//                                         repeated under new names), parse it once: MB/s and peak RSS / size,
-//                                         then parse + extract it once more
-//   bench_parse_tvmscript --runs N --synthetic MB [FILE]
+//   bench_parse_tvmscript FILE...         parse each file repeatedly: ms per parse, MB/s (fixture 01:
+//                                         ../shared/fixtures/real/01_mlc_llama2_13b_q4f16_1_batched_whole_module.py,
+//                                         the 348 KB MLC dump)
+//   bench_parse_tvmscript --synthetic MB FILE
+//                                         build an MB-sized dump (FILE's functions repeated under new
+//                                         names), parse it once: MB/s and peak RSS / size, then parse +
+//                                         extract it once more
+//   bench_parse_tvmscript --runs N --synthetic MB FILE
 //                                         the same N times, each in a fresh (forked) process as a CLI run
 //                                         would be, then the min / median / max of the N runs
+// A missing file stops it with exit 2.
 //
 // TC_PARSE_THREADS=N sets the parse's threads (1: serial; default: the hardware threads, at most 8).
 //
@@ -25,10 +27,11 @@
 #include <string>
 #include <vector>
 
+#include "args.hpp"
+#include "synthetic.hpp"
 #include "tenet_cost/extract.hpp"
 #include "tenet_cost/ir.hpp"
 #include "tenet_cost/output.hpp"
-#include "synthetic.hpp"
 
 namespace {
 
@@ -59,8 +62,9 @@ double peak_rss_mb() {
   return static_cast<double>(ru.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
 }
 
-using bench::fixture01;
 using bench::synthetic;
+
+constexpr const char* kName = "bench_parse_tvmscript";
 
 std::size_t count_stmts(const tenet_cost::ir::Module& m) { return m.prim_funcs.size() + m.relax_funcs.size(); }
 
@@ -193,22 +197,26 @@ int bench_synthetic(double mb, const std::string& path, int runs) {
   return 0;
 }
 
+int bench_main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  int runs = 1;
+  if (args.size() >= 2 && args[0] == "--runs") {
+    runs = bench::count(kName, args[1], "--runs");
+    args.erase(args.begin(), args.begin() + 2);
+  }
+  if (!args.empty() && args[0] == "--synthetic") {
+    if (args.size() != 3) bench::fail(kName, "expected --synthetic MB FILE");
+    const double mb = bench::positive(kName, args[1], "MB");
+    return bench_synthetic(mb, bench::require_file(kName, args[2], "the dump to repeat"), runs);
+  }
+  if (runs != 1) bench::fail(kName, "--runs goes with --synthetic MB FILE");
+  if (args.empty()) bench::fail(kName, "expected one or more TVMScript dumps (e.g. ../shared/fixtures/real/01_*.py)");
+  for (const auto& path : args) bench::require_file(kName, path, "a TVMScript dump");
+  return bench_files(args);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    std::vector<std::string> args(argv + 1, argv + argc);
-    int runs = 1;
-    if (args.size() >= 2 && args[0] == "--runs") {
-      runs = std::atoi(args[1].c_str());
-      args.erase(args.begin(), args.begin() + 2);
-    }
-    if ((args.size() == 2 || args.size() == 3) && args[0] == "--synthetic")
-      return bench_synthetic(std::atof(args[1].c_str()), args.size() == 3 ? args[2] : fixture01(), runs);
-    if (args.empty()) args.push_back(fixture01());
-    return bench_files(args);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "bench_parse_tvmscript: %s\n", e.what());
-    return 1;
-  }
+  return bench::guarded(kName, [&] { return bench_main(argc, argv); });
 }

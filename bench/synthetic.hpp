@@ -10,11 +10,7 @@
 
 namespace bench {
 
-inline std::string fixture01() {
-  return std::string(TC_SHARED_DIR) + "/fixtures/real/01_mlc_llama2_13b_q4f16_1_batched_whole_module.py";
-}
-
-/// The functions of `path` (default: fixture 01) repeated with every `def name(`
+/// The functions of `path` (e.g. fixture 01 of ../shared/fixtures/real) repeated with every `def name(`
 /// renamed `def name_rK(` (the class body of an IRModule file, the whole file
 /// for bare prim_funcs) until the text has `target_bytes`.
 inline std::string synthetic(const std::string& path, std::size_t target_bytes) {

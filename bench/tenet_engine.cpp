@@ -1,6 +1,7 @@
 // bench_tenet_engine: wall time of every metric of each GEMM anchor, an LLM-size
 // GEMM and all shipped TENET experiments; peak RSS of the process.
-//   ./build/bench/bench_tenet_engine [fixtures/tenet dir]
+//   ./build/bench/bench_tenet_engine TENET_FIXTURES      (e.g. ../shared/fixtures/tenet: anchors/inputs, data)
+// A missing folder stops it with exit 2.
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "args.hpp"
 #include "tenet_cost/tenet.hpp"
 
 namespace fs = std::filesystem;
@@ -59,10 +61,14 @@ tenet::Problem gemm(long long M, long long N, long long K, int R) {
       "{S[i,j,k] -> PE[i%" + r + ", j%" + r + "]}",
       "{S[i,j,k] -> T[floor(i/" + r + "), floor(j/" + r + "), i%" + r + " + j%" + r + " + k]}");
 }
-}  // namespace
 
-int main(int argc, char** argv) {
-  std::string root = argc > 1 ? argv[1] : std::string(TC_SHARED_DIR) + "/fixtures/tenet";
+constexpr const char* kName = "bench_tenet_engine";
+
+int bench_main(int argc, char** argv) {
+  if (argc != 2) bench::fail(kName, "expected one argument, the TENET fixture folder (e.g. ../shared/fixtures/tenet)");
+  const std::string root = bench::require_dir(kName, argv[1], "the TENET fixture folder");
+  const std::string anchors = bench::require_dir(kName, root + "/anchors/inputs", "the GEMM anchors' .p/.s/.m files");
+  const std::string data = bench::require_dir(kName, root + "/data", "the TENET experiment sets");
   std::printf("%-44s %10s %10s %12s\n", "case", "wall_ms", "cpu_ms", "peakRSS_KB");
   double anchors_max = 0, anchors_max_cpu = 0, total_exp = 0, total_exp_cpu = 0;
   auto run = [&](const std::string& name, const tenet::Problem& p, int reps) {
@@ -71,17 +77,12 @@ int main(int argc, char** argv) {
     std::printf("%-44s %10.2f %10.2f %12ld\n", name.c_str(), t.wall, t.cpu, peak_rss_kb());
     return t;
   };
-  const std::string anchors = root + "/anchors/inputs";
   for (int R : {8, 16})
     for (int N : {256, 512, 1024, 2048, 4096}) {
       const std::string a = std::to_string(R) + "x" + std::to_string(R);
-      tenet::Problem p;
-      if (fs::exists(anchors)) {
-        p = tenet::load_problem(anchors + "/systolic_" + a + ".p", anchors + "/gemm_" + std::to_string(N) + ".s",
-                                anchors + "/gemm_os_" + a + ".m");
-      } else {
-        p = gemm(N, N, N, R);
-      }
+      const tenet::Problem p =
+          tenet::load_problem(anchors + "/systolic_" + a + ".p", anchors + "/gemm_" + std::to_string(N) + ".s",
+                              anchors + "/gemm_os_" + a + ".m");
       const Timing t = run("anchor gemm_" + std::to_string(N) + "_os_" + a, p, 3);
       anchors_max = std::max(anchors_max, t.wall);
       anchors_max_cpu = std::max(anchors_max_cpu, t.cpu);
@@ -89,25 +90,28 @@ int main(int argc, char** argv) {
   run("gemm 2048x11008x4096 os 16x16", gemm(2048, 11008, 4096, 16), 3);
   run("gemm 2048x11008x4096 os 8x8", gemm(2048, 11008, 4096, 8), 3);
   int nexp = 0;
-  const std::string data = root + "/data";
-  if (fs::exists(data)) {
-    std::vector<fs::path> exps;
-    for (const auto& set : fs::directory_iterator(data)) {
-      const fs::path dir = set.path() / "experiment";
-      if (!fs::is_directory(dir)) continue;
-      for (const auto& e : fs::directory_iterator(dir)) exps.push_back(e.path());
-    }
-    std::sort(exps.begin(), exps.end());
-    for (const auto& e : exps) {
-      const auto p = tenet::load_experiment(e.string(), data);
-      const Timing t = run(e.parent_path().parent_path().filename().string() + "/" + e.filename().string(), p, 1);
-      total_exp += t.wall;
-      total_exp_cpu += t.cpu;
-      ++nexp;
-    }
+  std::vector<fs::path> exps;
+  for (const auto& set : fs::directory_iterator(data)) {
+    const fs::path dir = set.path() / "experiment";
+    if (!fs::is_directory(dir)) continue;
+    for (const auto& e : fs::directory_iterator(dir)) exps.push_back(e.path());
+  }
+  if (exps.empty()) bench::fail(kName, "no experiment files under '" + data + "/*/experiment'");
+  std::sort(exps.begin(), exps.end());
+  for (const auto& e : exps) {
+    const auto p = tenet::load_experiment(e.string(), data);
+    const Timing t = run(e.parent_path().parent_path().filename().string() + "/" + e.filename().string(), p, 1);
+    total_exp += t.wall;
+    total_exp_cpu += t.cpu;
+    ++nexp;
   }
   std::printf("max per GEMM anchor: %.2f ms wall, %.2f ms cpu\n", anchors_max, anchors_max_cpu);
   std::printf("all %d experiments: %.1f ms wall, %.1f ms cpu in total\n", nexp, total_exp, total_exp_cpu);
   std::printf("peak RSS: %ld KB\n", peak_rss_kb());
   return 0;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  return bench::guarded(kName, [&] { return bench_main(argc, argv); });
 }

@@ -72,7 +72,8 @@ Model load_model(const CommonArgs& a, bool allow_default) {
     dump = (dir / "q0f16.py").string();
     cfg = parse_hf_config(read_file((dir / "config.json").string(), 1 << 24), (dir / "config.json").string());
     try {
-      ExtractResult ex = extract_workloads(ir::load_module(dump, {.ordered_debug_log = spdlog::should_log(spdlog::level::debug)}), {});
+      ExtractResult ex =
+          extract_workloads(ir::load_module(dump, {.ordered_debug_log = spdlog::should_log(spdlog::level::debug)}), {});
       return Model{kDefaultModel, workloads_from_extract(ex, ph, cfg)};
     } catch (const InputError& e) {
       if (std::string(e.what()).find("not implemented") == std::string::npos) throw;
@@ -81,7 +82,8 @@ Model load_model(const CommonArgs& a, bool allow_default) {
     }
   }
   ExtractOptions eo;
-  ExtractResult ex = extract_workloads(ir::load_module(dump, {.ordered_debug_log = spdlog::should_log(spdlog::level::debug)}), eo);
+  ExtractResult ex =
+      extract_workloads(ir::load_module(dump, {.ordered_debug_log = spdlog::should_log(spdlog::level::debug)}), eo);
   auto gemms = workloads_from_extract(ex, ph, cfg);
   if (gemms.empty()) throw InputError(dump + ": no GEMM workloads found");
   return Model{fs::path(dump).filename().string(), std::move(gemms)};
