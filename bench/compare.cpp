@@ -9,11 +9,10 @@
 
 #include "args.hpp"
 #include "tenet_cost/arch.hpp"
+#include "tenet_cost/cost.hpp"
 #include "tenet_cost/error.hpp"
-#include "tenet_cost/estimate.hpp"
-#include "tenet_cost/extract.hpp"
-#include "tenet_cost/ir.hpp"
-#include "tenet_cost/output.hpp"
+#include "tenet_cost/mapping.hpp"
+#include "tenet_cost/model.hpp"
 #include "tenet_cost/quant.hpp"
 
 using namespace tenet_cost;
@@ -39,27 +38,25 @@ int bench_main(int argc, char** argv) {
   }
   if (root.empty())
     bench::fail(kName, "expected the data folder (the source tree: workloads/, configs/arch/) as the argument");
-  const std::string dir =
-      bench::require_dir(kName, root + "/workloads/llama-2-7b", "the Llama-2-7B dump and config") + "/";
-  const std::string arch_file =
-      bench::require_file(kName, root + "/configs/arch/" + arch::default_arch() + ".json", "the default arch");
-  bench::require_file(kName, dir + "config.json", "the Llama-2-7B config");
-  bench::require_file(kName, dir + "q0f16.py", "the Llama-2-7B dump");
+  const std::string workloads = bench::require_dir(kName, root + "/workloads", "the shipped models");
+  const std::string dir = bench::require_dir(kName, workloads + "/llama-2-7b", "the Llama-2-7B dump and config");
+  bench::require_file(kName, dir + "/config.json", "the Llama-2-7B config");
+  bench::require_file(kName, dir + "/q0f16.py", "the Llama-2-7B dump");
+  const std::string presets = bench::require_dir(kName, root + "/configs/arch", "the arch presets");
+  bench::require_file(kName, presets + "/" + arch::default_arch() + ".json", "the default arch");
   const char* schemes[] = {"q0f16", "q4f16_1", "q4f16_autoawq", "w8a8-token-channel", "w4a8-g128", "fp8-tensor"};
   for (int rep = 0; rep < repeat; ++rep) {
     const auto t0 = Clock::now();
-    estimate::Phases ph;
-    const auto cfg = estimate::parse_hf_config(read_file(dir + "config.json"), dir + "config.json");
-    const std::vector<estimate::ModelGemm> gemms =
-        estimate::workloads_from_extract(extract_workloads(ir::load_module(dir + "q0f16.py"), {}), ph, cfg);
+    const model::Phases ph;
+    const auto gemms = model::default_model(workloads, ph).gemms;
     const double t_load = ms_since(t0);
     const auto t1 = Clock::now();
-    estimate::Options o;
-    o.method = estimate::parse_array_method(method);
-    estimate::Estimator est(arch::load_arch(arch_file), arch::parse_dataflow("os"), o);
+    cost::Options o;
+    o.method = cost::parse_array_method(method);
+    cost::Estimator est(arch::load_arch(arch::default_arch(), presets), mapping::parse_dataflow("os"), o);
     double decode_s = 0;
     for (const char* s : schemes) {
-      const auto r = estimate::run_model(est, gemms, quant::parse_scheme(s));
+      const auto r = model::run_model(est, gemms, quant::parse_scheme(s));
       decode_s += r.totals.at("decode").latency_s;
     }
     const double t_model = ms_since(t1);

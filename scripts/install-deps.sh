@@ -2,7 +2,7 @@
 # Install the Debian packages tenet-cost needs to build and test, when missing.
 # Usage: bash scripts/install-deps.sh          (as root, or with sudo available)
 set -euo pipefail
-pkgs=(cmake ninja-build g++ libcli11-dev nlohmann-json3-dev libspdlog-dev libfmt-dev catch2)
+pkgs=(cmake ninja-build g++ libcli11-dev nlohmann-json3-dev libeigen3-dev libspdlog-dev libfmt-dev catch2)
 # The clang tools are optional and installed when asked (TC_WITH_CLANG=1, as .ci/run does):
 # clang + its sanitizer/fuzzer runtime for the fuzz targets (.ci/fuzz), clang-format + clang-tidy
 # (git-clang-format-14, clang-tidy-diff-14.py; both Python scripts) for the lint step (.ci/lint).
