@@ -170,3 +170,10 @@ TEST_CASE("an illegal generated dataflow is refused with the operand and loop th
   CHECK_THROWS_AS(est.gemm(s, quant::parse_scheme("q0f16")), InputError);
   CHECK(est.array_evaluations() == 0);
 }
+
+TEST_CASE("how many generated mappings are legal on a systolic array (docs/model.md)") {
+  for (const char* s : {"q0f16", "q4f16_1", "w8a8-token-channel"}) {
+    INFO(s);
+    CHECK(mapping::generate_dataflows(arch::Interconnect::kSystolic, ops_of(s)).size() == 48);
+  }
+}
