@@ -25,8 +25,8 @@ CLI::App* add_extract(CLI::App& app, const Command& self, Context& ctx) {
     ExtractOptions opt;
     if (!args->entry.empty()) opt.entry = args->entry;
     opt.bindings = parse_bindings(args->bind);
-    ctx.result = report::render(extract_workloads(
-        ir::load_module(args->dump, {.ordered_debug_log = spdlog::should_log(spdlog::level::debug)}), opt), format);
+    const ir::ParseOptions parse{.ordered_debug_log = spdlog::should_log(spdlog::level::debug)};
+    ctx.result = report::render(extract_workloads(ir::load_module(args->dump, parse), opt), format);
   });
   return cmd;
 }

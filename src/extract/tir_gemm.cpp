@@ -187,6 +187,7 @@ std::string per_tensor_scale_dtype(const FuncIndex& fi) {
 
 }  // namespace
 
+// NOLINTNEXTLINE(readability-function-size): one walk classifying every GEMM form of a PrimFunc
 std::vector<TirGemm> analyze_prim_func(const ir::PrimFunc& f, std::size_t func_index) {
   std::vector<TirGemm> out;
   FuncIndex fi(f);

@@ -643,6 +643,7 @@ stop:
   return static_cast<std::size_t>(t - out);
 }
 
+// NOLINTNEXTLINE(readability-function-size): one switch over every token start (hot path)
 void Lexer::lex_general(Token& t) {
   const std::size_t n = src_.size();
   for (;;) {

@@ -536,6 +536,7 @@ void Parser::parse_params(Stmt* s, Op closer) {
   std::copy(ps.begin(), ps.end(), s->params);
 }
 
+// NOLINTNEXTLINE(readability-function-size): one branch per compound statement kind (def/class/for/while/if/with/try)
 Stmt* Parser::parse_compound(std::vector<Node*>* decorators) {
   const DepthGuard guard(*this);
   const Token first = *tk_;

@@ -978,6 +978,7 @@ void Lowerer::lower_seq(Stmt* const* body, std::uint32_t i, std::uint32_t n, std
   }
 }
 
+// NOLINTNEXTLINE(readability-function-size): one case per TIR statement form
 StmtPtr Lowerer::lower_stmt(const Stmt* s, Stmt* const* body, std::uint32_t i, std::uint32_t n, bool* consumed_rest) {
   const NestGuard guard(*this, s);
   switch (s->kind) {

@@ -474,6 +474,7 @@ class Counter {
   }
 
   /// Exact counts of every group member.
+  // NOLINTNEXTLINE(readability-function-size): exact counting of a group, kept whole with its invariants
   void solve(Group& g) {
     const std::size_t nd = m_.nd;
     std::vector<DimPlan> plan(nd);

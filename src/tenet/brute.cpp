@@ -272,6 +272,7 @@ void small_sort(i64* b, i64* e) {
 
 }  // namespace
 
+// NOLINTNEXTLINE(readability-function-size): the brute-force oracle: one loop nest with its fast paths, kept together
 Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::vector<char>& want, i64 max_points,
                    const std::vector<i64>& step_in, const std::vector<i64>& sub_in) {
   std::vector<i64> step(step_in), sub(sub_in);
