@@ -254,17 +254,9 @@ std::string run_compare(const CommonArgs& a) {
   // a DUMP given without --quant: its own quantization is the first row (the baseline of the ratios)
   if (!a.dump.empty() && a.quant.empty()) schemes.push_back(std::nullopt);
   {
-    std::string list = a.quant.empty() ? kDefaultSchemes : a.quant;
-    std::size_t start = 0;
-    while (start <= list.size()) {
-      const auto comma = list.find(',', start);
-      const std::string item = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-      if (!item.empty()) schemes.push_back(quant::parse_scheme(item));
-      if (comma == std::string::npos) break;
-      start = comma + 1;
-    }
+    for (auto& s : quant::parse_scheme_list(a.quant.empty() ? kDefaultSchemes : a.quant)) schemes.push_back(std::move(s));
     if (schemes.empty() || (schemes.size() == 1 && !schemes[0]))
-      throw InputError("--quant needs at least one scheme; " + quant::valid_forms());
+      throw InputError("--quant needs at least one scheme (valid schemes: `tenet-cost quant list`)");
   }
   Estimator est = make_estimator(a);
   const Model model = load_model(a, true);
