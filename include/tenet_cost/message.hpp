@@ -14,7 +14,8 @@ namespace tenet_cost {
 /// `'12345678901234567890...7890' (100000 bytes)`. Always one line.
 [[nodiscard]] std::string quote_for_message(std::string_view text, std::size_t max_chars = 40);
 
-/// Levenshtein distance (bytes, case-insensitive for ASCII letters).
+/// Edit distance with adjacent swaps (optimal string alignment; bytes,
+/// case-insensitive for ASCII letters).
 [[nodiscard]] std::size_t edit_distance(std::string_view a, std::string_view b);
 
 /// The candidate closest to `text` when it is close enough to be a likely typo

@@ -118,8 +118,9 @@ struct Reader {
       fail(key, "expected an integer for '" + key + "', found " + written(v, key));
     }
     // Above INT64_MAX nlohmann stores an unsigned integer: compared as such, never wrapped.
-    if (v.is_number_unsigned() ? v.get<std::uint64_t>() > static_cast<std::uint64_t>(max)
-                               : (v.get<std::int64_t>() < min || v.get<std::int64_t>() > max))
+    if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(max))
+      fail(key, "expected '" + key + "' in " + range + ", found " + written(v, key));
+    if (v.get<std::int64_t>() < min || v.get<std::int64_t>() > max)
       fail(key, "expected '" + key + "' in " + range + ", found " + written(v, key));
     return v.get<std::int64_t>();
   }

@@ -92,18 +92,22 @@ std::string quote_for_message(std::string_view text, std::size_t max_chars) {
 }
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diag = row[0];
-    row[0] = i;
+  // Optimal string alignment: insertions, deletions, substitutions and swaps of two
+  // adjacent characters ("q0f61" -> "q0f16") cost 1 each.
+  const std::size_t w = b.size() + 1;
+  std::vector<std::size_t> d((a.size() + 1) * w);
+  const auto at = [&](std::size_t i, std::size_t j) -> std::size_t& { return d[i * w + j]; };
+  for (std::size_t i = 0; i <= a.size(); ++i) at(i, 0) = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) at(0, j) = j;
+  for (std::size_t i = 1; i <= a.size(); ++i)
     for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1)});
-      diag = up;
+      const bool same = lower(a[i - 1]) == lower(b[j - 1]);
+      std::size_t v = std::min({at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + (same ? 0 : 1)});
+      if (i > 1 && j > 1 && lower(a[i - 1]) == lower(b[j - 2]) && lower(a[i - 2]) == lower(b[j - 1]))
+        v = std::min(v, at(i - 2, j - 2) + 1);
+      at(i, j) = v;
     }
-  }
-  return row[b.size()];
+  return at(a.size(), b.size());
 }
 
 std::string closest_match(std::string_view text, const std::vector<std::string>& candidates) {
