@@ -14,6 +14,10 @@ namespace tenet_cost {
 /// `'12345678901234567890...7890' (100000 bytes)`. Always one line.
 [[nodiscard]] std::string quote_for_message(std::string_view text, std::size_t max_chars = 40);
 
+/// Length of the valid UTF-8 character starting at s[i]: 1 for ASCII, 2..4 for a valid
+/// multi-byte sequence, 0 for an invalid byte (overlong, surrogate, truncated, > U+10FFFF).
+[[nodiscard]] std::size_t utf8_char_length(std::string_view s, std::size_t i);
+
 /// Edit distance with adjacent swaps (optimal string alignment; bytes,
 /// case-insensitive for ASCII letters).
 [[nodiscard]] std::size_t edit_distance(std::string_view a, std::string_view b);

@@ -11,8 +11,9 @@ namespace {
 
 char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
 
-// Length of the valid UTF-8 sequence at text[i] (1 for ASCII), or 0.
-std::size_t utf8_at(std::string_view s, std::size_t i) {
+}  // namespace
+
+std::size_t utf8_char_length(std::string_view s, std::size_t i) {
   const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
   const unsigned char c = b(i);
   if (c < 0x80) return 1;
@@ -36,7 +37,9 @@ std::size_t utf8_at(std::string_view s, std::size_t i) {
   return n;
 }
 
-// Appends text[from, to) escaped; `to` is moved back to a character boundary by the caller.
+namespace {
+
+// Appends `s` escaped for a one-line message.
 void escape_into(std::string& out, std::string_view s) {
   static constexpr char kHex[] = "0123456789abcdef";
   for (std::size_t i = 0; i < s.size();) {
@@ -51,7 +54,7 @@ void escape_into(std::string& out, std::string_view s) {
       out += '\\', out += static_cast<char>(c), ++i;
     } else if (c >= 0x20 && c < 0x7f) {
       out += static_cast<char>(c), ++i;
-    } else if (const std::size_t n = utf8_at(s, i); n > 1) {
+    } else if (const std::size_t n = utf8_char_length(s, i); n > 1) {
       const std::string_view ch = s.substr(i, n);
       if (ch == "\xef\xbb\xbf") {
         out += "\\ufeff";

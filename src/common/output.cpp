@@ -23,12 +23,20 @@
 #include <string>
 
 #include "tenet_cost/error.hpp"
+#include "tenet_cost/message.hpp"
 
 namespace tenet_cost {
 
 namespace {
 
 std::string why(int err) { return std::strerror(err); }
+
+// A path with a NUL byte would name a shorter path to the OS (c_str stops at the
+// NUL): refused rather than silently reading or replacing another file.
+void require_no_nul(const std::string& path, const char* what) {
+  if (path.find('\0') != std::string::npos)
+    throw InputError(quote_for_message(path) + ": " + what + ": the file name contains a NUL byte");
+}
 
 // Closes a descriptor on every path out of a scope.
 struct Fd {
@@ -155,6 +163,7 @@ int named_descriptor(const std::string& path) {
 }  // namespace
 
 void write_output(const std::string& path, std::string_view content) {
+  require_no_nul(path, "cannot write file");
   if (path.empty() || path == "-") {
     std::cout.write(content.data(), static_cast<std::streamsize>(content.size()));
     std::cout.flush();
@@ -225,6 +234,7 @@ void write_output(const std::string& path, std::string_view content) {
 }
 
 std::string read_file(const std::string& path, std::size_t max_bytes) {
+  require_no_nul(path, "cannot open file");
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) throw InputError(path + ": cannot open file: " + why(errno));
   if (S_ISDIR(st.st_mode)) throw InputError(path + ": is a directory, expected a file");

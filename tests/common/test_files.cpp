@@ -252,6 +252,12 @@ TEST_CASE("read_file: pipes are streamed, devices and FIFOs without a writer ref
   CHECK(error_of([&] { read_file(d / "missing"); }).find("No such file or directory") != std::string::npos);
   CHECK(error_of([&] { read_file(d.path.string()); }).find("is a directory") != std::string::npos);
   CHECK(error_of([&] { read_file(d / "f.txt", 3); }).find("over the limit of 3 bytes") != std::string::npos);
+  // A NUL byte in a name (a fuzzed dataflow or .p path) never names the shorter path to the OS.
+  const std::string nul = d / "f.txt" + std::string(1, '\0') + ".m";
+  CHECK(error_of([&] { read_file(nul); }).find("the file name contains a NUL byte") != std::string::npos);
+  CHECK(error_of([&] { write_output(nul, "replaced\n"); }).find("the file name contains a NUL byte") !=
+        std::string::npos);
+  CHECK(read_file(d / "f.txt") == "hello\n");
   // A FIFO with no writer: an error at once, never a hang.
   const std::string fifo = d / "fifo";
   REQUIRE(::mkfifo(fifo.c_str(), 0644) == 0);
