@@ -24,7 +24,8 @@ struct JsonLimits {
 [[nodiscard]] SourceLocation location_at(const std::string& text, std::size_t offset, const std::string& file);
 
 /// Parses `text`; throws InputError (located where possible) for text over the
-/// limits, nesting over the limits, invalid JSON or a number that overflows a double.
+/// limits, nesting over the limits, a key given twice in one object (named in the
+/// message), invalid JSON or a number that overflows a double.
 [[nodiscard]] nlohmann::json parse_json_document(const std::string& text, const std::string& file,
                                                  const JsonLimits& limits);
 

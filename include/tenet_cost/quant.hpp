@@ -64,8 +64,12 @@ struct Scheme {
   std::optional<TensorFormat> kv;   // KV-cache quantization (attention GEMMs)
 };
 
-/// Parse a scheme name; throws InputError listing the valid forms.
+/// Parse a scheme name (case-insensitive, surrounding spaces ignored); throws a
+/// one-line InputError with the reason, a "did you mean" for a near miss and a
+/// pointer to `tenet-cost quant list`.
 Scheme parse_scheme(const std::string& text);
+/// A comma-separated list ("q0f16, q4f16_1"): items trimmed, empty items skipped.
+std::vector<Scheme> parse_scheme_list(const std::string& text);
 /// The MLC schemes plus representative generic ones (for `quant list`).
 std::vector<Scheme> catalog();
 /// Human text listing the valid forms (used in error messages and docs).

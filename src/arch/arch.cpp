@@ -9,6 +9,7 @@
 #include "tenet_cost/arch.hpp"
 #include "tenet_cost/error.hpp"
 #include "tenet_cost/json_text.hpp"
+#include "tenet_cost/message.hpp"
 #include "tenet_cost/output.hpp"
 
 namespace tenet_cost::arch {
@@ -27,18 +28,17 @@ namespace {
 constexpr std::size_t kMaxArchBytes = std::size_t{1} << 20;
 constexpr int kMaxArchNesting = 16;
 
-// Location of `"key"` followed by ':' (the first occurrence after `from`).
-SourceLocation key_location(const std::string& text, const std::string& file, const std::string& key,
-                            std::size_t from = 0) {
+// Offset of `"key"` followed by ':' (the first occurrence at or after `from`), or npos.
+std::size_t key_offset(const std::string& text, const std::string& key, std::size_t from) {
   const std::string quoted = "\"" + key + "\"";
   std::size_t pos = from;
   while ((pos = text.find(quoted, pos)) != std::string::npos) {
     std::size_t after = pos + quoted.size();
     while (after < text.size() && std::isspace(static_cast<unsigned char>(text[after]))) ++after;
-    if (after < text.size() && text[after] == ':') return location_at(text, pos, file);
+    if (after < text.size() && text[after] == ':') return pos;
     pos = after;
   }
-  return SourceLocation{file, 0, 0};
+  return std::string::npos;
 }
 
 std::string join(const std::vector<std::string>& v) {
@@ -47,12 +47,47 @@ std::string join(const std::vector<std::string>& v) {
   return out;
 }
 
+// Ranges of the arch fields (docs/arch.md, "Ranges").
+constexpr std::int64_t kMaxPe = 4096;                       // rows, cols
+constexpr std::int64_t kMaxClockMhz = 1'000'000;            // 1 THz
+constexpr std::int64_t kMaxBufferBytes = std::int64_t{1} << 48;
+constexpr std::int64_t kMaxBitsPerCycle = std::int64_t{1} << 24;
+constexpr std::int64_t kMaxDramMbPerS = 1'000'000'000;      // 1 PB/s
+constexpr std::int64_t kMaxUnitPerCycle = std::int64_t{1} << 24;  // dequant / vector throughput
+constexpr std::int64_t kMaxMacRate = 65536;                 // MACs per PE per cycle
+constexpr double kMaxEnergyPj = 1e6;                        // per MAC, bit, element or op
+
+// Reads the fields of one JSON object; `from` is the offset of the object's own
+// key in the text, so keys that repeat in several sections ("fp16") are located
+// in the right one.
 struct Reader {
   const std::string& text;
   const std::string& file;
+  std::size_t from = 0;
 
-  [[noreturn]] void fail(const std::string& key, const std::string& msg) const {
-    throw InputError(key_location(text, file, key), msg);
+  [[nodiscard]] Reader section(const std::string& key) const {
+    const std::size_t at = key_offset(text, key, from);
+    return Reader{text, file, at == std::string::npos ? from : at};
+  }
+  [[nodiscard]] SourceLocation where(const std::string& key) const {
+    const std::size_t at = key_offset(text, key, from);
+    return at == std::string::npos ? SourceLocation{file, 0, 0} : location_at(text, at, file);
+  }
+  [[noreturn]] void fail(const std::string& key, const std::string& msg) const { throw InputError(where(key), msg); }
+  // The value of `key` as written in the file (a number's digits are not rounded or
+  // wrapped), quoted and elided for a message.
+  [[nodiscard]] std::string written(const json& v, const std::string& key) const {
+    std::size_t at = key_offset(text, key, from);
+    if (at != std::string::npos && (at = text.find(':', at)) != std::string::npos) {
+      ++at;
+      while (at < text.size() && std::isspace(static_cast<unsigned char>(text[at]))) ++at;
+      std::size_t end = at;
+      if (end < text.size() && text[end] != '"' && text[end] != '{' && text[end] != '[') {
+        while (end < text.size() && std::string_view(",}] \t\r\n").find(text[end]) == std::string_view::npos) ++end;
+        if (end > at) return quote_for_message(std::string_view(text).substr(at, end - at));
+      }
+    }
+    return quote_for_message(v.dump(-1, ' ', false, json::error_handler_t::replace));
   }
   void check_keys(const json& obj, const std::string& what, const std::vector<std::string>& valid) const {
     if (!obj.is_object()) {
@@ -62,31 +97,65 @@ struct Reader {
     }
     for (auto it = obj.begin(); it != obj.end(); ++it)
       if (std::find(valid.begin(), valid.end(), it.key()) == valid.end())
-        fail(it.key(), "unknown key '" + it.key() + "' in " + what + "; valid keys: " + join(valid));
+        fail(it.key(), "unknown key " + quote_for_message(it.key()) + " in " + what + did_you_mean(it.key(), valid) +
+                           " (valid keys: " + join(valid) + ")");
   }
-  std::int64_t integer(const json& obj, const std::string& key, bool required, std::int64_t def, std::int64_t min) const {
+  std::int64_t integer(const json& obj, const std::string& key, bool required, std::int64_t def, std::int64_t min,
+                       std::int64_t max) const {
     if (!obj.contains(key)) {
       if (required) throw InputError(SourceLocation{file, 0, 0}, "missing required key '" + key + "'");
       return def;
     }
     const json& v = obj.at(key);
-    if (!v.is_number_integer()) fail(key, "expected an integer for '" + key + "', found " + v.dump());
-    const std::int64_t x = v.get<std::int64_t>();
-    if (x < min) fail(key, "expected '" + key + "' >= " + std::to_string(min) + ", found " + std::to_string(x));
-    return x;
+    const std::string range = std::to_string(min) + " .. " + std::to_string(max);
+    if (!v.is_number_integer()) {
+      if (v.is_number_float() && std::fabs(v.get<double>()) >= 9.2e18)  // digits beyond 64 bits
+        fail(key, "expected '" + key + "' in " + range + ", found " + written(v, key));
+      fail(key, "expected an integer for '" + key + "', found " + written(v, key));
+    }
+    // Above INT64_MAX nlohmann stores an unsigned integer: compared as such, never wrapped.
+    if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(max))
+      fail(key, "expected '" + key + "' in " + range + ", found " + written(v, key));
+    if (v.get<std::int64_t>() < min || v.get<std::int64_t>() > max)
+      fail(key, "expected '" + key + "' in " + range + ", found " + written(v, key));
+    return v.get<std::int64_t>();
   }
-  double number(const json& obj, const std::string& key, double def) const {
+  // A finite number in [0, max] (not -0.0).
+  double number(const json& obj, const std::string& key, double def, double max) const {
     if (!obj.contains(key)) return def;
     const json& v = obj.at(key);
-    if (!v.is_number()) fail(key, "expected a number for '" + key + "', found " + v.dump());
+    if (!v.is_number()) fail(key, "expected a number for '" + key + "', found " + written(v, key));
     const double x = v.get<double>();
-    if (x < 0) fail(key, "expected '" + key + "' >= 0");
+    if (!std::isfinite(x) || std::signbit(x) || x > max)
+      fail(key, "expected '" + key + "' in 0 .. " + json(max).dump() + ", found " + written(v, key));
     return x;
+  }
+  // MACs per PE per cycle: an integer in 1 .. kMaxMacRate or k/64 (k >= 1).
+  Arch::Rate rate(const json& obj, const std::string& key) const {
+    const json& v = obj.at(key);
+    const std::string expected = "expected '" + key + "' (MACs per PE per cycle) to be an integer in 1 .. " +
+                                 std::to_string(kMaxMacRate) + " or a fraction k/64 >= 1/64, found ";
+    if (!v.is_number()) fail(key, "expected a number for '" + key + "', found " + written(v, key));
+    if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(kMaxMacRate))
+      fail(key, expected + written(v, key));
+    if (v.is_number_integer()) {
+      const std::int64_t n = v.get<std::int64_t>();
+      if (n < 1 || n > kMaxMacRate) fail(key, expected + written(v, key));
+      return {n, 1};
+    }
+    const double x = v.get<double>();
+    if (!std::isfinite(x) || std::signbit(x) || x < 1.0 / 64 || x > static_cast<double>(kMaxMacRate))
+      fail(key, expected + written(v, key));
+    Arch::Rate r{static_cast<std::int64_t>(std::llround(x * 64)), 64};
+    if (std::fabs(static_cast<double>(r.num) / 64.0 - x) > 1e-12)
+      fail(key, "expected an integer or a fraction with denominator <= 64 for '" + key + "', found " + written(v, key));
+    const std::int64_t g = std::gcd(r.num, r.den);
+    return {r.num / g, r.den / g};
   }
   std::string string(const json& obj, const std::string& key, const std::string& def) const {
     if (!obj.contains(key)) return def;
     const json& v = obj.at(key);
-    if (!v.is_string()) fail(key, "expected a string for '" + key + "', found " + v.dump());
+    if (!v.is_string()) fail(key, "expected a string for '" + key + "', found " + written(v, key));
     return v.get<std::string>();
   }
 };
@@ -103,77 +172,73 @@ Arch parse_arch(const std::string& text, const std::string& filename) {
   a.file = filename;
   a.name = r.string(doc, "name", fs::path(filename).stem().string());
   a.description = r.string(doc, "description", "");
-  a.clock_mhz = r.integer(doc, "clock_mhz", true, 0, 1);
+  a.clock_mhz = r.integer(doc, "clock_mhz", true, 0, 1, kMaxClockMhz);
   if (!doc.contains("pe_array") || !doc["pe_array"].is_object())
     throw InputError(SourceLocation{filename, 0, 0}, "missing required object 'pe_array'");
   const json& pe = doc["pe_array"];
-  r.check_keys(pe, "pe_array", {"rows", "cols", "interconnect"});
-  a.rows = r.integer(pe, "rows", true, 0, 1);
-  a.cols = r.integer(pe, "cols", true, 0, 1);
-  if (a.rows > 4096 || a.cols > 4096) r.fail("rows", "PE array larger than 4096 x 4096 is not supported");
-  std::string interconnect = r.string(pe, "interconnect", "systolic");
+  const Reader rp = r.section("pe_array");
+  rp.check_keys(pe, "pe_array", {"rows", "cols", "interconnect"});
+  a.rows = rp.integer(pe, "rows", true, 0, 1, kMaxPe);
+  a.cols = rp.integer(pe, "cols", true, 0, 1, kMaxPe);
+  std::string interconnect = rp.string(pe, "interconnect", "systolic");
   if (doc.contains("macs_per_pe_per_cycle")) {
     const json& m = doc["macs_per_pe_per_cycle"];
     if (!m.is_object()) r.fail("macs_per_pe_per_cycle", "expected an object of precision -> MACs/PE/cycle");
-    r.check_keys(m, "macs_per_pe_per_cycle", precisions());
-    for (auto it = m.begin(); it != m.end(); ++it) {
-      const double v = r.number(m, it.key(), 0);
-      Arch::Rate rate;
-      if (it.value().is_number_integer()) {
-        rate = {it.value().get<std::int64_t>(), 1};
-      } else {
-        rate = {static_cast<std::int64_t>(std::llround(v * 64)), 64};
-        if (std::fabs(static_cast<double>(rate.num) / 64.0 - v) > 1e-12 || v > 1e6)
-          r.fail(it.key(), "expected an integer or a fraction with denominator <= 64 for '" + it.key() + "'");
-        const std::int64_t g = std::gcd(rate.num, rate.den);
-        if (g > 0) rate = {rate.num / g, rate.den / g};
-      }
-      if (rate.num > 0) a.macs_per_pe_per_cycle[it.key()] = rate;
-    }
+    const Reader rm = r.section("macs_per_pe_per_cycle");
+    rm.check_keys(m, "macs_per_pe_per_cycle", precisions());
+    // Every listed precision has a rate > 0: a precision the arch cannot run is left out.
+    for (auto it = m.begin(); it != m.end(); ++it) a.macs_per_pe_per_cycle[it.key()] = rm.rate(m, it.key());
   }
   if (a.macs_per_pe_per_cycle.empty())
-    throw InputError(SourceLocation{filename, 0, 0}, "'macs_per_pe_per_cycle' must give at least one precision with a rate > 0");
+    throw InputError(r.where("macs_per_pe_per_cycle"), "'macs_per_pe_per_cycle' must give at least one precision");
   if (!doc.contains("buffer") || !doc["buffer"].is_object())
     throw InputError(SourceLocation{filename, 0, 0}, "missing required object 'buffer'");
   const json& buf = doc["buffer"];
-  r.check_keys(buf, "buffer", {"bytes", "bits_per_cycle"});
-  a.buffer_bytes = r.integer(buf, "bytes", true, 0, 1);
-  a.buffer_bits_per_cycle = r.integer(buf, "bits_per_cycle", true, 0, 1);
+  const Reader rb = r.section("buffer");
+  rb.check_keys(buf, "buffer", {"bytes", "bits_per_cycle"});
+  a.buffer_bytes = rb.integer(buf, "bytes", true, 0, 1, kMaxBufferBytes);
+  a.buffer_bits_per_cycle = rb.integer(buf, "bits_per_cycle", true, 0, 1, kMaxBitsPerCycle);
   if (!doc.contains("dram") || !doc["dram"].is_object())
     throw InputError(SourceLocation{filename, 0, 0}, "missing required object 'dram'");
   const json& dram = doc["dram"];
-  r.check_keys(dram, "dram", {"mb_per_s"});
-  a.dram_mb_per_s = r.integer(dram, "mb_per_s", true, 0, 1);
+  const Reader rd = r.section("dram");
+  rd.check_keys(dram, "dram", {"mb_per_s"});
+  a.dram_mb_per_s = rd.integer(dram, "mb_per_s", true, 0, 1, kMaxDramMbPerS);
   if (doc.contains("dequant")) {
     const json& d = doc["dequant"];
-    r.check_keys(d, "dequant", {"placement", "per_cycle"});
-    const std::string placement = r.string(d, "placement", "edge");
+    const Reader rq = r.section("dequant");
+    rq.check_keys(d, "dequant", {"placement", "per_cycle"});
+    const std::string placement = rq.string(d, "placement", "edge");
     if (placement != "edge" && placement != "pe")
-      r.fail("placement", "expected 'placement' to be \"edge\" or \"pe\", found \"" + placement + "\"");
+      rq.fail("placement", "expected 'placement' to be \"edge\" or \"pe\", found " + quote_for_message(placement) +
+                               did_you_mean(placement, {"edge", "pe"}));
     a.dequant_placement = placement == "pe" ? DequantPlacement::kPE : DequantPlacement::kEdge;
-    a.dequant_per_cycle = r.integer(d, "per_cycle", false, 0, 0);
+    a.dequant_per_cycle = rq.integer(d, "per_cycle", false, 0, 0, kMaxUnitPerCycle);
   }
   if (a.dequant_placement == DequantPlacement::kEdge && a.dequant_per_cycle == 0) a.dequant_per_cycle = a.cols;
   if (doc.contains("vector_unit")) {
     const json& v = doc["vector_unit"];
-    r.check_keys(v, "vector_unit", {"ops_per_cycle"});
-    a.vector_ops_per_cycle = r.integer(v, "ops_per_cycle", false, 0, 1);
+    const Reader rv = r.section("vector_unit");
+    rv.check_keys(v, "vector_unit", {"ops_per_cycle"});
+    a.vector_ops_per_cycle = rv.integer(v, "ops_per_cycle", false, 0, 1, kMaxUnitPerCycle);
   }
   if (a.vector_ops_per_cycle == 0) a.vector_ops_per_cycle = a.cols;
   if (doc.contains("energy_pj")) {
     const json& e = doc["energy_pj"];
-    r.check_keys(e, "energy_pj", {"mac", "dram_per_bit", "buffer_per_bit", "noc_per_bit", "dequant", "vector_op"});
+    const Reader re = r.section("energy_pj");
+    re.check_keys(e, "energy_pj", {"mac", "dram_per_bit", "buffer_per_bit", "noc_per_bit", "dequant", "vector_op"});
     if (e.contains("mac")) {
       const json& m = e["mac"];
-      if (!m.is_object()) r.fail("mac", "expected an object of precision -> pJ per MAC");
-      r.check_keys(m, "energy_pj.mac", precisions());
-      for (auto it = m.begin(); it != m.end(); ++it) a.mac_pj[it.key()] = r.number(m, it.key(), 0);
+      if (!m.is_object()) re.fail("mac", "expected an object of precision -> pJ per MAC");
+      const Reader rm = re.section("mac");
+      rm.check_keys(m, "energy_pj.mac", precisions());
+      for (auto it = m.begin(); it != m.end(); ++it) a.mac_pj[it.key()] = rm.number(m, it.key(), 0, kMaxEnergyPj);
     }
-    a.dram_pj_per_bit = r.number(e, "dram_per_bit", 0);
-    a.buffer_pj_per_bit = r.number(e, "buffer_per_bit", 0);
-    a.noc_pj_per_bit = r.number(e, "noc_per_bit", 0);
-    a.dequant_pj = r.number(e, "dequant", 0);
-    a.vector_op_pj = r.number(e, "vector_op", 0);
+    a.dram_pj_per_bit = re.number(e, "dram_per_bit", 0, kMaxEnergyPj);
+    a.buffer_pj_per_bit = re.number(e, "buffer_per_bit", 0, kMaxEnergyPj);
+    a.noc_pj_per_bit = re.number(e, "noc_per_bit", 0, kMaxEnergyPj);
+    a.dequant_pj = re.number(e, "dequant", 0, kMaxEnergyPj);
+    a.vector_op_pj = re.number(e, "vector_op", 0, kMaxEnergyPj);
   }
   if (doc.contains("sources")) {
     const json& s = doc["sources"];
@@ -191,7 +256,7 @@ Arch parse_arch(const std::string& text, const std::string& filename) {
     try {
       body = read_file(pf.string(), 1 << 20);
     } catch (const InputError& e) {
-      r.fail("interconnect", e.what());
+      rp.fail("interconnect", e.what());
     }
     std::vector<std::string> lines;
     std::size_t st = 0;
@@ -218,8 +283,9 @@ Arch parse_arch(const std::string& text, const std::string& filename) {
     a.interconnect = Interconnect::kRelation;
     a.interconnect_relation = interconnect;
   } else {
-    r.fail("interconnect", "expected interconnect \"systolic\", \"mesh\", \"none\" or a TENET relation like "
-                           "\"{PE[i,j]->PE[i-1,j]}\", found \"" + interconnect + "\"");
+    rp.fail("interconnect", "expected interconnect \"systolic\", \"mesh\", \"none\" or a TENET relation like "
+                            "\"{PE[i,j]->PE[i-1,j]}\", found " + quote_for_message(interconnect) +
+                                did_you_mean(interconnect, {"systolic", "mesh", "none"}));
   }
   return a;
 }

@@ -23,9 +23,12 @@ int main(int argc, char** argv) {
   CLI::App app{"tenet-cost: cost of LLM GEMM workloads on spatial accelerators (TENET relation-centric model)"};
   tenet_cost::cli::Context ctx;
   app.require_subcommand(1);
+  // -o/-v are accepted anywhere: subcommands created below inherit fallthrough, so an
+  // option they do not know is matched against the app's (`compare -o out.csv`).
+  app.fallthrough();
   app.set_version_flag("--version", std::string("tenet-cost 0.1.0"));
   std::string output = "-";
-  app.add_option("-o,--output", output, "Write the result to this file (atomically) instead of stdout");
+  app.add_option("-o,--output", output, "Write the result to this file instead of stdout (atomically; a device or FIFO is written directly)");
   app.add_flag("-v,--verbose", ctx.verbose, "Debug logging on stderr");
   // the command table of docs/cli.md, generated from the one table that registers the commands
   app.add_flag_callback(

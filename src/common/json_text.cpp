@@ -2,6 +2,11 @@
 
 #include <algorithm>
 #include <limits>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
+
+#include "tenet_cost/message.hpp"
 
 namespace tenet_cost {
 
@@ -22,34 +27,84 @@ SourceLocation location_at(const std::string& text, std::size_t offset, const st
 
 namespace {
 
-// Rejects nesting deeper than the limit before nlohmann builds a pathological tree.
-void check_nesting(const std::string& text, const std::string& file, int max_nesting) {
-  int depth = 0;
-  bool in_string = false;
-  bool escape = false;
-  for (std::size_t k = 0; k < text.size(); ++k) {
-    const char c = text[k];
-    if (in_string) {
-      if (escape) {
-        escape = false;
-      } else if (c == '\\') {
-        escape = true;
-      } else if (c == '"') {
-        in_string = false;
+// One pass over the text before nlohmann builds a tree: rejects nesting deeper
+// than the limit (a pathological tree) and a key given twice in one object
+// (nlohmann would keep the last one silently). Keys are compared as written.
+class StructureCheck {
+ public:
+  StructureCheck(const std::string& text, const std::string& file, int max_nesting)
+      : text_(text), file_(file), max_nesting_(max_nesting) {}
+
+  void run() {
+    for (std::size_t k = 0; k < text_.size(); ++k) {
+      const char c = text_[k];
+      if (c == '"') {
+        const std::size_t end = string_end(k);
+        if (depth_ > 0 && frames_[depth_ - 1].object && frames_[depth_ - 1].expect_key) {
+          add_key(std::string_view(text_).substr(k + 1, end - k - 1), k);
+          frames_[depth_ - 1].expect_key = false;
+        }
+        k = end;
+      } else if (c == '[' || c == '{') {
+        if (depth_ >= static_cast<std::size_t>(max_nesting_))
+          throw InputError(location_at(text_, k, file_),
+                           "JSON nested deeper than " + std::to_string(max_nesting_) + " levels");
+        if (frames_.size() <= depth_) frames_.emplace_back();
+        Frame& f = frames_[depth_++];
+        f.object = c == '{';
+        f.expect_key = f.object;
+        f.keys.clear();
+        f.key_set.clear();
+      } else if ((c == ']' || c == '}') && depth_ > 0) {
+        --depth_;
+      } else if (c == ',' && depth_ > 0 && frames_[depth_ - 1].object) {
+        frames_[depth_ - 1].expect_key = true;
       }
-      continue;
-    }
-    if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > max_nesting)
-        throw InputError(location_at(text, k, file),
-                         "JSON nested deeper than " + std::to_string(max_nesting) + " levels");
-    } else if ((c == ']' || c == '}') && depth > 0) {
-      --depth;
     }
   }
-}
+
+ private:
+  struct Frame {
+    bool object = false;
+    bool expect_key = false;
+    std::vector<std::string_view> keys;           // the first few keys (linear search)
+    std::unordered_set<std::string_view> key_set;  // all keys once there are many
+  };
+
+  // Index of the closing quote of the string opening at `open` (or the end of the text).
+  std::size_t string_end(std::size_t open) const {
+    for (std::size_t k = open + 1; k < text_.size(); ++k) {
+      if (text_[k] == '\\') {
+        ++k;
+      } else if (text_[k] == '"') {
+        return k;
+      }
+    }
+    return text_.size();
+  }
+
+  void add_key(std::string_view key, std::size_t at) {
+    Frame& f = frames_[depth_ - 1];
+    constexpr std::size_t kLinear = 16;
+    bool dup = false;
+    if (f.key_set.empty()) {
+      dup = std::find(f.keys.begin(), f.keys.end(), key) != f.keys.end();
+      f.keys.push_back(key);
+      if (f.keys.size() > kLinear) f.key_set.insert(f.keys.begin(), f.keys.end());
+    } else {
+      dup = !f.key_set.insert(key).second;
+    }
+    if (dup)
+      throw InputError(location_at(text_, at, file_), "expected each key once in a JSON object, found " +
+                                                          quote_for_message(key) + " twice");
+  }
+
+  const std::string& text_;
+  const std::string& file_;
+  int max_nesting_;
+  std::vector<Frame> frames_;
+  std::size_t depth_ = 0;
+};
 
 }  // namespace
 
@@ -58,7 +113,7 @@ nlohmann::json parse_json_document(const std::string& text, const std::string& f
     throw InputError(SourceLocation{file, 0, 0}, std::string(limits.what) + " is " + std::to_string(text.size()) +
                                                      " bytes, over the limit of " + std::to_string(limits.max_bytes) +
                                                      " bytes");
-  check_nesting(text, file, limits.max_nesting);
+  StructureCheck(text, file, limits.max_nesting).run();
   try {
     return nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {

@@ -1,70 +1,274 @@
+// Reading inputs and writing results safely (docs/reliability.md, "Files").
+//
+// write_output never replaces what the path names unless it is a regular file:
+// a device, FIFO or socket is written directly (or refused), a symlink is
+// followed and its target replaced, an existing file keeps its mode and owner,
+// and the new contents are fsync'ed before the rename (and the directory after).
+//
+// read_file is the one reader of every input file: stat before open, open
+// non-blocking (a FIFO never hangs the open), pipes streamed up to the limit,
+// devices refused, every failure with its strerror reason.
 #include "tenet_cost/output.hpp"
 
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <iostream>
-#include <sstream>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <optional>
+#include <string>
+
 #include "tenet_cost/error.hpp"
+#include "tenet_cost/message.hpp"
 
 namespace tenet_cost {
 
-void write_output(const std::string& path, std::string_view content) {
-  if (path.empty() || path == "-") {
-    std::cout.write(content.data(), static_cast<std::streamsize>(content.size()));
-    std::cout.flush();
-    if (!std::cout) throw InputError("cannot write to standard output");
-    return;
+namespace {
+
+std::string why(int err) { return std::strerror(err); }
+
+// A path with a NUL byte would name a shorter path to the OS (c_str stops at the
+// NUL): refused rather than silently reading or replacing another file.
+void require_no_nul(const std::string& path, const char* what) {
+  if (path.find('\0') != std::string::npos)
+    throw InputError(quote_for_message(path) + ": " + what + ": the file name contains a NUL byte");
+}
+
+// Closes a descriptor on every path out of a scope.
+struct Fd {
+  int fd = -1;
+  explicit Fd(int f) : fd(f) {}
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
   }
-  namespace fs = std::filesystem;
-  const fs::path target(path);
-  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  std::string tmpl = (dir / (target.filename().string() + ".tmp.XXXXXX")).string();
-  const int fd = ::mkstemp(tmpl.data());
-  if (fd < 0) throw InputError(path + ": cannot create a temporary file: " + std::strerror(errno));
+  int release() {
+    const int f = fd;
+    fd = -1;
+    return f;
+  }
+};
+
+void write_all(int fd, std::string_view content, const std::string& path) {
   std::size_t done = 0;
   while (done < content.size()) {
     const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
-      const std::string why = std::strerror(errno);
-      ::close(fd);
-      ::unlink(tmpl.c_str());
-      throw InputError(path + ": write failed: " + why);
+      throw InputError(path + ": write failed: " + why(errno));
     }
     done += static_cast<std::size_t>(n);
   }
-  if (::close(fd) != 0) {
-    ::unlink(tmpl.c_str());
-    throw InputError(path + ": write failed: " + std::strerror(errno));
+}
+
+void clear_nonblock(int fd, const std::string& path) {
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0)
+    throw InputError(path + ": cannot use file: " + why(errno));
+}
+
+std::string dir_of(const std::string& path) {
+  const auto slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+// Follows symlinks (also dangling ones) to the path that a write would create
+// or replace. ELOOP after 40 links, like the kernel.
+std::string resolve_links(const std::string& path) {
+  std::string p = path;
+  for (int hops = 0; hops < 40; ++hops) {
+    struct stat st {};
+    if (::lstat(p.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return p;
+    std::string buf(PATH_MAX, '\0');
+    const ssize_t n = ::readlink(p.c_str(), buf.data(), buf.size());
+    if (n < 0) throw InputError(path + ": cannot read the symbolic link: " + why(errno));
+    buf.resize(static_cast<std::size_t>(n));
+    p = (!buf.empty() && buf[0] == '/') ? buf : dir_of(p) + "/" + buf;
   }
-  if (std::rename(tmpl.c_str(), path.c_str()) != 0) {
-    const std::string why = std::strerror(errno);
-    ::unlink(tmpl.c_str());
-    throw InputError(path + ": cannot rename the temporary file into place: " + why);
+  throw InputError(path + ": cannot write: " + why(ELOOP));
+}
+
+const char* kind_of(mode_t m) {
+  if (S_ISCHR(m)) return "a character device";
+  if (S_ISBLK(m)) return "a block device";
+  if (S_ISFIFO(m)) return "a FIFO";
+  if (S_ISSOCK(m)) return "a socket";
+  if (S_ISDIR(m)) return "a directory";
+  if (S_ISLNK(m)) return "a symbolic link";
+  return "not a regular file";
+}
+
+// A device, FIFO or socket: written in place, never replaced. Block devices
+// and directories are refused (a report written over a disk is never wanted).
+void write_special(const std::string& path, const struct stat& st, std::string_view content) {
+  if (S_ISBLK(st.st_mode) || S_ISDIR(st.st_mode) || S_ISSOCK(st.st_mode))
+    throw InputError(path + ": is " + std::string(kind_of(st.st_mode)) +
+                     ", not a file tenet-cost can write a result to");
+  // O_NONBLOCK: a FIFO without a reader fails with ENXIO instead of hanging.
+  Fd fd(::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+  if (fd.fd < 0) {
+    const int err = errno;
+    if (err == ENXIO && S_ISFIFO(st.st_mode))
+      throw InputError(path + ": is a FIFO with no reader; start the reader first");
+    throw InputError(path + ": cannot open for writing: " + why(err));
   }
+  clear_nonblock(fd.fd, path);
+  write_all(fd.fd, content, path);
+  if (::close(fd.release()) != 0) throw InputError(path + ": write failed: " + why(errno));
+}
+
+// In place (truncate + write): used when the directory is not writable or the
+// file has other hard links that a rename would detach.
+void write_in_place(const std::string& path, std::string_view content) {
+  Fd fd(::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+  if (fd.fd < 0) throw InputError(path + ": cannot open for writing: " + why(errno));
+  clear_nonblock(fd.fd, path);
+  write_all(fd.fd, content, path);
+  if (::fsync(fd.fd) != 0 && errno != EINVAL) throw InputError(path + ": write failed: " + why(errno));
+  if (::close(fd.release()) != 0) throw InputError(path + ": write failed: " + why(errno));
+}
+
+mode_t current_umask() {
+  const mode_t m = ::umask(0);
+  ::umask(m);
+  return m;
+}
+
+void fsync_dir(const std::string& dir) {
+  Fd d(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (d.fd >= 0) (void)::fsync(d.fd);  // best effort: some filesystems refuse fsync on directories
+}
+
+// "/dev/stdout", "/dev/stderr", "/dev/fd/N", "/proc/self/fd/N": a descriptor that is
+// already open (the shell's redirection, a pipe); written through, never replaced.
+int named_descriptor(const std::string& path) {
+  if (path == "/dev/stdout") return 1;
+  if (path == "/dev/stderr") return 2;
+  for (const char* prefix : {"/dev/fd/", "/proc/self/fd/"}) {
+    const std::string pre(prefix);
+    if (path.size() > pre.size() && path.size() <= pre.size() + 6 && path.compare(0, pre.size(), pre) == 0 &&
+        path.find_first_not_of("0123456789", pre.size()) == std::string::npos)
+      return std::stoi(path.substr(pre.size()));
+  }
+  return -1;
+}
+
+}  // namespace
+
+void write_output(const std::string& path, std::string_view content) {
+  require_no_nul(path, "cannot write file");
+  if (path.empty() || path == "-") {
+    std::cout.write(content.data(), static_cast<std::streamsize>(content.size()));
+    std::cout.flush();
+    if (!std::cout) throw InputError("cannot write to standard output: " + why(errno));
+    return;
+  }
+  if (const int fd = named_descriptor(path); fd >= 0) {
+    std::cout.flush();
+    write_all(fd, content, path);
+    return;
+  }
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    write_special(path, st, content);
+    return;
+  }
+  const std::string target = resolve_links(path);
+  std::optional<struct stat> existing;
+  if (::stat(target.c_str(), &st) == 0) {
+    existing = st;
+  } else if (errno != ENOENT) {
+    throw InputError(path + ": cannot write: " + why(errno));
+  }
+  if (existing && !S_ISREG(existing->st_mode)) {
+    write_special(target, *existing, content);
+    return;
+  }
+  if (existing && existing->st_nlink > 1) {
+    // A rename would give this name a new inode and leave the other links with the old contents.
+    write_in_place(target, content);
+    std::cerr << "tenet-cost: note: " << path << " has " << existing->st_nlink
+              << " hard links; written in place (not atomically) to keep them\n";
+    return;
+  }
+  const std::string dir = dir_of(target);
+  const auto slash = target.rfind('/');
+  std::string tmpl = dir + "/." + target.substr(slash == std::string::npos ? 0 : slash + 1) + ".tmp.XXXXXX";
+  Fd fd(::mkstemp(tmpl.data()));
+  if (fd.fd < 0) {
+    const int err = errno;
+    if (existing && (err == EACCES || err == EPERM || err == EROFS)) {
+      write_in_place(target, content);
+      std::cerr << "tenet-cost: note: cannot create a temporary file in " << dir << " (" << why(err) << "); wrote "
+                << path << " in place (not atomically)\n";
+      return;
+    }
+    throw InputError(path + ": cannot create a temporary file in " + dir + ": " + why(err));
+  }
+  const auto fail = [&](const std::string& what, int err) {
+    ::unlink(tmpl.c_str());
+    throw InputError(path + ": " + what + ": " + why(err));
+  };
+  // mkstemp creates 0600: an existing file keeps its mode and owner, a new one gets 0666 & ~umask.
+  const mode_t mode = existing ? (existing->st_mode & 07777) : (0666 & ~current_umask());
+  if (::fchmod(fd.fd, mode) != 0) fail("cannot set the file mode", errno);
+  if (existing && (existing->st_uid != ::geteuid() || existing->st_gid != ::getegid()))
+    (void)::fchown(fd.fd, existing->st_uid, existing->st_gid);  // only root may; otherwise the writer owns it
+  try {
+    write_all(fd.fd, content, path);
+  } catch (const InputError&) {
+    ::unlink(tmpl.c_str());
+    throw;
+  }
+  if (::fsync(fd.fd) != 0) fail("write failed", errno);
+  if (::close(fd.release()) != 0) fail("write failed", errno);
+  if (std::rename(tmpl.c_str(), target.c_str()) != 0) fail("cannot rename the temporary file into place", errno);
+  fsync_dir(dir);
 }
 
 std::string read_file(const std::string& path, std::size_t max_bytes) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) throw InputError(path + ": is a directory, expected a file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot open file: " + std::strerror(errno));
-  in.seekg(0, std::ios::end);
-  const std::streamoff size = in.tellg();
-  if (size < 0) throw InputError(path + ": cannot read file");
-  if (static_cast<std::size_t>(size) > max_bytes)
-    throw InputError(path + ": file is " + std::to_string(size) + " bytes, over the limit of " +
+  require_no_nul(path, "cannot open file");
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) throw InputError(path + ": cannot open file: " + why(errno));
+  if (S_ISDIR(st.st_mode)) throw InputError(path + ": is a directory, expected a file");
+  if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode))
+    throw InputError(path + ": not a regular file (" + std::string(kind_of(st.st_mode)) +
+                     "); pass a file, a pipe or a process substitution");
+  if (S_ISREG(st.st_mode) && static_cast<std::uintmax_t>(st.st_size) > max_bytes)
+    throw InputError(path + ": file is " + std::to_string(st.st_size) + " bytes, over the limit of " +
                      std::to_string(max_bytes) + " bytes");
-  in.seekg(0, std::ios::beg);
-  std::string data(static_cast<std::size_t>(size), '\0');
-  in.read(data.data(), size);
-  if (!in) throw InputError(path + ": cannot read file");
+  // O_NONBLOCK: opening a FIFO never waits for a writer.
+  Fd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+  if (fd.fd < 0) throw InputError(path + ": cannot open file: " + why(errno));
+  struct stat now {};
+  if (::fstat(fd.fd, &now) != 0) throw InputError(path + ": cannot read file: " + why(errno));
+  if ((now.st_mode & S_IFMT) != (st.st_mode & S_IFMT))
+    throw InputError(path + ": the file changed while it was opened; try again");
+  clear_nonblock(fd.fd, path);
+  const bool stream = S_ISFIFO(now.st_mode);
+  std::string data;
+  if (!stream) data.reserve(static_cast<std::size_t>(now.st_size));
+  char buf[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd.fd, buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw InputError(path + ": cannot read file: " + why(errno));
+    }
+    if (n == 0) break;
+    if (static_cast<std::size_t>(n) > max_bytes - data.size())
+      throw InputError(path + ": input is over the limit of " + std::to_string(max_bytes) + " bytes");
+    data.append(buf, static_cast<std::size_t>(n));
+  }
+  if (stream && data.empty())
+    throw InputError(path + ": the pipe gave no data (a FIFO is read only when its writer is already running)");
   return data;
 }
 

@@ -14,15 +14,8 @@ std::vector<std::optional<quant::Scheme>> compare_schemes(const std::string& lis
     for (const auto& name : default_schemes()) schemes.emplace_back(quant::parse_scheme(name));
     return schemes;
   }
-  std::size_t start = 0;
-  while (start <= list.size()) {
-    const auto comma = list.find(',', start);
-    const std::string item = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (!item.empty()) schemes.emplace_back(quant::parse_scheme(item));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  if (schemes.empty()) throw InputError("--quant needs at least one scheme; " + quant::valid_forms());
+  for (auto& s : quant::parse_scheme_list(list)) schemes.emplace_back(std::move(s));  // "a, b": spaces trimmed
+  if (schemes.empty()) throw InputError("--quant needs at least one scheme (valid schemes: `tenet-cost quant list`)");
   return schemes;
 }
 

@@ -1,6 +1,7 @@
 // Hugging Face config.json reader (docs/model.md "From a config").
 #include <nlohmann/json.hpp>
 
+#include "tenet_cost/checked.hpp"
 #include "tenet_cost/error.hpp"
 #include "tenet_cost/json_text.hpp"
 #include "tenet_cost/model.hpp"
@@ -44,7 +45,8 @@ ModelConfig parse_hf_config(const std::string& text, const std::string& filename
   c.heads = get({"num_attention_heads", "n_head"}, true, 0);
   c.layers = get({"num_hidden_layers", "n_layer"}, true, 0);
   c.vocab = get({"vocab_size"}, true, 0);
-  c.intermediate = get({"intermediate_size", "n_inner"}, false, 4 * c.hidden);
+  c.intermediate = get({"intermediate_size", "n_inner"}, false, 0);
+  if (c.intermediate == 0) c.intermediate = checked_mul(4, c.hidden, "the default intermediate_size (4 * hidden_size)");
   c.kv_heads = get({"num_key_value_heads"}, false, c.heads);
   c.head_dim = get({"head_dim"}, false, c.hidden / c.heads);
   if (c.heads % c.kv_heads != 0)

@@ -63,7 +63,7 @@ void layer_gemms(std::vector<ModelGemm>& out, const ModelConfig& c, Phase phase,
                  std::int64_t kv_tokens) {
   const std::string entry = to_string(phase);
   const std::int64_t L = c.layers;
-  const std::int64_t qkv = checked_mul(c.heads + 2 * c.kv_heads, c.head_dim, "qkv width");
+  const std::int64_t qkv = checked_mul(checked_add(c.heads, checked_mul(2, c.kv_heads, "qkv width"), "qkv width"), c.head_dim, "qkv width");
   const std::int64_t attn_out = checked_mul(c.heads, c.head_dim, "attention width");
   auto lin = [&](const char* name, std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t calls,
                  bool lm_head = false) {
@@ -73,7 +73,7 @@ void layer_gemms(std::vector<ModelGemm>& out, const ModelConfig& c, Phase phase,
   lin("qkv_proj", tokens, qkv, c.hidden, L);
   attention(out, entry, phase, L, c.heads, c.kv_heads, c.head_dim, tokens, kv_tokens, GemmSource::kConfig);
   lin("o_proj", tokens, c.hidden, attn_out, L);
-  lin(c.gated_mlp ? "gate_up_proj" : "up_proj", tokens, c.gated_mlp ? 2 * c.intermediate : c.intermediate, c.hidden, L);
+  lin(c.gated_mlp ? "gate_up_proj" : "up_proj", tokens, c.gated_mlp ? checked_mul(2, c.intermediate, "gate_up width") : c.intermediate, c.hidden, L);
   lin("down_proj", tokens, c.hidden, c.intermediate, L);
   lin("lm_head", 1, c.vocab, c.hidden, 1, true);  // MLC computes logits of the last token only
 }

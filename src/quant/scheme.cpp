@@ -8,6 +8,7 @@
 #include "tenet_cost/dtype.hpp"
 #include "tenet_cost/checked.hpp"
 #include "tenet_cost/error.hpp"
+#include "tenet_cost/message.hpp"
 #include "tenet_cost/quant.hpp"
 #include "tenet_cost/workload.hpp"
 
@@ -193,8 +194,16 @@ const std::vector<Scheme>& mlc_schemes() {
   return schemes;
 }
 
+// Names a typo is compared with: the catalog (MLC names and the generic forms shown by `quant list`).
+const std::vector<std::string>& suggestion_names();
+
+// One line: the reason, a "did you mean" when the name is close to a known one, and
+// a pointer to `quant list` (the full grammar is ~1,000 characters; docs/quant.md).
 [[noreturn]] void bad(const std::string& text, const std::string& why) {
-  throw InputError("unknown quantization scheme '" + text + "': " + why + "\n" + valid_forms());
+  std::string lower = text;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  throw InputError("unknown quantization scheme " + quote_for_message(text) + ": " + why +
+                   did_you_mean(lower, suggestion_names()) + " (valid schemes: `tenet-cost quant list`)");
 }
 
 bool all_digits(const std::string& s) {
@@ -422,7 +431,10 @@ std::string valid_forms() {
          "positive integers); any of them with a KV-cache suffix +kv8 or +kv4-g<N> (e.g. w4a16-g128+kv8)";
 }
 
-Scheme parse_scheme(const std::string& text) {
+Scheme parse_scheme(const std::string& raw) {
+  // Spaces around a name are not part of it ("--quant ' q4f16_1'", a list "a, b").
+  const auto first = raw.find_first_not_of(" \t");
+  const std::string text = first == std::string::npos ? std::string() : raw.substr(first, raw.find_last_not_of(" \t") - first + 1);
   std::string lower = text;
   std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
   if (lower.empty()) bad(text, "empty name");
@@ -459,6 +471,25 @@ Scheme parse_scheme(const std::string& text) {
   }
   return s;
 }
+
+std::vector<Scheme> parse_scheme_list(const std::string& text) {
+  std::vector<Scheme> out;
+  for (const std::string& item : split_list(text))
+    if (!item.empty()) out.push_back(parse_scheme(item));  // "a,b," and "a,,b" are tolerated
+  return out;
+}
+
+namespace {
+const std::vector<std::string>& suggestion_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v;
+    for (const Scheme& s : catalog()) v.push_back(s.name);
+    for (const char* g : {"w4a16", "w8a16", "w8a8", "w4a8", "w4a4", "fp8-tensor", "w4a16-g128+kv4-g64"}) v.emplace_back(g);
+    return v;
+  }();
+  return names;
+}
+}  // namespace
 
 std::vector<Scheme> catalog() {
   std::vector<Scheme> v = mlc_schemes();

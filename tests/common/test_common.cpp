@@ -1,11 +1,15 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <filesystem>
 #include <fstream>
 
 #include "tenet_cost/checked.hpp"
 #include "tenet_cost/error.hpp"
+#include "tenet_cost/json_text.hpp"
+#include "tenet_cost/message.hpp"
 #include "tenet_cost/output.hpp"
 #include "tenet_cost/report.hpp"
 #include "test_support.hpp"
@@ -97,4 +101,48 @@ TEST_CASE("CLI: usage errors exit 2, --help exits 0") {
   CHECK(bad.err.rfind("tenet-cost: error: ", 0) == 0);
   CHECK(std::count(bad.err.begin(), bad.err.end(), '\n') == 1);
   CHECK(tc_test::run_cli("").exit_code == 2);
+}
+
+TEST_CASE("quote_for_message: elides, escapes BOM and control characters, stays one line") {
+  CHECK(quote_for_message("abc") == "'abc'");
+  CHECK(quote_for_message("\xef\xbb\xbf" "2") == "'\\ufeff2'");
+  CHECK(quote_for_message("a\nb\tc\x01") == "'a\\nb\\tc\\x01'");
+  CHECK(quote_for_message("caf\xc3\xa9 \xff") == "'caf\xc3\xa9 \\xff'");
+  CHECK(quote_for_message("x\xe2\x80\xa8y") == "'x\\u2028y'");
+  const std::string digits(100000, '9');
+  const std::string q = quote_for_message(digits);
+  CHECK(q.size() < 80);
+  CHECK(q.find("...") != std::string::npos);
+  CHECK(q.find("(100000 bytes)") != std::string::npos);
+  // Elision never splits a UTF-8 character: the result is valid UTF-8.
+  std::string accents;
+  for (int k = 0; k < 100; ++k) accents += "\xc3\xa9";
+  const std::string qa = quote_for_message(accents);
+  const InputError e(qa);
+  CHECK(std::string(e.what()) == qa);  // InputError would escape any invalid byte
+}
+
+TEST_CASE("require_finite: an output never shows inf or nan") {
+  CHECK(require_finite(1.5, "energy") == 1.5);
+  CHECK_THROWS_WITH(require_finite(std::numeric_limits<double>::infinity(), "total energy (pJ)"),
+                    Catch::Contains("total energy (pJ) is not a finite number"));
+  CHECK_THROWS_AS(require_finite(std::nan(""), "x"), InputError);
+  CHECK_THROWS_AS(require_finite(1e308 * 10, "x"), InputError);
+}
+
+TEST_CASE("JSON: a key given twice in one object is an error naming it, at its second place") {
+  CHECK_THROWS_WITH(parse_json_document("{\"a\": 1,\n \"b\": 2, \"a\": 3}", "f.json", JsonLimits{}),
+                    "f.json:2:10: expected each key once in a JSON object, found 'a' twice");
+  // The same key in different objects, or in nested ones, is fine; strings that look like keys too.
+  CHECK_NOTHROW(parse_json_document(R"({"a": {"a": 1}, "b": [{"a": 1}, {"a": 2}], "c": "\"a\":", "d": ["a", "a"]})",
+                                    "f.json", JsonLimits{}));
+  CHECK_THROWS_WITH(parse_json_document(R"({"x": [{"k": 1, "k": 2}]})", "f.json", JsonLimits{}),
+                    Catch::Contains("found 'k' twice"));
+  // Many keys (the hashed path): a duplicate after 100 distinct keys.
+  std::string many = "{";
+  for (int k = 0; k < 100; ++k) many += "\"k" + std::to_string(k) + "\": " + std::to_string(k) + ", ";
+  CHECK_NOTHROW(parse_json_document(many + "\"z\": 0}", "f.json", JsonLimits{}));
+  CHECK_THROWS_WITH(parse_json_document(many + "\"k42\": 0}", "f.json", JsonLimits{}), Catch::Contains("'k42' twice"));
+  // Escaped quotes inside keys do not confuse the scan.
+  CHECK_NOTHROW(parse_json_document(R"({"a\"": 1, "a": 2})", "f.json", JsonLimits{}));
 }

@@ -231,3 +231,49 @@ TEST_CASE("names with non-UTF-8 bytes: JSON output replaces them (was exit 1)", 
   CHECK(e.exit_code != 1);
   CHECK(e.err.find("internal error") == std::string::npos);
 }
+
+TEST_CASE("arch numbers (issue 14): no wrapped integer, no silently dropped rate, finite energies", "[malformed]") {
+  // file -> the message part: the number as written in the file, never wrapped or rounded.
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"clock_u64max.json", "expected 'clock_mhz' in 1 .. 1000000, found '18446744073709551615'"},
+      {"clock_2p63.json", "expected 'clock_mhz' in 1 .. 1000000, found '9223372036854775808'"},
+      {"clock_1e20.json", "expected 'clock_mhz' in 1 .. 1000000, found '100000000000000000000'"},
+      {"rows_u64max.json", "expected 'rows' in 1 .. 4096, found '18446744073709551615'"},
+      {"buffer_2p62.json", "expected 'bytes' in 1 .. 281474976710656, found '4611686018427387904'"},
+      {"dram_u64max.json", "expected 'mb_per_s' in 1 .. 1000000000, found '18446744073709551615'"},
+      {"mac_rate_u64max.json", "found '18446744073709551615'"},
+      {"mac_rate_2p63.json", "found '9223372036854775808'"},
+      {"mac_rate_tiny.json", "found '1e-300'"},
+      {"mac_rate_negzero.json", "found '-0.0'"},
+      {"mac_rate_zero.json", "expected 'fp16' (MACs per PE per cycle) to be an integer in 1 .. 65536 or a fraction k/64 >= 1/64, found '0'"},
+      {"mac_rate_negative.json", "found '-1'"},
+      {"energy_1e308.json", "expected 'dram_per_bit' in 0 .. 1000000.0, found '1e308'"},
+      {"energy_negzero.json", "expected 'dram_per_bit' in 0 .. 1000000.0, found '-0.0'"},
+      {"energy_mac_huge.json", "expected 'fp32' in 0 .. 1000000.0, found '1e300'"},
+      {"duplicate_key.json", "expected each key once in a JSON object, found 'clock_mhz' twice"},
+      {"duplicate_nested_key.json", "expected each key once in a JSON object, found 'rows' twice"},
+      {"bom_value.json", "found '\\ufeffsystolic'; did you mean 'systolic'?"},
+  };
+  for (const auto& [file, want] : cases) {
+    const std::string path = kMal + "/arch/" + file;
+    INFO(file);
+    const auto r = tc_test::run_cli("estimate " + kDump + " --arch " + q(path));
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find(want) != std::string::npos);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK(std::regex_search(r.err, std::regex(esc(file) + R"(:\d+:\d+: )")));
+  }
+  // The located line is the line of the offending key (fp16 appears in two sections).
+  const auto r = tc_test::run_cli("estimate " + kDump + " --arch " + q(kMal + "/arch/energy_mac_huge.json"));
+  CHECK(r.err.find("energy_mac_huge.json:12:") != std::string::npos);
+  const auto z = tc_test::run_cli("estimate " + kDump + " --arch " + q(kMal + "/arch/mac_rate_zero.json"));
+  CHECK(z.err.find("mac_rate_zero.json:5:") != std::string::npos);
+}
+
+TEST_CASE("a Hugging Face config.json passed as DUMP: the hint names --hf-config", "[malformed]") {
+  const std::string cfg = std::string(TC_SOURCE_DIR) + "/workloads/llama-2-7b/config.json";
+  const auto r = tc_test::run_cli("extract " + q(cfg));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("--hf-config") != std::string::npos);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+}
