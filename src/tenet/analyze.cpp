@@ -955,7 +955,7 @@ class Counter {
       for (std::size_t k = 0; k < want.size(); ++k)
         if (want[k]) accesses += static_cast<i64>(m_.tensors[k].pieces.size());
       limits_.charge(pts, accesses, enumerate_);
-      Counts c = detail::brute_force(m_, box, want, limit, g.stride, g.sub);
+      Counts c = detail::brute_force(m_, box, want, limit, g.stride, g.sub, &workspace_);
       if (it != cache_.end()) {
         for (std::size_t k = 0; k < want.size(); ++k)
           if (want[k]) {
@@ -996,6 +996,7 @@ class Counter {
   bool dense_ = true;          // every instance run since the last reset had a hole-free time domain
   std::vector<i64> skew_;      // skew_distance() of each dimension (-1: not a skewed time dimension)
   std::map<std::vector<i64>, std::pair<Counts, std::vector<char>>> cache_;
+  detail::Workspace workspace_;  // brute_force's buffers, reused by every instance of this count
 };
 
 std::vector<i64> lcm_periods(const std::vector<const Piece*>& pieces, std::size_t nd) {
