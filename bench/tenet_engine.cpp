@@ -2,6 +2,7 @@
 // GEMM and all shipped TENET experiments; peak RSS of the process.
 //   ./build/bench/bench_tenet_engine TENET_FIXTURES      (e.g. ../shared/fixtures/tenet: anchors/inputs, data)
 // A missing folder stops it with exit 2.
+// Plus parametric counting: the first compile of a tile, then microseconds per further tile.
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -62,6 +63,46 @@ tenet::Problem gemm(long long M, long long N, long long K, int R) {
       "{S[i,j,k] -> T[floor(i/" + r + "), floor(j/" + r + "), i%" + r + " + j%" + r + " + k]}");
 }
 
+/// The estimator's OS systolic GEMM tile with a group-wise weight scale SW[j, floor(k/g)].
+tenet::Problem gemm_g(long long M, long long N, long long K, int R, int g) {
+  const std::string r = std::to_string(R), G = std::to_string(g);
+  return tenet::make_problem(
+      "{PE[i,j] : 0 <= i < " + r + " and 0 <= j < " + r + "}", "{PE[i,j] -> PE[i-1,j]; PE[i,j] -> PE[i,j-1]}",
+      "{S[i,j,k] : 0 <= i < " + std::to_string(M) + " and 0 <= j < " + std::to_string(N) + " and 0 <= k < " +
+          std::to_string(K) + "}",
+      {"{S[i,j,k] -> A[i,k]}", "{S[i,j,k] -> B[j,k]}", "{S[i,j,k] -> SW[j, floor(k/" + G + ")]}"},
+      {"{S[i,j,k] -> C[i,j]}"}, "{S[i,j,k] -> PE[i%" + r + ", j%" + r + "]}",
+      "{S[i,j,k] -> T[floor(i/" + r + "), floor(j/" + r + "), i%" + r + " + j%" + r + " + k]}");
+}
+
+/// Parametric counting: compile once, then every metric of many tiles (same residues).
+void parametric(const std::string& name, const tenet::Problem& templ, int R) {
+  const double c0 = cpu_ms();
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto c = tenet::compile_parametric(templ);
+  const double compile_wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  const double compile_cpu = cpu_ms() - c0;
+  std::vector<std::vector<std::int64_t>> tiles;
+  for (int a = 2; a <= 64; a *= 2)
+    for (int b = 2; b <= 64; b *= 2)
+      for (int k = 1; k <= 16; k *= 2) tiles.push_back({a * R, b * R, k * 256});
+  tenet::Metrics m = tenet::evaluate(c, tiles[0]);
+  const auto forms = c.closed_forms();
+  const auto t1 = std::chrono::steady_clock::now();
+  std::int64_t sum = 0;
+  constexpr int kReps = 20;
+  for (int rep = 0; rep < kReps; ++rep)
+    for (const auto& t : tiles) {
+      tenet::evaluate(c, t, m);
+      sum += m.energy;
+    }
+  const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t1).count() /
+                    static_cast<double>(tiles.size() * kReps);
+  std::printf("%-44s %10.2f %10.2f %12ld  then %.2f us/tile over %zu tiles (%zu -> %zu closed forms, checksum %lld)\n",
+              name.c_str(), compile_wall, compile_cpu, peak_rss_kb(), us, tiles.size(), forms, c.closed_forms(),
+              static_cast<long long>(sum % 1000));
+}
+
 constexpr const char* kName = "bench_tenet_engine";
 
 int bench_main(int argc, char** argv) {
@@ -89,6 +130,9 @@ int bench_main(int argc, char** argv) {
     }
   run("gemm 2048x11008x4096 os 16x16", gemm(2048, 11008, 4096, 16), 3);
   run("gemm 2048x11008x4096 os 8x8", gemm(2048, 11008, 4096, 8), 3);
+  parametric("parametric gemm 256x512x512 os 32x32", gemm(256, 512, 512, 32), 32);
+  parametric("parametric gemm 256x512x512 g128 os 32x32", gemm_g(256, 512, 512, 32, 128), 32);
+  run("analyze gemm 256x512x512 g128 os 32x32", gemm_g(256, 512, 512, 32, 128), 1);
   int nexp = 0;
   std::vector<fs::path> exps;
   for (const auto& set : fs::directory_iterator(data)) {

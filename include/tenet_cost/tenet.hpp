@@ -5,7 +5,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -89,13 +92,87 @@ struct Metrics {
   std::int64_t instances_counted = 0;  // brute-forced small instances
 };
 
+/// Which counting plan the counter may use for dimensions with only n0..n0+2
+/// periods (docs/tenet-engine.md §3 "Virtual dimensions").
+enum class VirtualPlan {
+  kAuto,   // the plan with fewer brute-forced points (default)
+  kNever,  // plan A only (formerly TC_NO_VIRTUAL=1)
+  kForce,  // plan B whenever it has a virtual dimension (tests; formerly TC_FORCE_VIRTUAL=1)
+};
+
+/// What the counter reports through AnalyzeOptions::debug_log.
+enum class DebugLevel {
+  kNone,
+  kSelfCheck,  // self-check failures only (formerly TC_DEBUG_SELFCHECK=1)
+  kCount,      // plans (periods, windows, bases, compressed dimensions) and self-check failures (TC_DEBUG_COUNT=1)
+};
+
+/// Every knob of the engine (it reads no environment variable).
 struct AnalyzeOptions {
   bool enumerate = false;              // brute force over the domain (debug / oracle)
   bool spatial_reuse = true;           // the spatial-reuse intersection is the most costly metric
   std::int64_t bits_per_item = 16;     // TENET's BIT_PER_ITEM for the delays
+
+  // Counter tuning (formerly environment variables; the defaults are the documented method).
+  std::int64_t min_base = 2;           // smallest base n0 in periods (formerly TC_MIN_BASE); >= 1
+  bool skewed_time_windows = true;     // the tighter skewed-time windows (false: formerly TC_NO_SKEW=1)
+  VirtualPlan virtual_plan = VirtualPlan::kAuto;
+
+  // Debug output: one line per message to `debug_log` (stderr when empty).
+  DebugLevel debug = DebugLevel::kNone;
+  std::function<void(const std::string&)> debug_log;
+
+  // Resource limits: exceeding one is an InputError naming the limit, the figure and what to change.
+  std::int64_t max_instance_points = 20'000'000;  // statement instances of one brute-forced small instance
+  std::int64_t max_work = 4'000'000'000;          // sum over brute-forced instances of points x (1 + accesses)
+  double time_limit_s = 60.0;                     // wall-clock limit of one analyze() / compile (<= 0: none)
+
+  /// What the problem is, for messages (e.g. "GEMM 256x512x512 tile under dataflow ws"). When set, it
+  /// replaces the location of the statement/mapping in errors about the problem as a whole (a generated
+  /// problem's location is `<generated>`, which means nothing to a user).
+  std::string context;
 };
 
 Metrics analyze(const Problem& problem, const AnalyzeOptions& options = {});
+
+/// A problem compiled into exact closed forms of every count as functions of
+/// the iteration-domain extents (docs/tenet-engine.md §3 "Parametric
+/// counting"): for a (PE array, statement structure, mapping), any other box
+/// of the same lower corner is evaluated from the closed forms in
+/// microseconds, without allocating, once a closed form covers its extents
+/// (per residue of each extent modulo the mapping's periods and above a small
+/// base; other extents are compiled on first use and kept). Thread-safe.
+class CompiledProblem {
+ public:
+  CompiledProblem(CompiledProblem&&) noexcept;
+  CompiledProblem& operator=(CompiledProblem&&) noexcept;
+  ~CompiledProblem();
+  /// Number of iteration-domain dimensions (= extents per evaluation).
+  [[nodiscard]] std::size_t dims() const;
+  /// The template problem's own extents.
+  [[nodiscard]] std::vector<std::int64_t> template_extents() const;
+  /// Closed forms compiled so far (all count groups together).
+  [[nodiscard]] std::size_t closed_forms() const;
+
+  struct Impl;
+
+ private:
+  explicit CompiledProblem(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+  friend CompiledProblem compile_parametric(const Problem&, const AnalyzeOptions&);
+  friend void evaluate(const CompiledProblem&, std::span<const std::int64_t>, Metrics&);
+};
+
+/// Compile `problem` (its iteration domain must be a box; its extents are the
+/// first ones compiled). `options` apply to every later evaluation (limits per
+/// compile of new extents, `context` in errors).
+CompiledProblem compile_parametric(const Problem& problem, const AnalyzeOptions& options = {});
+/// The metrics of the template with iteration-domain extents `extents` (one
+/// per dimension, in the domain's variable order, lower bounds kept): equal to
+/// analyze() of that problem. Reuses `out`'s storage (allocation-free once a
+/// closed form covers the extents and `out` held this problem's tensors).
+void evaluate(const CompiledProblem& compiled, std::span<const std::int64_t> extents, Metrics& out);
+Metrics evaluate(const CompiledProblem& compiled, std::span<const std::int64_t> extents);
 
 /// Problem from isl-syntax strings (loc.file = "<generated>"), e.g. for
 /// generated GEMMs. `reads`/`writes` are one access relation each.

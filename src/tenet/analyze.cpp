@@ -1,10 +1,15 @@
 // analyze(): exact counts by multilinear interpolation over small brute-forced
 // instances (docs/tenet-engine.md §Counting), then TENET's metric formulas.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <span>
 #include <numeric>
 
 #include "model.hpp"
@@ -18,11 +23,8 @@ using relation::Affine;
 using relation::Interval;
 using relation::Piece;
 
-constexpr i64 kMaxInstancePoints = 20'000'000;   // one small instance of the counter
 constexpr i64 kMaxEnumeratePoints = 30'000'000; // --enumerate on the whole domain
 constexpr int kMaxRetries = 4;
-constexpr i64 kMaxTotalPoints = 400'000'000;  // all instances of one analyze() together
-const i64 kMinBase = std::getenv("TC_MIN_BASE") ? std::atoi(std::getenv("TC_MIN_BASE")) : 2;
 
 
 /// Values a count group produces, flattened: [nT, nS, nSTD] or [tv, uv, uvt, spi].
@@ -75,7 +77,7 @@ i64 constraint_reach(const std::vector<const Piece*>& pieces, std::size_t d, con
         auto cb = full;
         cb[d] = Interval{0, 0};
         const Interval rest = relation::bounds(e, cb);  // everything but the d column, constant included
-        const i128 a = e.coeff[d] < 0 ? -e.coeff[d] : e.coeff[d];
+        const i128 a = e.coeff[d] < 0 ? -static_cast<i128>(e.coeff[d]) : static_cast<i128>(e.coeff[d]);
         const i128 at_lo = static_cast<i128>(e.coeff[d]) * box[d].lo;
         const i128 lo_abs = at_lo + rest.lo < 0 ? -(at_lo + rest.lo) : at_lo + rest.lo;
         const i128 hi_abs = at_lo + rest.hi < 0 ? -(at_lo + rest.hi) : at_lo + rest.hi;
@@ -85,6 +87,9 @@ i64 constraint_reach(const std::vector<const Piece*>& pieces, std::size_t d, con
   }
   return w;
 }
+
+/// min(|c|, 2^20) without negating INT64_MIN.
+i64 capped_abs(i64 c) { return c >= 0 ? std::min<i64>(c, i64{1} << 20) : c < -(i64{1} << 20) ? i64{1} << 20 : -c; }
 
 i64 window(const std::vector<const Piece*>& pieces, std::size_t d, const std::vector<Interval>& box,
            const std::vector<char>& big) {
@@ -112,11 +117,12 @@ i64 window(const std::vector<const Piece*>& pieces, std::size_t d, const std::ve
       i64 rest = 0;
       for (std::size_t i = 0; i < a.coeff.size(); ++i) {
         if (i == d || a.coeff[i] == 0) continue;
-        const i64 c = a.coeff[i] < 0 ? -a.coeff[i] : a.coeff[i];
-        rest = checked_add(rest, checked_mul(std::min<i64>(c, 1 << 20), spread[i]));
+        rest = checked_add(rest, checked_mul(capped_abs(a.coeff[i]), spread[i], "window"), "window");
       }
-      const i64 ad = a.coeff[d] < 0 ? -a.coeff[d] : a.coeff[d];
-      w = std::max(w, 1 + (rest + ad - 1) / ad);
+      // 128-bit: a coefficient near 2^63 (or INT64_MIN, whose negation overflows) is legal input.
+      const i128 ad = a.coeff[d] < 0 ? -static_cast<i128>(a.coeff[d]) : static_cast<i128>(a.coeff[d]);
+      const i128 span = 1 + (static_cast<i128>(rest) + ad - 1) / ad;
+      w = std::max(w, static_cast<i64>(std::min<i128>(span, i128{1} << 20)));
     };
     for (const auto& o : p->out) see(o);
     for (const auto& t : p->terms) see(t.num);
@@ -132,16 +138,14 @@ i64 window(const std::vector<const Piece*>& pieces, std::size_t d, const std::ve
           i64 rest = 0;
           for (std::size_t i = 0; i < a.coeff.size(); ++i) {
             if (i == col || a.coeff[i] == 0) continue;
-            const i64 c = a.coeff[i] < 0 ? -a.coeff[i] : a.coeff[i];
-            rest = checked_add(rest, checked_mul(std::min<i64>(c, 1 << 20), spread[i]));
+            rest = checked_add(rest, checked_mul(capped_abs(a.coeff[i]), spread[i], "window"), "window");
           }
           // In units of d: one step of floor((a*d + ...)/c) spans c/|a| values of d.
           const auto& tk = p->terms[k];
-          const i64 an = num.coeff[d] < 0 ? -num.coeff[d] : num.coeff[d];
-          const i64 steps = 1 + rest;
-          w = std::max(w, tk.kind == relation::Term::Kind::kFloor
-                              ? checked_mul(steps, (tk.den + an - 1) / an, "window")
-                              : steps);
+          const i128 an = num.coeff[d] < 0 ? -static_cast<i128>(num.coeff[d]) : static_cast<i128>(num.coeff[d]);
+          const i128 steps = 1 + static_cast<i128>(rest);
+          const i128 span = tk.kind == relation::Term::Kind::kFloor ? steps * ((tk.den + an - 1) / an) : steps;
+          w = std::max(w, static_cast<i64>(std::min<i128>(span, i128{1} << 20)));
         };
         for (const auto& o : p->out) see_term(o);
         for (const auto& dj : p->disjuncts)
@@ -184,6 +188,17 @@ i64 cross_window(const detail::TensorDef& td, std::size_t d, const std::vector<I
     w = std::max(w, static_cast<i64>(std::min<i128>(span, i128{1} << 20)));
   }
   return std::min<i64>(w, 1 << 20);
+}
+
+/// Extents up to which a parametric closed form is valid: the sound bounds that
+/// depend on the box (skewed-time distances, the PE-domain check) are taken on
+/// this box, which contains every smaller one.
+constexpr i64 kParametricMaxExtent = i64{1} << 40;
+
+std::vector<Interval> huge_box(const std::vector<Interval>& box) {
+  std::vector<Interval> b(box);
+  for (auto& x : b) x.hi = x.lo > INT64_MAX - kParametricMaxExtent ? INT64_MAX : x.lo + kParametricMaxExtent - 1;
+  return b;
 }
 
 /// Sound interval propagation over linear equations  lo <= sum a_i X_i <= hi.
@@ -253,7 +268,7 @@ bool unconstrained(const Piece& p) { return p.disjuncts.size() == 1 && p.disjunc
 /// interconnect neighbour of it, at the stamp of x or at the stamp one step
 /// back in the last coordinate with the same prefix), or -1 when d does not
 /// qualify. Sound: interval propagation over the differences of every column.
-i64 skew_distance(const Model& m, std::size_t d) {
+i64 skew_distance(const Model& m, std::size_t d, const std::vector<Interval>& box) {
   if (!m.is_box || m.nt == 0 || m.time.pieces.size() != 1 || m.space.pieces.size() != 1) return -1;
   const Piece& tp = m.time.pieces[0];
   const Piece& sp = m.space.pieces[0];
@@ -278,7 +293,7 @@ i64 skew_distance(const Model& m, std::size_t d) {
   IntervalSystem sys;
   std::vector<std::size_t> dv(nv);
   for (std::size_t v = 0; v < nv; ++v) {
-    const i64 w = m.box[v].hi - m.box[v].lo;
+    const i64 w = box[v].hi - box[v].lo;
     dv[v] = sys.add_var(-w, w);
   }
   // Terms: one variable each (a*v + b); the same term shared between pieces.
@@ -306,10 +321,10 @@ i64 skew_distance(const Model& m, std::size_t d) {
       while (q < keys.size() && !(keys[q] == key)) ++q;
       if (q == keys.size()) {
         keys.push_back(key);
-        const i64 span = m.box[var].hi - m.box[var].lo;
-        const i64 a = key.a < 0 ? -key.a : key.a;
+        const i64 span = box[var].hi - box[var].lo;
+        const i128 a = key.a < 0 ? -static_cast<i128>(key.a) : static_cast<i128>(key.a);
         if (a > (i64{1} << 20) || span > (i64{1} << 40)) return false;
-        const i64 fspan = a * span / key.den + 1;
+        const i64 fspan = static_cast<i64>(a * span / key.den + 1);
         kf.push_back(sys.add_var(-fspan, fspan));
         km.push_back(sys.add_var(-(key.den - 1), key.den - 1));
         // a * dv = den * dF + dM
@@ -372,6 +387,66 @@ bool only_mod_terms(const std::vector<const Piece*>& pieces, std::size_t d) {
   return true;
 }
 
+i128 mul128(i128 a, i128 b) {
+  i128 r;
+  if (__builtin_mul_overflow(a, b, &r)) throw_overflow("interpolated count");
+  return r;
+}
+i128 add128(i128 a, i128 b) {
+  i128 r;
+  if (__builtin_add_overflow(a, b, &r)) throw_overflow("interpolated count");
+  return r;
+}
+
+/// One group's counts as an exact closed form on a region of iteration-domain
+/// extents: dimension d is either compressed (extent N = S * (r + n * L) with
+/// n >= n0: the counts are multilinear in the n of the compressed dimensions)
+/// or kept (exactly the extent N it was counted at). coef[mask * nv + v] is the
+/// coefficient of value v on prod_{j in mask} (n_{comp[j]} - n0).
+struct ClosedForm {
+  struct Dim {
+    bool compress = false;
+    i64 S = 1, L = 1, r = 0, n0 = 0;  // compressed: stride, period and residue (in units of S), base
+    i64 N = 0;                        // kept: the exact extent
+  };
+  std::vector<Dim> dims;
+  std::vector<std::size_t> comp;  // compressed dimensions
+  std::size_t nv = 0;
+  std::vector<i128> coef;
+
+  /// Whether the extents lie in this form's region.
+  [[nodiscard]] bool matches(const i64* ext) const {
+    for (std::size_t d = 0; d < dims.size(); ++d) {
+      const Dim& x = dims[d];
+      if (!x.compress) {
+        if (ext[d] != x.N) return false;
+        continue;
+      }
+      if (ext[d] % x.S != 0) return false;
+      const i64 u = ext[d] / x.S;
+      if (u % x.L != x.r || u / x.L < x.n0) return false;
+    }
+    return true;
+  }
+  /// Value v at the extents (which must match); checked 128-bit, allocation-free.
+  [[nodiscard]] i64 value(const i64* ext, std::size_t v) const {
+    i128 acc = 0;
+    const std::size_t nb = std::size_t{1} << comp.size();
+    for (std::size_t mask = 0; mask < nb; ++mask) {
+      i128 prod = coef[mask * nv + v];
+      if (prod == 0) continue;
+      for (std::size_t j = 0; j < comp.size(); ++j)
+        if (mask & (std::size_t{1} << j)) {
+          const Dim& x = dims[comp[j]];
+          prod = mul128(prod, ext[comp[j]] / x.S / x.L - x.n0);
+        }
+      acc = add128(acc, prod);
+    }
+    if (acc < 0) throw InputError("cannot count exactly: the interpolated count is negative (the counts are not multilinear in the loop sizes for this mapping)");
+    return checked_narrow(acc, "count");
+  }
+};
+
 struct Group {
   std::vector<int> members;  // -1 = space/time counts, k >= 0 = tensor k
   std::vector<const Piece*> pieces;
@@ -380,6 +455,7 @@ struct Group {
   std::vector<i64> stride;   // free tile dimensions: enumerate one residue, scale (1 = not free)
   std::vector<i64> sub;      // ... keeping the first `sub` residues of each tile (those the maps see via d % sub)
   std::vector<std::vector<char>> contains;  // [member][d]: the tensor's elements carry d's residue
+  ClosedForm form;           // the closed form solve() found (valid on a region of extents, see ClosedForm)
 };
 
 bool exact_var(const Affine& a, std::size_t d) {
@@ -451,26 +527,69 @@ i64 free_stride(const Model& m, std::size_t d, const std::vector<const Piece*>& 
   return S;
 }
 
-i128 mul128(i128 a, i128 b) {
-  i128 r;
-  if (__builtin_mul_overflow(a, b, &r)) throw_overflow("interpolated count");
-  return r;
+
+void debug(const AnalyzeOptions& o, const std::string& line) {
+  if (o.debug_log) {
+    o.debug_log(line);
+  } else {
+    std::fprintf(stderr, "%s\n", line.c_str());
+  }
 }
-i128 add128(i128 a, i128 b) {
-  i128 r;
-  if (__builtin_add_overflow(a, b, &r)) throw_overflow("interpolated count");
-  return r;
+
+std::string fmt_seconds(double s) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.3g", s);
+  return buf;
 }
+
+/// The engine's resource limits (AnalyzeOptions::max_work, time_limit_s):
+/// charged before every brute-forced instance.
+class Limits {
+ public:
+  explicit Limits(const AnalyzeOptions& o) : o_(o), start_(std::chrono::steady_clock::now()) {}
+  void charge(i64 points, i64 accesses, bool enumerate) {
+    const i64 w = points > INT64_MAX / std::max<i64>(accesses, 1) ? INT64_MAX : points * accesses;
+    work_ = w > INT64_MAX - work_ ? INT64_MAX : work_ + w;
+    ++instances_;
+    if (!enumerate && work_ > o_.max_work)
+      throw InputError("cannot count within the work budget: the small instances of this mapping need " +
+                       (work_ == INT64_MAX ? std::string("more than 9.2e18") : std::to_string(work_)) +
+                       " point-accesses (statement instances x (1 + access relations)) after " +
+                       std::to_string(instances_) + " instances, over the limit of " + std::to_string(o_.max_work) +
+                       " (large periods, many tensors or coupled dimensions); use a smaller tile, another dataflow, "
+                       "or raise the work budget");
+    check_time();
+  }
+  void check_time() const {
+    if (o_.time_limit_s <= 0) return;
+    const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    if (el > o_.time_limit_s)
+      throw InputError("the TENET engine exceeded its time limit of " + fmt_seconds(o_.time_limit_s) + " s (" +
+                       fmt_seconds(el) + " s elapsed, " + std::to_string(instances_) +
+                       " small instances counted); use a smaller tile, another dataflow, or raise the time limit "
+                       "(--time-limit)");
+  }
+  [[nodiscard]] i64 work() const { return work_; }
+
+ private:
+  const AnalyzeOptions& o_;
+  std::chrono::steady_clock::time_point start_;
+  i64 work_ = 0;
+  i64 instances_ = 0;
+};
 
 class Counter {
  public:
-  Counter(const Model& m, bool enumerate) : m_(m), enumerate_(enumerate) {
+  /// `parametric`: the closed forms must hold for every larger extent of the
+  /// compressed dimensions (up to kParametricMaxExtent), not only at m.box.
+  Counter(const Model& m, const AnalyzeOptions& o, Limits& limits, bool parametric = false)
+      : m_(m), o_(o), enumerate_(o.enumerate), parametric_(parametric), limits_(limits) {
     skew_.assign(m.nd, -1);
-    if (!enumerate && std::getenv("TC_NO_SKEW") == nullptr)
-      for (std::size_t d = 0; d < m.nd; ++d) skew_[d] = skew_distance(m, d);
-    if (std::getenv("TC_DEBUG_COUNT"))
+    if (!enumerate_ && o.skewed_time_windows)
+      for (std::size_t d = 0; d < m.nd; ++d) skew_[d] = skew_distance(m, d, parametric ? huge_box(m.box) : m.box);
+    if (o_.debug == DebugLevel::kCount)
       for (std::size_t d = 0; d < m.nd; ++d)
-        if (skew_[d] >= 0) std::fprintf(stderr, "skewed time dimension d%zu: local distance %lld\n", d, static_cast<long long>(skew_[d]));
+        if (skew_[d] >= 0) debug(o_, "skewed time dimension d" + std::to_string(d) + ": local distance " + std::to_string(skew_[d]));
   }
 
   /// Exact counts of every group member.
@@ -524,7 +643,7 @@ class Counter {
         dp.r = N % dp.L;
         dp.n_true = N / dp.L;
         const i64 W = (Wd[d] + S - 1) / S;
-        dp.n0 = std::max<i64>(kMinBase, (W + dp.L - 1) / dp.L) + extra[d];
+        dp.n0 = std::max<i64>(o_.min_base, (W + dp.L - 1) / dp.L) + extra[d];
         dp.compress = big[d] && !enumerate_ && m_.is_box && dp.n_true >= dp.n0 + slack;
       }
       decouple(g, plan);
@@ -565,11 +684,11 @@ class Counter {
         if (s0.size() > 1) cost += all2;
         return cost;
       };
-      make_plan(3);
+      make_plan(parametric_ ? 0 : 3);  // parametric: every big dimension is compressed (the form covers n >= n0)
       bool candidate = false;  // plan B can only differ through such a dimension
       for (std::size_t d = 0; d < nd; ++d)
         candidate = candidate || (!plan[d].compress && plan[d].n_true >= plan[d].n0 && plan[d].n_true < plan[d].n0 + 3);
-      if (candidate && !enumerate_ && m_.is_box && std::getenv("TC_NO_VIRTUAL") == nullptr) {
+      if (candidate && !parametric_ && !enumerate_ && m_.is_box && o_.virtual_plan != VirtualPlan::kNever) {
         const auto pa = plan;
         const auto wa = Wd;
         const auto ra = refined;
@@ -582,8 +701,8 @@ class Counter {
           }
         bool any_virt = false;
         for (std::size_t d = 0; d < nd; ++d) any_virt = any_virt || virt[d];
-        // TC_FORCE_VIRTUAL=1 (tests): prefer plan B whenever it has a virtual dimension.
-        const bool force = any_virt && std::getenv("TC_FORCE_VIRTUAL") != nullptr;
+        // VirtualPlan::kForce (tests): prefer plan B whenever it has a virtual dimension.
+        const bool force = any_virt && o_.virtual_plan == VirtualPlan::kForce;
         if (!force && !(plan_cost() < ca)) {
           plan = pa;
           Wd = wa;
@@ -594,18 +713,17 @@ class Counter {
       for (std::size_t d = 0; d < nd; ++d)
         if (plan[d].compress) comp.push_back(d);
       const std::size_t dc = comp.size();
-      if (std::getenv("TC_DEBUG_COUNT")) {
-        std::fprintf(stderr, "group attempt %d%s:", attempt, refine ? "" : " (no skew)");
+      if (o_.debug == DebugLevel::kCount) {
+        std::string line = "group attempt " + std::to_string(attempt) + (refine ? ":" : " (no skew):");
         for (std::size_t d = 0; d < nd; ++d)
-          std::fprintf(stderr, " d%zu[L=%lld W=%lld r=%lld n=%lld n0=%lld%s]", d, static_cast<long long>(plan[d].L),
-                       static_cast<long long>(Wd[d]), static_cast<long long>(plan[d].r),
-                       static_cast<long long>(plan[d].n_true), static_cast<long long>(plan[d].n0),
-                       plan[d].compress ? (refined[d] ? " C skew" : " C") : virt[d] ? (refined[d] ? " V skew" : " V") : "");
+          line += " d" + std::to_string(d) + "[L=" + std::to_string(plan[d].L) + " W=" + std::to_string(Wd[d]) +
+                  " r=" + std::to_string(plan[d].r) + " n=" + std::to_string(plan[d].n_true) +
+                  " n0=" + std::to_string(plan[d].n0) +
+                  (plan[d].compress ? (refined[d] ? " C skew" : " C") : virt[d] ? (refined[d] ? " V skew" : " V") : "") + "]";
         for (std::size_t d = 0; d < nd; ++d)
           if (g.stride[d] > 1)
-            std::fprintf(stderr, " free d%zu/%lld(%lld)", d, static_cast<long long>(g.stride[d]),
-                         static_cast<long long>(g.sub[d]));
-        std::fprintf(stderr, "\n");
+            line += " free d" + std::to_string(d) + "/" + std::to_string(g.stride[d]) + "(" + std::to_string(g.sub[d]) + ")";
+        debug(o_, line);
       }
       if (dc > 12) throw InputError(m_.domain.loc, "too many dimensions to count (" + std::to_string(dc) + " > 12)");
       const std::size_t nb = std::size_t{1} << dc;
@@ -627,8 +745,26 @@ class Counter {
         for (std::size_t j = 0; j < dc; ++j) b[j] = (mask >> j) & 1;
         f[mask] = run(g, sizes_for(b));
       }
+      auto record = [&](const std::vector<std::vector<i128>>& coef) {
+        ClosedForm& cf = g.form;
+        cf.dims.assign(nd, {});
+        for (std::size_t d = 0; d < nd; ++d) {
+          auto& x = cf.dims[d];
+          x.compress = plan[d].compress;
+          x.S = g.stride[d];
+          x.L = plan[d].L;
+          x.r = plan[d].r;
+          x.n0 = plan[d].n0;
+          x.N = m_.box[d].hi - m_.box[d].lo + 1;
+        }
+        cf.comp = comp;
+        cf.nv = coef.empty() ? 0 : coef[0].size();
+        cf.coef.clear();
+        for (const auto& row : coef) cf.coef.insert(cf.coef.end(), row.begin(), row.end());
+      };
       if (dc == 0) {
         g.result = f[0];
+        record({std::vector<i128>(f[0].begin(), f[0].end())});
         return;
       }
       // Moebius transform: coefficients of the multilinear polynomial in (n - n0).
@@ -682,11 +818,12 @@ class Counter {
           if (val[v] < 0) throw InputError(m_.domain.loc, "cannot count exactly: the interpolated count is negative (the counts are not multilinear in the loop sizes for this mapping); use --enumerate for small problems");
           g.result[v] = checked_narrow(val[v], "count");
         }
+        record(c);
         return;
       }
       ++retries_;
-      if (std::getenv("TC_DEBUG_COUNT") || std::getenv("TC_DEBUG_SELFCHECK"))
-        std::fprintf(stderr, "self-check failed (attempt %d%s)\n", attempt, uses_skew ? ", skewed-time windows" : "");
+      if (o_.debug != DebugLevel::kNone)
+        debug(o_, "self-check failed (attempt " + std::to_string(attempt) + (uses_skew ? ", skewed-time windows)" : ")"));
       for (std::size_t j = 0; j < dc; ++j) extra[comp[j]] += std::max<i64>(1, plan[comp[j]].n0 / 2);  // grow the base
       for (std::size_t d = 0; d < nd; ++d)
         if (virt[d]) extra[d] += std::max<i64>(1, plan[d].n0 / 2);  // virtual dimensions too (may stop being big)
@@ -811,16 +948,15 @@ class Counter {
       for (std::size_t k = 0; k < want.size(); ++k)
         if (want[k] && !it->second.second[k]) have = false;
     if (!have) {
-      const i64 limit = enumerate_ ? kMaxEnumeratePoints : kMaxInstancePoints;
+      const i64 limit = enumerate_ ? kMaxEnumeratePoints : o_.max_instance_points;
       i64 pts = 1;
       for (std::size_t d = 0; d < box.size(); ++d)
         pts = checked_mul(pts, (box[d].hi - box[d].lo) / g.stride[d] + 1, "instance size");
-      budget_ += pts;
-      if (!enumerate_ && budget_ > kMaxTotalPoints)
-        throw InputError(m_.domain.loc, "cannot count within the budget: the small instances of this mapping add up to more than " +
-                                            std::to_string(kMaxTotalPoints) +
-                                            " statement instances (large periods or many coupled dimensions)");
-      Counts c = detail::brute_force(m_, box, want, limit, g.stride, g.sub);
+      i64 accesses = 1;  // the space/time maps, then every access piece of the wanted tensors
+      for (std::size_t k = 0; k < want.size(); ++k)
+        if (want[k]) accesses += static_cast<i64>(m_.tensors[k].pieces.size());
+      limits_.charge(pts, accesses, enumerate_);
+      Counts c = detail::brute_force(m_, box, want, limit, g.stride, g.sub, &workspace_);
       if (it != cache_.end()) {
         for (std::size_t k = 0; k < want.size(); ++k)
           if (want[k]) {
@@ -853,12 +989,15 @@ class Counter {
   }
 
   const Model& m_;
+  const AnalyzeOptions& o_;
   bool enumerate_;
+  bool parametric_;
+  Limits& limits_;
   int retries_ = 0;
-  i64 budget_ = 0;
   bool dense_ = true;          // every instance run since the last reset had a hole-free time domain
   std::vector<i64> skew_;      // skew_distance() of each dimension (-1: not a skewed time dimension)
   std::map<std::vector<i64>, std::pair<Counts, std::vector<char>>> cache_;
+  detail::Workspace workspace_;  // brute_force's buffers, reused by every instance of this count
 };
 
 std::vector<i64> lcm_periods(const std::vector<const Piece*>& pieces, std::size_t nd) {
@@ -876,61 +1015,62 @@ i64 energy_step(i64 e, double mult, i64 v) {
   return static_cast<i64>(r);  // truncation toward zero, like TENET's int conversion
 }
 
+/// floor(U * bits / bandwidth) + avg_latency - 1, exact (128-bit) and checked.
 i64 delay(i64 unique, const PEArraySpec& pe, i64 bits) {
-  const i64 bw = pe.bandwidth > static_cast<std::uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<i64>(pe.bandwidth);
-  const i64 lat = pe.avg_latency > static_cast<std::uint64_t>(INT64_MAX / 2) ? INT64_MAX / 2 : static_cast<i64>(pe.avg_latency);
-  return checked_sub(checked_add(checked_mul(unique, bits, "delay") / bw, lat, "delay"), 1, "delay");
+  if (pe.bandwidth == 0) throw InputError("bandwidth must be positive, found 0");
+  const i128 q = static_cast<i128>(checked_mul(unique, bits, "delay")) / static_cast<i128>(pe.bandwidth);
+  return checked_narrow(q + static_cast<i128>(pe.avg_latency) - 1, "delay (data volume x bits / bandwidth + average latency - 1)");
 }
 
-}  // namespace
 
-Metrics analyze(const Problem& problem, const AnalyzeOptions& options) {
-  const Model m = detail::compile(problem);
-  if (!m.is_box && !options.enumerate)
-    throw InputError(problem.statement.domain.loc,
-                     "the iteration domain is not a box (each variable bounded by constants, joined by 'and'); "
-                     "exact counting needs a box: use --enumerate to brute-force a small domain");
+void check_options(const AnalyzeOptions& options) {
+  if (options.min_base < 1) throw InputError("AnalyzeOptions::min_base must be at least 1, found " + std::to_string(options.min_base));
+  if (options.max_instance_points < 1 || options.max_work < 1)
+    throw InputError("the engine's point limits (max_instance_points, max_work) must be positive");
+  if (!(options.time_limit_s <= 1e9)) throw InputError("the engine's time limit must be a finite number of seconds");
   if (options.bits_per_item <= 0) throw InputError("bits per item must be positive");
+}
 
-  // The small instances only see part of the domain: check on the whole box that
-  // the space map cannot leave the PE domain (interval bounds; exact for the usual
-  // forms i % P, floor(i / P) % P, r + P * floor(i / Q) ...).
-  if (m.is_box && !options.enumerate && m.pedom.pieces.size() == 1) {
-    std::vector<Interval> pe_box;
-    if (relation::as_box(m.pedom.pieces[0], pe_box)) {
-      for (const Piece& p : m.space.pieces) {
-        const auto cols = relation::column_bounds(p, m.box);
-        for (std::size_t j = 0; j < m.ns; ++j) {
-          const Interval b = relation::bounds(p.out[j], cols);
-          if (b.lo < pe_box[j].lo || b.hi > pe_box[j].hi)
-            throw InputError(problem.mapping.space_map.loc,
-                             "the space map can place statement instances outside the PE domain: PE coordinate " +
-                                 std::to_string(j) + " ranges over [" + std::to_string(b.lo) + ", " +
-                                 std::to_string(b.hi) + "] but the PE domain allows [" + std::to_string(pe_box[j].lo) +
-                                 ", " + std::to_string(pe_box[j].hi) + "]");
-        }
+/// The small instances only see part of the domain: check on the whole box that
+/// the space map cannot leave the PE domain (interval bounds; exact for the usual
+/// forms i % P, floor(i / P) % P, r + P * floor(i / Q) ...). Returns false
+/// instead of throwing when `report` is null.
+bool check_space_in_pe(const Model& m, const std::vector<Interval>& box, const SourceLocation* report) {
+  if (m.pedom.pieces.size() != 1) return true;
+  std::vector<Interval> pe_box;
+  if (!relation::as_box(m.pedom.pieces[0], pe_box)) return true;
+  for (const Piece& p : m.space.pieces) {
+    const auto cols = relation::column_bounds(p, box);
+    for (std::size_t j = 0; j < m.ns; ++j) {
+      const Interval b = relation::bounds(p.out[j], cols);
+      if (b.lo < pe_box[j].lo || b.hi > pe_box[j].hi) {
+        if (report == nullptr) return false;
+        throw InputError(*report, "the space map can place statement instances outside the PE domain: PE coordinate " +
+                                      std::to_string(j) + " ranges over [" + std::to_string(b.lo) + ", " +
+                                      std::to_string(b.hi) + "] but the PE domain allows [" +
+                                      std::to_string(pe_box[j].lo) + ", " + std::to_string(pe_box[j].hi) + "]");
       }
     }
   }
+  return true;
+}
+
+/// Groups of counts sharing the relations they depend on (merged when periods agree).
+std::vector<Group> make_groups(const Model& m, bool enumerate) {
   std::vector<const Piece*> st_pieces;
   for (const Piece& p : m.space.pieces) st_pieces.push_back(&p);
   for (const Piece& p : m.time.pieces) st_pieces.push_back(&p);
-
-  // Groups of counts sharing the relations they depend on (merged when periods and windows agree).
   std::vector<Group> groups;
   auto add_group = [&](int member, std::vector<const Piece*> pieces) {
-    std::vector<i64> L = lcm_periods(pieces, m.nd), W(m.nd);
-    for (std::size_t d = 0; d < m.nd; ++d) {
-      W[d] = 1;  // computed in Counter::solve once the compressed dimensions are known
-    }
+    std::vector<i64> L = lcm_periods(pieces, m.nd), W(m.nd, 1);  // W: computed in Counter::solve
     for (Group& g : groups)
-      if (options.enumerate || g.L == L) {
+      if (enumerate || g.L == L) {
         g.members.push_back(member);
         for (const Piece* p : pieces)
           if (std::find(g.pieces.begin(), g.pieces.end(), p) == g.pieces.end()) g.pieces.push_back(p);
         return;
       }
-    groups.push_back(Group{{member}, pieces, L, W, {}, {}, {}, {}});
+    groups.push_back(Group{{member}, pieces, L, W, {}, {}, {}, {}, {}});
   };
   add_group(-1, st_pieces);
   for (std::size_t k = 0; k < m.tensors.size(); ++k) {
@@ -938,7 +1078,14 @@ Metrics analyze(const Problem& problem, const AnalyzeOptions& options) {
     pieces.insert(pieces.end(), m.tensors[k].pieces.begin(), m.tensors[k].pieces.end());
     add_group(static_cast<int>(k), pieces);
   }
+  return groups;
+}
 
+/// Solve every group on m.box (strides from m.box): the closed forms end up in the groups.
+void solve_groups(const Model& m, std::vector<Group>& groups, const AnalyzeOptions& options, Counter& counter) {
+  std::vector<const Piece*> st_pieces;
+  for (const Piece& p : m.space.pieces) st_pieces.push_back(&p);
+  for (const Piece& p : m.time.pieces) st_pieces.push_back(&p);
   for (Group& g : groups) {
     g.stride.assign(m.nd, 1);
     g.sub.assign(m.nd, 1);
@@ -946,52 +1093,53 @@ Metrics analyze(const Problem& problem, const AnalyzeOptions& options) {
     if (options.enumerate || !m.is_box) continue;
     for (std::size_t d = 0; d < m.nd; ++d) g.stride[d] = free_stride(m, d, st_pieces, g.members, g.contains, g.sub[d]);
   }
-  Counter counter(m, options.enumerate);
+  for (Group& g : groups) counter.solve(g);
+}
+
+/// The raw counts behind the metrics.
+struct RawCounts {
   i64 macs = 0, nT = 0, nS = 0, nSTD = 0;
-  std::vector<detail::TensorCounts> tc(m.tensors.size());
-  for (Group& g : groups) {
-    counter.solve(g);
-    std::size_t pos = 0;
-    for (int k : g.members) {
-      if (k < 0) {
-        nT = g.result[pos];
-        nS = g.result[pos + 1];
-        nSTD = g.result[pos + 2];
-        pos += 3;
-      } else {
-        auto& t = tc[static_cast<std::size_t>(k)];
-        t.tv = g.result[pos];
-        t.uv = g.result[pos + 1];
-        t.uvt = g.result[pos + 2];
-        t.spi = g.result[pos + 3];
-        pos += 4;
-      }
+  std::vector<detail::TensorCounts> tc;
+};
+
+void unpack(const Group& g, const std::vector<i64>& result, RawCounts& rc) {
+  std::size_t pos = 0;
+  for (int k : g.members) {
+    if (k < 0) {
+      rc.nT = result[pos];
+      rc.nS = result[pos + 1];
+      rc.nSTD = result[pos + 2];
+      pos += 3;
+    } else {
+      auto& t = rc.tc[static_cast<std::size_t>(k)];
+      t.tv = result[pos];
+      t.uv = result[pos + 1];
+      t.uvt = result[pos + 2];
+      t.spi = result[pos + 3];
+      pos += 4;
     }
   }
-  if (m.is_box) {
-    macs = 1;
-    for (const auto& b : m.box) macs = checked_mul(macs, b.hi - b.lo + 1, "number of MACs (|D|)");
-  } else {
-    // enumerate mode over a non-box domain: |D| is the number of points found.
-    std::vector<char> none(m.tensors.size(), 0);
-    macs = detail::brute_force(m, m.box, none, kMaxEnumeratePoints).points;
-  }
-  if (macs == 0 || nS == 0) throw InputError(problem.statement.domain.loc, "the iteration domain is empty");
+}
 
-  Metrics r;
+/// TENET's metric formulas from the counts; reuses `r`'s storage (no allocation
+/// when `r` already holds this problem's tensors).
+void fill_metrics(const Model& m, const PEArraySpec& pe, const AnalyzeOptions& options, const RawCounts& rc,
+                  const SourceLocation& domain_loc, Metrics& r) {
+  const i64 macs = rc.macs;
+  if (macs == 0 || rc.nS == 0) throw InputError(domain_loc, "the iteration domain is empty");
   r.macs = macs;
-  r.time_stamps = nT;
-  r.active_pes = nS;
-  r.space_time_points = nSTD;
-  r.avg_active_pes = static_cast<double>(nSTD) / static_cast<double>(nT);
-  r.macs_per_pe = macs / nS;
+  r.time_stamps = rc.nT;
+  r.active_pes = rc.nS;
+  r.space_time_points = rc.nSTD;
+  r.avg_active_pes = static_cast<double>(rc.nSTD) / static_cast<double>(rc.nT);
+  r.macs_per_pe = macs / rc.nS;
   r.compute_delay = r.macs_per_pe;
   r.spatial_reuse_computed = options.spatial_reuse;
-  r.counting_method = options.enumerate ? "enumeration" : "multilinear interpolation";
   i64 uin = 0, uout = 0;
+  r.tensors.resize(m.tensors.size());
   for (std::size_t k = 0; k < m.tensors.size(); ++k) {
-    const auto& t = tc[k];
-    TensorMetrics tm;
+    const auto& t = rc.tc[k];
+    TensorMetrics& tm = r.tensors[k];
     tm.name = m.tensors[k].name;
     tm.access = m.tensors[k].access;
     tm.total_volume = t.tv;
@@ -1001,16 +1149,15 @@ Metrics analyze(const Problem& problem, const AnalyzeOptions& options) {
     tm.reuse_factor = static_cast<double>(static_cast<float>(t.tv) / static_cast<float>(t.uv));
     tm.temporal_reuse = static_cast<double>(checked_sub(t.tv, t.uvt)) / static_cast<double>(macs);
     tm.spatial_reuse = options.spatial_reuse ? static_cast<double>(t.spi) / static_cast<double>(macs) : std::nan("");
-    tm.delay = delay(t.uv, problem.pe, options.bits_per_item);
+    tm.delay = delay(t.uv, pe, options.bits_per_item);
     if (tm.access == Access::kRead) {
       uin = checked_add(uin, t.uv, "unique volume");
     } else {
       uout = checked_add(uout, t.uv, "unique volume");
     }
-    r.tensors.push_back(std::move(tm));
   }
-  r.ingress_delay = delay(uin, problem.pe, options.bits_per_item);
-  r.egress_delay = delay(uout, problem.pe, options.bits_per_item);
+  r.ingress_delay = delay(uin, pe, options.bits_per_item);
+  r.egress_delay = delay(uout, pe, options.bits_per_item);
   r.max_delay = std::max({r.ingress_delay, r.egress_delay, r.compute_delay});
   // Energy in TENET's order: inputs then outputs (each sorted by name); for each:
   // L1 read, L1 write, L2 read, L2 write, truncating after every step.
@@ -1022,9 +1169,249 @@ Metrics analyze(const Problem& problem, const AnalyzeOptions& options) {
     e = energy_step(e, 18.61, t.unique_volume);
   }
   r.energy = e;
-  r.self_check_retries = counter.retries();
-  r.instances_counted = static_cast<std::int64_t>(counter.instances());
+}
+
+i64 box_macs(const std::vector<Interval>& box) {
+  i64 macs = 1;
+  for (const auto& b : box) macs = checked_mul(macs, checked_add(checked_sub(b.hi, b.lo), 1), "number of MACs (|D|)");
+  return macs;
+}
+
+/// Count everything on m.box (closed forms left in `groups`).
+RawCounts count_all(const Model& m, std::vector<Group>& groups, const AnalyzeOptions& options, bool parametric,
+                    Limits& limits, i64& retries, i64& instances) {
+  Counter counter(m, options, limits, parametric);
+  solve_groups(m, groups, options, counter);
+  RawCounts rc;
+  rc.tc.resize(m.tensors.size());
+  for (const Group& g : groups) unpack(g, g.result, rc);
+  if (m.is_box) {
+    rc.macs = box_macs(m.box);
+  } else {
+    // enumerate mode over a non-box domain: |D| is the number of points found.
+    std::vector<char> none(m.tensors.size(), 0);
+    rc.macs = detail::brute_force(m, m.box, none, kMaxEnumeratePoints).points;
+  }
+  retries = counter.retries();
+  instances = static_cast<i64>(counter.instances());
+  return rc;
+}
+
+void require_box(const Model& m, const Problem& problem, const AnalyzeOptions& options) {
+  if (!m.is_box && !options.enumerate)
+    throw InputError(problem.statement.domain.loc,
+                     "the iteration domain is not a box (each variable bounded by constants, joined by 'and'); "
+                     "exact counting needs a box: use --enumerate to brute-force a small domain");
+}
+
+Metrics analyze_impl(const Problem& problem, const AnalyzeOptions& options) {
+  check_options(options);
+  const Model m = detail::compile(problem);
+  require_box(m, problem, options);
+  if (m.is_box && !options.enumerate) check_space_in_pe(m, m.box, &problem.mapping.space_map.loc);
+  auto groups = make_groups(m, options.enumerate);
+  Limits limits(options);
+  i64 retries = 0, instances = 0;
+  const RawCounts rc = count_all(m, groups, options, false, limits, retries, instances);
+  Metrics r;
+  fill_metrics(m, problem.pe, options, rc, problem.statement.domain.loc, r);
+  r.counting_method = options.enumerate ? "enumeration" : "multilinear interpolation";
+  r.self_check_retries = retries;
+  r.instances_counted = instances;
   return r;
+}
+
+/// With AnalyzeOptions::context, errors about the problem name it instead of a
+/// (possibly `<generated>`) location; overflow errors keep their own text.
+[[noreturn]] void rethrow_in_context(const AnalyzeOptions& options) {
+  try {
+    throw;
+  } catch (const OverflowError&) {
+    throw;
+  } catch (const InputError& e) {
+    if (options.context.empty()) throw;
+    throw InputError(options.context + ": " + e.detail());
+  }
+}
+
+}  // namespace
+
+Metrics analyze(const Problem& problem, const AnalyzeOptions& options) {
+  try {
+    return analyze_impl(problem, options);
+  } catch (const InputError&) {
+    rethrow_in_context(options);
+  }
+}
+
+// ------------------------------------------------------------ parametric counting
+
+struct CompiledProblem::Impl {
+  Problem problem;
+  AnalyzeOptions options;
+  Model model;                 // model.box is the last slow-path box (guarded by mu)
+  std::vector<Group> groups;   // structure only (members, pieces, periods)
+  std::vector<std::vector<ClosedForm>> forms;  // per group: the closed forms found so far
+  bool fast = true;            // the PE-domain check holds on the whole parametric range
+  mutable std::shared_mutex mu;
+
+  Impl(const Problem& p, const AnalyzeOptions& o) : problem(p), options(o), model(detail::compile(p)) {}
+};
+
+namespace {
+
+constexpr std::size_t kMaxFormsPerGroup = 4096;  // then the oldest are dropped (memory bound)
+
+void check_extents(const CompiledProblem::Impl& c, std::span<const std::int64_t> ext) {
+  const Model& m = c.model;
+  if (ext.size() != m.nd)
+    throw InputError("expected " + std::to_string(m.nd) + " iteration-domain extents, found " + std::to_string(ext.size()));
+  for (std::size_t d = 0; d < m.nd; ++d) {
+    if (ext[d] < 1)
+      throw InputError("the extent of variable '" + m.domain.pieces[0].vars[d] + "' must be positive, found " +
+                       std::to_string(ext[d]));
+    (void)checked_add(m.box[d].lo, ext[d] - 1, "upper bound of an iteration-domain variable");
+  }
+}
+
+/// Fast path: every group has a closed form covering `ext`. Allocation-free.
+bool evaluate_fast(const CompiledProblem::Impl& c, const i64* ext, Metrics& out) {
+  const Model& m = c.model;
+  thread_local RawCounts rc;
+  rc.tc.resize(m.tensors.size());
+  for (std::size_t gi = 0; gi < c.groups.size(); ++gi) {
+    const ClosedForm* f = nullptr;
+    for (const ClosedForm& cf : c.forms[gi])
+      if (cf.matches(ext)) {
+        f = &cf;
+        break;
+      }
+    if (f == nullptr) return false;
+    std::size_t pos = 0;
+    for (int k : c.groups[gi].members) {
+      if (k < 0) {
+        rc.nT = f->value(ext, pos);
+        rc.nS = f->value(ext, pos + 1);
+        rc.nSTD = f->value(ext, pos + 2);
+        pos += 3;
+      } else {
+        auto& t = rc.tc[static_cast<std::size_t>(k)];
+        t.tv = f->value(ext, pos);
+        t.uv = f->value(ext, pos + 1);
+        t.uvt = f->value(ext, pos + 2);
+        t.spi = f->value(ext, pos + 3);
+        pos += 4;
+      }
+    }
+  }
+  rc.macs = 1;
+  for (std::size_t d = 0; d < m.nd; ++d) rc.macs = checked_mul(rc.macs, ext[d], "number of MACs (|D|)");
+  fill_metrics(m, c.problem.pe, c.options, rc, c.problem.statement.domain.loc, out);
+  if (out.counting_method != "parametric closed form") out.counting_method = "parametric closed form";
+  out.self_check_retries = 0;
+  out.instances_counted = 0;
+  return true;
+}
+
+/// Slow path: count the extents (brute-forcing small instances) and keep the closed forms.
+/// `reusable`: the extents lie in the parametric range (else: what analyze() does).
+void evaluate_slow(CompiledProblem::Impl& c, const i64* ext, bool reusable, Metrics& out) {
+  Model& m = c.model;
+  for (std::size_t d = 0; d < m.nd; ++d) m.box[d].hi = m.box[d].lo + ext[d] - 1;
+  if (!c.fast || !reusable || c.options.enumerate) {  // no reusable closed form: what analyze() does
+    if (!c.options.enumerate) check_space_in_pe(m, m.box, &c.problem.mapping.space_map.loc);
+    auto groups = make_groups(m, c.options.enumerate);
+    Limits limits(c.options);
+    i64 retries = 0, instances = 0;
+    const RawCounts rc = count_all(m, groups, c.options, false, limits, retries, instances);
+    fill_metrics(m, c.problem.pe, c.options, rc, c.problem.statement.domain.loc, out);
+    out.counting_method = c.options.enumerate ? "enumeration" : "multilinear interpolation";
+    out.self_check_retries = retries;
+    out.instances_counted = instances;
+    return;
+  }
+  auto groups = c.groups;
+  Limits limits(c.options);
+  i64 retries = 0, instances = 0;
+  const RawCounts rc = count_all(m, groups, c.options, true, limits, retries, instances);
+  for (std::size_t gi = 0; gi < groups.size(); ++gi) {
+    auto& fs = c.forms[gi];
+    if (!groups[gi].form.matches(ext)) continue;  // cannot happen: the form was found at ext
+    if (fs.size() >= kMaxFormsPerGroup) fs.erase(fs.begin());
+    fs.push_back(std::move(groups[gi].form));
+  }
+  fill_metrics(m, c.problem.pe, c.options, rc, c.problem.statement.domain.loc, out);
+  out.counting_method = "parametric closed form";
+  out.self_check_retries = retries;
+  out.instances_counted = instances;
+}
+
+}  // namespace
+
+CompiledProblem::CompiledProblem(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+CompiledProblem::CompiledProblem(CompiledProblem&&) noexcept = default;
+CompiledProblem& CompiledProblem::operator=(CompiledProblem&&) noexcept = default;
+CompiledProblem::~CompiledProblem() = default;
+
+std::size_t CompiledProblem::dims() const { return impl_->model.nd; }
+
+std::vector<std::int64_t> CompiledProblem::template_extents() const {
+  std::vector<std::int64_t> e;
+  const auto b = detail::compile(impl_->problem).box;
+  for (const auto& x : b) e.push_back(x.hi - x.lo + 1);
+  return e;
+}
+
+std::size_t CompiledProblem::closed_forms() const {
+  std::shared_lock lock(impl_->mu);
+  std::size_t n = 0;
+  for (const auto& f : impl_->forms) n += f.size();
+  return n;
+}
+
+CompiledProblem compile_parametric(const Problem& problem, const AnalyzeOptions& options) {
+  try {
+    check_options(options);
+    auto impl = std::make_unique<CompiledProblem::Impl>(problem, options);
+    Model& m = impl->model;
+    require_box(m, problem, options);
+    if (!m.is_box) throw InputError(problem.statement.domain.loc, "parametric counting needs a box iteration domain");
+    impl->groups = make_groups(m, options.enumerate);
+    impl->forms.resize(impl->groups.size());
+    impl->fast = !options.enumerate && check_space_in_pe(m, huge_box(m.box), nullptr);
+    std::vector<i64> ext;
+    for (const auto& b : m.box) ext.push_back(b.hi - b.lo + 1);
+    CompiledProblem c(std::move(impl));
+    Metrics first;
+    evaluate(c, ext, first);  // the template's own extents: the first closed forms
+    return c;
+  } catch (const InputError&) {
+    rethrow_in_context(options);
+  }
+}
+
+void evaluate(const CompiledProblem& compiled, std::span<const std::int64_t> extents, Metrics& out) {
+  CompiledProblem::Impl& c = *compiled.impl_;
+  try {
+    check_extents(c, extents);
+    bool in_range = true;
+    for (const i64 e : extents) in_range = in_range && e <= kParametricMaxExtent;
+    if (c.fast && in_range) {
+      std::shared_lock lock(c.mu);
+      if (evaluate_fast(c, extents.data(), out)) return;
+    }
+    std::unique_lock lock(c.mu);
+    if (c.fast && in_range && evaluate_fast(c, extents.data(), out)) return;  // compiled meanwhile
+    evaluate_slow(c, extents.data(), in_range, out);
+  } catch (const InputError&) {
+    rethrow_in_context(c.options);
+  }
+}
+
+Metrics evaluate(const CompiledProblem& compiled, std::span<const std::int64_t> extents) {
+  Metrics m;
+  evaluate(compiled, extents, m);
+  return m;
 }
 
 }  // namespace tenet_cost::tenet

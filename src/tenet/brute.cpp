@@ -274,7 +274,9 @@ void small_sort(i64* b, i64* e) {
 
 // NOLINTNEXTLINE(readability-function-size): the brute-force oracle: one loop nest with its fast paths, kept together
 Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::vector<char>& want, i64 max_points,
-                   const std::vector<i64>& step_in, const std::vector<i64>& sub_in) {
+                   const std::vector<i64>& step_in, const std::vector<i64>& sub_in, Workspace* workspace) {
+  Workspace local;
+  Workspace& ws = workspace ? *workspace : local;
   std::vector<i64> step(step_in), sub(sub_in);
   step.resize(m.nd, 1);
   sub.resize(m.nd, 1);
@@ -312,7 +314,12 @@ Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::
 
   const std::size_t N = static_cast<std::size_t>(n);
   constexpr i64 kAbsent = -1;
-  std::vector<i64> tcode(N), scode(N);
+  // Time codes, later (same storage) the element codes; PE codes. Reused buffers:
+  // every slot read is written first (no clearing needed).
+  std::vector<i64>& tcode = ws.codes_a;
+  std::vector<i64>& scode = ws.codes_b;
+  tcode.resize(N);
+  scode.resize(N);
   std::vector<i64> x(nd);
   std::vector<std::uint32_t> idx(nd + 1, 0);
   auto odometer = [&](auto&& body) {
@@ -400,7 +407,8 @@ Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::
   auto rank = [&](std::vector<i64>& codes, i64 range, std::vector<i64>& uniq) {
     uniq.clear();
     if (range <= 4 * n + 1024) {
-      std::vector<std::int32_t> dense(static_cast<std::size_t>(range), -1);
+      std::vector<std::int32_t>& dense = ws.dense;
+      dense.assign(static_cast<std::size_t>(range), -1);
       for (i64 c : codes)
         if (c != kAbsent) dense[static_cast<std::size_t>(c)] = 0;
       std::int32_t r = 0;
@@ -468,7 +476,10 @@ Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::
   }
 
   // Order the instances by (time rank, PE rank): two stable counting sorts.
-  std::vector<std::uint32_t> order(static_cast<std::size_t>(present)), tmp(static_cast<std::size_t>(present));
+  std::vector<std::uint32_t>& order = ws.order;
+  std::vector<std::uint32_t>& tmp = ws.tmp;
+  order.resize(static_cast<std::size_t>(present));
+  tmp.resize(static_cast<std::size_t>(present));
   {
     std::vector<std::uint32_t> cnt(nS + 1, 0);
     for (std::size_t p = 0; p < N; ++p)
@@ -486,7 +497,10 @@ Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::
     for (std::uint32_t p : tmp) order[fill[static_cast<std::size_t>(tcode[p])]++] = p;
   }
   // Group boundaries (a group = one (stamp, PE) pair): gstart over `order`.
-  std::vector<std::uint32_t> gstart, gs;  // first position of each group, its PE rank
+  std::vector<std::uint32_t>& gstart = ws.gstart;  // first position of each group
+  std::vector<std::uint32_t>& gs = ws.gs;          // its PE rank
+  gstart.clear();
+  gs.clear();
   std::vector<std::uint32_t> tg(nT + 1, 0);  // groups of stamp t: [tg[t], tg[t+1])
   gstart.reserve(order.size() + 1);
   gs.reserve(order.size());
@@ -509,8 +523,6 @@ Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::
   for (std::size_t k = 0; k < m.tensors.size(); ++k) any_tensor = any_tensor || want[k];
   if (!any_tensor) return out;
   // pos[p]: position of instance p in `order` (reuses tmp).
-  std::vector<i64>().swap(tcode);
-  std::vector<i64>().swap(scode);
   if (tmp.size() < N) tmp.resize(N);  // non-box domains: absent instances have no position
   for (std::size_t i = 0; i < order.size(); ++i) tmp[order[i]] = static_cast<std::uint32_t>(i);
   std::vector<std::uint32_t>& pos = tmp;
@@ -519,7 +531,6 @@ Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::
     present_mask.assign(N, 0);
     for (std::uint32_t p : order) present_mask[p] = 1;
   }
-  std::vector<std::uint32_t>().swap(order);
 
   std::vector<std::int32_t> cur_idx(nS, -1), prev_idx(nS, -1);
   std::vector<std::uint32_t> gend(gs.size());
@@ -533,7 +544,8 @@ Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::
     const std::size_t na = aev.pieces.size();
     TensorCounts& tc = out.tensors[k];
     // Element codes laid out in (stamp, PE) order, na slots per instance.
-    std::vector<i64> ec(static_cast<std::size_t>(present) * na);
+    std::vector<i64>& ec = tcode;  // the time codes are no longer needed
+    ec.resize(static_cast<std::size_t>(present) * na);
     i64 tv = 0;
     if (aev.fast && na == 1 && nd > 0 && present_mask.empty()) {
       const FastPiece& fp = aev.pieces[0];

@@ -186,6 +186,12 @@ Model compile(const Problem& problem) {
     if (m.box[d].lo > m.box[d].hi)
       throw InputError(st.domain.loc, "the iteration domain is empty (variable '" + m.domain.pieces[0].vars[d] +
                                           "' has no admissible value)");
+  for (std::size_t d = 0; d < m.nd; ++d) {  // every extent hi - lo + 1 must be a 64-bit integer
+    const std::string what = "extent of variable '" + m.domain.pieces[0].vars[d] + "' of the iteration domain (" +
+                             std::to_string(m.box[d].lo) + " <= " + m.domain.pieces[0].vars[d] + " <= " +
+                             std::to_string(m.box[d].hi) + ")";
+    (void)checked_add(checked_sub(m.box[d].hi, m.box[d].lo, what), 1, what);
+  }
 
   const auto& mp = problem.mapping;
   m.space = parse_kind(mp.space_map, true, "the space map");

@@ -1,6 +1,7 @@
 // Property test: the size-independent counter equals brute-force enumeration
 // on many random statements / mappings / PE arrays (fixed seed).
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -19,6 +20,20 @@ struct Gen {
   int uni(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); }
   bool coin(double p = 0.5) { return std::uniform_real_distribution<double>(0, 1)(rng) < p; }
 };
+
+/// The counter's options for the random tests. The engine reads no environment;
+/// these test-only variables reach its knobs: TC_PROPERTY_VIRTUAL=force|never,
+/// TC_PROPERTY_NO_SKEW=1, TC_PROPERTY_MIN_BASE=N.
+tenet::AnalyzeOptions property_options() {
+  tenet::AnalyzeOptions o;
+  if (const char* v = std::getenv("TC_PROPERTY_VIRTUAL"))
+    o.virtual_plan = std::string(v) == "force" ? tenet::VirtualPlan::kForce
+                     : std::string(v) == "never" ? tenet::VirtualPlan::kNever
+                                                 : tenet::VirtualPlan::kAuto;
+  if (std::getenv("TC_PROPERTY_NO_SKEW")) o.skewed_time_windows = false;
+  if (const char* v = std::getenv("TC_PROPERTY_MIN_BASE")) o.min_base = std::max(1, std::atoi(v));
+  return o;
+}
 
 std::string var(int d) { return std::string(1, static_cast<char>('a' + d)); }
 
@@ -159,7 +174,7 @@ TEST_CASE("counter equals brute-force enumeration on random problems") {
     if (std::getenv("TC_DEBUG_CASES")) std::fprintf(stderr, "CASE %d\n%s\n", it, desc.c_str());
     tenet::AnalyzeOptions en;
     en.enumerate = true;
-    const auto a = tenet::analyze(prob);
+    const auto a = tenet::analyze(prob, property_options());
     const auto b = tenet::analyze(prob, en);
     CHECK(a.macs == b.macs);
     CHECK(a.ingress_delay == b.ingress_delay);
@@ -298,7 +313,7 @@ TEST_CASE("counter equals brute-force enumeration on skewed time maps") {
     if (std::getenv("TC_DEBUG_CASES")) std::fprintf(stderr, "CASE %d\n%s\n", it, desc.c_str());
     tenet::AnalyzeOptions en;
     en.enumerate = true;
-    const auto a = tenet::analyze(prob);
+    const auto a = tenet::analyze(prob, property_options());
     const auto b = tenet::analyze(prob, en);
     check_same_counts(a, b);
     if (a.instances_counted > 1) ++interpolated;
@@ -370,10 +385,10 @@ TEST_CASE("counter equals brute-force enumeration on group-quantized systolic GE
     const auto b = tenet::analyze(prob, en);
     // Default plan choice, then plan B forced wherever it has a virtual dimension.
     for (int forced = 0; forced < 2; ++forced) {
-      INFO("TC_FORCE_VIRTUAL=" << forced);
-      if (forced) setenv("TC_FORCE_VIRTUAL", "1", 1);
-      const auto a = tenet::analyze(prob);
-      if (forced) unsetenv("TC_FORCE_VIRTUAL");
+      INFO("virtual_plan = " << (forced ? "kForce" : "kAuto"));
+      tenet::AnalyzeOptions ao = property_options();
+      if (forced) ao.virtual_plan = tenet::VirtualPlan::kForce;
+      const auto a = tenet::analyze(prob, ao);
       check_same_counts(a, b);
       if (!forced && a.instances_counted > 1) ++interpolated;
     }
