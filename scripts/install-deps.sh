@@ -3,9 +3,11 @@
 # Usage: bash scripts/install-deps.sh          (as root, or with sudo available)
 set -euo pipefail
 pkgs=(cmake ninja-build g++ pkg-config libcli11-dev nlohmann-json3-dev libeigen3-dev
-      libspdlog-dev libfmt-dev catch2 libisl-dev)
+      libspdlog-dev libfmt-dev catch2 libisl-dev zlib1g-dev)
 # clang + its sanitizer/fuzzer runtime are optional (fuzz targets); installed when asked.
 if [[ "${TC_WITH_CLANG:-0}" == 1 ]]; then pkgs+=(clang libclang-rt-14-dev); fi
+# chromium runs the report's browser test (tests/report, skipped without it); installed when asked.
+if [[ "${TC_WITH_BROWSER:-0}" == 1 ]]; then pkgs+=(chromium); fi
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

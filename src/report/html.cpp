@@ -123,7 +123,7 @@ std::string bar_chart(const BarSpec& s) {
   const auto ticks = svg::linear_ticks(max);
   const double top = ticks.back() > 0 ? ticks.back() : 1;
   const double width = kLabelW + kPlotW + kRightW;
-  const double height = kTop + kRowH * static_cast<double>(s.rows.size()) + kAxisH;
+  const double height = kTop + kRowH * static_cast<double>(s.rows.size()) + kAxisH + (s.note.empty() ? 0 : 16);
   auto xpos = [&](double display) { return kLabelW + kPlotW * display / top; };
 
   std::string o;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "tenet_cost/error.hpp"
@@ -38,7 +39,16 @@ std::string coord(double v) {
 
 std::string label(double v) {
   if (v == 0) return "0";
-  return fmt::format("{:.3g}", v);
+  const double a = std::abs(v);
+  if (a < 1e-3 || a >= 1e6) return fmt::format("{:.3g}", v);
+  // fixed notation with 3 significant digits, trailing zeros dropped ("5000", "0.5", "15.9")
+  const int decimals = std::max(0, 2 - static_cast<int>(std::floor(std::log10(a))));
+  std::string s = fmt::format("{:.{}f}", v, decimals);
+  if (s.find('.') != std::string::npos) {
+    while (s.back() == '0') s.pop_back();
+    if (s.back() == '.') s.pop_back();
+  }
+  return s;
 }
 
 std::vector<double> linear_ticks(double max, int target) {
