@@ -9,6 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "tenet_cost/arch.hpp"
+#include "tenet_cost/model.hpp"
+
 namespace tenet_cost::report::html {
 
 /// One named part of a stacked bar (a cost term, or "scale/zero point").
@@ -51,6 +54,7 @@ struct RooflinePoint {
 };
 struct Roofline {
   std::string scheme;
+  std::string precision;            // the MAC precision of the compute roof ("" = not stated)
   double peak_macs_per_s = 0;       // compute roof of the arch at this scheme's MAC precision
   double dram_bytes_per_s = 0;      // bandwidth slope
   std::vector<RooflinePoint> points;
@@ -82,6 +86,15 @@ std::string render(const ReportDoc& doc);
 
 /// Indices of the Pareto-optimal points (minimise latency and energy; ties kept), ascending latency.
 std::vector<std::size_t> pareto_front(const std::vector<TradeoffPoint>& points);
+
+// ------------------------------------------------------- views over results
+
+/// `estimate --format html`: assumptions, one breakdown per entry, the roofline of the run.
+ReportDoc estimate_doc(const model::EstimateResult& e, const arch::Arch& arch);
+/// `compare --format html`: assumptions, the scheme comparison, the decode latency-energy trade-off, and for each
+/// scheme with an estimate in `per_scheme` (same order as the rows; may be empty) its breakdowns and roofline.
+ReportDoc compare_doc(const model::CompareResult& c, const std::vector<model::EstimateResult>& per_scheme,
+                      const arch::Arch& arch);
 
 /// Shortest text that reads back as the same double (data attributes); integers as digits.
 std::string number(double v);

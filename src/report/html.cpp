@@ -426,8 +426,9 @@ std::string roofline(const Roofline& rl, std::size_t index) {
                    "stroke-width=\"2\"/>\n",
                    coord(X(x0)), coord(Y(rl.dram_bytes_per_s * x0)), coord(X(ridge)), coord(Y(rl.peak_macs_per_s)),
                    coord(X(x2)), coord(Y(rl.peak_macs_per_s)));
-  o += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">compute roof {} MAC/s</text>\n", coord(kPlotL + kPW - 4),
-                   coord(Y(rl.peak_macs_per_s) - 6), label(rl.peak_macs_per_s));
+  o += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">compute roof{} {} MAC/s</text>\n",
+                   coord(kPlotL + kPW - 4), coord(Y(rl.peak_macs_per_s) - 6),
+                   rl.precision.empty() ? "" : " (" + esc(rl.precision) + ")", label(rl.peak_macs_per_s));
   o += fmt::format("<text x=\"{}\" y=\"{}\">DRAM {} B/s</text>\n", coord(X(x0) + 6),
                    coord(std::max(Y(rl.dram_bytes_per_s * x0) - 8, kPlotT + 12)), label(rl.dram_bytes_per_s));
   std::vector<std::vector<std::string>> table;
