@@ -31,7 +31,7 @@ inline tenet_cost::report::html::ReportDoc sample_doc() {
         {"lm_head", 1, {16000, 3000, 260000, 0, 0}, 260000, "dram"}}},
   };
   d.rooflines = {
-      {"q4f16_1", 1.024e12, 25.6e9,
+      {"q4f16_1", "fp16", 1.024e12, 25.6e9,
        {{"fused_NT_matmul", "prefill", 1099511627776, 6000000000, 1.5},
         {"fused_NT_matmul1", "prefill", 2971215073280, 16000000000, 3.5},
         {"fused_NT_matmul", "decode", 536870912, 270000000, 0.011},
