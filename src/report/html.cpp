@@ -432,6 +432,12 @@ std::string roofline(const Roofline& rl, std::size_t index) {
   o += fmt::format("<text x=\"{}\" y=\"{}\">DRAM {} B/s</text>\n", coord(X(x0) + 6),
                    coord(std::max(Y(rl.dram_bytes_per_s * x0) - 8, kPlotT + 12)), label(rl.dram_bytes_per_s));
   std::vector<std::vector<std::string>> table;
+  struct PointLabel {
+    std::string at;
+    double x, y, r;
+    std::string text;
+  };
+  std::vector<PointLabel> labels;
   for (std::size_t i = 0; i < rl.points.size(); ++i) {
     const auto& p = rl.points[i];
     const double share = total_s > 0 ? p.latency_s / total_s : 0;
@@ -447,8 +453,20 @@ std::string roofline(const Roofline& rl, std::size_t index) {
                 fmt::format(" fill=\"#a6c8e8\" fill-opacity=\"0.45\" stroke=\"#000\" data-name=\"{}\" data-entry=\"{}\" "
                             "data-macs=\"{}\" data-dram-bytes=\"{}\" data-latency-s=\"{}\" data-x=\"{}\" data-y=\"{}\"",
                             esc(p.name), esc(p.entry), p.macs, p.dram_bytes, num(p.latency_s), num(x), num(y))) +
-         fmt::format("<text x=\"{}\" y=\"{}\" class=\"small\">{}</text></g>\n", coord(X(x) + r + 2), coord(Y(y) + 3), i + 1);
+         "</g>\n";
+    // points drawn at the same spot share one label "1,2,5" (else their numbers overprint)
+    const std::string at = coord(X(x)) + "," + coord(Y(y));
+    auto g = std::find_if(labels.begin(), labels.end(), [&](const PointLabel& l) { return l.at == at; });
+    if (g == labels.end()) {
+      labels.push_back({at, X(x), Y(y), r, std::to_string(i + 1)});
+    } else {
+      g->r = std::max(g->r, r);
+      g->text += "," + std::to_string(i + 1);
+    }
   }
+  for (const auto& l : labels)
+    o += fmt::format("<text x=\"{}\" y=\"{}\" class=\"small point-label\">{}</text>\n", coord(l.x + l.r + 2),
+                     coord(l.y + 3), l.text);
   // legend: marker shape per entry
   double ly = kPlotT + 10;
   for (std::size_t e = 0; e < entries.size(); ++e, ly += 20) {

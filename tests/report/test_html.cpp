@@ -195,6 +195,35 @@ TEST_CASE("report html: roofline points are the operators, x = MACs/byte, y = MA
   CHECK(dbl(circles[1].attrs.at("r")) > dbl(circles[0].attrs.at("r")));
 }
 
+TEST_CASE("report html: roofline points at the same spot share one label") {
+  auto doc = tc_test::sample_doc();
+  auto& pts = doc.rooflines[0].points;
+  REQUIRE(pts.size() >= 3);
+  pts[2] = pts[0];  // same MACs, bytes and time: drawn on top of point 1
+  pts[2].name = "twin";
+  const std::string html = render(doc);
+  const auto start = html.find("<figure class=\"chart\" id=\"roofline-0\"");
+  const std::string fig = html.substr(start, html.find("</figure>", start) - start);
+  static const std::regex label_re(R"re(class="small point-label">([^<]*)<)re");
+  std::vector<std::string> labels;
+  for (auto it = std::sregex_iterator(fig.begin(), fig.end(), label_re); it != std::sregex_iterator(); ++it)
+    labels.push_back((*it)[1].str());
+  // one label per distinct spot; every drawn point's number appears exactly once
+  CHECK(std::find(labels.begin(), labels.end(), "1,3") != labels.end());
+  std::vector<std::string> numbers;
+  for (const auto& l : labels) {
+    std::size_t from = 0;
+    for (auto comma = l.find(',', from); ; comma = l.find(',', from)) {
+      numbers.push_back(l.substr(from, comma == std::string::npos ? std::string::npos : comma - from));
+      if (comma == std::string::npos) break;
+      from = comma + 1;
+    }
+  }
+  std::sort(numbers.begin(), numbers.end());
+  CHECK(std::adjacent_find(numbers.begin(), numbers.end()) == numbers.end());
+  CHECK(numbers.size() == with_attr(figure_elements(html, "roofline-0"), "data-macs").size());
+}
+
 TEST_CASE("report html: Pareto front equals brute force, and is marked in the scatter") {
   std::mt19937_64 rng(15);
   std::uniform_int_distribution<int> small(0, 6);  // ties on purpose
