@@ -2,11 +2,14 @@
 # Install the Debian packages tenet-cost needs to build and test, when missing.
 # Usage: bash scripts/install-deps.sh          (as root, or with sudo available)
 set -euo pipefail
-pkgs=(cmake ninja-build g++ libcli11-dev nlohmann-json3-dev libeigen3-dev libspdlog-dev libfmt-dev catch2)
+pkgs=(cmake ninja-build g++ libcli11-dev nlohmann-json3-dev libeigen3-dev libspdlog-dev libfmt-dev catch2
+      zlib1g-dev)  # zlib: the report's browser test decodes the screenshot PNG
 # The clang tools are optional and installed when asked (TC_WITH_CLANG=1, as .ci/run does):
 # clang + its sanitizer/fuzzer runtime for the fuzz targets (.ci/fuzz), clang-format + clang-tidy
 # (git-clang-format-14, clang-tidy-diff-14.py; both Python scripts) for the lint step (.ci/lint).
 if [[ "${TC_WITH_CLANG:-0}" == 1 ]]; then pkgs+=(clang libclang-rt-14-dev clang-format clang-tidy python3 git); fi
+# chromium runs the report's browser test (tests/report, skipped without it); installed when asked.
+if [[ "${TC_WITH_BROWSER:-0}" == 1 ]]; then pkgs+=(chromium); fi
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -14,9 +14,11 @@
 
 namespace tenet_cost::report {
 
-enum class Format { kTable, kJson, kCsv };
+/// kHtml: the self-contained HTML report of estimate and compare (tenet_cost/report_html.hpp; it needs the arch,
+/// so those commands render it there); the other views refuse it.
+enum class Format { kTable, kJson, kCsv, kHtml };
 
-/// "table" | "json" | "csv"; throws InputError listing the choices otherwise.
+/// "table" | "json" | "csv" | "html"; throws InputError listing the choices otherwise.
 Format parse_format(const std::string& text);
 
 struct Table {

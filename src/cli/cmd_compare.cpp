@@ -7,6 +7,7 @@
 
 #include "model_args.hpp"
 #include "tenet_cost/report.hpp"
+#include "tenet_cost/report_html.hpp"
 
 namespace tenet_cost::cli {
 
@@ -61,7 +62,14 @@ CLI::App* add_compare(CLI::App& app, const Command& self, Context& ctx) {
     Progress progress(schemes.size());
     const auto result =
         model::compare(est, plan, ph, schemes, [&](std::size_t done, const std::string& s) { progress.step(done, s); });
-    ctx.result = report::render(result, format);
+    if (format != report::Format::kHtml) {
+      ctx.result = report::render(result, format);
+      return;
+    }
+    // the report also shows each scheme's breakdown and roofline (the estimator's cache makes these cheap)
+    std::vector<model::EstimateResult> per_scheme;
+    for (const auto& s : schemes) per_scheme.push_back(model::estimate(est, plan, ph, s));
+    ctx.result = report::html::render(report::html::compare_doc(result, per_scheme, est.arch()));
   });
   return cmd;
 }

@@ -3,6 +3,7 @@
 
 #include "model_args.hpp"
 #include "tenet_cost/report.hpp"
+#include "tenet_cost/report_html.hpp"
 
 namespace tenet_cost::cli {
 
@@ -19,7 +20,9 @@ CLI::App* add_estimate(CLI::App& app, const Command& self, Context& ctx) {
     cost::Estimator est = make_estimator(*args);
     const model::Phases ph = phases(*args);
     const model::Model plan = load_plan(*args, ph, false);
-    ctx.result = report::render(model::estimate(est, plan, ph, scheme), format);
+    const auto result = model::estimate(est, plan, ph, scheme);
+    ctx.result = format == report::Format::kHtml ? report::html::render(report::html::estimate_doc(result, est.arch()))
+                                                 : report::render(result, format);
   });
   return cmd;
 }

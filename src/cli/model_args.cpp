@@ -20,7 +20,7 @@ void add_model_options(CLI::App* cmd, ModelArgs& a) {
   cmd->add_option("--context", a.context, "Decode context length (default 2048)");
   cmd->add_option("--hf-config", a.hf_config,
                   "Hugging Face config.json: model workloads without a dump, or heads for attention");
-  cmd->add_option("--format", a.format, "table | json | csv");
+  cmd->add_option("--format", a.format, "table | json | csv | html (a self-contained report page)");
   cmd->add_option("--array-model", a.array_model, "auto | engine | closed-form (PE array <-> buffer level)");
 }
 

@@ -1,6 +1,7 @@
 // The view of a CompareResult: one row per scheme (docs/estimate-formats.md).
 #include <nlohmann/json.hpp>
 
+#include "tenet_cost/error.hpp"
 #include "tenet_cost/report.hpp"
 #include "views.hpp"
 
@@ -9,6 +10,7 @@ namespace tenet_cost::report {
 using nlohmann::json;
 
 std::string render(const model::CompareResult& c, Format fmt) {
+  if (fmt == Format::kHtml) throw InternalError("the compare html view needs the arch: report::html::compare_doc");
   if (fmt == Format::kJson) {
     json j = run_info_json(c.info);
     j["rows"] = json::array();

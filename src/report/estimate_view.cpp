@@ -1,6 +1,7 @@
 // The view of an EstimateResult: per-GEMM rows and per-entry totals (docs/estimate-formats.md).
 #include <nlohmann/json.hpp>
 
+#include "tenet_cost/error.hpp"
 #include "tenet_cost/report.hpp"
 #include "views.hpp"
 
@@ -96,6 +97,7 @@ std::string tile_text(const cost::Tile& t) {
 }  // namespace
 
 std::string render(const EstimateResult& e, Format fmt) {
+  if (fmt == Format::kHtml) throw InternalError("the estimate html view needs the arch: report::html::estimate_doc");
   if (fmt == Format::kJson) return estimate_json(e);
   Table t;
   t.headers = {"entry",      "function", "calls",    "b x m x n x k", "scheme", "prec",      "MACs",      "cycles",

@@ -3,6 +3,7 @@
 
 #include "tenet_cost/checked.hpp"
 #include "tenet_cost/extract.hpp"
+#include "tenet_cost/error.hpp"
 #include "tenet_cost/report.hpp"
 
 namespace tenet_cost::report {
@@ -112,6 +113,7 @@ std::string quant_text(const QuantInfo& q) {
 }  // namespace
 
 std::string render(const ExtractResult& r, Format fmt) {
+  if (fmt == Format::kHtml) throw InputError("--format html is supported by estimate and compare only");
   if (fmt == Format::kJson) return extract_json(r);
   Table t;
   const bool csv = fmt == Format::kCsv;

@@ -1,6 +1,7 @@
 // The view of the scheme catalog (`quant list`, docs/quant.md).
 #include <nlohmann/json.hpp>
 
+#include "tenet_cost/error.hpp"
 #include "tenet_cost/report.hpp"
 #include "views.hpp"
 
@@ -42,6 +43,7 @@ std::string scale_text(const quant::TensorFormat& f) {
 }  // namespace
 
 std::string render(const std::vector<quant::Scheme>& schemes, Format fmt) {
+  if (fmt == Format::kHtml) throw InputError("--format html is supported by estimate and compare only");
   if (fmt == Format::kJson) {
     json j = json::array();
     for (const auto& s : schemes) {

@@ -10,7 +10,8 @@ Format parse_format(const std::string& text) {
   if (text == "table") return Format::kTable;
   if (text == "json") return Format::kJson;
   if (text == "csv") return Format::kCsv;
-  throw InputError("unknown format '" + text + "'; valid formats: table, json, csv");
+  if (text == "html") return Format::kHtml;
+  throw InputError("unknown format '" + text + "'; valid formats: table, json, csv, html");
 }
 
 std::string render_text(const Table& t) {

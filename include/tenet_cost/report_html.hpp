@@ -1,0 +1,102 @@
+// A self-contained HTML report (docs/report.md): inline SVG charts drawn by our
+// own small writer, no script or style fetched, byte-deterministic output.
+//
+// The input is plain data (ReportDoc) so the renderer does not depend on the
+// cost model; views over the estimate/compare results fill it in.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tenet_cost/arch.hpp"
+#include "tenet_cost/model.hpp"
+
+namespace tenet_cost::report::html {
+
+/// One named part of a stacked bar (a cost term, or "scale/zero point").
+struct Segment {
+  std::string term;
+  double value = 0;
+};
+
+/// (a) One row of the scheme comparison.
+struct SchemeRow {
+  std::string scheme;
+  double prefill_latency_s = 0, decode_latency_s = 0;            // whole prompt; one token
+  std::int64_t prefill_dram_bytes = 0, prefill_scale_dram_bytes = 0;  // scale = scales + zero points
+  std::int64_t decode_dram_bytes = 0, decode_scale_dram_bytes = 0;
+  double prefill_energy_j = 0, decode_energy_j = 0;
+  /// Energy by term (optional; when given per phase, the energy bars are stacked by it and
+  /// each list must sum to the phase's energy within 1e-9 relative).
+  std::vector<Segment> prefill_energy_by_term, decode_energy_by_term;
+};
+
+/// (b) One GEMM/operator of an entry: per-call cycles by term, times `calls`.
+struct OperatorRow {
+  std::string name;
+  std::int64_t calls = 1;
+  std::vector<std::int64_t> cycles_by_term;  // parallel to Breakdown::terms, per call
+  std::int64_t cycles = 0;                   // per call (the model's combination of the terms)
+  std::string bound;                         // one of Breakdown::terms
+};
+struct Breakdown {
+  std::string entry, scheme;
+  std::vector<std::string> terms;  // e.g. compute, buffer, dram, dequant, vector
+  std::vector<OperatorRow> rows;
+};
+
+/// (c) A roofline point: one GEMM/operator's totals in its entry.
+struct RooflinePoint {
+  std::string name, entry;
+  std::int64_t macs = 0, dram_bytes = 0;
+  double latency_s = 0;
+};
+struct Roofline {
+  std::string scheme;
+  std::string precision;            // the MAC precision of the compute roof ("" = not stated)
+  double peak_macs_per_s = 0;       // compute roof of the arch at this scheme's MAC precision
+  double dram_bytes_per_s = 0;      // bandwidth slope
+  std::vector<RooflinePoint> points;
+};
+
+/// (d) A latency-energy point (the front is computed by the renderer).
+struct TradeoffPoint {
+  std::string label;
+  double latency_s = 0, energy_j = 0;
+};
+
+struct Assumption {
+  std::string key, value;
+};
+
+struct ReportDoc {
+  std::string title;
+  std::vector<Assumption> assumptions;  // (e) in the given order
+  std::vector<SchemeRow> schemes;       // (a) empty = no comparison chart
+  std::vector<Breakdown> breakdowns;    // (b) one chart each
+  std::vector<Roofline> rooflines;      // (c) one chart each
+  std::string tradeoff_title;           // (d) e.g. "decode, per token"
+  std::vector<TradeoffPoint> tradeoff;  // (d) empty = no scatter
+};
+
+/// The whole page. Throws InputError naming the field when a number is not finite
+/// or negative, a bound term is not among the terms, or a term list has the wrong length.
+std::string render(const ReportDoc& doc);
+
+/// Indices of the Pareto-optimal points (minimise latency and energy; ties kept), ascending latency.
+std::vector<std::size_t> pareto_front(const std::vector<TradeoffPoint>& points);
+
+// ------------------------------------------------------- views over results
+
+/// `estimate --format html`: assumptions, one breakdown per entry, the roofline of the run.
+ReportDoc estimate_doc(const model::EstimateResult& e, const arch::Arch& arch);
+/// `compare --format html`: assumptions, the scheme comparison, the decode latency-energy trade-off, and for each
+/// scheme with an estimate in `per_scheme` (same order as the rows; may be empty) its breakdowns and roofline.
+ReportDoc compare_doc(const model::CompareResult& c, const std::vector<model::EstimateResult>& per_scheme,
+                      const arch::Arch& arch);
+
+/// Shortest text that reads back as the same double (data attributes); integers as digits.
+std::string number(double v);
+
+}  // namespace tenet_cost::report::html

@@ -1,0 +1,152 @@
+// The html views: estimate / compare results (+ the arch's roofs) -> ReportDoc.
+// Views do not compute costs; they only gather, multiply by call counts (checked) and name.
+#include <algorithm>
+#include <set>
+#include <string>
+
+#include "tenet_cost/checked.hpp"
+#include "tenet_cost/cost.hpp"
+#include "tenet_cost/report_html.hpp"
+
+namespace tenet_cost::report::html {
+
+namespace {
+
+using model::EstimateResult;
+
+std::vector<std::string> term_names() {
+  std::vector<std::string> out;
+  for (auto t : {cost::Term::kCompute, cost::Term::kBuffer, cost::Term::kDram, cost::Term::kDequant,
+                 cost::Term::kVector})
+    out.push_back(cost::to_string(t));
+  return out;
+}
+
+std::vector<std::string> entries_in_order(const EstimateResult& e) {
+  std::vector<std::string> out;
+  for (const auto& row : e.result.rows)
+    if (std::find(out.begin(), out.end(), row.first.entry) == out.end()) out.push_back(row.first.entry);
+  return out;
+}
+
+std::string scheme_label(const EstimateResult& e) { return e.scheme ? e.scheme->name : "the dump's own schemes"; }
+
+void add_breakdowns(const EstimateResult& e, ReportDoc& doc) {
+  const auto terms = term_names();
+  for (const auto& entry : entries_in_order(e)) {
+    Breakdown b{entry, scheme_label(e), terms, {}};
+    for (const auto& [g, c] : e.result.rows) {
+      if (g.entry != entry) continue;
+      OperatorRow r;
+      r.name = g.function;
+      r.calls = g.calls;
+      r.cycles = c.cycles;
+      r.bound = cost::to_string(c.bound);
+      for (auto t : {cost::Term::kCompute, cost::Term::kBuffer, cost::Term::kDram, cost::Term::kDequant,
+                     cost::Term::kVector})
+        r.cycles_by_term.push_back(c.cycles_of(t));
+      b.rows.push_back(std::move(r));
+    }
+    doc.breakdowns.push_back(std::move(b));
+  }
+}
+
+Roofline roofline_of(const EstimateResult& e, const arch::Arch& a) {
+  Roofline rl;
+  rl.scheme = scheme_label(e);
+  const double pes_hz = static_cast<double>(a.rows) * static_cast<double>(a.cols) * static_cast<double>(a.clock_mhz) * 1e6;
+  for (const auto& [g, c] : e.result.rows) {
+    const double peak = pes_hz * static_cast<double>(c.mac_rate_num) / static_cast<double>(c.mac_rate_den);
+    if (peak > rl.peak_macs_per_s) {
+      rl.peak_macs_per_s = peak;
+      rl.precision = c.precision;
+    }
+    RooflinePoint p;
+    p.name = g.function;
+    p.entry = g.entry;
+    p.macs = checked_mul(c.macs, g.calls, "MACs x calls of " + g.function);
+    p.dram_bytes = checked_mul(c.dram_bytes, g.calls, "DRAM bytes x calls of " + g.function);
+    p.latency_s = c.latency_s * static_cast<double>(g.calls);
+    rl.points.push_back(std::move(p));
+  }
+  rl.dram_bytes_per_s = static_cast<double>(a.dram_mb_per_s) * 1e6;
+  return rl;
+}
+
+void add_common_assumptions(const model::RunInfo& info, const arch::Arch& a, ReportDoc& doc) {
+  doc.assumptions.push_back({"model", info.model});
+  doc.assumptions.push_back({"arch", info.arch + " (" + std::to_string(a.rows) + "x" + std::to_string(a.cols) +
+                                         " PEs, " + std::to_string(a.clock_mhz) + " MHz, DRAM " +
+                                         std::to_string(a.dram_mb_per_s) + " MB/s, buffer " +
+                                         std::to_string(a.buffer_bytes) + " B)"});
+  doc.assumptions.push_back({"dataflow", info.dataflow});
+  std::string terms;
+  for (const auto& t : term_names()) terms += (terms.empty() ? "" : ", ") + t;
+  doc.assumptions.push_back({"timing terms", terms + "; a GEMM's cycles = the largest term (docs/model.md)"});
+  doc.assumptions.push_back({"prefill", std::to_string(info.seq_len) + " tokens (whole prompt)"});
+  doc.assumptions.push_back({"decode", "one token at context " + std::to_string(info.context)});
+}
+
+void add_plan_assumptions(const EstimateResult& e, ReportDoc& doc) {
+  std::set<std::int64_t> batches;
+  std::size_t attention = 0;
+  for (const auto& [g, c] : e.result.rows) {
+    batches.insert(g.shape.batch);
+    attention += (g.shape.role == quant::GemmRole::kAttnQK || g.shape.role == quant::GemmRole::kAttnPV) ? 1 : 0;
+  }
+  std::string b;
+  for (auto v : batches) b += (b.empty() ? "" : ", ") + std::to_string(v);
+  doc.assumptions.push_back({"batch (GEMM batch dims)", b.empty() ? "-" : b});
+  doc.assumptions.push_back(
+      {"attention", attention ? std::to_string(attention) + " attention GEMMs (QK and PV) per entry plan, dense"
+                              : "none in the plan"});
+}
+
+}  // namespace
+
+ReportDoc estimate_doc(const EstimateResult& e, const arch::Arch& arch) {
+  ReportDoc doc;
+  doc.title = "tenet-cost estimate: " + e.info.model + " on " + e.info.arch + ", " + scheme_label(e);
+  add_common_assumptions(e.info, arch, doc);
+  add_plan_assumptions(e, doc);
+  doc.assumptions.push_back({"scheme", scheme_label(e)});
+  add_breakdowns(e, doc);
+  doc.rooflines.push_back(roofline_of(e, arch));
+  return doc;
+}
+
+ReportDoc compare_doc(const model::CompareResult& c, const std::vector<EstimateResult>& per_scheme,
+                      const arch::Arch& arch) {
+  ReportDoc doc;
+  doc.title = "tenet-cost compare: " + c.info.model + " on " + c.info.arch;
+  add_common_assumptions(c.info, arch, doc);
+  if (!per_scheme.empty()) add_plan_assumptions(per_scheme.front(), doc);
+  std::string schemes;
+  for (const auto& r : c.rows) schemes += (schemes.empty() ? "" : ", ") + r.scheme;
+  doc.assumptions.push_back({"schemes", schemes});
+  for (const auto& r : c.rows) {
+    SchemeRow s;
+    s.scheme = r.scheme;
+    s.prefill_latency_s = r.prefill.latency_s;
+    s.decode_latency_s = r.decode.latency_s;
+    s.prefill_dram_bytes = r.prefill.dram_bytes;
+    s.prefill_scale_dram_bytes = r.prefill.scale_dram_bytes;
+    s.decode_dram_bytes = r.decode.dram_bytes;
+    s.decode_scale_dram_bytes = r.decode.scale_dram_bytes;
+    s.prefill_energy_j = r.prefill.energy_j;
+    s.decode_energy_j = r.decode.energy_j;
+    doc.schemes.push_back(std::move(s));
+    doc.tradeoff.push_back({r.scheme, r.decode.latency_s, r.decode.energy_j});
+  }
+  doc.tradeoff_title = "decode, per token";
+  for (std::size_t i = 0; i < per_scheme.size() && i < c.rows.size(); ++i) {
+    const auto first = doc.breakdowns.size();
+    add_breakdowns(per_scheme[i], doc);
+    for (auto k = first; k < doc.breakdowns.size(); ++k) doc.breakdowns[k].scheme = c.rows[i].scheme;
+    doc.rooflines.push_back(roofline_of(per_scheme[i], arch));
+    doc.rooflines.back().scheme = c.rows[i].scheme;
+  }
+  return doc;
+}
+
+}  // namespace tenet_cost::report::html
