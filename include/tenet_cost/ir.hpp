@@ -676,6 +676,10 @@ struct ParseOptions {
   std::size_t min_parallel_bytes = std::size_t{4} << 20;  // smaller texts are parsed serially
   unsigned threads = 0;  // 0: $TC_PARSE_THREADS, else the hardware threads; at most 8; 1: serial
   ParseStats* stats = nullptr;  // filled in when set
+  /// Refuse a dump that is not a whole printed module (docs/ir-formats.md "Truncated dumps":
+  /// no function at all, a `relax as R` header without a Relax function, a prim_func no Relax
+  /// function calls). Off only for tests that glue dumps together.
+  bool require_whole_module = true;
 };
 
 Module parse_tvmscript(const std::string& text, const std::string& filename, const ParseOptions& options);

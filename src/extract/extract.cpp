@@ -128,7 +128,12 @@ Dim bind_dim(const Dim& d, const std::map<std::string, std::int64_t>& bindings, 
     return d;
   }
   SymPtr s = xsym::bind(xsym::parse(d.expr), bindings);
-  if (s->kind == xsym::SymKind::kInt) return Dim::constant(s->value);
+  if (s->kind == xsym::SymKind::kInt) {
+    if (s->value < 0)
+      throw InputError("expected a non-negative dimension, found '" + d.expr + "' = " + std::to_string(s->value) +
+                       " with the bindings given (--bind)");
+    return Dim::constant(s->value);
+  }
   if (require_known) {
     std::set<std::string> names;
     xsym::collect_names(*s, names);
