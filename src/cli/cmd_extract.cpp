@@ -1,4 +1,5 @@
 // tenet-cost extract DUMP [--entry NAME] [--bind k=v,...] [--format table|json|csv]
+#include <iostream>
 #include <memory>
 
 #include "commands.hpp"
@@ -98,7 +99,9 @@ void add_extract_command(CLI::App& app, Context& ctx) {
     if (!args->entry.empty()) opt.entry = args->entry;
     opt.bindings = parse_bindings(args->bind);
     const ir::Module mod = ir::load_module(args->dump);
-    ctx.result = render(extract_workloads(mod, opt), fmt);
+    const ExtractResult r = extract_workloads(mod, opt);
+    if (r.workloads.empty()) std::cerr << "tenet-cost: warning: no GEMM or convolution found in " << args->dump << "\n";
+    ctx.result = render(r, fmt);
   });
 }
 

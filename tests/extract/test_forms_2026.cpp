@@ -1,0 +1,111 @@
+// Forms TVM prints in 2026 and weight-only layouts without bit operations (issue 13 items 1
+// and 2), negative extents (issue 14 item 3), on the project's own fixtures.
+#include <catch2/catch.hpp>
+
+#include "tenet_cost/extract.hpp"
+#include "tenet_cost/ir.hpp"
+#include "test_support.hpp"
+
+using namespace tenet_cost;
+
+namespace {
+
+const Workload& find(const ExtractResult& r, const std::string& fn) {
+  for (const auto& w : r.workloads)
+    if (w.function == fn) return w;
+  FAIL("no workload " << fn);
+  throw 0;
+}
+
+std::string error_of(const std::string& text, const std::string& name = "t.py") {
+  try {
+    (void)extract_workloads(name.size() > 5 && name.substr(name.size() - 5) == ".json" ? ir::read_tvm_json(text, name)
+                                                                                       : ir::parse_tvmscript(text, name));
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "<no error>";
+}
+
+}  // namespace
+
+TEST_CASE("2026 Relax forms: out_ty=, pure=False, module attrs, device mesh, DTensor shapes") {
+  const ExtractResult r = extract_workloads(ir::load_module(tc_test::fixture("extract/relax_2026_forms.py")));
+  REQUIRE(r.workloads.size() == 2);
+  const Workload& mm = find(r, "NT_matmul");
+  CHECK(mm.m == Dim::symbolic("n"));
+  CHECK(mm.n == Dim::constant(2048));
+  CHECK(mm.k == Dim::constant(1024));
+  CHECK(mm.calls.at("prefill") == 1);
+  // R.matmul of two sharded tensors: the global shapes (1, n, 1024) x (1024, 4096)
+  const Workload& z = find(r, "prefill/z");
+  CHECK(z.shape_known);
+  CHECK(z.m == Dim::symbolic("n"));
+  CHECK(z.n == Dim::constant(4096));
+  CHECK(z.k == Dim::constant(1024));
+  CHECK(z.weight_operand == "b");
+  // out_ty= gives the call_tir output its struct info, exactly as out_sinfo= does
+  const ir::Module m = ir::load_module(tc_test::fixture("extract/relax_2026_forms.py"));
+  REQUIRE(m.relax_funcs.size() == 1);
+  const auto& y = m.relax_funcs[0].bindings.at(0);
+  REQUIRE(y.value->sinfo_args.size() == 1);
+  CHECK(y.value->sinfo_args[0]->dims.size() == 3);
+}
+
+TEST_CASE("weight-only integer dequantize without bit operations, signed int4 in int8") {
+  const ExtractResult r = extract_workloads(ir::load_module(tc_test::fixture("extract/int8_weight_only.py")));
+  REQUIRE(r.workloads.size() == 3);
+  const QuantInfo& pc = find(r, "int8_per_channel_NK").quant;
+  CHECK(pc.weight_bits == 8);
+  CHECK(pc.storage_dtype == "int8");
+  CHECK(pc.granularity == "per-channel");
+  CHECK(pc.weight_layout == "NK");
+  CHECK(pc.scale_dtype == "float16");
+  CHECK(pc.zero_point == "none");
+  const QuantInfo& pg = find(r, "int8_per_group_KN_zp").quant;
+  CHECK(pg.weight_bits == 8);
+  CHECK(pg.granularity == "per-group");
+  CHECK(pg.group_size == 64);
+  CHECK(pg.weight_layout == "KN");
+  CHECK(pg.zero_point == "tensor");
+  const Workload& i4 = find(r, "int4_in_int8_per_group_NK");
+  CHECK(i4.quant.weight_bits == 4);
+  CHECK(i4.quant.elems_per_storage == 2);
+  CHECK(i4.quant.storage_dtype == "int8");
+  CHECK(i4.quant.group_size == 128);
+  CHECK(i4.quant.weight_layout == "NK");
+  CHECK_THAT(i4.note, Catch::Contains("weight bits from the packing"));
+  for (const auto& w : r.workloads) {
+    CHECK(w.m == Dim::constant(1));
+    CHECK(w.n == Dim::constant(512));
+    CHECK(w.k == Dim::constant(1024));
+    CHECK(w.weight_operand == "b");
+  }
+  CHECK(r.module_quant == "custom");
+}
+
+TEST_CASE("negative extents are located errors, never a negative dimension") {
+  const std::string gemm =
+      "@T.prim_func\ndef mm(A: T.Buffer((4, 4), \"float32\"), B: T.Buffer((4, 4), \"float32\"), C: T.Buffer((4, 4), "
+      "\"float32\")):\n    for i, j, k in T.grid(EXT, 4, 4):\n        with T.block(\"C\"):\n"
+      "            vi, vj, vk = T.axis.remap(\"SSR\", [i, j, k])\n            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]\n";
+  auto with = [&](const std::string& ext) {
+    std::string t = gemm;
+    t.replace(t.find("EXT"), 3, ext);
+    return t;
+  };
+  CHECK(error_of(with("4")) == "<no error>");
+  CHECK(error_of(with("T.int64(-5)")) == "t.py:3:27: expected a non-negative extent, found T.int64(-5) = -5");
+  CHECK(error_of(with("-5")) == "t.py:3:27: expected a non-negative extent, found -5 = -5");
+  // range(lo, hi) with hi < lo and an axis domain
+  CHECK_THAT(error_of("@T.prim_func\ndef f(A: T.Buffer((4,), \"float32\")):\n    for i in range(3, 1):\n"
+                      "        A[i] = T.float32(0)\n"),
+             Catch::StartsWith("t.py:3:14: expected a non-negative extent"));
+  CHECK_THAT(error_of("@T.prim_func\ndef f(A: T.Buffer((4,), \"float32\")):\n    with T.block(\"b\"):\n"
+                      "        v = T.axis.spatial(T.int64(-2), 0)\n        A[v] = T.float32(0)\n"),
+             Catch::StartsWith("t.py:4:28: expected a non-negative extent"));
+  // a symbolic extent bound negative
+  CHECK_THROWS_WITH(bind_dim(Dim::symbolic("n - 10"), {{"n", 5}}),
+                    "expected a non-negative dimension, found 'n - 10' = -5 with the bindings given (--bind)");
+  CHECK(bind_dim(Dim::symbolic("n - 10"), {{"n", 10}}) == Dim::constant(0));
+}
