@@ -293,6 +293,16 @@ class Parser {
     if (n->height > kMaxHeight) fail_height(n);
   }
   [[noreturn, gnu::cold]] void fail_height(const Node* n) const;
+  /// Elements of the brackets (tuple, list, call arguments, subscript) open at once: real dumps
+  /// need ~400 (a model's parameter tuple); the limit bounds the memory of a dump that is one
+  /// huge tuple (each element is a ~100-byte node; docs/reliability.md, limits).
+  static constexpr std::size_t kMaxPendingElements = std::size_t{1} << 16;
+  void push_scratch(Node* n) {
+    if (scratch_.size() >= kMaxPendingElements && n != nullptr) [[unlikely]]
+      fail_elements(n);
+    scratch_.push_back(n);
+  }
+  [[noreturn, gnu::cold]] void fail_elements(const Node* n) const;
   Node* parse_testlist(bool allow_star);     // a, b, c  -> tuple when comma
   Node* parse_test();
   Node* parse_test_nocond();

@@ -206,3 +206,21 @@ TEST_CASE("load_module reports unreadable files") {
   CHECK_THROWS_AS(load_module("/nonexistent/dump.py"), InputError);
   CHECK_THROWS_AS(load_module(tc_test::fixture("ir")), InputError);
 }
+
+TEST_CASE("a huge bracket is a clear error naming the limit, in bounded memory") {
+  // 65,536 pending elements is the limit (docs/reliability.md): real dumps need ~400
+  std::string ok = "x = (";
+  for (int i = 0; i < 65000; ++i) ok += "1,";
+  CHECK(error_of(ok + ")\n") == "<no error>");
+  std::string big = "x = (";
+  for (int i = 0; i < 200000; ++i) big += "1,";
+  CHECK(error_of(big + ")\n") ==
+        "t.py:1:131076: expected at most 65536 elements in open brackets (the largest real dumps have ~400: "
+        "docs/reliability.md, limits), found more");
+  // nested: the elements of all open brackets count
+  std::string nested = "x = f(";
+  for (int i = 0; i < 40000; ++i) nested += "1,";
+  nested += "[";
+  for (int i = 0; i < 40000; ++i) nested += "2,";
+  CHECK(error_of(nested + "])\n").find("expected at most 65536 elements in open brackets") != std::string::npos);
+}
