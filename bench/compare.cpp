@@ -8,7 +8,9 @@
 
 #include "tenet_cost/arch.hpp"
 #include "tenet_cost/error.hpp"
-#include "tenet_cost/estimate.hpp"
+#include "tenet_cost/cost.hpp"
+#include "tenet_cost/mapping.hpp"
+#include "tenet_cost/model.hpp"
 #include "tenet_cost/extract.hpp"
 #include "tenet_cost/ir.hpp"
 #include "tenet_cost/output.hpp"
@@ -28,31 +30,23 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--array-model")) method = argv[i + 1];
     if (!std::strcmp(argv[i], "--repeat")) repeat = std::atoi(argv[i + 1]);
   }
-  arch::set_data_root(TC_SOURCE_DIR);
   const std::string dir = std::string(TC_SOURCE_DIR) + "/workloads/llama-2-7b/";
   const char* schemes[] = {"q0f16", "q4f16_1", "q4f16_autoawq", "w8a8-token-channel", "w4a8-g128", "fp8-tensor"};
   try {
     for (int rep = 0; rep < repeat; ++rep) {
       const auto t0 = Clock::now();
-      estimate::Phases ph;
-      const auto cfg = estimate::parse_hf_config(read_file(dir + "config.json"), dir + "config.json");
-      std::vector<estimate::ModelGemm> gemms;
-      std::string source = "dump";
-      try {
-        gemms = estimate::workloads_from_extract(extract_workloads(ir::load_module(dir + "q0f16.py"), {}), ph, cfg);
-      } catch (const InputError& e) {
-        if (std::string(e.what()).find("not implemented") == std::string::npos) throw;
-        gemms = estimate::workloads_from_config(cfg, ph);
-        source = "config (extractor not available)";
-      }
+      model::Phases ph;
+      const std::string source = "dump";
+      const auto gemms = model::default_model(std::string(TC_SOURCE_DIR) + "/workloads", ph).gemms;
       const double t_load = ms_since(t0);
       const auto t1 = Clock::now();
-      estimate::Options o;
-      o.method = estimate::parse_array_method(method);
-      estimate::Estimator est(arch::load_arch(arch::default_arch()), arch::parse_dataflow("os"), o);
+      cost::Options o;
+      o.method = cost::parse_array_method(method);
+      cost::Estimator est(arch::load_arch(arch::default_arch(), std::string(TC_SOURCE_DIR) + "/configs/arch"),
+                          mapping::parse_dataflow("os"), o);
       double decode_s = 0;
       for (const char* s : schemes) {
-        const auto r = estimate::run_model(est, gemms, quant::parse_scheme(s));
+        const auto r = model::run_model(est, gemms, quant::parse_scheme(s));
         decode_s += r.totals.at("decode").latency_s;
       }
       const double t_model = ms_since(t1);

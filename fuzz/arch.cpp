@@ -1,13 +1,14 @@
 // Arch-config JSON parser (arch::parse_arch) and the PE array it describes.
 #include "fuzz_common.hpp"
 #include "tenet_cost/arch.hpp"
+#include "tenet_cost/mapping.hpp"
 #include "tenet_cost/relation.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size > tc_fuzz::kMaxInput) return 0;
   return tc_fuzz::guarded([&] {
     const auto a = tenet_cost::arch::parse_arch(tc_fuzz::text(data, size), "fuzz_arch.json");
-    const auto pe = a.pe_array();
+    const auto pe = tenet_cost::mapping::pe_array(a);
     (void)tenet_cost::relation::parse(pe.domain.text, pe.domain.loc);
     for (const auto& p : tenet_cost::arch::precisions()) (void)a.mac_rate(p);
   });

@@ -3,7 +3,8 @@
 // --array-method. The first byte picks the parser.
 #include "fuzz_common.hpp"
 #include "tenet_cost/arch.hpp"
-#include "tenet_cost/estimate.hpp"
+#include "tenet_cost/cost.hpp"
+#include "tenet_cost/mapping.hpp"
 #include "tenet_cost/extract.hpp"
 #include "tenet_cost/quant.hpp"
 
@@ -35,15 +36,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         break;
       }
       case 2:
-        (void)estimate::parse_tile(s);
+        (void)cost::parse_tile(s);
         break;
       case 3: {
-        const auto df = arch::parse_dataflow(s);
-        if (df.kind != "file") (void)df.mapping(4, 4, (size % 2) == 0);
+        const auto df = mapping::parse_dataflow(s);
+        if (df.preset) (void)df.mapping(4, 4, (size % 2) == 0);
         break;
       }
       default:
-        (void)estimate::parse_array_method(s);
+        (void)cost::parse_array_method(s);
         break;
     }
   });

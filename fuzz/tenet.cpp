@@ -11,6 +11,7 @@
 
 #include "fuzz_common.hpp"
 #include "tenet_cost/relation.hpp"
+#include "tenet_cost/report.hpp"
 #include "tenet_cost/tenet.hpp"
 
 namespace {
@@ -84,7 +85,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     AnalyzeOptions opt;
     opt.enumerate = (size % 2) == 0;
     const Metrics m = analyze(p, opt);
-    (void)render_json(m);
-    (void)render_text(m);
+    (void)tenet_cost::report::tenet_json(m);
+    (void)tenet_cost::report::tenet_text(m);
   });
 }

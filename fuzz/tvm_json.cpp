@@ -1,6 +1,7 @@
 // TVM-JSON reader + GEMM extractor (ir::read_tvm_json, extract_workloads).
 #include "fuzz_common.hpp"
 #include "tenet_cost/extract.hpp"
+#include "tenet_cost/report.hpp"
 #include "tenet_cost/ir.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -10,6 +11,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     tenet_cost::ExtractOptions opt;
     opt.bindings = {{"n", 7}};
     const auto r = tenet_cost::extract_workloads(m, opt);
-    (void)tenet_cost::extract_json(r);
+    (void)tenet_cost::report::extract_json(r);
   });
 }

@@ -54,9 +54,4 @@ std::map<std::string, std::int64_t> parse_bindings(const std::string& text);
 /// InputError listing the unbound names when `require_known`.
 Dim bind_dim(const Dim& d, const std::map<std::string, std::int64_t>& bindings, bool require_known = false);
 
-/// The `extract --format json` document (docs/extract.md): {"workloads": [...],
-/// "entries", "attention", "symbols", "module_quant"}; dims are JSON integers
-/// when known, strings when symbolic, null when undeterminable.
-std::string extract_json(const ExtractResult& result, int indent = 2);
-
 }  // namespace tenet_cost

@@ -15,6 +15,10 @@
 #include <string>
 #include <vector>
 
+namespace tenet_cost {
+struct QuantInfo;  // workload.hpp
+}  // namespace tenet_cost
+
 namespace tenet_cost::quant {
 
 // kBlock: 2-D blocks of block_n (along N, output channels) x block_k (along K)
@@ -66,16 +70,9 @@ Scheme parse_scheme(const std::string& text);
 std::vector<Scheme> catalog();
 /// Human text listing the valid forms (used in error messages and docs).
 std::string valid_forms();
-/// A scheme matching an extractor's QuantInfo (MLC name when known).
-Scheme scheme_from_quant_info(const std::string& mlc_name, int weight_bits, std::int64_t group_size,
-                              const std::string& scale_dtype, bool zero_point_tensor,
-                              int elems_per_storage, const std::string& storage_dtype);
-/// The same with the extractor's 2-D block sizes (QuantInfo::block_n / block_k;
-/// 0 = no blocks): a block-scale dump becomes the MLC block-scale scheme.
-Scheme scheme_from_quant_info(const std::string& mlc_name, int weight_bits, std::int64_t group_size,
-                              const std::string& scale_dtype, bool zero_point_tensor,
-                              int elems_per_storage, const std::string& storage_dtype,
-                              std::int64_t block_n, std::int64_t block_k);
+/// The scheme of a dump's weight quantization as the extractor found it (the MLC scheme when named, a 2-D
+/// block-scale scheme for block sizes, else a custom group / channel scheme).
+Scheme scheme_from(const QuantInfo& q);
 /// Bits of one element of a dtype name (float16 -> 16, int4 -> 4, ...); throws on unknown.
 std::int64_t dtype_bits(const std::string& dtype);
 
@@ -89,10 +86,17 @@ struct IndexTerm {
   bool operator==(const IndexTerm&) const = default;
 };
 
+/// What a statement operand is to the GEMM.
+enum class OperandRole { kActivation, kWeight, kScale, kZeroPoint, kOutput };
+/// "activation" | "weight" | "scale" | "zero_point" | "output" (the JSON contract's spelling).
+std::string to_string(OperandRole r);
+/// Scale and zero-point tensors: the quantization metadata whose traffic is reported apart.
+inline bool is_quant_metadata(OperandRole r) { return r == OperandRole::kScale || r == OperandRole::kZeroPoint; }
+
 /// A tensor of the TENET statement with its storage size.
 struct Operand {
   std::string name;      // A, B, C, SA, SW, ZW, SK, ...
-  std::string role;      // "activation" | "weight" | "scale" | "zero_point" | "output"
+  OperandRole role = OperandRole::kActivation;
   std::vector<IndexTerm> index;
   std::int64_t bits_num = 16, bits_den = 1;  // bits per element = num / den (int3 in uint32: 32/10)
   bool write = false;

@@ -1,9 +1,16 @@
-// Rendering rows of results as an aligned text table or CSV. JSON output is
-// built by each command with nlohmann::json (see docs/formats.md).
+// Views: each result type rendered as a table, JSON or CSV (the output contracts of
+// docs/cli.md, docs/extract.md, docs/tenet-engine.md, docs/estimate-formats.md, docs/quant.md),
+// over a small aligned-table / CSV writer. A new output format is a new case in each view.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
+
+#include "tenet_cost/extract.hpp"
+#include "tenet_cost/model.hpp"
+#include "tenet_cost/quant.hpp"
+#include "tenet_cost/tenet.hpp"
 
 namespace tenet_cost::report {
 
@@ -28,5 +35,29 @@ std::string render_csv(const Table& t);
 std::string fixed(double v, int precision);
 /// 12345678 -> "12,345,678" for human tables (CSV/JSON keep plain digits).
 std::string grouped(long long v);
+/// Bytes as decimal megabytes with 2 decimals ("4803.42").
+std::string megabytes(std::int64_t bytes);
+
+// ------------------------------------------------------------------ views
+
+/// `extract`: the workload table / CSV, or the JSON contract (extract_json).
+std::string render(const ExtractResult& result, Format format);
+/// The `extract --format json` document (docs/extract.md): {"workloads": [...], "entries", "attention", "symbols",
+/// "module_quant"}; dims are JSON integers when known, strings when symbolic, null when undeterminable.
+std::string extract_json(const ExtractResult& result, int indent = 2);
+
+/// `tenet`: TENET's all-metrics text (table) or the JSON contract; CSV is refused (InputError).
+std::string render(const tenet::Metrics& metrics, Format format);
+/// TENET's all-metrics text (the layout of fixtures/tenet/expected/all_metrics_int64).
+std::string tenet_text(const tenet::Metrics& m);
+/// The JSON contract of `tenet-cost tenet --format json` (docs/tenet-engine.md).
+std::string tenet_json(const tenet::Metrics& m);
+
+/// `estimate`: per-GEMM rows and per-entry totals.
+std::string render(const model::EstimateResult& result, Format format);
+/// `compare`: one row per scheme.
+std::string render(const model::CompareResult& result, Format format);
+/// `quant list`: the scheme catalog.
+std::string render(const std::vector<quant::Scheme>& schemes, Format format);
 
 }  // namespace tenet_cost::report

@@ -104,9 +104,4 @@ Problem make_problem(const std::string& pe_domain, const std::string& interconne
                      const std::vector<std::string>& writes, const std::string& space_map,
                      const std::string& time_map, std::uint64_t bandwidth = 64, std::uint64_t avg_latency = 16);
 
-/// TENET's all-metrics text (the layout of fixtures/tenet/expected/all_metrics_int64).
-std::string render_text(const Metrics& m);
-/// The JSON contract of `tenet-cost tenet --format json` (docs/tenet-engine.md).
-std::string render_json(const Metrics& m);
-
 }  // namespace tenet_cost::tenet

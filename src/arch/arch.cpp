@@ -2,10 +2,8 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
-#include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
-#include <regex>
 #include <set>
 
 #include "tenet_cost/arch.hpp"
@@ -24,8 +22,6 @@ const std::vector<std::string>& precisions() {
 }
 
 namespace {
-
-std::string g_root;  // set_data_root
 
 // Limits for hostile arch files (docs/arch.md): presets are ~2 KB and 3 levels deep.
 constexpr std::size_t kMaxArchBytes = std::size_t{1} << 20;
@@ -115,7 +111,7 @@ Arch parse_arch(const std::string& text, const std::string& filename) {
   a.rows = r.integer(pe, "rows", true, 0, 1);
   a.cols = r.integer(pe, "cols", true, 0, 1);
   if (a.rows > 4096 || a.cols > 4096) r.fail("rows", "PE array larger than 4096 x 4096 is not supported");
-  a.interconnect = r.string(pe, "interconnect", "systolic");
+  std::string interconnect = r.string(pe, "interconnect", "systolic");
   if (doc.contains("macs_per_pe_per_cycle")) {
     const json& m = doc["macs_per_pe_per_cycle"];
     if (!m.is_object()) r.fail("macs_per_pe_per_cycle", "expected an object of precision -> MACs/PE/cycle");
@@ -151,12 +147,13 @@ Arch parse_arch(const std::string& text, const std::string& filename) {
   if (doc.contains("dequant")) {
     const json& d = doc["dequant"];
     r.check_keys(d, "dequant", {"placement", "per_cycle"});
-    a.dequant_placement = r.string(d, "placement", "edge");
-    if (a.dequant_placement != "edge" && a.dequant_placement != "pe")
-      r.fail("placement", "expected 'placement' to be \"edge\" or \"pe\", found \"" + a.dequant_placement + "\"");
+    const std::string placement = r.string(d, "placement", "edge");
+    if (placement != "edge" && placement != "pe")
+      r.fail("placement", "expected 'placement' to be \"edge\" or \"pe\", found \"" + placement + "\"");
+    a.dequant_placement = placement == "pe" ? DequantPlacement::kPE : DequantPlacement::kEdge;
     a.dequant_per_cycle = r.integer(d, "per_cycle", false, 0, 0);
   }
-  if (a.dequant_placement == "edge" && a.dequant_per_cycle == 0) a.dequant_per_cycle = a.cols;
+  if (a.dequant_placement == DequantPlacement::kEdge && a.dequant_per_cycle == 0) a.dequant_per_cycle = a.cols;
   if (doc.contains("vector_unit")) {
     const json& v = doc["vector_unit"];
     r.check_keys(v, "vector_unit", {"ops_per_cycle"});
@@ -187,8 +184,8 @@ Arch parse_arch(const std::string& text, const std::string& filename) {
     }
   }
   // a TENET .p file: its second line is the interconnect relation (path relative to the JSON file)
-  if (a.interconnect.size() > 2 && a.interconnect.substr(a.interconnect.size() - 2) == ".p") {
-    fs::path pf(a.interconnect);
+  if (interconnect.size() > 2 && interconnect.substr(interconnect.size() - 2) == ".p") {
+    fs::path pf(interconnect);
     if (pf.is_relative()) pf = fs::path(filename).parent_path() / pf;
     std::string body;
     try {
@@ -208,36 +205,36 @@ Arch parse_arch(const std::string& text, const std::string& filename) {
     }
     if (lines.size() < 2 || lines[1].find("->") == std::string::npos)
       throw InputError(SourceLocation{pf.string(), 2, 1}, "expected the interconnect relation on line 2 of the .p file");
-    a.interconnect = lines[1];
+    interconnect = lines[1];
   }
   // the interconnect must be a known preset or relation text
-  if (a.interconnect != "systolic" && a.interconnect != "mesh" && a.interconnect != "none" &&
-      a.interconnect.find("->") == std::string::npos)
+  if (interconnect == "systolic") {
+    a.interconnect = Interconnect::kSystolic;
+  } else if (interconnect == "mesh") {
+    a.interconnect = Interconnect::kMesh;
+  } else if (interconnect == "none") {
+    a.interconnect = Interconnect::kNone;
+  } else if (interconnect.find("->") != std::string::npos) {
+    a.interconnect = Interconnect::kRelation;
+    a.interconnect_relation = interconnect;
+  } else {
     r.fail("interconnect", "expected interconnect \"systolic\", \"mesh\", \"none\" or a TENET relation like "
-                           "\"{PE[i,j]->PE[i-1,j]}\", found \"" + a.interconnect + "\"");
+                           "\"{PE[i,j]->PE[i-1,j]}\", found \"" + interconnect + "\"");
+  }
   return a;
 }
 
-tenet::PEArraySpec Arch::pe_array() const {
-  tenet::PEArraySpec p;
-  const std::string r = std::to_string(rows), c = std::to_string(cols);
-  p.domain.text = "{PE[i,j]: 0<=i<" + r + " and 0<=j<" + c + "}";
-  p.domain.loc.file = "<generated>";
-  p.domain.loc.line = 1;
-  if (interconnect == "systolic")
-    p.interconnect.text = "{PE[i,j]->PE[i-1,j]; PE[i,j]->PE[i,j-1]}";
-  else if (interconnect == "mesh")
-    p.interconnect.text = "{PE[i,j]->PE[i-1,j]; PE[i,j]->PE[i+1,j]; PE[i,j]->PE[i,j-1]; PE[i,j]->PE[i,j+1]}";
-  else if (interconnect == "none")
-    p.interconnect.text = "{PE[i,j]->PE[i,j]}";
-  else
-    p.interconnect.text = interconnect;
-  p.interconnect.loc.file = "<generated>";
-  p.interconnect.loc.line = 2;
-  p.bandwidth = static_cast<std::uint64_t>(buffer_bits_per_cycle);
-  p.avg_latency = 1;
-  return p;
+std::string to_string(Interconnect i) {
+  switch (i) {
+    case Interconnect::kSystolic: return "systolic";
+    case Interconnect::kMesh: return "mesh";
+    case Interconnect::kNone: return "none";
+    case Interconnect::kRelation: return "relation";
+  }
+  return "systolic";
 }
+
+std::string to_string(DequantPlacement p) { return p == DequantPlacement::kPE ? "pe" : "edge"; }
 
 Arch::Rate Arch::mac_rate(const std::string& precision, std::string* used) const {
   static const std::map<std::string, std::vector<std::string>> fallback = {
@@ -258,30 +255,10 @@ Arch::Rate Arch::mac_rate(const std::string& precision, std::string* used) const
                    join(have));
 }
 
-void set_data_root(const std::string& dir) { g_root = dir; }
-
-std::string data_root() {
-  auto ok = [](const fs::path& p) {
-    std::error_code ec;
-    return fs::is_directory(p / "configs" / "arch", ec);
-  };
-  if (const char* env = std::getenv("TENET_COST_DATA"); env && *env && ok(env)) return env;
-  if (!g_root.empty() && ok(g_root)) return g_root;
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    for (const fs::path& cand : {exe.parent_path() / "..", exe.parent_path() / ".." / "share" / "tenet-cost",
-                                 exe.parent_path(), exe.parent_path() / ".." / ".."})
-      if (ok(cand)) return fs::weakly_canonical(cand, ec).string();
-  }
-  throw InputError(
-      "cannot find the tenet-cost data directory (configs/arch, workloads); set TENET_COST_DATA to the source tree");
-}
-
-std::vector<std::string> arch_presets() {
+std::vector<std::string> arch_presets(const std::string& presets_dir) {
   std::vector<std::string> out;
   std::error_code ec;
-  for (const auto& e : fs::directory_iterator(fs::path(data_root()) / "configs" / "arch", ec))
+  for (const auto& e : fs::directory_iterator(fs::path(presets_dir), ec))
     if (e.path().extension() == ".json") out.push_back(e.path().stem().string());
   std::sort(out.begin(), out.end());
   return out;
@@ -289,79 +266,18 @@ std::vector<std::string> arch_presets() {
 
 std::string default_arch() { return "edge-npu-32x32"; }
 
-Arch load_arch(const std::string& name_or_path) {
+Arch load_arch(const std::string& name_or_path, const std::string& presets_dir) {
   std::error_code ec;
   const bool is_json = name_or_path.size() > 5 && name_or_path.substr(name_or_path.size() - 5) == ".json";
   if (name_or_path.find('/') != std::string::npos || is_json) {
     return parse_arch(read_file(name_or_path, 1 << 20), name_or_path);
   }
-  const fs::path p = fs::path(data_root()) / "configs" / "arch" / (name_or_path + ".json");
+  const fs::path p = fs::path(presets_dir) / (name_or_path + ".json");
   if (!fs::exists(p, ec))
-    throw InputError("unknown arch '" + name_or_path + "'; presets: " + join(arch_presets()) +
+    throw InputError("unknown arch '" + name_or_path + "'; presets: " + join(arch_presets(presets_dir)) +
                      " (or a path to a JSON file, docs/arch.md)");
   Arch a = parse_arch(read_file(p.string(), 1 << 20), p.string());
   return a;
-}
-
-// ---------------------------------------------------------------- dataflows
-
-std::vector<std::string> dataflow_presets() { return {"os", "ws", "is", "ncf"}; }
-
-Dataflow parse_dataflow(const std::string& text) {
-  static const std::map<std::string, std::string> alias = {
-      {"os", "os"}, {"output-stationary", "os"}, {"ws", "ws"}, {"weight-stationary", "ws"},
-      {"is", "is"}, {"input-stationary", "is"},  {"ncf", "ncf"}};
-  if (const auto it = alias.find(text); it != alias.end()) return Dataflow{it->second, it->second, {}};
-  if (text.size() > 2 && text.substr(text.size() - 2) == ".m") {
-    const std::string body = read_file(text, 1 << 20);
-    std::vector<std::string> lines;
-    std::size_t start = 0;
-    while (start <= body.size()) {
-      const auto nl = body.find('\n', start);
-      std::string line = body.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
-      while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
-      if (!line.empty()) lines.push_back(line);
-      if (nl == std::string::npos) break;
-      start = nl + 1;
-    }
-    if (lines.size() < 2)
-      throw InputError(SourceLocation{text, 1, 1}, "expected a space map and a time map on two lines");
-    Dataflow d{text, "file", {}};
-    d.file_mapping.space_map = {lines[0], SourceLocation{text, 1, 1}};
-    d.file_mapping.time_map = {lines[1], SourceLocation{text, 2, 1}};
-    if (d.file_mapping.space_map.text.find("S[i,j,k]") == std::string::npos &&
-        d.file_mapping.space_map.text.find("S[b,i,j,k]") == std::string::npos)
-      throw InputError(SourceLocation{text, 1, 1},
-                       "expected a space map over S[i,j,k] (A[i,k] x B[k,j] -> C[i,j]), found " + lines[0]);
-    return d;
-  }
-  throw InputError("unknown dataflow '" + text + "'; valid: os (output-stationary), ws (weight-stationary), "
-                   "is (input-stationary), ncf, or a path to a TENET .m mapping file");
-}
-
-tenet::MappingSpec Dataflow::mapping(std::int64_t rows, std::int64_t cols, bool batched) const {
-  if (kind == "file") return file_mapping;
-  const std::string R = std::to_string(rows), C = std::to_string(cols);
-  const std::string S = batched ? "S[b,i,j,k]" : "S[i,j,k]";
-  const std::string B = batched ? "b," : "";
-  std::string space, time;
-  if (kind == "os") {
-    space = "PE[i%" + R + ",j%" + C + "]";
-    time = "T[" + B + "floor(i/" + R + "),floor(j/" + C + "),i%" + R + "+j%" + C + "+k]";
-  } else if (kind == "ws") {
-    space = "PE[k%" + R + ",j%" + C + "]";
-    time = "T[" + B + "floor(j/" + C + "),floor(k/" + R + "),i+j%" + C + "+k%" + R + "]";
-  } else if (kind == "is") {
-    space = "PE[k%" + R + ",i%" + C + "]";
-    time = "T[" + B + "floor(i/" + C + "),floor(k/" + R + "),j+i%" + C + "+k%" + R + "]";
-  } else {  // ncf (TENET's ncf_nmk generalised)
-    space = "PE[j%" + R + ",k%" + C + "]";
-    time = "T[" + B + "floor(i/" + R + "),floor(k/" + C + "),i%" + R + ",floor(j/" + R + ")]";
-  }
-  tenet::MappingSpec m;
-  m.space_map = {"{" + S + "->" + space + "}", SourceLocation{"<generated>", 1, 1}};
-  m.time_map = {"{" + S + "->" + time + "}", SourceLocation{"<generated>", 2, 1}};
-  return m;
 }
 
 }  // namespace tenet_cost::arch

@@ -1,24 +1,29 @@
-// `tenet-cost tenet`: every TENET metric of one (PE array, statement, mapping) triple.
+// tenet-cost tenet --pe F.p --statement F.s --mapping F.m | --experiment F --data-root DIR [--format table|json]
+#include <memory>
+
 #include "commands.hpp"
 #include "tenet_cost/error.hpp"
 #include "tenet_cost/report.hpp"
 #include "tenet_cost/tenet.hpp"
 
 namespace tenet_cost::cli {
-void add_tenet_command(CLI::App& app, Context& ctx) {
-  auto* cmd = app.add_subcommand("tenet", "Evaluate a TENET (PE array, statement, mapping) triple: every metric, exactly");
-  struct Opts {
+
+CLI::App* add_tenet(CLI::App& app, const Command& self, Context& ctx) {
+  struct Args {
     std::string pe, statement, mapping, experiment, data_root = ".", format = "table";
     bool enumerate = false, no_spatial = false;
   };
-  auto o = std::make_shared<Opts>();
+  auto o = std::make_shared<Args>();
+  auto* cmd = app.add_subcommand(self.name, self.description);
   cmd->add_option("--pe", o->pe, "PE array file (.p)");
   cmd->add_option("--statement", o->statement, "Statement file (.s)");
   cmd->add_option("--mapping", o->mapping, "Mapping file (.m)");
-  cmd->add_option("--experiment", o->experiment, "Experiment file: mapping, PE array, statement paths relative to --data-root");
+  cmd->add_option("--experiment", o->experiment,
+                  "Experiment file: mapping, PE array, statement paths relative to --data-root");
   cmd->add_option("--data-root", o->data_root, "Directory the experiment's paths are relative to (TENET's data/)");
   cmd->add_option("--format", o->format, "table | json");
-  cmd->add_flag("--enumerate", o->enumerate, "Brute-force enumeration of the whole domain (debug / oracle; small problems only)");
+  cmd->add_flag("--enumerate", o->enumerate,
+                "Brute-force enumeration of the whole domain (debug / oracle; small problems only)");
   cmd->add_flag("--no-spatial-reuse", o->no_spatial, "Skip the spatial-reuse metric");
   cmd->callback([&ctx, o] {
     const auto format = report::parse_format(o->format);
@@ -36,8 +41,9 @@ void add_tenet_command(CLI::App& app, Context& ctx) {
     tenet::AnalyzeOptions opts;
     opts.enumerate = o->enumerate;
     opts.spatial_reuse = !o->no_spatial;
-    const auto metrics = tenet::analyze(problem, opts);
-    ctx.result = format == report::Format::kJson ? tenet::render_json(metrics) : tenet::render_text(metrics);
+    ctx.result = report::render(tenet::analyze(problem, opts), format);
   });
+  return cmd;
 }
+
 }  // namespace tenet_cost::cli

@@ -21,20 +21,24 @@ int main(int argc, char** argv) {
   spdlog::set_level(spdlog::level::warn);
 
   CLI::App app{"tenet-cost: cost of LLM GEMM workloads on spatial accelerators (TENET relation-centric model)"};
+  tenet_cost::cli::Context ctx;
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("tenet-cost 0.1.0"));
   std::string output = "-";
   app.add_option("-o,--output", output, "Write the result to this file (atomically) instead of stdout");
-  bool verbose = false;
-  app.add_flag("-v,--verbose", verbose, "Debug logging on stderr");
+  app.add_flag("-v,--verbose", ctx.verbose, "Debug logging on stderr");
+  // the command table of docs/cli.md, generated from the one table that registers the commands
+  app.add_flag_callback(
+      "--list-commands",
+      [] {
+        std::cout << tenet_cost::cli::commands_markdown();
+        throw CLI::Success();
+      }, "Print the command table (markdown) and exit")
+      ->group("");
   app.parse_complete_callback([&] {
-    if (verbose) spdlog::set_level(spdlog::level::debug);
+    if (ctx.verbose) spdlog::set_level(spdlog::level::debug);
   });
-
-  tenet_cost::cli::Context ctx;
-  tenet_cost::cli::add_tenet_command(app, ctx);
-  tenet_cost::cli::add_extract_command(app, ctx);
-  tenet_cost::cli::add_estimate_commands(app, ctx);
+  for (const auto& c : tenet_cost::cli::commands()) c.add(app, c, ctx);
 
   try {
     app.parse(argc, argv);

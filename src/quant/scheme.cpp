@@ -5,9 +5,11 @@
 #include <numeric>
 #include <sstream>
 
+#include "tenet_cost/dtype.hpp"
 #include "tenet_cost/checked.hpp"
 #include "tenet_cost/error.hpp"
 #include "tenet_cost/quant.hpp"
+#include "tenet_cost/workload.hpp"
 
 namespace tenet_cost::quant {
 
@@ -24,13 +26,9 @@ std::string to_string(Granularity g) {
 }
 
 std::int64_t dtype_bits(const std::string& dtype) {
-  static const std::map<std::string, std::int64_t> bits = {
-      {"float32", 32}, {"float16", 16}, {"bfloat16", 16}, {"int32", 32}, {"uint32", 32},
-      {"int16", 16},   {"int8", 8},     {"uint8", 8},     {"int4", 4},   {"int3", 3},
-      {"float8_e4m3fn", 8}, {"float8_e5m2", 8}, {"e4m3_float8", 8}, {"e5m2_float8", 8}};
-  const auto it = bits.find(dtype);
-  if (it == bits.end()) throw InputError("unknown dtype '" + dtype + "'");
-  return it->second;
+  const auto t = parse_dtype(dtype);
+  if (!t || t->lanes != 1 || t->code == DataType::Code::kHandle) throw InputError("unknown dtype '" + dtype + "'");
+  return t->bits;
 }
 
 bool TensorFormat::is_low_precision() const {
@@ -472,33 +470,17 @@ std::vector<Scheme> catalog() {
   return v;
 }
 
-Scheme scheme_from_quant_info(const std::string& mlc_name, int weight_bits, std::int64_t group_size,
-                              const std::string& scale_dtype, bool zero_point_tensor, int elems_per_storage,
-                              const std::string& storage_dtype, std::int64_t block_n, std::int64_t block_k) {
-  if (block_n <= 0 || block_k <= 0 || weight_bits <= 0)
-    return scheme_from_quant_info(mlc_name, weight_bits, group_size, scale_dtype, zero_point_tensor,
-                                  elems_per_storage, storage_dtype);
-  if (storage_dtype == "float8_e4m3fn" && !zero_point_tensor) {
-    const bool is_static = mlc_name == "fp8_e4m3fn_bf16_block_scale_static_activation";
-    Scheme s = mlc_block_fp8(is_static ? mlc_name : "fp8_e4m3fn_bf16_block_scale", is_static, block_n, block_k);
-    if (block_n != 128 || block_k != 128) s.name += "-block" + block_text(block_n, block_k);
-    if (!scale_dtype.empty()) s.weight.scale_bits = dtype_bits(scale_dtype);
-    if (mlc_name != s.name && mlc_name.rfind("fp8_e4m3fn_bf16_block_scale", 0) != 0) s.family = "dump";
-    return s;
-  }
-  Scheme s = scheme_from_quant_info("custom", weight_bits, group_size, scale_dtype, zero_point_tensor,
-                                    elems_per_storage, storage_dtype);
-  s.weight.scale = s.weight.scale_bits ? Granularity::kBlock : Granularity::kNone;
-  s.weight.group = 0;
-  s.weight.block_n = block_n;
-  s.weight.block_k = block_k;
-  s.name = "custom-w" + std::to_string(weight_bits) + "-block" + block_text(block_n, block_k);
-  return s;
-}
+namespace {
 
-Scheme scheme_from_quant_info(const std::string& mlc_name, int weight_bits, std::int64_t group_size,
-                              const std::string& scale_dtype, bool zero_point_tensor, int elems_per_storage,
-                              const std::string& storage_dtype) {
+// A dump's quantization without 2-D blocks: the MLC scheme of that name, else a custom group/channel scheme.
+Scheme scheme_from_groups(const QuantInfo& q) {
+  const std::string& mlc_name = q.scheme;
+  const int weight_bits = q.weight_bits;
+  const std::int64_t group_size = q.group_size;
+  const std::string& scale_dtype = q.scale_dtype;
+  const bool zero_point_tensor = q.zero_point == "tensor";
+  const int elems_per_storage = q.elems_per_storage;
+  const std::string& storage_dtype = q.storage_dtype;
   if (mlc_name != "none" && mlc_name != "custom" && !mlc_name.empty()) {
     const auto& mlc = mlc_schemes();
     const auto it = std::find_if(mlc.begin(), mlc.end(), [&](const Scheme& m) { return m.name == mlc_name; });
@@ -521,13 +503,49 @@ Scheme scheme_from_quant_info(const std::string& mlc_name, int weight_bits, std:
   return s;
 }
 
+}  // namespace
+
+Scheme scheme_from(const QuantInfo& q) {
+  const std::int64_t block_n = q.block_n, block_k = q.block_k;
+  if (block_n <= 0 || block_k <= 0 || q.weight_bits <= 0) return scheme_from_groups(q);
+  if (q.storage_dtype == "float8_e4m3fn" && q.zero_point != "tensor") {
+    const bool is_static = q.scheme == "fp8_e4m3fn_bf16_block_scale_static_activation";
+    Scheme s = mlc_block_fp8(is_static ? q.scheme : "fp8_e4m3fn_bf16_block_scale", is_static, block_n, block_k);
+    if (block_n != 128 || block_k != 128) s.name += "-block" + block_text(block_n, block_k);
+    if (!q.scale_dtype.empty()) s.weight.scale_bits = dtype_bits(q.scale_dtype);
+    if (q.scheme != s.name && q.scheme.rfind("fp8_e4m3fn_bf16_block_scale", 0) != 0) s.family = "dump";
+    return s;
+  }
+  QuantInfo custom = q;
+  custom.scheme = "custom";
+  Scheme s = scheme_from_groups(custom);
+  s.weight.scale = s.weight.scale_bits ? Granularity::kBlock : Granularity::kNone;
+  s.weight.group = 0;
+  s.weight.block_n = block_n;
+  s.weight.block_k = block_k;
+  s.name = "custom-w" + std::to_string(q.weight_bits) + "-block" + block_text(block_n, block_k);
+  return s;
+}
+
 // ------------------------------------------------------------------ operands
+
+std::string to_string(OperandRole r) {
+  switch (r) {
+    case OperandRole::kActivation: return "activation";
+    case OperandRole::kWeight: return "weight";
+    case OperandRole::kScale: return "scale";
+    case OperandRole::kZeroPoint: return "zero_point";
+    case OperandRole::kOutput: return "output";
+  }
+  return "activation";
+}
 
 std::string Operand::relation(bool batched) const {
   std::string out = batched ? "{S[b,i,j,k]->" : "{S[i,j,k]->";
   out += name + "[";
   bool first = true;
-  if (batched && (role == "activation" || role == "output" || role == "weight" || !index.empty())) {
+  if (batched && (role == OperandRole::kActivation || role == OperandRole::kOutput || role == OperandRole::kWeight ||
+                  !index.empty())) {
     // every operand of a batched GEMM is per batch except per-tensor constants
     bool constant = std::all_of(index.begin(), index.end(), [](const IndexTerm& t) { return t.dim == '0'; });
     if (!constant) {
@@ -558,14 +576,14 @@ std::string Operand::bits_text() const {
 
 namespace {
 
-Operand make(std::string name, std::string role, std::vector<IndexTerm> idx, std::int64_t num, std::int64_t den,
+Operand make(std::string name, OperandRole role, std::vector<IndexTerm> idx, std::int64_t num, std::int64_t den,
              bool write = false) {
   const std::int64_t g = std::gcd(num, den);
-  return Operand{std::move(name), std::move(role), std::move(idx), num / g, den / g, write};
+  return Operand{std::move(name), role, std::move(idx), num / g, den / g, write};
 }
 
-Operand stored(std::string name, std::string role, std::vector<IndexTerm> idx, const TensorFormat& f) {
-  return make(std::move(name), std::move(role), std::move(idx), f.storage_bits, f.elems_per_storage);
+Operand stored(std::string name, OperandRole role, std::vector<IndexTerm> idx, const TensorFormat& f) {
+  return make(std::move(name), role, std::move(idx), f.storage_bits, f.elems_per_storage);
 }
 
 // Scale index of a B operand indexed [row, red] where the scaled "channel" is `chan` and groups run along `grp`.
@@ -598,8 +616,8 @@ std::vector<IndexTerm> activation_scale_index(const TensorFormat& f) {
 void add_b_extras(std::vector<Operand>& ops, const TensorFormat& f, const std::string& suffix, char chan, char grp) {
   if (f.scale == Granularity::kNone || f.scale_bits == 0) return;
   const auto idx = scale_index(f, chan, grp);
-  ops.push_back(make("S" + suffix, "scale", idx, f.scale_bits, 1));
-  if (f.zero_point) ops.push_back(make("Z" + suffix, "zero_point", idx, f.zero_bits, 1));
+  ops.push_back(make("S" + suffix, OperandRole::kScale, idx, f.scale_bits, 1));
+  if (f.zero_point) ops.push_back(make("Z" + suffix, OperandRole::kZeroPoint, idx, f.zero_bits, 1));
 }
 
 }  // namespace
@@ -609,40 +627,40 @@ std::vector<Operand> operands(const Scheme& s, GemmRole role) {
   const std::int64_t model_bits = dtype_bits(s.model_dtype);
   switch (role) {
     case GemmRole::kLinear: {
-      ops.push_back(stored("A", "activation", {{'i', 1}, {'k', 1}}, s.activation));
-      ops.push_back(stored("W", "weight", {{'k', 1}, {'j', 1}}, s.weight));
+      ops.push_back(stored("A", OperandRole::kActivation, {{'i', 1}, {'k', 1}}, s.activation));
+      ops.push_back(stored("W", OperandRole::kWeight, {{'k', 1}, {'j', 1}}, s.weight));
       if (s.activation.scale != Granularity::kNone && s.activation.scale_bits > 0)
-        ops.push_back(make("SA", "scale", activation_scale_index(s.activation), s.activation.scale_bits, 1));
+        ops.push_back(make("SA", OperandRole::kScale, activation_scale_index(s.activation), s.activation.scale_bits, 1));
       add_b_extras(ops, s.weight, "W", 'j', 'k');
-      ops.push_back(make("C", "output", {{'i', 1}, {'j', 1}}, s.out_bits, 1, true));
+      ops.push_back(make("C", OperandRole::kOutput, {{'i', 1}, {'j', 1}}, s.out_bits, 1, true));
       break;
     }
     case GemmRole::kLinearUnquantized: {
-      ops.push_back(make("A", "activation", {{'i', 1}, {'k', 1}}, model_bits, 1));
-      ops.push_back(make("W", "weight", {{'k', 1}, {'j', 1}}, model_bits, 1));
-      ops.push_back(make("C", "output", {{'i', 1}, {'j', 1}}, model_bits, 1, true));
+      ops.push_back(make("A", OperandRole::kActivation, {{'i', 1}, {'k', 1}}, model_bits, 1));
+      ops.push_back(make("W", OperandRole::kWeight, {{'k', 1}, {'j', 1}}, model_bits, 1));
+      ops.push_back(make("C", OperandRole::kOutput, {{'i', 1}, {'j', 1}}, model_bits, 1, true));
       break;
     }
     case GemmRole::kAttnQK: {
-      ops.push_back(make("Q", "activation", {{'i', 1}, {'k', 1}}, model_bits, 1));
+      ops.push_back(make("Q", OperandRole::kActivation, {{'i', 1}, {'k', 1}}, model_bits, 1));
       if (s.kv) {
-        ops.push_back(stored("K", "weight", {{'k', 1}, {'j', 1}}, *s.kv));
+        ops.push_back(stored("K", OperandRole::kWeight, {{'k', 1}, {'j', 1}}, *s.kv));
         add_b_extras(ops, *s.kv, "K", 'j', 'k');  // per token j, groups along head_dim k
       } else {
-        ops.push_back(make("K", "weight", {{'k', 1}, {'j', 1}}, model_bits, 1));
+        ops.push_back(make("K", OperandRole::kWeight, {{'k', 1}, {'j', 1}}, model_bits, 1));
       }
-      ops.push_back(make("P", "output", {{'i', 1}, {'j', 1}}, model_bits, 1, true));
+      ops.push_back(make("P", OperandRole::kOutput, {{'i', 1}, {'j', 1}}, model_bits, 1, true));
       break;
     }
     case GemmRole::kAttnPV: {
-      ops.push_back(make("P", "activation", {{'i', 1}, {'k', 1}}, model_bits, 1));
+      ops.push_back(make("P", OperandRole::kActivation, {{'i', 1}, {'k', 1}}, model_bits, 1));
       if (s.kv) {
-        ops.push_back(stored("V", "weight", {{'k', 1}, {'j', 1}}, *s.kv));
+        ops.push_back(stored("V", OperandRole::kWeight, {{'k', 1}, {'j', 1}}, *s.kv));
         add_b_extras(ops, *s.kv, "V", 'k', 'j');  // per token k, groups along head_dim j
       } else {
-        ops.push_back(make("V", "weight", {{'k', 1}, {'j', 1}}, model_bits, 1));
+        ops.push_back(make("V", OperandRole::kWeight, {{'k', 1}, {'j', 1}}, model_bits, 1));
       }
-      ops.push_back(make("O", "output", {{'i', 1}, {'j', 1}}, model_bits, 1, true));
+      ops.push_back(make("O", OperandRole::kOutput, {{'i', 1}, {'j', 1}}, model_bits, 1, true));
       break;
     }
   }

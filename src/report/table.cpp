@@ -87,4 +87,6 @@ std::string grouped(long long v) {
   return out;
 }
 
+std::string megabytes(std::int64_t bytes) { return fixed(static_cast<double>(bytes) / 1e6, 2); }
+
 }  // namespace tenet_cost::report

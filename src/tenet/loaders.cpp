@@ -161,4 +161,23 @@ Problem load_experiment(const std::string& experiment_path, const std::string& d
   return load_problem(paths[1], paths[2], paths[0]);
 }
 
+Problem make_problem(const std::string& pe_domain, const std::string& interconnect,
+                     const std::string& iteration_domain, const std::vector<std::string>& reads,
+                     const std::vector<std::string>& writes, const std::string& space_map,
+                     const std::string& time_map, std::uint64_t bandwidth, std::uint64_t avg_latency) {
+  auto rt = [](const std::string& text, std::uint32_t line) { return RelationText{text, SourceLocation{"<generated>", line, 1}}; };
+  Problem p;
+  p.pe.domain = rt(pe_domain, 1);
+  p.pe.interconnect = rt(interconnect, 2);
+  p.pe.bandwidth = bandwidth;
+  p.pe.avg_latency = avg_latency;
+  p.statement.domain = rt(iteration_domain, 2);
+  std::uint32_t line = 3;
+  for (const auto& r : reads) p.statement.reads.push_back(rt(r, line++));
+  for (const auto& w : writes) p.statement.writes.push_back(rt(w, line++));
+  p.mapping.space_map = rt(space_map, 1);
+  p.mapping.time_map = rt(time_map, 2);
+  return p;
+}
+
 }  // namespace tenet_cost::tenet

@@ -4,6 +4,7 @@
 
 #include "irb.hpp"
 #include "tenet_cost/extract.hpp"
+#include "tenet_cost/report.hpp"
 
 using namespace tenet_cost;
 using namespace irb;
@@ -235,13 +236,13 @@ TEST_CASE("a dequantize prim_func feeding the GEMM weight through Relax bindings
 TEST_CASE("JSON contract: integers, symbolic strings, calls object") {
   ExtractOptions o;
   auto r = extract_workloads(llm(), o);
-  const std::string j = extract_json(r);
+  const std::string j = report::extract_json(r);
   CHECK(j.find("\"m\": \"n\"") != std::string::npos);
   CHECK(j.find("\"n\": 12288") != std::string::npos);
   CHECK(j.find("\"prefill\": 1") != std::string::npos);
   CHECK(j.find("\"macs\": 50331648") != std::string::npos);  // 1 * 12288 * 4096
   o.bindings = {{"n", 7}};
-  const std::string jb = extract_json(extract_workloads(llm(), o));
+  const std::string jb = report::extract_json(extract_workloads(llm(), o));
   CHECK(jb.find("\"m\": 7") != std::string::npos);
   CHECK(jb.find("\"symbols\": []") != std::string::npos);
 }

@@ -15,6 +15,7 @@
 #include "irb.hpp"
 #include "mutate.hpp"
 #include "tenet_cost/extract.hpp"
+#include "tenet_cost/report.hpp"
 #include "tenet_cost/ir.hpp"
 #include "tenet_cost/output.hpp"
 #include "test_support.hpp"
@@ -59,7 +60,7 @@ std::string outcome(const ir::Module& m, ExtractOptions o, unsigned threads, Log
   try {
     const ExtractResult r = extract_workloads(m, o);
     try {
-      s += extract_json(r);
+      s += report::extract_json(r);
     } catch (const InputError& e) {
       s += std::string("json error: ") + e.what();
     }
@@ -186,7 +187,7 @@ TEST_CASE("threaded extraction equals the serial one on concatenated dumps") {
   o.threads = 1;
   const ExtractResult serial = extract_workloads(m, o);
   o.threads = 0;
-  CHECK(extract_json(extract_workloads(m, o)) == extract_json(serial));
+  CHECK(report::extract_json(extract_workloads(m, o)) == report::extract_json(serial));
 }
 
 TEST_CASE("threaded extraction equals the serial one on mutated dumps") {

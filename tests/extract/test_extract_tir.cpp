@@ -3,6 +3,7 @@
 
 #include "irb.hpp"
 #include "tenet_cost/extract.hpp"
+#include "tenet_cost/report.hpp"
 
 using namespace tenet_cost;
 using irb::block;
@@ -325,7 +326,7 @@ TEST_CASE("unknown extents give shape_known=false, never a guess") {
   REQUIRE(r.workloads.size() == 1);
   CHECK_FALSE(r.workloads[0].shape_known);
   CHECK(r.workloads[0].note.find("not an integer expression") != std::string::npos);
-  const std::string j = extract_json(r);
+  const std::string j = report::extract_json(r);
   CHECK(j.find("\"m\": null") != std::string::npos);
 }
 

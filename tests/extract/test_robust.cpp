@@ -5,6 +5,7 @@
 #include "irb.hpp"
 #include "mutate.hpp"
 #include "tenet_cost/extract.hpp"
+#include "tenet_cost/report.hpp"
 
 using namespace tenet_cost;
 using namespace irb;
@@ -37,7 +38,7 @@ TEST_CASE("null pieces in TIR are tolerated") {
   REQUIRE_NOTHROW(r = extract_workloads(m));
   REQUIRE(r.workloads.size() == 1);
   CHECK_FALSE(r.workloads[0].shape_known);
-  REQUIRE_NOTHROW(extract_json(r));
+  REQUIRE_NOTHROW(report::extract_json(r));
 }
 
 TEST_CASE("odd Relax calls are skipped, not fatal") {
@@ -60,7 +61,7 @@ TEST_CASE("odd Relax calls are skipped, not fatal") {
     CHECK_FALSE(w.shape_known);
   }
   CHECK(r.attention.size() == 1);
-  REQUIRE_NOTHROW(extract_json(r));
+  REQUIRE_NOTHROW(report::extract_json(r));
 }
 
 TEST_CASE("huge extents overflow to an error, not a wrapped number") {
@@ -74,7 +75,7 @@ TEST_CASE("huge extents overflow to an error, not a wrapped number") {
   REQUIRE_NOTHROW(r = extract_workloads(m));  // the shape itself fits
   REQUIRE(r.workloads.size() == 1);
   CHECK(r.workloads[0].m == Dim::constant(4398046511104));
-  CHECK_THROWS_AS(extract_json(r), OverflowError);  // but its MAC count (2^65) does not
+  CHECK_THROWS_AS(report::extract_json(r), OverflowError);  // but its MAC count (2^65) does not
   // An extent product that itself overflows is reported as unknown.
   auto g = func("g", {buffer("x", "float16", {"1", "4"}), buffer("W", "float16", {"4", "4"})},
                 {buffer("y", "float16", {"1", "4"})},
@@ -117,7 +118,7 @@ TEST_CASE("extraction survives randomly mutated dumps") {
       ++accepted;
       try {
         const auto r = extract_workloads(m);
-        (void)extract_json(r);
+        (void)report::extract_json(r);
       } catch (const InputError&) {
       }
     }

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "tenet_cost/report.hpp"
 #include "tenet_cost/tenet.hpp"
 #include "test_support.hpp"
 
@@ -85,10 +86,10 @@ TEST_CASE("small cases match TENET's output (own fixtures)") {
     std::string p, s, m;
     hs >> p >> s >> m;
     const auto prob = tenet::load_problem(dir + "/" + p, dir + "/" + s, dir + "/" + m);
-    compare_text(tenet::render_text(tenet::analyze(prob)), want, h);
+    compare_text(report::tenet_text(tenet::analyze(prob)), want, h);
     tenet::AnalyzeOptions en;
     en.enumerate = true;
-    compare_text(tenet::render_text(tenet::analyze(prob, en)), want, h + " (enumerate)");
+    compare_text(report::tenet_text(tenet::analyze(prob, en)), want, h + " (enumerate)");
   }
 }
 
@@ -131,7 +132,7 @@ void check_experiments(bool want_heavy) {
     }
     const std::string set = stem.substr(0, sep), ex = stem.substr(sep + 2);
     const auto prob = tenet::load_experiment(root + "/data/" + set + "/experiment/" + ex, root + "/data");
-    compare_text(tenet::render_text(tenet::analyze(prob)), slurp(f.string()), stem);
+    compare_text(report::tenet_text(tenet::analyze(prob)), slurp(f.string()), stem);
     ++n;
   }
   CHECK(n == 52);  // 5+5+5+5+5+15+12 (the model doc says 47, but ships 52)
@@ -153,6 +154,6 @@ TEST_CASE("GEMM anchors match TENET (64-bit build)") {
       const auto prob = tenet::load_problem(root + "/inputs/systolic_" + a + ".p",
                                             root + "/inputs/gemm_" + std::to_string(N) + ".s",
                                             root + "/inputs/gemm_os_" + a + ".m");
-      compare_text(tenet::render_text(tenet::analyze(prob)), slurp(root + "/expected_int64/" + tag + ".out"), tag);
+      compare_text(report::tenet_text(tenet::analyze(prob)), slurp(root + "/expected_int64/" + tag + ".out"), tag);
     }
 }

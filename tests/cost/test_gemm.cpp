@@ -6,14 +6,16 @@
 #include "brute_force.hpp"
 #include "tenet_cost/arch.hpp"
 #include "tenet_cost/error.hpp"
-#include "tenet_cost/estimate.hpp"
+#include "tenet_cost/cost.hpp"
+#include "tenet_cost/mapping.hpp"
+#include "tenet_cost/model.hpp"
 #include "tenet_cost/output.hpp"
 #include "tenet_cost/quant.hpp"
 #include "tenet_cost/tenet.hpp"
 #include "test_support.hpp"
 
 using namespace tenet_cost;
-using estimate::GemmShape;
+using cost::GemmShape;
 using quant::GemmRole;
 
 namespace {
@@ -22,9 +24,9 @@ arch::Arch test_arch(std::int64_t rows = 8, std::int64_t cols = 8, std::int64_t 
   return tc_test::edge_arch(rows, cols, buffer);
 }
 
-const estimate::TensorCost& tensor(const estimate::GemmCost& c, const std::string& role) {
+const cost::TensorCost& tensor(const cost::GemmCost& c, const std::string& role) {
   for (const auto& t : c.tensors)
-    if (t.role == role) return t;
+    if (quant::to_string(t.role) == role) return t;
   FAIL("no tensor with role " << role);
   return c.tensors.front();
 }
@@ -47,7 +49,7 @@ TEST_CASE("closed forms match a brute-force enumeration of TENET's definitions")
     for (const auto& c : cases)
       for (const auto& sz : sizes) {
         const auto ops = quant::operands(quant::parse_scheme(c.scheme), c.role);
-        const auto cf = estimate::closed_form_tile(kind, sz[0], sz[1], sz[2], sz[3], sz[4], ops);
+        const auto cf = tc_test::cf_tile(kind, sz[0], sz[1], sz[2], sz[3], sz[4], ops);
         const auto bf = tc_test::brute_force(kind, sz[0], sz[1], sz[2], sz[3], sz[4], ops);
         INFO(kind << " " << c.scheme << " role " << static_cast<int>(c.role) << " R=" << sz[0] << " C=" << sz[1]
                   << " tile " << sz[2] << "x" << sz[3] << "x" << sz[4]);
@@ -62,7 +64,7 @@ TEST_CASE("closed forms match a brute-force enumeration of TENET's definitions")
 
 TEST_CASE("closed forms reproduce TENET's published GEMM 256^3 anchors on 8x8") {
   const auto ops = quant::operands(quant::parse_scheme("q0f16"), GemmRole::kLinear);
-  const auto os = estimate::closed_form_tile("os", 8, 8, 256, 256, 256, ops);
+  const auto os = tc_test::cf_tile("os", 8, 8, 256, 256, 256, ops);
   CHECK(os.time_stamps == 276480);     // reuse_factor experiment 11
   CHECK(os.unique.at("A") == 2097152);
   CHECK(os.unique.at("W") == 2097152);
@@ -71,22 +73,22 @@ TEST_CASE("closed forms reproduce TENET's published GEMM 256^3 anchors on 8x8") 
   // upstream `In: 1048591; Out: 16399` = floor(UV*16/64) + 15
   CHECK((os.unique.at("A") + os.unique.at("W")) * 16 / 64 + 15 == 1048591);
   CHECK(os.unique.at("C") * 16 / 64 + 15 == 16399);
-  const auto ws = estimate::closed_form_tile("ws", 8, 8, 256, 256, 256, ops);  // experiment 12
+  const auto ws = tc_test::cf_tile("ws", 8, 8, 256, 256, 256, ops);  // experiment 12
   CHECK((ws.unique.at("A") + ws.unique.at("W")) * 16 / 64 + 15 == 540687);
   CHECK(ws.unique.at("C") * 16 / 64 + 15 == 524303);
   // anchors 4096^3 on 16x16: |TD| = (N/R)^2 (N + 2R - 2)
-  const auto big = estimate::closed_form_tile("os", 16, 16, 4096, 4096, 4096, ops);
+  const auto big = tc_test::cf_tile("os", 16, 16, 4096, 4096, 4096, ops);
   CHECK(big.time_stamps == 270401536);
   CHECK(big.unique.at("A") == 4294967296LL);
 }
 
 TEST_CASE("the TENET engine agrees with the closed forms on small tiles") {
   arch::Arch a = test_arch(4, 4);
-  const auto df = arch::parse_dataflow("os");
+  const auto df = mapping::parse_dataflow("os");
   const auto ops = quant::operands(quant::parse_scheme("w4a16-g4"), GemmRole::kLinear);
   tenet::Metrics m;
   try {
-    m = tenet::analyze(estimate::tile_problem(a, df, 10, 9, 12, ops), {});
+    m = tenet::analyze(mapping::tile_problem(a, df, 10, 9, 12, ops), {});
   } catch (const InputError& e) {
     if (std::string(e.what()).find("not implemented") != std::string::npos) {
       WARN("TENET engine not available yet: " << e.what());
@@ -94,15 +96,15 @@ TEST_CASE("the TENET engine agrees with the closed forms on small tiles") {
     }
     throw;
   }
-  const auto cf = estimate::closed_form_tile("os", 4, 4, 10, 9, 12, ops);
+  const auto cf = tc_test::cf_tile("os", 4, 4, 10, 9, 12, ops);
   CHECK(m.time_stamps == cf.time_stamps);
   for (const auto& t : m.tensors) CHECK(t.unique_volume == cf.unique.at(t.name));
 }
 
 TEST_CASE("decode GEMV moves every weight once, at its real bit width, plus its scales") {
-  estimate::Options o;
-  o.method = estimate::ArrayMethod::kClosedForm;
-  estimate::Estimator est(test_arch(32, 32), arch::parse_dataflow("os"), o);
+  cost::Options o;
+  o.method = cost::ArrayMethod::kClosedForm;
+  cost::Estimator est(test_arch(32, 32), mapping::parse_dataflow("os"), o);
   const std::int64_t N = 4096, K = 11008;
   const auto& c = est.gemm(GemmShape{1, 1, N, K, GemmRole::kLinear}, quant::parse_scheme("q4f16_1"));
   CHECK(tensor(c, "weight").dram_bytes == N * K * 4 / 8);
@@ -117,14 +119,14 @@ TEST_CASE("decode GEMV moves every weight once, at its real bit width, plus its 
 }
 
 TEST_CASE("a per-tensor scale moves once; group scales scale with K/g") {
-  estimate::Options o;
-  o.method = estimate::ArrayMethod::kClosedForm;
-  estimate::Estimator est(test_arch(32, 32, 256 * 1024), arch::parse_dataflow("os"), o);
+  cost::Options o;
+  o.method = cost::ArrayMethod::kClosedForm;
+  cost::Estimator est(test_arch(32, 32, 256 * 1024), mapping::parse_dataflow("os"), o);
   const GemmShape prefill{1, 2048, 4096, 4096, GemmRole::kLinear};
   const auto& fp8 = est.gemm(prefill, quant::parse_scheme("fp8-tensor"));
   CHECK(fp8.tiles > 1);
   for (const auto& t : fp8.tensors)
-    if (t.role == "scale") {
+    if (t.role == quant::OperandRole::kScale) {
       CHECK(t.dram_elems == 1);
       CHECK(t.dram_bytes == 4);
     }
@@ -138,19 +140,19 @@ TEST_CASE("a per-tensor scale moves once; group scales scale with K/g") {
 }
 
 TEST_CASE("compute cycles follow the time stamps and the per-precision MAC rate") {
-  estimate::Options o;
-  o.method = estimate::ArrayMethod::kClosedForm;
-  o.tile = estimate::Tile{256, 256, 256, "mnk"};
+  cost::Options o;
+  o.method = cost::ArrayMethod::kClosedForm;
+  o.tile = cost::Tile{256, 256, 256, "mnk"};
   arch::Arch a = test_arch(8, 8);
-  estimate::Estimator est(a, arch::parse_dataflow("os"), o);
+  cost::Estimator est(a, mapping::parse_dataflow("os"), o);
   const auto& c = est.gemm(GemmShape{1, 512, 512, 512, GemmRole::kLinear}, quant::parse_scheme("q0f16"));
   // 8 tiles of 256^3, each (256/8)^2 * (256 + 14) stamps; fp16 at 1 MAC/PE/cycle
   CHECK(c.tiles == 8);
-  CHECK(c.compute_cycles == 8 * 276480);
-  CHECK(c.compute_cycles >= c.macs / 64);
+  CHECK(c.cycles_of(cost::Term::kCompute) == 8 * 276480);
+  CHECK(c.cycles_of(cost::Term::kCompute) >= c.macs / 64);
   const auto& i8 = est.gemm(GemmShape{1, 512, 512, 512, GemmRole::kLinear}, quant::parse_scheme("w8a8-token-channel"));
   CHECK(i8.precision == "int8");
-  CHECK(i8.compute_cycles == 8 * 276480 / 2);  // 2 int8 MACs per PE per cycle
+  CHECK(i8.cycles_of(cost::Term::kCompute) == 8 * 276480 / 2);  // 2 int8 MACs per PE per cycle
   CHECK(c.utilization > 0.9);
   CHECK(c.utilization <= 1.0);
   // DRAM: order mnk, tiles 256: A re-read per n tile, B per m tile, C written once
@@ -160,10 +162,10 @@ TEST_CASE("compute cycles follow the time stamps and the per-precision MAC rate"
 }
 
 TEST_CASE("k-outer tile orders spill partial sums at accumulator precision") {
-  estimate::Options o;
-  o.method = estimate::ArrayMethod::kClosedForm;
-  o.tile = estimate::Tile{64, 64, 64, "kmn"};
-  estimate::Estimator est(test_arch(8, 8), arch::parse_dataflow("ws"), o);
+  cost::Options o;
+  o.method = cost::ArrayMethod::kClosedForm;
+  o.tile = cost::Tile{64, 64, 64, "kmn"};
+  cost::Estimator est(test_arch(8, 8), mapping::parse_dataflow("ws"), o);
   const auto& c = est.gemm(GemmShape{1, 128, 128, 256, GemmRole::kLinear}, quant::parse_scheme("q0f16"));
   const auto& out = tensor(c, "output");
   // 4 k tiles: final writes 128*128 at 16 bits + 3 extra writes and 3 re-reads at 32 bits
@@ -171,9 +173,9 @@ TEST_CASE("k-outer tile orders spill partial sums at accumulator precision") {
 }
 
 TEST_CASE("identical GEMMs are evaluated once") {
-  estimate::Options o;
-  o.method = estimate::ArrayMethod::kClosedForm;
-  estimate::Estimator est(test_arch(32, 32), arch::parse_dataflow("os"), o);
+  cost::Options o;
+  o.method = cost::ArrayMethod::kClosedForm;
+  cost::Estimator est(test_arch(32, 32), mapping::parse_dataflow("os"), o);
   const auto s = quant::parse_scheme("q4f16_1");
   est.gemm(GemmShape{1, 1, 4096, 4096, GemmRole::kLinear}, s);
   const auto n = est.array_evaluations();
@@ -182,10 +184,10 @@ TEST_CASE("identical GEMMs are evaluated once") {
 }
 
 TEST_CASE("bad tiles are errors that say by how much") {
-  estimate::Options o;
-  o.method = estimate::ArrayMethod::kClosedForm;
-  o.tile = estimate::Tile{1024, 1024, 1024, ""};
-  estimate::Estimator est(test_arch(8, 8, 1 << 20), arch::parse_dataflow("os"), o);
+  cost::Options o;
+  o.method = cost::ArrayMethod::kClosedForm;
+  o.tile = cost::Tile{1024, 1024, 1024, ""};
+  cost::Estimator est(test_arch(8, 8, 1 << 20), mapping::parse_dataflow("os"), o);
   try {
     est.gemm(GemmShape{1, 2048, 2048, 2048, GemmRole::kLinear}, quant::parse_scheme("q0f16"));
     FAIL("expected an error");
@@ -194,34 +196,34 @@ TEST_CASE("bad tiles are errors that say by how much") {
     CHECK(msg.find("over by") != std::string::npos);
     CHECK(msg.find("1048576") != std::string::npos);
   }
-  estimate::Options g;
-  g.method = estimate::ArrayMethod::kClosedForm;
-  g.tile = estimate::Tile{0, 0, 100, ""};
-  estimate::Estimator est2(test_arch(8, 8), arch::parse_dataflow("os"), g);
+  cost::Options g;
+  g.method = cost::ArrayMethod::kClosedForm;
+  g.tile = cost::Tile{0, 0, 100, ""};
+  cost::Estimator est2(test_arch(8, 8), mapping::parse_dataflow("os"), g);
   CHECK_THROWS_WITH(est2.gemm(GemmShape{1, 1, 256, 4096, GemmRole::kLinear}, quant::parse_scheme("q4f16_1")),
                     Catch::Contains("multiple of the group size 32"));
-  CHECK_THROWS_WITH(estimate::parse_tile("m=0"), Catch::Contains("positive"));
-  CHECK_THROWS_WITH(estimate::parse_tile("x=4"), Catch::Contains("valid: m, n, k, order"));
-  CHECK_THROWS_WITH(estimate::parse_tile("order=mmk"), Catch::Contains("permutation"));
-  CHECK(estimate::parse_tile("m=4,order=nkm") == estimate::Tile{4, 0, 0, "nkm"});
+  CHECK_THROWS_WITH(cost::parse_tile("m=0"), Catch::Contains("positive"));
+  CHECK_THROWS_WITH(cost::parse_tile("x=4"), Catch::Contains("valid: m, n, k, order"));
+  CHECK_THROWS_WITH(cost::parse_tile("order=mmk"), Catch::Contains("permutation"));
+  CHECK(cost::parse_tile("m=4,order=nkm") == cost::Tile{4, 0, 0, "nkm"});
 }
 
 TEST_CASE("counts that overflow 64 bits are errors") {
-  estimate::Options o;
-  o.method = estimate::ArrayMethod::kClosedForm;
-  estimate::Estimator est(test_arch(32, 32), arch::parse_dataflow("os"), o);
+  cost::Options o;
+  o.method = cost::ArrayMethod::kClosedForm;
+  cost::Estimator est(test_arch(32, 32), mapping::parse_dataflow("os"), o);
   CHECK_THROWS_AS(est.gemm(GemmShape{1, 1LL << 30, 1LL << 30, 1LL << 30, GemmRole::kLinear}, quant::parse_scheme("q0f16")),
                   OverflowError);
 }
 
 TEST_CASE("HF config workloads have the model's GEMM shapes") {
   const std::string path = std::string(TC_SOURCE_DIR) + "/workloads/llama-2-7b/config.json";
-  const auto cfg = estimate::parse_hf_config(read_file(path), path);
+  const auto cfg = model::parse_hf_config(read_file(path), path);
   CHECK(cfg.head_dim == 128);
-  estimate::Phases ph;
+  model::Phases ph;
   ph.seq_len = 128;
   ph.context = 1000;
-  const auto g = estimate::workloads_from_config(cfg, ph);
+  const auto g = model::workloads_from_config(cfg, ph);
   auto find = [&](const std::string& f, const std::string& entry) {
     for (const auto& w : g)
       if (w.function == f && w.entry == entry) return w;
@@ -237,20 +239,20 @@ TEST_CASE("HF config workloads have the model's GEMM shapes") {
   CHECK(find("qkv_proj", "decode").calls == 32);
   CHECK(find("lm_head", "decode").calls == 1);
   const std::string qpath = std::string(TC_SOURCE_DIR) + "/workloads/qwen2-0.5b/config.json";
-  const auto q = estimate::parse_hf_config(read_file(qpath), qpath);
-  const auto gq = estimate::workloads_from_config(q, ph);
+  const auto q = model::parse_hf_config(read_file(qpath), qpath);
+  const auto gq = model::workloads_from_config(q, ph);
   for (const auto& w : gq) {
     if (w.function == "qkv_proj") CHECK(w.shape.n == (14 + 2 * 2) * 64);
     if (w.function == "attn_qk" && w.entry == "decode") CHECK(w.shape == GemmShape{2, 7, 1000, 64, GemmRole::kAttnQK});
   }
-  CHECK_THROWS_WITH(estimate::parse_hf_config("{\"hidden_size\": 8}", "c.json"), Catch::Contains("num_attention_heads"));
+  CHECK_THROWS_WITH(model::parse_hf_config("{\"hidden_size\": 8}", "c.json"), Catch::Contains("num_attention_heads"));
 }
 
 TEST_CASE("whole-model totals are per-call costs times calls") {
-  estimate::Options o;
-  o.method = estimate::ArrayMethod::kClosedForm;
-  estimate::Estimator est(test_arch(32, 32), arch::parse_dataflow("os"), o);
-  estimate::ModelConfig cfg;
+  cost::Options o;
+  o.method = cost::ArrayMethod::kClosedForm;
+  cost::Estimator est(test_arch(32, 32), mapping::parse_dataflow("os"), o);
+  model::ModelConfig cfg;
   cfg.hidden = 256;
   cfg.intermediate = 512;
   cfg.heads = 4;
@@ -258,10 +260,10 @@ TEST_CASE("whole-model totals are per-call costs times calls") {
   cfg.head_dim = 64;
   cfg.vocab = 1000;
   cfg.layers = 3;
-  estimate::Phases ph;
+  model::Phases ph;
   ph.seq_len = 64;
   ph.context = 128;
-  const auto r = estimate::run_model(est, estimate::workloads_from_config(cfg, ph), quant::parse_scheme("q4f16_2"));
+  const auto r = model::run_model(est, model::workloads_from_config(cfg, ph), quant::parse_scheme("q4f16_2"));
   std::int64_t macs = 0;
   for (const auto& [g, c] : r.rows)
     if (g.entry == "decode") macs += c.macs * g.calls;
@@ -283,7 +285,7 @@ TEST_CASE("every dataflow preset on the TENET engine matches the brute-force ora
       const int tm = 7, tn = 6, tk = 9;
       tenet::Metrics m;
       try {
-        m = tenet::analyze(estimate::tile_problem(a, arch::parse_dataflow(kind), tm, tn, tk, ops), {});
+        m = tenet::analyze(mapping::tile_problem(a, mapping::parse_dataflow(kind), tm, tn, tk, ops), {});
       } catch (const InputError& e) {
         if (std::string(e.what()).find("not implemented") != std::string::npos) return;
         throw;

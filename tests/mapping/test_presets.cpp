@@ -2,7 +2,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include "cost/arch_support.hpp"
 #include "tenet_cost/arch.hpp"
+#include "tenet_cost/mapping.hpp"
 #include "tenet_cost/error.hpp"
 #include "tenet_cost/output.hpp"
 #include "tenet_cost/quant.hpp"
@@ -69,15 +71,15 @@ TEST_CASE("bad scheme names list the valid forms") {
 }
 
 TEST_CASE("arch presets load and cite their sources") {
-  arch::set_data_root(TC_SOURCE_DIR);
-  const auto presets = arch::arch_presets();
+  
+  const auto presets = arch::arch_presets(tc_test::presets_dir());
   CHECK(presets == std::vector<std::string>{"edge-npu-32x32", "eyeriss-12x14", "tpu-v1-256x256"});
   for (const auto& p : presets) {
-    const auto a = arch::load_arch(p);
+    const auto a = arch::load_arch(p, tc_test::presets_dir());
     CHECK(a.sources.size() >= 2);
     CHECK(a.clock_mhz > 0);
   }
-  const auto tpu = arch::load_arch("tpu-v1-256x256");
+  const auto tpu = arch::load_arch("tpu-v1-256x256", tc_test::presets_dir());
   CHECK(tpu.rows == 256);
   std::string used;
   const auto rate = tpu.mac_rate("fp16", &used);
@@ -85,9 +87,9 @@ TEST_CASE("arch presets load and cite their sources") {
   CHECK(rate.den == 4);
   CHECK(tpu.mac_rate("int4", &used).num == 1);
   CHECK(used == "int4");
-  const auto e = arch::load_arch("eyeriss-12x14");
-  CHECK(e.pe_array().domain.text == "{PE[i,j]: 0<=i<12 and 0<=j<14}");
-  CHECK_THROWS_WITH(arch::load_arch("nope"), Catch::Contains("edge-npu-32x32, eyeriss-12x14, tpu-v1-256x256"));
+  const auto e = arch::load_arch("eyeriss-12x14", tc_test::presets_dir());
+  CHECK(mapping::pe_array(e).domain.text == "{PE[i,j]: 0<=i<12 and 0<=j<14}");
+  CHECK_THROWS_WITH(arch::load_arch("nope", tc_test::presets_dir()), Catch::Contains("edge-npu-32x32, eyeriss-12x14, tpu-v1-256x256"));
 }
 
 TEST_CASE("arch JSON errors name the file, line and column and list the valid keys") {
@@ -132,7 +134,7 @@ TEST_CASE("dataflow presets generate TENET's shipped mappings") {
   };
   for (const auto& [preset, file] : std::vector<std::pair<std::string, std::string>>{
            {"os", "matmul_systolic_os.m"}, {"ws", "matmul_systolic_ws.m"}, {"ncf", "ncf_nmk.m"}}) {
-    const auto m = arch::parse_dataflow(preset).mapping(8, 8);
+    const auto m = mapping::parse_dataflow(preset).mapping(8, 8);
     const auto lines = mapping_file(file);
     if (lines.empty()) {
       WARN("shared fixtures absent");
@@ -141,13 +143,13 @@ TEST_CASE("dataflow presets generate TENET's shipped mappings") {
     CHECK(m.space_map.text == lines[0]);
     CHECK(m.time_map.text == lines[1]);
   }
-  const auto b = arch::parse_dataflow("output-stationary").mapping(16, 4, true);
+  const auto b = mapping::parse_dataflow("output-stationary").mapping(16, 4, true);
   CHECK(b.space_map.text == "{S[b,i,j,k]->PE[i%16,j%4]}");
   CHECK(b.time_map.text == "{S[b,i,j,k]->T[b,floor(i/16),floor(j/4),i%16+j%4+k]}");
-  CHECK_THROWS_WITH(arch::parse_dataflow("diagonal"), Catch::Contains("os (output-stationary)") && Catch::Contains(".m"));
+  CHECK_THROWS_WITH(mapping::parse_dataflow("diagonal"), Catch::Contains("os (output-stationary)") && Catch::Contains(".m"));
   const std::string user = tc_test::fixture("estimate/user_os.m");
-  const auto u = arch::parse_dataflow(user);
-  CHECK(u.kind == "file");
+  const auto u = mapping::parse_dataflow(user);
+  CHECK(!u.preset);
   CHECK(u.mapping(99, 99).time_map.text == "{S[i,j,k]->T[floor(i/4),floor(j/4),i%4+j%4+k]}");
 }
 
@@ -158,7 +160,7 @@ TEST_CASE("an arch can take its interconnect from a TENET .p file") {
                            "\"}, \"macs_per_pe_per_cycle\": {\"fp16\": 1}, \"buffer\": {\"bytes\": 110592, "
                            "\"bits_per_cycle\": 64}, \"dram\": {\"mb_per_s\": 480}}";
   const auto a = arch::parse_arch(json, "e.json");
-  CHECK(a.interconnect == "{PE[i,j]->PE[i+1,j];PE[i,j]->PE[i,j+1];PE[i,j]->PE[i+1,j+1];PE[i,j]->PE[i+1,j-1]}");
+  CHECK(a.interconnect_relation == "{PE[i,j]->PE[i+1,j];PE[i,j]->PE[i,j+1];PE[i,j]->PE[i+1,j+1];PE[i,j]->PE[i+1,j-1]}");
   std::string missing = json;
   missing.replace(missing.find(p), p.size(), "/nonexistent.p");
   CHECK_THROWS_WITH(arch::parse_arch(missing, "f.json"),

@@ -1,11 +1,15 @@
-// Text (TENET's all-metrics layout) and JSON renderings of Metrics.
+// The view of tenet::Metrics: TENET's all-metrics text layout and the `tenet --format json` contract.
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "tenet_cost/tenet.hpp"
+#include "tenet_cost/error.hpp"
+#include "tenet_cost/report.hpp"
 
-namespace tenet_cost::tenet {
+namespace tenet_cost::report {
+
+using tenet::Access;
+using tenet::Metrics;
 namespace {
 std::string fmt(const char* f, double v) {
   char buf[64];
@@ -19,26 +23,7 @@ nlohmann::ordered_json num(double v) {
 }
 }  // namespace
 
-Problem make_problem(const std::string& pe_domain, const std::string& interconnect,
-                     const std::string& iteration_domain, const std::vector<std::string>& reads,
-                     const std::vector<std::string>& writes, const std::string& space_map,
-                     const std::string& time_map, std::uint64_t bandwidth, std::uint64_t avg_latency) {
-  auto rt = [](const std::string& text, std::uint32_t line) { return RelationText{text, SourceLocation{"<generated>", line, 1}}; };
-  Problem p;
-  p.pe.domain = rt(pe_domain, 1);
-  p.pe.interconnect = rt(interconnect, 2);
-  p.pe.bandwidth = bandwidth;
-  p.pe.avg_latency = avg_latency;
-  p.statement.domain = rt(iteration_domain, 2);
-  std::uint32_t line = 3;
-  for (const auto& r : reads) p.statement.reads.push_back(rt(r, line++));
-  for (const auto& w : writes) p.statement.writes.push_back(rt(w, line++));
-  p.mapping.space_map = rt(space_map, 1);
-  p.mapping.time_map = rt(time_map, 2);
-  return p;
-}
-
-std::string render_text(const Metrics& m) {
+std::string tenet_text(const Metrics& m) {
   std::string s;
   s += "Delay: In: " + i(m.ingress_delay) + "; Out: " + i(m.egress_delay) + "; Com: " + i(m.compute_delay) + "\n";
   s += "Active PE Num: " + i(m.active_pes) + "; Average: " + fmt("%.2f", m.avg_active_pes) + "\n";
@@ -64,7 +49,7 @@ std::string render_text(const Metrics& m) {
   return s;
 }
 
-std::string render_json(const Metrics& m) {
+std::string tenet_json(const Metrics& m) {
   nlohmann::ordered_json j;
   j["macs"] = m.macs;
   j["time_stamps"] = m.time_stamps;
@@ -92,4 +77,9 @@ std::string render_json(const Metrics& m) {
   return j.dump(2) + "\n";
 }
 
-}  // namespace tenet_cost::tenet
+std::string render(const Metrics& m, Format format) {
+  if (format == Format::kCsv) throw InputError("--format csv is not supported by `tenet`; use table or json");
+  return format == Format::kJson ? tenet_json(m) : tenet_text(m);
+}
+
+}  // namespace tenet_cost::report

@@ -9,13 +9,15 @@
 #include "tenet_cost/arch.hpp"
 #include "tenet_cost/checked.hpp"
 #include "tenet_cost/error.hpp"
-#include "tenet_cost/estimate.hpp"
+#include "tenet_cost/cost.hpp"
+#include "tenet_cost/mapping.hpp"
+#include "tenet_cost/model.hpp"
 #include "tenet_cost/quant.hpp"
 #include "tenet_cost/tenet.hpp"
 #include "test_support.hpp"
 
 using namespace tenet_cost;
-using estimate::GemmShape;
+using cost::GemmShape;
 using nlohmann::json;
 using quant::GemmRole;
 using quant::Granularity;
@@ -26,7 +28,7 @@ arch::Arch block_arch(std::int64_t rows, std::int64_t cols, std::int64_t buffer 
   return tc_test::edge_arch(rows, cols, buffer);
 }
 
-const estimate::TensorCost& named(const estimate::GemmCost& c, const std::string& name) {
+const cost::TensorCost& named(const cost::GemmCost& c, const std::string& name) {
   for (const auto& t : c.tensors)
     if (t.name == name) return t;
   FAIL("no tensor " << name);
@@ -137,7 +139,7 @@ TEST_CASE("block-scale closed forms match the brute-force enumeration of TENET's
     for (const char* scheme : kBlockSchemes)
       for (const auto& sz : sizes) {
         const auto ops = quant::operands(quant::parse_scheme(scheme), GemmRole::kLinear);
-        const auto cf = estimate::closed_form_tile(kind, sz[0], sz[1], sz[2], sz[3], sz[4], ops);
+        const auto cf = tc_test::cf_tile(kind, sz[0], sz[1], sz[2], sz[3], sz[4], ops);
         const auto bf = tc_test::brute_force(kind, sz[0], sz[1], sz[2], sz[3], sz[4], ops);
         INFO(kind << " " << scheme << " R=" << sz[0] << " C=" << sz[1] << " tile " << sz[2] << "x" << sz[3] << "x"
                   << sz[4]);
@@ -162,7 +164,7 @@ TEST_CASE("the TENET engine's counts equal the block-scale closed forms") {
         const auto ops = quant::operands(quant::parse_scheme(scheme), GemmRole::kLinear);
         tenet::Metrics m;
         try {
-          m = tenet::analyze(estimate::tile_problem(a, arch::parse_dataflow(kind), c.tm, c.tn, c.tk, ops), {});
+          m = tenet::analyze(mapping::tile_problem(a, mapping::parse_dataflow(kind), c.tm, c.tn, c.tk, ops), {});
         } catch (const InputError& e) {
           if (std::string(e.what()).find("not implemented") != std::string::npos) {
             WARN("TENET engine not available: " << e.what());
@@ -170,7 +172,7 @@ TEST_CASE("the TENET engine's counts equal the block-scale closed forms") {
           }
           throw;
         }
-        const auto cf = estimate::closed_form_tile(kind, c.R, c.C, c.tm, c.tn, c.tk, ops);
+        const auto cf = tc_test::cf_tile(kind, c.R, c.C, c.tm, c.tn, c.tk, ops);
         INFO(kind << " " << scheme << " R=" << c.R << " C=" << c.C << " tile " << c.tm << "x" << c.tn << "x" << c.tk);
         CHECK(m.time_stamps == cf.time_stamps);
         CHECK(m.macs == cf.macs);
@@ -183,14 +185,14 @@ TEST_CASE("the TENET engine's counts equal the block-scale closed forms") {
 }
 
 TEST_CASE("whole GEMMs with block scales: engine and closed forms agree, tiles respect the blocks") {
-  estimate::Options cfo, eno;
-  cfo.method = estimate::ArrayMethod::kClosedForm;
-  eno.method = estimate::ArrayMethod::kEngine;
-  estimate::Estimator cf(block_arch(4, 4, 4096), arch::parse_dataflow("os"), cfo);
-  estimate::Estimator en(block_arch(4, 4, 4096), arch::parse_dataflow("os"), eno);
+  cost::Options cfo, eno;
+  cfo.method = cost::ArrayMethod::kClosedForm;
+  eno.method = cost::ArrayMethod::kEngine;
+  cost::Estimator cf(block_arch(4, 4, 4096), mapping::parse_dataflow("os"), cfo);
+  cost::Estimator en(block_arch(4, 4, 4096), mapping::parse_dataflow("os"), eno);
   const auto s = quant::parse_scheme("fp8-block16x32");
   const GemmShape g{1, 40, 72, 100, GemmRole::kLinear};  // 72 % 16 != 0, 100 % 32 != 0
-  estimate::GemmCost a, b;
+  cost::GemmCost a, b;
   try {
     a = cf.gemm(g, s);
     b = en.gemm(g, s);
@@ -211,9 +213,9 @@ TEST_CASE("whole GEMMs with block scales: engine and closed forms agree, tiles r
 }
 
 TEST_CASE("decode GEMV with block scales moves N*K*bits/8 + ceil(N/bn)*ceil(K/bk)*scale_bits/8") {
-  estimate::Options o;
-  o.method = estimate::ArrayMethod::kClosedForm;
-  estimate::Estimator est(block_arch(32, 32), arch::parse_dataflow("os"), o);
+  cost::Options o;
+  o.method = cost::ArrayMethod::kClosedForm;
+  cost::Estimator est(block_arch(32, 32), mapping::parse_dataflow("os"), o);
   struct Case {
     const char* scheme;
     std::int64_t n, k, bn, bk, wbits, sbits, abits, sabits;  // sabits: activation scale bits (0: none)

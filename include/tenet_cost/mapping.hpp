@@ -1,0 +1,75 @@
+// How a GEMM is mapped onto the PE array: the dataflow presets (one table:
+// name, aliases, space and time maps for any R x C array, whether closed forms
+// are proven), user `.m` mappings (read by TENET's loader), the TENET spec of
+// an arch's PE array, the TENET problem of one buffer tile, and the proven
+// closed forms of its array-level metrics (docs/model.md).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tenet_cost/arch.hpp"
+#include "tenet_cost/quant.hpp"
+#include "tenet_cost/tenet.hpp"
+
+namespace tenet_cost::mapping {
+
+/// The dataflow presets (docs/model.md "Dataflows").
+enum class Preset { kOS, kWS, kIS, kNCF };
+
+struct PresetInfo {
+  Preset id;
+  std::string_view name;          // canonical name: "os"
+  std::string_view long_name;     // alias: "output-stationary" ("" when none)
+  bool closed_form;               // the array-level metrics have proven closed forms
+};
+/// Every preset, in the order of the help text.
+const std::vector<PresetInfo>& presets();
+const PresetInfo& info(Preset p);
+
+/// A dataflow: a preset (generated for any array and tile size) or a user `.m` file.
+struct Dataflow {
+  std::string name;                     // the preset's canonical name or the .m path
+  std::optional<Preset> preset;         // nullopt: file_mapping
+  tenet::MappingSpec file_mapping;      // a user mapping (TENET .m)
+  /// Space and time maps for an R x C array (TENET text). Batched: S[b,i,j,k] with b outermost in time.
+  [[nodiscard]] tenet::MappingSpec mapping(std::int64_t rows, std::int64_t cols, bool batched = false) const;
+  /// A preset with proven closed forms (os, ws).
+  [[nodiscard]] bool has_closed_form() const { return preset && info(*preset).closed_form; }
+};
+
+/// A preset name or alias ("os", "output-stationary", ...) or a path to a TENET `.m` mapping file
+/// (read with tenet::load_mapping: syntax checked at load, its own line numbers).
+/// Unknown -> InputError listing the choices.
+Dataflow parse_dataflow(const std::string& text);
+/// Canonical preset names.
+std::vector<std::string> dataflow_presets();
+/// "os (output-stationary), ws (weight-stationary), ..., or a path to a TENET .m mapping file".
+std::string dataflow_choices();
+
+/// PE domain + interconnect of an arch as a TENET `.p` spec.
+tenet::PEArraySpec pe_array(const arch::Arch& arch);
+
+/// Array-level metrics of one buffer tile, as the cost model uses them.
+struct TileMetrics {
+  std::int64_t macs = 0, time_stamps = 0, active_pes = 0;
+  std::map<std::string, std::int64_t> unique;  // per operand name
+  std::map<std::string, std::int64_t> total;
+};
+
+/// True when the closed forms can apply at all: a preset that has them on a systolic interconnect.
+bool closed_forms_apply(const arch::Arch& arch, const Dataflow& dataflow);
+/// The closed forms of a preset on a systolic R x C array for one tm x tn x tk tile, or nullopt when the
+/// preset has none or some operand's index pattern has no proven row (the TENET engine applies then).
+std::optional<TileMetrics> closed_form_tile(Preset preset, std::int64_t rows, std::int64_t cols, std::int64_t tm,
+                                            std::int64_t tn, std::int64_t tk, const std::vector<quant::Operand>& ops);
+
+/// The TENET problem of one tile (statement from the operands, mapping from the dataflow).
+tenet::Problem tile_problem(const arch::Arch& arch, const Dataflow& dataflow, std::int64_t tm, std::int64_t tn,
+                            std::int64_t tk, const std::vector<quant::Operand>& ops);
+
+}  // namespace tenet_cost::mapping

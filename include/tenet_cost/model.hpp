@@ -1,0 +1,151 @@
+// The LLM as a whole (docs/model.md): Hugging Face config reading, the plan of
+// GEMMs per entry function (from a dump's extracted workloads or from a config),
+// the bindings policy for symbolic dims, running a plan on a cost::Estimator
+// (per-entry totals) and the scheme comparison, each with its result type.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tenet_cost/cost.hpp"
+#include "tenet_cost/extract.hpp"
+#include "tenet_cost/quant.hpp"
+
+namespace tenet_cost::model {
+
+// ------------------------------------------------------------- configs
+
+struct ModelConfig {
+  std::string name, model_type;
+  std::int64_t hidden = 0, intermediate = 0, heads = 0, kv_heads = 0, head_dim = 0, vocab = 0, layers = 0;
+  bool tie_embeddings = false, gated_mlp = true;
+  std::string dtype = "float16";
+};
+/// Hugging Face config.json (Llama / Mistral / Qwen2 / GPT-NeoX-like).
+ModelConfig parse_hf_config(const std::string& text, const std::string& filename);
+/// parse_hf_config of a file.
+ModelConfig load_hf_config(const std::string& path);
+
+// ------------------------------------------------------------- the plan
+
+/// What an entry function runs: prefill (a prompt) or decode (one token), or neither.
+enum class Phase { kPrefill, kDecode, kOther };
+/// "prefill" | "decode" | "" (the JSON contract's spelling).
+std::string to_string(Phase p);
+/// The phase of an entry name: *prefill*, encoding, *encode* -> prefill; *decode*, decoding -> decode.
+Phase phase_of_entry(const std::string& entry);
+
+/// Where a GEMM of the plan comes from.
+enum class GemmSource { kTir, kRelax, kPacked, kSynthesized, kConfig };
+std::string to_string(GemmSource s);  // "tir" | "relax" | "packed" | "synthesized" | "config"
+
+/// One GEMM of the model with its call count in one entry.
+struct ModelGemm {
+  std::string function;   // prim_func name, or q_proj/... for config workloads
+  std::string entry;      // "prefill" | "decode" | a dump's entry name
+  Phase phase = Phase::kOther;
+  std::int64_t calls = 1;
+  cost::GemmShape shape;
+  std::optional<quant::Scheme> dump_scheme;  // the dump's own quantization (workloads of a dump)
+  GemmSource source = GemmSource::kConfig;
+  bool lm_head = false;                      // the final projection (schemes may leave it unquantized)
+};
+
+/// The bindings policy: prefill runs --seq-len tokens, decode one token at --context; the user's --bind wins.
+struct Phases {
+  std::int64_t seq_len = 2048;   // prefill tokens
+  std::int64_t context = 2048;   // decode context length
+  std::map<std::string, std::int64_t> bindings;  // --bind
+  /// The symbol values of an entry of `phase` (prefill: n, m, seq_len, total_seq_len, ... -> seq_len; decode: ->
+  /// context; batch_size, nseq, b -> 1; vocab_size from the config), then the user's bindings.
+  [[nodiscard]] std::map<std::string, std::int64_t> symbols(Phase phase, const std::optional<ModelConfig>& cfg) const;
+};
+
+std::vector<ModelGemm> workloads_from_config(const ModelConfig& cfg, const Phases& phases);
+/// From extracted workloads: binds symbolic dims per entry (Phases::symbols), synthesizes attention from
+/// AttentionSites (heads from the site or `cfg`). Throws InputError on unbound dims.
+std::vector<ModelGemm> workloads_from_extract(const ExtractResult& extracted, const Phases& phases,
+                                              const std::optional<ModelConfig>& cfg);
+
+/// A named plan.
+struct Model {
+  std::string name;
+  std::vector<ModelGemm> gemms;
+};
+/// The plan of a dump (TVMScript or TVM JSON); `cfg` gives heads for attention. Throws when it has no GEMM.
+Model plan_from_dump(const std::string& path, const Phases& phases, const std::optional<ModelConfig>& cfg);
+/// The plan of a config; the model is named after the config's folder.
+Model plan_from_config(const std::string& config_path, const ModelConfig& cfg, const Phases& phases);
+/// The shipped default model (<workloads_dir>/llama-2-7b/q0f16.py with its config.json).
+Model default_model(const std::string& workloads_dir, const Phases& phases);
+/// The schemes `compare` runs when --quant is not given.
+const std::vector<std::string>& default_schemes();
+
+// ------------------------------------------------------------- running
+
+struct EntryTotals {
+  std::int64_t macs = 0, cycles = 0, dram_bytes = 0, scale_dram_bytes = 0, buffer_bytes = 0;
+  double latency_s = 0, energy_j = 0;
+};
+
+struct ModelResult {
+  std::vector<std::pair<ModelGemm, cost::GemmCost>> rows;   // in workload order
+  std::map<std::string, EntryTotals> totals;                // by entry
+  std::map<std::string, Phase> entry_phase;
+};
+
+/// The scheme a GEMM runs under: `scheme` when given, else the dump's, else q0f16.
+const quant::Scheme& scheme_of(const ModelGemm& g, const std::optional<quant::Scheme>& scheme);
+/// Evaluate every workload.
+ModelResult run_model(cost::Estimator& est, const std::vector<ModelGemm>& gemms,
+                      const std::optional<quant::Scheme>& scheme);
+
+/// What every estimate / compare result states about its run.
+struct RunInfo {
+  std::string model, arch, dataflow;
+  std::int64_t seq_len = 0, context = 0;
+};
+RunInfo run_info(const Model& model, const cost::Estimator& est, const Phases& phases);
+
+struct EstimateResult {
+  RunInfo info;
+  std::optional<quant::Scheme> scheme;  // --quant (nullopt: each GEMM's own)
+  ModelResult result;
+};
+EstimateResult estimate(cost::Estimator& est, const Model& model, const Phases& phases,
+                        const std::optional<quant::Scheme>& scheme);
+
+// ------------------------------------------------------------- compare
+
+struct PhaseSum {
+  double latency_s = 0, energy_j = 0;
+  std::int64_t dram_bytes = 0, scale_dram_bytes = 0;
+};
+
+struct CompareRow {
+  std::string scheme;                      // name; a dump's own schemes: "q4f16_1 (dump)"
+  PhaseSum prefill, decode;
+  double prefill_tokens_per_s = 0, decode_tokens_per_s = 0;
+  double scale_traffic_share = 0, prefill_scale_traffic_share = 0;          // scale bytes / DRAM bytes
+  double speedup_vs_first = 0, prefill_speedup_vs_first = 0;                // first latency / this latency
+  double traffic_ratio_vs_first = 0, prefill_traffic_ratio_vs_first = 0;    // this DRAM bytes / first's
+};
+
+struct CompareResult {
+  RunInfo info;
+  std::vector<CompareRow> rows;   // the first row is the baseline of the ratios
+};
+
+/// The schemes of a comparison: `list` (comma-separated; "" = default_schemes()), preceded by the dump's own
+/// quantization (nullopt) when a dump is given without a list. Throws InputError when the list names none.
+std::vector<std::optional<quant::Scheme>> compare_schemes(const std::string& list, bool dump_given);
+/// One row per scheme; `progress(done, name)` after each.
+CompareResult compare(cost::Estimator& est, const Model& model, const Phases& phases,
+                      const std::vector<std::optional<quant::Scheme>>& schemes,
+                      const std::function<void(std::size_t, const std::string&)>& progress = {});
+
+}  // namespace tenet_cost::model

@@ -1,0 +1,69 @@
+// tenet-cost compare [DUMP|--hf-config F] [--quant S1,S2,...] [model options]
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+
+#include "model_args.hpp"
+#include "tenet_cost/report.hpp"
+
+namespace tenet_cost::cli {
+
+namespace {
+
+// "compare: 3/6 schemes (...)" on a terminal's stderr, for runs over a second.
+class Progress {
+ public:
+  explicit Progress(std::size_t total)
+      : total_(total), start_(std::chrono::steady_clock::now()), tty_(isatty(2) != 0) {}
+  void step(std::size_t done, const std::string& what) {
+    if (!tty_) return;
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    if (s < 1.0) return;
+    shown_ = true;
+    std::fprintf(stderr, "\rcompare: %zu/%zu schemes (%s)   ", done, total_, what.c_str());
+    std::fflush(stderr);
+  }
+  ~Progress() {
+    if (shown_) std::fprintf(stderr, "\r%60s\r", "");
+  }
+  Progress(const Progress&) = delete;
+  Progress& operator=(const Progress&) = delete;
+
+ private:
+  std::size_t total_;
+  std::chrono::steady_clock::time_point start_;
+  bool tty_;
+  bool shown_ = false;
+};
+
+std::string default_list() {
+  std::string s;
+  for (const auto& n : model::default_schemes()) s += (s.empty() ? "" : ",") + n;
+  return s;
+}
+
+}  // namespace
+
+CLI::App* add_compare(CLI::App& app, const Command& self, Context& ctx) {
+  auto args = std::make_shared<ModelArgs>();
+  auto* cmd = app.add_subcommand(self.name, self.description);
+  cmd->add_option("DUMP", args->dump, "Dump (default: the shipped Llama-2-7B)");
+  cmd->add_option("--quant", args->quant, "Comma-separated schemes (default: " + default_list() + ")");
+  add_model_options(cmd, *args);
+  cmd->callback([&ctx, args] {
+    const auto format = report::parse_format(args->format);
+    const auto schemes = model::compare_schemes(args->quant, !args->dump.empty());
+    cost::Estimator est = make_estimator(*args);
+    const model::Phases ph = phases(*args);
+    const model::Model plan = load_plan(*args, ph, true);
+    Progress progress(schemes.size());
+    const auto result =
+        model::compare(est, plan, ph, schemes, [&](std::size_t done, const std::string& s) { progress.step(done, s); });
+    ctx.result = report::render(result, format);
+  });
+  return cmd;
+}
+
+}  // namespace tenet_cost::cli

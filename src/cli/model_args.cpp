@@ -1,0 +1,53 @@
+// estimate / compare flags -> library objects (model_args.hpp).
+#include "model_args.hpp"
+
+#include <filesystem>
+
+#include "tenet_cost/arch.hpp"
+#include "tenet_cost/error.hpp"
+#include "tenet_cost/mapping.hpp"
+
+namespace tenet_cost::cli {
+
+namespace fs = std::filesystem;
+
+void add_model_options(CLI::App* cmd, ModelArgs& a) {
+  cmd->add_option("--arch", a.arch, "Arch preset name or JSON file (default: " + arch::default_arch() + ")");
+  cmd->add_option("--dataflow", a.dataflow, mapping::dataflow_choices() + " (default: os)");
+  cmd->add_option("--tile", a.tile, "Buffer tile m=..,n=..,k=..[,order=mnk] (default: chosen to fit)");
+  cmd->add_option("--bind", a.bind, "Bind symbolic dims, e.g. batch_size=4,nseq=4");
+  cmd->add_option("--seq-len", a.seq_len, "Prefill tokens (default 2048)");
+  cmd->add_option("--context", a.context, "Decode context length (default 2048)");
+  cmd->add_option("--hf-config", a.hf_config,
+                  "Hugging Face config.json: model workloads without a dump, or heads for attention");
+  cmd->add_option("--format", a.format, "table | json | csv");
+  cmd->add_option("--array-model", a.array_model, "auto | engine | closed-form (PE array <-> buffer level)");
+}
+
+model::Phases phases(const ModelArgs& a) {
+  model::Phases ph;
+  ph.seq_len = a.seq_len;
+  ph.context = a.context;
+  if (!a.bind.empty()) ph.bindings = parse_bindings(a.bind);
+  return ph;
+}
+
+cost::Estimator make_estimator(const ModelArgs& a) {
+  cost::Options o;
+  if (!a.tile.empty()) o.tile = cost::parse_tile(a.tile);
+  o.method = cost::parse_array_method(a.array_model);
+  const std::string presets = (fs::path(data_root()) / "configs" / "arch").string();
+  return cost::Estimator(arch::load_arch(a.arch.empty() ? arch::default_arch() : a.arch, presets),
+                         mapping::parse_dataflow(a.dataflow), o);
+}
+
+model::Model load_plan(const ModelArgs& a, const model::Phases& ph, bool allow_default) {
+  std::optional<model::ModelConfig> cfg;
+  if (!a.hf_config.empty()) cfg = model::load_hf_config(a.hf_config);
+  if (!a.dump.empty()) return model::plan_from_dump(a.dump, ph, cfg);
+  if (cfg) return model::plan_from_config(a.hf_config, *cfg, ph);
+  if (!allow_default) throw InputError("expected a DUMP file or --hf-config config.json");
+  return model::default_model((fs::path(data_root()) / "workloads").string(), ph);
+}
+
+}  // namespace tenet_cost::cli

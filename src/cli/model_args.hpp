@@ -1,0 +1,27 @@
+// The flags estimate and compare share, and how they become library objects.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "commands.hpp"
+#include "tenet_cost/cost.hpp"
+#include "tenet_cost/model.hpp"
+
+namespace tenet_cost::cli {
+
+struct ModelArgs {
+  std::string dump, arch, dataflow = "os", quant, tile, bind, hf_config, format = "table", array_model = "auto";
+  std::int64_t seq_len = 2048, context = 2048;
+};
+
+/// --arch, --dataflow, --tile, --bind, --seq-len, --context, --hf-config, --format, --array-model.
+void add_model_options(CLI::App* cmd, ModelArgs& a);
+model::Phases phases(const ModelArgs& a);
+/// The arch, dataflow and options named by the flags.
+cost::Estimator make_estimator(const ModelArgs& a);
+/// The plan: the DUMP (with --hf-config for heads), else --hf-config alone, else (when allowed) the shipped
+/// default model.
+model::Model load_plan(const ModelArgs& a, const model::Phases& ph, bool allow_default);
+
+}  // namespace tenet_cost::cli

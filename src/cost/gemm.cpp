@@ -1,0 +1,241 @@
+// One GEMM on the hardware: array level per distinct tile shape, buffer <-> DRAM by the
+// loop-nest model, extra work of the scheme, the cost terms and energy (docs/model.md).
+#include <algorithm>
+#include <map>
+#include <sstream>
+
+#include "nest.hpp"
+#include "tenet_cost/cost.hpp"
+#include "tenet_cost/error.hpp"
+
+namespace tenet_cost::cost {
+
+using quant::Operand;
+
+namespace {
+
+std::int64_t bits_to_bytes(std::int64_t elems, const Operand& op) {
+  const i128 bits = static_cast<i128>(elems) * op.bits_num;
+  const i128 den = static_cast<i128>(op.bits_den) * 8;
+  return checked_narrow((bits + den - 1) / den, "bytes");
+}
+
+}  // namespace
+
+struct Estimator::Impl {
+  arch::Arch arch;
+  mapping::Dataflow dataflow;
+  Options options;
+  std::int64_t evaluations = 0;
+  struct CachedTile {
+    mapping::TileMetrics metrics;
+    ArrayModel model;
+  };
+  std::map<std::string, CachedTile> tile_cache;
+  std::map<std::string, GemmCost> gemm_cache;
+
+  // The array-level metrics of one tile: the proven closed forms when the method allows them and they cover every
+  // operand (a typed capability: closed_form_tile returns nullopt otherwise), else the TENET engine.
+  mapping::TileMetrics tile_metrics(std::int64_t tm, std::int64_t tn, std::int64_t tk, const std::vector<Operand>& ops,
+                                    ArrayModel& model) {
+    std::string key = std::to_string(tm) + "x" + std::to_string(tn) + "x" + std::to_string(tk);
+    for (const auto& op : ops) key += "|" + op.relation();
+    if (const auto it = tile_cache.find(key); it != tile_cache.end()) {
+      model = it->second.model;
+      return it->second.metrics;
+    }
+    ++evaluations;
+    const bool closed_ok = mapping::closed_forms_apply(arch, dataflow);
+    std::optional<mapping::TileMetrics> closed;
+    if (options.method != ArrayMethod::kEngine && closed_ok)
+      closed = mapping::closed_form_tile(*dataflow.preset, arch.rows, arch.cols, tm, tn, tk, ops);
+    if (options.method == ArrayMethod::kClosedForm && !closed) {
+      if (!closed_ok)
+        throw InputError("the closed-form array model needs dataflow os or ws on a systolic interconnect (have " +
+                         dataflow.name + " on " + arch::to_string(arch.interconnect) + "); use --array-model engine");
+      std::string rel;
+      for (const auto& op : ops) rel += (rel.empty() ? "" : ", ") + op.relation();
+      throw InputError("no closed form for the operands " + rel + " under dataflow " + dataflow.name +
+                       "; use --array-model engine or auto");
+    }
+    mapping::TileMetrics tmx;
+    if (closed) {
+      tmx = std::move(*closed);
+      model = ArrayModel::kClosedForm;
+    } else {
+      tenet::AnalyzeOptions ao;
+      ao.spatial_reuse = false;
+      const tenet::Metrics mt = tenet::analyze(mapping::tile_problem(arch, dataflow, tm, tn, tk, ops), ao);
+      tmx.macs = mt.macs;
+      tmx.time_stamps = mt.time_stamps;
+      tmx.active_pes = mt.active_pes;
+      for (const auto& t : mt.tensors) {
+        tmx.unique[t.name] = t.unique_volume;
+        tmx.total[t.name] = t.total_volume;
+      }
+      model = ArrayModel::kEngine;
+    }
+    tile_cache.emplace(key, CachedTile{tmx, model});
+    return tmx;
+  }
+
+  GemmCost evaluate(const GemmShape& s, const quant::Scheme& scheme);
+};
+
+GemmCost Estimator::Impl::evaluate(const GemmShape& s, const quant::Scheme& scheme) {
+  if (s.batch <= 0 || s.m <= 0 || s.n <= 0 || s.k <= 0)
+    throw InputError("GEMM dimensions must be positive (batch=" + std::to_string(s.batch) + ", m=" +
+                     std::to_string(s.m) + ", n=" + std::to_string(s.n) + ", k=" + std::to_string(s.k) + ")");
+  const auto ops = quant::operands(scheme, s.role);
+  GemmCost c;
+  c.shape = s;
+  const std::int64_t accum = scheme.accum_bits;
+  c.tile = choose_tile(TileProblem{s, ops, accum, arch.buffer_bytes, arch.name}, options.tile);
+  const detail::Nest nest(s, c.tile);
+  c.macs = checked_mul(checked_mul(checked_mul(s.m, s.n, "MACs"), s.k, "MACs"), s.batch, "MACs");
+  const arch::Arch::Rate rate = arch.mac_rate(quant::compute_precision(scheme, s.role), &c.precision);
+  c.mac_rate_num = rate.num;
+  c.mac_rate_den = rate.den;
+
+  // array level: distinct tile shapes (full / remainder per dim)
+  std::map<std::string, std::int64_t> unique, total;
+  std::int64_t c_writes = 0, compute_cycles = 0;
+  const std::int64_t fm = s.m / c.tile.m, rm = s.m % c.tile.m;
+  const std::int64_t fn = s.n / c.tile.n, rn = s.n % c.tile.n;
+  const std::int64_t fk = s.k / c.tile.k, rk = s.k % c.tile.k;
+  for (int a = 0; a < 2; ++a)
+    for (int b = 0; b < 2; ++b)
+      for (int d = 0; d < 2; ++d) {
+        const std::int64_t tm = a ? rm : c.tile.m, tn = b ? rn : c.tile.n, tk = d ? rk : c.tile.k;
+        const std::int64_t count = (a ? (rm ? 1 : 0) : fm) * (b ? (rn ? 1 : 0) : fn) * (d ? (rk ? 1 : 0) : fk);
+        if (count == 0 || tm == 0 || tn == 0 || tk == 0) continue;
+        const std::int64_t reps = checked_mul(count, s.batch, "tiles");
+        const mapping::TileMetrics t = tile_metrics(tm, tn, tk, ops, c.array_model);
+        c.tiles = checked_add(c.tiles, reps);
+        c.time_stamps = checked_add(c.time_stamps, checked_mul(t.time_stamps, reps, "time stamps"));
+        compute_cycles = checked_add(
+            compute_cycles,
+            checked_mul(ceil_div(checked_mul(t.time_stamps, rate.den, "cycles"), rate.num), reps, "cycles"));
+        c.active_pes = std::max(c.active_pes, t.active_pes);
+        for (const auto& op : ops) {
+          const auto u = t.unique.find(op.name);
+          const auto v = t.total.find(op.name);
+          if (u == t.unique.end() || v == t.total.end())
+            throw InternalError("array model returned no volume for tensor " + op.name);
+          unique[op.name] = checked_add(unique[op.name], checked_mul(u->second, reps, "unique volume"));
+          total[op.name] = checked_add(total[op.name], checked_mul(v->second, reps, "total volume"));
+          if (op.write) c_writes = checked_add(c_writes, checked_mul(u->second, reps, "output writes"));
+        }
+      }
+
+  // buffer <-> DRAM and per-tensor costs
+  i128 buffer_bits = 0, noc_bits = 0;
+  const std::int64_t out_elems = checked_mul(checked_mul(s.m, s.n, "outputs"), s.batch, "outputs");
+  for (const auto& op : ops) {
+    TensorCost tc;
+    tc.name = op.name;
+    tc.role = op.role;
+    tc.bits_num = op.bits_num;
+    tc.bits_den = op.bits_den;
+    tc.bits = op.bits_text();
+    const detail::DramMove mv = detail::dram_move(op, nest);
+    tc.total_elems = total[op.name];
+    if (op.write) {
+      // partial sums live in the buffer at accumulator bits: every write after an element's
+      // first needs a read to accumulate into
+      const std::int64_t writes = c_writes;
+      const std::int64_t reads = std::max<std::int64_t>(0, writes - out_elems);
+      tc.buffer_elems = checked_add(writes, reads, "output buffer traffic");
+      const i128 bbits = static_cast<i128>(tc.buffer_elems) * accum;
+      tc.buffer_bytes = checked_narrow((bbits + 7) / 8, "buffer bytes");
+      buffer_bits += bbits;
+      tc.dram_elems = checked_mul(checked_add(mv.first, checked_mul(mv.partial, 2, "partials"), "elems"), s.batch,
+                                  "DRAM elements");
+      const i128 dbits = static_cast<i128>(mv.first) * s.batch * op.bits_num / op.bits_den +
+                         static_cast<i128>(mv.partial) * s.batch * accum * 2;
+      tc.dram_bytes = checked_narrow((dbits + 7) / 8, "DRAM bytes");
+    } else {
+      tc.buffer_elems = unique[op.name];
+      tc.buffer_bytes = bits_to_bytes(tc.buffer_elems, op);
+      buffer_bits += (static_cast<i128>(tc.buffer_elems) * op.bits_num + op.bits_den - 1) / op.bits_den;
+      tc.dram_elems = checked_mul(mv.first, s.batch, "DRAM elements");
+      tc.dram_bytes = bits_to_bytes(tc.dram_elems, op);
+      noc_bits += static_cast<i128>(std::max<std::int64_t>(0, tc.total_elems - tc.buffer_elems)) * op.bits_num /
+                  op.bits_den;
+    }
+    c.dram_bytes = checked_add(c.dram_bytes, tc.dram_bytes, "DRAM bytes");
+    c.buffer_bytes = checked_add(c.buffer_bytes, tc.buffer_bytes, "buffer bytes");
+    if (quant::is_quant_metadata(tc.role))
+      c.scale_dram_bytes = checked_add(c.scale_dram_bytes, tc.dram_bytes, "scale bytes");
+    c.tensors.push_back(tc);
+  }
+
+  // extra work
+  std::int64_t dequant_cycles = 0;
+  const quant::ExtraWork xw = quant::extra_work(scheme, s.role, s.m, s.n, s.k);
+  if (xw.dequant) {
+    if (arch.dequant_placement == arch::DequantPlacement::kPE) {
+      c.dequant_ops = c.macs;
+    } else {
+      for (const auto& op : ops)
+        if (op.role == quant::OperandRole::kWeight) c.dequant_ops = unique[op.name];
+      dequant_cycles = ceil_div(c.dequant_ops, std::max<std::int64_t>(1, arch.dequant_per_cycle));
+    }
+  }
+  c.vector_ops = checked_mul(checked_add(xw.act_quant_ops, xw.rescale_ops, "vector ops"), s.batch, "vector ops");
+  const std::int64_t vector_cycles = ceil_div(c.vector_ops, std::max<std::int64_t>(1, arch.vector_ops_per_cycle));
+  const std::int64_t buffer_cycles = checked_narrow(
+      (buffer_bits + arch.buffer_bits_per_cycle - 1) / arch.buffer_bits_per_cycle, "cycles");
+  const std::int64_t dram_cycles = checked_narrow(
+      (static_cast<i128>(c.dram_bytes) * arch.clock_mhz + arch.dram_mb_per_s - 1) / arch.dram_mb_per_s, "cycles");
+
+  // the terms overlap: the slowest bounds the GEMM (the first in enum order on a tie)
+  c.terms = {{Term::kCompute, compute_cycles},
+             {Term::kBuffer, buffer_cycles},
+             {Term::kDram, dram_cycles},
+             {Term::kDequant, dequant_cycles},
+             {Term::kVector, vector_cycles}};
+  c.cycles = c.terms.front().cycles;
+  c.bound = c.terms.front().term;
+  for (const auto& t : c.terms)
+    if (t.cycles > c.cycles) {
+      c.cycles = t.cycles;
+      c.bound = t.term;
+    }
+  c.latency_s = static_cast<double>(c.cycles) / (static_cast<double>(arch.clock_mhz) * 1e6);
+  const double peak = static_cast<double>(c.cycles) * static_cast<double>(arch.rows * arch.cols) *
+                      static_cast<double>(c.mac_rate_num) / static_cast<double>(c.mac_rate_den);
+  c.utilization = peak > 0 ? static_cast<double>(c.macs) / peak : 0.0;
+
+  double energy_pj = 0;
+  const auto mac_pj = arch.mac_pj.find(c.precision);
+  energy_pj += static_cast<double>(c.macs) * (mac_pj == arch.mac_pj.end() ? 0.0 : mac_pj->second);
+  energy_pj += static_cast<double>(c.dram_bytes) * 8.0 * arch.dram_pj_per_bit;
+  energy_pj += static_cast<double>(buffer_bits) * arch.buffer_pj_per_bit;
+  energy_pj += static_cast<double>(noc_bits) * arch.noc_pj_per_bit;
+  energy_pj += static_cast<double>(c.dequant_ops) * arch.dequant_pj;
+  energy_pj += static_cast<double>(c.vector_ops) * arch.vector_op_pj;
+  c.energy_j = energy_pj * 1e-12;
+  return c;
+}
+
+Estimator::Estimator(arch::Arch a, mapping::Dataflow d, Options o) : impl_(std::make_unique<Impl>()) {
+  impl_->arch = std::move(a);
+  impl_->dataflow = std::move(d);
+  impl_->options = std::move(o);
+}
+Estimator::~Estimator() = default;
+const arch::Arch& Estimator::arch() const { return impl_->arch; }
+const mapping::Dataflow& Estimator::dataflow() const { return impl_->dataflow; }
+std::int64_t Estimator::array_evaluations() const { return impl_->evaluations; }
+
+const GemmCost& Estimator::gemm(const GemmShape& shape, const quant::Scheme& scheme) {
+  std::ostringstream key;
+  key << shape.batch << "x" << shape.m << "x" << shape.n << "x" << shape.k << "/" << static_cast<int>(shape.role) << "/"
+      << scheme.name << "/" << scheme.description;
+  const std::string k = key.str();
+  if (const auto it = impl_->gemm_cache.find(k); it != impl_->gemm_cache.end()) return it->second;
+  return impl_->gemm_cache.emplace(k, impl_->evaluate(shape, scheme)).first->second;
+}
+
+}  // namespace tenet_cost::cost

@@ -1,0 +1,81 @@
+// The scheme comparison: per-phase sums of each scheme's run, and ratios against the first (docs/model.md).
+#include <set>
+
+#include "tenet_cost/error.hpp"
+#include "tenet_cost/model.hpp"
+
+namespace tenet_cost::model {
+
+std::vector<std::optional<quant::Scheme>> compare_schemes(const std::string& list, bool dump_given) {
+  std::vector<std::optional<quant::Scheme>> schemes;
+  // a DUMP given without --quant: its own quantization is the first row (the baseline of the ratios)
+  if (dump_given && list.empty()) schemes.emplace_back(std::nullopt);
+  if (list.empty()) {
+    for (const auto& name : default_schemes()) schemes.emplace_back(quant::parse_scheme(name));
+    return schemes;
+  }
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    const auto comma = list.find(',', start);
+    const std::string item = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (!item.empty()) schemes.emplace_back(quant::parse_scheme(item));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (schemes.empty()) throw InputError("--quant needs at least one scheme; " + quant::valid_forms());
+  return schemes;
+}
+
+namespace {
+
+double ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
+double ratio(std::int64_t a, std::int64_t b) { return ratio(static_cast<double>(a), static_cast<double>(b)); }
+
+// A dump's own quantization: its schemes joined by '+', or q0f16 when none.
+std::string dump_scheme_name(const Model& model) {
+  std::set<std::string> found;
+  for (const auto& g : model.gemms)
+    if (g.dump_scheme) found.insert(g.dump_scheme->name);
+  std::string name;
+  for (const auto& f : found) name += (name.empty() ? "" : "+") + f;
+  return (name.empty() ? std::string("q0f16") : name) + " (dump)";
+}
+
+}  // namespace
+
+CompareResult compare(cost::Estimator& est, const Model& model, const Phases& phases,
+                      const std::vector<std::optional<quant::Scheme>>& schemes,
+                      const std::function<void(std::size_t, const std::string&)>& progress) {
+  CompareResult out;
+  out.info = run_info(model, est, phases);
+  for (const auto& s : schemes) {
+    const ModelResult r = run_model(est, model.gemms, s);
+    CompareRow row;
+    row.scheme = s ? s->name : dump_scheme_name(model);
+    for (const auto& [entry, t] : r.totals) {
+      const Phase phase = r.entry_phase.at(entry);
+      PhaseSum* p = phase == Phase::kPrefill ? &row.prefill : phase == Phase::kDecode ? &row.decode : nullptr;
+      if (!p) continue;
+      p->latency_s += t.latency_s;
+      p->energy_j += t.energy_j;
+      p->dram_bytes += t.dram_bytes;
+      p->scale_dram_bytes += t.scale_dram_bytes;
+    }
+    out.rows.push_back(row);
+    if (progress) progress(out.rows.size(), row.scheme);
+  }
+  const CompareRow first = out.rows.front();
+  for (auto& r : out.rows) {
+    r.prefill_tokens_per_s = ratio(static_cast<double>(phases.seq_len), r.prefill.latency_s);
+    r.decode_tokens_per_s = ratio(1.0, r.decode.latency_s);
+    r.scale_traffic_share = ratio(r.decode.scale_dram_bytes, r.decode.dram_bytes);
+    r.prefill_scale_traffic_share = ratio(r.prefill.scale_dram_bytes, r.prefill.dram_bytes);
+    r.speedup_vs_first = ratio(first.decode.latency_s, r.decode.latency_s);
+    r.prefill_speedup_vs_first = ratio(first.prefill.latency_s, r.prefill.latency_s);
+    r.traffic_ratio_vs_first = ratio(r.decode.dram_bytes, first.decode.dram_bytes);
+    r.prefill_traffic_ratio_vs_first = ratio(r.prefill.dram_bytes, first.prefill.dram_bytes);
+  }
+  return out;
+}
+
+}  // namespace tenet_cost::model

@@ -1,0 +1,55 @@
+// The view of a CompareResult: one row per scheme (docs/estimate-formats.md).
+#include <nlohmann/json.hpp>
+
+#include "tenet_cost/report.hpp"
+#include "views.hpp"
+
+namespace tenet_cost::report {
+
+using nlohmann::json;
+
+std::string render(const model::CompareResult& c, Format fmt) {
+  if (fmt == Format::kJson) {
+    json j = run_info_json(c.info);
+    j["rows"] = json::array();
+    for (const auto& r : c.rows) {
+      json x;
+      x["scheme"] = r.scheme;
+      x["prefill"] = {{"latency_s", r.prefill.latency_s},
+                      {"dram_bytes", r.prefill.dram_bytes},
+                      {"scale_dram_bytes", r.prefill.scale_dram_bytes},
+                      {"energy_j", r.prefill.energy_j},
+                      {"tokens_per_s", r.prefill_tokens_per_s}};
+      x["decode"] = {{"latency_s", r.decode.latency_s},
+                     {"tokens_per_s", r.decode_tokens_per_s},
+                     {"dram_bytes", r.decode.dram_bytes},
+                     {"scale_dram_bytes", r.decode.scale_dram_bytes},
+                     {"energy_j", r.decode.energy_j}};
+      x["scale_traffic_share"] = r.scale_traffic_share;
+      x["prefill_scale_traffic_share"] = r.prefill_scale_traffic_share;
+      x["speedup_vs_first"] = r.speedup_vs_first;
+      x["prefill_speedup_vs_first"] = r.prefill_speedup_vs_first;
+      x["traffic_ratio_vs_first"] = r.traffic_ratio_vs_first;
+      x["prefill_traffic_ratio_vs_first"] = r.prefill_traffic_ratio_vs_first;
+      j["rows"].push_back(x);
+    }
+    return dump_json(j);
+  }
+  Table t;
+  t.headers = {"scheme",        "prefill_ms",    "prefill_GB",     "prefill_J", "decode_ms/tok", "tok/s",
+               "decode_MB/tok", "decode_mJ/tok", "decode_scale_%", "speedup",   "traffic_ratio"};
+  t.right_align = {false, true, true, true, true, true, true, true, true, true, true};
+  for (const auto& r : c.rows)
+    t.rows.push_back({r.scheme, fixed(r.prefill.latency_s * 1e3, 1),
+                      fixed(static_cast<double>(r.prefill.dram_bytes) / 1e9, 3), fixed(r.prefill.energy_j, 3),
+                      fixed(r.decode.latency_s * 1e3, 2), fixed(r.decode_tokens_per_s, 2),
+                      megabytes(r.decode.dram_bytes), fixed(r.decode.energy_j * 1e3, 2),
+                      fixed(100.0 * r.scale_traffic_share, 2), fixed(r.speedup_vs_first, 2),
+                      fixed(r.traffic_ratio_vs_first, 3)});
+  if (fmt == Format::kCsv) return render_csv(t);
+  return "model " + c.info.model + " on " + c.info.arch + " (" + c.info.dataflow + " dataflow), prefill " +
+         std::to_string(c.info.seq_len) + " tokens, decode at context " + std::to_string(c.info.context) +
+         "; speedup and traffic ratio: decode, vs " + c.rows.front().scheme + "\n" + render_text(t);
+}
+
+}  // namespace tenet_cost::report

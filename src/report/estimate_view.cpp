@@ -1,0 +1,128 @@
+// The view of an EstimateResult: per-GEMM rows and per-entry totals (docs/estimate-formats.md).
+#include <nlohmann/json.hpp>
+
+#include "tenet_cost/report.hpp"
+#include "views.hpp"
+
+namespace tenet_cost::report {
+
+namespace {
+
+using nlohmann::json;
+using namespace tenet_cost::model;
+
+json tensor_json(const cost::TensorCost& t) {
+  json j;
+  j["name"] = t.name;
+  j["role"] = quant::to_string(t.role);
+  if (t.bits_num % t.bits_den == 0)
+    j["bits"] = t.bits_num / t.bits_den;
+  else
+    j["bits"] = static_cast<double>(t.bits_num) / static_cast<double>(t.bits_den);
+  j["dram_bytes"] = t.dram_bytes;
+  j["buffer_bytes"] = t.buffer_bytes;
+  j["dram_elements"] = t.dram_elems;
+  j["buffer_elements"] = t.buffer_elems;
+  j["total_accesses"] = t.total_elems;
+  return j;
+}
+
+std::string role_name(quant::GemmRole r) {
+  switch (r) {
+    case quant::GemmRole::kLinear: return "linear";
+    case quant::GemmRole::kLinearUnquantized: return "linear-unquantized";
+    case quant::GemmRole::kAttnQK: return "attention-qk";
+    case quant::GemmRole::kAttnPV: return "attention-pv";
+  }
+  return "linear";
+}
+
+std::string scheme_name(const EstimateResult& r, const ModelGemm& g) { return scheme_of(g, r.scheme).name; }
+
+std::string estimate_json(const EstimateResult& e) {
+  json j = run_info_json(e.info);
+  j["workloads"] = json::array();
+  for (const auto& [g, c] : e.result.rows) {
+    json w;
+    w["function"] = g.function;
+    w["entry"] = g.entry;
+    w["phase"] = to_string(g.phase);
+    w["calls"] = g.calls;
+    w["source"] = to_string(g.source);
+    w["kind"] = role_name(c.shape.role);
+    w["shape"] = {{"batch", c.shape.batch}, {"m", c.shape.m}, {"n", c.shape.n}, {"k", c.shape.k}};
+    w["scheme"] = scheme_name(e, g);
+    w["precision"] = c.precision;
+    w["macs"] = c.macs;
+    w["cycles"] = c.cycles;
+    w["cycles_by_term"] = json::object();
+    for (const auto& t : c.terms) w["cycles_by_term"][cost::to_string(t.term)] = t.cycles;
+    w["bound"] = cost::to_string(c.bound);
+    w["time_stamps"] = c.time_stamps;
+    w["latency_s"] = c.latency_s;
+    w["energy_j"] = c.energy_j;
+    w["utilization"] = c.utilization;
+    w["dram_bytes"] = c.dram_bytes;
+    w["buffer_bytes"] = c.buffer_bytes;
+    w["dequant_ops"] = c.dequant_ops;
+    w["vector_ops"] = c.vector_ops;
+    w["tile"] = {{"m", c.tile.m}, {"n", c.tile.n}, {"k", c.tile.k}, {"order", c.tile.order}, {"count", c.tiles}};
+    w["array_model"] = cost::to_string(c.array_model);
+    w["tensors"] = json::array();
+    for (const auto& t : c.tensors) w["tensors"].push_back(tensor_json(t));
+    j["workloads"].push_back(w);
+  }
+  j["totals"] = json::object();
+  for (const auto& [entry, t] : e.result.totals)
+    j["totals"][entry] = {{"macs", t.macs},
+                          {"cycles", t.cycles},
+                          {"latency_s", t.latency_s},
+                          {"dram_bytes", t.dram_bytes},
+                          {"scale_dram_bytes", t.scale_dram_bytes},
+                          {"buffer_bytes", t.buffer_bytes},
+                          {"energy_j", t.energy_j},
+                          {"phase", to_string(e.result.entry_phase.at(entry))}};
+  return dump_json(j);
+}
+
+std::string shape_text(const cost::GemmShape& s) {
+  return std::to_string(s.batch) + "x" + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
+}
+
+std::string tile_text(const cost::Tile& t) {
+  return std::to_string(t.m) + "x" + std::to_string(t.n) + "x" + std::to_string(t.k) + ":" + t.order;
+}
+
+}  // namespace
+
+std::string render(const EstimateResult& e, Format fmt) {
+  if (fmt == Format::kJson) return estimate_json(e);
+  Table t;
+  t.headers = {"entry",      "function", "calls",    "b x m x n x k", "scheme", "prec",      "MACs",      "cycles",
+               "bound",      "latency_ms", "DRAM_MB", "scale_MB",     "buffer_MB", "util_%", "energy_mJ", "tile"};
+  t.right_align = {false, false, true, false, false, false, true, true,
+                   false, true,  true, true,  true,  true,  true, false};
+  const bool csv = fmt == Format::kCsv;
+  auto num = [&](std::int64_t v) { return csv ? std::to_string(v) : grouped(v); };
+  for (const auto& [g, c] : e.result.rows)
+    t.rows.push_back({g.entry, g.function, std::to_string(g.calls), shape_text(c.shape), scheme_name(e, g),
+                      c.precision, num(c.macs), num(c.cycles), cost::to_string(c.bound), fixed(c.latency_s * 1e3, 4),
+                      megabytes(c.dram_bytes), megabytes(c.scale_dram_bytes), megabytes(c.buffer_bytes),
+                      fixed(c.utilization * 100, 1), fixed(c.energy_j * 1e3, 4), tile_text(c.tile)});
+  if (csv) return render_csv(t);
+  std::string out = render_text(t);
+  Table tot;
+  tot.headers = {"entry", "phase", "MACs", "cycles", "latency_ms", "DRAM_MB", "scale_MB", "energy_mJ"};
+  tot.right_align = {false, false, true, true, true, true, true, true};
+  for (const auto& [entry, x] : e.result.totals)
+    tot.rows.push_back({entry, to_string(e.result.entry_phase.at(entry)), grouped(x.macs), grouped(x.cycles),
+                        fixed(x.latency_s * 1e3, 3), megabytes(x.dram_bytes), megabytes(x.scale_dram_bytes),
+                        fixed(x.energy_j * 1e3, 3)});
+  out += "\nTotals per entry (per-call values x calls; arch " + e.info.arch + ", dataflow " + e.info.dataflow +
+         ", prefill " + std::to_string(e.info.seq_len) + " tokens, decode at context " +
+         std::to_string(e.info.context) + "):\n";
+  out += render_text(tot);
+  return out;
+}
+
+}  // namespace tenet_cost::report

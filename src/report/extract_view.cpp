@@ -1,0 +1,163 @@
+// The view of an ExtractResult: the `extract` table and CSV, and the `extract --format json` contract.
+#include <nlohmann/json.hpp>
+
+#include "tenet_cost/checked.hpp"
+#include "tenet_cost/extract.hpp"
+#include "tenet_cost/report.hpp"
+
+namespace tenet_cost::report {
+
+namespace {
+
+nlohmann::json dim_json(const Dim& d) {
+  if (d.known()) return *d.value;
+  if (d.expr.empty() || d.expr == "?") return nullptr;
+  return d.expr;
+}
+
+nlohmann::json opt_json(const std::optional<std::int64_t>& v) {
+  if (v) return *v;
+  return nullptr;
+}
+
+}  // namespace
+
+std::string extract_json(const ExtractResult& r, int indent) {
+  nlohmann::json ws = nlohmann::json::array();
+  for (const auto& w : r.workloads) {
+    nlohmann::json j;
+    j["function"] = w.function;
+    j["location"] = w.loc.str();
+    j["kind"] = w.kind == WorkloadKind::kConv ? "conv" : "gemm";
+    j["source"] = w.source;
+    j["m"] = dim_json(w.m);
+    j["n"] = dim_json(w.n);
+    j["k"] = dim_json(w.k);
+    j["batch"] = dim_json(w.batch);
+    if (w.shape_known && w.m.known() && w.n.known() && w.k.known() && w.batch.known()) {
+      const i128 macs = static_cast<i128>(*w.batch.value) * *w.m.value * *w.n.value;
+      j["macs"] = checked_narrow(macs * *w.k.value, "MACs of " + w.function);
+    }
+    j["layout"] = w.layout;
+    j["dtypes"] = {{"a", w.dtype_a}, {"b", w.dtype_b}, {"out", w.dtype_out}, {"accum", w.dtype_accum}};
+    j["weight_operand"] = w.weight_operand;
+    const QuantInfo& q = w.quant;
+    j["quant"] = {{"scheme", q.scheme},
+                  {"granularity", q.granularity},
+                  {"weight_bits", q.weight_bits},
+                  {"group_size", q.group_size},
+                  {"storage_dtype", q.storage_dtype},
+                  {"scale_dtype", q.scale_dtype},
+                  {"zero_point", q.zero_point},
+                  {"elems_per_storage", q.elems_per_storage},
+                  {"weight_layout", q.weight_layout},
+                  {"g_idx", q.has_g_idx}};
+    if (q.granularity == "per-block") j["quant"]["block"] = {q.block_n, q.block_k};
+    nlohmann::json calls = nlohmann::json::object();
+    for (const auto& [e, n] : w.calls) calls[e] = n;
+    j["calls"] = calls;
+    j["shape_known"] = w.shape_known;
+    j["note"] = w.note;
+    if (w.kind == WorkloadKind::kConv) {
+      nlohmann::json loops = nlohmann::json::array();
+      for (std::size_t i = 0; i < w.conv.loop_names.size(); ++i) {
+        loops.push_back({{"name", w.conv.loop_names[i]},
+                         {"extent", i < w.conv.loop_extents.size() ? dim_json(w.conv.loop_extents[i]) : nullptr},
+                         {"kind", i < w.conv.loop_kinds.size() ? std::string(1, w.conv.loop_kinds[i]) : "?"}});
+      }
+      j["conv"] = {{"spatial_dims", w.conv.spatial_dims},
+                   {"loops", loops},
+                   {"strides", w.conv.strides},
+                   {"dilations", w.conv.dilations}};
+    }
+    ws.push_back(std::move(j));
+  }
+  nlohmann::json att = nlohmann::json::array();
+  for (const auto& a : r.attention) {
+    att.push_back({{"entry", a.entry},
+                   {"builtin", a.builtin},
+                   {"calls", a.calls},
+                   {"num_heads", opt_json(a.num_heads)},
+                   {"num_kv_heads", opt_json(a.num_kv_heads)},
+                   {"head_dim", opt_json(a.head_dim)}});
+  }
+  nlohmann::json doc;
+  doc["workloads"] = ws;
+  doc["entries"] = r.entries;
+  doc["attention"] = att;
+  doc["symbols"] = r.symbols;
+  doc["module_quant"] = r.module_quant;
+  return doc.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";  // names may hold non-UTF-8 bytes
+}
+
+namespace {
+
+std::string calls_text(const Workload& w) {
+  std::string s;
+  for (const auto& [e, n] : w.calls) s += (s.empty() ? "" : " ") + e + "=" + std::to_string(n);
+  return s.empty() ? "-" : s;
+}
+
+std::string quant_text(const QuantInfo& q) {
+  if (q.weight_bits == 0) return q.scheme;
+  std::string s = q.scheme + " (int" + std::to_string(q.weight_bits);
+  if (q.storage_dtype.rfind("float", 0) == 0) s = q.scheme + " (" + q.storage_dtype;
+  if (q.group_size > 0) s += " g" + std::to_string(q.group_size);
+  else if (q.granularity == "per-block") s += " block " + std::to_string(q.block_n) + "x" + std::to_string(q.block_k);
+  else if (q.granularity != "none") s += " " + q.granularity;
+  if (!q.weight_layout.empty()) s += " " + q.weight_layout;
+  return s + ")";
+}
+
+}  // namespace
+
+std::string render(const ExtractResult& r, Format fmt) {
+  if (fmt == Format::kJson) return extract_json(r);
+  Table t;
+  const bool csv = fmt == Format::kCsv;
+  t.headers = {"function", "kind", "batch", "m", "n", "k", "layout", "a", "b", "out", "accum", "weight", "quant"};
+  if (csv) {
+    t.headers = {"function", "location", "kind", "batch", "m", "n", "k", "layout", "dtype_a", "dtype_b", "dtype_out",
+                 "dtype_accum", "weight_operand", "scheme", "granularity", "weight_bits", "group_size",
+                 "block_n", "block_k", "storage_dtype", "scale_dtype", "zero_point", "weight_layout", "calls", "shape_known"};
+  } else {
+    t.headers.push_back("calls");
+  }
+  for (const auto& w : r.workloads) {
+    auto d = [](const Dim& x) { return x.known() ? std::to_string(*x.value) : (x.expr.empty() ? "?" : x.expr); };
+    const std::string kind = w.kind == WorkloadKind::kConv ? "conv" : "gemm";
+    if (csv) {
+      const QuantInfo& q = w.quant;
+      t.rows.push_back({w.function, w.loc.str(), kind, d(w.batch), d(w.m), d(w.n), d(w.k), w.layout, w.dtype_a,
+                        w.dtype_b, w.dtype_out, w.dtype_accum, w.weight_operand, q.scheme, q.granularity,
+                        std::to_string(q.weight_bits), std::to_string(q.group_size), std::to_string(q.block_n),
+                        std::to_string(q.block_k), q.storage_dtype,
+                        q.scale_dtype, q.zero_point, q.weight_layout, calls_text(w),
+                        w.shape_known ? "true" : "false"});
+    } else {
+      t.rows.push_back({w.function, kind, d(w.batch), d(w.m), d(w.n), d(w.k), w.layout, w.dtype_a, w.dtype_b,
+                        w.dtype_out, w.dtype_accum, w.weight_operand, quant_text(w.quant), calls_text(w)});
+    }
+  }
+  if (csv) return render_csv(t);
+  t.right_align = {false, false, true, true, true, true};
+  std::string out = render_text(t);
+  if (!r.attention.empty()) {
+    Table a;
+    a.headers = {"entry", "attention builtin", "calls", "heads", "kv_heads", "head_dim"};
+    a.right_align = {false, false, true, true, true, true};
+    auto o = [](const std::optional<std::int64_t>& v) { return v ? std::to_string(*v) : std::string("?"); };
+    for (const auto& s : r.attention)
+      a.rows.push_back({s.entry, s.builtin, std::to_string(s.calls), o(s.num_heads), o(s.num_kv_heads), o(s.head_dim)});
+    out += "\n" + render_text(a);
+  }
+  if (!r.symbols.empty()) {
+    out += "\nunbound symbolic dims:";
+    for (const auto& s : r.symbols) out += " " + s;
+    out += " (bind with --bind name=N,...)\n";
+  }
+  if (!r.module_quant.empty()) out += "module quantization: " + r.module_quant + "\n";
+  return out;
+}
+
+}  // namespace tenet_cost::report

@@ -1,0 +1,74 @@
+// The view of the scheme catalog (`quant list`, docs/quant.md).
+#include <nlohmann/json.hpp>
+
+#include "tenet_cost/report.hpp"
+#include "views.hpp"
+
+namespace tenet_cost::report {
+
+namespace {
+
+using nlohmann::json;
+
+json format_json(const quant::TensorFormat& f) {
+  json x{{"dtype", f.dtype},
+         {"storage_bits", f.storage_bits},
+         {"elems_per_storage", f.elems_per_storage},
+         {"scale", quant::to_string(f.scale)},
+         {"group", f.group},
+         {"scale_bits", f.scale_bits},
+         {"zero_point", f.zero_point}};
+  if (f.scale == quant::Granularity::kBlock) x["block"] = json::array({f.block_n, f.block_k});
+  return x;
+}
+
+std::string bits_text(const quant::TensorFormat& f) {
+  std::string b = f.dtype;
+  if (f.elems_per_storage > 1)
+    b += " (" + std::to_string(f.elems_per_storage) + "/" + std::to_string(f.storage_bits) + "b)";
+  return b;
+}
+
+std::string scale_text(const quant::TensorFormat& f) {
+  if (f.scale == quant::Granularity::kNone || f.scale_bits == 0) return "-";
+  std::string x = quant::to_string(f.scale);
+  if (f.group) x += " " + std::to_string(f.group);
+  if (f.scale == quant::Granularity::kBlock) x += " " + std::to_string(f.block_n) + "x" + std::to_string(f.block_k);
+  x += " " + std::to_string(f.scale_bits) + "-bit";
+  if (f.zero_point) x += " +zero";
+  return x;
+}
+
+}  // namespace
+
+std::string render(const std::vector<quant::Scheme>& schemes, Format fmt) {
+  if (fmt == Format::kJson) {
+    json j = json::array();
+    for (const auto& s : schemes) {
+      json x{{"name", s.name},
+             {"family", s.family},
+             {"description", s.description},
+             {"model_dtype", s.model_dtype},
+             {"compute", s.compute},
+             {"weight", format_json(s.weight)},
+             {"activation", format_json(s.activation)},
+             {"dynamic_activation", s.dynamic_activation},
+             {"dequant_weight", s.dequant_weight},
+             {"output_rescale", s.output_rescale},
+             {"quantize_lm_head", s.quantize_lm_head}};
+      x["kv"] = s.kv ? format_json(*s.kv) : json(nullptr);
+      j.push_back(x);
+    }
+    return dump_json(j);
+  }
+  Table t;
+  t.headers = {"scheme", "family", "weight", "w_scales", "activation", "a_scales", "MAC", "kv", "description"};
+  for (const auto& s : schemes)
+    t.rows.push_back({s.name, s.family, bits_text(s.weight), scale_text(s.weight), bits_text(s.activation),
+                      scale_text(s.activation), s.compute, s.kv ? bits_text(*s.kv) + " " + scale_text(*s.kv) : "-",
+                      s.description});
+  if (fmt == Format::kCsv) return render_csv(t);
+  return render_text(t) + "\n" + quant::valid_forms() + "\n";
+}
+
+}  // namespace tenet_cost::report
