@@ -475,6 +475,7 @@ void bind_workload(Workload& w, const std::map<std::string, std::int64_t>& b) {
   w.n = bind_dim(w.n, b);
   w.k = bind_dim(w.k, b);
   w.batch = bind_dim(w.batch, b);
+  if (w.m_padded) w.m_padded = bind_dim(*w.m_padded, b);
   for (auto& d : w.conv.loop_extents) d = bind_dim(d, b);
 }
 

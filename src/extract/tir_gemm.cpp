@@ -153,8 +153,26 @@ bool param_rooted(const ExprPtr& inlined, const FuncIndex& fi) {
 }
 
 /// Extent product of the given axes (in block order) as a symbolic value.
+// `(x + (d - 1)) // d * d` (an extent padded by a schedule to a multiple of d) -> x.
+SymPtr unpadded(const SymPtr& s) {
+  using xsym::SymKind;
+  if (!s || s->kind != SymKind::kMul) return s;
+  const SymPtr* div = &s->a;
+  const SymPtr* mul = &s->b;
+  if ((*div)->kind != SymKind::kFloorDiv) std::swap(div, mul);
+  if ((*div)->kind != SymKind::kFloorDiv || (*mul)->kind != SymKind::kInt) return s;
+  const std::int64_t d = (*mul)->value;
+  const SymPtr& sum = (*div)->a;
+  if (d < 2 || (*div)->b->kind != SymKind::kInt || (*div)->b->value != d || sum->kind != SymKind::kAdd) return s;
+  const SymPtr* x = &sum->a;
+  const SymPtr* c = &sum->b;
+  if ((*c)->kind != SymKind::kInt) std::swap(x, c);
+  if ((*c)->kind != SymKind::kInt || (*c)->value != d - 1 || (*x)->kind == SymKind::kInt) return s;
+  return *x;
+}
+
 std::optional<SymPtr> extent_product(const std::vector<std::string>& order, const std::set<std::string>& which,
-                                     const std::map<std::string, Axis>& axes, std::string& bad) {
+                                     const std::map<std::string, Axis>& axes, std::string& bad, bool unpad = false) {
   std::vector<SymPtr> fs;
   for (const auto& n : order) {
     if (!which.count(n)) continue;
@@ -165,7 +183,7 @@ std::optional<SymPtr> extent_product(const std::vector<std::string>& order, cons
       bad = n;
       return std::nullopt;
     }
-    fs.push_back(*s);
+    fs.push_back(unpad ? unpadded(*s) : *s);
   }
   try {
     return xsym::product(fs);
@@ -292,6 +310,14 @@ std::vector<TirGemm> analyze_prim_func(const ir::PrimFunc& f, std::size_t func_i
       note += bad.rfind("the axes", 0) == 0 ? "; extent of " + bad : "; extent of " + bad + " is not an integer expression";
     } else {
       w.m = xsym::to_dim(*m);
+      // Padding introduced by a schedule (dlight's low-batch GEMV: M axis extent
+      // `(batch_size + 3) // 4 * 4` under a `T.where` guard): m is the logical size, as for the
+      // unscheduled function; the padded size the hardware runs is kept in m_padded.
+      if (auto mu = extent_product(order, mset, axes, bad, true); mu && xsym::to_text(**mu) != xsym::to_text(**m)) {
+        w.m_padded = w.m;
+        w.m = xsym::to_dim(*mu);
+        note += "; M padded by the schedule to " + w.m_padded->str();
+      }
       w.n = xsym::to_dim(*n);
       w.k = xsym::to_dim(*k);
       w.batch = xsym::to_dim(*bt);

@@ -109,3 +109,33 @@ TEST_CASE("negative extents are located errors, never a negative dimension") {
                     "expected a non-negative dimension, found 'n - 10' = -5 with the bindings given (--bind)");
   CHECK(bind_dim(Dim::symbolic("n - 10"), {{"n", 10}}) == Dim::constant(0));
 }
+
+TEST_CASE("scheduled padding: m is the logical size, m_padded the scheduled one (issue 13 item 4)") {
+  const ExtractResult r = extract_workloads(ir::load_module(tc_test::fixture("extract/scheduled_padding.py")));
+  REQUIRE(r.workloads.size() == 2);
+  const Workload& p = find(r, "padded_gemv");
+  const Workload& u = find(r, "unscheduled_gemv");
+  // the same logical GEMM as the unscheduled function
+  CHECK(p.m == u.m);
+  CHECK(p.m == Dim::symbolic("batch_size"));
+  CHECK(p.n == u.n);
+  CHECK(p.k == u.k);
+  CHECK_FALSE(u.m_padded.has_value());
+  REQUIRE(p.m_padded.has_value());
+  CHECK(p.m_padded->str() != p.m.str());
+  CHECK_THAT(p.note, Catch::Contains("M padded by the schedule to"));
+  // bound: batch 5 runs as 8 on the scheduled kernel
+  ExtractOptions opt;
+  opt.bindings = {{"batch_size", 5}};
+  const ExtractResult b = extract_workloads(ir::load_module(tc_test::fixture("extract/scheduled_padding.py")), opt);
+  const Workload& pb = find(b, "padded_gemv");
+  CHECK(pb.m == Dim::constant(5));
+  REQUIRE(pb.m_padded.has_value());
+  CHECK(*pb.m_padded == Dim::constant(8));
+  for (std::int64_t bs = 1; bs <= 9; ++bs) {
+    opt.bindings = {{"batch_size", bs}};
+    const Workload& w = find(extract_workloads(ir::load_module(tc_test::fixture("extract/scheduled_padding.py")), opt),
+                             "padded_gemv");
+    CHECK(*w.m_padded == Dim::constant((bs + 3) / 4 * 4));  // closed form of the schedule's padding
+  }
+}

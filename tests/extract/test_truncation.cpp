@@ -8,6 +8,7 @@
 
 #include "tenet_cost/extract.hpp"
 #include "tenet_cost/ir.hpp"
+#include "tenet_cost/report.hpp"
 #include "test_support.hpp"
 
 using namespace tenet_cost;
@@ -28,7 +29,7 @@ std::string slurp(const std::string& path) {
 std::string result_of(const std::string& text, const std::string& name) {
   ExtractResult r = extract_workloads(ir::parse_tvmscript(text, name));
   r.entries.clear();
-  return extract_json(r);
+  return report::extract_json(r);
 }
 
 // Offsets just after each '\n'.
