@@ -143,6 +143,7 @@ std::string_view Parser::expect_name(const char* what) {
 }
 
 Node* Parser::new_node(NK k, const Token& at) {
+  count_node(at);
   Node* n = arena_.make<Node>();
   n->kind = k;
   n->line = at.line;
@@ -153,6 +154,12 @@ Node* Parser::new_node(NK k, const Token& at) {
 }
 
 Node* Parser::new_node_from(NK k, const Node* first) {
+  if (++def_nodes_ > kMaxNodesPerDef) [[unlikely]] {
+    Token at{};
+    at.line = first->line;
+    at.col = first->col;
+    fail_nodes(at);
+  }
   Node* n = arena_.make<Node>();
   n->kind = k;
   n->line = first->line;
@@ -166,6 +173,13 @@ void Parser::fail_elements(const Node* n) const {
   lex_.fail(n->line, n->col,
             "expected at most " + std::to_string(kMaxPendingElements) +
                 " elements in open brackets (the largest real dumps have ~400: docs/reliability.md, limits), found more");
+}
+
+void Parser::fail_nodes(const Token& at) const {
+  lex_.fail(at.line, at.col,
+            "expected at most " + std::to_string(kMaxNodesPerDef) +
+                " syntax nodes in one top-level definition (the largest real function has 23,130 nodes: "
+                "docs/reliability.md, limits), found more");
 }
 
 void Parser::fail_height(const Node* n) const {
@@ -185,6 +199,7 @@ Node** Parser::finish_list(std::size_t start, std::uint32_t* n) {
 // -------------------------------------------------------------- statements
 
 Stmt* Parser::new_stmt(SK k, const Token& at) {
+  count_node(at);
   Stmt* s = arena_.make<Stmt>();
   s->kind = k;
   s->line = at.line;
@@ -211,6 +226,7 @@ void Parser::parse_class_members(Sink& sink, const Stmt* cls) {
     }
     for (Stmt* s : stmts) sink.top_level(s, cls);
     arena_.release(m1);
+    def_nodes_ = 0;
   }
   note_end(StopContext::kClassBody);
   if (tk_->kind == Tok::kDedent) advance();
@@ -221,6 +237,7 @@ void Parser::parse_file(Sink& sink, const Stmt* resume_class) {
   if (resume_class != nullptr) {
     parse_class_members(sink, resume_class);
     arena_.release(m0);
+    def_nodes_ = 0;
   }
   std::vector<Stmt*> stmts;
   while (tk_->kind != Tok::kEnd) {
@@ -262,7 +279,8 @@ void Parser::parse_file(Sink& sink, const Stmt* resume_class) {
         parse_simple_statements(stmts);
         for (Stmt* s : stmts) sink.top_level(s, cls);
       }
-      arena_.release(m0);
+        arena_.release(m0);
+      def_nodes_ = 0;
       continue;
     }
     if (!decorators.empty()) {
@@ -279,6 +297,7 @@ void Parser::parse_file(Sink& sink, const Stmt* resume_class) {
       for (Stmt* s : stmts) sink.top_level(s, nullptr);
     }
     arena_.release(m0);
+    def_nodes_ = 0;
   }
   note_end(StopContext::kTopLevel);
 }

@@ -224,3 +224,23 @@ TEST_CASE("a huge bracket is a clear error naming the limit, in bounded memory")
   for (int i = 0; i < 40000; ++i) nested += "2,";
   CHECK(error_of(nested + "])\n").find("expected at most 65536 elements in open brackets") != std::string::npos);
 }
+
+TEST_CASE("a huge definition is a clear error naming the node limit; the count restarts per definition") {
+  // 2^21 syntax nodes per top-level definition (docs/reliability.md): the largest real
+  // function has 23,130. Each line below is 60,001 nodes (a tuple of 60,000 ones).
+  std::string line = "    x = (";
+  for (int i = 0; i < 60000; ++i) line += "1,";
+  line += ")\n";
+  auto def = [&](int i, int lines) {
+    std::string d = "def f" + std::to_string(i) + "():\n";
+    for (int l = 0; l < lines; ++l) d += line;
+    return d;
+  };
+  // two definitions of ~1.2 M nodes each: fine, the limit is per definition
+  CHECK(error_of(def(0, 20) + def(1, 20)) == "<no error>");
+  // one of ~2.16 M: refused at the node that crosses the limit
+  const std::string msg = error_of(def(0, 36));
+  CHECK_THAT(msg, Catch::StartsWith("t.py:36:"));
+  CHECK_THAT(msg, Catch::EndsWith(": expected at most 2097152 syntax nodes in one top-level definition (the largest "
+                                  "real function has 23,130 nodes: docs/reliability.md, limits), found more"));
+}
