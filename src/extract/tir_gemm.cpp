@@ -203,6 +203,38 @@ std::string per_tensor_scale_dtype(const FuncIndex& fi) {
   return "";
 }
 
+/// Grouped convolution's input channel index `f // q * c + r` (topi group_conv2d: f the output
+/// channel, q = F / groups output channels per group, r the reduce var over the c = C / groups
+/// input channels of a group): q when `load` has such an index for spatial var `f`.
+std::optional<std::int64_t> group_split(const Expr* load, const std::string& f, const std::map<std::string, Axis>& axes) {
+  if (!load) return std::nullopt;
+  auto bin = [](const Expr* e, ir::BinOp op) {
+    return e && e->kind == ExprKind::kBinary && e->bin_op == op && e->args.size() == 2 && e->args[0] && e->args[1];
+  };
+  auto cint = [](const Expr* e) { return e ? int_const(e) : std::nullopt; };
+  for (const auto& idx : load->args) {
+    const Expr* add = strip_cast(idx.get());
+    if (!bin(add, ir::BinOp::kAdd)) continue;
+    for (int side = 0; side < 2; ++side) {
+      const Expr* mul = strip_cast(add->args[side].get());
+      const Expr* r = strip_cast(add->args[1 - side].get());
+      if (!bin(mul, ir::BinOp::kMul) || !r || r->kind != ExprKind::kVar) continue;
+      auto ra = axes.find(r->name);
+      if (ra == axes.end() || !is_reduce(ra->second.kind) || !ra->second.extent) continue;
+      const auto c_ext = int_const(ra->second.extent.get());
+      for (int ms = 0; ms < 2; ++ms) {
+        const Expr* div = strip_cast(mul->args[ms].get());
+        const auto c = cint(strip_cast(mul->args[1 - ms].get()));
+        if (!bin(div, ir::BinOp::kFloorDiv) || !c || !c_ext || *c != *c_ext) continue;
+        const Expr* fv = strip_cast(div->args[0].get());
+        const auto q = cint(strip_cast(div->args[1].get()));
+        if (fv && fv->kind == ExprKind::kVar && fv->name.str() == f && q && *q >= 1) return q;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::vector<TirGemm> analyze_prim_func(const ir::PrimFunc& f, std::size_t func_index) {
@@ -261,6 +293,7 @@ std::vector<TirGemm> analyze_prim_func(const ir::PrimFunc& f, std::size_t func_i
     if (fa.vars.empty() || fb.vars.empty()) continue;  // scaling by a scalar, not a GEMM
 
     std::set<std::string> kset, mset, nset, bset, lone;
+    std::map<std::string, std::int64_t> group_q;  // grouped conv: output-channel var -> channels per group
     bool conv = false;
     int conv_input = -1;  // 0 = a, 1 = b
     for (const auto& name : order) {
@@ -272,7 +305,22 @@ std::vector<TirGemm> analyze_prim_func(const ir::PrimFunc& f, std::size_t func_i
       }
       const bool ma = fa.mixed.count(name) > 0, mb = fb.mixed.count(name) > 0;
       if (ma && mb) kset.insert(name);  // rfactor split of K
-      else if (ma || mb) {
+      else if (ma != mb && ia && ib) {
+        // grouped conv: the output channel indexes the filter and, as `f // q * c + r`, the
+        // input's channel: groups = F / q as batch, q output channels per group as N
+        const auto q = group_split((ma ? fa : fb).primary, name, axes);
+        const auto e = ax.extent ? int_const(ax.extent.get()) : std::nullopt;
+        if (q && e && *e % *q == 0) {
+          group_q[name] = *q;
+          conv = true;
+          conv_input = ma ? 0 : 1;
+          (ma ? nset : mset).insert(name);
+        } else {
+          conv = true;
+          conv_input = ma ? 0 : 1;
+          (ma ? mset : nset).insert(name);
+        }
+      } else if (ma || mb) {
         conv = true;
         conv_input = ma ? 0 : 1;
         (ma ? mset : nset).insert(name);
@@ -299,11 +347,26 @@ std::vector<TirGemm> analyze_prim_func(const ir::PrimFunc& f, std::size_t func_i
       std::swap(mset, nset);
     }
 
+    // Grouped conv: the output-channel axis counts q (its channels per group) in N and a
+    // groups axis of F / q joins the batch (docs/extract.md "Convolutions").
+    std::map<std::string, Axis> shape_axes = axes;
+    std::vector<std::string> shape_order = order;
+    std::set<std::string> shape_bset = bset;
+    for (const auto& [name, q] : group_q) {
+      const std::int64_t e = *int_const(axes[name].extent.get());
+      shape_axes[name].extent = ir::make_int(q, "int64");
+      const std::string gname = name + " groups";
+      shape_axes[gname] = Axis{gname, ir::IterKind::kSpatial, ir::make_int(e / q, "int64")};
+      shape_order.push_back(gname);
+      shape_bset.insert(gname);
+      note += "; grouped conv: " + std::to_string(e / q) + " groups of " + std::to_string(q) +
+              " output channels (groups as batch)";
+    }
     std::string bad;
-    auto m = extent_product(order, mset, axes, bad);
-    auto n = m ? extent_product(order, nset, axes, bad) : std::nullopt;
-    auto k = n ? extent_product(order, kset, axes, bad) : std::nullopt;
-    auto bt = k ? extent_product(order, bset, axes, bad) : std::nullopt;
+    auto m = extent_product(shape_order, mset, shape_axes, bad);
+    auto n = m ? extent_product(shape_order, nset, shape_axes, bad) : std::nullopt;
+    auto k = n ? extent_product(shape_order, kset, shape_axes, bad) : std::nullopt;
+    auto bt = k ? extent_product(shape_order, shape_bset, shape_axes, bad) : std::nullopt;
     if (!bt) {
       w.shape_known = false;
       w.m = w.n = w.k = w.batch = Dim::symbolic("?");
@@ -313,7 +376,7 @@ std::vector<TirGemm> analyze_prim_func(const ir::PrimFunc& f, std::size_t func_i
       // Padding introduced by a schedule (dlight's low-batch GEMV: M axis extent
       // `(batch_size + 3) // 4 * 4` under a `T.where` guard): m is the logical size, as for the
       // unscheduled function; the padded size the hardware runs is kept in m_padded.
-      if (auto mu = extent_product(order, mset, axes, bad, true); mu && xsym::to_text(**mu) != xsym::to_text(**m)) {
+      if (auto mu = extent_product(shape_order, mset, shape_axes, bad, true); mu && xsym::to_text(**mu) != xsym::to_text(**m)) {
         w.m_padded = w.m;
         w.m = xsym::to_dim(*mu);
         note += "; M padded by the schedule to " + w.m_padded->str();
@@ -430,7 +493,7 @@ std::vector<TirGemm> analyze_prim_func(const ir::PrimFunc& f, std::size_t func_i
             if (is_reduce(it->second.kind)) rv = vname;
             else if (fa.mixed.count(vname)) sv = vname;
           }
-          if (sv.empty() || rv.empty()) continue;
+          if (sv.empty() || rv.empty() || group_q.count(sv)) continue;  // a group's channels, not a window
           ++ci.spatial_dims;
           auto lf = linear_form(*idx);
           if (lf) {

@@ -1,6 +1,8 @@
 // Forms TVM prints in 2026 and weight-only layouts without bit operations (issue 13 items 1
 // and 2), negative extents (issue 14 item 3), on the project's own fixtures.
 #include <catch2/catch.hpp>
+#include <map>
+#include <set>
 
 #include "tenet_cost/extract.hpp"
 #include "tenet_cost/ir.hpp"
@@ -138,4 +140,51 @@ TEST_CASE("scheduled padding: m is the logical size, m_padded the scheduled one 
                              "padded_gemv");
     CHECK(*w.m_padded == Dim::constant((bs + 3) / 4 * 4));  // closed form of the schedule's padding
   }
+}
+
+TEST_CASE("grouped and depthwise conv: groups as batch, m = N*OH*OW, n = F/groups, k = C/groups*KH*KW (item 5)") {
+  const ExtractResult r = extract_workloads(ir::load_module(tc_test::fixture("extract/grouped_conv.py")));
+  REQUIRE(r.workloads.size() == 3);
+  auto check = [&](const std::string& fn, std::int64_t n_, std::int64_t c, std::int64_t f, std::int64_t groups,
+                   std::int64_t oh, std::int64_t ow, std::int64_t kh, std::int64_t kw) {
+    INFO(fn);
+    const Workload& w = find(r, fn);
+    CHECK(w.kind == WorkloadKind::kConv);
+    CHECK(w.batch == Dim::constant(groups));
+    CHECK(w.m == Dim::constant(n_ * oh * ow));
+    CHECK(w.n == Dim::constant(f / groups));
+    CHECK(w.k == Dim::constant(c / groups * kh * kw));
+    CHECK(w.weight_operand == "b");
+    CHECK(w.conv.spatial_dims == 2);  // the group's channel index is not a window
+  };
+  check("depthwise_conv2d", 1, 32, 32, 32, 112, 112, 3, 3);
+  check("group_conv2d", 2, 64, 128, 4, 56, 56, 3, 3);
+  check("group_conv2d_s2", 1, 8, 6, 2, 8, 8, 3, 3);
+  CHECK(find(r, "group_conv2d_s2").conv.strides == std::vector<std::int64_t>{2, 2});
+  CHECK_THAT(find(r, "group_conv2d").note, Catch::Contains("4 groups of 32 output channels"));
+
+  // Brute force over group_conv2d_s2's loop nest: the MACs split into independent GEMMs, one per
+  // class of (output channel, input channel) pairs that touch each other; each has the same shape.
+  std::map<std::int64_t, std::set<std::int64_t>> outs_of_group, ins_of_group;  // keyed by smallest out channel
+  std::map<std::int64_t, std::int64_t> group_of_out;
+  std::int64_t macs = 0;
+  for (std::int64_t ff = 0; ff < 6; ++ff)
+    for (std::int64_t rc = 0; rc < 4; ++rc) {
+      const std::int64_t ic = ff / 3 * 4 + rc;  // the fixture's index
+      std::int64_t g = -1;
+      for (const auto& [key, ins] : ins_of_group)
+        if (ins.count(ic)) g = key;
+      if (g < 0) g = group_of_out.count(ff) ? group_of_out[ff] : ff;
+      group_of_out[ff] = g;
+      outs_of_group[g].insert(ff);
+      ins_of_group[g].insert(ic);
+      macs += 1 * 8 * 8 * 3 * 3;
+    }
+  const Workload& w = find(r, "group_conv2d_s2");
+  CHECK(static_cast<std::int64_t>(outs_of_group.size()) == *w.batch.value);
+  for (const auto& [g, outs] : outs_of_group) {
+    CHECK(static_cast<std::int64_t>(outs.size()) == *w.n.value);
+    CHECK(static_cast<std::int64_t>(ins_of_group[g].size()) * 3 * 3 == *w.k.value);
+  }
+  CHECK(macs == *w.batch.value * *w.m.value * *w.n.value * *w.k.value);
 }
