@@ -35,8 +35,8 @@ TEST_CASE("the preset table: names, aliases, closed-form capability, choices tex
     if (!row.long_name.empty()) CHECK(mapping::parse_dataflow(std::string(row.long_name)).name == row.name);
   }
   CHECK(mapping::dataflow_choices() ==
-        "os (output-stationary), ws (weight-stationary), is (input-stationary), ncf, or a path to a TENET .m mapping "
-        "file");
+        "os (output-stationary), ws (weight-stationary), is (input-stationary), ncf, a generated mapping "
+        "gen:<xy>-<t>-<r|c>-<skews> (docs/model.md), or a path to a TENET .m mapping file");
 }
 
 TEST_CASE("closed_form_tile: nullopt for presets without closed forms and for unproven operand patterns") {
