@@ -134,6 +134,24 @@ QuantInfo detect_impl(const Expr& weight, const QuantContext& ctx, std::string& 
                       std::string& group_axis);
 }
 
+namespace {
+
+/// The load of the buffer with most (static) elements: the weight among its scales / zero points.
+const LoadInfo* largest(const std::vector<const LoadInfo*>& loads, const QuantContext& ctx) {
+  const LoadInfo* out = nullptr;
+  std::int64_t best = -1;
+  for (const auto* li : loads) {
+    const std::int64_t n = static_elems(ctx.buffer(li->load->name)).value_or(0);
+    if (n > best) {
+      best = n;
+      out = li;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 QuantInfo detect_quant(const Expr& weight, const QuantContext& ctx, std::string& note) {
   std::string pack_axis, group_axis;
   QuantInfo q = detect_impl(weight, ctx, note, pack_axis, group_axis);
@@ -163,7 +181,9 @@ QuantInfo detect_impl(const Expr& weight, const QuantContext& ctx, std::string& 
   for (const auto& li : w.loads) {
     const std::string dt = ctx.dtype_of(li.load->name);
     if (li.in_index) {
-      if (is_int_dtype(dt)) index_load = true;
+      // act-order g_idx (`scale[g_idx[k], n]`) runs along K; an indirection by a batch var
+      // (MoE's `w[indptr[0, e], ..]`) selects a whole matrix and is no g_idx
+      if (is_int_dtype(dt) && refs_any(*li.load, ctx.kvars)) index_load = true;
       continue;
     }
     if (is_int_dtype(dt) && li.under_bitop && li.under_reinterpret) packed_scale.push_back(&li);
@@ -176,14 +196,7 @@ QuantInfo detect_impl(const Expr& weight, const QuantContext& ctx, std::string& 
   packing_axis.clear();  // "K" | "N" | ""
   group_axis.clear();
   if (!packed.empty()) {
-    std::int64_t best = -1;
-    for (const auto* li : packed) {
-      const std::int64_t n = static_elems(ctx.buffer(li->load->name)).value_or(0);
-      if (n > best) {
-        best = n;
-        wq = li;
-      }
-    }
+    wq = largest(packed, ctx);
     q.storage_dtype = ctx.dtype_of(wq->load->name);
     int bits = 0;
     for (auto m : w.masks) {
@@ -244,14 +257,7 @@ QuantInfo detect_impl(const Expr& weight, const QuantContext& ctx, std::string& 
   } else if (!int_loads.empty() && !float_loads.empty()) {
     // Weight-only int8 (or any integer storage) without bit operations: `T.Cast("float16",
     // w[i, j]) * scale[..]`; the largest integer buffer is the weight, others are zero points.
-    std::int64_t best = -1;
-    for (const auto* li : int_loads) {
-      const std::int64_t n = static_elems(ctx.buffer(li->load->name)).value_or(0);
-      if (n > best) {
-        best = n;
-        wq = li;
-      }
-    }
+    wq = largest(int_loads, ctx);
     q.storage_dtype = ctx.dtype_of(wq->load->name);
     q.weight_bits = dtype_bits(q.storage_dtype);
     q.elems_per_storage = 1;
@@ -295,7 +301,7 @@ QuantInfo detect_impl(const Expr& weight, const QuantContext& ctx, std::string& 
         group_axis = "N";
         q.group_size = *gn;
         n_div = *gn;
-      } else if (has_load(idx)) {
+      } else if (has_load(idx) && refs_any(idx, ctx.kvars)) {
         q.has_g_idx = true;
         // g_idx: group size = K / (scale extent along this dim).
         const ir::Buffer* sb = ctx.buffer(scale->name);

@@ -203,6 +203,25 @@ std::string per_tensor_scale_dtype(const FuncIndex& fi) {
   return "";
 }
 
+void direct_index_vars_no_loads(const Expr& e, std::set<std::string>& out) {
+  if (e.kind == ExprKind::kLoad) return;
+  if (e.kind == ExprKind::kVar) out.insert(e.name);
+  for (const auto& a : e.args)
+    if (a) direct_index_vars_no_loads(*a, out);
+}
+
+/// Vars in the indices of the operand's loads, not counting loads nested in an index (an
+/// indirection array: MoE's `w[indptr[0, e], i, j]` selects expert e's weight through indptr).
+void direct_index_vars(const Expr& e, std::set<std::string>& out) {
+  if (e.kind == ExprKind::kLoad) {
+    for (const auto& idx : e.args)
+      if (idx) direct_index_vars_no_loads(*idx, out);
+    return;
+  }
+  for (const auto& a : e.args)
+    if (a) direct_index_vars(*a, out);
+}
+
 /// Grouped convolution's input channel index `f // q * c + r` (topi group_conv2d: f the output
 /// channel, q = F / groups output channels per group, r the reduce var over the c = C / groups
 /// input channels of a group): q when `load` has such an index for spatial var `f`.
@@ -413,6 +432,7 @@ std::vector<TirGemm> analyze_prim_func(const ir::PrimFunc& f, std::size_t func_i
     struct Cand {
       bool ok = false, quant = false, stat = false;
       std::size_t rank = 0;
+      std::string indirect;  // a batch var reaching this operand only through an indirection array
       QuantInfo q;
       std::string qnote;
     };
@@ -423,8 +443,16 @@ std::vector<TirGemm> analyze_prim_func(const ir::PrimFunc& f, std::size_t func_i
       qcc.nvars = nv;
       c.q = detect_quant(*inl, qcc, c.qnote);
       c.quant = c.q.weight_bits > 0;
+      // Shares a batch axis with the other operand, unless only through an indirection array
+      // (MoE experts: the expert's weight chosen per batch element, docs/extract.md).
+      std::set<std::string> direct;
+      direct_index_vars(*facts.expr, direct);
       bool shared = false;
-      for (const auto& vname : facts.vars) shared = shared || bset.count(vname);
+      for (const auto& vname : facts.vars)
+        if (bset.count(vname)) {
+          if (direct.count(vname)) shared = true;
+          else c.indirect = vname;
+        }
       // A 2-D weight: at most one index dimension over its own non-unit axes
       // (split axes such as v0_o * 16 + v0_i count once).
       std::set<std::string> own_non_unit;
@@ -456,6 +484,8 @@ std::vector<TirGemm> analyze_prim_func(const ir::PrimFunc& f, std::size_t func_i
       const Cand& c = weight == 0 ? ca : cb;
       w.quant = c.q;
       if (!c.qnote.empty()) note += "; " + c.qnote;
+      if (!c.indirect.empty())
+        note += "; weight indexed through an indirection array by " + c.indirect + " (experts as batch)";
       g.nvars = weight == 0 ? mset : nset;
       // A plain weight param may be dequantized by another prim_func (Relax pass).
       if (!c.quant) {

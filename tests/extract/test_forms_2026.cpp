@@ -188,3 +188,28 @@ TEST_CASE("grouped and depthwise conv: groups as batch, m = N*OH*OW, n = F/group
   }
   CHECK(macs == *w.batch.value * *w.m.value * *w.n.value * *w.k.value);
 }
+
+TEST_CASE("MoE experts through an indirection array: experts as batch, the expert weight stays the weight") {
+  const ExtractResult r = extract_workloads(ir::load_module(tc_test::fixture("extract/moe_experts.py")));
+  REQUIRE(r.workloads.size() == 2);
+  const Workload& g = find(r, "moe_gemv");
+  CHECK(g.batch == Dim::constant(2));  // experts per token
+  CHECK(g.m == Dim::constant(1));
+  CHECK(g.n == Dim::constant(14336));
+  CHECK(g.k == Dim::constant(4096));
+  CHECK(g.weight_operand == "b");
+  CHECK(g.layout == "NT");
+  CHECK_THAT(g.note, Catch::Contains("indirection array by e (experts as batch)"));
+  const Workload& q = find(r, "moe_dequantize_gemv");
+  CHECK(q.batch == Dim::constant(2));
+  CHECK(q.m == Dim::constant(1));
+  CHECK(q.n == Dim::constant(4096));
+  CHECK(q.k == Dim::constant(14336));
+  CHECK(q.weight_operand == "b");
+  CHECK(q.quant.weight_bits == 4);
+  CHECK(q.quant.group_size == 32);
+  CHECK(q.quant.granularity == "per-group");
+  CHECK(q.quant.storage_dtype == "uint32");
+  CHECK_FALSE(q.quant.has_g_idx);  // indptr selects the expert, it is no act-order g_idx
+  CHECK(q.quant.scheme == "q4f16_1");
+}
