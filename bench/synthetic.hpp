@@ -2,6 +2,7 @@
 // bench_extract): a dump's functions repeated under new names up to a size.
 #pragma once
 
+#include <cctype>
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -11,7 +12,7 @@
 namespace bench {
 
 /// The functions of `path` (e.g. fixture 01 of ../shared/fixtures/real) repeated with every `def name(`
-/// renamed `def name_rK(` (the class body of an IRModule file, the whole file
+/// renamed `def name_rK(` and every `cls.name` reference `cls.name_rK` (the class body of an IRModule file, the whole file
 /// for bare prim_funcs) until the text has `target_bytes`.
 inline std::string synthetic(const std::string& path, std::size_t target_bytes) {
   const std::string base = tenet_cost::read_file(path);
@@ -35,7 +36,17 @@ inline std::string synthetic(const std::string& path, std::size_t target_bytes) 
         out += suffix;
         out.append(line.substr(paren));
       } else {
-        out.append(line);
+        // `cls.name` (R.call_tir(cls.name, ...)) refers to this copy's function, so each
+        // copy is a whole module whose Relax functions call its own prim_funcs
+        std::size_t from = 0;
+        for (std::size_t at = line.find("cls."); at != std::string_view::npos; at = line.find("cls.", from)) {
+          std::size_t end = at + 4;
+          while (end < line.size() && (std::isalnum(static_cast<unsigned char>(line[end])) || line[end] == '_')) ++end;
+          out.append(line.substr(from, end - from));
+          if (end > at + 4) out += suffix;
+          from = end;
+        }
+        out.append(line.substr(from));
       }
       out += '\n';
       pos = eol + 1;

@@ -678,6 +678,10 @@ struct ParseOptions {
   ParseStats* stats = nullptr;  // filled in when set
   bool ordered_debug_log = false;  // true: parse serially, so that debug log lines come in file
                                    // order (the CLI sets it with -v); the result is the same
+  /// Refuse a dump that is not a whole printed module (docs/ir-formats.md "Truncated dumps":
+  /// no function at all, a `relax as R` header without a Relax function, a prim_func no Relax
+  /// function calls). Off only for tests that glue dumps together.
+  bool require_whole_module = true;
 };
 
 Module parse_tvmscript(const std::string& text, const std::string& filename, const ParseOptions& options);

@@ -62,6 +62,9 @@ struct Workload {
   std::string function;                 // prim_func (or Relax binding) it came from
   WorkloadKind kind = WorkloadKind::kGemm;
   Dim m = Dim::constant(1), n = Dim::constant(1), k = Dim::constant(1), batch = Dim::constant(1);
+  /// Set when a schedule padded the M axis (`(m + 3) // 4 * 4`): m is the logical size, this
+  /// the padded one the scheduled kernel runs (docs/extract.md "Scheduled padding").
+  std::optional<Dim> m_padded;
   std::string layout = "NN";            // "NN" | "NT" | "TN" | "TT" (A: MxK unless T; B: KxN unless T)
   std::string dtype_a, dtype_b, dtype_out, dtype_accum;
   std::string weight_operand = "b";     // "a" | "b" | "none" (both activations, e.g. attention)

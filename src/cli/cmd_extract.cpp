@@ -1,6 +1,7 @@
 // tenet-cost extract DUMP [--entry NAME] [--bind k=v,...] [--format table|json|csv]
 #include <spdlog/spdlog.h>
 
+#include <iostream>
 #include <memory>
 
 #include "commands.hpp"
@@ -26,7 +27,9 @@ CLI::App* add_extract(CLI::App& app, const Command& self, Context& ctx) {
     if (!args->entry.empty()) opt.entry = args->entry;
     opt.bindings = parse_bindings(args->bind);
     const ir::ParseOptions parse{.ordered_debug_log = spdlog::should_log(spdlog::level::debug)};
-    ctx.result = report::render(extract_workloads(ir::load_module(args->dump, parse), opt), format);
+    const ExtractResult r = extract_workloads(ir::load_module(args->dump, parse), opt);
+    if (r.workloads.empty()) std::cerr << "tenet-cost: warning: no GEMM or convolution found in " << args->dump << "\n";
+    ctx.result = report::render(r, format);
   });
   return cmd;
 }

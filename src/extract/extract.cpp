@@ -128,7 +128,12 @@ Dim bind_dim(const Dim& d, const std::map<std::string, std::int64_t>& bindings, 
     return d;
   }
   SymPtr s = xsym::bind(xsym::parse(d.expr), bindings);
-  if (s->kind == xsym::SymKind::kInt) return Dim::constant(s->value);
+  if (s->kind == xsym::SymKind::kInt) {
+    if (s->value < 0)
+      throw InputError("expected a non-negative dimension, found '" + d.expr + "' = " + std::to_string(s->value) +
+                       " with the bindings given (--bind)");
+    return Dim::constant(s->value);
+  }
   if (require_known) {
     std::set<std::string> names;
     xsym::collect_names(*s, names);
@@ -470,6 +475,7 @@ void bind_workload(Workload& w, const std::map<std::string, std::int64_t>& b) {
   w.n = bind_dim(w.n, b);
   w.k = bind_dim(w.k, b);
   w.batch = bind_dim(w.batch, b);
+  if (w.m_padded) w.m_padded = bind_dim(*w.m_padded, b);
   for (auto& d : w.conv.loop_extents) d = bind_dim(d, b);
 }
 

@@ -134,6 +134,24 @@ QuantInfo detect_impl(const Expr& weight, const QuantContext& ctx, std::string& 
                       std::string& group_axis);
 }
 
+namespace {
+
+/// The load of the buffer with most (static) elements: the weight among its scales / zero points.
+const LoadInfo* largest(const std::vector<const LoadInfo*>& loads, const QuantContext& ctx) {
+  const LoadInfo* out = nullptr;
+  std::int64_t best = -1;
+  for (const auto* li : loads) {
+    const std::int64_t n = static_elems(ctx.buffer(li->load->name)).value_or(0);
+    if (n > best) {
+      best = n;
+      out = li;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 QuantInfo detect_quant(const Expr& weight, const QuantContext& ctx, std::string& note) {
   std::string pack_axis, group_axis;
   QuantInfo q = detect_impl(weight, ctx, note, pack_axis, group_axis);
@@ -158,31 +176,27 @@ QuantInfo detect_impl(const Expr& weight, const QuantContext& ctx, std::string& 
   Walk w{ctx, {}, {}, false, 0.0, false, false};
   w.go(weight, false, false, false, "", 0);
 
-  std::vector<const LoadInfo*> packed, packed_scale, float_loads, fp8_loads;
+  std::vector<const LoadInfo*> packed, packed_scale, float_loads, fp8_loads, int_loads;
   bool index_load = false;
   for (const auto& li : w.loads) {
     const std::string dt = ctx.dtype_of(li.load->name);
     if (li.in_index) {
-      if (is_int_dtype(dt)) index_load = true;
+      // act-order g_idx (`scale[g_idx[k], n]`) runs along K; an indirection by a batch var
+      // (MoE's `w[indptr[0, e], ..]`) selects a whole matrix and is no g_idx
+      if (is_int_dtype(dt) && refs_any(*li.load, ctx.kvars)) index_load = true;
       continue;
     }
     if (is_int_dtype(dt) && li.under_bitop && li.under_reinterpret) packed_scale.push_back(&li);
     else if (is_int_dtype(dt) && li.under_bitop) packed.push_back(&li);
     else if (dt.rfind("float8", 0) == 0) fp8_loads.push_back(&li);
     else if (is_float_dtype(dt)) float_loads.push_back(&li);
+    else if (is_int_dtype(dt) && !li.under_reinterpret) int_loads.push_back(&li);
   }
   const LoadInfo* wq = nullptr;
   packing_axis.clear();  // "K" | "N" | ""
   group_axis.clear();
   if (!packed.empty()) {
-    std::int64_t best = -1;
-    for (const auto* li : packed) {
-      const std::int64_t n = static_elems(ctx.buffer(li->load->name)).value_or(0);
-      if (n > best) {
-        best = n;
-        wq = li;
-      }
-    }
+    wq = largest(packed, ctx);
     q.storage_dtype = ctx.dtype_of(wq->load->name);
     int bits = 0;
     for (auto m : w.masks) {
@@ -192,6 +206,15 @@ QuantInfo detect_impl(const Expr& weight, const QuantContext& ctx, std::string& 
         bits = b;
         break;
       }
+    }
+    std::optional<std::int64_t> divisor;  // `k // c` (or `n // c`) in the packed load's index
+    for (const auto& idx : wq->load->args)
+      if (!divisor && idx) divisor = top_div(*idx, ctx.kvars) ? top_div(*idx, ctx.kvars) : top_div(*idx, ctx.nvars);
+    if (bits == 0 && divisor && dtype_bits(q.storage_dtype) % *divisor == 0) {
+      // sign-extending shifts without a mask (CUTLASS int4 in int8: `(w << 4) >> 4`): the
+      // storage word holds `c` values
+      bits = static_cast<int>(dtype_bits(q.storage_dtype) / *divisor);
+      note = "weight bits from the packing (storage bits / elements per word; no bit mask)";
     }
     if (bits == 0) {
       note = "packed integer weight without a recognisable bit mask";
@@ -231,6 +254,23 @@ QuantInfo detect_impl(const Expr& weight, const QuantContext& ctx, std::string& 
     }
     if (pos_k >= 0 && pos_n >= 0) q.weight_layout = pos_n < pos_k ? "NK" : "KN";
     packing_axis = "K";
+  } else if (!int_loads.empty() && !float_loads.empty()) {
+    // Weight-only int8 (or any integer storage) without bit operations: `T.Cast("float16",
+    // w[i, j]) * scale[..]`; the largest integer buffer is the weight, others are zero points.
+    wq = largest(int_loads, ctx);
+    q.storage_dtype = ctx.dtype_of(wq->load->name);
+    q.weight_bits = dtype_bits(q.storage_dtype);
+    q.elems_per_storage = 1;
+    int pos_k = -1, pos_n = -1;
+    for (std::size_t d = 0; d < wq->load->args.size(); ++d) {
+      if (pos_k < 0 && refs_any(*wq->load->args[d], ctx.kvars)) pos_k = static_cast<int>(d);
+      if (pos_n < 0 && refs_any(*wq->load->args[d], ctx.nvars)) pos_n = static_cast<int>(d);
+    }
+    if (pos_k >= 0 && pos_n >= 0) q.weight_layout = pos_n < pos_k ? "NK" : "KN";
+    packing_axis = "K";
+    if (int_loads.size() > 1 || w.sub_tensor) q.zero_point = "tensor";
+    else if (w.sub_const) q.zero_point = "symmetric";
+    note = "integer weight cast to float and scaled (no bit operations)";
   } else {
     return q;  // plain float weight
   }
@@ -261,7 +301,7 @@ QuantInfo detect_impl(const Expr& weight, const QuantContext& ctx, std::string& 
         group_axis = "N";
         q.group_size = *gn;
         n_div = *gn;
-      } else if (has_load(idx)) {
+      } else if (has_load(idx) && refs_any(idx, ctx.kvars)) {
         q.has_g_idx = true;
         // g_idx: group size = K / (scale extent along this dim).
         const ir::Buffer* sb = ctx.buffer(scale->name);

@@ -153,8 +153,26 @@ bool param_rooted(const ExprPtr& inlined, const FuncIndex& fi) {
 }
 
 /// Extent product of the given axes (in block order) as a symbolic value.
+// `(x + (d - 1)) // d * d` (an extent padded by a schedule to a multiple of d) -> x.
+SymPtr unpadded(const SymPtr& s) {
+  using xsym::SymKind;
+  if (!s || s->kind != SymKind::kMul) return s;
+  const SymPtr* div = &s->a;
+  const SymPtr* mul = &s->b;
+  if ((*div)->kind != SymKind::kFloorDiv) std::swap(div, mul);
+  if ((*div)->kind != SymKind::kFloorDiv || (*mul)->kind != SymKind::kInt) return s;
+  const std::int64_t d = (*mul)->value;
+  const SymPtr& sum = (*div)->a;
+  if (d < 2 || (*div)->b->kind != SymKind::kInt || (*div)->b->value != d || sum->kind != SymKind::kAdd) return s;
+  const SymPtr* x = &sum->a;
+  const SymPtr* c = &sum->b;
+  if ((*c)->kind != SymKind::kInt) std::swap(x, c);
+  if ((*c)->kind != SymKind::kInt || (*c)->value != d - 1 || (*x)->kind == SymKind::kInt) return s;
+  return *x;
+}
+
 std::optional<SymPtr> extent_product(const std::vector<std::string>& order, const std::set<std::string>& which,
-                                     const std::map<std::string, Axis>& axes, std::string& bad) {
+                                     const std::map<std::string, Axis>& axes, std::string& bad, bool unpad = false) {
   std::vector<SymPtr> fs;
   for (const auto& n : order) {
     if (!which.count(n)) continue;
@@ -165,7 +183,7 @@ std::optional<SymPtr> extent_product(const std::vector<std::string>& order, cons
       bad = n;
       return std::nullopt;
     }
-    fs.push_back(*s);
+    fs.push_back(unpad ? unpadded(*s) : *s);
   }
   try {
     return xsym::product(fs);
@@ -183,6 +201,57 @@ std::string per_tensor_scale_dtype(const FuncIndex& fi) {
     if (buf->shape.empty()) return buf->dtype;
   }
   return "";
+}
+
+void direct_index_vars_no_loads(const Expr& e, std::set<std::string>& out) {
+  if (e.kind == ExprKind::kLoad) return;
+  if (e.kind == ExprKind::kVar) out.insert(e.name);
+  for (const auto& a : e.args)
+    if (a) direct_index_vars_no_loads(*a, out);
+}
+
+/// Vars in the indices of the operand's loads, not counting loads nested in an index (an
+/// indirection array: MoE's `w[indptr[0, e], i, j]` selects expert e's weight through indptr).
+void direct_index_vars(const Expr& e, std::set<std::string>& out) {
+  if (e.kind == ExprKind::kLoad) {
+    for (const auto& idx : e.args)
+      if (idx) direct_index_vars_no_loads(*idx, out);
+    return;
+  }
+  for (const auto& a : e.args)
+    if (a) direct_index_vars(*a, out);
+}
+
+/// Grouped convolution's input channel index `f // q * c + r` (topi group_conv2d: f the output
+/// channel, q = F / groups output channels per group, r the reduce var over the c = C / groups
+/// input channels of a group): q when `load` has such an index for spatial var `f`.
+std::optional<std::int64_t> group_split(const Expr* load, const std::string& f, const std::map<std::string, Axis>& axes) {
+  if (!load) return std::nullopt;
+  auto bin = [](const Expr* e, ir::BinOp op) {
+    return e && e->kind == ExprKind::kBinary && e->bin_op == op && e->args.size() == 2 && e->args[0] && e->args[1];
+  };
+  auto cint = [](const Expr* e) { return e ? int_const(e) : std::nullopt; };
+  for (const auto& idx : load->args) {
+    const Expr* add = strip_cast(idx.get());
+    if (!bin(add, ir::BinOp::kAdd)) continue;
+    for (int side = 0; side < 2; ++side) {
+      const Expr* mul = strip_cast(add->args[side].get());
+      const Expr* r = strip_cast(add->args[1 - side].get());
+      if (!bin(mul, ir::BinOp::kMul) || !r || r->kind != ExprKind::kVar) continue;
+      auto ra = axes.find(r->name);
+      if (ra == axes.end() || !is_reduce(ra->second.kind) || !ra->second.extent) continue;
+      const auto c_ext = int_const(ra->second.extent.get());
+      for (int ms = 0; ms < 2; ++ms) {
+        const Expr* div = strip_cast(mul->args[ms].get());
+        const auto c = cint(strip_cast(mul->args[1 - ms].get()));
+        if (!bin(div, ir::BinOp::kFloorDiv) || !c || !c_ext || *c != *c_ext) continue;
+        const Expr* fv = strip_cast(div->args[0].get());
+        const auto q = cint(strip_cast(div->args[1].get()));
+        if (fv && fv->kind == ExprKind::kVar && fv->name.str() == f && q && *q >= 1) return q;
+      }
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -244,6 +313,7 @@ std::vector<TirGemm> analyze_prim_func(const ir::PrimFunc& f, std::size_t func_i
     if (fa.vars.empty() || fb.vars.empty()) continue;  // scaling by a scalar, not a GEMM
 
     std::set<std::string> kset, mset, nset, bset, lone;
+    std::map<std::string, std::int64_t> group_q;  // grouped conv: output-channel var -> channels per group
     bool conv = false;
     int conv_input = -1;  // 0 = a, 1 = b
     for (const auto& name : order) {
@@ -255,7 +325,22 @@ std::vector<TirGemm> analyze_prim_func(const ir::PrimFunc& f, std::size_t func_i
       }
       const bool ma = fa.mixed.count(name) > 0, mb = fb.mixed.count(name) > 0;
       if (ma && mb) kset.insert(name);  // rfactor split of K
-      else if (ma || mb) {
+      else if (ma != mb && ia && ib) {
+        // grouped conv: the output channel indexes the filter and, as `f // q * c + r`, the
+        // input's channel: groups = F / q as batch, q output channels per group as N
+        const auto q = group_split((ma ? fa : fb).primary, name, axes);
+        const auto e = ax.extent ? int_const(ax.extent.get()) : std::nullopt;
+        if (q && e && *e % *q == 0) {
+          group_q[name] = *q;
+          conv = true;
+          conv_input = ma ? 0 : 1;
+          (ma ? nset : mset).insert(name);
+        } else {
+          conv = true;
+          conv_input = ma ? 0 : 1;
+          (ma ? mset : nset).insert(name);
+        }
+      } else if (ma || mb) {
         conv = true;
         conv_input = ma ? 0 : 1;
         (ma ? mset : nset).insert(name);
@@ -282,17 +367,40 @@ std::vector<TirGemm> analyze_prim_func(const ir::PrimFunc& f, std::size_t func_i
       std::swap(mset, nset);
     }
 
+    // Grouped conv: the output-channel axis counts q (its channels per group) in N and a
+    // groups axis of F / q joins the batch (docs/extract.md "Convolutions").
+    std::map<std::string, Axis> shape_axes = axes;
+    std::vector<std::string> shape_order = order;
+    std::set<std::string> shape_bset = bset;
+    for (const auto& [name, q] : group_q) {
+      const std::int64_t e = *int_const(axes[name].extent.get());
+      shape_axes[name].extent = ir::make_int(q, "int64");
+      const std::string gname = name + " groups";
+      shape_axes[gname] = Axis{gname, ir::IterKind::kSpatial, ir::make_int(e / q, "int64")};
+      shape_order.push_back(gname);
+      shape_bset.insert(gname);
+      note += "; grouped conv: " + std::to_string(e / q) + " groups of " + std::to_string(q) +
+              " output channels (groups as batch)";
+    }
     std::string bad;
-    auto m = extent_product(order, mset, axes, bad);
-    auto n = m ? extent_product(order, nset, axes, bad) : std::nullopt;
-    auto k = n ? extent_product(order, kset, axes, bad) : std::nullopt;
-    auto bt = k ? extent_product(order, bset, axes, bad) : std::nullopt;
+    auto m = extent_product(shape_order, mset, shape_axes, bad);
+    auto n = m ? extent_product(shape_order, nset, shape_axes, bad) : std::nullopt;
+    auto k = n ? extent_product(shape_order, kset, shape_axes, bad) : std::nullopt;
+    auto bt = k ? extent_product(shape_order, shape_bset, shape_axes, bad) : std::nullopt;
     if (!bt) {
       w.shape_known = false;
       w.m = w.n = w.k = w.batch = Dim::symbolic("?");
       note += bad.rfind("the axes", 0) == 0 ? "; extent of " + bad : "; extent of " + bad + " is not an integer expression";
     } else {
       w.m = xsym::to_dim(*m);
+      // Padding introduced by a schedule (dlight's low-batch GEMV: M axis extent
+      // `(batch_size + 3) // 4 * 4` under a `T.where` guard): m is the logical size, as for the
+      // unscheduled function; the padded size the hardware runs is kept in m_padded.
+      if (auto mu = extent_product(shape_order, mset, shape_axes, bad, true); mu && xsym::to_text(**mu) != xsym::to_text(**m)) {
+        w.m_padded = w.m;
+        w.m = xsym::to_dim(*mu);
+        note += "; M padded by the schedule to " + w.m_padded->str();
+      }
       w.n = xsym::to_dim(*n);
       w.k = xsym::to_dim(*k);
       w.batch = xsym::to_dim(*bt);
@@ -325,6 +433,7 @@ std::vector<TirGemm> analyze_prim_func(const ir::PrimFunc& f, std::size_t func_i
     struct Cand {
       bool ok = false, quant = false, stat = false;
       std::size_t rank = 0;
+      std::string indirect;  // a batch var reaching this operand only through an indirection array
       QuantInfo q;
       std::string qnote;
     };
@@ -335,8 +444,16 @@ std::vector<TirGemm> analyze_prim_func(const ir::PrimFunc& f, std::size_t func_i
       qcc.nvars = nv;
       c.q = detect_quant(*inl, qcc, c.qnote);
       c.quant = c.q.weight_bits > 0;
+      // Shares a batch axis with the other operand, unless only through an indirection array
+      // (MoE experts: the expert's weight chosen per batch element, docs/extract.md).
+      std::set<std::string> direct;
+      direct_index_vars(*facts.expr, direct);
       bool shared = false;
-      for (const auto& vname : facts.vars) shared = shared || bset.count(vname);
+      for (const auto& vname : facts.vars)
+        if (bset.count(vname)) {
+          if (direct.count(vname)) shared = true;
+          else c.indirect = vname;
+        }
       // A 2-D weight: at most one index dimension over its own non-unit axes
       // (split axes such as v0_o * 16 + v0_i count once).
       std::set<std::string> own_non_unit;
@@ -368,6 +485,8 @@ std::vector<TirGemm> analyze_prim_func(const ir::PrimFunc& f, std::size_t func_i
       const Cand& c = weight == 0 ? ca : cb;
       w.quant = c.q;
       if (!c.qnote.empty()) note += "; " + c.qnote;
+      if (!c.indirect.empty())
+        note += "; weight indexed through an indirection array by " + c.indirect + " (experts as batch)";
       g.nvars = weight == 0 ? mset : nset;
       // A plain weight param may be dequantized by another prim_func (Relax pass).
       if (!c.quant) {
@@ -405,7 +524,7 @@ std::vector<TirGemm> analyze_prim_func(const ir::PrimFunc& f, std::size_t func_i
             if (is_reduce(it->second.kind)) rv = vname;
             else if (fa.mixed.count(vname)) sv = vname;
           }
-          if (sv.empty() || rv.empty()) continue;
+          if (sv.empty() || rv.empty() || group_q.count(sv)) continue;  // a group's channels, not a window
           ++ci.spatial_dims;
           auto lf = linear_form(*idx);
           if (lf) {

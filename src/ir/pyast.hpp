@@ -293,6 +293,27 @@ class Parser {
     if (n->height > kMaxHeight) fail_height(n);
   }
   [[noreturn, gnu::cold]] void fail_height(const Node* n) const;
+  /// Elements of the brackets (tuple, list, call arguments, subscript) open at once: real dumps
+  /// need ~400 (a model's parameter tuple); the limit bounds the memory of a dump that is one
+  /// huge tuple (each element is a ~100-byte node; docs/reliability.md, limits).
+  static constexpr std::size_t kMaxPendingElements = std::size_t{1} << 16;
+  void push_scratch(Node* n) {
+    if (scratch_.size() >= kMaxPendingElements && n != nullptr) [[unlikely]]
+      fail_elements(n);
+    scratch_.push_back(n);
+  }
+  [[noreturn, gnu::cold]] void fail_elements(const Node* n) const;
+  /// Syntax nodes of one top-level statement (a whole prim_func or Relax function, or one class
+  /// member), the memory the parser holds at once (~125 bytes a node): the largest real function
+  /// (fixture 01's Relax function) has 23,130 nodes; the limit is ~90x that, ~260 MB
+  /// (docs/reliability.md, limits).
+  static constexpr std::size_t kMaxNodesPerDef = std::size_t{1} << 21;
+  std::size_t def_nodes_ = 0;  // nodes since the arena was last released
+  void count_node(const Token& at) {
+    if (++def_nodes_ > kMaxNodesPerDef) [[unlikely]]
+      fail_nodes(at);
+  }
+  [[noreturn, gnu::cold]] void fail_nodes(const Token& at) const;
   Node* parse_testlist(bool allow_star);     // a, b, c  -> tuple when comma
   Node* parse_test();
   Node* parse_test_nocond();

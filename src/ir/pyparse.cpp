@@ -143,6 +143,7 @@ std::string_view Parser::expect_name(const char* what) {
 }
 
 Node* Parser::new_node(NK k, const Token& at) {
+  count_node(at);
   Node* n = arena_.make<Node>();
   n->kind = k;
   n->line = at.line;
@@ -153,6 +154,12 @@ Node* Parser::new_node(NK k, const Token& at) {
 }
 
 Node* Parser::new_node_from(NK k, const Node* first) {
+  if (++def_nodes_ > kMaxNodesPerDef) [[unlikely]] {
+    Token at{};
+    at.line = first->line;
+    at.col = first->col;
+    fail_nodes(at);
+  }
   Node* n = arena_.make<Node>();
   n->kind = k;
   n->line = first->line;
@@ -160,6 +167,19 @@ Node* Parser::new_node_from(NK k, const Node* first) {
   n->begin = first->begin;
   n->end = first->end;
   return n;
+}
+
+void Parser::fail_elements(const Node* n) const {
+  lex_.fail(n->line, n->col,
+            "expected at most " + std::to_string(kMaxPendingElements) +
+                " elements in open brackets (the largest real dumps have ~400: docs/reliability.md, limits), found more");
+}
+
+void Parser::fail_nodes(const Token& at) const {
+  lex_.fail(at.line, at.col,
+            "expected at most " + std::to_string(kMaxNodesPerDef) +
+                " syntax nodes in one top-level definition (the largest real function has 23,130 nodes: "
+                "docs/reliability.md, limits), found more");
 }
 
 void Parser::fail_height(const Node* n) const {
@@ -179,6 +199,7 @@ Node** Parser::finish_list(std::size_t start, std::uint32_t* n) {
 // -------------------------------------------------------------- statements
 
 Stmt* Parser::new_stmt(SK k, const Token& at) {
+  count_node(at);
   Stmt* s = arena_.make<Stmt>();
   s->kind = k;
   s->line = at.line;
@@ -205,6 +226,7 @@ void Parser::parse_class_members(Sink& sink, const Stmt* cls) {
     }
     for (Stmt* s : stmts) sink.top_level(s, cls);
     arena_.release(m1);
+    def_nodes_ = 0;
   }
   note_end(StopContext::kClassBody);
   if (tk_->kind == Tok::kDedent) advance();
@@ -215,6 +237,7 @@ void Parser::parse_file(Sink& sink, const Stmt* resume_class) {
   if (resume_class != nullptr) {
     parse_class_members(sink, resume_class);
     arena_.release(m0);
+    def_nodes_ = 0;
   }
   std::vector<Stmt*> stmts;
   while (tk_->kind != Tok::kEnd) {
@@ -256,7 +279,8 @@ void Parser::parse_file(Sink& sink, const Stmt* resume_class) {
         parse_simple_statements(stmts);
         for (Stmt* s : stmts) sink.top_level(s, cls);
       }
-      arena_.release(m0);
+        arena_.release(m0);
+      def_nodes_ = 0;
       continue;
     }
     if (!decorators.empty()) {
@@ -273,6 +297,7 @@ void Parser::parse_file(Sink& sink, const Stmt* resume_class) {
       for (Stmt* s : stmts) sink.top_level(s, nullptr);
     }
     arena_.release(m0);
+    def_nodes_ = 0;
   }
   note_end(StopContext::kTopLevel);
 }
@@ -401,11 +426,11 @@ Stmt* Parser::parse_small_statement() {
   if (at_op(Op::kAssign)) {
     Stmt* s = new_stmt(SK::kAssign, first);
     const std::size_t st = scratch_.size();
-    scratch_.push_back(lhs);
+    push_scratch(lhs);
     Node* value = nullptr;
     while (accept_op(Op::kAssign)) {
       value = parse_testlist(true);
-      if (at_op(Op::kAssign)) scratch_.push_back(value);
+      if (at_op(Op::kAssign)) push_scratch(value);
     }
     s->targets = finish_list(st, &s->n_targets);
     s->target = s->targets[0];
@@ -597,9 +622,9 @@ Stmt* Parser::parse_compound(std::vector<Node*>* decorators) {
       if (accept_op(Op::kStar)) {
         Node* st_node = new_node(NK::kStarred, t0);
         st_node->a = parse_expr(5);
-        scratch_.push_back(st_node);
+        push_scratch(st_node);
       } else {
-        scratch_.push_back(parse_expr(5));
+        push_scratch(parse_expr(5));
       }
       if (!accept_op(Op::kComma)) break;
       comma = true;
@@ -751,13 +776,13 @@ Node* Parser::parse_testlist(bool allow_star) {
   Node* e = one();
   if (!at_op(Op::kComma)) return e;
   const std::size_t st = scratch_.size();
-  scratch_.push_back(e);
+  push_scratch(e);
   while (accept_op(Op::kComma)) {
     if (tk_->kind == Tok::kNewline || tk_->kind == Tok::kEnd || at_op(Op::kAssign) || at_op(Op::kColon) ||
         at_op(Op::kSemi) || at_op(Op::kRPar) || at_op(Op::kRSq) || at_op(Op::kRBrace) ||
         (tk_->kind == Tok::kOp && tk_->op >= Op::kPlusEq))
       break;
-    scratch_.push_back(one());
+    push_scratch(one());
   }
   Node* t = new_node(NK::kTuple, first);
   std::uint32_t h = 1;
@@ -870,10 +895,10 @@ Node* Parser::parse_infix(Node* lhs, int min_prec) {
       // n-ary and / or
       const Kw kw = tk_->kw;
       const std::size_t st = scratch_.size();
-      scratch_.push_back(lhs);
+      push_scratch(lhs);
       std::uint32_t h = lhs->height;
       while (accept_kw(kw)) {
-        scratch_.push_back(parse_expr(p + 1));
+        push_scratch(parse_expr(p + 1));
         h = std::max(h, scratch_.back()->height);
       }
       Node* n = new_node_from(NK::kBoolOp, lhs);
@@ -920,8 +945,8 @@ Node* Parser::parse_infix(Node* lhs, int min_prec) {
         if (result == nullptr) {
           result = c;
         } else {
-          if (scratch_.size() == st) scratch_.push_back(result);
-          scratch_.push_back(c);
+          if (scratch_.size() == st) push_scratch(result);
+          push_scratch(c);
         }
         left = rhs;
       }
@@ -1070,7 +1095,7 @@ Node* Parser::parse_call(Node* callee) {
       set_height(arg, arg->a->height + 1);
     }
     h = std::max(h, arg->height);
-    scratch_.push_back(arg);
+    push_scratch(arg);
     if (!accept_op(Op::kComma)) break;
   }
   if (!at_op(Op::kRPar)) error_expected("',' or ')'");
@@ -1118,9 +1143,9 @@ Node* Parser::parse_subscript(Node* base) {
       s->a = parse_expr(5);
       s->end = last_end_;
       set_height(s, s->a->height + 1);
-      scratch_.push_back(s);
+      push_scratch(s);
     } else {
-      scratch_.push_back(parse_slice_item());
+      push_scratch(parse_slice_item());
     }
     if (!accept_op(Op::kComma)) break;
     trailing_comma = true;
@@ -1131,7 +1156,7 @@ Node* Parser::parse_subscript(Node* base) {
   if (scratch_.size() - st == 1 && !trailing_comma && scratch_.back()->kind == NK::kTuple) {
     Node* t = scratch_.back();
     scratch_.resize(st);
-    for (std::uint32_t i = 0; i < t->n; ++i) scratch_.push_back(t->kids[i]);
+    for (std::uint32_t i = 0; i < t->n; ++i) push_scratch(t->kids[i]);
   }
   std::uint32_t h = base->height;
   for (std::size_t i = st; i < scratch_.size(); ++i) h = std::max(h, scratch_[i]->height);
@@ -1160,17 +1185,17 @@ Node* Parser::parse_bracketed(Op open) {
       if (at_op(Op::kDStar)) {
         advance();
         is_dict = true;
-        scratch_.push_back(nullptr);
-        scratch_.push_back(parse_expr(5));
+        push_scratch(nullptr);
+        push_scratch(parse_expr(5));
       } else {
         Node* k = at_op(Op::kStar) ? parse_testlist(true) : parse_test();
         if (first_item) is_dict = at_op(Op::kColon);
         if (is_dict) {
           expect_op(Op::kColon, "':'");
-          scratch_.push_back(k);
-          scratch_.push_back(parse_test());
+          push_scratch(k);
+          push_scratch(parse_test());
         } else {
-          scratch_.push_back(k);
+          push_scratch(k);
         }
         if (first_item && (at_kw(Kw::kFor) || at_kw(Kw::kAsync))) {
           skip_comprehension_tail(Op::kRBrace);
@@ -1230,7 +1255,7 @@ Node* Parser::parse_bracketed(Op open) {
       g->end = last_end_;
       return g;
     }
-    scratch_.push_back(e);
+    push_scratch(e);
     h = std::max(h, e->height + 1);
     if (!accept_op(Op::kComma)) break;
     comma = true;

@@ -584,9 +584,17 @@ class Reader {
     return memoized(stmt_memo_, idx, [&] { return build_stmt(idx); });
   }
 
+  // A negative constant loop / axis extent (docs/ir-json.md): refused, never a negative shape.
+  void nonnegative_extent(std::size_t idx, const ExprPtr& extent) {
+    if (extent && extent->kind == ExprKind::kInt && extent->int_value < 0)
+      g_.fail(idx, "extent", "expected a non-negative extent, found " + std::to_string(extent->int_value));
+  }
+
   Range range(std::size_t idx) {
     if (g_.type(idx) != "Range") g_.fail(idx, "", "expected a Range");
-    return Range{expr_field(idx, "min"), expr_field(idx, "extent")};
+    Range r{expr_field(idx, "min"), expr_field(idx, "extent")};
+    nonnegative_extent(idx, r.extent);
+    return r;
   }
 
   BufferRegion buffer_region(std::size_t idx) {
@@ -651,6 +659,7 @@ class Reader {
       s->var = var_name(g_.ref_required(idx, "loop_var"));
       s->min = expr_field(idx, "min");
       s->extent = expr_field(idx, "extent");
+      nonnegative_extent(idx, s->extent);
       const auto kind = g_.integer_opt(idx, "kind").value_or(0);
       switch (kind) {
         case 0: s->for_kind = ForKind::kSerial; break;

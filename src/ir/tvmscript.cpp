@@ -149,6 +149,19 @@ class Lowerer : public py::Parser::Sink {
   Loc loc(const Stmt* s) const { return loc(s->line, s->col); }
   std::string_view span(const Node* n) const { return src_.substr(n->begin, n->end - n->begin); }
   std::string_view span(const Stmt* s) const { return src_.substr(s->begin, s->end - s->begin); }
+  /// A negative constant loop or axis extent is refused (docs/ir-formats.md): TVM would run such
+  /// a loop zero times, but in a block's domain it is not valid IR, and it must never become a
+  /// negative GEMM dimension.
+  void nonnegative_extent(const ExprPtr& extent, const Node* at) const {
+    if (extent && extent->kind == ExprKind::kInt && extent->int_value < 0)
+      throw InputError(loc(at), "expected a non-negative extent, found " + clip(span(at)) + " = " +
+                                    std::to_string(extent->int_value));
+  }
+  /// The first line of a statement's text, at most 80 characters (for one-line messages).
+  static std::string first_line(std::string_view s) {
+    s = s.substr(0, s.find_first_of("\r\n"));
+    return s.size() <= 80 ? std::string(s) : std::string(s.substr(0, 80)) + "...";
+  }
   static std::string clip(std::string_view s) {
     if (s.size() <= kMaxOtherText) return std::string(s);
     return std::string(s.substr(0, kMaxOtherText)) + "...";
@@ -954,6 +967,10 @@ void Lowerer::lower_prim_func(const Stmt* def, bool is_private) {
     if (s->kind == SK::kExpr && s->value->kind == NK::kString) continue;  // docstring
     rest.push_back(s);
   }
+  if (rest.empty())
+    throw InputError(loc(def->n_body > 0 ? def->body[def->n_body - 1] : def),
+                     "expected the body of prim_func '" + f.name +
+                         "' after its declarations, found the end of the function (truncated dump?)");
   f.body = lower_suite(rest.data(), static_cast<std::uint32_t>(rest.size()));
   fn_ = nullptr;
 }
@@ -1246,6 +1263,7 @@ StmtPtr Lowerer::lower_for(const Stmt* s) {
     return other_stmt(s, lower_suite(s->body, s->n_body));
   }
 
+  for (std::size_t k = 0; k < loops.size(); ++k) nonnegative_extent(loops[k].extent, m == "grid" ? pos[k] : it);
   const std::size_t mark = loops_.size();
   for (std::size_t k = 0; k < vars.size(); ++k) {
     loops_.push_back(LoopInfo{vars[k]->text, loops[k].min, loops[k].extent});
@@ -1405,6 +1423,7 @@ bool Lowerer::axis_decl(const Stmt* s, Block& b) {
     iv.extent = expr(dom);
     iv.min = int_lit(0, dom, iv.extent->dtype.empty() ? std::string_view("int32") : std::string_view(iv.extent->dtype));
   }
+  nonnegative_extent(iv.extent, dom);
   iv.binding = expr(pos[1]);
   var_dtypes_[s->target->text] = iv.extent->dtype;
   b.iter_vars.push_back(std::move(iv));
@@ -1472,6 +1491,12 @@ StmtPtr Lowerer::lower_block(const Stmt* s, const Node* item) {
     if (fn_ != nullptr && sym_var_decl(c, fn_->sym_vars, true)) continue;
     rest.push_back(c);
   }
+  // TVM never prints a block without a body statement (an empty one is `T.evaluate(0)`): a block
+  // that stops after its declarations or its T.init() is a cut dump.
+  if (rest.empty())
+    throw InputError(loc(s->n_body > 0 ? s->body[s->n_body - 1] : s),
+                     "expected the body of block '" + blk->name +
+                         "' after its declarations, found the end of the block (truncated dump?)");
   blk->body = lower_suite(rest.data(), static_cast<std::uint32_t>(rest.size()));
   auto st = make_node<Stmt_>();
   st->kind = StmtKind::kBlock;
@@ -1718,7 +1743,7 @@ StructInfoPtr Lowerer::sinfo_uncached(const Node* n) {
     pos.d = n->kids;
     pos.n = n->n;
   }
-  if (m == "Tensor") {
+  if (m == "Tensor" || m == "DTensor") {  // DTensor: a sharded tensor, the shape is the global one
     si.kind = SInfoKind::kTensor;
     const Node* shape = n->kind == NK::kCall ? kwarg(n, "shape") : nullptr;
     std::size_t k = 0;
@@ -1938,7 +1963,7 @@ RExprPtr Lowerer::rexpr_raw(const Node* n) {
   for (std::uint32_t k = 0; k < n->n; ++k) {
     const Node* a = n->kids[k];
     if (a->kind != NK::kKeyword) continue;
-    if (same_text(a->text, "out_sinfo") || same_text(a->text, "sinfo_args")) {
+    if (same_text(a->text, "out_sinfo") || same_text(a->text, "out_ty") || same_text(a->text, "sinfo_args")) {
       sinfo_list(a->a, e.sinfo_args);
       continue;
     }
@@ -2003,10 +2028,18 @@ void Lowerer::lower_relax_body(Stmt* const* body, std::uint32_t n, RelaxFunc& f)
         continue;
       }
       case SK::kWith:
-        if (!(s->n_items == 1 && s->items[0]->kind == NK::kCall &&
-              member_of(s->items[0]->a, Ns::kRelax) == "dataflow"))
+        if (s->n_items == 1 && s->items[0]->kind == NK::kCall &&
+            member_of(s->items[0]->a, Ns::kRelax) == "dataflow") {
+          // TVM prints every dataflow block with R.output(...) as its last statement.
+          const Stmt* last = s->n_body > 0 ? s->body[s->n_body - 1] : s;
+          if (!(last->kind == SK::kExpr && last->value->kind == NK::kCall &&
+                member_of(last->value->a, Ns::kRelax) == "output"))
+            throw InputError(loc(last), "expected R.output(...) at the end of the dataflow block of Relax function '" +
+                                            f.name + "', found '" + first_line(span(last)) + "' (truncated dump?)");
+        } else {
           spdlog::debug("{}:{}:{}: flattening an unrecognised 'with' block in Relax function '{}'", file_, s->line,
                         s->col, f.name);
+        }
         lower_relax_body(s->body, s->n_body, f);
         continue;
       case SK::kIf:
@@ -2056,6 +2089,11 @@ void Lowerer::lower_relax_func(const Stmt* def) {
     f.params.push_back(std::move(prm));
   }
   lower_relax_body(def->body, def->n_body, f);
+  // TVM prints every Relax function with a `return` as its last statement.
+  const Stmt* last = def->n_body > 0 ? def->body[def->n_body - 1] : def;
+  if (last->kind != SK::kReturn)
+    throw InputError(loc(last), "expected 'return' at the end of Relax function '" + f.name + "', found '" +
+                                    first_line(span(last)) + "' (truncated dump?)");
   rfn_ = nullptr;
 }
 
@@ -2288,6 +2326,54 @@ std::optional<Module> parse_parallel(const std::string& text, const std::string&
   return mod;
 }
 
+// "f" of `cls.f` / `Module.f` / `f`.
+std::string_view last_name(std::string_view n) { return n.substr(n.rfind('.') + 1); }
+
+// Checks a parsed module is whole (docs/ir-formats.md "Truncated dumps"): TVM prints the
+// `# from tvm.script import relax as R` header only for a module with Relax functions, and a
+// module with Relax functions holds only the prim_funcs they call (dead-code
+// elimination runs before printing; every MLC and TVM dump we have calls each of its
+// prim_funcs). A dump cut between functions breaks one of these.
+void check_whole_module(const Module& mod, std::string_view text, const std::string& filename) {
+  bool relax_header = false;
+  for (std::size_t p = 0; p < text.size() && text[p] == '#';) {
+    const std::size_t e = std::min(text.find('\n', p), text.size());
+    const std::string_view line = text.substr(p, e - p);
+    if (line.find("from tvm.script import") != std::string_view::npos && line.find("relax as R") != std::string_view::npos)
+      relax_header = true;
+    p = e + 1;
+  }
+  auto end_of_file = [&] {
+    std::uint32_t lines = 1;
+    for (char c : text) lines += c == '\n' ? 1 : 0;
+    if (!text.empty() && text.back() == '\n') --lines;
+    return Loc{filename, std::max<std::uint32_t>(lines, 1), 1};
+  };
+  if (mod.prim_funcs.empty() && mod.relax_funcs.empty())
+    throw InputError(end_of_file(), "expected a @T.prim_func or @R.function, found none (empty or truncated dump?)");
+  if (relax_header && mod.relax_funcs.empty())
+    throw InputError(end_of_file(),
+                     "expected a Relax function (the header imports 'relax as R'), found the end of the file "
+                     "(truncated dump?)");
+  if (mod.relax_funcs.empty()) return;
+  std::unordered_set<std::string_view> called;
+  // function references in a call's (or a tuple's) arguments, a few levels deep
+  auto refs = [&](auto&& self, const RExpr& e, int depth) -> void {
+    if (e.kind == RExprKind::kGlobalFunc || e.kind == RExprKind::kVar) called.insert(last_name(e.name.view()));
+    if (e.kind == RExprKind::kCall) called.insert(last_name(e.op.view()));
+    if (depth < 3 && (e.kind == RExprKind::kCall || e.kind == RExprKind::kTuple))
+      for (const auto& a : e.args)
+        if (a) self(self, *a, depth + 1);
+  };
+  for (const auto& f : mod.relax_funcs)
+    for (const auto& b : f.bindings)
+      if (b.value && b.value->kind == RExprKind::kCall) refs(refs, *b.value, 0);
+  for (const auto& f : mod.prim_funcs)
+    if (!called.contains(f.name))
+      throw InputError(f.loc, "expected a call of prim_func '" + f.name +
+                                  "' from a Relax function of the module, found none (truncated dump?)");
+}
+
 }  // namespace
 
 Module parse_tvmscript(const std::string& text, const std::string& filename, const ParseOptions& options) {
@@ -2295,13 +2381,18 @@ Module parse_tvmscript(const std::string& text, const std::string& filename, con
   ParseStats& stats = options.stats != nullptr ? *options.stats : local;
   stats = ParseStats{};
   const unsigned threads = thread_count(options);
+  std::optional<Module> mod;
   if (threads > 1 && text.size() >= options.min_parallel_bytes && !options.ordered_debug_log) {
-    if (auto mod = parse_parallel(text, filename, threads, stats)) return std::move(*mod);
-    stats.threads = 1;
-    stats.chunks = 1;
-    stats.fell_back = true;
+    mod = parse_parallel(text, filename, threads, stats);
+    if (!mod) {
+      stats.threads = 1;
+      stats.chunks = 1;
+      stats.fell_back = true;
+    }
   }
-  return parse_serial(text, filename);
+  if (!mod) mod = parse_serial(text, filename);
+  if (options.require_whole_module) check_whole_module(*mod, text, filename);
+  return std::move(*mod);
 }
 
 Module parse_tvmscript(const std::string& text, const std::string& filename) {

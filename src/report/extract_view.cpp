@@ -35,6 +35,7 @@ std::string extract_json(const ExtractResult& r, int indent) {
     j["n"] = dim_json(w.n);
     j["k"] = dim_json(w.k);
     j["batch"] = dim_json(w.batch);
+    if (w.m_padded) j["m_padded"] = dim_json(*w.m_padded);
     if (w.shape_known && w.m.known() && w.n.known() && w.k.known() && w.batch.known()) {
       const i128 macs = static_cast<i128>(*w.batch.value) * *w.m.value * *w.n.value;
       j["macs"] = checked_narrow(macs * *w.k.value, "MACs of " + w.function);

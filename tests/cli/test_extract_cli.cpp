@@ -1,6 +1,8 @@
 // The project's own extract fixtures (tests/fixtures/extract) and the
 // `tenet-cost extract` command: JSON contract, formats, --entry, --bind, exit codes.
 #include <array>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -317,4 +319,28 @@ TEST_CASE("-v: debug logs go to stderr, the result alone to stdout") {
   CHECK_NOTHROW(json::parse(r.out));
   CHECK(r.out.find("debug") == std::string::npos);
   CHECK(r.err.find("tenet-cost: debug: pong: recursive call of Relax function ping not followed") != std::string::npos);
+}
+
+TEST_CASE("extract CLI: a dump without a GEMM says so on stderr (exit 0); a truncated dump is exit 2") {
+  const std::string dir = std::filesystem::temp_directory_path() / "tc_extract_cli_nogemm";
+  std::filesystem::create_directories(dir);
+  const std::string plain = dir + "/copy.py";
+  {
+    std::ofstream(plain) << "@T.prim_func\ndef copy(A: T.Buffer((4,), \"float32\"), B: T.Buffer((4,), \"float32\")):\n"
+                            "    for i in range(4):\n        with T.block(\"b\"):\n            vi = T.axis.spatial(4, i)\n"
+                            "            B[vi] = A[vi]\n";
+  }
+  auto r = tc_test::run_cli("extract " + plain);
+  CHECK(r.exit_code == 0);
+  CHECK(r.err == "tenet-cost: warning: no GEMM or convolution found in " + plain + "\n");
+  // the shipped model cut inside `prefill`
+  std::ifstream in(std::string(TC_SOURCE_DIR) + "/workloads/qwen2-0.5b/q4f16_1.py");
+  std::string text, line;
+  for (int n = 0; std::getline(in, line) && n < 1400; ++n) text += line + "\n";
+  const std::string cut = dir + "/cut.py";
+  { std::ofstream(cut) << text; }
+  r = tc_test::run_cli("extract " + cut);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::StartsWith("tenet-cost: error: " + cut + ":1400:") && Catch::EndsWith("(truncated dump?)\n"));
+  std::filesystem::remove_all(dir);
 }

@@ -45,7 +45,9 @@ bool parse_or_located_error(const std::string& text, const std::string& name) {
 
 std::string error_of(const std::string& text) {
   try {
-    (void)parse_tvmscript(text, "t.py");
+    ParseOptions o;
+    o.require_whole_module = false;  // syntax snippets, not whole dumps
+    (void)parse_tvmscript(text, "t.py", o);
   } catch (const InputError& e) {
     return e.what();
   }
@@ -203,4 +205,42 @@ TEST_CASE("a truncated copy of the 348 KB dump fails at the cut") {
 TEST_CASE("load_module reports unreadable files") {
   CHECK_THROWS_AS(load_module("/nonexistent/dump.py"), InputError);
   CHECK_THROWS_AS(load_module(tc_test::fixture("ir")), InputError);
+}
+
+TEST_CASE("a huge bracket is a clear error naming the limit, in bounded memory") {
+  // 65,536 pending elements is the limit (docs/reliability.md): real dumps need ~400
+  std::string ok = "x = (";
+  for (int i = 0; i < 65000; ++i) ok += "1,";
+  CHECK(error_of(ok + ")\n") == "<no error>");
+  std::string big = "x = (";
+  for (int i = 0; i < 200000; ++i) big += "1,";
+  CHECK(error_of(big + ")\n") ==
+        "t.py:1:131076: expected at most 65536 elements in open brackets (the largest real dumps have ~400: "
+        "docs/reliability.md, limits), found more");
+  // nested: the elements of all open brackets count
+  std::string nested = "x = f(";
+  for (int i = 0; i < 40000; ++i) nested += "1,";
+  nested += "[";
+  for (int i = 0; i < 40000; ++i) nested += "2,";
+  CHECK(error_of(nested + "])\n").find("expected at most 65536 elements in open brackets") != std::string::npos);
+}
+
+TEST_CASE("a huge definition is a clear error naming the node limit; the count restarts per definition") {
+  // 2^21 syntax nodes per top-level definition (docs/reliability.md): the largest real
+  // function has 23,130. Each line below is 60,001 nodes (a tuple of 60,000 ones).
+  std::string line = "    x = (";
+  for (int i = 0; i < 60000; ++i) line += "1,";
+  line += ")\n";
+  auto def = [&](int i, int lines) {
+    std::string d = "def f" + std::to_string(i) + "():\n";
+    for (int l = 0; l < lines; ++l) d += line;
+    return d;
+  };
+  // two definitions of ~1.2 M nodes each: fine, the limit is per definition
+  CHECK(error_of(def(0, 20) + def(1, 20)) == "<no error>");
+  // one of ~2.16 M: refused at the node that crosses the limit
+  const std::string msg = error_of(def(0, 36));
+  CHECK_THAT(msg, Catch::StartsWith("t.py:36:"));
+  CHECK_THAT(msg, Catch::EndsWith(": expected at most 2097152 syntax nodes in one top-level definition (the largest "
+                                  "real function has 23,130 nodes: docs/reliability.md, limits), found more"));
 }

@@ -29,6 +29,7 @@ Module parse_with(const std::string& text, unsigned threads, ParseStats* stats =
   opt.min_parallel_bytes = 0;
   opt.threads = threads;
   opt.stats = stats;
+  opt.require_whole_module = false;  // snippets and cut files (the whole-module check is tested in tests/extract)
   return parse_tvmscript(text, "t.py", opt);
 }
 
