@@ -19,10 +19,16 @@ using namespace tenet_cost;
 
 // Allocation counter for the "allocation-free" claim (counts every operator new of this executable;
 // the replacement pairs malloc with free, which GCC cannot see through inlined allocators).
+// Not under AddressSanitizer: its own operator new (still used by some allocations) and this free() would
+// mismatch; the Release run checks the claim.
 #pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 namespace {
 std::atomic<long> g_allocs{0};
 }
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kCountAllocs = false;
+#else
+constexpr bool kCountAllocs = true;
 void* operator new(std::size_t n) {
   g_allocs.fetch_add(1, std::memory_order_relaxed);
   if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
@@ -30,6 +36,7 @@ void* operator new(std::size_t n) {
 }
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+#endif
 
 namespace {
 
@@ -153,7 +160,7 @@ TEST_CASE("parametric closed forms equal analyze() on large tiles and are reused
       const long before = g_allocs.load();
       tenet::evaluate(c, t, out);
       const long allocs = g_allocs.load() - before;
-      CHECK(allocs == 0);
+      if (kCountAllocs) CHECK(allocs == 0);
       CHECK(c.closed_forms() == forms);
       check_same(out, tenet::analyze(gemm(s, t[0], t[1], t[2])));
     }
