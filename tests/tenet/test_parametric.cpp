@@ -14,15 +14,22 @@
 
 #include "tenet_cost/error.hpp"
 #include "tenet_cost/tenet.hpp"
+#include "tenet/metrics_check.hpp"
 
 using namespace tenet_cost;
 
 // Allocation counter for the "allocation-free" claim (counts every operator new of this executable;
 // the replacement pairs malloc with free, which GCC cannot see through inlined allocators).
+// Not under AddressSanitizer: its own operator new (still used by some allocations) and this free() would
+// mismatch; the Release run checks the claim.
 #pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 namespace {
 std::atomic<long> g_allocs{0};
 }
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kCountAllocs = false;
+#else
+constexpr bool kCountAllocs = true;
 void* operator new(std::size_t n) {
   g_allocs.fetch_add(1, std::memory_order_relaxed);
   if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
@@ -30,6 +37,7 @@ void* operator new(std::size_t n) {
 }
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+#endif
 
 namespace {
 
@@ -69,27 +77,7 @@ tenet::Problem gemm(const Scales& s, long long M, long long N, long long K) {
                              "{S[i,j,k] -> " + time + "}");
 }
 
-void check_same(const tenet::Metrics& a, const tenet::Metrics& b) {
-  CHECK(a.macs == b.macs);
-  CHECK(a.time_stamps == b.time_stamps);
-  CHECK(a.active_pes == b.active_pes);
-  CHECK(a.space_time_points == b.space_time_points);
-  CHECK(a.macs_per_pe == b.macs_per_pe);
-  CHECK(a.ingress_delay == b.ingress_delay);
-  CHECK(a.egress_delay == b.egress_delay);
-  CHECK(a.max_delay == b.max_delay);
-  CHECK(a.energy == b.energy);
-  REQUIRE(a.tensors.size() == b.tensors.size());
-  for (std::size_t k = 0; k < a.tensors.size(); ++k) {
-    INFO("tensor " << a.tensors[k].name);
-    CHECK(a.tensors[k].name == b.tensors[k].name);
-    CHECK(a.tensors[k].total_volume == b.tensors[k].total_volume);
-    CHECK(a.tensors[k].unique_volume == b.tensors[k].unique_volume);
-    CHECK(a.tensors[k].temporal_unique_volume == b.tensors[k].temporal_unique_volume);
-    CHECK(a.tensors[k].spatial_reuse_volume == b.tensors[k].spatial_reuse_volume);
-    CHECK(a.tensors[k].delay == b.tensors[k].delay);
-  }
-}
+void check_same(const tenet::Metrics& a, const tenet::Metrics& b) { test::check_same_metrics(a, b); }
 
 }  // namespace
 
@@ -153,7 +141,7 @@ TEST_CASE("parametric closed forms equal analyze() on large tiles and are reused
       const long before = g_allocs.load();
       tenet::evaluate(c, t, out);
       const long allocs = g_allocs.load() - before;
-      CHECK(allocs == 0);
+      if (kCountAllocs) CHECK(allocs == 0);
       CHECK(c.closed_forms() == forms);
       check_same(out, tenet::analyze(gemm(s, t[0], t[1], t[2])));
     }
