@@ -163,6 +163,11 @@ GemmCost Estimator::Impl::evaluate(const GemmShape& s, const quant::Scheme& sche
       noc_bits += static_cast<i128>(std::max<std::int64_t>(0, tc.total_elems - tc.buffer_elems)) * op.bits_num /
                   op.bits_den;
     }
+    if (s.scores_on_chip && ((s.role == quant::GemmRole::kAttnQK && op.write) ||
+                             (s.role == quant::GemmRole::kAttnPV && op.name == "P"))) {
+      tc.dram_elems = 0;  // fused attention: the scores never leave the chip
+      tc.dram_bytes = 0;
+    }
     c.dram_bytes = checked_add(c.dram_bytes, tc.dram_bytes, "DRAM bytes");
     c.buffer_bytes = checked_add(c.buffer_bytes, tc.buffer_bytes, "buffer bytes");
     if (quant::is_quant_metadata(tc.role))
@@ -231,7 +236,7 @@ std::int64_t Estimator::array_evaluations() const { return impl_->evaluations; }
 
 const GemmCost& Estimator::gemm(const GemmShape& shape, const quant::Scheme& scheme) {
   std::ostringstream key;
-  key << shape.batch << "x" << shape.m << "x" << shape.n << "x" << shape.k << "/" << static_cast<int>(shape.role) << "/"
+  key << shape.batch << "x" << shape.m << "x" << shape.n << "x" << shape.k << "/" << static_cast<int>(shape.role) << (shape.scores_on_chip ? "f" : "") << "/"
       << scheme.name << "/" << scheme.description;
   const std::string k = key.str();
   if (const auto it = impl_->gemm_cache.find(k); it != impl_->gemm_cache.end()) return it->second;
