@@ -61,8 +61,11 @@ struct GemmShape {
 
 /// The cost terms of a GEMM. They overlap in time: the GEMM takes as long as the slowest (its bound).
 /// A new term is one enumerator here, its name in to_string and its cycles in the evaluation.
-enum class Term { kCompute, kBuffer, kDram, kDequant, kVector };
-std::string to_string(Term t);  // "compute" | "buffer" | "dram" | "dequant" | "vector"
+/// kStationaryLoad / kOutputDrain: the serial systolic timing terms (docs/model.md "Latency"); they add to kCompute
+/// (the array is busy), the sum overlapping the other terms.
+enum class Term { kCompute, kBuffer, kDram, kDequant, kVector, kStationaryLoad, kOutputDrain };
+/// "compute" | "buffer" | "dram" | "dequant" | "vector" | "stationary_load" | "output_drain"
+std::string to_string(Term t);
 
 struct TermCost {
   Term term = Term::kCompute;

@@ -107,9 +107,15 @@ Arch parse_arch(const std::string& text, const std::string& filename) {
   if (!doc.contains("pe_array") || !doc["pe_array"].is_object())
     throw InputError(SourceLocation{filename, 0, 0}, "missing required object 'pe_array'");
   const json& pe = doc["pe_array"];
-  r.check_keys(pe, "pe_array", {"rows", "cols", "interconnect"});
+  r.check_keys(pe, "pe_array", {"rows", "cols", "interconnect", "stationary_load", "output_drain"});
   a.rows = r.integer(pe, "rows", true, 0, 1);
   a.cols = r.integer(pe, "cols", true, 0, 1);
+  for (const auto& [key, field] : {std::pair{"stationary_load", &a.stationary_load}, std::pair{"output_drain", &a.output_drain}}) {
+    const std::string mode = r.string(pe, key, "double_buffered");
+    if (mode != "double_buffered" && mode != "serial")
+      r.fail(key, std::string("expected double_buffered or serial for '") + key + "', found '" + mode + "'");
+    *field = mode == "serial" ? Buffering::kSerial : Buffering::kDoubleBuffered;
+  }
   if (a.rows > 4096 || a.cols > 4096) r.fail("rows", "PE array larger than 4096 x 4096 is not supported");
   std::string interconnect = r.string(pe, "interconnect", "systolic");
   if (doc.contains("macs_per_pe_per_cycle")) {
@@ -233,6 +239,8 @@ std::string to_string(Interconnect i) {
   }
   return "systolic";
 }
+
+std::string to_string(Buffering b) { return b == Buffering::kSerial ? "serial" : "double_buffered"; }
 
 std::string to_string(DequantPlacement p) { return p == DequantPlacement::kPE ? "pe" : "edge"; }
 
