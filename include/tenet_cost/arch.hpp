@@ -27,11 +27,19 @@ std::string to_string(Interconnect i);
 enum class DequantPlacement { kEdge, kPE };
 std::string to_string(DequantPlacement p);
 
+/// Systolic timing (docs/arch.md "Systolic timing"): whether the stationary operand is loaded, or the stationary
+/// outputs drained, into shadow registers while the previous fold computes (no cycles) or serially between folds
+/// (one row shifted per cycle: R cycles per fold).
+enum class Buffering { kDoubleBuffered, kSerial };
+std::string to_string(Buffering b);  // "double_buffered" | "serial"
+
 struct Arch {
   std::string name;
   std::string description;
   std::int64_t rows = 32, cols = 32;          // PE array
   Interconnect interconnect = Interconnect::kSystolic;
+  Buffering stationary_load = Buffering::kDoubleBuffered;  // pe_array.stationary_load (weight/input stationary)
+  Buffering output_drain = Buffering::kDoubleBuffered;     // pe_array.output_drain (output stationary)
   std::string interconnect_relation;          // kRelation: the relation text (from the JSON or a .p file)
   /// MACs per PE per cycle as an exact fraction (JSON: an integer, or a fraction with denominator <= 64 such as 0.25).
   struct Rate {

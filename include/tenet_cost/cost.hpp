@@ -53,13 +53,19 @@ struct Options {
 struct GemmShape {
   std::int64_t batch = 1, m = 1, n = 1, k = 1;
   quant::GemmRole role = quant::GemmRole::kLinear;
+  /// Fused attention (docs/model.md "Attention"): the score matrix stays in the buffer, so the QK GEMM's output S
+  /// and the PV GEMM's input P move no DRAM bytes (they still occupy the buffer and its bandwidth).
+  bool scores_on_chip = false;
   bool operator==(const GemmShape&) const = default;
 };
 
 /// The cost terms of a GEMM. They overlap in time: the GEMM takes as long as the slowest (its bound).
 /// A new term is one enumerator here, its name in to_string and its cycles in the evaluation.
-enum class Term { kCompute, kBuffer, kDram, kDequant, kVector };
-std::string to_string(Term t);  // "compute" | "buffer" | "dram" | "dequant" | "vector"
+/// kStationaryLoad / kOutputDrain: the serial systolic timing terms (docs/model.md "Latency"); they add to kCompute
+/// (the array is busy), the sum overlapping the other terms.
+enum class Term { kCompute, kBuffer, kDram, kDequant, kVector, kStationaryLoad, kOutputDrain };
+/// "compute" | "buffer" | "dram" | "dequant" | "vector" | "stationary_load" | "output_drain"
+std::string to_string(Term t);
 
 struct TermCost {
   Term term = Term::kCompute;
@@ -97,6 +103,30 @@ struct GemmCost {
   /// Cycles of one term (0 when absent).
   [[nodiscard]] std::int64_t cycles_of(Term t) const;
 };
+
+// ------------------------------------------------------------- non-GEMM operators
+
+/// A non-GEMM operator (norm, rotary, activation, softmax, residual add, gather, ...): element operations on the
+/// vector unit and the bytes it moves between DRAM and the buffer (docs/model.md "Operators").
+struct OpShape {
+  std::int64_t ops = 0;                 // vector-unit element operations
+  std::int64_t dram_read_bytes = 0;     // inputs (and parameters) read from DRAM
+  std::int64_t dram_write_bytes = 0;    // outputs written to DRAM
+  bool operator==(const OpShape&) const = default;
+};
+
+struct OpCost {
+  OpShape shape;
+  std::vector<TermCost> terms;          // kVector and kDram (the slowest bounds the operator)
+  std::int64_t cycles = 0;
+  Term bound = Term::kVector;
+  std::int64_t dram_bytes = 0;          // read + write
+  double latency_s = 0, energy_j = 0;   // energy: vector ops, DRAM bits, and the bits through the buffer
+  [[nodiscard]] std::int64_t cycles_of(Term t) const;
+};
+
+/// One operator on the arch's vector unit and DRAM. Throws InputError on negative figures.
+OpCost vector_op(const arch::Arch& arch, const OpShape& shape);
 
 // ------------------------------------------------------------- tile search
 

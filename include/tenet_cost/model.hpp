@@ -39,6 +39,16 @@ std::string to_string(Phase p);
 /// The phase of an entry name: *prefill*, encoding, *encode* -> prefill; *decode*, decoding -> decode.
 Phase phase_of_entry(const std::string& entry);
 
+/// How attention runs (docs/model.md "Attention"): fused keeps the score matrix on chip (FlashAttention-style);
+/// unfused writes it to DRAM and reads it back, with a softmax pass between.
+enum class Attention { kFused, kUnfused };
+/// "fused" | "unfused"; throws InputError otherwise.
+Attention parse_attention(const std::string& text);
+std::string to_string(Attention a);
+/// Query block of causal prefill attention: the key <= query triangle is split into rectangles down to diagonal
+/// blocks of this many queries, which run whole (masked) while only their key <= query pairs count as MACs.
+inline constexpr std::int64_t kCausalBlock = 64;
+
 /// Where a GEMM of the plan comes from.
 enum class GemmSource { kTir, kRelax, kPacked, kSynthesized, kConfig };
 std::string to_string(GemmSource s);  // "tir" | "relax" | "packed" | "synthesized" | "config"
@@ -53,28 +63,53 @@ struct ModelGemm {
   std::optional<quant::Scheme> dump_scheme;  // the dump's own quantization (workloads of a dump)
   GemmSource source = GemmSource::kConfig;
   bool lm_head = false;                      // the final projection (schemes may leave it unquantized)
+  /// A diagonal block of causal attention: it runs whole, but only its key <= query pairs are MACs
+  /// (b(b+1)/2 of b·b, b = the block's keys).
+  bool causal_diagonal = false;
 };
 
-/// The bindings policy: prefill runs --seq-len tokens, decode one token at --context; the user's --bind wins.
+/// A non-GEMM operator of the plan (docs/model.md "Operators") with its call count in one entry.
+struct ModelOp {
+  std::string function;   // rms_norm, rotary, silu_mul, softmax, residual_add, embedding, sampling, kv_append, ...
+  std::string entry;
+  Phase phase = Phase::kOther;
+  std::int64_t calls = 1;
+  cost::OpShape shape;
+  GemmSource source = GemmSource::kConfig;
+};
+
+/// The bindings policy: prefill runs `batch` sequences of --seq-len tokens, decode one token for each of `batch`
+/// sequences at --context; the user's --bind wins.
 struct Phases {
-  std::int64_t seq_len = 2048;   // prefill tokens
-  std::int64_t context = 2048;   // decode context length
+  std::int64_t seq_len = 2048;   // prefill tokens per sequence
+  std::int64_t context = 2048;   // decode context length per sequence
+  std::int64_t batch = 1;        // sequences served together (--batch)
+  Attention attention = Attention::kFused;
   std::map<std::string, std::int64_t> bindings;  // --bind
   /// The symbol values of an entry of `phase` (prefill: n, m, seq_len, total_seq_len, ... -> seq_len; decode: ->
-  /// context; batch_size, nseq, b -> 1; vocab_size from the config), then the user's bindings.
+  /// context; batch_size, nseq, b, reserved_nseq -> batch; vocab_size from the config), then the user's bindings.
   [[nodiscard]] std::map<std::string, std::int64_t> symbols(Phase phase, const std::optional<ModelConfig>& cfg) const;
 };
 
 std::vector<ModelGemm> workloads_from_config(const ModelConfig& cfg, const Phases& phases);
 /// From extracted workloads: binds symbolic dims per entry (Phases::symbols), synthesizes attention from
 /// AttentionSites (heads from the site or `cfg`). Throws InputError on unbound dims.
+/// --batch N > 1: entries with a batch symbol run the N sequences per call; other entries run once per sequence
+/// (calls x N), said in `notes` when given.
 std::vector<ModelGemm> workloads_from_extract(const ExtractResult& extracted, const Phases& phases,
-                                              const std::optional<ModelConfig>& cfg);
+                                              const std::optional<ModelConfig>& cfg,
+                                              std::vector<std::string>* notes = nullptr);
+
+/// The standard non-GEMM operators of a config's family per phase (norms, rotary, activation·mul, residual adds,
+/// embedding gather, KV-cache append, softmax — on chip when fused —, final norm, sampling head).
+std::vector<ModelOp> operators_from_config(const ModelConfig& cfg, const Phases& phases);
 
 /// A named plan.
 struct Model {
   std::string name;
   std::vector<ModelGemm> gemms;
+  std::vector<ModelOp> ops;   // non-GEMM operators (config plans)
+  std::vector<std::string> notes;  // assumptions of the plan the output states (e.g. entries run per sequence)
 };
 /// The plan of a dump (TVMScript or TVM JSON); `cfg` gives heads for attention. Throws when it has no GEMM.
 Model plan_from_dump(const std::string& path, const Phases& phases, const std::optional<ModelConfig>& cfg);
@@ -87,13 +122,18 @@ const std::vector<std::string>& default_schemes();
 
 // ------------------------------------------------------------- running
 
+/// Per entry: GEMMs and non-GEMM operators run one after another; the plain fields are the sums of both, the
+/// non_gemm_* fields the operators' part.
 struct EntryTotals {
   std::int64_t macs = 0, cycles = 0, dram_bytes = 0, scale_dram_bytes = 0, buffer_bytes = 0;
   double latency_s = 0, energy_j = 0;
+  std::int64_t non_gemm_cycles = 0, non_gemm_dram_bytes = 0, non_gemm_ops = 0;
+  double non_gemm_latency_s = 0, non_gemm_energy_j = 0;
 };
 
 struct ModelResult {
   std::vector<std::pair<ModelGemm, cost::GemmCost>> rows;   // in workload order
+  std::vector<std::pair<ModelOp, cost::OpCost>> op_rows;    // non-GEMM operators, in plan order
   std::map<std::string, EntryTotals> totals;                // by entry
   std::map<std::string, Phase> entry_phase;
 };
@@ -103,11 +143,16 @@ const quant::Scheme& scheme_of(const ModelGemm& g, const std::optional<quant::Sc
 /// Evaluate every workload.
 ModelResult run_model(cost::Estimator& est, const std::vector<ModelGemm>& gemms,
                       const std::optional<quant::Scheme>& scheme);
+/// Evaluate every GEMM and operator of a plan.
+ModelResult run_model(cost::Estimator& est, const Model& model, const std::optional<quant::Scheme>& scheme);
 
 /// What every estimate / compare result states about its run.
 struct RunInfo {
   std::string model, arch, dataflow;
   std::int64_t seq_len = 0, context = 0;
+  std::int64_t batch = 1;
+  Attention attention = Attention::kFused;
+  std::vector<std::string> notes;  // the plan's notes
 };
 RunInfo run_info(const Model& model, const cost::Estimator& est, const Phases& phases);
 
@@ -124,12 +169,14 @@ EstimateResult estimate(cost::Estimator& est, const Model& model, const Phases& 
 struct PhaseSum {
   double latency_s = 0, energy_j = 0;
   std::int64_t dram_bytes = 0, scale_dram_bytes = 0;
+  double non_gemm_latency_s = 0, non_gemm_energy_j = 0;   // the operators' part of latency_s, energy_j
+  std::int64_t non_gemm_dram_bytes = 0;                     // and of dram_bytes
 };
 
 struct CompareRow {
   std::string scheme;                      // name; a dump's own schemes: "q4f16_1 (dump)"
   PhaseSum prefill, decode;
-  double prefill_tokens_per_s = 0, decode_tokens_per_s = 0;
+  double prefill_tokens_per_s = 0, decode_tokens_per_s = 0;  // batch·seq_len / prefill, batch / decode latency
   double scale_traffic_share = 0, prefill_scale_traffic_share = 0;          // scale bytes / DRAM bytes
   double speedup_vs_first = 0, prefill_speedup_vs_first = 0;                // first latency / this latency
   double traffic_ratio_vs_first = 0, prefill_traffic_ratio_vs_first = 0;    // this DRAM bytes / first's

@@ -177,9 +177,16 @@ Arch parse_arch(const std::string& text, const std::string& filename) {
     throw InputError(SourceLocation{filename, 0, 0}, "missing required object 'pe_array'");
   const json& pe = doc["pe_array"];
   const Reader rp = r.section("pe_array");
-  rp.check_keys(pe, "pe_array", {"rows", "cols", "interconnect"});
+  rp.check_keys(pe, "pe_array", {"rows", "cols", "interconnect", "stationary_load", "output_drain"});
   a.rows = rp.integer(pe, "rows", true, 0, 1, kMaxPe);
   a.cols = rp.integer(pe, "cols", true, 0, 1, kMaxPe);
+  for (const auto& [key, field] :
+       {std::pair{"stationary_load", &a.stationary_load}, std::pair{"output_drain", &a.output_drain}}) {
+    const std::string mode = rp.string(pe, key, "double_buffered");
+    if (mode != "double_buffered" && mode != "serial")
+      rp.fail(key, std::string("expected double_buffered or serial for '") + key + "', found '" + mode + "'");
+    *field = mode == "serial" ? Buffering::kSerial : Buffering::kDoubleBuffered;
+  }
   std::string interconnect = rp.string(pe, "interconnect", "systolic");
   if (doc.contains("macs_per_pe_per_cycle")) {
     const json& m = doc["macs_per_pe_per_cycle"];
@@ -299,6 +306,8 @@ std::string to_string(Interconnect i) {
   }
   return "systolic";
 }
+
+std::string to_string(Buffering b) { return b == Buffering::kSerial ? "serial" : "double_buffered"; }
 
 std::string to_string(DequantPlacement p) { return p == DequantPlacement::kPE ? "pe" : "edge"; }
 

@@ -18,6 +18,9 @@ void add_model_options(CLI::App* cmd, ModelArgs& a) {
   cmd->add_option("--bind", a.bind, "Bind symbolic dims, e.g. batch_size=4,nseq=4");
   cmd->add_option("--seq-len", a.seq_len, "Prefill tokens (default 2048)");
   cmd->add_option("--context", a.context, "Decode context length (default 2048)");
+  cmd->add_option("--batch", a.batch, "Sequences served together (default 1): N prompts / N decoding sequences");
+  cmd->add_option("--attention", a.attention,
+                  "fused (default: scores stay on chip, causal blocks) | unfused (scores through DRAM)");
   cmd->add_option("--hf-config", a.hf_config,
                   "Hugging Face config.json: model workloads without a dump, or heads for attention");
   cmd->add_option("--format", a.format, "table | json | csv | html (a self-contained report page)");
@@ -28,6 +31,8 @@ model::Phases phases(const ModelArgs& a) {
   model::Phases ph;
   ph.seq_len = a.seq_len;
   ph.context = a.context;
+  ph.batch = a.batch;
+  ph.attention = model::parse_attention(a.attention);
   if (!a.bind.empty()) ph.bindings = parse_bindings(a.bind);
   return ph;
 }

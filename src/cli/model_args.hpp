@@ -12,7 +12,8 @@ namespace tenet_cost::cli {
 
 struct ModelArgs {
   std::string dump, arch, dataflow = "os", quant, tile, bind, hf_config, format = "table", array_model = "auto";
-  std::int64_t seq_len = 2048, context = 2048;
+  std::string attention = "fused";
+  std::int64_t seq_len = 2048, context = 2048, batch = 1;
 };
 
 /// --arch, --dataflow, --tile, --bind, --seq-len, --context, --hf-config, --format, --array-model.

@@ -103,7 +103,7 @@ GemmCost Estimator::Impl::evaluate(const GemmShape& s, const quant::Scheme& sche
 
   // array level: distinct tile shapes (full / remainder per dim)
   std::map<std::string, std::int64_t> unique, total;
-  std::int64_t c_writes = 0, compute_cycles = 0;
+  std::int64_t c_writes = 0, compute_cycles = 0, folds = 0;
   const std::int64_t fm = s.m / c.tile.m, rm = s.m % c.tile.m;
   const std::int64_t fn = s.n / c.tile.n, rn = s.n % c.tile.n;
   const std::int64_t fk = s.k / c.tile.k, rk = s.k % c.tile.k;
@@ -121,6 +121,10 @@ GemmCost Estimator::Impl::evaluate(const GemmShape& s, const quant::Scheme& sche
             compute_cycles,
             checked_mul(ceil_div(checked_mul(t.time_stamps, rate.den, "cycles"), rate.num), reps, "cycles"));
         c.active_pes = std::max(c.active_pes, t.active_pes);
+        if (dataflow.preset == mapping::Preset::kOS)
+          folds = checked_add(folds, checked_mul(ceil_div(tm, arch.rows) * ceil_div(tn, arch.cols), reps, "folds"));
+        else if (dataflow.preset == mapping::Preset::kWS)
+          folds = checked_add(folds, checked_mul(ceil_div(tn, arch.cols) * ceil_div(tk, arch.rows), reps, "folds"));
         for (const auto& op : ops) {
           const auto u = t.unique.find(op.name);
           const auto v = t.total.find(op.name);
@@ -167,6 +171,11 @@ GemmCost Estimator::Impl::evaluate(const GemmShape& s, const quant::Scheme& sche
       noc_bits += static_cast<i128>(std::max<std::int64_t>(0, tc.total_elems - tc.buffer_elems)) * op.bits_num /
                   op.bits_den;
     }
+    if (s.scores_on_chip && ((s.role == quant::GemmRole::kAttnQK && op.write) ||
+                             (s.role == quant::GemmRole::kAttnPV && op.name == "P"))) {
+      tc.dram_elems = 0;  // fused attention: the scores never leave the chip
+      tc.dram_bytes = 0;
+    }
     c.dram_bytes = checked_add(c.dram_bytes, tc.dram_bytes, "DRAM bytes");
     c.buffer_bytes = checked_add(c.buffer_bytes, tc.buffer_bytes, "buffer bytes");
     if (quant::is_quant_metadata(tc.role))
@@ -193,16 +202,28 @@ GemmCost Estimator::Impl::evaluate(const GemmShape& s, const quant::Scheme& sche
   const std::int64_t dram_cycles = checked_narrow(
       (static_cast<i128>(c.dram_bytes) * arch.clock_mhz + arch.dram_mb_per_s - 1) / arch.dram_mb_per_s, "cycles");
 
-  // the terms overlap: the slowest bounds the GEMM (the first in enum order on a tie)
+  // serial systolic timing: R cycles per fold to shift the stationary operand in (ws) or the outputs out (os)
+  const bool os = dataflow.preset == mapping::Preset::kOS, ws = dataflow.preset == mapping::Preset::kWS;
+  if ((arch.stationary_load == arch::Buffering::kSerial || arch.output_drain == arch::Buffering::kSerial) && !os && !ws)
+    throw InputError("pe_array.stationary_load / output_drain 'serial' is modelled for the os and ws dataflows only, "
+                     "not " + dataflow.name);
+  const std::int64_t fold_cycles = checked_mul(folds, arch.rows, "cycles");
+  const std::int64_t load_cycles = ws && arch.stationary_load == arch::Buffering::kSerial ? fold_cycles : 0;
+  const std::int64_t drain_cycles = os && arch.output_drain == arch::Buffering::kSerial ? fold_cycles : 0;
+  // the array terms add up (compute, then the serial load / drain); the rest overlap: the slowest bounds the GEMM
+  // (the first in enum order on a tie; the array's sum is reported as compute)
   c.terms = {{Term::kCompute, compute_cycles},
              {Term::kBuffer, buffer_cycles},
              {Term::kDram, dram_cycles},
              {Term::kDequant, dequant_cycles},
-             {Term::kVector, vector_cycles}};
-  c.cycles = c.terms.front().cycles;
-  c.bound = c.terms.front().term;
+             {Term::kVector, vector_cycles},
+             {Term::kStationaryLoad, load_cycles},
+             {Term::kOutputDrain, drain_cycles}};
+  c.cycles = checked_add(checked_add(compute_cycles, load_cycles, "cycles"), drain_cycles, "cycles");
+  c.bound = Term::kCompute;
   for (const auto& t : c.terms)
-    if (t.cycles > c.cycles) {
+    if (t.term != Term::kCompute && t.term != Term::kStationaryLoad && t.term != Term::kOutputDrain &&
+        t.cycles > c.cycles) {
       c.cycles = t.cycles;
       c.bound = t.term;
     }
@@ -235,7 +256,7 @@ std::int64_t Estimator::array_evaluations() const { return impl_->evaluations; }
 
 const GemmCost& Estimator::gemm(const GemmShape& shape, const quant::Scheme& scheme) {
   std::ostringstream key;
-  key << shape.batch << "x" << shape.m << "x" << shape.n << "x" << shape.k << "/" << static_cast<int>(shape.role) << "/"
+  key << shape.batch << "x" << shape.m << "x" << shape.n << "x" << shape.k << "/" << static_cast<int>(shape.role) << (shape.scores_on_chip ? "f" : "") << "/"
       << scheme.name << "/" << scheme.description;
   const std::string k = key.str();
   if (const auto it = impl_->gemm_cache.find(k); it != impl_->gemm_cache.end()) return it->second;

@@ -63,6 +63,8 @@ std::string to_string(Term t) {
     case Term::kDram: return "dram";
     case Term::kDequant: return "dequant";
     case Term::kVector: return "vector";
+    case Term::kStationaryLoad: return "stationary_load";
+    case Term::kOutputDrain: return "output_drain";
   }
   return "compute";
 }

@@ -42,7 +42,7 @@ CompareResult compare(cost::Estimator& est, const Model& model, const Phases& ph
   CompareResult out;
   out.info = run_info(model, est, phases);
   for (const auto& s : schemes) {
-    const ModelResult r = run_model(est, model.gemms, s);
+    const ModelResult r = run_model(est, model, s);
     CompareRow row;
     row.scheme = s ? s->name : dump_scheme_name(model);
     for (const auto& [entry, t] : r.totals) {
@@ -53,14 +53,18 @@ CompareResult compare(cost::Estimator& est, const Model& model, const Phases& ph
       p->energy_j += t.energy_j;
       p->dram_bytes += t.dram_bytes;
       p->scale_dram_bytes += t.scale_dram_bytes;
+      p->non_gemm_latency_s += t.non_gemm_latency_s;
+      p->non_gemm_energy_j += t.non_gemm_energy_j;
+      p->non_gemm_dram_bytes = checked_add(p->non_gemm_dram_bytes, t.non_gemm_dram_bytes, "DRAM bytes");
     }
     out.rows.push_back(row);
     if (progress) progress(out.rows.size(), row.scheme);
   }
   const CompareRow first = out.rows.front();
   for (auto& r : out.rows) {
-    r.prefill_tokens_per_s = ratio(static_cast<double>(phases.seq_len), r.prefill.latency_s);
-    r.decode_tokens_per_s = ratio(1.0, r.decode.latency_s);
+    const auto batch = static_cast<double>(phases.batch);
+    r.prefill_tokens_per_s = ratio(batch * static_cast<double>(phases.seq_len), r.prefill.latency_s);
+    r.decode_tokens_per_s = ratio(batch, r.decode.latency_s);
     r.scale_traffic_share = ratio(r.decode.scale_dram_bytes, r.decode.dram_bytes);
     r.prefill_scale_traffic_share = ratio(r.prefill.scale_dram_bytes, r.prefill.dram_bytes);
     r.speedup_vs_first = ratio(first.decode.latency_s, r.decode.latency_s);

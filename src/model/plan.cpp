@@ -1,5 +1,8 @@
 // The plan of GEMMs per entry: from a config or a dump's extracted workloads (docs/model.md).
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
+#include <set>
 
 #include "tenet_cost/checked.hpp"
 #include "tenet_cost/error.hpp"
@@ -27,6 +30,14 @@ Phase phase_of_entry(const std::string& entry) {
   return Phase::kOther;
 }
 
+Attention parse_attention(const std::string& text) {
+  if (text == "fused") return Attention::kFused;
+  if (text == "unfused") return Attention::kUnfused;
+  throw InputError("--attention: expected fused or unfused, found '" + text + "'");
+}
+
+std::string to_string(Attention a) { return a == Attention::kFused ? "fused" : "unfused"; }
+
 std::string to_string(GemmSource s) {
   switch (s) {
     case GemmSource::kTir: return "tir";
@@ -48,20 +59,56 @@ GemmSource source_of(const std::string& s) {
   return GemmSource::kTir;
 }
 
-void attention(std::vector<ModelGemm>& out, const std::string& entry, Phase phase, std::int64_t calls,
-               std::int64_t heads, std::int64_t kv_heads, std::int64_t head_dim, std::int64_t q_tokens,
-               std::int64_t kv_tokens, GemmSource source) {
-  const std::int64_t group = heads / kv_heads;
-  const std::int64_t rows = checked_mul(group, q_tokens, "attention rows");
-  out.push_back(ModelGemm{"attn_qk", entry, phase, calls,
-                          GemmShape{kv_heads, rows, kv_tokens, head_dim, quant::GemmRole::kAttnQK}, {}, source});
-  out.push_back(ModelGemm{"attn_pv", entry, phase, calls,
-                          GemmShape{kv_heads, rows, head_dim, kv_tokens, quant::GemmRole::kAttnPV}, {}, source});
+// The key <= query triangle of `q` queries as rectangles (queries x keys -> count) and diagonal blocks (size ->
+// count): T(q) = T(h) + R(q-h, h) + T(q-h), h = q/2, down to blocks of at most kCausalBlock queries.
+void causal_pieces(std::int64_t q, std::int64_t count, std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t>& rects,
+                   std::map<std::int64_t, std::int64_t>& diagonal) {
+  if (q <= kCausalBlock) {
+    diagonal[q] = checked_add(diagonal[q], count, "attention blocks");
+    return;
+  }
+  const std::int64_t h = q / 2;
+  auto& r = rects[{q - h, h}];
+  r = checked_add(r, count, "attention blocks");
+  causal_pieces(h, count, rects, diagonal);
+  causal_pieces(q - h, count, rects, diagonal);
 }
 
-void layer_gemms(std::vector<ModelGemm>& out, const ModelConfig& c, Phase phase, std::int64_t tokens,
-                 std::int64_t kv_tokens) {
+// QK^T and PV of `calls` attention layers for `ph.batch` sequences, each with q_tokens queries over kv_tokens keys
+// (causal when the queries are the keys: prefill). GQA: the `heads / kv_heads` query heads of a KV head share its
+// K and V, so they are rows of one GEMM per KV head and sequence.
+void attention(std::vector<ModelGemm>& out, const std::string& entry, Phase phase, std::int64_t calls,
+               std::int64_t heads, std::int64_t kv_heads, std::int64_t head_dim, std::int64_t q_tokens,
+               std::int64_t kv_tokens, GemmSource source, const Phases& ph) {
+  const std::int64_t group = heads / kv_heads;
+  const std::int64_t batch = checked_mul(ph.batch, kv_heads, "attention batch");
+  const bool fused = ph.attention == Attention::kFused;
+  auto add = [&](std::int64_t q, std::int64_t keys, std::int64_t n, bool diagonal) {
+    const std::int64_t rows = checked_mul(group, q, "attention rows");
+    const std::int64_t c = checked_mul(calls, n, "attention calls");
+    ModelGemm qk{"attn_qk", entry, phase, c, GemmShape{batch, rows, keys, head_dim, quant::GemmRole::kAttnQK, fused},
+                 {}, source};
+    ModelGemm pv{"attn_pv", entry, phase, c, GemmShape{batch, rows, head_dim, keys, quant::GemmRole::kAttnPV, fused},
+                 {}, source};
+    qk.causal_diagonal = pv.causal_diagonal = diagonal;
+    out.push_back(qk);
+    out.push_back(pv);
+  };
+  if (q_tokens != kv_tokens || q_tokens == 1) {
+    add(q_tokens, kv_tokens, 1, false);
+    return;
+  }
+  std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t> rects;
+  std::map<std::int64_t, std::int64_t> diagonal;
+  causal_pieces(q_tokens, 1, rects, diagonal);
+  for (auto it = rects.rbegin(); it != rects.rend(); ++it) add(it->first.first, it->first.second, it->second, false);
+  for (auto it = diagonal.rbegin(); it != diagonal.rend(); ++it) add(it->first, it->first, it->second, true);
+}
+
+void layer_gemms(std::vector<ModelGemm>& out, const ModelConfig& c, Phase phase, std::int64_t seq_tokens,
+                 std::int64_t kv_tokens, const Phases& ph) {
   const std::string entry = to_string(phase);
+  const std::int64_t tokens = checked_mul(ph.batch, seq_tokens, "batch tokens");  // rows of the linear GEMMs
   const std::int64_t L = c.layers;
   const std::int64_t qkv = checked_mul(checked_add(c.heads, checked_mul(2, c.kv_heads, "qkv width"), "qkv width"), c.head_dim, "qkv width");
   const std::int64_t attn_out = checked_mul(c.heads, c.head_dim, "attention width");
@@ -71,15 +118,39 @@ void layer_gemms(std::vector<ModelGemm>& out, const ModelConfig& c, Phase phase,
                             GemmSource::kConfig, lm_head});
   };
   lin("qkv_proj", tokens, qkv, c.hidden, L);
-  attention(out, entry, phase, L, c.heads, c.kv_heads, c.head_dim, tokens, kv_tokens, GemmSource::kConfig);
+  attention(out, entry, phase, L, c.heads, c.kv_heads, c.head_dim, seq_tokens, kv_tokens, GemmSource::kConfig, ph);
   lin("o_proj", tokens, c.hidden, attn_out, L);
   lin(c.gated_mlp ? "gate_up_proj" : "up_proj", tokens, c.gated_mlp ? checked_mul(2, c.intermediate, "gate_up width") : c.intermediate, c.hidden, L);
   lin("down_proj", tokens, c.hidden, c.intermediate, L);
-  lin("lm_head", 1, c.vocab, c.hidden, 1, true);  // MLC computes logits of the last token only
+  lin("lm_head", ph.batch, c.vocab, c.hidden, 1, true);  // MLC computes logits of each sequence's last token only
 }
 
 void check_phases(const Phases& ph) {
   if (ph.seq_len <= 0 || ph.context <= 0) throw InputError("--seq-len and --context must be positive");
+  if (ph.batch <= 0) throw InputError("--batch must be positive, found " + std::to_string(ph.batch));
+}
+
+const char* const kBatchSymbols[] = {"batch_size", "nseq", "b", "reserved_nseq"};
+
+// The identifiers of a symbolic extent ("nseq * n" -> nseq, n).
+std::set<std::string> identifiers(const std::string& expr) {
+  std::set<std::string> out;
+  std::string cur;
+  for (const char ch : expr + " ") {
+    if (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_') {
+      cur += ch;
+    } else {
+      if (!cur.empty() && !std::isdigit(static_cast<unsigned char>(cur.front()))) out.insert(cur);
+      cur.clear();
+    }
+  }
+  return out;
+}
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
 }
 
 }  // namespace
@@ -89,7 +160,7 @@ std::map<std::string, std::int64_t> Phases::symbols(Phase phase, const std::opti
   const std::int64_t tokens = phase == Phase::kDecode ? context : seq_len;
   for (const char* v : {"n", "m", "seq_len", "total_seq_len", "kv_seq_len", "cache_len"}) b[v] = tokens;
   if (phase == Phase::kPrefill) b["total_seq_len"] = seq_len;
-  for (const char* v : {"batch_size", "nseq", "b", "reserved_nseq"}) b[v] = 1;
+  for (const char* v : kBatchSymbols) b[v] = batch;
   if (cfg) b["vocab_size"] = cfg->vocab;
   for (const auto& [k, v] : bindings) b[k] = v;
   return b;
@@ -98,15 +169,24 @@ std::map<std::string, std::int64_t> Phases::symbols(Phase phase, const std::opti
 std::vector<ModelGemm> workloads_from_config(const ModelConfig& cfg, const Phases& ph) {
   check_phases(ph);
   std::vector<ModelGemm> out;
-  layer_gemms(out, cfg, Phase::kPrefill, ph.seq_len, ph.seq_len);
-  layer_gemms(out, cfg, Phase::kDecode, 1, ph.context);
+  if (!ph.bindings.empty())
+    throw InputError("--bind names a dump's symbolic dims, but a config plan has none (it is sized by --batch, "
+                     "--seq-len and --context)");
+  layer_gemms(out, cfg, Phase::kPrefill, ph.seq_len, ph.seq_len, ph);
+  layer_gemms(out, cfg, Phase::kDecode, 1, ph.context, ph);
   return out;
 }
 
 std::vector<ModelGemm> workloads_from_extract(const ExtractResult& ex, const Phases& ph,
-                                              const std::optional<ModelConfig>& cfg) {
+                                              const std::optional<ModelConfig>& cfg, std::vector<std::string>* notes) {
   check_phases(ph);
+  for (const auto& [name, value] : ph.bindings)
+    if (std::find(ex.symbols.begin(), ex.symbols.end(), name) == ex.symbols.end())
+      throw InputError("--bind " + name + "=" + std::to_string(value) + ": '" + name + "' is not a symbol of the dump" +
+                       (ex.symbols.empty() ? std::string(" (it has none)") : "; its symbols: " + joined(ex.symbols)));
   std::vector<ModelGemm> out;
+  std::set<std::string> batched_entries;  // entries whose GEMMs have a batch symbol
+  std::set<std::string> entries;
   std::map<std::string, std::map<std::string, std::int64_t>> binds;  // per entry
   auto bindings_for = [&](const std::string& entry) -> const std::map<std::string, std::int64_t>& {
     const auto it = binds.find(entry);
@@ -118,6 +198,11 @@ std::vector<ModelGemm> workloads_from_extract(const ExtractResult& ex, const Pha
     if (!w.shape_known) continue;
     for (const auto& [entry, calls] : w.calls) {
       if (calls <= 0) continue;
+      entries.insert(entry);
+      for (const Dim* d : {&w.batch, &w.m, &w.n, &w.k})
+        for (const auto& id : identifiers(d->expr))
+          if (std::find(std::begin(kBatchSymbols), std::end(kBatchSymbols), id) != std::end(kBatchSymbols))
+            batched_entries.insert(entry);
       const auto& b = bindings_for(entry);
       auto dim = [&](const Dim& d, const char* what) {
         const Dim r = bind_dim(d, b, true);
@@ -144,7 +229,25 @@ std::vector<ModelGemm> workloads_from_extract(const ExtractResult& ex, const Pha
       out.push_back(g);
     }
   }
+  // --batch N > 1: an entry whose GEMMs have a batch symbol runs the N sequences in one call; any other entry runs
+  // once per sequence (calls x N, one sequence each), which the plan's notes state
+  const auto per_sequence = [&](const std::string& entry) { return ph.batch > 1 && !batched_entries.count(entry); };
+  std::set<std::string> sequential;
+  for (auto& g : out)
+    if (per_sequence(g.entry)) {
+      g.calls = checked_mul(g.calls, ph.batch, "calls");
+      sequential.insert(g.entry);
+    }
+  bool cfg_used = false;
+  for (const auto& g : out) cfg_used = cfg_used || (cfg && g.lm_head && g.shape.n == cfg->vocab);
+  if (std::find(ex.symbols.begin(), ex.symbols.end(), "vocab_size") != ex.symbols.end()) cfg_used = true;
   for (const auto& site : ex.attention) {
+    if (cfg && ((site.num_heads && *site.num_heads != cfg->heads) ||
+                (site.num_kv_heads && *site.num_kv_heads != cfg->kv_heads) ||
+                (site.head_dim && *site.head_dim != cfg->head_dim)))
+      throw InputError("--hf-config disagrees with the dump: entry '" + site.entry + "' calls " + site.builtin +
+                       " with other numbers of heads, KV heads or head_dim than the config's");
+    cfg_used = cfg_used || !site.num_heads || !site.num_kv_heads || !site.head_dim;
     const std::int64_t heads = site.num_heads ? *site.num_heads : cfg ? cfg->heads : 0;
     const std::int64_t kv = site.num_kv_heads ? *site.num_kv_heads : cfg ? cfg->kv_heads : 0;
     const std::int64_t hd = site.head_dim ? *site.head_dim : cfg ? cfg->head_dim : 0;
@@ -155,19 +258,37 @@ std::vector<ModelGemm> workloads_from_extract(const ExtractResult& ex, const Pha
     const Phase phase = phase_of_entry(site.entry);
     const std::int64_t q = phase == Phase::kDecode ? 1 : ph.seq_len;
     const std::int64_t kvlen = phase == Phase::kDecode ? ph.context : ph.seq_len;
-    attention(out, site.entry, phase, site.calls, heads, kv, hd, q, kvlen, GemmSource::kSynthesized);
+    Phases one = ph;
+    if (per_sequence(site.entry)) one.batch = 1;
+    const std::int64_t calls = per_sequence(site.entry) ? checked_mul(site.calls, ph.batch, "calls") : site.calls;
+    attention(out, site.entry, phase, calls, heads, kv, hd, q, kvlen, GemmSource::kSynthesized, one);
+    if (per_sequence(site.entry)) sequential.insert(site.entry);
   }
+  if (notes)
+    for (const auto& entry : sequential)
+      notes->push_back("entry '" + entry + "' has no batch symbol (" + joined({std::begin(kBatchSymbols),
+                       std::end(kBatchSymbols)}) + "): it runs once per sequence, " + std::to_string(ph.batch) +
+                       " calls of one sequence each");
+  if (cfg && !cfg_used)
+    throw InputError("--hf-config is not used by this dump (no attention builtin needing heads, no vocab_size "
+                     "symbol, no GEMM with the config's vocabulary); drop it or estimate the config alone");
   return out;
 }
 
 Model plan_from_dump(const std::string& path, const Phases& phases, const std::optional<ModelConfig>& cfg) {
-  auto gemms = workloads_from_extract(extract_workloads(ir::load_module(path), {}), phases, cfg);
-  if (gemms.empty()) throw InputError(path + ": no GEMM workloads found");
-  return Model{fs::path(path).filename().string(), std::move(gemms)};
+  Model m;
+  m.name = fs::path(path).filename().string();
+  m.gemms = workloads_from_extract(extract_workloads(ir::load_module(path), {}), phases, cfg, &m.notes);
+  if (m.gemms.empty()) throw InputError(path + ": no GEMM workloads found");
+  return m;
 }
 
 Model plan_from_config(const std::string& config_path, const ModelConfig& cfg, const Phases& phases) {
-  return Model{fs::path(config_path).parent_path().filename().string(), workloads_from_config(cfg, phases)};
+  Model m;
+  m.name = fs::path(config_path).parent_path().filename().string();
+  m.gemms = workloads_from_config(cfg, phases);
+  m.ops = operators_from_config(cfg, phases);
+  return m;
 }
 
 namespace {
@@ -177,8 +298,18 @@ const char* const kDefaultModel = "llama-2-7b";
 Model default_model(const std::string& workloads_dir, const Phases& phases) {
   const fs::path dir = fs::path(workloads_dir) / kDefaultModel;
   const ModelConfig cfg = load_hf_config((dir / "config.json").string());
+  if (phases.batch > 1) {
+    // the shipped dump has no batched entry: its config plans N sequences per step
+    Model m = plan_from_config((dir / "config.json").string(), cfg, phases);
+    m.notes.push_back("--batch " + std::to_string(phases.batch) + ": the shipped dump of " + kDefaultModel +
+                      " has no batched entry; the plan is built from its config.json");
+    return m;
+  }
   const ExtractResult ex = extract_workloads(ir::load_module((dir / "q0f16.py").string()), {});
-  return Model{kDefaultModel, workloads_from_extract(ex, phases, cfg)};
+  Model m;
+  m.name = kDefaultModel;
+  m.gemms = workloads_from_extract(ex, phases, cfg, &m.notes);
+  return m;
 }
 
 const std::vector<std::string>& default_schemes() {

@@ -17,7 +17,13 @@ ModelResult run_model(cost::Estimator& est, const std::vector<ModelGemm>& gemms,
     cost::GemmShape shape = g.shape;
     if (shape.role == quant::GemmRole::kLinear && g.lm_head && !s.quantize_lm_head)
       shape.role = quant::GemmRole::kLinearUnquantized;
-    const cost::GemmCost& c = est.gemm(shape, s);
+    cost::GemmCost c = est.gemm(shape, s);
+    if (g.causal_diagonal) {
+      // the block runs whole (masked); only its key <= query pairs are MACs: b(b+1)/2 of b·b
+      const std::int64_t b = shape.role == quant::GemmRole::kAttnQK ? shape.n : shape.k;
+      c.macs = checked_narrow(static_cast<i128>(c.macs / b) * (b + 1) / 2, "MACs");
+      c.utilization = c.utilization * static_cast<double>(b + 1) / static_cast<double>(2 * b);
+    }
     r.rows.emplace_back(g, c);
     EntryTotals& t = r.totals[g.entry];
     r.entry_phase[g.entry] = g.phase;
@@ -34,13 +40,45 @@ ModelResult run_model(cost::Estimator& est, const std::vector<ModelGemm>& gemms,
   return r;
 }
 
+ModelResult run_model(cost::Estimator& est, const Model& model, const std::optional<quant::Scheme>& scheme) {
+  ModelResult r = run_model(est, model.gemms, scheme);
+  for (const auto& op : model.ops) {
+    const cost::OpCost c = cost::vector_op(est.arch(), op.shape);
+    r.op_rows.emplace_back(op, c);
+    EntryTotals& t = r.totals[op.entry];
+    r.entry_phase[op.entry] = op.phase;
+    const std::int64_t n = op.calls;
+    const std::int64_t cycles = checked_mul(c.cycles, n, "total cycles");
+    const std::int64_t bytes = checked_mul(c.dram_bytes, n, "total DRAM bytes");
+    t.cycles = checked_add(t.cycles, cycles, "total cycles");
+    t.dram_bytes = checked_add(t.dram_bytes, bytes, "total DRAM bytes");
+    t.non_gemm_cycles = checked_add(t.non_gemm_cycles, cycles, "total cycles");
+    t.non_gemm_dram_bytes = checked_add(t.non_gemm_dram_bytes, bytes, "total DRAM bytes");
+    t.non_gemm_ops = checked_add(t.non_gemm_ops, checked_mul(c.shape.ops, n, "operator ops"), "operator ops");
+    t.latency_s += c.latency_s * static_cast<double>(n);
+    t.energy_j += c.energy_j * static_cast<double>(n);
+    t.non_gemm_latency_s += c.latency_s * static_cast<double>(n);
+    t.non_gemm_energy_j += c.energy_j * static_cast<double>(n);
+  }
+  return r;
+}
+
 RunInfo run_info(const Model& model, const cost::Estimator& est, const Phases& phases) {
-  return RunInfo{model.name, est.arch().name, est.dataflow().name, phases.seq_len, phases.context};
+  RunInfo info;
+  info.model = model.name;
+  info.arch = est.arch().name;
+  info.dataflow = est.dataflow().name;
+  info.seq_len = phases.seq_len;
+  info.context = phases.context;
+  info.batch = phases.batch;
+  info.attention = phases.attention;
+  info.notes = model.notes;
+  return info;
 }
 
 EstimateResult estimate(cost::Estimator& est, const Model& model, const Phases& phases,
                         const std::optional<quant::Scheme>& scheme) {
-  return EstimateResult{run_info(model, est, phases), scheme, run_model(est, model.gemms, scheme)};
+  return EstimateResult{run_info(model, est, phases), scheme, run_model(est, model, scheme)};
 }
 
 }  // namespace tenet_cost::model

@@ -73,6 +73,25 @@ std::string estimate_json(const EstimateResult& e) {
     for (const auto& t : c.tensors) w["tensors"].push_back(tensor_json(t));
     j["workloads"].push_back(w);
   }
+  j["operators"] = json::array();
+  for (const auto& [op, c] : e.result.op_rows) {
+    json o;
+    o["function"] = op.function;
+    o["entry"] = op.entry;
+    o["phase"] = to_string(op.phase);
+    o["calls"] = op.calls;
+    o["source"] = to_string(op.source);
+    o["ops"] = c.shape.ops;
+    o["dram_read_bytes"] = c.shape.dram_read_bytes;
+    o["dram_write_bytes"] = c.shape.dram_write_bytes;
+    o["cycles"] = c.cycles;
+    o["cycles_by_term"] = json::object();
+    for (const auto& t : c.terms) o["cycles_by_term"][cost::to_string(t.term)] = t.cycles;
+    o["bound"] = cost::to_string(c.bound);
+    o["latency_s"] = c.latency_s;
+    o["energy_j"] = c.energy_j;
+    j["operators"].push_back(o);
+  }
   j["totals"] = json::object();
   for (const auto& [entry, t] : e.result.totals)
     j["totals"][entry] = {{"macs", t.macs},
@@ -82,6 +101,11 @@ std::string estimate_json(const EstimateResult& e) {
                           {"scale_dram_bytes", t.scale_dram_bytes},
                           {"buffer_bytes", t.buffer_bytes},
                           {"energy_j", t.energy_j},
+                          {"non_gemm", {{"cycles", t.non_gemm_cycles},
+                                        {"latency_s", t.non_gemm_latency_s},
+                                        {"dram_bytes", t.non_gemm_dram_bytes},
+                                        {"ops", t.non_gemm_ops},
+                                        {"energy_j", t.non_gemm_energy_j}}},
                           {"phase", to_string(e.result.entry_phase.at(entry))}};
   return dump_json(j);
 }
@@ -111,19 +135,31 @@ std::string render(const EstimateResult& e, Format fmt) {
                       c.precision, num(c.macs), num(c.cycles), cost::to_string(c.bound), fixed(c.latency_s * 1e3, 4),
                       megabytes(c.dram_bytes), megabytes(c.scale_dram_bytes), megabytes(c.buffer_bytes),
                       fixed(c.utilization * 100, 1), fixed(c.energy_j * 1e3, 4), tile_text(c.tile)});
+  Table ops;  // non-GEMM operators: CSV rows after the GEMMs (shape, scheme, MACs, tile empty), a table of their own
+  ops.headers = {"entry", "function", "calls", "ops", "cycles", "bound", "latency_ms", "DRAM_MB", "energy_mJ"};
+  ops.right_align = {false, false, true, true, true, false, true, true, true};
+  for (const auto& [op, c] : e.result.op_rows) {
+    if (csv)
+      t.rows.push_back({op.entry, op.function, std::to_string(op.calls), "", "", "vector", "0", num(c.cycles),
+                        cost::to_string(c.bound), fixed(c.latency_s * 1e3, 4), megabytes(c.dram_bytes), megabytes(0),
+                        megabytes(0), "", fixed(c.energy_j * 1e3, 4), ""});
+    ops.rows.push_back({op.entry, op.function, std::to_string(op.calls), grouped(c.shape.ops), grouped(c.cycles),
+                        cost::to_string(c.bound), fixed(c.latency_s * 1e3, 4), megabytes(c.dram_bytes),
+                        fixed(c.energy_j * 1e3, 4)});
+  }
   if (csv) return render_csv(t);
   std::string out = render_text(t);
+  if (!ops.rows.empty()) out += "\nNon-GEMM operators (vector unit and DRAM):\n" + render_text(ops);
   Table tot;
-  tot.headers = {"entry", "phase", "MACs", "cycles", "latency_ms", "DRAM_MB", "scale_MB", "energy_mJ"};
-  tot.right_align = {false, false, true, true, true, true, true, true};
+  tot.headers = {"entry", "phase", "MACs", "cycles", "latency_ms", "non_gemm_ms", "DRAM_MB", "scale_MB", "energy_mJ"};
+  tot.right_align = {false, false, true, true, true, true, true, true, true};
   for (const auto& [entry, x] : e.result.totals)
     tot.rows.push_back({entry, to_string(e.result.entry_phase.at(entry)), grouped(x.macs), grouped(x.cycles),
-                        fixed(x.latency_s * 1e3, 3), megabytes(x.dram_bytes), megabytes(x.scale_dram_bytes),
-                        fixed(x.energy_j * 1e3, 3)});
+                        fixed(x.latency_s * 1e3, 3), fixed(x.non_gemm_latency_s * 1e3, 3), megabytes(x.dram_bytes),
+                        megabytes(x.scale_dram_bytes), fixed(x.energy_j * 1e3, 3)});
   out += "\nTotals per entry (per-call values x calls; arch " + e.info.arch + ", dataflow " + e.info.dataflow +
-         ", prefill " + std::to_string(e.info.seq_len) + " tokens, decode at context " +
-         std::to_string(e.info.context) + "):\n";
-  out += render_text(tot);
+         ", " + run_info_text(e.info) + "):\n";
+  out += render_text(tot) + notes_text(e.info);
   return out;
 }
 

@@ -16,7 +16,23 @@ inline nlohmann::json run_info_json(const model::RunInfo& info) {
   j["dataflow"] = info.dataflow;
   j["seq_len"] = info.seq_len;
   j["context"] = info.context;
+  j["batch"] = info.batch;
+  j["attention"] = model::to_string(info.attention);
+  j["notes"] = info.notes;
   return j;
+}
+
+/// "prefill 2048 tokens, decode at context 2048, batch 1, fused attention" (the text views' run line).
+inline std::string run_info_text(const model::RunInfo& info) {
+  return "prefill " + std::to_string(info.seq_len) + " tokens, decode at context " + std::to_string(info.context) +
+         ", batch " + std::to_string(info.batch) + ", " + model::to_string(info.attention) + " attention";
+}
+
+/// One "note: ..." line per note of the plan (the text views' assumptions), empty without notes.
+inline std::string notes_text(const model::RunInfo& info) {
+  std::string out;
+  for (const auto& n : info.notes) out += "note: " + n + "\n";
+  return out;
 }
 
 /// Two-space indented JSON with a trailing newline; invalid UTF-8 replaced.

@@ -223,6 +223,7 @@ TEST_CASE("HF config workloads have the model's GEMM shapes") {
   model::Phases ph;
   ph.seq_len = 128;
   ph.context = 1000;
+  ph.attention = model::Attention::kUnfused;  // scores through DRAM: GemmShape::scores_on_chip false
   const auto g = model::workloads_from_config(cfg, ph);
   auto find = [&](const std::string& f, const std::string& entry) {
     for (const auto& w : g)
@@ -235,7 +236,8 @@ TEST_CASE("HF config workloads have the model's GEMM shapes") {
   CHECK(find("down_proj", "decode").shape == GemmShape{1, 1, 4096, 11008, GemmRole::kLinear});
   CHECK(find("lm_head", "prefill").shape == GemmShape{1, 1, 32000, 4096, GemmRole::kLinear});
   CHECK(find("attn_qk", "decode").shape == GemmShape{32, 1, 1000, 128, GemmRole::kAttnQK});
-  CHECK(find("attn_pv", "prefill").shape == GemmShape{32, 128, 128, 1000 - 872, GemmRole::kAttnPV});
+  // causal prefill: the first piece is the 64 x 64 below-diagonal rectangle (tests/model: the MAC closed form)
+  CHECK(find("attn_pv", "prefill").shape == GemmShape{32, 64, 128, 64, GemmRole::kAttnPV});
   CHECK(find("qkv_proj", "decode").calls == 32);
   CHECK(find("lm_head", "decode").calls == 1);
   const std::string qpath = std::string(TC_SOURCE_DIR) + "/workloads/qwen2-0.5b/config.json";
