@@ -17,7 +17,7 @@ ModelResult run_model(cost::Estimator& est, const std::vector<ModelGemm>& gemms,
     cost::GemmShape shape = g.shape;
     if (shape.role == quant::GemmRole::kLinear && g.lm_head && !s.quantize_lm_head)
       shape.role = quant::GemmRole::kLinearUnquantized;
-    const cost::GemmCost& c = est.gemm(shape, s);
+    const cost::GemmCost& c = est.gemm(shape, s, est.tile_for(g.function, g.shape));
     r.rows.emplace_back(g, c);
     EntryTotals& t = r.totals[g.entry];
     r.entry_phase[g.entry] = g.phase;
