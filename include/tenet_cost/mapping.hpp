@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <array>
 #include <map>
 #include <optional>
 #include <string>
@@ -31,10 +32,25 @@ struct PresetInfo {
 const std::vector<PresetInfo>& presets();
 const PresetInfo& info(Preset p);
 
-/// A dataflow: a preset (generated for any array and tile size) or a user `.m` file.
+/// A generated space-time mapping of the GEMM loop nest S[i,j,k] (docs/model.md "Generated dataflows"):
+/// loop `space[0]` folds onto the rows and `space[1]` onto the columns (PE[x%R, y%C]); the third loop `time`
+/// runs in time, skewed by the PE coordinates: T[folds..., time + skew[0]*(x%R) + skew[1]*(y%C)], the two fold
+/// coordinates floor(x/R), floor(y/C) outermost in the order `rows_fold_outer` says.
+/// Name: "gen:<x><y>-<time>-<r|c>-<skew0><skew1>" (os = gen:ij-k-r-11, ws = gen:kj-i-c-11, is = gen:ki-j-c-11).
+struct Generated {
+  std::array<char, 2> space{'i', 'j'};
+  char time = 'k';
+  bool rows_fold_outer = true;
+  std::array<int, 2> skew{1, 1};
+  [[nodiscard]] std::string name() const;
+  bool operator==(const Generated&) const = default;
+};
+
+/// A dataflow: a preset (generated for any array and tile size), a generated mapping, or a user `.m` file.
 struct Dataflow {
-  std::string name;                     // the preset's canonical name or the .m path
-  std::optional<Preset> preset;         // nullopt: file_mapping
+  std::string name;                     // the preset's canonical name, the generated name, or the .m path
+  std::optional<Preset> preset;         // nullopt: generated or file_mapping
+  std::optional<Generated> generated;
   tenet::MappingSpec file_mapping;      // a user mapping (TENET .m)
   /// Space and time maps for an R x C array (TENET text). Batched: S[b,i,j,k] with b outermost in time.
   [[nodiscard]] tenet::MappingSpec mapping(std::int64_t rows, std::int64_t cols, bool batched = false) const;
@@ -46,6 +62,20 @@ struct Dataflow {
 /// (read with tenet::load_mapping: syntax checked at load, its own line numbers).
 /// Unknown -> InputError listing the choices.
 Dataflow parse_dataflow(const std::string& text);
+/// The generated mappings of a GEMM (skews 0..2, both fold orders, every assignment of loops to rows,
+/// columns and time) that are legal on an interconnect for the given operands: every reuse direction of every
+/// operand (A, B, C and the scheme's scale / zero-point tensors) maps to the same PE with a positive time delay or
+/// to an interconnect neighbour with a positive time delay, and the in-fold transform is unimodular (one MAC per PE
+/// per time stamp). A relation-text interconnect gets none (its neighbours are not known to the generator).
+std::vector<Dataflow> generate_dataflows(arch::Interconnect interconnect, const std::vector<quant::Operand>& ops);
+/// The legality condition of generate_dataflows for one mapping.
+bool is_legal(const Generated& g, arch::Interconnect interconnect, const std::vector<quant::Operand>& ops);
+/// Why a generated mapping is not legal (the first operand and reuse loop that fails), or nullopt when it is.
+std::optional<std::string> illegality(const Generated& g, arch::Interconnect interconnect,
+                                      const std::vector<quant::Operand>& ops);
+/// Parse a generated name ("gen:ij-k-r-11"); nullopt when `text` is not one.
+std::optional<Generated> parse_generated(const std::string& text);
+
 /// Canonical preset names.
 std::vector<std::string> dataflow_presets();
 /// "os (output-stationary), ws (weight-stationary), ..., or a path to a TENET .m mapping file".

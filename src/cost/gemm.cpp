@@ -92,6 +92,10 @@ GemmCost Estimator::Impl::evaluate(const GemmShape& s, const quant::Scheme& sche
     throw InputError("GEMM dimensions must be positive (batch=" + std::to_string(s.batch) + ", m=" +
                      std::to_string(s.m) + ", n=" + std::to_string(s.n) + ", k=" + std::to_string(s.k) + ")");
   const auto ops = quant::operands(scheme, s.role);
+  if (dataflow.generated)
+    if (const auto why = mapping::illegality(*dataflow.generated, arch.interconnect, ops))
+      throw InputError("dataflow " + dataflow.name + " is not legal on " + arch.name + " for scheme " + scheme.name +
+                       ": " + *why);
   const TileFloors f = tile_floors(arch, s, scheme);
   const bool coarse = options.method == ArrayMethod::kEngine || !mapping::closed_forms_apply(arch, dataflow);
   const TileProblem p{s, ops, scheme.accum_bits, arch.buffer_bytes, arch.name, arch.rows, arch.cols, coarse};

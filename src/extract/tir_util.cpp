@@ -2,6 +2,7 @@
 #include <spdlog/spdlog.h>
 
 #include "extract/internal.hpp"
+#include "tenet_cost/dtype.hpp"
 #include "tenet_cost/checked.hpp"
 
 namespace tenet_cost::xtir {
@@ -130,20 +131,17 @@ std::size_t node_count(const Expr& e, std::size_t limit) {
 }
 
 int dtype_bits(const std::string& dtype) {
-  if (dtype.rfind("float8", 0) == 0) return 8;
-  if (dtype.rfind("float4", 0) == 0) return 4;
-  std::size_t i = dtype.size();
-  while (i > 0 && std::isdigit(static_cast<unsigned char>(dtype[i - 1]))) --i;
-  if (i == dtype.size()) return dtype == "bool" ? 1 : 0;
-  std::size_t x = dtype.find('x');  // "float16x4" lanes: not expected here
-  if (x != std::string::npos) return 0;
-  // TVM's bit widths fit 8 bits (DLDataType::bits); a longer run of digits is
-  // no dtype we know (and would overflow an int): not understood.
-  if (dtype.size() - i > 3) return 0;
-  return std::stoi(dtype.substr(i));
+  const auto t = parse_dtype(dtype);
+  return t && t->lanes == 1 ? t->bits : 0;  // vector lanes are not expected here: not understood
 }
-bool is_int_dtype(const std::string& d) { return d.rfind("int", 0) == 0 || d.rfind("uint", 0) == 0; }
-bool is_float_dtype(const std::string& d) { return d.rfind("float", 0) == 0 || d.rfind("bfloat", 0) == 0; }
+bool is_int_dtype(const std::string& d) {
+  const auto t = parse_dtype(d);
+  return t && t->is_int();
+}
+bool is_float_dtype(const std::string& d) {
+  const auto t = parse_dtype(d);
+  return t && t->is_float();
+}
 
 // ------------------------------------------------------------------ debug log
 

@@ -16,6 +16,7 @@
 
 #include "ir/node_pool.hpp"
 #include "ir/tvm_json_graph.hpp"
+#include "tenet_cost/dtype.hpp"
 #include "tenet_cost/ir.hpp"
 
 namespace tenet_cost::ir {
@@ -35,15 +36,8 @@ std::string fmt_double(double v) {
 
 /// Lanes encoded in a vector dtype ("int32x4" -> 4), 0 when there is none.
 std::int64_t lanes_of_dtype(const std::string& dtype) {
-  const auto x = dtype.rfind('x');
-  if (x == std::string::npos || x + 1 >= dtype.size()) return 0;
-  std::int64_t v = 0;
-  for (std::size_t k = x + 1; k < dtype.size(); ++k) {
-    if (dtype[k] < '0' || dtype[k] > '9') return 0;
-    v = v * 10 + (dtype[k] - '0');
-    if (v > 1'000'000'000) return 0;
-  }
-  return v;
+  const auto t = parse_dtype(dtype);
+  return t && dtype.find('x') != std::string::npos ? t->lanes : 0;
 }
 
 const std::unordered_map<std::string, BinOp>& binary_ops() {

@@ -26,6 +26,7 @@
 #include "ir/node_pool.hpp"
 #include "ir/pyast.hpp"
 #include "ir/text_hash.hpp"
+#include "tenet_cost/dtype.hpp"
 #include "tenet_cost/ir.hpp"
 
 namespace tenet_cost::ir {
@@ -46,33 +47,13 @@ constexpr std::size_t kMaxOtherText = 240;
 enum class Ns : std::uint8_t { kNone, kTir, kRelax, kIr };
 
 bool is_int_dtype(std::string_view d) {
-  auto digits = [](std::string_view s) {
-    if (s.empty()) return false;
-    std::size_t i = 0;
-    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
-    if (i == 0) return false;
-    if (i == s.size()) return true;
-    if (s[i] != 'x') return false;  // vector lanes: int32x4
-    ++i;
-    if (i == s.size()) return false;
-    for (; i < s.size(); ++i)
-      if (s[i] < '0' || s[i] > '9') return false;
-    return true;
-  };
-  if (d.substr(0, 3) == "int") return digits(d.substr(3));
-  if (d.substr(0, 4) == "uint") return digits(d.substr(4));
-  return false;
+  const auto t = parse_dtype(d);
+  return t && t->is_int();
 }
 
 bool is_float_dtype(std::string_view d) {
-  std::string_view rest;
-  if (d.substr(0, 5) == "float") rest = d.substr(5);
-  else if (d.substr(0, 6) == "bfloat") rest = d.substr(6);
-  else return false;
-  if (rest.empty() || rest[0] < '0' || rest[0] > '9') return false;
-  for (const char c : rest)
-    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || c == '_')) return false;
-  return true;
+  const auto t = parse_dtype(d);
+  return t && t->is_float();
 }
 
 bool is_dtype_name(std::string_view d) { return d == "bool" || is_int_dtype(d) || is_float_dtype(d); }

@@ -35,15 +35,40 @@ std::string dataflow_choices() {
     if (!row.long_name.empty()) out += " (" + std::string(row.long_name) + ")";
     out += ", ";
   }
-  return out + "or a path to a TENET .m mapping file";
+  return out + "a generated mapping gen:<xy>-<t>-<r|c>-<skews> (docs/model.md), or a path to a TENET .m mapping file";
 }
+
+namespace {
+
+tenet::MappingSpec generated_mapping(const Generated& g, std::int64_t rows, std::int64_t cols, bool batched) {
+  const std::string R = std::to_string(rows), C = std::to_string(cols);
+  const std::string x(1, g.space[0]), y(1, g.space[1]), t(1, g.time);
+  const std::string S = batched ? "S[b,i,j,k]" : "S[i,j,k]";
+  const std::string fx = "floor(" + x + "/" + R + ")", fy = "floor(" + y + "/" + C + ")";
+  std::string inner = t;
+  auto skew = [&](int c, const std::string& v, const std::string& n) {
+    if (c == 0) return;
+    inner += "+" + (c == 1 ? std::string() : std::to_string(c) + "*") + "(" + v + "%" + n + ")";
+  };
+  skew(g.skew[0], x, R);
+  skew(g.skew[1], y, C);
+  const std::string time = std::string("T[") + (batched ? "b," : "") + (g.rows_fold_outer ? fx + "," + fy : fy + "," + fx) +
+                           "," + inner + "]";
+  tenet::MappingSpec m;
+  m.space_map = {"{" + S + "->PE[" + x + "%" + R + "," + y + "%" + C + "]}", SourceLocation{"<generated>", 1, 1}};
+  m.time_map = {"{" + S + "->" + time + "}", SourceLocation{"<generated>", 2, 1}};
+  return m;
+}
+
+}  // namespace
 
 Dataflow parse_dataflow(const std::string& text) {
   for (const auto& row : presets())
     if (text == row.name || (!row.long_name.empty() && text == row.long_name))
-      return Dataflow{std::string(row.name), row.id, {}};
+      return Dataflow{std::string(row.name), row.id, std::nullopt, {}};
+  if (const auto g = parse_generated(text)) return Dataflow{g->name(), std::nullopt, *g, {}};
   if (text.size() > 2 && text.substr(text.size() - 2) == ".m") {
-    Dataflow d{text, std::nullopt, tenet::load_mapping(text)};
+    Dataflow d{text, std::nullopt, std::nullopt, tenet::load_mapping(text)};
     const auto& space = d.file_mapping.space_map;
     if (space.text.find("S[i,j,k]") == std::string::npos && space.text.find("S[b,i,j,k]") == std::string::npos)
       throw InputError(space.loc, "expected a space map over S[i,j,k] (A[i,k] x B[k,j] -> C[i,j]), found " + space.text);
@@ -53,6 +78,7 @@ Dataflow parse_dataflow(const std::string& text) {
 }
 
 tenet::MappingSpec Dataflow::mapping(std::int64_t rows, std::int64_t cols, bool batched) const {
+  if (generated) return generated_mapping(*generated, rows, cols, batched);
   if (!preset) return file_mapping;
   const std::string R = std::to_string(rows), C = std::to_string(cols);
   const std::string S = batched ? "S[b,i,j,k]" : "S[i,j,k]";

@@ -5,6 +5,7 @@
 #include <numeric>
 #include <sstream>
 
+#include "tenet_cost/dtype.hpp"
 #include "tenet_cost/checked.hpp"
 #include "tenet_cost/error.hpp"
 #include "tenet_cost/quant.hpp"
@@ -25,13 +26,9 @@ std::string to_string(Granularity g) {
 }
 
 std::int64_t dtype_bits(const std::string& dtype) {
-  static const std::map<std::string, std::int64_t> bits = {
-      {"float32", 32}, {"float16", 16}, {"bfloat16", 16}, {"int32", 32}, {"uint32", 32},
-      {"int16", 16},   {"int8", 8},     {"uint8", 8},     {"int4", 4},   {"int3", 3},
-      {"float8_e4m3fn", 8}, {"float8_e5m2", 8}, {"e4m3_float8", 8}, {"e5m2_float8", 8}};
-  const auto it = bits.find(dtype);
-  if (it == bits.end()) throw InputError("unknown dtype '" + dtype + "'");
-  return it->second;
+  const auto t = parse_dtype(dtype);
+  if (!t || t->lanes != 1 || t->code == DataType::Code::kHandle) throw InputError("unknown dtype '" + dtype + "'");
+  return t->bits;
 }
 
 bool TensorFormat::is_low_precision() const {

@@ -20,7 +20,8 @@ struct Line {
 };
 
 std::vector<Line> read_lines(const std::string& path) {
-  if (std::filesystem::is_directory(path)) throw InputError(SourceLocation{path, 0, 0}, "is a directory, expected a file");
+  std::error_code ec;  // a path the OS cannot even stat (too long, ...) is left to read_file's message
+  if (std::filesystem::is_directory(path, ec)) throw InputError(SourceLocation{path, 0, 0}, "is a directory, expected a file");
   const std::string content = read_file(path, kMaxFile);
   std::vector<Line> lines;
   std::size_t start = 0;
