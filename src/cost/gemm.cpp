@@ -117,33 +117,25 @@ GemmCost Estimator::Impl::evaluate_at(const GemmShape& s, const quant::Scheme& s
   // array level: distinct tile shapes (full / remainder per dim)
   std::map<std::string, std::int64_t> unique, total;
   std::int64_t c_writes = 0, compute_cycles = 0;
-  const std::int64_t fm = s.m / c.tile.m, rm = s.m % c.tile.m;
-  const std::int64_t fn = s.n / c.tile.n, rn = s.n % c.tile.n;
-  const std::int64_t fk = s.k / c.tile.k, rk = s.k % c.tile.k;
-  for (int a = 0; a < 2; ++a)
-    for (int b = 0; b < 2; ++b)
-      for (int d = 0; d < 2; ++d) {
-        const std::int64_t tm = a ? rm : c.tile.m, tn = b ? rn : c.tile.n, tk = d ? rk : c.tile.k;
-        const std::int64_t count = (a ? (rm ? 1 : 0) : fm) * (b ? (rn ? 1 : 0) : fn) * (d ? (rk ? 1 : 0) : fk);
-        if (count == 0 || tm == 0 || tn == 0 || tk == 0) continue;
-        const std::int64_t reps = checked_mul(count, s.batch, "tiles");
-        const mapping::TileMetrics t = tile_metrics(tm, tn, tk, ops, c.array_model);
-        c.tiles = checked_add(c.tiles, reps);
-        c.time_stamps = checked_add(c.time_stamps, checked_mul(t.time_stamps, reps, "time stamps"));
-        compute_cycles = checked_add(
-            compute_cycles,
-            checked_mul(ceil_div(checked_mul(t.time_stamps, rate.den, "cycles"), rate.num), reps, "cycles"));
-        c.active_pes = std::max(c.active_pes, t.active_pes);
-        for (const auto& op : ops) {
-          const auto u = t.unique.find(op.name);
-          const auto v = t.total.find(op.name);
-          if (u == t.unique.end() || v == t.total.end())
-            throw InternalError("array model returned no volume for tensor " + op.name);
-          unique[op.name] = checked_add(unique[op.name], checked_mul(u->second, reps, "unique volume"));
-          total[op.name] = checked_add(total[op.name], checked_mul(v->second, reps, "total volume"));
-          if (op.write) c_writes = checked_add(c_writes, checked_mul(u->second, reps, "output writes"));
-        }
-      }
+  detail::for_each_tile_shape(s, c.tile, [&](std::int64_t tm, std::int64_t tn, std::int64_t tk, std::int64_t count) {
+    const std::int64_t reps = checked_mul(count, s.batch, "tiles");
+    const mapping::TileMetrics t = tile_metrics(tm, tn, tk, ops, c.array_model);
+    c.tiles = checked_add(c.tiles, reps);
+    c.time_stamps = checked_add(c.time_stamps, checked_mul(t.time_stamps, reps, "time stamps"));
+    compute_cycles = checked_add(
+        compute_cycles,
+        checked_mul(ceil_div(checked_mul(t.time_stamps, rate.den, "cycles"), rate.num), reps, "cycles"));
+    c.active_pes = std::max(c.active_pes, t.active_pes);
+    for (const auto& op : ops) {
+      const auto u = t.unique.find(op.name);
+      const auto v = t.total.find(op.name);
+      if (u == t.unique.end() || v == t.total.end())
+        throw InternalError("array model returned no volume for tensor " + op.name);
+      unique[op.name] = checked_add(unique[op.name], checked_mul(u->second, reps, "unique volume"));
+      total[op.name] = checked_add(total[op.name], checked_mul(v->second, reps, "total volume"));
+      if (op.write) c_writes = checked_add(c_writes, checked_mul(u->second, reps, "output writes"));
+    }
+  });
 
   // buffer <-> DRAM and per-tensor costs
   i128 buffer_bits = 0, noc_bits = 0;

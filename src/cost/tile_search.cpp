@@ -141,18 +141,10 @@ Bounds bounds(const TileProblem& p, const TileCandidate& c, const TileFloors& f,
   const GemmShape& s = p.shape;
   // compute floor: every distinct tile shape (full / remainder per dim) needs ceil(MACs / PEs) time stamps
   i128 compute = 0;
-  const std::int64_t fm = s.m / c.tile.m, rm = s.m % c.tile.m;
-  const std::int64_t fn = s.n / c.tile.n, rn = s.n % c.tile.n;
-  const std::int64_t fk = s.k / c.tile.k, rk = s.k % c.tile.k;
-  for (int a = 0; a < 2; ++a)
-    for (int b = 0; b < 2; ++b)
-      for (int d = 0; d < 2; ++d) {
-        const i128 tm = a ? rm : c.tile.m, tn = b ? rn : c.tile.n, tk = d ? rk : c.tile.k;
-        const i128 count = static_cast<i128>(a ? (rm ? 1 : 0) : fm) * (b ? (rn ? 1 : 0) : fn) * (d ? (rk ? 1 : 0) : fk);
-        if (count == 0 || tm == 0 || tn == 0 || tk == 0) continue;
-        const i128 stamps = (tm * tn * tk + f.pes - 1) / f.pes;
-        compute += (stamps * f.rate_den + f.rate_num - 1) / f.rate_num * count * s.batch;
-      }
+  detail::for_each_tile_shape(s, c.tile, [&](i128 tm, i128 tn, i128 tk, std::int64_t count) {
+    const i128 stamps = (tm * tn * tk + f.pes - 1) / f.pes;
+    compute += (stamps * f.rate_den + f.rate_num - 1) / f.rate_num * count * s.batch;
+  });
   // DRAM floor of this candidate: its bits (one batch, each operand's fraction rounded down) times the batch
   const i128 bytes = (c.dram_bits * s.batch + 7) / 8;
   const i128 dram_cycles = (bytes * f.clock_mhz + f.dram_mb_per_s - 1) / f.dram_mb_per_s;
