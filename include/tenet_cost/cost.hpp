@@ -9,7 +9,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,9 +47,26 @@ ArrayMethod parse_array_method(const std::string& text);
 enum class ArrayModel { kClosedForm, kEngine };
 std::string to_string(ArrayModel m);  // "closed-form" | "engine"
 
+/// What the automatic tile choice minimises (docs/search.md). Ties: energy, then DRAM bytes, then fewer tiles.
+enum class Objective { kLatency, kEnergy, kEdp, kDram };
+Objective parse_objective(const std::string& text);  // "latency" | "energy" | "edp" | "dram"
+std::string to_string(Objective o);
+
+/// A --tile that targets some GEMMs: by function name and/or by shape MxNxK; empty / 0 = any.
+struct TileRule {
+  std::string function;             // "" = any function
+  std::int64_t m = 0, n = 0, k = 0; // 0 = any
+  Tile tile;
+  bool operator==(const TileRule&) const = default;
+};
+/// "m=..,n=..", "lm_head:m=1,n=256", "1x32000x4096:m=1,k=4096"; throws InputError.
+TileRule parse_tile_rule(const std::string& text);
+
 struct Options {
-  Tile tile;                       // user tile (0 = auto per dim)
+  Tile tile;                       // user tile for every GEMM without a rule (0 = auto per dim)
+  std::vector<TileRule> rules;     // targeted tiles; the last matching rule wins over `tile`
   ArrayMethod method = ArrayMethod::kAuto;
+  Objective objective = Objective::kLatency;
 };
 
 struct GemmShape {
@@ -130,12 +149,13 @@ OpCost vector_op(const arch::Arch& arch, const OpShape& shape);
 
 // ------------------------------------------------------------- tile search
 
-/// One legal buffer tile with the figures it is ranked by.
+/// One legal buffer tile with the figures that bound its cost.
 struct TileCandidate {
   Tile tile;
   i128 dram_bits = 0;          // DRAM traffic of the whole GEMM (one batch), partial sums at accumulator bits
   i128 working_set_bits = 0;   // buffer footprint of one tile
-  std::int64_t tiles = 0;      // number of tiles
+  std::int64_t tiles = 0;      // number of tiles (one batch)
+  std::int64_t index = 0;      // enumeration order (the last tie-break)
 };
 
 /// What the tile search needs to know of one GEMM.
@@ -145,17 +165,56 @@ struct TileProblem {
   std::int64_t accum_bits = 32;
   std::int64_t buffer_bytes = 0;
   std::string arch_name;          // for messages
+  std::int64_t rows = 1, cols = 1;  // the PE array (its dims' multiples are candidate sizes)
+  bool coarse = false;  // the engine's candidate sizes (tile_sizes_coarse): ~30 ms an evaluation until it is parametric
 };
 
-/// Candidate tile sizes along one loop: 16·2^e (a multiple of `align`, the group sizes along that loop) below
-/// the extent, and the extent itself.
-std::vector<std::int64_t> tile_sizes(std::int64_t extent, std::int64_t align);
-/// Every candidate (tile sizes x loop orders, narrowed by the user's fixed factors) that fits the buffer, best first:
-/// fewest DRAM bits, then fewest tiles, then smallest working set. Throws InputError when the user's tile breaks a
-/// group alignment, or when nothing fits (naming the smallest candidate and by how many bytes it is over).
-std::vector<TileCandidate> rank_tiles(const TileProblem& p, const Tile& user);
-/// The best of rank_tiles.
-Tile choose_tile(const TileProblem& p, const Tile& user);
+/// Candidate tile sizes along one loop (docs/search.md): every multiple of `align` (the group sizes along that loop)
+/// up to the extent when there are at most 32 of them; otherwise b·2^e for b in {16, rows, cols, align} (each rounded
+/// up to a multiple of align) and ceil(extent/q) rounded up to align for q = 2..8, below the extent; always the
+/// extent itself. Sorted, distinct.
+std::vector<std::int64_t> tile_sizes(std::int64_t extent, std::int64_t align, std::int64_t rows, std::int64_t cols);
+/// The engine's candidate sizes along one loop: 16·2^e rounded up to a multiple of `align` below the extent, and the
+/// extent itself.
+std::vector<std::int64_t> tile_sizes_coarse(std::int64_t extent, std::int64_t align);
+/// Every candidate (tile sizes x loop orders, narrowed by the user's fixed factors) that fits the buffer, in
+/// enumeration order (orders mnk nmk mkn kmn nkm knm, then m, n, k sizes ascending). Throws InputError when the user's
+/// tile breaks a group alignment, or when nothing fits (naming the smallest candidate and by how many bytes it is over).
+std::vector<TileCandidate> tile_candidates(const TileProblem& p, const Tile& user);
+
+/// The tile-independent figures of a GEMM the proven lower bounds need.
+struct TileFloors {
+  std::int64_t pes = 1;                        // rows x cols
+  std::int64_t rate_num = 1, rate_den = 1;     // MACs/PE/cycle
+  std::int64_t clock_mhz = 1, dram_mb_per_s = 1;
+  double mac_energy_pj = 0;                    // MACs x pJ/MAC (the first energy term)
+  double dram_pj_per_bit = 0;
+};
+/// The floors of one GEMM on an arch under a scheme.
+TileFloors tile_floors(const arch::Arch& arch, const GemmShape& s, const quant::Scheme& scheme);
+/// A value of the objective: integer objectives (latency cycles, DRAM bytes) in `exact`, real ones (energy J,
+/// EDP J·s) in `real`; compared lexicographically.
+struct ObjectiveValue {
+  i128 exact = 0;
+  double real = 0;
+  bool operator<(const ObjectiveValue& o) const { return exact != o.exact ? exact < o.exact : real < o.real; }
+};
+ObjectiveValue objective_value(const GemmCost& c, Objective o);
+/// a ranks before b under the objective: the objective, then energy, then DRAM bytes, then fewer tiles.
+bool better(const GemmCost& a, const GemmCost& b, Objective o);
+/// A proven lower bound of a candidate's objective value: compute floor (per tile, ceil(tile MACs / PEs) time stamps
+/// at the MAC rate: a PE does one MAC per time stamp) and a floor of the candidate's DRAM bytes.
+ObjectiveValue lower_bound(const TileProblem& p, const TileCandidate& c, const TileFloors& f, Objective o);
+
+struct TileChoice {
+  GemmCost cost;                   // the best candidate's full cost
+  std::int64_t candidates = 0;     // legal candidates
+  std::int64_t evaluated = 0;      // evaluated before the bound proved the rest worse
+};
+/// The exact best candidate under `o`: candidates are evaluated lazily in order of their lower bound and the search
+/// stops when the next bound exceeds the best value found; equals evaluating every candidate (tests/cost).
+TileChoice best_tile(const TileProblem& p, const Tile& user, Objective o, const TileFloors& f,
+                     const std::function<GemmCost(const Tile&)>& evaluate);
 
 // ------------------------------------------------------------- evaluation
 
@@ -167,7 +226,12 @@ class Estimator {
   Estimator(const Estimator&) = delete;
   Estimator& operator=(const Estimator&) = delete;
 
+  /// The cost at the best tile for the options' objective (the user's tile narrows the candidates).
   const GemmCost& gemm(const GemmShape& shape, const quant::Scheme& scheme);
+  const GemmCost& gemm(const GemmShape& shape, const quant::Scheme& scheme, const Tile& user);
+  /// The user tile of one GEMM: the last rule matching its function name and shape, else Options::tile.
+  [[nodiscard]] const Tile& tile_for(const std::string& function, const GemmShape& shape) const;
+  [[nodiscard]] const Options& options() const;
   [[nodiscard]] const arch::Arch& arch() const;
   [[nodiscard]] const mapping::Dataflow& dataflow() const;
   /// Engine / closed-form evaluations done so far (cache misses at the array level).

@@ -10,6 +10,7 @@
 #include "tenet_cost/extract.hpp"
 #include "tenet_cost/model.hpp"
 #include "tenet_cost/quant.hpp"
+#include "tenet_cost/search.hpp"
 #include "tenet_cost/tenet.hpp"
 
 namespace tenet_cost::report {
@@ -59,6 +60,8 @@ std::string tenet_json(const tenet::Metrics& m);
 std::string render(const model::EstimateResult& result, Format format);
 /// `compare`: one row per scheme.
 std::string render(const model::CompareResult& result, Format format);
+/// `search`: per scheme its best configuration, the chosen mappings and the Pareto front (docs/search.md).
+std::string render(const search::SearchResult& result, Format format);
 /// `quant list`: the scheme catalog.
 std::string render(const std::vector<quant::Scheme>& schemes, Format format);
 

@@ -1,43 +1,14 @@
 // tenet-cost compare [DUMP|--hf-config F] [--quant S1,S2,...] [model options]
-#include <unistd.h>
-
-#include <chrono>
-#include <cstdio>
 #include <memory>
 
 #include "model_args.hpp"
+#include "progress.hpp"
 #include "tenet_cost/report.hpp"
 #include "tenet_cost/report_html.hpp"
 
 namespace tenet_cost::cli {
 
 namespace {
-
-// "compare: 3/6 schemes (...)" on a terminal's stderr, for runs over a second.
-class Progress {
- public:
-  explicit Progress(std::size_t total)
-      : total_(total), start_(std::chrono::steady_clock::now()), tty_(isatty(2) != 0) {}
-  void step(std::size_t done, const std::string& what) {
-    if (!tty_) return;
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    if (s < 1.0) return;
-    shown_ = true;
-    std::fprintf(stderr, "\rcompare: %zu/%zu schemes (%s)   ", done, total_, what.c_str());
-    std::fflush(stderr);
-  }
-  ~Progress() {
-    if (shown_) std::fprintf(stderr, "\r%60s\r", "");
-  }
-  Progress(const Progress&) = delete;
-  Progress& operator=(const Progress&) = delete;
-
- private:
-  std::size_t total_;
-  std::chrono::steady_clock::time_point start_;
-  bool tty_;
-  bool shown_ = false;
-};
 
 std::string default_list() {
   std::string s;
@@ -59,7 +30,7 @@ CLI::App* add_compare(CLI::App& app, const Command& self, Context& ctx) {
     cost::Estimator est = make_estimator(*args);
     const model::Phases ph = phases(*args);
     const model::Model plan = load_plan(*args, ph, true);
-    Progress progress(schemes.size());
+    Progress progress("compare", "schemes", schemes.size());
     const auto result =
         model::compare(est, plan, ph, schemes, [&](std::size_t done, const std::string& s) { progress.step(done, s); });
     if (format != report::Format::kHtml) {

@@ -14,6 +14,8 @@ const std::vector<Command>& commands() {
        "[model.md](model.md), [estimate-formats.md](estimate-formats.md)", add_estimate},
       {"compare", "one row per quantization scheme: prefill/decode latency, tokens/s, DRAM bytes, energy",
        "[model.md](model.md)", add_compare},
+      {"search", "each quantization scheme at its best dataflow, PE-array shape and tiles, with the Pareto front",
+       "[search.md](search.md)", add_search},
       {"quant", "`quant list`: the quantization schemes and the generic scheme grammar", "[quant.md](quant.md)",
        add_quant},
   };

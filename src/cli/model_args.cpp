@@ -14,7 +14,10 @@ namespace fs = std::filesystem;
 void add_model_options(CLI::App* cmd, ModelArgs& a) {
   cmd->add_option("--arch", a.arch, "Arch preset name or JSON file (default: " + arch::default_arch() + ")");
   cmd->add_option("--dataflow", a.dataflow, mapping::dataflow_choices() + " (default: os)");
-  cmd->add_option("--tile", a.tile, "Buffer tile m=..,n=..,k=..[,order=mnk] (default: chosen to fit)");
+  cmd->add_option("--tile", a.tiles,
+                  "Buffer tile [TARGET:]m=..,n=..,k=..[,order=mnk]; TARGET = a function name or a shape MxNxK "
+                  "(repeatable; default: the best for --objective)");
+  cmd->add_option("--objective", a.objective, "latency | energy | edp | dram: what the tile choice minimises");
   cmd->add_option("--bind", a.bind, "Bind symbolic dims, e.g. batch_size=4,nseq=4");
   cmd->add_option("--seq-len", a.seq_len, "Prefill tokens (default 2048)");
   cmd->add_option("--context", a.context, "Decode context length (default 2048)");
@@ -37,13 +40,27 @@ model::Phases phases(const ModelArgs& a) {
   return ph;
 }
 
-cost::Estimator make_estimator(const ModelArgs& a) {
+cost::Options cost_options(const ModelArgs& a) {
   cost::Options o;
-  if (!a.tile.empty()) o.tile = cost::parse_tile(a.tile);
+  for (const auto& text : a.tiles) {
+    cost::TileRule r = cost::parse_tile_rule(text);
+    if (r.function.empty() && r.m == 0 && r.n == 0 && r.k == 0)
+      o.tile = r.tile;
+    else
+      o.rules.push_back(std::move(r));
+  }
   o.method = cost::parse_array_method(a.array_model);
+  o.objective = cost::parse_objective(a.objective);
+  return o;
+}
+
+arch::Arch load_arch(const ModelArgs& a) {
   const std::string presets = (fs::path(data_root()) / "configs" / "arch").string();
-  return cost::Estimator(arch::load_arch(a.arch.empty() ? arch::default_arch() : a.arch, presets),
-                         mapping::parse_dataflow(a.dataflow), o);
+  return arch::load_arch(a.arch.empty() ? arch::default_arch() : a.arch, presets);
+}
+
+cost::Estimator make_estimator(const ModelArgs& a) {
+  return cost::Estimator(load_arch(a), mapping::parse_dataflow(a.dataflow), cost_options(a));
 }
 
 model::Model load_plan(const ModelArgs& a, const model::Phases& ph, bool allow_default) {

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "commands.hpp"
 #include "tenet_cost/cost.hpp"
@@ -11,14 +12,20 @@
 namespace tenet_cost::cli {
 
 struct ModelArgs {
-  std::string dump, arch, dataflow = "os", quant, tile, bind, hf_config, format = "table", array_model = "auto";
+  std::string dump, arch, dataflow = "os", quant, bind, hf_config, format = "table", array_model = "auto";
   std::string attention = "fused";
+  std::string objective = "latency";
+  std::vector<std::string> tiles;  // --tile, repeatable: [TARGET:]m=..,n=..,k=..[,order=..]
   std::int64_t seq_len = 2048, context = 2048, batch = 1;
 };
 
-/// --arch, --dataflow, --tile, --bind, --seq-len, --context, --hf-config, --format, --array-model.
+/// --arch, --dataflow, --tile, --objective, --bind, --seq-len, --context, --hf-config, --format, --array-model.
 void add_model_options(CLI::App* cmd, ModelArgs& a);
 model::Phases phases(const ModelArgs& a);
+/// The cost options named by the flags (--tile rules, --array-model, --objective).
+cost::Options cost_options(const ModelArgs& a);
+/// The arch named by --arch.
+arch::Arch load_arch(const ModelArgs& a);
 /// The arch, dataflow and options named by the flags.
 cost::Estimator make_estimator(const ModelArgs& a);
 /// The plan: the DUMP (with --hf-config for heads), else --hf-config alone, else (when allowed) the shipped

@@ -38,18 +38,16 @@ struct Estimator::Impl {
   // operand (a typed capability: closed_form_tile returns nullopt otherwise), else the TENET engine.
   mapping::TileMetrics tile_metrics(std::int64_t tm, std::int64_t tn, std::int64_t tk, const std::vector<Operand>& ops,
                                     ArrayModel& model) {
-    std::string key = std::to_string(tm) + "x" + std::to_string(tn) + "x" + std::to_string(tk);
-    for (const auto& op : ops) key += "|" + op.relation();
-    if (const auto it = tile_cache.find(key); it != tile_cache.end()) {
-      model = it->second.model;
-      return it->second.metrics;
-    }
-    ++evaluations;
     const bool closed_ok = mapping::closed_forms_apply(arch, dataflow);
     std::optional<mapping::TileMetrics> closed;
     if (options.method != ArrayMethod::kEngine && closed_ok)
       closed = mapping::closed_form_tile(*dataflow.preset, arch.rows, arch.cols, tm, tn, tk, ops);
-    if (options.method == ArrayMethod::kClosedForm && !closed) {
+    if (closed) {  // microseconds: not cached (the tile search evaluates many)
+      ++evaluations;
+      model = ArrayModel::kClosedForm;
+      return std::move(*closed);
+    }
+    if (options.method == ArrayMethod::kClosedForm) {
       if (!closed_ok)
         throw InputError("the closed-form array model needs dataflow os or ws on a systolic interconnect (have " +
                          dataflow.name + " on " + arch::to_string(arch.interconnect) + "); use --array-model engine");
@@ -58,11 +56,15 @@ struct Estimator::Impl {
       throw InputError("no closed form for the operands " + rel + " under dataflow " + dataflow.name +
                        "; use --array-model engine or auto");
     }
+    std::string key = std::to_string(tm) + "x" + std::to_string(tn) + "x" + std::to_string(tk);
+    for (const auto& op : ops) key += "|" + op.relation();
+    if (const auto it = tile_cache.find(key); it != tile_cache.end()) {
+      model = it->second.model;
+      return it->second.metrics;
+    }
+    ++evaluations;
     mapping::TileMetrics tmx;
-    if (closed) {
-      tmx = std::move(*closed);
-      model = ArrayModel::kClosedForm;
-    } else {
+    {
       tenet::AnalyzeOptions ao;
       ao.spatial_reuse = false;
       const tenet::Metrics mt = tenet::analyze(mapping::tile_problem(arch, dataflow, tm, tn, tk, ops), ao);
@@ -79,10 +81,13 @@ struct Estimator::Impl {
     return tmx;
   }
 
-  GemmCost evaluate(const GemmShape& s, const quant::Scheme& scheme);
+  GemmCost evaluate(const GemmShape& s, const quant::Scheme& scheme, const Tile& user);
+  GemmCost evaluate_at(const GemmShape& s, const quant::Scheme& scheme, const std::vector<Operand>& ops,
+                       const Tile& tile);
 };
 
-GemmCost Estimator::Impl::evaluate(const GemmShape& s, const quant::Scheme& scheme) {
+// The best tile for the objective (tile_search.cpp: exact, pruned only by proven lower bounds).
+GemmCost Estimator::Impl::evaluate(const GemmShape& s, const quant::Scheme& scheme, const Tile& user) {
   if (s.batch <= 0 || s.m <= 0 || s.n <= 0 || s.k <= 0)
     throw InputError("GEMM dimensions must be positive (batch=" + std::to_string(s.batch) + ", m=" +
                      std::to_string(s.m) + ", n=" + std::to_string(s.n) + ", k=" + std::to_string(s.k) + ")");
@@ -91,10 +96,18 @@ GemmCost Estimator::Impl::evaluate(const GemmShape& s, const quant::Scheme& sche
     if (const auto why = mapping::illegality(*dataflow.generated, arch.interconnect, ops))
       throw InputError("dataflow " + dataflow.name + " is not legal on " + arch.name + " for scheme " + scheme.name +
                        ": " + *why);
+  const TileFloors f = tile_floors(arch, s, scheme);
+  const bool coarse = options.method == ArrayMethod::kEngine || !mapping::closed_forms_apply(arch, dataflow);
+  const TileProblem p{s, ops, scheme.accum_bits, arch.buffer_bytes, arch.name, arch.rows, arch.cols, coarse};
+  return best_tile(p, user, options.objective, f, [&](const Tile& t) { return evaluate_at(s, scheme, ops, t); }).cost;
+}
+
+GemmCost Estimator::Impl::evaluate_at(const GemmShape& s, const quant::Scheme& scheme, const std::vector<Operand>& ops,
+                                      const Tile& tile) {
   GemmCost c;
   c.shape = s;
   const std::int64_t accum = scheme.accum_bits;
-  c.tile = choose_tile(TileProblem{s, ops, accum, arch.buffer_bytes, arch.name}, options.tile);
+  c.tile = tile;
   const detail::Nest nest(s, c.tile);
   c.macs = checked_mul(checked_mul(checked_mul(s.m, s.n, "MACs"), s.k, "MACs"), s.batch, "MACs");
   const arch::Arch::Rate rate = arch.mac_rate(quant::compute_precision(scheme, s.role), &c.precision);
@@ -104,37 +117,29 @@ GemmCost Estimator::Impl::evaluate(const GemmShape& s, const quant::Scheme& sche
   // array level: distinct tile shapes (full / remainder per dim)
   std::map<std::string, std::int64_t> unique, total;
   std::int64_t c_writes = 0, compute_cycles = 0, folds = 0;
-  const std::int64_t fm = s.m / c.tile.m, rm = s.m % c.tile.m;
-  const std::int64_t fn = s.n / c.tile.n, rn = s.n % c.tile.n;
-  const std::int64_t fk = s.k / c.tile.k, rk = s.k % c.tile.k;
-  for (int a = 0; a < 2; ++a)
-    for (int b = 0; b < 2; ++b)
-      for (int d = 0; d < 2; ++d) {
-        const std::int64_t tm = a ? rm : c.tile.m, tn = b ? rn : c.tile.n, tk = d ? rk : c.tile.k;
-        const std::int64_t count = (a ? (rm ? 1 : 0) : fm) * (b ? (rn ? 1 : 0) : fn) * (d ? (rk ? 1 : 0) : fk);
-        if (count == 0 || tm == 0 || tn == 0 || tk == 0) continue;
-        const std::int64_t reps = checked_mul(count, s.batch, "tiles");
-        const mapping::TileMetrics t = tile_metrics(tm, tn, tk, ops, c.array_model);
-        c.tiles = checked_add(c.tiles, reps);
-        c.time_stamps = checked_add(c.time_stamps, checked_mul(t.time_stamps, reps, "time stamps"));
-        compute_cycles = checked_add(
-            compute_cycles,
-            checked_mul(ceil_div(checked_mul(t.time_stamps, rate.den, "cycles"), rate.num), reps, "cycles"));
-        c.active_pes = std::max(c.active_pes, t.active_pes);
-        if (dataflow.preset == mapping::Preset::kOS)
-          folds = checked_add(folds, checked_mul(ceil_div(tm, arch.rows) * ceil_div(tn, arch.cols), reps, "folds"));
-        else if (dataflow.preset == mapping::Preset::kWS)
-          folds = checked_add(folds, checked_mul(ceil_div(tn, arch.cols) * ceil_div(tk, arch.rows), reps, "folds"));
-        for (const auto& op : ops) {
-          const auto u = t.unique.find(op.name);
-          const auto v = t.total.find(op.name);
-          if (u == t.unique.end() || v == t.total.end())
-            throw InternalError("array model returned no volume for tensor " + op.name);
-          unique[op.name] = checked_add(unique[op.name], checked_mul(u->second, reps, "unique volume"));
-          total[op.name] = checked_add(total[op.name], checked_mul(v->second, reps, "total volume"));
-          if (op.write) c_writes = checked_add(c_writes, checked_mul(u->second, reps, "output writes"));
-        }
-      }
+  detail::for_each_tile_shape(s, c.tile, [&](std::int64_t tm, std::int64_t tn, std::int64_t tk, std::int64_t count) {
+    const std::int64_t reps = checked_mul(count, s.batch, "tiles");
+    const mapping::TileMetrics t = tile_metrics(tm, tn, tk, ops, c.array_model);
+    c.tiles = checked_add(c.tiles, reps);
+    c.time_stamps = checked_add(c.time_stamps, checked_mul(t.time_stamps, reps, "time stamps"));
+    compute_cycles = checked_add(
+        compute_cycles,
+        checked_mul(ceil_div(checked_mul(t.time_stamps, rate.den, "cycles"), rate.num), reps, "cycles"));
+    c.active_pes = std::max(c.active_pes, t.active_pes);
+    if (dataflow.preset == mapping::Preset::kOS)
+      folds = checked_add(folds, checked_mul(ceil_div(tm, arch.rows) * ceil_div(tn, arch.cols), reps, "folds"));
+    else if (dataflow.preset == mapping::Preset::kWS)
+      folds = checked_add(folds, checked_mul(ceil_div(tn, arch.cols) * ceil_div(tk, arch.rows), reps, "folds"));
+    for (const auto& op : ops) {
+      const auto u = t.unique.find(op.name);
+      const auto v = t.total.find(op.name);
+      if (u == t.unique.end() || v == t.total.end())
+        throw InternalError("array model returned no volume for tensor " + op.name);
+      unique[op.name] = checked_add(unique[op.name], checked_mul(u->second, reps, "unique volume"));
+      total[op.name] = checked_add(total[op.name], checked_mul(v->second, reps, "total volume"));
+      if (op.write) c_writes = checked_add(c_writes, checked_mul(u->second, reps, "output writes"));
+    }
+  });
 
   // buffer <-> DRAM and per-tensor costs
   i128 buffer_bits = 0, noc_bits = 0;
@@ -254,13 +259,29 @@ const arch::Arch& Estimator::arch() const { return impl_->arch; }
 const mapping::Dataflow& Estimator::dataflow() const { return impl_->dataflow; }
 std::int64_t Estimator::array_evaluations() const { return impl_->evaluations; }
 
+const Options& Estimator::options() const { return impl_->options; }
+
 const GemmCost& Estimator::gemm(const GemmShape& shape, const quant::Scheme& scheme) {
+  return gemm(shape, scheme, impl_->options.tile);
+}
+
+const GemmCost& Estimator::gemm(const GemmShape& shape, const quant::Scheme& scheme, const Tile& user) {
   std::ostringstream key;
-  key << shape.batch << "x" << shape.m << "x" << shape.n << "x" << shape.k << "/" << static_cast<int>(shape.role) << (shape.scores_on_chip ? "f" : "") << "/"
-      << scheme.name << "/" << scheme.description;
+  key << shape.batch << "x" << shape.m << "x" << shape.n << "x" << shape.k << "/" << static_cast<int>(shape.role)
+      << (shape.scores_on_chip ? "f" : "") << "/" << scheme.name << "/" << scheme.description << "/" << to_string(user);
   const std::string k = key.str();
   if (const auto it = impl_->gemm_cache.find(k); it != impl_->gemm_cache.end()) return it->second;
-  return impl_->gemm_cache.emplace(k, impl_->evaluate(shape, scheme)).first->second;
+  return impl_->gemm_cache.emplace(k, impl_->evaluate(shape, scheme, user)).first->second;
+}
+
+const Tile& Estimator::tile_for(const std::string& function, const GemmShape& shape) const {
+  const Tile* t = &impl_->options.tile;
+  for (const auto& r : impl_->options.rules) {
+    if ((r.function.empty() || r.function == function) && (r.m == 0 || r.m == shape.m) &&
+        (r.n == 0 || r.n == shape.n) && (r.k == 0 || r.k == shape.k))
+      t = &r.tile;
+  }
+  return *t;
 }
 
 }  // namespace tenet_cost::cost

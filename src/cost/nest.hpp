@@ -49,4 +49,21 @@ i128 working_set_bits(const std::vector<quant::Operand>& ops, const Nest& nest, 
 /// The lcm of the group divisors along a loop (tiles must be multiples of it or cover the whole extent).
 std::int64_t align_of(const std::vector<quant::Operand>& ops, char loop);
 
+/// Calls fn(tm, tn, tk, count) for each distinct tile shape of the nest (full / remainder per dim: at most 8), with
+/// the number of such tiles in one batch.
+template <typename Fn>
+void for_each_tile_shape(const GemmShape& s, const Tile& t, Fn&& fn) {
+  const std::int64_t fm = s.m / t.m, rm = s.m % t.m;
+  const std::int64_t fn_ = s.n / t.n, rn = s.n % t.n;
+  const std::int64_t fk = s.k / t.k, rk = s.k % t.k;
+  for (int a = 0; a < 2; ++a)
+    for (int b = 0; b < 2; ++b)
+      for (int d = 0; d < 2; ++d) {
+        const std::int64_t tm = a ? rm : t.m, tn = b ? rn : t.n, tk = d ? rk : t.k;
+        const std::int64_t count = (a ? (rm ? 1 : 0) : fm) * (b ? (rn ? 1 : 0) : fn_) * (d ? (rk ? 1 : 0) : fk);
+        if (count == 0 || tm == 0 || tn == 0 || tk == 0) continue;
+        fn(tm, tn, tk, count);
+      }
+}
+
 }  // namespace tenet_cost::cost::detail

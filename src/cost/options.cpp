@@ -43,6 +43,66 @@ Tile parse_tile(const std::string& text) {
   return t;
 }
 
+TileRule parse_tile_rule(const std::string& text) {
+  TileRule r;
+  const auto colon = text.find(':');
+  if (colon == std::string::npos) {
+    r.tile = parse_tile(text);
+    return r;
+  }
+  const std::string target = text.substr(0, colon);
+  r.tile = parse_tile(text.substr(colon + 1));
+  if (target.empty())
+    throw InputError("invalid --tile '" + text + "': expected a function name or a shape MxNxK before ':'");
+  // MxNxK (digits separated by 'x') targets a shape; anything else a function name
+  std::vector<std::int64_t> dims;
+  std::string cur;
+  bool shape = true;
+  for (const char ch : target + "x") {
+    if (ch == 'x') {
+      if (cur.empty() || cur.size() > 12) {
+        shape = false;
+        break;
+      }
+      dims.push_back(std::stoll(cur));
+      cur.clear();
+    } else if (std::isdigit(static_cast<unsigned char>(ch))) {
+      cur += ch;
+    } else {
+      shape = false;
+      break;
+    }
+  }
+  if (shape && dims.size() == 3) {
+    if (dims[0] <= 0 || dims[1] <= 0 || dims[2] <= 0)
+      throw InputError("invalid --tile '" + text + "': shape dims must be positive");
+    r.m = dims[0];
+    r.n = dims[1];
+    r.k = dims[2];
+  } else {
+    r.function = target;
+  }
+  return r;
+}
+
+Objective parse_objective(const std::string& text) {
+  if (text == "latency") return Objective::kLatency;
+  if (text == "energy") return Objective::kEnergy;
+  if (text == "edp") return Objective::kEdp;
+  if (text == "dram") return Objective::kDram;
+  throw InputError("unknown objective '" + text + "'; valid: latency, energy, edp, dram");
+}
+
+std::string to_string(Objective o) {
+  switch (o) {
+    case Objective::kLatency: return "latency";
+    case Objective::kEnergy: return "energy";
+    case Objective::kEdp: return "edp";
+    case Objective::kDram: return "dram";
+  }
+  return "latency";
+}
+
 std::string to_string(const Tile& t) {
   return "m=" + std::to_string(t.m) + ",n=" + std::to_string(t.n) + ",k=" + std::to_string(t.k) + ",order=" + t.order;
 }

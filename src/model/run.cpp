@@ -17,7 +17,7 @@ ModelResult run_model(cost::Estimator& est, const std::vector<ModelGemm>& gemms,
     cost::GemmShape shape = g.shape;
     if (shape.role == quant::GemmRole::kLinear && g.lm_head && !s.quantize_lm_head)
       shape.role = quant::GemmRole::kLinearUnquantized;
-    cost::GemmCost c = est.gemm(shape, s);
+    cost::GemmCost c = est.gemm(shape, s, est.tile_for(g.function, g.shape));
     if (g.causal_diagonal) {
       // the block runs whole (masked); only its key <= query pairs are MACs: b(b+1)/2 of b·b
       const std::int64_t b = shape.role == quant::GemmRole::kAttnQK ? shape.n : shape.k;

@@ -1,55 +1,190 @@
-// The public tile search: rank_tiles is best-first and its head is choose_tile; an independent brute force over the
-// same candidates (tile_sizes x orders) finds the same optimum of DRAM bits; user factors and alignment are honoured.
+// The tile choice by objective (docs/search.md): exactly the best candidate (= exhaustive evaluation), never worse
+// than any tile a user could pass, candidate sizes, targeted --tile rules.
 #include <catch2/catch.hpp>
 
+#include "arch_support.hpp"
 #include "tenet_cost/cost.hpp"
 #include "tenet_cost/error.hpp"
+#include "tenet_cost/mapping.hpp"
 #include "tenet_cost/quant.hpp"
 
 using namespace tenet_cost;
+using cost::GemmShape;
+using cost::Objective;
+using quant::GemmRole;
 
 namespace {
 
-cost::TileProblem problem(const char* scheme, std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t buffer) {
-  const auto s = quant::parse_scheme(scheme);
-  const cost::GemmShape shape{1, m, n, k, quant::GemmRole::kLinear};
-  return cost::TileProblem{shape, quant::operands(s, shape.role), s.accum_bits, buffer, "test"};
+cost::Estimator make(std::int64_t rows, std::int64_t cols, std::int64_t buffer, const std::string& df, Objective o,
+                     cost::ArrayMethod m = cost::ArrayMethod::kAuto) {
+  cost::Options opt;
+  opt.method = m;
+  opt.objective = o;
+  return cost::Estimator(tc_test::edge_arch(rows, cols, buffer), mapping::parse_dataflow(df), opt);
 }
+
+cost::TileProblem problem(const cost::Estimator& est, const GemmShape& s, const quant::Scheme& scheme) {
+  const auto& a = est.arch();
+  const bool coarse = est.options().method == cost::ArrayMethod::kEngine ||
+                      !mapping::closed_forms_apply(a, est.dataflow());
+  return cost::TileProblem{s, quant::operands(scheme, s.role), scheme.accum_bits, a.buffer_bytes, a.name, a.rows,
+                           a.cols, coarse};
+}
+
+// The exhaustive oracle: every candidate evaluated at its fixed tile, the first best in enumeration order.
+cost::GemmCost exhaustive(cost::Estimator& est, const GemmShape& s, const quant::Scheme& scheme, Objective o) {
+  const auto cands = cost::tile_candidates(problem(est, s, scheme), cost::Tile{});
+  cost::GemmCost best;
+  bool have = false;
+  for (const auto& c : cands) {
+    const cost::GemmCost& g = est.gemm(s, scheme, c.tile);
+    if (!have || cost::better(g, best, o)) {
+      best = g;
+      have = true;
+    }
+  }
+  return best;
+}
+
+const Objective kObjectives[] = {Objective::kLatency, Objective::kEnergy, Objective::kEdp, Objective::kDram};
 
 }  // namespace
 
-TEST_CASE("tile_sizes: 16*2^e multiples of the alignment below the extent, then the extent") {
-  CHECK(cost::tile_sizes(100, 1) == std::vector<std::int64_t>{16, 32, 64, 100});
-  CHECK(cost::tile_sizes(300, 128) == std::vector<std::int64_t>{128, 256, 300});
-  CHECK(cost::tile_sizes(8, 1) == std::vector<std::int64_t>{8});
+TEST_CASE("tile_sizes: every aligned multiple on small extents; 16·2^e, the array dims, groups and splits on large") {
+  CHECK(cost::tile_sizes(40, 8, 4, 4) == std::vector<std::int64_t>{8, 16, 24, 32, 40});
+  CHECK(cost::tile_sizes(7, 1, 4, 4) == std::vector<std::int64_t>{1, 2, 3, 4, 5, 6, 7});
+  const auto big = cost::tile_sizes(4096, 32, 12, 14);
+  for (const std::int64_t v : {32, 64, 2048, 96, 192, 224, 448, 1376, 1024})  // 16·2^e, 12·2^e, 14·2^e, ceil(4096/3)
+    CHECK(std::find(big.begin(), big.end(), v) != big.end());
+  CHECK(big.back() == 4096);
+  for (const auto v : big) CHECK((v % 32 == 0 || v == 4096));
+  CHECK(std::is_sorted(big.begin(), big.end()));
+  CHECK(std::adjacent_find(big.begin(), big.end()) == big.end());
+  const auto odd = cost::tile_sizes(11008, 1, 32, 32);
+  CHECK(std::find(odd.begin(), odd.end(), 5504) != odd.end());  // ceil(11008/2)
+  CHECK(std::find(odd.begin(), odd.end(), 8192) != odd.end());
 }
 
-TEST_CASE("rank_tiles is sorted best-first, fits the buffer, and its head is choose_tile") {
-  for (const char* scheme : {"q0f16", "q4f16_1", "w4a8-g128", "fp8-block128x128"}) {
-    const auto p = problem(scheme, 256, 512, 1024, 96 * 1024);
-    const auto ranked = cost::rank_tiles(p, {});
-    REQUIRE_FALSE(ranked.empty());
-    for (std::size_t i = 1; i < ranked.size(); ++i) {
-      const auto& a = ranked[i - 1];
-      const auto& b = ranked[i];
-      CHECK((a.dram_bits < b.dram_bits ||
-             (a.dram_bits == b.dram_bits &&
-              (a.tiles < b.tiles || (a.tiles == b.tiles && a.working_set_bits <= b.working_set_bits)))));
+TEST_CASE("tile_sizes_coarse: 16·2^e multiples of the alignment below the extent, then the extent") {
+  CHECK(cost::tile_sizes_coarse(100, 1) == std::vector<std::int64_t>{16, 32, 64, 100});
+  CHECK(cost::tile_sizes_coarse(300, 128) == std::vector<std::int64_t>{128, 256, 300});
+  CHECK(cost::tile_sizes_coarse(8, 1) == std::vector<std::int64_t>{8});
+}
+
+TEST_CASE("the auto tile is exactly the best candidate for every objective (= exhaustive evaluation)") {
+  struct Case {
+    GemmShape s;
+    const char* scheme;
+    std::int64_t rows, cols, buffer;
+    const char* df;
+  };
+  const std::vector<Case> cases = {
+      {{1, 64, 96, 128, GemmRole::kLinear}, "q0f16", 8, 8, 1 << 14, "os"},
+      {{1, 100, 72, 256, GemmRole::kLinear}, "w4a16-g32", 4, 8, 1 << 13, "ws"},
+      {{1, 1, 512, 256, GemmRole::kLinear}, "q4f16_1", 8, 8, 1 << 13, "os"},
+      {{2, 48, 80, 64, GemmRole::kLinear}, "w8a8-token-channel", 8, 4, 1 << 12, "ws"},
+      {{1, 200, 300, 400, GemmRole::kLinear}, "q4f16_1", 16, 16, 1 << 16, "os"},
+  };
+  for (const auto& c : cases)
+    for (const Objective o : kObjectives) {
+      auto est = make(c.rows, c.cols, c.buffer, c.df, o, cost::ArrayMethod::kClosedForm);
+      const auto scheme = quant::parse_scheme(c.scheme);
+      INFO(c.scheme << " " << c.s.m << "x" << c.s.n << "x" << c.s.k << " " << c.df << " objective "
+                    << cost::to_string(o));
+      const cost::GemmCost best = exhaustive(est, c.s, scheme, o);
+      const cost::GemmCost& got = est.gemm(c.s, scheme);
+      CHECK(got.tile == best.tile);
+      CHECK(got.cycles == best.cycles);
+      CHECK(got.energy_j == best.energy_j);
+      CHECK(got.dram_bytes == best.dram_bytes);
     }
-    for (const auto& c : ranked) CHECK(c.working_set_bits <= static_cast<i128>(p.buffer_bytes) * 8);
-    CHECK(cost::choose_tile(p, {}) == ranked.front().tile);
-    // no candidate has fewer DRAM bits than the head
-    for (const auto& c : ranked) CHECK(c.dram_bits >= ranked.front().dram_bits);
+}
+
+TEST_CASE("the lazy best-bound-first search evaluates fewer candidates and finds the same tile") {
+  auto est = make(16, 16, 1 << 16, "os", Objective::kLatency, cost::ArrayMethod::kClosedForm);
+  const auto scheme = quant::parse_scheme("q4f16_1");
+  const GemmShape s{1, 512, 1024, 2048, GemmRole::kLinear};
+  const auto p = problem(est, s, scheme);
+  const cost::TileFloors f = cost::tile_floors(est.arch(), s, scheme);
+  std::int64_t calls = 0;
+  const auto choice = cost::best_tile(p, cost::Tile{}, Objective::kLatency, f, [&](const cost::Tile& t) {
+    ++calls;
+    return est.gemm(s, scheme, t);
+  });
+  CHECK(choice.evaluated == calls);
+  CHECK(choice.evaluated < choice.candidates);
+  CHECK(choice.cost.tile == exhaustive(est, s, scheme, Objective::kLatency).tile);
+  // every lower bound is below the candidate's true value
+  for (const auto& c : cost::tile_candidates(p, cost::Tile{})) {
+    if (c.index % 37 != 0) continue;
+    const auto& g = est.gemm(s, scheme, c.tile);
+    for (const Objective o : kObjectives) {
+      CHECK(!(cost::objective_value(g, o) < cost::lower_bound(p, c, f, o)));
+    }
   }
 }
 
-TEST_CASE("user factors narrow the search; misaligned factors and impossible buffers are clear errors") {
-  const auto p = problem("q4f16_1", 256, 512, 1024, 1 << 20);
-  const auto ranked = cost::rank_tiles(p, cost::Tile{64, 0, 0, "nmk"});
-  for (const auto& c : ranked) {
-    CHECK(c.tile.m == 64);
-    CHECK(c.tile.order == "nmk");
-  }
-  CHECK_THROWS_WITH(cost::rank_tiles(p, cost::Tile{0, 0, 100, ""}), Catch::Contains("multiple of the group size 32"));
-  CHECK_THROWS_WITH(cost::rank_tiles(problem("q0f16", 256, 512, 1024, 16), {}), Catch::Contains("over by"));
+TEST_CASE("the auto tile is never worse than any tile the user could pass for that GEMM") {
+  for (const char* scheme_name : {"q0f16", "w4a16-g4"})
+    for (const Objective o : kObjectives) {
+      auto est = make(4, 4, 1 << 11, "os", o, cost::ArrayMethod::kClosedForm);
+      const auto scheme = quant::parse_scheme(scheme_name);
+      const GemmShape s{1, 10, 12, 16, GemmRole::kLinear};
+      const cost::GemmCost& best = est.gemm(s, scheme);
+      const auto best_value = cost::objective_value(best, o);
+      int tried = 0;
+      for (const char* order : {"mnk", "nmk", "mkn", "kmn", "nkm", "knm"})
+        for (std::int64_t tm = 1; tm <= s.m; ++tm)
+          for (std::int64_t tn = 1; tn <= s.n; ++tn)
+            for (std::int64_t tk = 1; tk <= s.k; ++tk) {
+              cost::GemmCost g;
+              try {
+                g = est.gemm(s, scheme, cost::Tile{tm, tn, tk, order});
+              } catch (const InputError&) {
+                continue;  // breaks a group or does not fit: the user cannot pass it either
+              }
+              ++tried;
+              INFO(scheme_name << " " << cost::to_string(o) << " user tile " << cost::to_string(g.tile));
+              REQUIRE(!(cost::objective_value(g, o) < best_value));
+            }
+      CHECK(tried > 1000);
+    }
+}
+
+TEST_CASE("the engine path is searched lazily and equals exhaustive evaluation") {
+  auto est = make(4, 4, 1 << 12, "is", Objective::kLatency, cost::ArrayMethod::kEngine);
+  const auto scheme = quant::parse_scheme("q0f16");
+  const GemmShape s{1, 12, 8, 16, GemmRole::kLinear};
+  const cost::GemmCost best = exhaustive(est, s, scheme, Objective::kLatency);
+  const cost::GemmCost& got = est.gemm(s, scheme);
+  CHECK(got.tile == best.tile);
+  CHECK(got.cycles == best.cycles);
+  CHECK(got.array_model == cost::ArrayModel::kEngine);
+}
+
+TEST_CASE("--tile rules target one GEMM by function name or by shape") {
+  const auto all = cost::parse_tile_rule("m=64,n=128");
+  CHECK(all.function.empty());
+  CHECK(all.m == 0);
+  CHECK(all.tile == cost::Tile{64, 128, 0, ""});
+  const auto named = cost::parse_tile_rule("lm_head:m=1,n=256,k=4096");
+  CHECK(named.function == "lm_head");
+  CHECK(named.tile == cost::Tile{1, 256, 4096, ""});
+  const auto shaped = cost::parse_tile_rule("1x32000x4096:n=256,order=nmk");
+  CHECK(shaped.function.empty());
+  CHECK((shaped.m == 1 && shaped.n == 32000 && shaped.k == 4096));
+  CHECK(shaped.tile == cost::Tile{0, 256, 0, "nmk"});
+  CHECK_THROWS_AS(cost::parse_tile_rule(":m=1"), InputError);
+  CHECK_THROWS_AS(cost::parse_tile_rule("0x1x1:m=1"), InputError);
+  CHECK_THROWS_AS(cost::parse_tile_rule("lm_head:m=x"), InputError);
+  CHECK_THROWS_AS(cost::parse_objective("speed"), InputError);
+  CHECK(cost::parse_objective("edp") == Objective::kEdp);
+
+  cost::Options o;
+  o.tile = cost::Tile{32, 0, 0, ""};
+  o.rules = {shaped, named};  // the last matching rule wins
+  const cost::Estimator est(tc_test::edge_arch(8, 8, 1 << 20), mapping::parse_dataflow("os"), o);
+  CHECK(est.tile_for("lm_head", GemmShape{1, 1, 32000, 4096}) == named.tile);
+  CHECK(est.tile_for("other", GemmShape{1, 1, 32000, 4096}) == shaped.tile);
+  CHECK(est.tile_for("other", GemmShape{1, 2, 32000, 4096}) == o.tile);
 }

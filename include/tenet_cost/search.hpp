@@ -1,0 +1,89 @@
+// The mapping search (docs/search.md): each quantization scheme at its best configuration — dataflow (one for the
+// whole model, as fixed hardware has, or each GEMM its own), PE-array shape under a PE budget, and each GEMM's
+// buffer tile and loop order (cost::best_tile, exact) — ranked by an objective, with the latency–energy Pareto
+// front of every configuration evaluated. Plain result structs: report/ renders them, an HTML view can draw them.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tenet_cost/arch.hpp"
+#include "tenet_cost/cost.hpp"
+#include "tenet_cost/mapping.hpp"
+#include "tenet_cost/model.hpp"
+
+namespace tenet_cost::search {
+
+/// "presets" (every preset) or a comma-separated list of dataflow names (presets, gen:..., .m files). Throws
+/// InputError.
+std::vector<mapping::Dataflow> parse_dataflows(const std::string& text);
+/// Every R x C with R * C = budget, R ascending. Throws InputError when budget <= 0.
+std::vector<std::pair<std::int64_t, std::int64_t>> array_shapes(std::int64_t budget);
+
+struct Options {
+  cost::Objective objective = cost::Objective::kLatency;
+  cost::ArrayMethod method = cost::ArrayMethod::kAuto;
+  std::vector<mapping::Dataflow> dataflows;                    // at least one
+  std::vector<std::pair<std::int64_t, std::int64_t>> arrays;   // empty: the arch's own rows x cols
+  bool per_gemm = false;       // each GEMM its own dataflow (default: one dataflow for the model)
+  std::size_t top = 1;         // configurations listed per scheme
+  unsigned jobs = 1;           // worker threads (same output for any count)
+};
+
+/// Totals of one configuration over the model (per phase as in compare, and over every entry).
+struct Totals {
+  model::PhaseSum prefill, decode;
+  double latency_s = 0, energy_j = 0;   // every entry
+  std::int64_t dram_bytes = 0;
+};
+
+/// One GEMM's chosen mapping.
+struct GemmChoice {
+  std::string function, entry;
+  model::Phase phase = model::Phase::kOther;
+  std::int64_t calls = 1;
+  cost::GemmShape shape;
+  std::string dataflow;
+  cost::Tile tile;
+  cost::Term bound = cost::Term::kCompute;
+  double latency_s = 0, energy_j = 0;   // per call
+  std::int64_t dram_bytes = 0;
+};
+
+/// One evaluated configuration of a scheme.
+struct Config {
+  std::string dataflow;                 // the dataflow's name, or "per-gemm"
+  std::int64_t rows = 0, cols = 0;
+  Totals totals;
+  std::vector<GemmChoice> gemms;        // in plan order
+};
+
+struct SchemeResult {
+  std::string scheme;
+  std::vector<Config> top;              // best first (top[0] = the best configuration); at most Options::top
+  std::int64_t configurations = 0;      // evaluated for this scheme
+};
+
+struct ParetoPoint {
+  std::string scheme, dataflow;
+  std::int64_t rows = 0, cols = 0;
+  double latency_s = 0, energy_j = 0;
+};
+
+struct SearchResult {
+  model::RunInfo info;                  // dataflow: the candidate set, e.g. "os,ws,is,ncf"
+  cost::Objective objective = cost::Objective::kLatency;
+  bool per_gemm = false;
+  std::vector<SchemeResult> rows;       // in the order of the schemes
+  std::vector<ParetoPoint> pareto;      // non-dominated (latency, energy) over every configuration, latency ascending
+};
+
+/// The search. `progress(done, total)` after each (scheme, array, dataflow) evaluation (serialised).
+SearchResult run(const arch::Arch& arch, const model::Model& model, const model::Phases& phases,
+                 const std::vector<std::optional<quant::Scheme>>& schemes, const Options& o,
+                 const std::function<void(std::size_t, std::size_t)>& progress = {});
+
+}  // namespace tenet_cost::search
