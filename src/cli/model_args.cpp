@@ -13,6 +13,9 @@ namespace fs = std::filesystem;
 
 void add_model_options(CLI::App* cmd, ModelArgs& a) {
   cmd->add_option("--arch", a.arch, "Arch preset name or JSON file (default: " + arch::default_arch() + ")");
+  cmd->add_option("--set", a.set,
+                  "Override an arch field by its JSON path, e.g. --set pe_array.rows=64 (repeatable; docs/arch.md)")
+      ->allow_extra_args(false);
   cmd->add_option("--dataflow", a.dataflow, mapping::dataflow_choices() + " (default: os)");
   cmd->add_option("--tile", a.tile, "Buffer tile m=..,n=..,k=..[,order=mnk] (default: chosen to fit)");
   cmd->add_option("--bind", a.bind, "Bind symbolic dims, e.g. batch_size=4,nseq=4");
@@ -32,13 +35,19 @@ model::Phases phases(const ModelArgs& a) {
   return ph;
 }
 
+std::string arch_presets_dir() { return (fs::path(data_root()) / "configs" / "arch").string(); }
+
+arch::Arch load_arch(const std::string& name, const std::vector<std::string>& set) {
+  std::vector<arch::Override> overrides;
+  for (const auto& s : set) overrides.push_back(arch::parse_override(s));
+  return arch::load_arch(name.empty() ? arch::default_arch() : name, arch_presets_dir(), overrides);
+}
+
 cost::Estimator make_estimator(const ModelArgs& a) {
   cost::Options o;
   if (!a.tile.empty()) o.tile = cost::parse_tile(a.tile);
   o.method = cost::parse_array_method(a.array_model);
-  const std::string presets = (fs::path(data_root()) / "configs" / "arch").string();
-  return cost::Estimator(arch::load_arch(a.arch.empty() ? arch::default_arch() : a.arch, presets),
-                         mapping::parse_dataflow(a.dataflow), o);
+  return cost::Estimator(load_arch(a.arch, a.set), mapping::parse_dataflow(a.dataflow), o);
 }
 
 model::Model load_plan(const ModelArgs& a, const model::Phases& ph, bool allow_default) {

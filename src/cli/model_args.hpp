@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "commands.hpp"
 #include "tenet_cost/cost.hpp"
@@ -13,11 +14,16 @@ namespace tenet_cost::cli {
 struct ModelArgs {
   std::string dump, arch, dataflow = "os", quant, tile, bind, hf_config, format = "table", array_model = "auto";
   std::int64_t seq_len = 2048, context = 2048;
+  std::vector<std::string> set;  // --set KEY=VALUE (arch overrides), in order
 };
 
-/// --arch, --dataflow, --tile, --bind, --seq-len, --context, --hf-config, --format, --array-model.
+/// --arch, --set, --dataflow, --tile, --bind, --seq-len, --context, --hf-config, --format, --array-model.
 void add_model_options(CLI::App* cmd, ModelArgs& a);
 model::Phases phases(const ModelArgs& a);
+/// The arch named by --arch (a preset, a JSON file or the default) with the --set overrides applied.
+arch::Arch load_arch(const std::string& name, const std::vector<std::string>& set);
+/// The presets folder of the data root.
+std::string arch_presets_dir();
 /// The arch, dataflow and options named by the flags.
 cost::Estimator make_estimator(const ModelArgs& a);
 /// The plan: the DUMP (with --hf-config for heads), else --hf-config alone, else (when allowed) the shipped
