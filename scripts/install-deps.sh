@@ -3,7 +3,8 @@
 # Usage: bash scripts/install-deps.sh          (as root, or with sudo available)
 set -euo pipefail
 pkgs=(cmake ninja-build g++ pkg-config libcli11-dev nlohmann-json3-dev libeigen3-dev
-      libspdlog-dev libfmt-dev catch2 libisl-dev)
+      libspdlog-dev libfmt-dev catch2 libisl-dev
+      parallel)  # GNU parallel: tests/sweep runs shards with it (skipped when absent)
 # clang + its sanitizer/fuzzer runtime are optional (fuzz targets); installed when asked.
 if [[ "${TC_WITH_CLANG:-0}" == 1 ]]; then pkgs+=(clang libclang-rt-14-dev); fi
 missing=()

@@ -14,6 +14,10 @@ const std::vector<Command>& commands() {
        "[model.md](model.md), [estimate-formats.md](estimate-formats.md)", add_estimate},
       {"compare", "one row per quantization scheme: prefill/decode latency, tokens/s, DRAM bytes, energy",
        "[model.md](model.md)", add_compare},
+      {"sweep",
+       "a grid of compare points (models x archs x --set variants x dataflows x schemes x lengths) on threads, "
+       "resumable and shardable; `sweep merge` joins the shards' results",
+       "[sweep.md](sweep.md)", add_sweep},
       {"quant", "`quant list`: the quantization schemes and the generic scheme grammar", "[quant.md](quant.md)",
        add_quant},
   };
