@@ -3,7 +3,8 @@
 # Usage: bash scripts/install-deps.sh          (as root, or with sudo available)
 set -euo pipefail
 pkgs=(cmake ninja-build g++ libcli11-dev nlohmann-json3-dev libeigen3-dev libspdlog-dev libfmt-dev catch2
-      zlib1g-dev)  # zlib: the report's browser test decodes the screenshot PNG
+      zlib1g-dev  # zlib: the report's browser test decodes the screenshot PNG
+      parallel)   # GNU parallel: tests/sweep runs shards with it (skipped when absent)
 # The clang tools are optional and installed when asked (TC_WITH_CLANG=1, as .ci/run does):
 # clang + its sanitizer/fuzzer runtime for the fuzz targets (.ci/fuzz), clang-format + clang-tidy
 # (git-clang-format-14, clang-tidy-diff-14.py; both Python scripts) for the lint step (.ci/lint).

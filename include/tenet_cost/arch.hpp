@@ -74,5 +74,26 @@ Arch load_arch(const std::string& name_or_path, const std::string& presets_dir);
 std::vector<std::string> arch_presets(const std::string& presets_dir);
 /// The default preset name ("edge-npu-32x32").
 std::string default_arch();
+/// The JSON file `load_arch` reads for a preset name or a path (throws InputError for an unknown preset).
+std::string arch_file(const std::string& name_or_path, const std::string& presets_dir);
+
+// ------------------------------------------------------------- overrides (--set, overrides.cpp)
+
+/// One `--set KEY=VALUE`: a dotted JSON path into the arch document (`pe_array.rows`, `energy_pj.mac.fp16`) and
+/// the value's text (JSON when it parses as a JSON scalar, else a string: `pe_array.interconnect=mesh`).
+struct Override {
+  std::string path, value;
+  bool operator==(const Override&) const = default;
+};
+/// "KEY=VALUE" -> Override; throws InputError for a missing '=' or an empty key.
+Override parse_override(const std::string& text);
+/// "KEY=VALUE".
+std::string to_string(const Override& o);
+/// The arch document `text` with the overrides applied, in order, each validated like the file: an unknown path or
+/// a bad value throws InputError "--set KEY=VALUE: <what parse_arch says>". The arch's name gets the overrides
+/// appended ("edge-npu-32x32 --set pe_array.rows=64") so that every output states them.
+Arch parse_arch(const std::string& text, const std::string& filename, const std::vector<Override>& overrides);
+/// load_arch with overrides.
+Arch load_arch(const std::string& name_or_path, const std::string& presets_dir, const std::vector<Override>& overrides);
 
 }  // namespace tenet_cost::arch

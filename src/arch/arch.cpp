@@ -341,18 +341,20 @@ std::vector<std::string> arch_presets(const std::string& presets_dir) {
 
 std::string default_arch() { return "edge-npu-32x32"; }
 
-Arch load_arch(const std::string& name_or_path, const std::string& presets_dir) {
+std::string arch_file(const std::string& name_or_path, const std::string& presets_dir) {
   std::error_code ec;
   const bool is_json = name_or_path.size() > 5 && name_or_path.substr(name_or_path.size() - 5) == ".json";
-  if (name_or_path.find('/') != std::string::npos || is_json) {
-    return parse_arch(read_file(name_or_path, 1 << 20), name_or_path);
-  }
+  if (name_or_path.find('/') != std::string::npos || is_json) return name_or_path;
   const fs::path p = fs::path(presets_dir) / (name_or_path + ".json");
   if (!fs::exists(p, ec))
     throw InputError("unknown arch '" + name_or_path + "'; presets: " + join(arch_presets(presets_dir)) +
                      " (or a path to a JSON file, docs/arch.md)");
-  Arch a = parse_arch(read_file(p.string(), 1 << 20), p.string());
-  return a;
+  return p.string();
+}
+
+Arch load_arch(const std::string& name_or_path, const std::string& presets_dir) {
+  const std::string file = arch_file(name_or_path, presets_dir);
+  return parse_arch(read_file(file, 1 << 20), file);
 }
 
 }  // namespace tenet_cost::arch

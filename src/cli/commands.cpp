@@ -16,6 +16,10 @@ const std::vector<Command>& commands() {
        "[model.md](model.md)", add_compare},
       {"search", "each quantization scheme at its best dataflow, PE-array shape and tiles, with the Pareto front",
        "[search.md](search.md)", add_search},
+      {"sweep",
+       "a grid of compare points (models x archs x --set variants x dataflows x schemes x lengths) on threads, "
+       "resumable and shardable; `sweep merge` joins the shards' results",
+       "[sweep.md](sweep.md)", add_sweep},
       {"quant", "`quant list`: the quantization schemes and the generic scheme grammar", "[quant.md](quant.md)",
        add_quant},
   };

@@ -34,6 +34,7 @@ CLI::App* add_extract(CLI::App& app, const Command& self, Context& ctx);   // cm
 CLI::App* add_estimate(CLI::App& app, const Command& self, Context& ctx);  // cmd_estimate.cpp
 CLI::App* add_compare(CLI::App& app, const Command& self, Context& ctx);   // cmd_compare.cpp
 CLI::App* add_search(CLI::App& app, const Command& self, Context& ctx);    // cmd_search.cpp
+CLI::App* add_sweep(CLI::App& app, const Command& self, Context& ctx);     // cmd_sweep.cpp
 CLI::App* add_quant(CLI::App& app, const Command& self, Context& ctx);     // cmd_quant.cpp
 
 /// The folder holding configs/ and workloads/ (data_root.cpp): $TENET_COST_DATA when set, else next to

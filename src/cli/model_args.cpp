@@ -13,6 +13,9 @@ namespace fs = std::filesystem;
 
 void add_model_options(CLI::App* cmd, ModelArgs& a) {
   cmd->add_option("--arch", a.arch, "Arch preset name or JSON file (default: " + arch::default_arch() + ")");
+  cmd->add_option("--set", a.set,
+                  "Override an arch field by its JSON path, e.g. --set pe_array.rows=64 (repeatable; docs/arch.md)")
+      ->allow_extra_args(false);
   cmd->add_option("--dataflow", a.dataflow, mapping::dataflow_choices() + " (default: os)");
   cmd->add_option("--tile", a.tiles,
                   "Buffer tile [TARGET:]m=..,n=..,k=..[,order=mnk]; TARGET = a function name or a shape MxNxK "
@@ -40,6 +43,14 @@ model::Phases phases(const ModelArgs& a) {
   return ph;
 }
 
+std::string arch_presets_dir() { return (fs::path(data_root()) / "configs" / "arch").string(); }
+
+arch::Arch load_arch(const std::string& name, const std::vector<std::string>& set) {
+  std::vector<arch::Override> overrides;
+  for (const auto& s : set) overrides.push_back(arch::parse_override(s));
+  return arch::load_arch(name.empty() ? arch::default_arch() : name, arch_presets_dir(), overrides);
+}
+
 cost::Options cost_options(const ModelArgs& a) {
   cost::Options o;
   for (const auto& text : a.tiles) {
@@ -54,10 +65,7 @@ cost::Options cost_options(const ModelArgs& a) {
   return o;
 }
 
-arch::Arch load_arch(const ModelArgs& a) {
-  const std::string presets = (fs::path(data_root()) / "configs" / "arch").string();
-  return arch::load_arch(a.arch.empty() ? arch::default_arch() : a.arch, presets);
-}
+arch::Arch load_arch(const ModelArgs& a) { return load_arch(a.arch, a.set); }
 
 cost::Estimator make_estimator(const ModelArgs& a) {
   return cost::Estimator(load_arch(a), mapping::parse_dataflow(a.dataflow), cost_options(a));

@@ -17,15 +17,19 @@ struct ModelArgs {
   std::string objective = "latency";
   std::vector<std::string> tiles;  // --tile, repeatable: [TARGET:]m=..,n=..,k=..[,order=..]
   std::int64_t seq_len = 2048, context = 2048, batch = 1;
+  std::vector<std::string> set;  // --set KEY=VALUE (arch overrides), in order
 };
 
-/// --arch, --dataflow, --tile, --objective, --bind, --seq-len, --context, --hf-config, --format, --array-model.
+/// --arch, --set, --dataflow, --tile, --objective, --bind, --seq-len, --context, --hf-config, --format, --array-model.
 void add_model_options(CLI::App* cmd, ModelArgs& a);
 model::Phases phases(const ModelArgs& a);
 /// The cost options named by the flags (--tile rules, --array-model, --objective).
 cost::Options cost_options(const ModelArgs& a);
-/// The arch named by --arch.
+/// The arch named by --arch (a preset, a JSON file or the default) with the --set overrides applied.
 arch::Arch load_arch(const ModelArgs& a);
+arch::Arch load_arch(const std::string& name, const std::vector<std::string>& set);
+/// The presets folder of the data root.
+std::string arch_presets_dir();
 /// The arch, dataflow and options named by the flags.
 cost::Estimator make_estimator(const ModelArgs& a);
 /// The plan: the DUMP (with --hf-config for heads), else --hf-config alone, else (when allowed) the shipped

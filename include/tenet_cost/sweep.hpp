@@ -1,0 +1,137 @@
+// Sweeps (docs/sweep.md): a grid of points (models x archs x --set variants x dataflows x schemes x sequence
+// lengths x ...), each point one model::compare row, evaluated on threads with the parsed dumps and the cost
+// caches shared, each finished point appended at once as one deterministic JSON line keyed by a stable hash of
+// its inputs, so that a rerun resumes, a deterministic 1/N shard runs on one machine of many, and shards merge.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tenet_cost::sweep {
+
+// ------------------------------------------------------------- the grid
+
+/// The axes a grid can have. A new axis is one enumerator, one row of axis_defs(), one field of PointConfig and
+/// one case of its reader (grid.cpp).
+enum class AxisKind { kArch, kSet, kDataflow, kArrayModel, kModel, kSeqLen, kContext, kQuant };
+
+/// What a new value of an axis changes: the cost::Estimator (arch, its fields, dataflow, options: the point-group
+/// whose caches are shared), the plan (the model's GEMMs and their bindings), or only the point.
+enum class Stage { kEstimator, kPlan, kPoint };
+
+struct AxisDef {
+  AxisKind kind;
+  const char* key;            // spec-file key and result-record key; the flag is --key with '_' -> '-'
+  const char* help;           // the flag's help
+  const char* default_value;  // used when neither the spec nor a flag gives the axis ("" for kSet)
+  bool integer;               // values are positive integers (JSON integers in the records)
+  Stage stage;
+};
+/// Every axis, in enumeration order (outermost first: the Estimator's axes, then the model's).
+const std::vector<AxisDef>& axis_defs();
+const AxisDef& axis_def(AxisKind kind);
+
+struct Axis {
+  AxisKind kind = AxisKind::kModel;
+  std::string path;                 // kSet: the arch path (pe_array.rows)
+  std::vector<std::string> values;  // as given (a --set value as its text)
+};
+
+/// The axes of a grid; the points are their Cartesian product.
+struct Grid {
+  std::vector<Axis> axes;
+};
+
+/// "a,b,c" -> {a, b, c}, splitting at commas outside quotes, brackets and braces; throws InputError naming
+/// `what` for an empty item.
+std::vector<std::string> split_list(const std::string& text, const std::string& what);
+/// A spec file: {"model": ["qwen2-0.5b"], "arch": "edge-npu-32x32", "set": {"pe_array.rows": [32, 64]},
+/// "dataflow": ["os", "ws"], "quant": [...], "seq_len": [128], "context": [512]} (a value or a list per axis).
+/// Unknown keys and bad values -> InputError file:line:col.
+Grid parse_spec(const std::string& text, const std::string& filename);
+/// Give an axis its values (replacing the spec's). kSet: `path` names the arch field.
+void set_axis(Grid& grid, AxisKind kind, const std::string& path, std::vector<std::string> values);
+/// The grid in canonical order (axis_defs() order, --set axes by path) with defaults for missing axes;
+/// throws InputError for a non-integer value of an integer axis or a duplicated value.
+Grid normalized(Grid grid);
+/// The number of points (checked: an overflowing grid is an error).
+std::int64_t point_count(const Grid& grid);
+
+// ------------------------------------------------------------- shards
+
+struct Shard {
+  std::int64_t index = 0, count = 1;  // 0 <= index < count
+};
+/// "I/N" (0-based I); throws InputError.
+Shard parse_shard(const std::string& text);
+/// The shard from the environment: SLURM_ARRAY_TASK_ID (minus SLURM_ARRAY_TASK_MIN) of SLURM_ARRAY_TASK_COUNT, or
+/// JOB_COMPLETION_INDEX (Kubernetes Indexed Job) of `count` (required then); nullopt when none is set. `source`
+/// names the variable used.
+std::optional<Shard> shard_from_env(const std::function<const char*(const char*)>& getenv,
+                                    std::optional<std::int64_t> count, std::string* source = nullptr);
+/// Whether the point with this id belongs to the shard (by the id's hash: stable when the grid grows).
+bool in_shard(const std::string& id, const Shard& shard);
+
+// ------------------------------------------------------------- results files
+
+/// One result line: {"id": "<16 hex>", "point": {inputs + file digests}, "result": {...}} or {..., "error": "..."}.
+struct ResultLine {
+  std::string id;
+  std::string text;  // the line without its '\n'
+};
+struct ResultsFile {
+  std::vector<ResultLine> lines;  // the valid lines, in file order
+  std::size_t valid_bytes = 0;    // the bytes up to the end of the last valid line
+  bool corrupt_tail = false;      // the last line was partial or unparseable (a kill or power cut): dropped
+  std::size_t tail_line = 0;      // its 1-based line number
+};
+/// Reads and validates a results file (each line's id is the hash of its point); a corrupt last line is dropped
+/// when `allow_corrupt_tail`, any other bad line throws InputError file:line:col.
+ResultsFile parse_results(const std::string& text, const std::string& filename, bool allow_corrupt_tail);
+/// Result lines as CSV: a header (id, the point's inputs, the result's columns, error) and one row per line.
+std::string results_csv(const std::vector<ResultLine>& lines);
+/// The valid lines of every file, de-duplicated by id and sorted by id; throws InputError when two files hold
+/// different lines for the same id, or for any bad line.
+std::vector<ResultLine> merge_results(const std::vector<std::string>& files);
+
+// ------------------------------------------------------------- running
+
+struct Progress {
+  std::size_t done = 0;      // points finished in this run
+  std::size_t total = 0;     // points this run evaluates (its shard, minus those finished before)
+  std::size_t errors = 0;    // points whose result is an error record
+  double elapsed_s = 0;
+};
+
+struct RunOptions {
+  std::string presets_dir;    // configs/arch
+  std::string workloads_dir;  // the shipped models (workloads/<name>/{q0f16.py,config.json})
+  Shard shard;
+  unsigned jobs = 0;          // 0 = every hardware thread
+  std::string out;            // results file (JSON lines, appended, resumed); "" = RunSummary::lines
+  std::function<void(const Progress&)> progress;  // after each point (from worker threads, serialized)
+};
+
+struct RunSummary {
+  std::int64_t points = 0;    // the whole grid
+  std::size_t in_shard = 0;   // the points of this shard
+  std::size_t skipped = 0;    // finished before (found in `out`)
+  std::size_t evaluated = 0;  // evaluated now
+  std::size_t errors = 0;     // of those, error records
+  std::size_t models_loaded = 0;      // dumps / configs read (each once)
+  std::size_t estimators = 0;         // cost::Estimator groups built
+  bool dropped_corrupt_tail = false;  // `out` ended in a corrupt line (redone)
+  std::size_t corrupt_line = 0;
+  std::vector<ResultLine> lines;      // out == "": every line of the shard, sorted by id
+};
+
+/// Validates the whole grid first (archs with their --set, dataflows, schemes, models), then evaluates the
+/// points of the shard not already in `out`. Throws InputError for a bad grid; a point whose evaluation fails
+/// on the input (nothing fits the buffer, ...) is an error record.
+RunSummary run(const Grid& grid, const RunOptions& options);
+
+}  // namespace tenet_cost::sweep

@@ -1,0 +1,321 @@
+// tenet-cost sweep (src/sweep, src/cli/cmd_sweep.cpp): the grid, shards, results files, resume after kill -9,
+// merge. Oracles: the unsharded run (shards, threads, resumes must reproduce it byte for byte after sorting).
+#include <catch2/catch.hpp>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tenet_cost/error.hpp"
+#include "tenet_cost/sweep.hpp"
+#include "test_support.hpp"
+
+using namespace tenet_cost;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void spit(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
+}
+
+std::vector<std::string> sorted_lines(const std::string& text) {
+  auto v = lines_of(text);
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+// A fresh folder under /tmp, removed at the end of the test.
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    char tmpl[] = "/tmp/tc_sweep_testXXXXXX";
+    REQUIRE(mkdtemp(tmpl) != nullptr);
+    path = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  std::string operator/(const std::string& name) const { return (path / name).string(); }
+};
+
+// A small grid (48 points, closed-form dataflows, qwen2-0.5b at short lengths): well under a second.
+const std::string kGrid =
+    "--model qwen2-0.5b --seq-len 16,32 --context 64 --quant q0f16,w4a16-g128,w8a8-token-channel "
+    "--dataflow os,ws --set pe_array.rows=16,32 --set dram.mb_per_s=17064,34128";
+
+std::string sweep_cmd(const std::string& extra) { return "sweep " + kGrid + " -q " + extra; }
+// With the summary on stderr.
+std::string sweep_loud(const std::string& extra) { return "sweep " + kGrid + " " + extra; }
+
+}  // namespace
+
+TEST_CASE("split_list, parse_shard, the environment's shard", "[sweep]") {
+  CHECK(sweep::split_list("a,b,c", "x") == std::vector<std::string>{"a", "b", "c"});
+  CHECK(sweep::split_list("{\"rows\":8,\"cols\":8},[1,2],\"a,b\"", "x") ==
+        std::vector<std::string>{"{\"rows\":8,\"cols\":8}", "[1,2]", "\"a,b\""});
+  CHECK_THROWS_AS(sweep::split_list("a,,b", "x"), InputError);
+  CHECK_THROWS_AS(sweep::split_list("", "x"), InputError);
+  CHECK(sweep::parse_shard("0/4").index == 0);
+  CHECK(sweep::parse_shard("3/4").count == 4);
+  for (const char* bad : {"4/4", "-1/4", "1", "1/0", "a/b", "1/4x", "/4"}) CHECK_THROWS_AS(sweep::parse_shard(bad), InputError);
+
+  std::map<std::string, std::string> env;
+  auto get = [&](const char* n) -> const char* {
+    const auto it = env.find(n);
+    return it == env.end() ? nullptr : it->second.c_str();
+  };
+  CHECK_FALSE(sweep::shard_from_env(get, std::nullopt).has_value());
+  env = {{"SLURM_ARRAY_TASK_ID", "7"}, {"SLURM_ARRAY_TASK_MIN", "5"}, {"SLURM_ARRAY_TASK_COUNT", "3"}};
+  std::string source;
+  auto s = sweep::shard_from_env(get, std::nullopt, &source);
+  REQUIRE(s.has_value());
+  CHECK(s->index == 2);
+  CHECK(s->count == 3);
+  CHECK(source == "SLURM_ARRAY_TASK_ID");
+  env = {{"SLURM_ARRAY_TASK_ID", "3"}, {"SLURM_ARRAY_TASK_COUNT", "3"}};
+  CHECK_THROWS_AS(sweep::shard_from_env(get, std::nullopt), InputError);
+  env = {{"JOB_COMPLETION_INDEX", "1"}};
+  CHECK_THROWS_AS(sweep::shard_from_env(get, std::nullopt), InputError);  // needs --shards N
+  s = sweep::shard_from_env(get, 4, &source);
+  REQUIRE(s.has_value());
+  CHECK(s->index == 1);
+  CHECK(source == "JOB_COMPLETION_INDEX");
+}
+
+TEST_CASE("every id is in exactly one shard", "[sweep]") {
+  std::mt19937_64 rng(15);
+  for (int n = 1; n <= 7; ++n)
+    for (int i = 0; i < 200; ++i) {
+      char id[17];
+      std::snprintf(id, sizeof id, "%016llx", static_cast<unsigned long long>(rng()));
+      int hits = 0;
+      for (int k = 0; k < n; ++k) hits += sweep::in_shard(id, sweep::Shard{k, n}) ? 1 : 0;
+      CHECK(hits == 1);
+    }
+}
+
+TEST_CASE("the grid: spec files, defaults, point counts, errors", "[sweep]") {
+  const auto g = sweep::parse_spec(
+      R"({"model": ["qwen2-0.5b"], "set": {"pe_array.rows": [16, 32], "dram.mb_per_s": 51200},
+          "dataflow": ["os", "ws", "is"], "seq_len": [16, 32], "context": 64})",
+      "spec.json");
+  const auto n = sweep::normalized(g);
+  CHECK(sweep::point_count(n) == 2 * 1 * 3 * 2 * 1);
+  // canonical order: the axis table's order, --set axes by path
+  REQUIRE(n.axes.size() == sweep::axis_defs().size() + 1);
+  CHECK(n.axes[0].kind == sweep::AxisKind::kArch);
+  CHECK(n.axes[1].path == "dram.mb_per_s");
+  CHECK(n.axes[2].path == "pe_array.rows");
+  try {
+    sweep::parse_spec("{\n  \"modle\": [\"x\"]\n}", "spec.json");
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()).rfind("spec.json:2:3: unknown key 'modle'", 0) == 0);
+  }
+  CHECK_THROWS_AS(sweep::parse_spec(R"({"set": [1]})", "s.json"), InputError);
+  CHECK_THROWS_AS(sweep::parse_spec(R"({"model": []})", "s.json"), InputError);
+  sweep::Grid bad;
+  sweep::set_axis(bad, sweep::AxisKind::kSeqLen, "", {"16", "x"});
+  CHECK_THROWS_AS(sweep::normalized(bad), InputError);
+  sweep::set_axis(bad, sweep::AxisKind::kSeqLen, "", {"16", "16"});
+  CHECK_THROWS_AS(sweep::normalized(bad), InputError);
+}
+
+TEST_CASE("results files: validation, the corrupt tail, merge", "[sweep]") {
+  TempDir dir;
+  const auto r = tc_test::run_cli(sweep_cmd("--out " + dir / "all.jsonl"));
+  REQUIRE(r.exit_code == 0);
+  const std::string all = slurp(dir / "all.jsonl");
+  const auto lines = lines_of(all);
+  REQUIRE(lines.size() == 48);
+  std::set<std::string> ids;
+  for (const auto& l : lines) ids.insert(l.substr(7, 16));
+  CHECK(ids.size() == 48);
+  const auto parsed = sweep::parse_results(all, "all.jsonl", false);
+  CHECK(parsed.lines.size() == 48);
+  CHECK_FALSE(parsed.corrupt_tail);
+  // a cut last line: allowed as a corrupt tail on resume only
+  const std::string cut = all.substr(0, all.size() - 40);
+  CHECK_THROWS_AS(sweep::parse_results(cut, "cut.jsonl", false), InputError);
+  const auto tail = sweep::parse_results(cut, "cut.jsonl", true);
+  CHECK(tail.corrupt_tail);
+  CHECK(tail.tail_line == 48);
+  CHECK(tail.lines.size() == 47);
+  // an edited line (its id no longer the hash of its point) in the middle is an error even on resume
+  std::string edited = all;
+  edited.replace(edited.find("\"seq_len\":16"), 12, "\"seq_len\":17");
+  CHECK_THROWS_AS(sweep::parse_results(edited, "e.jsonl", true), InputError);
+  // merge: overlapping files de-duplicate; a conflicting line for one id is refused
+  spit(dir / "a.jsonl", lines[0] + "\n" + lines[1] + "\n");
+  spit(dir / "b.jsonl", lines[1] + "\n" + lines[2] + "\n");
+  const auto merged = tc_test::run_cli("sweep merge " + dir / "a.jsonl" + " " + dir / "b.jsonl");
+  REQUIRE(merged.exit_code == 0);
+  CHECK(sorted_lines(merged.out) == std::vector<std::string>(sorted_lines(lines[0] + "\n" + lines[1] + "\n" + lines[2] + "\n")));
+  spit(dir / "bad.jsonl", lines[0] + "\n{\"id\":1}\n");
+  const auto bad = tc_test::run_cli("sweep merge " + dir / "a.jsonl" + " " + dir / "bad.jsonl");
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("bad.jsonl:2:1: expected a sweep result line") != std::string::npos);
+  const auto csv = tc_test::run_cli("sweep merge " + dir / "all.jsonl" + " --format csv");
+  REQUIRE(csv.exit_code == 0);
+  CHECK(lines_of(csv.out).size() == 49);
+  CHECK(csv.out.rfind("id,point.arch,", 0) == 0);
+}
+
+TEST_CASE("shards and thread counts reproduce the unsharded run", "[sweep]") {
+  TempDir dir;
+  const auto whole = tc_test::run_cli(sweep_cmd("--jobs 1"));
+  REQUIRE(whole.exit_code == 0);
+  const auto expected = sorted_lines(whole.out);
+  REQUIRE(expected.size() == 48);
+  CHECK(sorted_lines(tc_test::run_cli(sweep_cmd("--jobs 2")).out) == expected);
+  // 4 shards into files, merged
+  std::string files;
+  std::size_t total = 0;
+  for (int i = 0; i < 4; ++i) {
+    const std::string f = dir / ("shard" + std::to_string(i) + ".jsonl");
+    REQUIRE(tc_test::run_cli(sweep_cmd("--shard " + std::to_string(i) + "/4 --out " + f)).exit_code == 0);
+    total += lines_of(slurp(f)).size();
+    files += " " + f;
+  }
+  CHECK(total == 48);
+  CHECK(sorted_lines(tc_test::run_cli("sweep merge" + files).out) == expected);
+  // the shard from the environment: a Slurm array task, a Kubernetes Indexed Job's pod
+  setenv("SLURM_ARRAY_TASK_ID", "2", 1);
+  setenv("SLURM_ARRAY_TASK_COUNT", "4", 1);
+  const auto slurm = tc_test::run_cli(sweep_loud("--out " + dir / "slurm.jsonl"));
+  unsetenv("SLURM_ARRAY_TASK_ID");
+  unsetenv("SLURM_ARRAY_TASK_COUNT");
+  REQUIRE(slurm.exit_code == 0);
+  CHECK(slurm.err.find("in shard 2/4 (SLURM_ARRAY_TASK_ID)") != std::string::npos);
+  CHECK(sorted_lines(slurp(dir / "slurm.jsonl")) == sorted_lines(slurp(dir / "shard2.jsonl")));
+  setenv("JOB_COMPLETION_INDEX", "1", 1);
+  const auto k8s = tc_test::run_cli(sweep_cmd("--shards 4 --out " + dir / "k8s.jsonl"));
+  const auto k8s_no_count = tc_test::run_cli(sweep_cmd(""));
+  unsetenv("JOB_COMPLETION_INDEX");
+  REQUIRE(k8s.exit_code == 0);
+  CHECK(sorted_lines(slurp(dir / "k8s.jsonl")) == sorted_lines(slurp(dir / "shard1.jsonl")));
+  CHECK(k8s_no_count.exit_code == 2);
+}
+
+TEST_CASE("GNU parallel: 4 shards in parallel, merged = unsharded", "[sweep][parallel]") {
+  if (std::system("command -v parallel >/dev/null 2>&1") != 0) {
+    WARN("GNU parallel is not installed (scripts/install-deps.sh): skipped");
+    return;
+  }
+  TempDir dir;
+  const auto whole = tc_test::run_cli(sweep_cmd(""));
+  REQUIRE(whole.exit_code == 0);
+  const std::string cmd = "parallel --will-cite -j 4 " + std::string(TC_BINARY) + " " + sweep_cmd("--jobs 1") +
+                          " --shard {}/4 --out " + dir / "p{}.jsonl" + " ::: 0 1 2 3";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  const auto merged = tc_test::run_cli("sweep merge " + dir / "p0.jsonl" + " " + dir / "p1.jsonl" + " " +
+                                       dir / "p2.jsonl" + " " + dir / "p3.jsonl");
+  REQUIRE(merged.exit_code == 0);
+  CHECK(sorted_lines(merged.out) == sorted_lines(whole.out));
+}
+
+TEST_CASE("resume: a kill -9 at random points, then a rerun = the complete set, no duplicates", "[sweep][resume]") {
+  TempDir dir;
+  const auto whole = tc_test::run_cli(sweep_cmd(""));
+  REQUIRE(whole.exit_code == 0);
+  const auto expected = sorted_lines(whole.out);
+  std::mt19937 rng(42);
+  for (int round = 0; round < 4; ++round) {
+    const std::string out = dir / ("k" + std::to_string(round) + ".jsonl");
+    // start, kill -9 after a random delay (possibly before it wrote anything, possibly after it finished)
+    const pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      const std::string cmd = std::string(TC_BINARY) + " " + sweep_cmd("--jobs 2 --out " + out);
+      execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    usleep(std::uniform_int_distribution<useconds_t>(0, 150000)(rng));
+    kill(pid, SIGKILL);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    const auto partial = lines_of(slurp(out));
+    CHECK(partial.size() <= 48);
+    const auto rerun = tc_test::run_cli(sweep_cmd("--out " + out));
+    REQUIRE(rerun.exit_code == 0);
+    CHECK(sorted_lines(slurp(out)) == expected);
+  }
+  // a power cut: the last line half written -> detected, dropped and redone
+  const std::string out = dir / "cut.jsonl";
+  const std::string all = [&] {
+    std::string s;
+    for (const auto& l : expected) s += l + "\n";
+    return s;
+  }();
+  const auto ls = lines_of(all);
+  spit(out, all.substr(0, all.size() - ls.back().size() / 2 - 1));
+  auto rerun = tc_test::run_cli(sweep_loud("--out " + out));
+  REQUIRE(rerun.exit_code == 0);
+  CHECK(rerun.err.find("line 48 was partial or corrupt") != std::string::npos);
+  CHECK(rerun.err.find("47 finished before, 1 evaluated") != std::string::npos);
+  CHECK(sorted_lines(slurp(out)) == expected);
+  // garbage in the middle is not guessed at: refused, the file untouched
+  spit(out, ls[0] + "\nnot json\n" + ls[1] + "\n");
+  rerun = tc_test::run_cli(sweep_cmd("--out " + out));
+  CHECK(rerun.exit_code == 2);
+  CHECK(rerun.err.find(":2:1: expected a sweep result line") != std::string::npos);
+  CHECK(lines_of(slurp(out)).size() == 3);
+}
+
+TEST_CASE("sweep errors: bad axes exit 2 naming the value", "[sweep]") {
+  auto r = tc_test::run_cli("sweep --model qwen2-0.5b --seq-len 16 --context 32 --set pe_array.rowz=16,32 -q");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("--set pe_array.rowz=16") != std::string::npos);
+  r = tc_test::run_cli("sweep --model qwen2-0.5b --seq-len 16 --context 32 --set pe_array.rows=16,abc -q");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("--set pe_array.rows=abc") != std::string::npos);
+  r = tc_test::run_cli("sweep --model no-such-model --seq-len 16 -q");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("--model no-such-model") != std::string::npos);
+  r = tc_test::run_cli("sweep --model qwen2-0.5b --seq-len 16,0 -q");
+  CHECK(r.exit_code == 2);
+  r = tc_test::run_cli("sweep --model qwen2-0.5b --dataflow os,xyz -q");
+  CHECK(r.exit_code == 2);
+  r = tc_test::run_cli("sweep --model qwen2-0.5b --quant q0f16,nope -q");
+  CHECK(r.exit_code == 2);
+  r = tc_test::run_cli("sweep --model qwen2-0.5b --shard 4/4 -q");
+  CHECK(r.exit_code == 2);
+}
+
+TEST_CASE("CSV views: --format csv on stdout equals --csv of the results file", "[sweep]") {
+  TempDir dir;
+  const auto stdout_csv = tc_test::run_cli(sweep_cmd("--format csv"));
+  REQUIRE(stdout_csv.exit_code == 0);
+  const auto file = tc_test::run_cli(sweep_cmd("--out " + dir / "r.jsonl" + " --csv " + dir / "r.csv"));
+  REQUIRE(file.exit_code == 0);
+  const auto csv = slurp(dir / "r.csv");
+  CHECK(lines_of(csv).size() == 49);
+  CHECK(lines_of(csv).front() == lines_of(stdout_csv.out).front());
+  CHECK(sorted_lines(csv) == sorted_lines(stdout_csv.out));
+  CHECK(csv.find("result.decode.tokens_per_s") != std::string::npos);
+}
