@@ -50,7 +50,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     model::Phases phases;
     phases.seq_len = 16;
     phases.context = 32;
-    model::Model plan{"fuzz", model::workloads_from_extract(extracted, phases, std::nullopt)};
+    const model::Model plan = model::plan_from_extract("fuzz", extracted, phases, std::nullopt);
     for (const auto& g : plan.gemms)
       if (g.shape.m > 4096 || g.shape.n > 4096 || g.shape.k > 4096 || g.shape.batch > 64) return;
     const arch::Arch a = arch::parse_arch(arch_text.empty() ? std::string(kArch) : arch_text, "fuzz_arch.json");

@@ -112,6 +112,9 @@ struct Model {
   std::vector<std::string> notes;  // assumptions of the plan the output states (e.g. entries run per sequence)
 };
 /// The plan of a dump (TVMScript or TVM JSON); `cfg` gives heads for attention. Throws when it has no GEMM.
+/// The plan of a dump already extracted (named after `path`'s file name). Throws when it has no GEMM.
+Model plan_from_extract(const std::string& path, const ExtractResult& extracted, const Phases& phases,
+                        const std::optional<ModelConfig>& cfg);
 Model plan_from_dump(const std::string& path, const Phases& phases, const std::optional<ModelConfig>& cfg);
 /// The plan of a config; the model is named after the config's folder.
 Model plan_from_config(const std::string& config_path, const ModelConfig& cfg, const Phases& phases);

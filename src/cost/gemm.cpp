@@ -176,8 +176,7 @@ GemmCost Estimator::Impl::evaluate_at(const GemmShape& s, const quant::Scheme& s
       noc_bits += static_cast<i128>(std::max<std::int64_t>(0, tc.total_elems - tc.buffer_elems)) * op.bits_num /
                   op.bits_den;
     }
-    if (s.scores_on_chip && ((s.role == quant::GemmRole::kAttnQK && op.write) ||
-                             (s.role == quant::GemmRole::kAttnPV && op.name == "P"))) {
+    if (detail::stays_on_chip(s, op)) {
       tc.dram_elems = 0;  // fused attention: the scores never leave the chip
       tc.dram_bytes = 0;
     }

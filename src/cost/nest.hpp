@@ -44,6 +44,18 @@ std::int64_t footprint(const quant::Operand& op, const Nest& nest, bool tile_onl
 DramMove dram_move(const quant::Operand& op, const Nest& nest);
 /// Bits of DRAM traffic for the whole GEMM (one batch), for ranking tiles.
 i128 dram_bits(const std::vector<quant::Operand>& ops, const Nest& nest, std::int64_t accum_bits);
+/// Fused attention keeps the scores on chip: QK's output and PV's P input move no DRAM bytes.
+inline bool stays_on_chip(const GemmShape& s, const quant::Operand& op) {
+  return s.scores_on_chip &&
+         ((s.role == quant::GemmRole::kAttnQK && op.write) || (s.role == quant::GemmRole::kAttnPV && op.name == "P"));
+}
+/// The operands that move between DRAM and the buffer (all but those that stay on chip).
+inline std::vector<quant::Operand> dram_operands(const GemmShape& s, const std::vector<quant::Operand>& ops) {
+  std::vector<quant::Operand> out;
+  for (const auto& op : ops)
+    if (!stays_on_chip(s, op)) out.push_back(op);
+  return out;
+}
 /// Bits one tile of every operand occupies in the buffer (the output at accumulator bits).
 i128 working_set_bits(const std::vector<quant::Operand>& ops, const Nest& nest, std::int64_t accum_bits);
 /// The lcm of the group divisors along a loop (tiles must be multiples of it or cover the whole extent).

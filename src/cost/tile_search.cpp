@@ -71,6 +71,7 @@ std::vector<TileCandidate> tile_candidates(const TileProblem& p, const Tile& use
   std::vector<std::string> orders = {"mnk", "nmk", "mkn", "kmn", "nkm", "knm"};
   if (!user.order.empty()) orders = {user.order};
   std::vector<TileCandidate> out;
+  const std::vector<quant::Operand> dram_ops = detail::dram_operands(s, p.ops);  // the bound counts what the cost counts
   i128 smallest_ws = -1;
   Tile smallest;
   std::int64_t index = 0;
@@ -86,7 +87,7 @@ std::vector<TileCandidate> tile_candidates(const TileProblem& p, const Tile& use
             smallest = t;
           }
           if (ws > cap) continue;
-          out.push_back(TileCandidate{t, detail::dram_bits(p.ops, nest, p.accum_bits), ws, nest.tiles(), index++});
+          out.push_back(TileCandidate{t, detail::dram_bits(dram_ops, nest, p.accum_bits), ws, nest.tiles(), index++});
         }
   if (out.empty()) {
     const i128 need = (smallest_ws + 7) / 8;

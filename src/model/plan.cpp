@@ -275,12 +275,17 @@ std::vector<ModelGemm> workloads_from_extract(const ExtractResult& ex, const Pha
   return out;
 }
 
-Model plan_from_dump(const std::string& path, const Phases& phases, const std::optional<ModelConfig>& cfg) {
+Model plan_from_extract(const std::string& path, const ExtractResult& extracted, const Phases& phases,
+                        const std::optional<ModelConfig>& cfg) {
   Model m;
   m.name = fs::path(path).filename().string();
-  m.gemms = workloads_from_extract(extract_workloads(ir::load_module(path), {}), phases, cfg, &m.notes);
+  m.gemms = workloads_from_extract(extracted, phases, cfg, &m.notes);
   if (m.gemms.empty()) throw InputError(path + ": no GEMM workloads found");
   return m;
+}
+
+Model plan_from_dump(const std::string& path, const Phases& phases, const std::optional<ModelConfig>& cfg) {
+  return plan_from_extract(path, extract_workloads(ir::load_module(path), {}), phases, cfg);
 }
 
 Model plan_from_config(const std::string& config_path, const ModelConfig& cfg, const Phases& phases) {

@@ -303,9 +303,9 @@ RunSummary run(const Grid& grid_in, const RunOptions& opt) {
     const LoadedModel& m = mit->second;
     const std::string& mname = model_files[c.model].dump.empty() ? model_files[c.model].config
                                                                  : model_files[c.model].dump;
-    model::Model plan{fs::path(mname).filename().string(),
-                      m.extracted ? model::workloads_from_extract(*m.extracted, ph, m.config)
-                                  : model::workloads_from_config(*m.config, ph)};
+    model::Model plan = m.extracted ? model::plan_from_extract(mname, *m.extracted, ph, m.config)
+                                    : model::plan_from_config(mname, *m.config, ph);
+    plan.name = fs::path(mname).filename().string();
     if (plan.gemms.empty()) throw InputError(mname + ": no GEMM workloads found");
     plans.emplace(std::move(pkey), std::move(plan));
   }

@@ -84,6 +84,10 @@ TEST_CASE("the auto tile is exactly the best candidate for every objective (= ex
       {{1, 1, 512, 256, GemmRole::kLinear}, "q4f16_1", 8, 8, 1 << 13, "os"},
       {{2, 48, 80, 64, GemmRole::kLinear}, "w8a8-token-channel", 8, 4, 1 << 12, "ws"},
       {{1, 200, 300, 400, GemmRole::kLinear}, "q4f16_1", 16, 16, 1 << 16, "os"},
+      // fused attention: the scores stay on chip, so the search's DRAM floor must leave them out too
+      {{2, 2, 40, 16, GemmRole::kAttnQK, true}, "q0f16", 12, 14, 110592, "os"},
+      {{2, 2, 16, 40, GemmRole::kAttnPV, true}, "q0f16", 12, 14, 110592, "os"},
+      {{1, 64, 64, 32, GemmRole::kAttnQK, true}, "w8a8-token-channel+kv8", 8, 8, 1 << 13, "ws"},
   };
   for (const auto& c : cases)
     for (const Objective o : kObjectives) {
