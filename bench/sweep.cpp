@@ -34,12 +34,9 @@ int bench_main(int argc, char** argv) {
   unsigned jobs = 0;
   int repeat = 1;
   for (int i = 3; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--jobs"))
-      jobs = static_cast<unsigned>(bench::count(kName, argv[i + 1], "--jobs"));
-    else if (!std::strcmp(argv[i], "--repeat"))
-      repeat = bench::count(kName, argv[i + 1], "--repeat");
-    else
-      bench::fail(kName, std::string("unknown option '") + argv[i] + "'");
+    if (!std::strcmp(argv[i], "--jobs")) jobs = static_cast<unsigned>(bench::count(kName, argv[i + 1], "--jobs"));
+    else if (!std::strcmp(argv[i], "--repeat")) repeat = bench::count(kName, argv[i + 1], "--repeat");
+    else bench::fail(kName, std::string("unknown option '") + argv[i] + "'");
   }
   const sweep::Grid grid = sweep::parse_spec(read_file(spec), spec);
   sweep::RunOptions opt;
@@ -53,10 +50,11 @@ int bench_main(int argc, char** argv) {
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::uint64_t check = 0;
     for (const auto& l : sum.lines) check = check * 31 + std::hash<std::string>{}(l.text);
-    std::printf("bench_sweep: %s: %lld points (%zu errors), %zu models parsed, %zu estimators, jobs %u: wall %.2f s, "
-                "CPU %.2f s, %.1f points/s wall (checksum %016llx)\n",
-                spec.c_str(), static_cast<long long>(sum.points), sum.errors, sum.models_loaded, sum.estimators, jobs,
-                wall, cpu_s() - c0, static_cast<double>(sum.evaluated) / wall, static_cast<unsigned long long>(check));
+    std::printf(
+        "bench_sweep: %s: %lld points (%zu errors), %zu models parsed, %zu estimators, jobs %u: wall %.2f s, "
+        "CPU %.2f s, %.1f points/s wall (checksum %016llx)\n",
+        spec.c_str(), static_cast<long long>(sum.points), sum.errors, sum.models_loaded, sum.estimators, jobs, wall,
+        cpu_s() - c0, static_cast<double>(sum.evaluated) / wall, static_cast<unsigned long long>(check));
   }
   return 0;
 }

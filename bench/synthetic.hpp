@@ -12,8 +12,8 @@
 namespace bench {
 
 /// The functions of `path` (e.g. fixture 01 of ../shared/fixtures/real) repeated with every `def name(`
-/// renamed `def name_rK(` and every `cls.name` reference `cls.name_rK` (the class body of an IRModule file, the whole file
-/// for bare prim_funcs) until the text has `target_bytes`.
+/// renamed `def name_rK(` and every `cls.name` reference `cls.name_rK` (the class body of an IRModule file, the whole
+/// file for bare prim_funcs) until the text has `target_bytes`.
 inline std::string synthetic(const std::string& path, std::size_t target_bytes) {
   const std::string base = tenet_cost::read_file(path);
   const std::size_t cls = base.find("class Module:\n");

@@ -54,8 +54,8 @@ std::string to_string(Objective o);
 
 /// A --tile that targets some GEMMs: by function name and/or by shape MxNxK; empty / 0 = any.
 struct TileRule {
-  std::string function;             // "" = any function
-  std::int64_t m = 0, n = 0, k = 0; // 0 = any
+  std::string function;              // "" = any function
+  std::int64_t m = 0, n = 0, k = 0;  // 0 = any
   Tile tile;
   bool operator==(const TileRule&) const = default;
 };
@@ -63,8 +63,8 @@ struct TileRule {
 TileRule parse_tile_rule(const std::string& text);
 
 struct Options {
-  Tile tile;                       // user tile for every GEMM without a rule (0 = auto per dim)
-  std::vector<TileRule> rules;     // targeted tiles; the last matching rule wins over `tile`
+  Tile tile;                    // user tile for every GEMM without a rule (0 = auto per dim)
+  std::vector<TileRule> rules;  // targeted tiles; the last matching rule wins over `tile`
   ArrayMethod method = ArrayMethod::kAuto;
   Objective objective = Objective::kLatency;
 };
@@ -128,19 +128,19 @@ struct GemmCost {
 /// A non-GEMM operator (norm, rotary, activation, softmax, residual add, gather, ...): element operations on the
 /// vector unit and the bytes it moves between DRAM and the buffer (docs/model.md "Operators").
 struct OpShape {
-  std::int64_t ops = 0;                 // vector-unit element operations
-  std::int64_t dram_read_bytes = 0;     // inputs (and parameters) read from DRAM
-  std::int64_t dram_write_bytes = 0;    // outputs written to DRAM
+  std::int64_t ops = 0;               // vector-unit element operations
+  std::int64_t dram_read_bytes = 0;   // inputs (and parameters) read from DRAM
+  std::int64_t dram_write_bytes = 0;  // outputs written to DRAM
   bool operator==(const OpShape&) const = default;
 };
 
 struct OpCost {
   OpShape shape;
-  std::vector<TermCost> terms;          // kVector and kDram (the slowest bounds the operator)
+  std::vector<TermCost> terms;  // kVector and kDram (the slowest bounds the operator)
   std::int64_t cycles = 0;
   Term bound = Term::kVector;
-  std::int64_t dram_bytes = 0;          // read + write
-  double latency_s = 0, energy_j = 0;   // energy: vector ops, DRAM bits, and the bits through the buffer
+  std::int64_t dram_bytes = 0;         // read + write
+  double latency_s = 0, energy_j = 0;  // energy: vector ops, DRAM bits, and the bits through the buffer
   [[nodiscard]] std::int64_t cycles_of(Term t) const;
 };
 
@@ -179,15 +179,16 @@ std::vector<std::int64_t> tile_sizes(std::int64_t extent, std::int64_t align, st
 std::vector<std::int64_t> tile_sizes_coarse(std::int64_t extent, std::int64_t align);
 /// Every candidate (tile sizes x loop orders, narrowed by the user's fixed factors) that fits the buffer, in
 /// enumeration order (orders mnk nmk mkn kmn nkm knm, then m, n, k sizes ascending). Throws InputError when the user's
-/// tile breaks a group alignment, or when nothing fits (naming the smallest candidate and by how many bytes it is over).
+/// tile breaks a group alignment, or when nothing fits (naming the smallest candidate and by how many bytes it is
+/// over).
 std::vector<TileCandidate> tile_candidates(const TileProblem& p, const Tile& user);
 
 /// The tile-independent figures of a GEMM the proven lower bounds need.
 struct TileFloors {
-  std::int64_t pes = 1;                        // rows x cols
-  std::int64_t rate_num = 1, rate_den = 1;     // MACs/PE/cycle
+  std::int64_t pes = 1;                     // rows x cols
+  std::int64_t rate_num = 1, rate_den = 1;  // MACs/PE/cycle
   std::int64_t clock_mhz = 1, dram_mb_per_s = 1;
-  double mac_energy_pj = 0;                    // MACs x pJ/MAC (the first energy term)
+  double mac_energy_pj = 0;  // MACs x pJ/MAC (the first energy term)
   double dram_pj_per_bit = 0;
 };
 /// The floors of one GEMM on an arch under a scheme.
@@ -207,9 +208,9 @@ bool better(const GemmCost& a, const GemmCost& b, Objective o);
 ObjectiveValue lower_bound(const TileProblem& p, const TileCandidate& c, const TileFloors& f, Objective o);
 
 struct TileChoice {
-  GemmCost cost;                   // the best candidate's full cost
-  std::int64_t candidates = 0;     // legal candidates
-  std::int64_t evaluated = 0;      // evaluated before the bound proved the rest worse
+  GemmCost cost;                // the best candidate's full cost
+  std::int64_t candidates = 0;  // legal candidates
+  std::int64_t evaluated = 0;   // evaluated before the bound proved the rest worse
 };
 /// The exact best candidate under `o`: candidates are evaluated lazily in order of their lower bound and the search
 /// stops when the next bound exceeds the best value found; equals evaluating every candidate (tests/cost).

@@ -70,7 +70,7 @@ struct ModelGemm {
 
 /// A non-GEMM operator of the plan (docs/model.md "Operators") with its call count in one entry.
 struct ModelOp {
-  std::string function;   // rms_norm, rotary, silu_mul, softmax, residual_add, embedding, sampling, kv_append, ...
+  std::string function;  // rms_norm, rotary, silu_mul, softmax, residual_add, embedding, sampling, kv_append, ...
   std::string entry;
   Phase phase = Phase::kOther;
   std::int64_t calls = 1;
@@ -81,9 +81,9 @@ struct ModelOp {
 /// The bindings policy: prefill runs `batch` sequences of --seq-len tokens, decode one token for each of `batch`
 /// sequences at --context; the user's --bind wins.
 struct Phases {
-  std::int64_t seq_len = 2048;   // prefill tokens per sequence
-  std::int64_t context = 2048;   // decode context length per sequence
-  std::int64_t batch = 1;        // sequences served together (--batch)
+  std::int64_t seq_len = 2048;  // prefill tokens per sequence
+  std::int64_t context = 2048;  // decode context length per sequence
+  std::int64_t batch = 1;       // sequences served together (--batch)
   Attention attention = Attention::kFused;
   std::map<std::string, std::int64_t> bindings;  // --bind
   /// The symbol values of an entry of `phase` (prefill: n, m, seq_len, total_seq_len, ... -> seq_len; decode: ->
@@ -108,7 +108,7 @@ std::vector<ModelOp> operators_from_config(const ModelConfig& cfg, const Phases&
 struct Model {
   std::string name;
   std::vector<ModelGemm> gemms;
-  std::vector<ModelOp> ops;   // non-GEMM operators (config plans)
+  std::vector<ModelOp> ops;        // non-GEMM operators (config plans)
   std::vector<std::string> notes;  // assumptions of the plan the output states (e.g. entries run per sequence)
 };
 /// The plan of a dump (TVMScript or TVM JSON); `cfg` gives heads for attention. Throws when it has no GEMM.
@@ -172,8 +172,8 @@ EstimateResult estimate(cost::Estimator& est, const Model& model, const Phases& 
 struct PhaseSum {
   double latency_s = 0, energy_j = 0;
   std::int64_t dram_bytes = 0, scale_dram_bytes = 0;
-  double non_gemm_latency_s = 0, non_gemm_energy_j = 0;   // the operators' part of latency_s, energy_j
-  std::int64_t non_gemm_dram_bytes = 0;                     // and of dram_bytes
+  double non_gemm_latency_s = 0, non_gemm_energy_j = 0;  // the operators' part of latency_s, energy_j
+  std::int64_t non_gemm_dram_bytes = 0;                  // and of dram_bytes
 };
 
 struct CompareRow {

@@ -23,7 +23,7 @@ struct Segment {
 /// (a) One row of the scheme comparison.
 struct SchemeRow {
   std::string scheme;
-  double prefill_latency_s = 0, decode_latency_s = 0;            // whole prompt; one token
+  double prefill_latency_s = 0, decode_latency_s = 0;                 // whole prompt; one token
   std::int64_t prefill_dram_bytes = 0, prefill_scale_dram_bytes = 0;  // scale = scales + zero points
   std::int64_t decode_dram_bytes = 0, decode_scale_dram_bytes = 0;
   double prefill_energy_j = 0, decode_energy_j = 0;
@@ -54,9 +54,9 @@ struct RooflinePoint {
 };
 struct Roofline {
   std::string scheme;
-  std::string precision;            // the MAC precision of the compute roof ("" = not stated)
-  double peak_macs_per_s = 0;       // compute roof of the arch at this scheme's MAC precision
-  double dram_bytes_per_s = 0;      // bandwidth slope
+  std::string precision;        // the MAC precision of the compute roof ("" = not stated)
+  double peak_macs_per_s = 0;   // compute roof of the arch at this scheme's MAC precision
+  double dram_bytes_per_s = 0;  // bandwidth slope
   std::vector<RooflinePoint> points;
 };
 

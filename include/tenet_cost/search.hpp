@@ -26,17 +26,17 @@ std::vector<std::pair<std::int64_t, std::int64_t>> array_shapes(std::int64_t bud
 struct Options {
   cost::Objective objective = cost::Objective::kLatency;
   cost::ArrayMethod method = cost::ArrayMethod::kAuto;
-  std::vector<mapping::Dataflow> dataflows;                    // at least one
-  std::vector<std::pair<std::int64_t, std::int64_t>> arrays;   // empty: the arch's own rows x cols
-  bool per_gemm = false;       // each GEMM its own dataflow (default: one dataflow for the model)
-  std::size_t top = 1;         // configurations listed per scheme
-  unsigned jobs = 1;           // worker threads (same output for any count)
+  std::vector<mapping::Dataflow> dataflows;                   // at least one
+  std::vector<std::pair<std::int64_t, std::int64_t>> arrays;  // empty: the arch's own rows x cols
+  bool per_gemm = false;  // each GEMM its own dataflow (default: one dataflow for the model)
+  std::size_t top = 1;    // configurations listed per scheme
+  unsigned jobs = 1;      // worker threads (same output for any count)
 };
 
 /// Totals of one configuration over the model (per phase as in compare, and over every entry).
 struct Totals {
   model::PhaseSum prefill, decode;
-  double latency_s = 0, energy_j = 0;   // every entry
+  double latency_s = 0, energy_j = 0;  // every entry
   std::int64_t dram_bytes = 0;
 };
 
@@ -49,22 +49,22 @@ struct GemmChoice {
   std::string dataflow;
   cost::Tile tile;
   cost::Term bound = cost::Term::kCompute;
-  double latency_s = 0, energy_j = 0;   // per call
+  double latency_s = 0, energy_j = 0;  // per call
   std::int64_t dram_bytes = 0;
 };
 
 /// One evaluated configuration of a scheme.
 struct Config {
-  std::string dataflow;                 // the dataflow's name, or "per-gemm"
+  std::string dataflow;  // the dataflow's name, or "per-gemm"
   std::int64_t rows = 0, cols = 0;
   Totals totals;
-  std::vector<GemmChoice> gemms;        // in plan order
+  std::vector<GemmChoice> gemms;  // in plan order
 };
 
 struct SchemeResult {
   std::string scheme;
-  std::vector<Config> top;              // best first (top[0] = the best configuration); at most Options::top
-  std::int64_t configurations = 0;      // evaluated for this scheme
+  std::vector<Config> top;          // best first (top[0] = the best configuration); at most Options::top
+  std::int64_t configurations = 0;  // evaluated for this scheme
 };
 
 struct ParetoPoint {
@@ -74,11 +74,11 @@ struct ParetoPoint {
 };
 
 struct SearchResult {
-  model::RunInfo info;                  // dataflow: the candidate set, e.g. "os,ws,is,ncf"
+  model::RunInfo info;  // dataflow: the candidate set, e.g. "os,ws,is,ncf"
   cost::Objective objective = cost::Objective::kLatency;
   bool per_gemm = false;
-  std::vector<SchemeResult> rows;       // in the order of the schemes
-  std::vector<ParetoPoint> pareto;      // non-dominated (latency, energy) over every configuration, latency ascending
+  std::vector<SchemeResult> rows;   // in the order of the schemes
+  std::vector<ParetoPoint> pareto;  // non-dominated (latency, energy) over every configuration, latency ascending
 };
 
 /// The search. `progress(done, total)` after each (scheme, array, dataflow) evaluation (serialised).

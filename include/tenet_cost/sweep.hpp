@@ -101,9 +101,9 @@ std::vector<ResultLine> merge_results(const std::vector<std::string>& files);
 // ------------------------------------------------------------- running
 
 struct Progress {
-  std::size_t done = 0;      // points finished in this run
-  std::size_t total = 0;     // points this run evaluates (its shard, minus those finished before)
-  std::size_t errors = 0;    // points whose result is an error record
+  std::size_t done = 0;    // points finished in this run
+  std::size_t total = 0;   // points this run evaluates (its shard, minus those finished before)
+  std::size_t errors = 0;  // points whose result is an error record
   double elapsed_s = 0;
 };
 
@@ -111,22 +111,22 @@ struct RunOptions {
   std::string presets_dir;    // configs/arch
   std::string workloads_dir;  // the shipped models (workloads/<name>/{q0f16.py,config.json})
   Shard shard;
-  unsigned jobs = 0;          // 0 = every hardware thread
-  std::string out;            // results file (JSON lines, appended, resumed); "" = RunSummary::lines
+  unsigned jobs = 0;  // 0 = every hardware thread
+  std::string out;    // results file (JSON lines, appended, resumed); "" = RunSummary::lines
   std::function<void(const Progress&)> progress;  // after each point (from worker threads, serialized)
 };
 
 struct RunSummary {
-  std::int64_t points = 0;    // the whole grid
-  std::size_t in_shard = 0;   // the points of this shard
-  std::size_t skipped = 0;    // finished before (found in `out`)
-  std::size_t evaluated = 0;  // evaluated now
-  std::size_t errors = 0;     // of those, error records
+  std::int64_t points = 0;            // the whole grid
+  std::size_t in_shard = 0;           // the points of this shard
+  std::size_t skipped = 0;            // finished before (found in `out`)
+  std::size_t evaluated = 0;          // evaluated now
+  std::size_t errors = 0;             // of those, error records
   std::size_t models_loaded = 0;      // dumps / configs read (each once)
   std::size_t estimators = 0;         // cost::Estimator groups built
   bool dropped_corrupt_tail = false;  // `out` ended in a corrupt line (redone)
   std::size_t corrupt_line = 0;
-  std::vector<ResultLine> lines;      // out == "": every line of the shard, sorted by id
+  std::vector<ResultLine> lines;  // out == "": every line of the shard, sorted by id
 };
 
 /// Validates the whole grid first (archs with their --set, dataflows, schemes, models), then evaluates the

@@ -114,8 +114,8 @@ struct AnalyzeOptions {
   std::int64_t bits_per_item = 16;     // TENET's BIT_PER_ITEM for the delays
 
   // Counter tuning (formerly environment variables; the defaults are the documented method).
-  std::int64_t min_base = 2;           // smallest base n0 in periods (formerly TC_MIN_BASE); >= 1
-  bool skewed_time_windows = true;     // the tighter skewed-time windows (false: formerly TC_NO_SKEW=1)
+  std::int64_t min_base = 2;        // smallest base n0 in periods (formerly TC_MIN_BASE); >= 1
+  bool skewed_time_windows = true;  // the tighter skewed-time windows (false: formerly TC_NO_SKEW=1)
   VirtualPlan virtual_plan = VirtualPlan::kAuto;
 
   // Debug output: one line per message to `debug_log` (stderr when empty).

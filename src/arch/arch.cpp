@@ -48,14 +48,14 @@ std::string join(const std::vector<std::string>& v) {
 }
 
 // Ranges of the arch fields (docs/arch.md, "Ranges").
-constexpr std::int64_t kMaxPe = 4096;                       // rows, cols
-constexpr std::int64_t kMaxClockMhz = 1'000'000;            // 1 THz
+constexpr std::int64_t kMaxPe = 4096;             // rows, cols
+constexpr std::int64_t kMaxClockMhz = 1'000'000;  // 1 THz
 constexpr std::int64_t kMaxBufferBytes = std::int64_t{1} << 48;
 constexpr std::int64_t kMaxBitsPerCycle = std::int64_t{1} << 24;
-constexpr std::int64_t kMaxDramMbPerS = 1'000'000'000;      // 1 PB/s
+constexpr std::int64_t kMaxDramMbPerS = 1'000'000'000;            // 1 PB/s
 constexpr std::int64_t kMaxUnitPerCycle = std::int64_t{1} << 24;  // dequant / vector throughput
-constexpr std::int64_t kMaxMacRate = 65536;                 // MACs per PE per cycle
-constexpr double kMaxEnergyPj = 1e6;                        // per MAC, bit, element or op
+constexpr std::int64_t kMaxMacRate = 65536;                       // MACs per PE per cycle
+constexpr double kMaxEnergyPj = 1e6;                              // per MAC, bit, element or op
 
 // Reads the fields of one JSON object; `from` is the offset of the object's own
 // key in the text, so keys that repeat in several sections ("fp16") are located
@@ -290,9 +290,10 @@ Arch parse_arch(const std::string& text, const std::string& filename) {
     a.interconnect = Interconnect::kRelation;
     a.interconnect_relation = interconnect;
   } else {
-    rp.fail("interconnect", "expected interconnect \"systolic\", \"mesh\", \"none\" or a TENET relation like "
-                            "\"{PE[i,j]->PE[i-1,j]}\", found " + quote_for_message(interconnect) +
-                                did_you_mean(interconnect, {"systolic", "mesh", "none"}));
+    rp.fail("interconnect",
+            "expected interconnect \"systolic\", \"mesh\", \"none\" or a TENET relation like "
+            "\"{PE[i,j]->PE[i-1,j]}\", found " +
+                quote_for_message(interconnect) + did_you_mean(interconnect, {"systolic", "mesh", "none"}));
   }
   return a;
 }

@@ -116,7 +116,8 @@ void run_sweep(const SweepArgs& a, Context& ctx) {
                    a.out.c_str(), sum.corrupt_line);
     std::string shard;
     if (opt.shard.count > 1)
-      shard = " in shard " + std::to_string(opt.shard.index) + "/" + std::to_string(opt.shard.count) + " (" + source + ")";
+      shard =
+          " in shard " + std::to_string(opt.shard.index) + "/" + std::to_string(opt.shard.count) + " (" + source + ")";
     std::fprintf(stderr,
                  "sweep: %lld points, %zu%s: %zu finished before, %zu evaluated (%zu errors); %zu models parsed, %zu "
                  "estimators\n",
@@ -148,13 +149,15 @@ CLI::App* add_sweep(CLI::App& app, const Command& self, Context& ctx) {
   }
   cmd->add_option("--set", args->set, "KEY=V1,V2: sweep an arch field over values (repeatable: the variants multiply)")
       ->allow_extra_args(false);
-  cmd->add_option("--out", args->out, "Results file: one JSON line per point, appended as it finishes; a rerun "
-                                      "resumes (default: all lines on stdout at the end)");
+  cmd->add_option("--out", args->out,
+                  "Results file: one JSON line per point, appended as it finishes; a rerun "
+                  "resumes (default: all lines on stdout at the end)");
   cmd->add_option("--csv", args->csv, "Also write the CSV view of the complete --out file here at the end");
   cmd->add_option("--format", args->format, "jsonl | csv (stdout without --out)");
   cmd->add_option("--jobs,-j", args->jobs, "Threads (default: every hardware thread, at most 8)");
-  cmd->add_option("--shard", args->shard, "I/N: run the deterministic I-th of N parts (0-based; default: from "
-                                          "SLURM_ARRAY_TASK_ID/_COUNT or JOB_COMPLETION_INDEX)");
+  cmd->add_option("--shard", args->shard,
+                  "I/N: run the deterministic I-th of N parts (0-based; default: from "
+                  "SLURM_ARRAY_TASK_ID/_COUNT or JOB_COMPLETION_INDEX)");
   cmd->add_option("--shards", args->shards, "N parts when the index comes from JOB_COMPLETION_INDEX");
   cmd->add_option("--progress-every", args->every, "Seconds between progress lines when stderr is not a terminal");
   cmd->add_flag("--quiet,-q", args->quiet, "No progress or summary on stderr");

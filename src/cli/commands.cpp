@@ -7,8 +7,7 @@ const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
       {"tenet", "every TENET metric of one (PE array, statement, mapping) triple or `experiment_N` file",
        "[tenet-engine.md](tenet-engine.md)", add_tenet},
-      {"extract",
-       "GEMM / convolution workloads, quantization and call counts found in a TVMScript or TVM-JSON dump",
+      {"extract", "GEMM / convolution workloads, quantization and call counts found in a TVMScript or TVM-JSON dump",
        "[extract.md](extract.md)", add_extract},
       {"estimate", "per-workload and per-entry cost of a model on an accelerator under one quantization scheme",
        "[model.md](model.md), [estimate-formats.md](estimate-formats.md)", add_estimate},

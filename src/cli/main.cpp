@@ -28,7 +28,8 @@ int main(int argc, char** argv) {
   app.fallthrough();
   app.set_version_flag("--version", std::string("tenet-cost 0.1.0"));
   std::string output = "-";
-  app.add_option("-o,--output", output, "Write the result to this file instead of stdout (atomically; a device or FIFO is written directly)");
+  app.add_option("-o,--output", output,
+                 "Write the result to this file instead of stdout (atomically; a device or FIFO is written directly)");
   app.add_flag("-v,--verbose", ctx.verbose, "Debug logging on stderr");
   // the command table of docs/cli.md, generated from the one table that registers the commands
   app.add_flag_callback(

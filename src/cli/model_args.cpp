@@ -55,10 +55,8 @@ cost::Options cost_options(const ModelArgs& a) {
   cost::Options o;
   for (const auto& text : a.tiles) {
     cost::TileRule r = cost::parse_tile_rule(text);
-    if (r.function.empty() && r.m == 0 && r.n == 0 && r.k == 0)
-      o.tile = r.tile;
-    else
-      o.rules.push_back(std::move(r));
+    if (r.function.empty() && r.m == 0 && r.n == 0 && r.k == 0) o.tile = r.tile;
+    else o.rules.push_back(std::move(r));
   }
   o.method = cost::parse_array_method(a.array_model);
   o.objective = cost::parse_objective(a.objective);

@@ -13,7 +13,10 @@ namespace tenet_cost::cli {
 class Progress {
  public:
   Progress(std::string label, std::string unit, std::size_t total)
-      : label_(std::move(label)), unit_(std::move(unit)), total_(total), start_(std::chrono::steady_clock::now()),
+      : label_(std::move(label)),
+        unit_(std::move(unit)),
+        total_(total),
+        start_(std::chrono::steady_clock::now()),
         tty_(isatty(2) != 0) {}
   void set_total(std::size_t total) { total_ = total; }
   void step(std::size_t done, const std::string& what = "") {

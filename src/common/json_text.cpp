@@ -67,7 +67,7 @@ class StructureCheck {
   struct Frame {
     bool object = false;
     bool expect_key = false;
-    std::vector<std::string_view> keys;           // the first few keys (linear search)
+    std::vector<std::string_view> keys;            // the first few keys (linear search)
     std::unordered_set<std::string_view> key_set;  // all keys once there are many
   };
 
@@ -95,8 +95,8 @@ class StructureCheck {
       dup = !f.key_set.insert(key).second;
     }
     if (dup)
-      throw InputError(location_at(text_, at, file_), "expected each key once in a JSON object, found " +
-                                                          quote_for_message(key) + " twice");
+      throw InputError(location_at(text_, at, file_),
+                       "expected each key once in a JSON object, found " + quote_for_message(key) + " twice");
   }
 
   const std::string& text_;

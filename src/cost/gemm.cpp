@@ -122,9 +122,9 @@ GemmCost Estimator::Impl::evaluate_at(const GemmShape& s, const quant::Scheme& s
     const mapping::TileMetrics t = tile_metrics(tm, tn, tk, ops, c.array_model);
     c.tiles = checked_add(c.tiles, reps);
     c.time_stamps = checked_add(c.time_stamps, checked_mul(t.time_stamps, reps, "time stamps"));
-    compute_cycles = checked_add(
-        compute_cycles,
-        checked_mul(ceil_div(checked_mul(t.time_stamps, rate.den, "cycles"), rate.num), reps, "cycles"));
+    compute_cycles =
+        checked_add(compute_cycles,
+                    checked_mul(ceil_div(checked_mul(t.time_stamps, rate.den, "cycles"), rate.num), reps, "cycles"));
     c.active_pes = std::max(c.active_pes, t.active_pes);
     if (dataflow.preset == mapping::Preset::kOS)
       folds = checked_add(folds, checked_mul(ceil_div(tm, arch.rows) * ceil_div(tn, arch.cols), reps, "folds"));
@@ -209,19 +209,17 @@ GemmCost Estimator::Impl::evaluate_at(const GemmShape& s, const quant::Scheme& s
   // serial systolic timing: R cycles per fold to shift the stationary operand in (ws) or the outputs out (os)
   const bool os = dataflow.preset == mapping::Preset::kOS, ws = dataflow.preset == mapping::Preset::kWS;
   if ((arch.stationary_load == arch::Buffering::kSerial || arch.output_drain == arch::Buffering::kSerial) && !os && !ws)
-    throw InputError("pe_array.stationary_load / output_drain 'serial' is modelled for the os and ws dataflows only, "
-                     "not " + dataflow.name);
+    throw InputError(
+        "pe_array.stationary_load / output_drain 'serial' is modelled for the os and ws dataflows only, "
+        "not " +
+        dataflow.name);
   const std::int64_t fold_cycles = checked_mul(folds, arch.rows, "cycles");
   const std::int64_t load_cycles = ws && arch.stationary_load == arch::Buffering::kSerial ? fold_cycles : 0;
   const std::int64_t drain_cycles = os && arch.output_drain == arch::Buffering::kSerial ? fold_cycles : 0;
   // the array terms add up (compute, then the serial load / drain); the rest overlap: the slowest bounds the GEMM
   // (the first in enum order on a tie; the array's sum is reported as compute)
-  c.terms = {{Term::kCompute, compute_cycles},
-             {Term::kBuffer, buffer_cycles},
-             {Term::kDram, dram_cycles},
-             {Term::kDequant, dequant_cycles},
-             {Term::kVector, vector_cycles},
-             {Term::kStationaryLoad, load_cycles},
+  c.terms = {{Term::kCompute, compute_cycles},  {Term::kBuffer, buffer_cycles}, {Term::kDram, dram_cycles},
+             {Term::kDequant, dequant_cycles},  {Term::kVector, vector_cycles}, {Term::kStationaryLoad, load_cycles},
              {Term::kOutputDrain, drain_cycles}};
   c.cycles = checked_add(checked_add(compute_cycles, load_cycles, "cycles"), drain_cycles, "cycles");
   c.bound = Term::kCompute;

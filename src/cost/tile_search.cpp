@@ -71,7 +71,8 @@ std::vector<TileCandidate> tile_candidates(const TileProblem& p, const Tile& use
   std::vector<std::string> orders = {"mnk", "nmk", "mkn", "kmn", "nkm", "knm"};
   if (!user.order.empty()) orders = {user.order};
   std::vector<TileCandidate> out;
-  const std::vector<quant::Operand> dram_ops = detail::dram_operands(s, p.ops);  // the bound counts what the cost counts
+  const std::vector<quant::Operand> dram_ops =
+      detail::dram_operands(s, p.ops);  // the bound counts what the cost counts
   i128 smallest_ws = -1;
   Tile smallest;
   std::int64_t index = 0;

@@ -19,9 +19,10 @@ OpCost vector_op(const arch::Arch& arch, const OpShape& s) {
   c.shape = s;
   c.dram_bytes = checked_add(s.dram_read_bytes, s.dram_write_bytes, "operator DRAM bytes");
   const std::int64_t vector_cycles = ceil_div(s.ops, std::max<std::int64_t>(1, arch.vector_ops_per_cycle));
-  const std::int64_t dram_cycles = checked_narrow(
-      (static_cast<i128>(c.dram_bytes) * arch.clock_mhz + arch.dram_mb_per_s - 1) / std::max<std::int64_t>(1, arch.dram_mb_per_s),
-      "cycles");
+  const std::int64_t dram_cycles =
+      checked_narrow((static_cast<i128>(c.dram_bytes) * arch.clock_mhz + arch.dram_mb_per_s - 1) /
+                         std::max<std::int64_t>(1, arch.dram_mb_per_s),
+                     "cycles");
   c.terms = {{Term::kVector, vector_cycles}, {Term::kDram, dram_cycles}};
   c.cycles = vector_cycles;
   c.bound = Term::kVector;
@@ -31,9 +32,9 @@ OpCost vector_op(const arch::Arch& arch, const OpShape& s) {
   }
   c.latency_s = static_cast<double>(c.cycles) / (static_cast<double>(arch.clock_mhz) * 1e6);
   const double bits = static_cast<double>(c.dram_bytes) * 8.0;
-  c.energy_j = (static_cast<double>(s.ops) * arch.vector_op_pj + bits * arch.dram_pj_per_bit +
-                bits * arch.buffer_pj_per_bit) *
-               1e-12;
+  c.energy_j =
+      (static_cast<double>(s.ops) * arch.vector_op_pj + bits * arch.dram_pj_per_bit + bits * arch.buffer_pj_per_bit) *
+      1e-12;
   return c;
 }
 

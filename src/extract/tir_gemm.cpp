@@ -225,7 +225,8 @@ void direct_index_vars(const Expr& e, std::set<std::string>& out) {
 /// Grouped convolution's input channel index `f // q * c + r` (topi group_conv2d: f the output
 /// channel, q = F / groups output channels per group, r the reduce var over the c = C / groups
 /// input channels of a group): q when `load` has such an index for spatial var `f`.
-std::optional<std::int64_t> group_split(const Expr* load, const std::string& f, const std::map<std::string, Axis>& axes) {
+std::optional<std::int64_t> group_split(const Expr* load, const std::string& f,
+                                        const std::map<std::string, Axis>& axes) {
   if (!load) return std::nullopt;
   auto bin = [](const Expr* e, ir::BinOp op) {
     return e && e->kind == ExprKind::kBinary && e->bin_op == op && e->args.size() == 2 && e->args[0] && e->args[1];
@@ -396,7 +397,8 @@ std::vector<TirGemm> analyze_prim_func(const ir::PrimFunc& f, std::size_t func_i
       // Padding introduced by a schedule (dlight's low-batch GEMV: M axis extent
       // `(batch_size + 3) // 4 * 4` under a `T.where` guard): m is the logical size, as for the
       // unscheduled function; the padded size the hardware runs is kept in m_padded.
-      if (auto mu = extent_product(shape_order, mset, shape_axes, bad, true); mu && xsym::to_text(**mu) != xsym::to_text(**m)) {
+      if (auto mu = extent_product(shape_order, mset, shape_axes, bad, true);
+          mu && xsym::to_text(**mu) != xsym::to_text(**m)) {
         w.m_padded = w.m;
         w.m = xsym::to_dim(*mu);
         note += "; M padded by the schedule to " + w.m_padded->str();

@@ -1,6 +1,6 @@
 // load_module: read a dump and pick the front-end from its content.
-#include "tenet_cost/ir.hpp"
 #include "tenet_cost/error.hpp"
+#include "tenet_cost/ir.hpp"
 #include "tenet_cost/output.hpp"
 
 namespace tenet_cost::ir {
@@ -22,8 +22,9 @@ Module load_module(const std::string& path, const ParseOptions& options) {
   for (const char c : text) {
     if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') continue;
     if (c == '{' && looks_like_hf_config(text))
-      throw InputError(SourceLocation{path, 0, 0}, "expected a TVMScript or TVM JSON dump, found a Hugging Face "
-                                                   "config.json (\"model_type\"); pass it with --hf-config");
+      throw InputError(SourceLocation{path, 0, 0},
+                       "expected a TVMScript or TVM JSON dump, found a Hugging Face "
+                       "config.json (\"model_type\"); pass it with --hf-config");
     if (c == '{' || c == '[') {  // '[': MetaSchedule database lines [shash, "<base64 JSON>"]
       Module m = read_tvm_json(text, path);
       if (m.source.empty()) m.source = path;

@@ -170,9 +170,10 @@ Node* Parser::new_node_from(NK k, const Node* first) {
 }
 
 void Parser::fail_elements(const Node* n) const {
-  lex_.fail(n->line, n->col,
-            "expected at most " + std::to_string(kMaxPendingElements) +
-                " elements in open brackets (the largest real dumps have ~400: docs/reliability.md, limits), found more");
+  lex_.fail(
+      n->line, n->col,
+      "expected at most " + std::to_string(kMaxPendingElements) +
+          " elements in open brackets (the largest real dumps have ~400: docs/reliability.md, limits), found more");
 }
 
 void Parser::fail_nodes(const Token& at) const {
@@ -279,7 +280,7 @@ void Parser::parse_file(Sink& sink, const Stmt* resume_class) {
         parse_simple_statements(stmts);
         for (Stmt* s : stmts) sink.top_level(s, cls);
       }
-        arena_.release(m0);
+      arena_.release(m0);
       def_nodes_ = 0;
       continue;
     }

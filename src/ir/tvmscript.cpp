@@ -2028,8 +2028,7 @@ void Lowerer::lower_relax_body(Stmt* const* body, std::uint32_t n, RelaxFunc& f)
         continue;
       }
       case SK::kWith:
-        if (s->n_items == 1 && s->items[0]->kind == NK::kCall &&
-            member_of(s->items[0]->a, Ns::kRelax) == "dataflow") {
+        if (s->n_items == 1 && s->items[0]->kind == NK::kCall && member_of(s->items[0]->a, Ns::kRelax) == "dataflow") {
           // TVM prints every dataflow block with R.output(...) as its last statement.
           const Stmt* last = s->n_body > 0 ? s->body[s->n_body - 1] : s;
           if (!(last->kind == SK::kExpr && last->value->kind == NK::kCall &&
@@ -2339,7 +2338,8 @@ void check_whole_module(const Module& mod, std::string_view text, const std::str
   for (std::size_t p = 0; p < text.size() && text[p] == '#';) {
     const std::size_t e = std::min(text.find('\n', p), text.size());
     const std::string_view line = text.substr(p, e - p);
-    if (line.find("from tvm.script import") != std::string_view::npos && line.find("relax as R") != std::string_view::npos)
+    if (line.find("from tvm.script import") != std::string_view::npos &&
+        line.find("relax as R") != std::string_view::npos)
       relax_header = true;
     p = e + 1;
   }

@@ -16,11 +16,11 @@ std::int64_t prod(std::initializer_list<std::int64_t> xs) {
 }
 
 // Element operations per element (docs/model.md "Operators").
-constexpr std::int64_t kNormOps = 4;      // square, accumulate, scale by 1/rms, multiply by the weight
-constexpr std::int64_t kRotaryOps = 3;    // x·cos + rotate(x)·sin
-constexpr std::int64_t kGatedOps = 5;     // silu(gate) (exp, add, divide, multiply) · up
-constexpr std::int64_t kActOps = 4;       // gelu / relu and friends, one pass
-constexpr std::int64_t kSoftmaxOps = 5;   // max, subtract, exp, sum, divide
+constexpr std::int64_t kNormOps = 4;     // square, accumulate, scale by 1/rms, multiply by the weight
+constexpr std::int64_t kRotaryOps = 3;   // x·cos + rotate(x)·sin
+constexpr std::int64_t kGatedOps = 5;    // silu(gate) (exp, add, divide, multiply) · up
+constexpr std::int64_t kActOps = 4;      // gelu / relu and friends, one pass
+constexpr std::int64_t kSoftmaxOps = 5;  // max, subtract, exp, sum, divide
 
 void phase_ops(std::vector<ModelOp>& out, const ModelConfig& c, Phase phase, std::int64_t seq_tokens,
                std::int64_t kv_tokens, const Phases& ph) {
@@ -49,10 +49,8 @@ void phase_ops(std::vector<ModelOp>& out, const ModelConfig& c, Phase phase, std
   const bool fused = ph.attention == Attention::kFused;
   op("softmax", L, prod({kSoftmaxOps, scores}), fused ? 0 : prod({scores, e}), fused ? 0 : prod({scores, e}));
   const std::int64_t TI = prod({T, c.intermediate});
-  if (c.gated_mlp)
-    op("silu_mul", L, prod({kGatedOps, TI}), prod({2, TI, e}), prod({TI, e}));
-  else
-    op("activation", L, prod({kActOps, TI}), prod({TI, e}), prod({TI, e}));
+  if (c.gated_mlp) op("silu_mul", L, prod({kGatedOps, TI}), prod({2, TI, e}), prod({TI, e}));
+  else op("activation", L, prod({kActOps, TI}), prod({TI, e}), prod({TI, e}));
   op("residual_add", checked_mul(2, L, "calls"), TH, prod({2, TH, e}), prod({TH, e}));
   // once: the final norm, then sampling over the last token's fp32 logits of each sequence
   op("final_norm", 1, prod({kNormOps, TH}), prod({TH + H, e}), prod({TH, e}));

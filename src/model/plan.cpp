@@ -61,7 +61,8 @@ GemmSource source_of(const std::string& s) {
 
 // The key <= query triangle of `q` queries as rectangles (queries x keys -> count) and diagonal blocks (size ->
 // count): T(q) = T(h) + R(q-h, h) + T(q-h), h = q/2, down to blocks of at most kCausalBlock queries.
-void causal_pieces(std::int64_t q, std::int64_t count, std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t>& rects,
+void causal_pieces(std::int64_t q, std::int64_t count,
+                   std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t>& rects,
                    std::map<std::int64_t, std::int64_t>& diagonal) {
   if (q <= kCausalBlock) {
     diagonal[q] = checked_add(diagonal[q], count, "attention blocks");
@@ -87,9 +88,9 @@ void attention(std::vector<ModelGemm>& out, const std::string& entry, Phase phas
     const std::int64_t rows = checked_mul(group, q, "attention rows");
     const std::int64_t c = checked_mul(calls, n, "attention calls");
     ModelGemm qk{"attn_qk", entry, phase, c, GemmShape{batch, rows, keys, head_dim, quant::GemmRole::kAttnQK, fused},
-                 {}, source};
+                 {},        source};
     ModelGemm pv{"attn_pv", entry, phase, c, GemmShape{batch, rows, head_dim, keys, quant::GemmRole::kAttnPV, fused},
-                 {}, source};
+                 {},        source};
     qk.causal_diagonal = pv.causal_diagonal = diagonal;
     out.push_back(qk);
     out.push_back(pv);
@@ -110,7 +111,8 @@ void layer_gemms(std::vector<ModelGemm>& out, const ModelConfig& c, Phase phase,
   const std::string entry = to_string(phase);
   const std::int64_t tokens = checked_mul(ph.batch, seq_tokens, "batch tokens");  // rows of the linear GEMMs
   const std::int64_t L = c.layers;
-  const std::int64_t qkv = checked_mul(checked_add(c.heads, checked_mul(2, c.kv_heads, "qkv width"), "qkv width"), c.head_dim, "qkv width");
+  const std::int64_t qkv =
+      checked_mul(checked_add(c.heads, checked_mul(2, c.kv_heads, "qkv width"), "qkv width"), c.head_dim, "qkv width");
   const std::int64_t attn_out = checked_mul(c.heads, c.head_dim, "attention width");
   auto lin = [&](const char* name, std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t calls,
                  bool lm_head = false) {
@@ -120,7 +122,8 @@ void layer_gemms(std::vector<ModelGemm>& out, const ModelConfig& c, Phase phase,
   lin("qkv_proj", tokens, qkv, c.hidden, L);
   attention(out, entry, phase, L, c.heads, c.kv_heads, c.head_dim, seq_tokens, kv_tokens, GemmSource::kConfig, ph);
   lin("o_proj", tokens, c.hidden, attn_out, L);
-  lin(c.gated_mlp ? "gate_up_proj" : "up_proj", tokens, c.gated_mlp ? checked_mul(2, c.intermediate, "gate_up width") : c.intermediate, c.hidden, L);
+  lin(c.gated_mlp ? "gate_up_proj" : "up_proj", tokens,
+      c.gated_mlp ? checked_mul(2, c.intermediate, "gate_up width") : c.intermediate, c.hidden, L);
   lin("down_proj", tokens, c.hidden, c.intermediate, L);
   lin("lm_head", ph.batch, c.vocab, c.hidden, 1, true);  // MLC computes logits of each sequence's last token only
 }
@@ -170,8 +173,9 @@ std::vector<ModelGemm> workloads_from_config(const ModelConfig& cfg, const Phase
   check_phases(ph);
   std::vector<ModelGemm> out;
   if (!ph.bindings.empty())
-    throw InputError("--bind names a dump's symbolic dims, but a config plan has none (it is sized by --batch, "
-                     "--seq-len and --context)");
+    throw InputError(
+        "--bind names a dump's symbolic dims, but a config plan has none (it is sized by --batch, "
+        "--seq-len and --context)");
   layer_gemms(out, cfg, Phase::kPrefill, ph.seq_len, ph.seq_len, ph);
   layer_gemms(out, cfg, Phase::kDecode, 1, ph.context, ph);
   return out;
@@ -266,12 +270,13 @@ std::vector<ModelGemm> workloads_from_extract(const ExtractResult& ex, const Pha
   }
   if (notes)
     for (const auto& entry : sequential)
-      notes->push_back("entry '" + entry + "' has no batch symbol (" + joined({std::begin(kBatchSymbols),
-                       std::end(kBatchSymbols)}) + "): it runs once per sequence, " + std::to_string(ph.batch) +
-                       " calls of one sequence each");
+      notes->push_back("entry '" + entry + "' has no batch symbol (" +
+                       joined({std::begin(kBatchSymbols), std::end(kBatchSymbols)}) + "): it runs once per sequence, " +
+                       std::to_string(ph.batch) + " calls of one sequence each");
   if (cfg && !cfg_used)
-    throw InputError("--hf-config is not used by this dump (no attention builtin needing heads, no vocab_size "
-                     "symbol, no GEMM with the config's vocabulary); drop it or estimate the config alone");
+    throw InputError(
+        "--hf-config is not used by this dump (no attention builtin needing heads, no vocab_size "
+        "symbol, no GEMM with the config's vocabulary); drop it or estimate the config alone");
   return out;
 }
 

@@ -5,8 +5,8 @@
 #include <numeric>
 #include <sstream>
 
-#include "tenet_cost/dtype.hpp"
 #include "tenet_cost/checked.hpp"
+#include "tenet_cost/dtype.hpp"
 #include "tenet_cost/error.hpp"
 #include "tenet_cost/message.hpp"
 #include "tenet_cost/quant.hpp"
@@ -434,7 +434,8 @@ std::string valid_forms() {
 Scheme parse_scheme(const std::string& raw) {
   // Spaces around a name are not part of it ("--quant ' q4f16_1'", a list "a, b").
   const auto first = raw.find_first_not_of(" \t");
-  const std::string text = first == std::string::npos ? std::string() : raw.substr(first, raw.find_last_not_of(" \t") - first + 1);
+  const std::string text =
+      first == std::string::npos ? std::string() : raw.substr(first, raw.find_last_not_of(" \t") - first + 1);
   std::string lower = text;
   std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
   if (lower.empty()) bad(text, "empty name");
@@ -484,7 +485,8 @@ const std::vector<std::string>& suggestion_names() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> v;
     for (const Scheme& s : catalog()) v.push_back(s.name);
-    for (const char* g : {"w4a16", "w8a16", "w8a8", "w4a8", "w4a4", "fp8-tensor", "w4a16-g128+kv4-g64"}) v.emplace_back(g);
+    for (const char* g : {"w4a16", "w8a16", "w8a8", "w4a8", "w4a4", "fp8-tensor", "w4a16-g128+kv4-g64"})
+      v.emplace_back(g);
     return v;
   }();
   return names;

@@ -48,17 +48,16 @@ std::string render(const model::CompareResult& c, Format fmt) {
                "decode_MB/tok", "decode_mJ/tok", "decode_scale_%", "speedup",   "traffic_ratio", "decode_non_gemm_%"};
   t.right_align = {false, true, true, true, true, true, true, true, true, true, true, true};
   for (const auto& r : c.rows)
-    t.rows.push_back({r.scheme, fixed(r.prefill.latency_s * 1e3, 1),
-                      fixed(static_cast<double>(r.prefill.dram_bytes) / 1e9, 3), fixed(r.prefill.energy_j, 3),
-                      fixed(r.decode.latency_s * 1e3, 2), fixed(r.decode_tokens_per_s, 2),
-                      megabytes(r.decode.dram_bytes), fixed(r.decode.energy_j * 1e3, 2),
-                      fixed(100.0 * r.scale_traffic_share, 2), fixed(r.speedup_vs_first, 2),
-                      fixed(r.traffic_ratio_vs_first, 3),
-                      fixed(100.0 * (r.decode.latency_s > 0 ? r.decode.non_gemm_latency_s / r.decode.latency_s : 0.0),
-                            1)});
+    t.rows.push_back(
+        {r.scheme, fixed(r.prefill.latency_s * 1e3, 1), fixed(static_cast<double>(r.prefill.dram_bytes) / 1e9, 3),
+         fixed(r.prefill.energy_j, 3), fixed(r.decode.latency_s * 1e3, 2), fixed(r.decode_tokens_per_s, 2),
+         megabytes(r.decode.dram_bytes), fixed(r.decode.energy_j * 1e3, 2), fixed(100.0 * r.scale_traffic_share, 2),
+         fixed(r.speedup_vs_first, 2), fixed(r.traffic_ratio_vs_first, 3),
+         fixed(100.0 * (r.decode.latency_s > 0 ? r.decode.non_gemm_latency_s / r.decode.latency_s : 0.0), 1)});
   if (fmt == Format::kCsv) return render_csv(t);
   return "model " + c.info.model + " on " + c.info.arch + " (" + c.info.dataflow + " dataflow), " +
-         run_info_text(c.info) + "; speedup and traffic ratio: decode, vs " + c.rows.front().scheme + "\n" + render_text(t) + notes_text(c.info);
+         run_info_text(c.info) + "; speedup and traffic ratio: decode, vs " + c.rows.front().scheme + "\n" +
+         render_text(t) + notes_text(c.info);
 }
 
 }  // namespace tenet_cost::report

@@ -101,11 +101,12 @@ std::string estimate_json(const EstimateResult& e) {
                           {"scale_dram_bytes", t.scale_dram_bytes},
                           {"buffer_bytes", t.buffer_bytes},
                           {"energy_j", t.energy_j},
-                          {"non_gemm", {{"cycles", t.non_gemm_cycles},
-                                        {"latency_s", t.non_gemm_latency_s},
-                                        {"dram_bytes", t.non_gemm_dram_bytes},
-                                        {"ops", t.non_gemm_ops},
-                                        {"energy_j", t.non_gemm_energy_j}}},
+                          {"non_gemm",
+                           {{"cycles", t.non_gemm_cycles},
+                            {"latency_s", t.non_gemm_latency_s},
+                            {"dram_bytes", t.non_gemm_dram_bytes},
+                            {"ops", t.non_gemm_ops},
+                            {"energy_j", t.non_gemm_energy_j}}},
                           {"phase", to_string(e.result.entry_phase.at(entry))}};
   return dump_json(j);
 }
@@ -157,8 +158,8 @@ std::string render(const EstimateResult& e, Format fmt) {
     tot.rows.push_back({entry, to_string(e.result.entry_phase.at(entry)), grouped(x.macs), grouped(x.cycles),
                         fixed(x.latency_s * 1e3, 3), fixed(x.non_gemm_latency_s * 1e3, 3), megabytes(x.dram_bytes),
                         megabytes(x.scale_dram_bytes), fixed(x.energy_j * 1e3, 3)});
-  out += "\nTotals per entry (per-call values x calls; arch " + e.info.arch + ", dataflow " + e.info.dataflow +
-         ", " + run_info_text(e.info) + "):\n";
+  out += "\nTotals per entry (per-call values x calls; arch " + e.info.arch + ", dataflow " + e.info.dataflow + ", " +
+         run_info_text(e.info) + "):\n";
   out += render_text(tot) + notes_text(e.info);
   return out;
 }

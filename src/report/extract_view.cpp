@@ -2,8 +2,8 @@
 #include <nlohmann/json.hpp>
 
 #include "tenet_cost/checked.hpp"
-#include "tenet_cost/extract.hpp"
 #include "tenet_cost/error.hpp"
+#include "tenet_cost/extract.hpp"
 #include "tenet_cost/report.hpp"
 
 namespace tenet_cost::report {

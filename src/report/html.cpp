@@ -27,7 +27,8 @@ namespace {
 // ------------------------------------------------------------------ checks
 
 void check_number(double v, const std::string& what) {
-  if (!std::isfinite(v)) throw InputError("report: expected a finite number for " + what + ", found " + fmt::format("{}", v));
+  if (!std::isfinite(v))
+    throw InputError("report: expected a finite number for " + what + ", found " + fmt::format("{}", v));
   if (v < 0) throw InputError("report: expected a non-negative number for " + what + ", found " + num(v));
 }
 void check_count(std::int64_t v, const std::string& what) {
@@ -65,8 +66,8 @@ void validate(const ReportDoc& doc) {
     for (const auto& r : b.rows) {
       const std::string w = "entry '" + b.entry + "' operator '" + r.name + "' ";
       if (r.cycles_by_term.size() != b.terms.size())
-        throw InputError("report: expected " + std::to_string(b.terms.size()) + " cycle terms for " + w +
-                         ", found " + std::to_string(r.cycles_by_term.size()));
+        throw InputError("report: expected " + std::to_string(b.terms.size()) + " cycle terms for " + w + ", found " +
+                         std::to_string(r.cycles_by_term.size()));
       check_count(r.calls, w + "calls");
       check_count(r.cycles, w + "cycles");
       for (std::size_t i = 0; i < b.terms.size(); ++i) check_count(r.cycles_by_term[i], w + b.terms[i] + " cycles");
@@ -96,11 +97,11 @@ void validate(const ReportDoc& doc) {
 
 struct BarRow {
   std::string label;
-  std::vector<double> seg;   // per term, in base units
+  std::vector<double> seg;         // per term, in base units
   std::vector<std::string> exact;  // exact text of each segment (data-value)
-  int bound = -1;            // term index marked as the bound
-  double tick = -1;          // a marker line at this value (base units), < 0 = none
-  std::string attrs;         // extra data attributes of the row (preformatted)
+  int bound = -1;                  // term index marked as the bound
+  double tick = -1;                // a marker line at this value (base units), < 0 = none
+  std::string attrs;               // extra data attributes of the row (preformatted)
 };
 
 struct BarSpec {
@@ -133,24 +134,27 @@ std::string bar_chart(const BarSpec& s) {
   double lx = kLabelW;
   o += "<g class=\"legend\">";
   for (std::size_t i = 0; i < s.terms.size(); ++i) {
-    o += fmt::format("<rect x=\"{}\" y=\"8\" width=\"14\" height=\"14\" fill=\"{}\" stroke=\"#000\"/>"
-                     "<text x=\"{}\" y=\"20\">{}</text>",
-                     coord(lx), svg::term_fill(i), coord(lx + 18), esc(s.terms[i]));
+    o += fmt::format(
+        "<rect x=\"{}\" y=\"8\" width=\"14\" height=\"14\" fill=\"{}\" stroke=\"#000\"/>"
+        "<text x=\"{}\" y=\"20\">{}</text>",
+        coord(lx), svg::term_fill(i), coord(lx + 18), esc(s.terms[i]));
     lx += 28 + 7.0 * static_cast<double>(s.terms[i].size());
   }
   o += "</g>\n";
   if (std::any_of(s.rows.begin(), s.rows.end(), [](const BarRow& r) { return r.bound >= 0; }))
-    o += fmt::format("<text x=\"{}\" y=\"42\" class=\"note\">&#9650; = bound term (the largest; latency = "
-                     "the vertical mark)</text>\n",
-                     coord(kLabelW));
+    o += fmt::format(
+        "<text x=\"{}\" y=\"42\" class=\"note\">&#9650; = bound term (the largest; latency = "
+        "the vertical mark)</text>\n",
+        coord(kLabelW));
   // grid + axis
   const double axis_y = kTop + kRowH * static_cast<double>(s.rows.size());
   o += "<g class=\"axis\">";
   for (double t : ticks) {
     const double x = xpos(t);
-    o += fmt::format("<line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\" class=\"grid\"/>"
-                     "<text x=\"{0}\" y=\"{3}\" text-anchor=\"middle\">{4}</text>",
-                     coord(x), coord(kTop - 4), coord(axis_y + 4), coord(axis_y + 18), label(t));
+    o += fmt::format(
+        "<line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\" class=\"grid\"/>"
+        "<text x=\"{0}\" y=\"{3}\" text-anchor=\"middle\">{4}</text>",
+        coord(x), coord(kTop - 4), coord(axis_y + 4), coord(axis_y + 18), label(t));
   }
   o += fmt::format("<line x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\" stroke=\"#000\"/>", coord(kLabelW),
                    coord(kLabelW + kPlotW), coord(axis_y));
@@ -174,21 +178,21 @@ std::string bar_chart(const BarSpec& s) {
       o += fmt::format(
           "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"16\" fill=\"{}\" stroke=\"#000\" stroke-width=\"{}\" "
           "data-term=\"{}\" data-value=\"{}\"{}><title>{}: {} {}</title></rect>",
-          coord(x0), coord(y + 3), coord(x1 - x0), svg::term_fill(ti), bound ? "2.5" : "0.6",
-          esc(s.terms[ti]), ti < r.exact.size() ? r.exact[ti] : num(r.seg[ti]), bound ? " data-bound=\"true\"" : "",
-          esc(r.label), esc(s.terms[ti]), label(r.seg[ti] / s.unit));
-      if (bound)
-        o += fmt::format("<path d=\"M{} {}l-4 -5h8z\" fill=\"#000\"/>", coord((x0 + x1) / 2), coord(y + 3));
+          coord(x0), coord(y + 3), coord(x1 - x0), svg::term_fill(ti), bound ? "2.5" : "0.6", esc(s.terms[ti]),
+          ti < r.exact.size() ? r.exact[ti] : num(r.seg[ti]), bound ? " data-bound=\"true\"" : "", esc(r.label),
+          esc(s.terms[ti]), label(r.seg[ti] / s.unit));
+      if (bound) o += fmt::format("<path d=\"M{} {}l-4 -5h8z\" fill=\"#000\"/>", coord((x0 + x1) / 2), coord(y + 3));
     }
     if (r.tick >= 0) {
       const double x = xpos(r.tick / s.unit);
-      o += fmt::format("<line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#000\" stroke-width=\"2\" "
-                       "data-tick=\"{3}\"/>",
-                       coord(x), coord(y), coord(y + 22), num(r.tick));
+      o += fmt::format(
+          "<line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#000\" stroke-width=\"2\" "
+          "data-tick=\"{3}\"/>",
+          coord(x), coord(y), coord(y + 22), num(r.tick));
     }
     const std::string right = r.bound >= 0 ? s.terms[static_cast<std::size_t>(r.bound)] : label(total / s.unit);
-    o += fmt::format("<text x=\"{}\" y=\"{}\">{}</text></g>\n", coord(std::max(xpos(total / s.unit), xpos(r.tick / s.unit)) + 6),
-                     coord(y + 15), esc(right));
+    o += fmt::format("<text x=\"{}\" y=\"{}\">{}</text></g>\n",
+                     coord(std::max(xpos(total / s.unit), xpos(r.tick / s.unit)) + 6), coord(y + 15), esc(right));
   }
   if (!s.note.empty())
     o += fmt::format("<text x=\"{}\" y=\"{}\" class=\"note\">{}</text>\n", coord(6), coord(height - 4), esc(s.note));
@@ -296,14 +300,13 @@ std::string comparison(const ReportDoc& doc) {
   out += energy_panel(false);
   std::vector<std::vector<std::string>> table;
   for (const auto& r : rows)
-    table.push_back({r.scheme, num(r.prefill_latency_s), num(r.decode_latency_s),
-                     std::to_string(r.prefill_dram_bytes), std::to_string(r.prefill_scale_dram_bytes),
-                     std::to_string(r.decode_dram_bytes), std::to_string(r.decode_scale_dram_bytes),
-                     num(r.prefill_energy_j), num(r.decode_energy_j)});
-  out += details_table({"scheme", "prefill latency_s", "decode latency_s", "prefill dram_bytes",
-                        "prefill scale_dram_bytes", "decode dram_bytes", "decode scale_dram_bytes", "prefill energy_j",
-                        "decode energy_j"},
-                       table);
+    table.push_back({r.scheme, num(r.prefill_latency_s), num(r.decode_latency_s), std::to_string(r.prefill_dram_bytes),
+                     std::to_string(r.prefill_scale_dram_bytes), std::to_string(r.decode_dram_bytes),
+                     std::to_string(r.decode_scale_dram_bytes), num(r.prefill_energy_j), num(r.decode_energy_j)});
+  out += details_table(
+      {"scheme", "prefill latency_s", "decode latency_s", "prefill dram_bytes", "prefill scale_dram_bytes",
+       "decode dram_bytes", "decode scale_dram_bytes", "prefill energy_j", "decode energy_j"},
+      table);
   out += "</section>\n";
   return out;
 }
@@ -345,15 +348,13 @@ std::string breakdown(const Breakdown& b, std::size_t index) {
 
 std::string marker(std::size_t shape, double x, double y, double r, const std::string& attrs) {
   switch (shape % 3) {
-    case 0:
-      return fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"{}\"{}/>", coord(x), coord(y), coord(r), attrs);
+    case 0: return fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"{}\"{}/>", coord(x), coord(y), coord(r), attrs);
     case 1:
       return fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"{}/>", coord(x - r * 0.886),
                          coord(y - r * 0.886), coord(r * 1.772), coord(r * 1.772), attrs);
     default:
       return fmt::format("<path d=\"M{} {}l{} {}l{} {}l{} {}z\"{}/>", coord(x), coord(y - r * 1.25), coord(r * 1.25),
-                         coord(r * 1.25), coord(-r * 1.25), coord(r * 1.25), coord(-r * 1.25), coord(-r * 1.25),
-                         attrs);
+                         coord(r * 1.25), coord(-r * 1.25), coord(r * 1.25), coord(-r * 1.25), coord(-r * 1.25), attrs);
   }
 }
 
@@ -364,28 +365,31 @@ struct LogAxis {
   double pos(double v, double from, double len) const { return from + len * (std::log10(v) - lo) / (hi - lo); }
 };
 
-std::string log_axes(const std::vector<double>& xt, const std::vector<double>& yt, const LogAxis& ax,
-                     const LogAxis& ay, const std::string& xl, const std::string& yl) {
+std::string log_axes(const std::vector<double>& xt, const std::vector<double>& yt, const LogAxis& ax, const LogAxis& ay,
+                     const std::string& xl, const std::string& yl) {
   std::string o = "<g class=\"axis\">";
   for (double t : xt) {
     const double x = ax.pos(t, kPlotL, kPW);
-    o += fmt::format("<line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\" class=\"grid\"/>"
-                     "<text x=\"{0}\" y=\"{3}\" text-anchor=\"middle\">{4}</text>",
-                     coord(x), coord(kPlotT), coord(kPlotT + kPH), coord(kPlotT + kPH + 16), label(t));
+    o += fmt::format(
+        "<line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\" class=\"grid\"/>"
+        "<text x=\"{0}\" y=\"{3}\" text-anchor=\"middle\">{4}</text>",
+        coord(x), coord(kPlotT), coord(kPlotT + kPH), coord(kPlotT + kPH + 16), label(t));
   }
   for (double t : yt) {
     const double y = kPlotT + kPH - ay.pos(t, 0, kPH);
-    o += fmt::format("<line x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\" class=\"grid\"/>"
-                     "<text x=\"{3}\" y=\"{4}\" text-anchor=\"end\">{5}</text>",
-                     coord(kPlotL), coord(kPlotL + kPW), coord(y), coord(kPlotL - 4), coord(y + 4), label(t));
+    o += fmt::format(
+        "<line x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\" class=\"grid\"/>"
+        "<text x=\"{3}\" y=\"{4}\" text-anchor=\"end\">{5}</text>",
+        coord(kPlotL), coord(kPlotL + kPW), coord(y), coord(kPlotL - 4), coord(y + 4), label(t));
   }
   o += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#000\"/>", coord(kPlotL),
                    coord(kPlotT), coord(kPW), coord(kPH));
   o += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" class=\"axis-label\">{}</text>",
                    coord(kPlotL + kPW / 2), coord(kPlotT + kPH + 36), esc(xl));
-  o += fmt::format("<text transform=\"translate(18 {}) rotate(-90)\" text-anchor=\"middle\" class=\"axis-label\">{}"
-                   "</text></g>\n",
-                   coord(kPlotT + kPH / 2), esc(yl));
+  o += fmt::format(
+      "<text transform=\"translate(18 {}) rotate(-90)\" text-anchor=\"middle\" class=\"axis-label\">{}"
+      "</text></g>\n",
+      coord(kPlotT + kPH / 2), esc(yl));
   return o;
 }
 
@@ -415,17 +419,18 @@ std::string roofline(const Roofline& rl, std::size_t index) {
   auto X = [&](double v) { return ax.pos(v, kPlotL, kPW); };
   auto Y = [&](double v) { return kPlotT + kPH - ay.pos(v, 0, kPH); };
 
-  std::string o = fmt::format("<svg viewBox=\"0 0 {0} {1}\" width=\"{0}\" height=\"{1}\" role=\"img\" aria-label=\"roofline {2}\" "
-                              "data-peak-macs-per-s=\"{3}\" data-dram-bytes-per-s=\"{4}\">\n",
-                              coord(kSvgW), coord(kSvgH), esc(rl.scheme), num(rl.peak_macs_per_s),
-                              num(rl.dram_bytes_per_s));
+  std::string o = fmt::format(
+      "<svg viewBox=\"0 0 {0} {1}\" width=\"{0}\" height=\"{1}\" role=\"img\" aria-label=\"roofline {2}\" "
+      "data-peak-macs-per-s=\"{3}\" data-dram-bytes-per-s=\"{4}\">\n",
+      coord(kSvgW), coord(kSvgH), esc(rl.scheme), num(rl.peak_macs_per_s), num(rl.dram_bytes_per_s));
   o += log_axes(xt, yt, ax, ay, "arithmetic intensity (MACs per DRAM byte, log)", "attainable MAC rate (MAC/s, log)");
   // roofs: slope from the left edge to the ridge, flat to the right edge
   const double x0 = xt.front(), x2 = xt.back();
-  o += fmt::format("<polyline class=\"roof\" points=\"{},{} {},{} {},{}\" fill=\"none\" stroke=\"#000\" "
-                   "stroke-width=\"2\"/>\n",
-                   coord(X(x0)), coord(Y(rl.dram_bytes_per_s * x0)), coord(X(ridge)), coord(Y(rl.peak_macs_per_s)),
-                   coord(X(x2)), coord(Y(rl.peak_macs_per_s)));
+  o += fmt::format(
+      "<polyline class=\"roof\" points=\"{},{} {},{} {},{}\" fill=\"none\" stroke=\"#000\" "
+      "stroke-width=\"2\"/>\n",
+      coord(X(x0)), coord(Y(rl.dram_bytes_per_s * x0)), coord(X(ridge)), coord(Y(rl.peak_macs_per_s)), coord(X(x2)),
+      coord(Y(rl.peak_macs_per_s)));
   o += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">compute roof{} {} MAC/s</text>\n",
                    coord(kPlotL + kPW - 4), coord(Y(rl.peak_macs_per_s) - 6),
                    rl.precision.empty() ? "" : " (" + esc(rl.precision) + ")", label(rl.peak_macs_per_s));
@@ -447,13 +452,15 @@ std::string roofline(const Roofline& rl, std::size_t index) {
     const double x = static_cast<double>(p.macs) / static_cast<double>(p.dram_bytes);
     const double y = static_cast<double>(p.macs) / p.latency_s;
     const double r = 2.0 + 18.0 * std::sqrt(share);  // area ~ time share
-    const std::size_t shape = static_cast<std::size_t>(std::find(entries.begin(), entries.end(), p.entry) - entries.begin());
-    o += "<g class=\"point\">" +
-         marker(shape, X(x), Y(y), r,
-                fmt::format(" fill=\"#a6c8e8\" fill-opacity=\"0.45\" stroke=\"#000\" data-name=\"{}\" data-entry=\"{}\" "
-                            "data-macs=\"{}\" data-dram-bytes=\"{}\" data-latency-s=\"{}\" data-x=\"{}\" data-y=\"{}\"",
-                            esc(p.name), esc(p.entry), p.macs, p.dram_bytes, num(p.latency_s), num(x), num(y))) +
-         "</g>\n";
+    const std::size_t shape =
+        static_cast<std::size_t>(std::find(entries.begin(), entries.end(), p.entry) - entries.begin());
+    o +=
+        "<g class=\"point\">" +
+        marker(shape, X(x), Y(y), r,
+               fmt::format(" fill=\"#a6c8e8\" fill-opacity=\"0.45\" stroke=\"#000\" data-name=\"{}\" data-entry=\"{}\" "
+                           "data-macs=\"{}\" data-dram-bytes=\"{}\" data-latency-s=\"{}\" data-x=\"{}\" data-y=\"{}\"",
+                           esc(p.name), esc(p.entry), p.macs, p.dram_bytes, num(p.latency_s), num(x), num(y))) +
+        "</g>\n";
     // points drawn at the same spot share one label "1,2,5" (else their numbers overprint)
     const std::string at = coord(X(x)) + "," + coord(Y(y));
     auto g = std::find_if(labels.begin(), labels.end(), [&](const PointLabel& l) { return l.at == at; });
@@ -476,9 +483,10 @@ std::string roofline(const Roofline& rl, std::size_t index) {
   o += fmt::format("<text x=\"{}\" y=\"{}\" class=\"small\">area = time share</text>\n", coord(kPlotL + kPW + 14),
                    coord(ly + 6));
   if (hidden > 0)
-    o += fmt::format("<text x=\"{}\" y=\"{}\" class=\"note\">{} operator(s) with 0 MACs, 0 DRAM bytes or 0 s not "
-                     "drawn</text>\n",
-                     coord(kPlotL), coord(kSvgH - 8), hidden);
+    o += fmt::format(
+        "<text x=\"{}\" y=\"{}\" class=\"note\">{} operator(s) with 0 MACs, 0 DRAM bytes or 0 s not "
+        "drawn</text>\n",
+        coord(kPlotL), coord(kSvgH - 8), hidden);
   o += "</svg>\n";
   return figure(fmt::format("roofline-{}", index), "roofline", "Roofline, " + rl.scheme, o) +
          details_table({"#", "entry", "operator", "macs", "dram_bytes", "latency_s", "time share"}, table);
@@ -498,49 +506,54 @@ std::string tradeoff(const ReportDoc& doc) {
   const auto xt = svg::linear_ticks(xmax / xu), yt = svg::linear_ticks(ymax / yu);
   auto X = [&](double v) { return kPlotL + kPW * (v / xu) / xt.back(); };
   auto Y = [&](double v) { return kPlotT + kPH - kPH * (v / yu) / yt.back(); };
-  std::string o = fmt::format("<svg viewBox=\"0 0 {0} {1}\" width=\"{0}\" height=\"{1}\" role=\"img\" "
-                              "aria-label=\"latency-energy trade-off\">\n<g class=\"axis\">",
-                              coord(kSvgW), coord(kSvgH));
+  std::string o = fmt::format(
+      "<svg viewBox=\"0 0 {0} {1}\" width=\"{0}\" height=\"{1}\" role=\"img\" "
+      "aria-label=\"latency-energy trade-off\">\n<g class=\"axis\">",
+      coord(kSvgW), coord(kSvgH));
   for (double t : xt)
-    o += fmt::format("<line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\" class=\"grid\"/><text x=\"{0}\" y=\"{3}\" "
-                     "text-anchor=\"middle\">{4}</text>",
-                     coord(X(t * xu)), coord(kPlotT), coord(kPlotT + kPH), coord(kPlotT + kPH + 16), label(t));
+    o += fmt::format(
+        "<line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\" class=\"grid\"/><text x=\"{0}\" y=\"{3}\" "
+        "text-anchor=\"middle\">{4}</text>",
+        coord(X(t * xu)), coord(kPlotT), coord(kPlotT + kPH), coord(kPlotT + kPH + 16), label(t));
   for (double t : yt)
-    o += fmt::format("<line x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\" class=\"grid\"/><text x=\"{3}\" y=\"{4}\" "
-                     "text-anchor=\"end\">{5}</text>",
-                     coord(kPlotL), coord(kPlotL + kPW), coord(Y(t * yu)), coord(kPlotL - 4), coord(Y(t * yu) + 4),
-                     label(t));
+    o += fmt::format(
+        "<line x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\" class=\"grid\"/><text x=\"{3}\" y=\"{4}\" "
+        "text-anchor=\"end\">{5}</text>",
+        coord(kPlotL), coord(kPlotL + kPW), coord(Y(t * yu)), coord(kPlotL - 4), coord(Y(t * yu) + 4), label(t));
   o += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#000\"/>", coord(kPlotL),
                    coord(kPlotT), coord(kPW), coord(kPH));
   o += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" class=\"axis-label\">latency ({})</text>",
                    coord(kPlotL + kPW / 2), coord(kPlotT + kPH + 36), xu == 1 ? "s" : "ms");
-  o += fmt::format("<text transform=\"translate(18 {}) rotate(-90)\" text-anchor=\"middle\" class=\"axis-label\">"
-                   "energy ({})</text></g>\n",
-                   coord(kPlotT + kPH / 2), yu == 1 ? "J" : "mJ");
+  o += fmt::format(
+      "<text transform=\"translate(18 {}) rotate(-90)\" text-anchor=\"middle\" class=\"axis-label\">"
+      "energy ({})</text></g>\n",
+      coord(kPlotT + kPH / 2), yu == 1 ? "J" : "mJ");
   if (!front.empty()) {  // staircase through the front (ascending latency)
     std::string path = fmt::format("M{} {}", coord(X(pts[front[0]].latency_s)), coord(Y(pts[front[0]].energy_j)));
     for (std::size_t k = 1; k < front.size(); ++k)
       path += fmt::format("H{}V{}", coord(X(pts[front[k]].latency_s)), coord(Y(pts[front[k]].energy_j)));
-    o += fmt::format("<path class=\"front\" d=\"{}\" fill=\"none\" stroke=\"#000\" stroke-width=\"1.5\" "
-                     "stroke-dasharray=\"5 3\"/>\n",
-                     path);
+    o += fmt::format(
+        "<path class=\"front\" d=\"{}\" fill=\"none\" stroke=\"#000\" stroke-width=\"1.5\" "
+        "stroke-dasharray=\"5 3\"/>\n",
+        path);
   }
   std::vector<std::vector<std::string>> table;
   for (std::size_t i = 0; i < pts.size(); ++i) {
     const auto& p = pts[i];
-    o += fmt::format("<g class=\"point\"><circle cx=\"{}\" cy=\"{}\" r=\"5\" fill=\"{}\" stroke=\"#000\" "
-                     "stroke-width=\"1.5\" data-label=\"{}\" data-latency-s=\"{}\" data-energy-j=\"{}\" "
-                     "data-pareto=\"{}\"/><text x=\"{}\" y=\"{}\">{}</text></g>\n",
-                     coord(X(p.latency_s)), coord(Y(p.energy_j)), on[i] ? "#000" : "#fff", esc(p.label),
-                     num(p.latency_s), num(p.energy_j), on[i] ? "true" : "false", coord(X(p.latency_s) + 8),
-                     coord(Y(p.energy_j) - 6), esc(p.label));
+    o += fmt::format(
+        "<g class=\"point\"><circle cx=\"{}\" cy=\"{}\" r=\"5\" fill=\"{}\" stroke=\"#000\" "
+        "stroke-width=\"1.5\" data-label=\"{}\" data-latency-s=\"{}\" data-energy-j=\"{}\" "
+        "data-pareto=\"{}\"/><text x=\"{}\" y=\"{}\">{}</text></g>\n",
+        coord(X(p.latency_s)), coord(Y(p.energy_j)), on[i] ? "#000" : "#fff", esc(p.label), num(p.latency_s),
+        num(p.energy_j), on[i] ? "true" : "false", coord(X(p.latency_s) + 8), coord(Y(p.energy_j) - 6), esc(p.label));
     table.push_back({p.label, num(p.latency_s), num(p.energy_j), on[i] ? "yes" : "no"});
   }
   o += fmt::format("<text x=\"{}\" y=\"{}\" class=\"small\">filled = on the Pareto front (dashed)</text>\n",
                    coord(kPlotL), coord(kPlotT - 10));
   o += "</svg>\n";
   return "<section><h2>Latency and energy</h2>\n" +
-         figure("tradeoff", "scatter", "Latency vs energy" + (doc.tradeoff_title.empty() ? "" : ", " + doc.tradeoff_title), o) +
+         figure("tradeoff", "scatter",
+                "Latency vs energy" + (doc.tradeoff_title.empty() ? "" : ", " + doc.tradeoff_title), o) +
          details_table({"point", "latency_s", "energy_j", "Pareto"}, table) + "</section>\n";
 }
 

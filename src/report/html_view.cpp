@@ -16,8 +16,8 @@ using model::EstimateResult;
 
 std::vector<std::string> term_names() {
   std::vector<std::string> out;
-  for (auto t : {cost::Term::kCompute, cost::Term::kBuffer, cost::Term::kDram, cost::Term::kDequant,
-                 cost::Term::kVector})
+  for (auto t :
+       {cost::Term::kCompute, cost::Term::kBuffer, cost::Term::kDram, cost::Term::kDequant, cost::Term::kVector})
     out.push_back(cost::to_string(t));
   return out;
 }
@@ -42,8 +42,8 @@ void add_breakdowns(const EstimateResult& e, ReportDoc& doc) {
       r.calls = g.calls;
       r.cycles = c.cycles;
       r.bound = cost::to_string(c.bound);
-      for (auto t : {cost::Term::kCompute, cost::Term::kBuffer, cost::Term::kDram, cost::Term::kDequant,
-                     cost::Term::kVector})
+      for (auto t :
+           {cost::Term::kCompute, cost::Term::kBuffer, cost::Term::kDram, cost::Term::kDequant, cost::Term::kVector})
         r.cycles_by_term.push_back(c.cycles_of(t));
       b.rows.push_back(std::move(r));
     }
@@ -54,7 +54,8 @@ void add_breakdowns(const EstimateResult& e, ReportDoc& doc) {
 Roofline roofline_of(const EstimateResult& e, const arch::Arch& a) {
   Roofline rl;
   rl.scheme = scheme_label(e);
-  const double pes_hz = static_cast<double>(a.rows) * static_cast<double>(a.cols) * static_cast<double>(a.clock_mhz) * 1e6;
+  const double pes_hz =
+      static_cast<double>(a.rows) * static_cast<double>(a.cols) * static_cast<double>(a.clock_mhz) * 1e6;
   for (const auto& [g, c] : e.result.rows) {
     const double peak = pes_hz * static_cast<double>(c.mac_rate_num) / static_cast<double>(c.mac_rate_den);
     if (peak > rl.peak_macs_per_s) {

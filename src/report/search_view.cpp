@@ -81,8 +81,8 @@ std::string render(const search::SearchResult& r, Format fmt) {
     return dump_json(j);
   }
   Table t;
-  t.headers = {"scheme", "rank", "dataflow", "array", "prefill_ms", "prefill_J", "prefill_GB", "decode_ms/tok",
-               "decode_mJ/tok", "decode_MB/tok"};
+  t.headers = {"scheme",    "rank",       "dataflow",      "array",         "prefill_ms",
+               "prefill_J", "prefill_GB", "decode_ms/tok", "decode_mJ/tok", "decode_MB/tok"};
   t.right_align = {false, true, false, false, true, true, true, true, true, true};
   for (const auto& s : r.rows)
     for (std::size_t i = 0; i < s.top.size(); ++i) {
@@ -99,7 +99,8 @@ std::string render(const search::SearchResult& r, Format fmt) {
                     cost::to_string(r.objective) + ", prefill " + std::to_string(r.info.seq_len) +
                     " tokens, decode at context " + std::to_string(r.info.context) + "\n" + render_text(t);
   Table g;
-  g.headers = {"scheme", "entry", "function", "m", "n", "k", "dataflow", "tile m", "tile n", "tile k", "order", "bound"};
+  g.headers = {"scheme",   "entry",  "function", "m",      "n",     "k",
+               "dataflow", "tile m", "tile n",   "tile k", "order", "bound"};
   g.right_align = {false, false, false, true, true, true, false, true, true, true, false, false};
   for (const auto& s : r.rows)
     for (const auto& c : s.top.front().gemms)

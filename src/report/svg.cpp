@@ -81,17 +81,17 @@ std::vector<double> log_ticks(double min, double max) {
 namespace {
 // Distinct in grey: solid fills of different lightness, then hatches/dots over them.
 struct Pattern {
-  const char* base;    // background colour
-  const char* mark;    // "" = solid
+  const char* base;  // background colour
+  const char* mark;  // "" = solid
 };
 constexpr Pattern kPatterns[] = {
-    {"#1f4e79", ""},                                                              // dark solid
+    {"#1f4e79", ""},                                                             // dark solid
     {"#ffffff", "<path d='M0 6L6 0' stroke='#333' stroke-width='1.5'/>"},        // diagonal hatch
-    {"#a6c8e8", ""},                                                              // light solid
+    {"#a6c8e8", ""},                                                             // light solid
     {"#ffffff", "<circle cx='3' cy='3' r='1.3' fill='#333'/>"},                  // dots
     {"#e8a33d", "<path d='M0 3H6' stroke='#333' stroke-width='1'/>"},            // horizontal lines
     {"#ffffff", "<path d='M0 0L6 6M0 6L6 0' stroke='#333' stroke-width='1'/>"},  // cross hatch
-    {"#6b6b6b", ""},                                                              // mid grey solid
+    {"#6b6b6b", ""},                                                             // mid grey solid
     {"#ffffff", "<path d='M3 0V6' stroke='#333' stroke-width='1'/>"},            // vertical lines
 };
 constexpr std::size_t kNumPatterns = sizeof(kPatterns) / sizeof(kPatterns[0]);
@@ -100,8 +100,7 @@ constexpr std::size_t kNumPatterns = sizeof(kPatterns) / sizeof(kPatterns[0]);
 std::string term_fill(std::size_t index) { return fmt::format("url(#tc-p{})", index % kNumPatterns); }
 
 std::string pattern_defs() {
-  std::string out =
-      "<svg class=\"defs\" width=\"0\" height=\"0\" aria-hidden=\"true\" focusable=\"false\"><defs>\n";
+  std::string out = "<svg class=\"defs\" width=\"0\" height=\"0\" aria-hidden=\"true\" focusable=\"false\"><defs>\n";
   for (std::size_t i = 0; i < kNumPatterns; ++i) {
     out += fmt::format(
         "<pattern id=\"tc-p{}\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\">"

@@ -81,8 +81,9 @@ std::vector<std::string> spec_values(const json& v, const std::string& text, con
   auto one = [&](const json& x) {
     if (x.is_string()) out.push_back(x.get<std::string>());
     else if (x.is_number() || x.is_boolean()) out.push_back(x.dump());
-    else throw InputError(key_at(text, file, key), "expected a string, a number or a list of them for '" + key +
-                                                         "', found " + x.dump());
+    else
+      throw InputError(key_at(text, file, key),
+                       "expected a string, a number or a list of them for '" + key + "', found " + x.dump());
   };
   if (v.is_array()) {
     for (const auto& x : v) one(x);

@@ -56,7 +56,8 @@ ModelFiles resolve_model(const std::string& value, const std::string& workloads_
   const std::string name = value.substr(0, slash);
   const std::string stem = slash == std::string::npos ? "q0f16" : value.substr(slash + 1);
   const fs::path dir = fs::path(workloads_dir) / name;
-  if (!name.empty() && !is_json && stem.find('/') == std::string::npos && fs::is_regular_file(dir / (stem + ".py"), ec)) {
+  if (!name.empty() && !is_json && stem.find('/') == std::string::npos &&
+      fs::is_regular_file(dir / (stem + ".py"), ec)) {
     const fs::path cfg = dir / "config.json";
     return {(dir / (stem + ".py")).string(), fs::is_regular_file(cfg, ec) ? cfg.string() : ""};
   }
@@ -109,7 +110,8 @@ bool is_dump_scheme(const std::string& quant) { return quant == "dump"; }
 
 // The point's record: every axis value (integers as integers, --set values as given) and the digests of the files
 // it reads, so that an edited arch or dump is a new point.
-json point_json(const Grid& g, const std::vector<std::size_t>& at, const std::map<std::pair<AxisKind, std::string>, std::string>& digests) {
+json point_json(const Grid& g, const std::vector<std::size_t>& at,
+                const std::map<std::pair<AxisKind, std::string>, std::string>& digests) {
   json p = json::object();
   p["set"] = json::object();
   json files = json::object();
@@ -129,13 +131,17 @@ json point_json(const Grid& g, const std::vector<std::size_t>& at, const std::ma
 
 json result_json(const model::CompareRow& r) {
   auto phase = [](const model::PhaseSum& s, double tokens_per_s) {
-    return json{{"latency_s", s.latency_s}, {"energy_j", s.energy_j}, {"dram_bytes", s.dram_bytes},
-                {"scale_dram_bytes", s.scale_dram_bytes}, {"tokens_per_s", tokens_per_s}};
+    return json{{"latency_s", s.latency_s},
+                {"energy_j", s.energy_j},
+                {"dram_bytes", s.dram_bytes},
+                {"scale_dram_bytes", s.scale_dram_bytes},
+                {"tokens_per_s", tokens_per_s}};
   };
   for (const double x : {r.prefill.latency_s, r.prefill.energy_j, r.decode.latency_s, r.decode.energy_j,
                          r.prefill_tokens_per_s, r.decode_tokens_per_s})
     if (!std::isfinite(x)) throw InternalError("sweep: a non-finite result");
-  return json{{"scheme", r.scheme}, {"prefill", phase(r.prefill, r.prefill_tokens_per_s)},
+  return json{{"scheme", r.scheme},
+              {"prefill", phase(r.prefill, r.prefill_tokens_per_s)},
               {"decode", phase(r.decode, r.decode_tokens_per_s)}};
 }
 
@@ -177,8 +183,8 @@ class Sink {
 };
 
 struct Pending {
-  std::size_t group = 0;            // index of its estimator group
-  std::vector<std::size_t> at;      // value index per axis
+  std::size_t group = 0;        // index of its estimator group
+  std::vector<std::size_t> at;  // value index per axis
   std::string id;
   json point;
 };
@@ -214,8 +220,8 @@ RunSummary run(const Grid& grid_in, const RunOptions& opt) {
         case AxisKind::kModel: {
           model_files.push_back(resolve_model(v, opt.workloads_dir));
           const auto& f = model_files.back();
-          digests[{a.kind, v}] = hex16(fnv1a(f.config.empty() ? "" : read_file(f.config),
-                                             fnv1a(f.dump.empty() ? "" : read_file(f.dump))));
+          digests[{a.kind, v}] =
+              hex16(fnv1a(f.config.empty() ? "" : read_file(f.config), fnv1a(f.dump.empty() ? "" : read_file(f.dump))));
           break;
         }
         case AxisKind::kQuant:
@@ -301,8 +307,8 @@ RunSummary run(const Grid& grid_in, const RunOptions& opt) {
     ph.seq_len = c.seq_len;
     ph.context = c.context;
     const LoadedModel& m = mit->second;
-    const std::string& mname = model_files[c.model].dump.empty() ? model_files[c.model].config
-                                                                 : model_files[c.model].dump;
+    const std::string& mname =
+        model_files[c.model].dump.empty() ? model_files[c.model].config : model_files[c.model].dump;
     model::Model plan = m.extracted ? model::plan_from_extract(mname, *m.extracted, ph, m.config)
                                     : model::plan_from_config(mname, *m.config, ph);
     plan.name = fs::path(mname).filename().string();
@@ -346,8 +352,9 @@ RunSummary run(const Grid& grid_in, const RunOptions& opt) {
               const PointConfig& gc = group_cfg[p.group];
               cost::Options o;
               o.method = methods.at(gc.array_model);
-              est = mine.emplace(p.group, std::make_unique<cost::Estimator>(archs[p.group], dataflows.at(gc.dataflow), o))
-                        .first;
+              est =
+                  mine.emplace(p.group, std::make_unique<cost::Estimator>(archs[p.group], dataflows.at(gc.dataflow), o))
+                      .first;
               ++estimators;
             }
             model::Phases ph;

@@ -8,9 +8,9 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <numeric>
 #include <shared_mutex>
 #include <span>
-#include <numeric>
 
 #include "model.hpp"
 
@@ -25,7 +25,6 @@ using relation::Piece;
 
 constexpr i64 kMaxEnumeratePoints = 30'000'000; // --enumerate on the whole domain
 constexpr int kMaxRetries = 4;
-
 
 /// Values a count group produces, flattened: [nT, nS, nSTD] or [tv, uv, uvt, spi].
 std::vector<i64> flatten(const Counts& c, int tensor) {
@@ -442,7 +441,10 @@ struct ClosedForm {
         }
       acc = add128(acc, prod);
     }
-    if (acc < 0) throw InputError("cannot count exactly: the interpolated count is negative (the counts are not multilinear in the loop sizes for this mapping)");
+    if (acc < 0)
+      throw InputError(
+          "cannot count exactly: the interpolated count is negative (the counts are not multilinear in the loop sizes "
+          "for this mapping)");
     return checked_narrow(acc, "count");
   }
 };
@@ -455,7 +457,7 @@ struct Group {
   std::vector<i64> stride;   // free tile dimensions: enumerate one residue, scale (1 = not free)
   std::vector<i64> sub;      // ... keeping the first `sub` residues of each tile (those the maps see via d % sub)
   std::vector<std::vector<char>> contains;  // [member][d]: the tensor's elements carry d's residue
-  ClosedForm form;           // the closed form solve() found (valid on a region of extents, see ClosedForm)
+  ClosedForm form;  // the closed form solve() found (valid on a region of extents, see ClosedForm)
 };
 
 bool exact_var(const Affine& a, std::size_t d) {
@@ -527,7 +529,6 @@ i64 free_stride(const Model& m, std::size_t d, const std::vector<const Piece*>& 
   return S;
 }
 
-
 void debug(const AnalyzeOptions& o, const std::string& line) {
   if (o.debug_log) {
     o.debug_log(line);
@@ -589,7 +590,8 @@ class Counter {
       for (std::size_t d = 0; d < m.nd; ++d) skew_[d] = skew_distance(m, d, parametric ? huge_box(m.box) : m.box);
     if (o_.debug == DebugLevel::kCount)
       for (std::size_t d = 0; d < m.nd; ++d)
-        if (skew_[d] >= 0) debug(o_, "skewed time dimension d" + std::to_string(d) + ": local distance " + std::to_string(skew_[d]));
+        if (skew_[d] >= 0)
+          debug(o_, "skewed time dimension d" + std::to_string(d) + ": local distance " + std::to_string(skew_[d]));
   }
 
   /// Exact counts of every group member.
@@ -719,10 +721,14 @@ class Counter {
           line += " d" + std::to_string(d) + "[L=" + std::to_string(plan[d].L) + " W=" + std::to_string(Wd[d]) +
                   " r=" + std::to_string(plan[d].r) + " n=" + std::to_string(plan[d].n_true) +
                   " n0=" + std::to_string(plan[d].n0) +
-                  (plan[d].compress ? (refined[d] ? " C skew" : " C") : virt[d] ? (refined[d] ? " V skew" : " V") : "") + "]";
+                  (plan[d].compress ? (refined[d] ? " C skew" : " C")
+                   : virt[d]        ? (refined[d] ? " V skew" : " V")
+                                    : "") +
+                  "]";
         for (std::size_t d = 0; d < nd; ++d)
           if (g.stride[d] > 1)
-            line += " free d" + std::to_string(d) + "/" + std::to_string(g.stride[d]) + "(" + std::to_string(g.sub[d]) + ")";
+            line += " free d" + std::to_string(d) + "/" + std::to_string(g.stride[d]) + "(" + std::to_string(g.sub[d]) +
+                    ")";
         debug(o_, line);
       }
       if (dc > 12) throw InputError(m_.domain.loc, "too many dimensions to count (" + std::to_string(dc) + " > 12)");
@@ -823,7 +829,8 @@ class Counter {
       }
       ++retries_;
       if (o_.debug != DebugLevel::kNone)
-        debug(o_, "self-check failed (attempt " + std::to_string(attempt) + (uses_skew ? ", skewed-time windows)" : ")"));
+        debug(o_,
+              "self-check failed (attempt " + std::to_string(attempt) + (uses_skew ? ", skewed-time windows)" : ")"));
       for (std::size_t j = 0; j < dc; ++j) extra[comp[j]] += std::max<i64>(1, plan[comp[j]].n0 / 2);  // grow the base
       for (std::size_t d = 0; d < nd; ++d)
         if (virt[d]) extra[d] += std::max<i64>(1, plan[d].n0 / 2);  // virtual dimensions too (may stop being big)
@@ -1019,12 +1026,13 @@ i64 energy_step(i64 e, double mult, i64 v) {
 i64 delay(i64 unique, const PEArraySpec& pe, i64 bits) {
   if (pe.bandwidth == 0) throw InputError("bandwidth must be positive, found 0");
   const i128 q = static_cast<i128>(checked_mul(unique, bits, "delay")) / static_cast<i128>(pe.bandwidth);
-  return checked_narrow(q + static_cast<i128>(pe.avg_latency) - 1, "delay (data volume x bits / bandwidth + average latency - 1)");
+  return checked_narrow(q + static_cast<i128>(pe.avg_latency) - 1,
+                        "delay (data volume x bits / bandwidth + average latency - 1)");
 }
 
-
 void check_options(const AnalyzeOptions& options) {
-  if (options.min_base < 1) throw InputError("AnalyzeOptions::min_base must be at least 1, found " + std::to_string(options.min_base));
+  if (options.min_base < 1)
+    throw InputError("AnalyzeOptions::min_base must be at least 1, found " + std::to_string(options.min_base));
   if (options.max_instance_points < 1 || options.max_work < 1)
     throw InputError("the engine's point limits (max_instance_points, max_work) must be positive");
   if (!(options.time_limit_s <= 1e9)) throw InputError("the engine's time limit must be a finite number of seconds");
@@ -1249,10 +1257,10 @@ Metrics analyze(const Problem& problem, const AnalyzeOptions& options) {
 struct CompiledProblem::Impl {
   Problem problem;
   AnalyzeOptions options;
-  Model model;                 // model.box is the last slow-path box (guarded by mu)
-  std::vector<Group> groups;   // structure only (members, pieces, periods)
+  Model model;                                 // model.box is the last slow-path box (guarded by mu)
+  std::vector<Group> groups;                   // structure only (members, pieces, periods)
   std::vector<std::vector<ClosedForm>> forms;  // per group: the closed forms found so far
-  bool fast = true;            // the PE-domain check holds on the whole parametric range
+  bool fast = true;                            // the PE-domain check holds on the whole parametric range
   mutable std::shared_mutex mu;
 
   Impl(const Problem& p, const AnalyzeOptions& o) : problem(p), options(o), model(detail::compile(p)) {}
@@ -1265,7 +1273,8 @@ constexpr std::size_t kMaxFormsPerGroup = 4096;  // then the oldest are dropped 
 void check_extents(const CompiledProblem::Impl& c, std::span<const std::int64_t> ext) {
   const Model& m = c.model;
   if (ext.size() != m.nd)
-    throw InputError("expected " + std::to_string(m.nd) + " iteration-domain extents, found " + std::to_string(ext.size()));
+    throw InputError("expected " + std::to_string(m.nd) + " iteration-domain extents, found " +
+                     std::to_string(ext.size()));
   for (std::size_t d = 0; d < m.nd; ++d) {
     if (ext[d] < 1)
       throw InputError("the extent of variable '" + m.domain.pieces[0].vars[d] + "' must be positive, found " +

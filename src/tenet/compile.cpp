@@ -188,8 +188,8 @@ Model compile(const Problem& problem) {
                                           "' has no admissible value)");
   for (std::size_t d = 0; d < m.nd; ++d) {  // every extent hi - lo + 1 must be a 64-bit integer
     const std::string what = "extent of variable '" + m.domain.pieces[0].vars[d] + "' of the iteration domain (" +
-                             std::to_string(m.box[d].lo) + " <= " + m.domain.pieces[0].vars[d] + " <= " +
-                             std::to_string(m.box[d].hi) + ")";
+                             std::to_string(m.box[d].lo) + " <= " + m.domain.pieces[0].vars[d] +
+                             " <= " + std::to_string(m.box[d].hi) + ")";
     (void)checked_add(checked_sub(m.box[d].hi, m.box[d].lo, what), 1, what);
   }
 

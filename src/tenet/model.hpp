@@ -68,7 +68,6 @@ struct Workspace {
 /// `step[d]` > 1 enumerates only the first `sub[d]` values of every step-tile
 /// of dimension d: lo + step * q + u, u < sub (a free tile dimension).
 Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::vector<char>& want, i64 max_points,
-                   const std::vector<i64>& step = {}, const std::vector<i64>& sub = {},
-                   Workspace* workspace = nullptr);
+                   const std::vector<i64>& step = {}, const std::vector<i64>& sub = {}, Workspace* workspace = nullptr);
 
 }  // namespace tenet_cost::tenet::detail

@@ -74,8 +74,9 @@ TEST_CASE("parse_override splits at the first '=' and refuses malformed keys", "
 
 TEST_CASE("an override equals editing the file", "[arch][set]") {
   const arch::Arch base = with({});
-  const arch::Arch a = with({"pe_array.rows=64", "dram.mb_per_s=51200", "energy_pj.mac.fp16=0.5",
-                             "pe_array.interconnect=mesh", "dequant.placement=\"pe\"", "macs_per_pe_per_cycle.int8=0.25"});
+  const arch::Arch a =
+      with({"pe_array.rows=64", "dram.mb_per_s=51200", "energy_pj.mac.fp16=0.5", "pe_array.interconnect=mesh",
+            "dequant.placement=\"pe\"", "macs_per_pe_per_cycle.int8=0.25"});
   CHECK(a.rows == 64);
   CHECK(a.cols == base.cols);
   CHECK(a.dram_mb_per_s == 51200);
@@ -87,9 +88,10 @@ TEST_CASE("an override equals editing the file", "[arch][set]") {
   CHECK(a.macs_per_pe_per_cycle.at("int8").den == 4);
   CHECK(a.buffer_bytes == base.buffer_bytes);
   // the outputs state the overrides through the arch's name
-  CHECK(a.name == "edge-npu-32x32 --set pe_array.rows=64 --set dram.mb_per_s=51200 --set energy_pj.mac.fp16=0.5 "
-                  "--set pe_array.interconnect=mesh --set dequant.placement=\"pe\" "
-                  "--set macs_per_pe_per_cycle.int8=0.25");
+  CHECK(a.name ==
+        "edge-npu-32x32 --set pe_array.rows=64 --set dram.mb_per_s=51200 --set energy_pj.mac.fp16=0.5 "
+        "--set pe_array.interconnect=mesh --set dequant.placement=\"pe\" "
+        "--set macs_per_pe_per_cycle.int8=0.25");
   // later overrides win; no override = the file
   CHECK(with({"clock_mhz=500", "clock_mhz=700"}).clock_mhz == 700);
   CHECK(with({}).name == "edge-npu-32x32");

@@ -199,8 +199,8 @@ TEST_CASE("the shipped dump and its config.json give the same compare") {
             y["dram_bytes"].get<std::int64_t>() - y["non_gemm_dram_bytes"].get<std::int64_t>());
       CHECK(x["scale_dram_bytes"] == y["scale_dram_bytes"]);
       for (const char* k : {"latency_s", "energy_j"})
-        CHECK(x[k].get<double>() == Approx(y[k].get<double>() - y[std::string("non_gemm_") + k].get<double>())
-                                        .epsilon(1e-9));
+        CHECK(x[k].get<double>() ==
+              Approx(y[k].get<double>() - y[std::string("non_gemm_") + k].get<double>()).epsilon(1e-9));
     }
   // schemes that keep lm_head at fp16 find it in the dump too
   const auto e4 = tc_test::run_cli("compare --format json --quant e4m3_e4m3_f16,q4f16_2");
@@ -208,8 +208,7 @@ TEST_CASE("the shipped dump and its config.json give the same compare") {
                                     "/workloads/llama-2-7b/config.json");
   REQUIRE(e4.exit_code == 0);
   REQUIRE(e4c.exit_code == 0);
-  for (std::size_t n = 0; n < 2; ++n)
-  {
+  for (std::size_t n = 0; n < 2; ++n) {
     const json x = json::parse(e4.out)["rows"][n]["decode"], y = json::parse(e4c.out)["rows"][n]["decode"];
     CHECK(x["dram_bytes"].get<std::int64_t>() ==
           y["dram_bytes"].get<std::int64_t>() - y["non_gemm_dram_bytes"].get<std::int64_t>());

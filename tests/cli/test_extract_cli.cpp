@@ -1,10 +1,10 @@
 // The project's own extract fixtures (tests/fixtures/extract) and the
 // `tenet-cost extract` command: JSON contract, formats, --entry, --bind, exit codes.
 #include <array>
+#include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
 #include "tenet_cost/extract.hpp"
@@ -326,9 +326,10 @@ TEST_CASE("extract CLI: a dump without a GEMM says so on stderr (exit 0); a trun
   std::filesystem::create_directories(dir);
   const std::string plain = dir + "/copy.py";
   {
-    std::ofstream(plain) << "@T.prim_func\ndef copy(A: T.Buffer((4,), \"float32\"), B: T.Buffer((4,), \"float32\")):\n"
-                            "    for i in range(4):\n        with T.block(\"b\"):\n            vi = T.axis.spatial(4, i)\n"
-                            "            B[vi] = A[vi]\n";
+    std::ofstream(plain)
+        << "@T.prim_func\ndef copy(A: T.Buffer((4,), \"float32\"), B: T.Buffer((4,), \"float32\")):\n"
+           "    for i in range(4):\n        with T.block(\"b\"):\n            vi = T.axis.spatial(4, i)\n"
+           "            B[vi] = A[vi]\n";
   }
   auto r = tc_test::run_cli("extract " + plain);
   CHECK(r.exit_code == 0);
@@ -341,6 +342,7 @@ TEST_CASE("extract CLI: a dump without a GEMM says so on stderr (exit 0); a trun
   { std::ofstream(cut) << text; }
   r = tc_test::run_cli("extract " + cut);
   CHECK(r.exit_code == 2);
-  CHECK_THAT(r.err, Catch::StartsWith("tenet-cost: error: " + cut + ":1400:") && Catch::EndsWith("(truncated dump?)\n"));
+  CHECK_THAT(r.err,
+             Catch::StartsWith("tenet-cost: error: " + cut + ":1400:") && Catch::EndsWith("(truncated dump?)\n"));
   std::filesystem::remove_all(dir);
 }

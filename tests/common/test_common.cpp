@@ -2,9 +2,9 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
-#include <limits>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 #include "tenet_cost/checked.hpp"
 #include "tenet_cost/error.hpp"
@@ -105,7 +105,8 @@ TEST_CASE("CLI: usage errors exit 2, --help exits 0") {
 
 TEST_CASE("quote_for_message: elides, escapes BOM and control characters, stays one line") {
   CHECK(quote_for_message("abc") == "'abc'");
-  CHECK(quote_for_message("\xef\xbb\xbf" "2") == "'\\ufeff2'");
+  CHECK(quote_for_message("\xef\xbb\xbf"
+                          "2") == "'\\ufeff2'");
   CHECK(quote_for_message("a\nb\tc\x01") == "'a\\nb\\tc\\x01'");
   CHECK(quote_for_message("caf\xc3\xa9 \xff") == "'caf\xc3\xa9 \\xff'");
   CHECK(quote_for_message("x\xe2\x80\xa8y") == "'x\\u2028y'");

@@ -98,7 +98,8 @@ TEST_CASE("write_output: a new file honours the umask, an existing file keeps it
   ::umask(old);
   // No temporary file is left behind.
   std::size_t n = 0;
-  for (const auto& e : fs::directory_iterator(d.path)) n += e.path().filename().string().find(".tmp.") != std::string::npos;
+  for (const auto& e : fs::directory_iterator(d.path))
+    n += e.path().filename().string().find(".tmp.") != std::string::npos;
   CHECK(n == 0);
 }
 
@@ -128,7 +129,8 @@ TEST_CASE("write_output: a symlink is followed, its target replaced", "[output]"
   // A loop is an error, not a hang.
   fs::create_symlink("loop2", d / "loop1");
   fs::create_symlink("loop1", d / "loop2");
-  CHECK(error_of([&] { write_output(d / "loop1", "x"); }).find("Too many levels of symbolic links") != std::string::npos);
+  CHECK(error_of([&] { write_output(d / "loop1", "x"); }).find("Too many levels of symbolic links") !=
+        std::string::npos);
 }
 
 TEST_CASE("write_output: hard links keep sharing the new contents", "[output]") {

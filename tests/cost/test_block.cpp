@@ -122,8 +122,8 @@ TEST_CASE("bad block specs are one-line errors that point to quant list") {
                           "fp8_e4m3fn_bf16_block_scale-block0x1", "fp8-blocks"}) {
     INFO(bad);
     // One line (issue 14): the reason and a pointer to `quant list`, not the whole grammar.
-    CHECK_THROWS_WITH(quant::parse_scheme(bad), Catch::Contains("(valid schemes: `tenet-cost quant list`)") &&
-                                                   !Catch::Contains("\n"));
+    CHECK_THROWS_WITH(quant::parse_scheme(bad),
+                      Catch::Contains("(valid schemes: `tenet-cost quant list`)") && !Catch::Contains("\n"));
   }
   CHECK_THROWS_WITH(quant::parse_scheme("fp8-block0x128"), Catch::Contains("block sizes must be positive"));
   CHECK_THROWS_WITH(quant::parse_scheme("fp8-block128"), Catch::Contains("expected block<BN>x<BK>"));

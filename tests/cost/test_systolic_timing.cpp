@@ -196,7 +196,8 @@ TEST_CASE("register-level systolic simulation = compute + stationary_load + outp
               const auto mode = serial ? arch::Buffering::kSerial : arch::Buffering::kDoubleBuffered;
               INFO("R=" << R << " C=" << C << " M=" << M << " N=" << N << " K=" << K << " serial=" << serial);
               {
-                cost::Estimator est(sim_arch(R, C, arch::Buffering::kDoubleBuffered, mode), mapping::parse_dataflow("os"));
+                cost::Estimator est(sim_arch(R, C, arch::Buffering::kDoubleBuffered, mode),
+                                    mapping::parse_dataflow("os"));
                 const auto& c = est.gemm(cost::GemmShape{1, M, N, K}, fp16);
                 const SimResult s = simulate_os(a, b, M, N, K, R, C, serial);
                 CHECK(s.c == ref);
@@ -204,7 +205,8 @@ TEST_CASE("register-level systolic simulation = compute + stationary_load + outp
                 CHECK(c.cycles_of(cost::Term::kStationaryLoad) == 0);
               }
               {
-                cost::Estimator est(sim_arch(R, C, mode, arch::Buffering::kDoubleBuffered), mapping::parse_dataflow("ws"));
+                cost::Estimator est(sim_arch(R, C, mode, arch::Buffering::kDoubleBuffered),
+                                    mapping::parse_dataflow("ws"));
                 const auto& c = est.gemm(cost::GemmShape{1, M, N, K}, fp16);
                 const SimResult s = simulate_ws(a, b, M, N, K, R, C, serial);
                 CHECK(s.c == ref);

@@ -25,10 +25,10 @@ cost::Estimator make(std::int64_t rows, std::int64_t cols, std::int64_t buffer, 
 
 cost::TileProblem problem(const cost::Estimator& est, const GemmShape& s, const quant::Scheme& scheme) {
   const auto& a = est.arch();
-  const bool coarse = est.options().method == cost::ArrayMethod::kEngine ||
-                      !mapping::closed_forms_apply(a, est.dataflow());
-  return cost::TileProblem{s, quant::operands(scheme, s.role), scheme.accum_bits, a.buffer_bytes, a.name, a.rows,
-                           a.cols, coarse};
+  const bool coarse =
+      est.options().method == cost::ArrayMethod::kEngine || !mapping::closed_forms_apply(a, est.dataflow());
+  return cost::TileProblem{
+      s, quant::operands(scheme, s.role), scheme.accum_bits, a.buffer_bytes, a.name, a.rows, a.cols, coarse};
 }
 
 // The exhaustive oracle: every candidate evaluated at its fixed tile, the first best in enumeration order.

@@ -21,8 +21,9 @@ const Workload& find(const ExtractResult& r, const std::string& fn) {
 
 std::string error_of(const std::string& text, const std::string& name = "t.py") {
   try {
-    (void)extract_workloads(name.size() > 5 && name.substr(name.size() - 5) == ".json" ? ir::read_tvm_json(text, name)
-                                                                                       : ir::parse_tvmscript(text, name));
+    (void)extract_workloads(name.size() > 5 && name.substr(name.size() - 5) == ".json"
+                                ? ir::read_tvm_json(text, name)
+                                : ir::parse_tvmscript(text, name));
   } catch (const InputError& e) {
     return e.what();
   }
@@ -90,7 +91,8 @@ TEST_CASE("negative extents are located errors, never a negative dimension") {
   const std::string gemm =
       "@T.prim_func\ndef mm(A: T.Buffer((4, 4), \"float32\"), B: T.Buffer((4, 4), \"float32\"), C: T.Buffer((4, 4), "
       "\"float32\")):\n    for i, j, k in T.grid(EXT, 4, 4):\n        with T.block(\"C\"):\n"
-      "            vi, vj, vk = T.axis.remap(\"SSR\", [i, j, k])\n            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]\n";
+      "            vi, vj, vk = T.axis.remap(\"SSR\", [i, j, k])\n            C[vi, vj] = C[vi, vj] + A[vi, vk] * "
+      "B[vk, vj]\n";
   auto with = [&](const std::string& ext) {
     std::string t = gemm;
     t.replace(t.find("EXT"), 3, ext);
@@ -136,8 +138,8 @@ TEST_CASE("scheduled padding: m is the logical size, m_padded the scheduled one 
   CHECK(*pb.m_padded == Dim::constant(8));
   for (std::int64_t bs = 1; bs <= 9; ++bs) {
     opt.bindings = {{"batch_size", bs}};
-    const Workload& w = find(extract_workloads(ir::load_module(tc_test::fixture("extract/scheduled_padding.py")), opt),
-                             "padded_gemv");
+    const Workload& w =
+        find(extract_workloads(ir::load_module(tc_test::fixture("extract/scheduled_padding.py")), opt), "padded_gemv");
     CHECK(*w.m_padded == Dim::constant((bs + 3) / 4 * 4));  // closed form of the schedule's padding
   }
 }

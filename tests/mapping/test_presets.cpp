@@ -66,8 +66,8 @@ TEST_CASE("bad scheme names are one-line errors that point to quant list") {
                           "w4a16+kv8+kv8", "w4a16-g32-channel", "w16a16-g32", "w4a16-token", "fp9-tensor"}) {
     INFO(bad);
     // One line (issue 14): the reason and a pointer to `quant list`, not the whole grammar.
-    CHECK_THROWS_WITH(quant::parse_scheme(bad), Catch::Contains("(valid schemes: `tenet-cost quant list`)") &&
-                                                   !Catch::Contains("\n"));
+    CHECK_THROWS_WITH(quant::parse_scheme(bad),
+                      Catch::Contains("(valid schemes: `tenet-cost quant list`)") && !Catch::Contains("\n"));
   }
 }
 

@@ -142,10 +142,8 @@ TEST_CASE("batch scales the linear GEMMs' rows and the lm_head to one row per se
   ph.batch = 5;
   for (const auto& g : model::workloads_from_config(cfg, ph)) {
     if (g.shape.role != quant::GemmRole::kLinear) continue;
-    if (g.lm_head)
-      CHECK(g.shape.m == 5);
-    else
-      CHECK(g.shape.m == (g.phase == Phase::kPrefill ? 50 : 5));
+    if (g.lm_head) CHECK(g.shape.m == 5);
+    else CHECK(g.shape.m == (g.phase == Phase::kPrefill ? 50 : 5));
   }
 }
 
@@ -192,8 +190,7 @@ TEST_CASE("a batched MLC dump binds its batch symbols and scales attention per s
   const auto b = model::plan_from_dump(dump, many, std::nullopt);
   std::int64_t kv_a = 0, kv_b = 0;
   for (const auto& g : a.gemms)
-    if (g.shape.role == quant::GemmRole::kAttnQK && g.phase == Phase::kDecode)
-      kv_a += g.shape.batch * g.calls;
+    if (g.shape.role == quant::GemmRole::kAttnQK && g.phase == Phase::kDecode) kv_a += g.shape.batch * g.calls;
   for (const auto& g : b.gemms)
     if (g.shape.role == quant::GemmRole::kAttnQK && g.phase == Phase::kDecode) kv_b += g.shape.batch * g.calls;
   CHECK(kv_a > 0);

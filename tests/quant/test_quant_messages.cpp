@@ -34,7 +34,8 @@ TEST_CASE("scheme typos get a suggestion from the catalog", "[quant]") {
   CHECK(far.find("did you mean") == std::string::npos);
   CHECK_THAT(far, Catch::Contains("(valid schemes: `tenet-cost quant list`)"));
   // Every suggestion parses (oracle: the suggested name is a valid scheme).
-  for (const char* typo : {"q4f16_l", "q0f61", "Q4F16-1", "w8a8-tokn-channel", "e4m3_e4m3_f61", "q4f16_autoawk", "fp8-bock128x128"}) {
+  for (const char* typo :
+       {"q4f16_l", "q0f61", "Q4F16-1", "w8a8-tokn-channel", "e4m3_e4m3_f61", "q4f16_autoawk", "fp8-bock128x128"}) {
     const std::string e = error_of(typo);
     INFO(typo << " -> " << e);
     CHECK(e.find('\n') == std::string::npos);
@@ -92,10 +93,10 @@ TEST_CASE("split_list, closest_match, edit_distance", "[quant]") {
     for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
     for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
     for (std::size_t i = 1; i <= a.size(); ++i)
-      for (std::size_t j = 1; j <= b.size(); ++j)
-      {
+      for (std::size_t j = 1; j <= b.size(); ++j) {
         d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-        if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+        if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+          d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
       }
     return d[a.size()][b.size()];
   };

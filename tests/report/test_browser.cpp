@@ -45,11 +45,13 @@ struct Browser {
   /// Runs chromium headless on `page` with extra args; returns its stderr log.
   std::string run(const fs::path& page, const std::string& args, const std::string& stdout_file, int w, int h) const {
     const fs::path log = dir / "chromium.log";
-    const std::string cmd = "timeout 60 '" + exe + "' --headless --no-sandbox --disable-gpu --hide-scrollbars "
+    const std::string cmd = "timeout 60 '" + exe +
+                            "' --headless --no-sandbox --disable-gpu --hide-scrollbars "
                             "--no-first-run --disable-extensions --force-device-scale-factor=1 "
-                            "--enable-logging=stderr --v=0 --user-data-dir='" + (dir / "profile").string() +
-                            "' --window-size=" + std::to_string(w) + "," + std::to_string(h) + " " + args +
-                            " 'file://" + page.string() + "' > '" + stdout_file + "' 2> '" + log.string() + "'";
+                            "--enable-logging=stderr --v=0 --user-data-dir='" +
+                            (dir / "profile").string() + "' --window-size=" + std::to_string(w) + "," +
+                            std::to_string(h) + " " + args + " 'file://" + page.string() + "' > '" + stdout_file +
+                            "' 2> '" + log.string() + "'";
     const int rc = std::system(cmd.c_str());
     INFO(cmd << "\n" << slurp(log));
     REQUIRE(rc == 0);
@@ -72,16 +74,16 @@ std::vector<std::string> console_lines(const std::string& log) {
 TEST_CASE("report html in headless chromium: loads cleanly, every chart drawn") {
   const std::string exe = find_chromium();
   if (exe.empty()) {
-    WARN("browser test skipped: chromium is not installed (bash scripts/install-deps.sh with TC_WITH_BROWSER=1 installs it)");
+    WARN(
+        "browser test skipped: chromium is not installed (bash scripts/install-deps.sh with TC_WITH_BROWSER=1 installs "
+        "it)");
     return;
   }
   Browser b{exe, fs::temp_directory_path() / ("tc_report_browser_" + std::to_string(::getpid()))};
   fs::remove_all(b.dir);
   fs::create_directories(b.dir);
   const fs::path page = b.dir / "report.html";
-  {
-    std::ofstream(page, std::ios::binary) << tenet_cost::report::html::render(tc_test::sample_doc());
-  }
+  { std::ofstream(page, std::ios::binary) << tenet_cost::report::html::render(tc_test::sample_doc()); }
   const int width = 1100;
 
   // The log scan sees console errors: a probe page that logs one must be caught.
@@ -103,7 +105,8 @@ TEST_CASE("report html in headless chromium: loads cleanly, every chart drawn") 
     int x, y, w, h;
   };
   std::vector<Box> boxes;
-  static const std::regex fig_re(R"re(<figure class="chart" id="([^"]+)" data-chart="[a-z]+" data-box="(\d+),(\d+),(\d+),(\d+)")re");
+  static const std::regex fig_re(
+      R"re(<figure class="chart" id="([^"]+)" data-chart="[a-z]+" data-box="(\d+),(\d+),(\d+),(\d+)")re");
   for (auto it = std::sregex_iterator(dom.begin(), dom.end(), fig_re); it != std::sregex_iterator(); ++it)
     boxes.push_back({(*it)[1].str(), std::stoi((*it)[2].str()), std::stoi((*it)[3].str()), std::stoi((*it)[4].str()),
                      std::stoi((*it)[5].str())});
@@ -122,7 +125,8 @@ TEST_CASE("report html in headless chromium: loads cleanly, every chart drawn") 
     REQUIRE(bx.y + bx.h <= static_cast<int>(img.height));
     std::size_t ink = 0;
     for (int y = bx.y; y < bx.y + bx.h; ++y)
-      for (int x = bx.x; x < bx.x + bx.w; ++x) ink += img.ink(static_cast<std::uint32_t>(x), static_cast<std::uint32_t>(y));
+      for (int x = bx.x; x < bx.x + bx.w; ++x)
+        ink += img.ink(static_cast<std::uint32_t>(x), static_cast<std::uint32_t>(y));
     const double share = static_cast<double>(ink) / (static_cast<double>(bx.w) * bx.h);
     INFO("ink share " << share);
     CHECK(share > 0.02);

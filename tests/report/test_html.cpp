@@ -213,7 +213,7 @@ TEST_CASE("report html: roofline points at the same spot share one label") {
   std::vector<std::string> numbers;
   for (const auto& l : labels) {
     std::size_t from = 0;
-    for (auto comma = l.find(',', from); ; comma = l.find(',', from)) {
+    for (auto comma = l.find(',', from);; comma = l.find(',', from)) {
       numbers.push_back(l.substr(from, comma == std::string::npos ? std::string::npos : comma - from));
       if (comma == std::string::npos) break;
       from = comma + 1;
@@ -267,9 +267,9 @@ TEST_CASE("report html: deterministic, self-contained") {
   CHECK(a.find(" href=") == std::string::npos);
   CHECK(a.find("default-src 'none'") != std::string::npos);
   // every chart kind is there
-  for (const char* id : {"cmp-prefill-latency", "cmp-decode-latency", "cmp-prefill-dram", "cmp-decode-dram",
-                         "cmp-prefill-energy", "cmp-decode-energy", "breakdown-0", "breakdown-1", "roofline-0",
-                         "tradeoff"})
+  for (const char* id :
+       {"cmp-prefill-latency", "cmp-decode-latency", "cmp-prefill-dram", "cmp-decode-dram", "cmp-prefill-energy",
+        "cmp-decode-energy", "breakdown-0", "breakdown-1", "roofline-0", "tradeoff"})
     CHECK(a.find(std::string("id=\"") + id + "\"") != std::string::npos);
   // each chart has a data table behind it
   std::size_t figures = 0, details = 0;

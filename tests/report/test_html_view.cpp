@@ -38,7 +38,7 @@ Run qwen_run() {
 
 /// Every `<tag ... attr="value"` of elements carrying `key`, as attribute maps (values unescaped for &amp; only).
 std::vector<std::map<std::string, std::string>> elements_with(const std::string& html, const std::string& figure_id,
-                                                             const std::string& key) {
+                                                              const std::string& key) {
   const auto start = html.find("id=\"" + figure_id + "\"");
   REQUIRE(start != std::string::npos);
   const std::string part = html.substr(start, html.find("</figure>", start) - start);
@@ -154,11 +154,13 @@ TEST_CASE("estimate --format html: breakdown and roofline carry the JSON result'
 
 TEST_CASE("--format html on the CLI: compare and estimate write the page, other commands refuse it") {
   const std::string cfg = std::string(TC_SOURCE_DIR) + "/workloads/qwen2-0.5b/config.json";
-  const auto c = tc_test::run_cli("compare --hf-config " + cfg + " --quant q0f16,q4f16_1 --seq-len 64 --context 64 --format html");
+  const auto c =
+      tc_test::run_cli("compare --hf-config " + cfg + " --quant q0f16,q4f16_1 --seq-len 64 --context 64 --format html");
   CHECK(c.exit_code == 0);
   CHECK(c.out.rfind("<!DOCTYPE html>", 0) == 0);
   CHECK(c.out.find("id=\"roofline-1\"") != std::string::npos);
-  const auto e = tc_test::run_cli("estimate --hf-config " + cfg + " --quant q4f16_1 --seq-len 64 --context 64 --format html");
+  const auto e =
+      tc_test::run_cli("estimate --hf-config " + cfg + " --quant q4f16_1 --seq-len 64 --context 64 --format html");
   CHECK(e.exit_code == 0);
   CHECK(e.out.find("id=\"breakdown-1\"") != std::string::npos);
   const auto q = tc_test::run_cli("quant list --format html");

@@ -109,8 +109,8 @@ TEST_CASE("the search winner equals the ordinary estimate path, and is the best 
 
 TEST_CASE("the Pareto front is exactly the non-dominated configurations") {
   const auto arch = tc_test::edge_arch(2, 4, 1 << 8);
-  const search::SearchResult r = search::run(arch, small_model(), model::Phases{}, schemes(), options(
-                                                                                                  cost::Objective::kLatency));
+  const search::SearchResult r =
+      search::run(arch, small_model(), model::Phases{}, schemes(), options(cost::Objective::kLatency));
   REQUIRE_FALSE(r.pareto.empty());
   std::vector<std::pair<double, double>> all;
   for (const auto& row : r.rows)
@@ -140,11 +140,11 @@ TEST_CASE("per-GEMM dataflows are never worse than one dataflow for the model; o
     CHECK(per.rows[s].top.front().totals.latency_s <= one.rows[s].top.front().totals.latency_s * (1 + 1e-12));
   o.per_gemm = false;
   o.jobs = 1;
-  const std::string j1 = report::render(search::run(arch, small_model(), model::Phases{}, schemes(), o),
-                                        report::Format::kJson);
+  const std::string j1 =
+      report::render(search::run(arch, small_model(), model::Phases{}, schemes(), o), report::Format::kJson);
   o.jobs = 3;
-  const std::string j3 = report::render(search::run(arch, small_model(), model::Phases{}, schemes(), o),
-                                        report::Format::kJson);
+  const std::string j3 =
+      report::render(search::run(arch, small_model(), model::Phases{}, schemes(), o), report::Format::kJson);
   CHECK(j1 == j3);
   CHECK(j1.find("\"pareto\"") != std::string::npos);
 }

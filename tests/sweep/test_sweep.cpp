@@ -82,7 +82,8 @@ TEST_CASE("split_list, parse_shard, the environment's shard", "[sweep]") {
   CHECK_THROWS_AS(sweep::split_list("", "x"), InputError);
   CHECK(sweep::parse_shard("0/4").index == 0);
   CHECK(sweep::parse_shard("3/4").count == 4);
-  for (const char* bad : {"4/4", "-1/4", "1", "1/0", "a/b", "1/4x", "/4"}) CHECK_THROWS_AS(sweep::parse_shard(bad), InputError);
+  for (const char* bad : {"4/4", "-1/4", "1", "1/0", "a/b", "1/4x", "/4"})
+    CHECK_THROWS_AS(sweep::parse_shard(bad), InputError);
 
   std::map<std::string, std::string> env;
   auto get = [&](const char* n) -> const char* {
@@ -175,7 +176,8 @@ TEST_CASE("results files: validation, the corrupt tail, merge", "[sweep]") {
   spit(dir / "b.jsonl", lines[1] + "\n" + lines[2] + "\n");
   const auto merged = tc_test::run_cli("sweep merge " + dir / "a.jsonl" + " " + dir / "b.jsonl");
   REQUIRE(merged.exit_code == 0);
-  CHECK(sorted_lines(merged.out) == std::vector<std::string>(sorted_lines(lines[0] + "\n" + lines[1] + "\n" + lines[2] + "\n")));
+  CHECK(sorted_lines(merged.out) ==
+        std::vector<std::string>(sorted_lines(lines[0] + "\n" + lines[1] + "\n" + lines[2] + "\n")));
   spit(dir / "bad.jsonl", lines[0] + "\n{\"id\":1}\n");
   const auto bad = tc_test::run_cli("sweep merge " + dir / "a.jsonl" + " " + dir / "bad.jsonl");
   CHECK(bad.exit_code == 2);

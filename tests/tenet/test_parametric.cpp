@@ -3,8 +3,8 @@
 // extents that are not multiples of the periods), equal analyze() on large
 // tiles, are reused (no new closed form, no allocation) for further extents of
 // a compiled residue class; plus the engine's limits and options (issue 14).
-#include <catch2/catch.hpp>
 #include <atomic>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdlib>
 #include <new>
@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "tenet/metrics_check.hpp"
 #include "tenet_cost/error.hpp"
 #include "tenet_cost/tenet.hpp"
-#include "tenet/metrics_check.hpp"
 
 using namespace tenet_cost;
 
@@ -42,11 +42,11 @@ void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 namespace {
 
 struct Scales {
-  int P = 4, Q = 4;     // PE array
-  int g = 8;            // group size along k (0: no scale)
-  int bn = 0;           // block size along j (0: per column j)
+  int P = 4, Q = 4;  // PE array
+  int g = 8;         // group size along k (0: no scale)
+  int bn = 0;        // block size along j (0: per column j)
   bool act_scale = false;
-  int dataflow = 0;     // 0 os, 1 ws, 2 is
+  int dataflow = 0;  // 0 os, 1 ws, 2 is
 };
 
 /// An estimator-shaped GEMM tile with a scale tensor, as a template problem.
@@ -70,11 +70,11 @@ tenet::Problem gemm(const Scales& s, long long M, long long N, long long K) {
                              : "{S[i,j,k] -> SW[j," + fk + "]}");
     if (s.act_scale) reads.push_back("{S[i,j,k] -> SA[i," + fk + "]}");
   }
-  return tenet::make_problem("{PE[p,q] : 0<=p<" + P + " and 0<=q<" + Q + "}", "{PE[p,q] -> PE[p,q+1]; PE[p,q] -> PE[p+1,q]}",
-                             "{S[i,j,k] : 0<=i<" + std::to_string(M) + " and 0<=j<" + std::to_string(N) +
-                                 " and 0<=k<" + std::to_string(K) + "}",
-                             reads, {"{S[i,j,k] -> C[i,j]}"}, "{S[i,j,k] -> " + space + "}",
-                             "{S[i,j,k] -> " + time + "}");
+  return tenet::make_problem(
+      "{PE[p,q] : 0<=p<" + P + " and 0<=q<" + Q + "}", "{PE[p,q] -> PE[p,q+1]; PE[p,q] -> PE[p+1,q]}",
+      "{S[i,j,k] : 0<=i<" + std::to_string(M) + " and 0<=j<" + std::to_string(N) + " and 0<=k<" + std::to_string(K) +
+          "}",
+      reads, {"{S[i,j,k] -> C[i,j]}"}, "{S[i,j,k] -> " + space + "}", "{S[i,j,k] -> " + time + "}");
 }
 
 void check_same(const tenet::Metrics& a, const tenet::Metrics& b) { test::check_same_metrics(a, b); }
@@ -212,9 +212,8 @@ TEST_CASE("engine limits: extents, work budget, time limit, context (issue 14)")
 
 TEST_CASE("average latency near 2^62 is exact in the delays") {
   for (const std::uint64_t lat : {std::uint64_t{1} << 62, (std::uint64_t{1} << 62) + 12345, std::uint64_t{1} << 63}) {
-    const auto p = tenet::make_problem("{PE[p] : 0<=p<4}", "{PE[p] -> PE[p-1]}", "{S[i] : 0<=i<64}",
-                                       {"{S[i] -> A[i]}"}, {"{S[i] -> C[i]}"}, "{S[i] -> PE[i%4]}",
-                                       "{S[i] -> T[floor(i/4)]}", 64, lat);
+    const auto p = tenet::make_problem("{PE[p] : 0<=p<4}", "{PE[p] -> PE[p-1]}", "{S[i] : 0<=i<64}", {"{S[i] -> A[i]}"},
+                                       {"{S[i] -> C[i]}"}, "{S[i] -> PE[i%4]}", "{S[i] -> T[floor(i/4)]}", 64, lat);
     if (lat > static_cast<std::uint64_t>(INT64_MAX) - 64) {
       CHECK_THROWS_AS(tenet::analyze(p), OverflowError);
       continue;

@@ -1,15 +1,15 @@
 // Property test: the size-independent counter equals brute-force enumeration
 // on many random statements / mappings / PE arrays (fixed seed).
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
 #include <sstream>
 #include <string>
 
-#include "tenet_cost/tenet.hpp"
 #include "tenet/metrics_check.hpp"
+#include "tenet_cost/tenet.hpp"
 
 using namespace tenet_cost;
 
@@ -28,7 +28,7 @@ struct Gen {
 tenet::AnalyzeOptions property_options() {
   tenet::AnalyzeOptions o;
   if (const char* v = std::getenv("TC_PROPERTY_VIRTUAL"))
-    o.virtual_plan = std::string(v) == "force" ? tenet::VirtualPlan::kForce
+    o.virtual_plan = std::string(v) == "force"   ? tenet::VirtualPlan::kForce
                      : std::string(v) == "never" ? tenet::VirtualPlan::kNever
                                                  : tenet::VirtualPlan::kAuto;
   if (std::getenv("TC_PROPERTY_NO_SKEW")) o.skewed_time_windows = false;
