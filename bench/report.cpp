@@ -42,6 +42,7 @@ int bench_main(int argc, char** argv) {
   const auto t0 = Clock::now();
   const auto result = model::compare(est, plan, ph, schemes);
   std::vector<model::EstimateResult> per;
+  per.reserve(schemes.size());
   for (const auto& s : schemes) per.push_back(model::estimate(est, plan, ph, s));
   const double t_model = ms_since(t0);
   for (int rep = 0; rep < repeat; ++rep) {

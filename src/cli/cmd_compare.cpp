@@ -39,6 +39,7 @@ CLI::App* add_compare(CLI::App& app, const Command& self, Context& ctx) {
     }
     // the report also shows each scheme's breakdown and roofline (the estimator's cache makes these cheap)
     std::vector<model::EstimateResult> per_scheme;
+    per_scheme.reserve(schemes.size());
     for (const auto& s : schemes) per_scheme.push_back(model::estimate(est, plan, ph, s));
     ctx.result = report::html::render(report::html::compare_doc(result, per_scheme, est.arch()));
   });

@@ -47,6 +47,7 @@ std::string arch_presets_dir() { return (fs::path(data_root()) / "configs" / "ar
 
 arch::Arch load_arch(const std::string& name, const std::vector<std::string>& set) {
   std::vector<arch::Override> overrides;
+  overrides.reserve(set.size());
   for (const auto& s : set) overrides.push_back(arch::parse_override(s));
   return arch::load_arch(name.empty() ? arch::default_arch() : name, arch_presets_dir(), overrides);
 }

@@ -299,6 +299,7 @@ std::string comparison(const ReportDoc& doc) {
   out += energy_panel(true);
   out += energy_panel(false);
   std::vector<std::vector<std::string>> table;
+  table.reserve(rows.size());
   for (const auto& r : rows)
     table.push_back({r.scheme, num(r.prefill_latency_s), num(r.decode_latency_s), std::to_string(r.prefill_dram_bytes),
                      std::to_string(r.prefill_scale_dram_bytes), std::to_string(r.decode_dram_bytes),

@@ -1367,6 +1367,7 @@ std::size_t CompiledProblem::dims() const { return impl_->model.nd; }
 std::vector<std::int64_t> CompiledProblem::template_extents() const {
   std::vector<std::int64_t> e;
   const auto b = detail::compile(impl_->problem).box;
+  e.reserve(b.size());
   for (const auto& x : b) e.push_back(x.hi - x.lo + 1);
   return e;
 }

@@ -22,6 +22,7 @@ const std::string kPresets = std::string(TC_SOURCE_DIR) + "/configs/arch";
 
 arch::Arch with(const std::vector<std::string>& sets, const std::string& name = "edge-npu-32x32") {
   std::vector<Override> o;
+  o.reserve(sets.size());
   for (const auto& s : sets) o.push_back(arch::parse_override(s));
   return arch::load_arch(name, kPresets, o);
 }

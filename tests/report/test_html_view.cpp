@@ -69,6 +69,7 @@ TEST_CASE("compare --format html: charts carry the JSON result's numbers") {
   const auto result = model::compare(run.est, run.plan, run.ph, schemes);
   const json j = json::parse(report::render(result, report::Format::kJson));
   std::vector<model::EstimateResult> per;
+  per.reserve(schemes.size());
   for (const auto& s : schemes) per.push_back(model::estimate(run.est, run.plan, run.ph, s));
   const std::string html = report::html::render(report::html::compare_doc(result, per, run.est.arch()));
 
