@@ -49,7 +49,9 @@ std::string to_string(ArrayModel m);  // "closed-form" | "engine"
 
 /// What the automatic tile choice minimises (docs/search.md). Ties: energy, then DRAM bytes, then fewer tiles.
 enum class Objective { kLatency, kEnergy, kEdp, kDram };
-Objective parse_objective(const std::string& text);  // "latency" | "energy" | "edp" | "dram"
+Objective parse_objective(const std::string& text);
+/// --time-limit SECONDS: a finite number >= 0 (0 = no limit), else InputError naming the flag.
+double checked_time_limit(double seconds);  // "latency" | "energy" | "edp" | "dram"
 std::string to_string(Objective o);
 
 /// A --tile that targets some GEMMs: by function name and/or by shape MxNxK; empty / 0 = any.
@@ -62,11 +64,16 @@ struct TileRule {
 /// "m=..,n=..", "lm_head:m=1,n=256", "1x32000x4096:m=1,k=4096"; throws InputError.
 TileRule parse_tile_rule(const std::string& text);
 
+/// The engine's default wall-clock limit per evaluation (tenet::AnalyzeOptions::time_limit_s).
+inline constexpr double kDefaultEngineTimeLimit = 60.0;
+
 struct Options {
   Tile tile;                    // user tile for every GEMM without a rule (0 = auto per dim)
   std::vector<TileRule> rules;  // targeted tiles; the last matching rule wins over `tile`
   ArrayMethod method = ArrayMethod::kAuto;
   Objective objective = Objective::kLatency;
+  /// Wall-clock limit of one TENET engine evaluation in seconds (--time-limit; <= 0: none).
+  double engine_time_limit_s = kDefaultEngineTimeLimit;
 };
 
 struct GemmShape {

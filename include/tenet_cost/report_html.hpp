@@ -11,6 +11,7 @@
 
 #include "tenet_cost/arch.hpp"
 #include "tenet_cost/model.hpp"
+#include "tenet_cost/search.hpp"
 
 namespace tenet_cost::report::html {
 
@@ -95,6 +96,11 @@ ReportDoc estimate_doc(const model::EstimateResult& e, const arch::Arch& arch);
 /// scheme with an estimate in `per_scheme` (same order as the rows; may be empty) its breakdowns and roofline.
 ReportDoc compare_doc(const model::CompareResult& c, const std::vector<model::EstimateResult>& per_scheme,
                       const arch::Arch& arch);
+
+/// `search --format html`: assumptions (with the objective and the candidate set), each scheme at its best
+/// configuration, and the latency-energy trade-off of every configuration listed (the --top ones of each scheme and
+/// the search's Pareto front) over the whole run.
+ReportDoc search_doc(const search::SearchResult& r, const arch::Arch& arch);
 
 /// Shortest text that reads back as the same double (data attributes); integers as digits.
 std::string number(double v);

@@ -11,13 +11,15 @@
 #include <string>
 #include <vector>
 
+#include "tenet_cost/cost.hpp"
+
 namespace tenet_cost::sweep {
 
 // ------------------------------------------------------------- the grid
 
 /// The axes a grid can have. A new axis is one enumerator, one row of axis_defs(), one field of PointConfig and
 /// one case of its reader (grid.cpp).
-enum class AxisKind { kArch, kSet, kDataflow, kArrayModel, kModel, kSeqLen, kContext, kQuant };
+enum class AxisKind { kArch, kSet, kDataflow, kArrayModel, kObjective, kModel, kSeqLen, kContext, kBatch, kQuant };
 
 /// What a new value of an axis changes: the cost::Estimator (arch, its fields, dataflow, options: the point-group
 /// whose caches are shared), the plan (the model's GEMMs and their bindings), or only the point.
@@ -112,6 +114,7 @@ struct RunOptions {
   std::string workloads_dir;  // the shipped models (workloads/<name>/{q0f16.py,config.json})
   Shard shard;
   unsigned jobs = 0;  // 0 = every hardware thread
+  double engine_time_limit_s = cost::kDefaultEngineTimeLimit;  // per TENET engine evaluation (<= 0: none)
   std::string out;    // results file (JSON lines, appended, resumed); "" = RunSummary::lines
   std::function<void(const Progress&)> progress;  // after each point (from worker threads, serialized)
 };

@@ -6,6 +6,7 @@
 #include "progress.hpp"
 #include "tenet_cost/error.hpp"
 #include "tenet_cost/report.hpp"
+#include "tenet_cost/report_html.hpp"
 #include "tenet_cost/search.hpp"
 
 namespace tenet_cost::cli {
@@ -45,6 +46,7 @@ CLI::App* add_search(CLI::App& app, const Command& self, Context& ctx) {
     o.per_gemm = args->per_gemm;
     o.top = static_cast<std::size_t>(args->top);
     o.jobs = static_cast<unsigned>(args->jobs);
+    o.engine_time_limit_s = cost::checked_time_limit(a.time_limit);
     const auto schemes = model::compare_schemes(a.quant, !a.dump.empty());
     const model::Phases ph = phases(a);
     const model::Model plan = load_plan(a, ph, true);
@@ -54,7 +56,8 @@ CLI::App* add_search(CLI::App& app, const Command& self, Context& ctx) {
       progress.set_total(total);
       progress.step(done);
     });
-    ctx.result = report::render(result, format);
+    ctx.result = format == report::Format::kHtml ? report::html::render(report::html::search_doc(result, ar))
+                                                 : report::render(result, format);
   });
   return cmd;
 }

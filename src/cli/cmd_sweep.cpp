@@ -26,6 +26,7 @@ struct SweepArgs {
   std::int64_t shards = 0;
   unsigned jobs = 0;
   double every = 10;
+  double time_limit = cost::kDefaultEngineTimeLimit;
   bool quiet = false;
   std::map<sweep::AxisKind, std::string> lists;  // --model a,b ...
   std::vector<std::string> set;                  // --set KEY=V1,V2
@@ -97,6 +98,7 @@ void run_sweep(const SweepArgs& a, Context& ctx) {
   opt.presets_dir = arch_presets_dir();
   opt.workloads_dir = (fs::path(data_root()) / "workloads").string();
   opt.jobs = a.jobs;
+  opt.engine_time_limit_s = cost::checked_time_limit(a.time_limit);
   opt.out = a.out;
   std::string source = "--shard";
   if (!a.shard.empty()) {
@@ -161,6 +163,7 @@ CLI::App* add_sweep(CLI::App& app, const Command& self, Context& ctx) {
   cmd->add_option("--shards", args->shards, "N parts when the index comes from JOB_COMPLETION_INDEX");
   cmd->add_option("--progress-every", args->every, "Seconds between progress lines when stderr is not a terminal");
   cmd->add_flag("--quiet,-q", args->quiet, "No progress or summary on stderr");
+  add_time_limit_option(cmd, args->time_limit);
 
   auto* merge = cmd->add_subcommand("merge", "validate and de-duplicate results files into one (sorted by id)");
   merge->add_option("FILES", margs->files, "Results files (JSON lines)")->required();

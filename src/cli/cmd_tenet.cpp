@@ -2,6 +2,7 @@
 #include <memory>
 
 #include "commands.hpp"
+#include "model_args.hpp"
 #include "tenet_cost/error.hpp"
 #include "tenet_cost/report.hpp"
 #include "tenet_cost/tenet.hpp"
@@ -12,6 +13,7 @@ CLI::App* add_tenet(CLI::App& app, const Command& self, Context& ctx) {
   struct Args {
     std::string pe, statement, mapping, experiment, data_root = ".", format = "table";
     bool enumerate = false, no_spatial = false;
+    double time_limit = cost::kDefaultEngineTimeLimit;
   };
   auto o = std::make_shared<Args>();
   auto* cmd = app.add_subcommand(self.name, self.description);
@@ -25,6 +27,7 @@ CLI::App* add_tenet(CLI::App& app, const Command& self, Context& ctx) {
   cmd->add_flag("--enumerate", o->enumerate,
                 "Brute-force enumeration of the whole domain (debug / oracle; small problems only)");
   cmd->add_flag("--no-spatial-reuse", o->no_spatial, "Skip the spatial-reuse metric");
+  add_time_limit_option(cmd, o->time_limit);
   cmd->callback([&ctx, o] {
     const auto format = report::parse_format(o->format);
     if (format == report::Format::kCsv) throw InputError("--format csv is not supported by `tenet`; use table or json");
@@ -41,6 +44,7 @@ CLI::App* add_tenet(CLI::App& app, const Command& self, Context& ctx) {
     tenet::AnalyzeOptions opts;
     opts.enumerate = o->enumerate;
     opts.spatial_reuse = !o->no_spatial;
+    opts.time_limit_s = cost::checked_time_limit(o->time_limit);
     ctx.result = report::render(tenet::analyze(problem, opts), format);
   });
   return cmd;

@@ -31,6 +31,12 @@ void add_model_options(CLI::App* cmd, ModelArgs& a) {
                   "Hugging Face config.json: model workloads without a dump, or heads for attention");
   cmd->add_option("--format", a.format, "table | json | csv | html (a self-contained report page)");
   cmd->add_option("--array-model", a.array_model, "auto | engine | closed-form (PE array <-> buffer level)");
+  add_time_limit_option(cmd, a.time_limit);
+}
+
+void add_time_limit_option(CLI::App* cmd, double& seconds) {
+  cmd->add_option("--time-limit", seconds,
+                  "Wall-clock limit of one TENET engine evaluation in seconds (default 60; 0 = none)");
 }
 
 model::Phases phases(const ModelArgs& a) {
@@ -61,6 +67,7 @@ cost::Options cost_options(const ModelArgs& a) {
   }
   o.method = cost::parse_array_method(a.array_model);
   o.objective = cost::parse_objective(a.objective);
+  o.engine_time_limit_s = cost::checked_time_limit(a.time_limit);
   return o;
 }
 

@@ -18,10 +18,13 @@ struct ModelArgs {
   std::vector<std::string> tiles;  // --tile, repeatable: [TARGET:]m=..,n=..,k=..[,order=..]
   std::int64_t seq_len = 2048, context = 2048, batch = 1;
   std::vector<std::string> set;  // --set KEY=VALUE (arch overrides), in order
+  double time_limit = cost::kDefaultEngineTimeLimit;  // --time-limit: seconds per TENET engine evaluation
 };
 
 /// --arch, --set, --dataflow, --tile, --objective, --bind, --seq-len, --context, --hf-config, --format, --array-model.
 void add_model_options(CLI::App* cmd, ModelArgs& a);
+/// --time-limit SECONDS (the TENET engine's wall-clock limit per evaluation).
+void add_time_limit_option(CLI::App* cmd, double& seconds);
 model::Phases phases(const ModelArgs& a);
 /// The cost options named by the flags (--tile rules, --array-model, --objective).
 cost::Options cost_options(const ModelArgs& a);

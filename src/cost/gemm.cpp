@@ -67,6 +67,9 @@ struct Estimator::Impl {
     {
       tenet::AnalyzeOptions ao;
       ao.spatial_reuse = false;
+      ao.time_limit_s = options.engine_time_limit_s;
+      ao.context = "the " + std::to_string(tm) + "x" + std::to_string(tn) + "x" + std::to_string(tk) +
+                   " tile of a GEMM under dataflow " + dataflow.name + " on " + arch.name;
       const tenet::Metrics mt = tenet::analyze(mapping::tile_problem(arch, dataflow, tm, tn, tk, ops), ao);
       tmx.macs = mt.macs;
       tmx.time_stamps = mt.time_stamps;

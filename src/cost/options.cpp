@@ -1,6 +1,9 @@
 // Cost-model options and names (cost.hpp).
 #include <algorithm>
+#include <cmath>
 #include <sstream>
+
+#include <fmt/format.h>
 
 #include "tenet_cost/cost.hpp"
 #include "tenet_cost/error.hpp"
@@ -83,6 +86,13 @@ TileRule parse_tile_rule(const std::string& text) {
     r.function = target;
   }
   return r;
+}
+
+double checked_time_limit(double seconds) {
+  if (!std::isfinite(seconds) || seconds < 0 || seconds > 1e9)
+    throw InputError("--time-limit: expected seconds (a finite number from 0 to 1e9; 0 = no limit), found " +
+                     fmt::format("{}", seconds));
+  return seconds;
 }
 
 Objective parse_objective(const std::string& text) {

@@ -114,7 +114,7 @@ std::string quant_text(const QuantInfo& q) {
 }  // namespace
 
 std::string render(const ExtractResult& r, Format fmt) {
-  if (fmt == Format::kHtml) throw InputError("--format html is supported by estimate and compare only");
+  if (fmt == Format::kHtml) throw InputError("--format html is supported by estimate, compare and search only");
   if (fmt == Format::kJson) return extract_json(r);
   Table t;
   const bool csv = fmt == Format::kCsv;

@@ -150,4 +150,44 @@ ReportDoc compare_doc(const model::CompareResult& c, const std::vector<EstimateR
   return doc;
 }
 
+namespace {
+std::string config_label(const std::string& scheme, const std::string& dataflow, std::int64_t rows, std::int64_t cols) {
+  return scheme + " @ " + dataflow + " " + std::to_string(rows) + "x" + std::to_string(cols);
+}
+}  // namespace
+
+ReportDoc search_doc(const search::SearchResult& r, const arch::Arch& arch) {
+  ReportDoc doc;
+  doc.title = "tenet-cost search: " + r.info.model + " on " + r.info.arch;
+  add_common_assumptions(r.info, arch, doc);
+  doc.assumptions.push_back({"objective", cost::to_string(r.objective)});
+  doc.assumptions.push_back({"dataflow choice", r.per_gemm ? "each GEMM its own (--per-gemm)" : "one for the model"});
+  std::set<std::string> listed;
+  for (const auto& s : r.rows) {
+    if (s.top.empty()) continue;
+    const search::Config& b = s.top.front();
+    SchemeRow row;
+    row.scheme = config_label(s.scheme, b.dataflow, b.rows, b.cols);
+    row.prefill_latency_s = b.totals.prefill.latency_s;
+    row.decode_latency_s = b.totals.decode.latency_s;
+    row.prefill_dram_bytes = b.totals.prefill.dram_bytes;
+    row.prefill_scale_dram_bytes = b.totals.prefill.scale_dram_bytes;
+    row.decode_dram_bytes = b.totals.decode.dram_bytes;
+    row.decode_scale_dram_bytes = b.totals.decode.scale_dram_bytes;
+    row.prefill_energy_j = b.totals.prefill.energy_j;
+    row.decode_energy_j = b.totals.decode.energy_j;
+    doc.schemes.push_back(std::move(row));
+    for (const auto& c : s.top) {
+      const std::string label = config_label(s.scheme, c.dataflow, c.rows, c.cols);
+      if (listed.insert(label).second) doc.tradeoff.push_back({label, c.totals.latency_s, c.totals.energy_j});
+    }
+  }
+  for (const auto& p : r.pareto) {
+    const std::string label = config_label(p.scheme, p.dataflow, p.rows, p.cols);
+    if (listed.insert(label).second) doc.tradeoff.push_back({label, p.latency_s, p.energy_j});
+  }
+  doc.tradeoff_title = "whole run (every entry), each configuration listed";
+  return doc;
+}
+
 }  // namespace tenet_cost::report::html

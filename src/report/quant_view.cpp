@@ -43,7 +43,7 @@ std::string scale_text(const quant::TensorFormat& f) {
 }  // namespace
 
 std::string render(const std::vector<quant::Scheme>& schemes, Format fmt) {
-  if (fmt == Format::kHtml) throw InputError("--format html is supported by estimate and compare only");
+  if (fmt == Format::kHtml) throw InputError("--format html is supported by estimate, compare and search only");
   if (fmt == Format::kJson) {
     json j = json::array();
     for (const auto& s : schemes) {

@@ -49,6 +49,7 @@ std::string array_text(const search::Config& c) { return std::to_string(c.rows) 
 }  // namespace
 
 std::string render(const search::SearchResult& r, Format fmt) {
+  if (fmt == Format::kHtml) throw InternalError("the search html view needs the arch: report::html::search_doc");
   if (fmt == Format::kJson) {
     json j = run_info_json(r.info);
     j["objective"] = cost::to_string(r.objective);

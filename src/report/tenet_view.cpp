@@ -78,7 +78,7 @@ std::string tenet_json(const Metrics& m) {
 }
 
 std::string render(const Metrics& m, Format format) {
-  if (format == Format::kHtml) throw InputError("--format html is supported by estimate and compare only");
+  if (format == Format::kHtml) throw InputError("--format html is supported by estimate, compare and search only");
   if (format == Format::kCsv) throw InputError("--format csv is not supported by `tenet`; use table or json");
   return format == Format::kJson ? tenet_json(m) : tenet_text(m);
 }

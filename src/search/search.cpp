@@ -133,6 +133,7 @@ SearchResult run(const arch::Arch& arch, const model::Model& model, const model:
       cost::Options co;
       co.method = o.method;
       co.objective = o.objective;
+      co.engine_time_limit_s = o.engine_time_limit_s;
       cost::Estimator est(std::move(ar), o.dataflows[d], co);
       results[i] = model::run_model(est, model.gemms, schemes[s]);
     } catch (...) {

@@ -21,10 +21,13 @@ const std::vector<AxisDef>& axis_defs() {
        Stage::kEstimator},
       {AxisKind::kDataflow, "dataflow", "Dataflow presets or .m files", "os", false, Stage::kEstimator},
       {AxisKind::kArrayModel, "array_model", "auto | engine | closed-form", "auto", false, Stage::kEstimator},
+      {AxisKind::kObjective, "objective", "What the tile choice minimises: latency | energy | edp | dram", "latency",
+       false, Stage::kEstimator},
       {AxisKind::kModel, "model", "Shipped model names (qwen2-0.5b, qwen2-0.5b/q4f16_1), dumps or HF config.json files",
        "llama-2-7b", false, Stage::kPlan},
       {AxisKind::kSeqLen, "seq_len", "Prefill tokens", "2048", true, Stage::kPlan},
       {AxisKind::kContext, "context", "Decode context lengths", "2048", true, Stage::kPlan},
+      {AxisKind::kBatch, "batch", "Sequences served together", "1", true, Stage::kPlan},
       {AxisKind::kQuant, "quant", "Schemes ('dump' = the dump's own)", "dump", false, Stage::kPoint},
   };
   return table;

@@ -86,10 +86,10 @@ std::string file_digest(const std::string& path) { return hex16(fnv1a(read_file(
 
 // One point's inputs, read from its axis values. A new axis: a field here and a case in read().
 struct PointConfig {
-  std::string arch, dataflow, array_model, quant;
+  std::string arch, dataflow, array_model, objective, quant;
   std::vector<arch::Override> set;
   std::size_t model = 0;  // index into the model axis
-  std::int64_t seq_len = 0, context = 0;
+  std::int64_t seq_len = 0, context = 0, batch = 1;
 };
 
 void read(PointConfig& c, const Axis& axis, std::size_t at) {
@@ -99,6 +99,8 @@ void read(PointConfig& c, const Axis& axis, std::size_t at) {
     case AxisKind::kSet: c.set.push_back(arch::Override{axis.path, v}); return;
     case AxisKind::kDataflow: c.dataflow = v; return;
     case AxisKind::kArrayModel: c.array_model = v; return;
+    case AxisKind::kObjective: c.objective = v; return;
+    case AxisKind::kBatch: c.batch = positive_integer(v, "batch"); return;
     case AxisKind::kModel: c.model = at; return;
     case AxisKind::kSeqLen: c.seq_len = positive_integer(v, "seq_len"); return;
     case AxisKind::kContext: c.context = positive_integer(v, "context"); return;
@@ -208,6 +210,7 @@ RunSummary run(const Grid& grid_in, const RunOptions& opt) {
   std::map<std::string, std::optional<quant::Scheme>> schemes;
   std::map<std::string, mapping::Dataflow> dataflows;
   std::map<std::string, cost::ArrayMethod> methods;
+  std::map<std::string, cost::Objective> objectives;
   std::vector<std::string> arch_names;
   for (const auto& a : g.axes)
     for (const auto& v : a.values) switch (a.kind) {
@@ -220,6 +223,7 @@ RunSummary run(const Grid& grid_in, const RunOptions& opt) {
           if (!dataflows.at(v).preset) digests[{a.kind, v}] = file_digest(v);
           break;
         case AxisKind::kArrayModel: methods.emplace(v, cost::parse_array_method(v)); break;
+        case AxisKind::kObjective: objectives.emplace(v, cost::parse_objective(v)); break;
         case AxisKind::kModel: {
           model_files.push_back(resolve_model(v, opt.workloads_dir));
           const auto& f = model_files.back();
@@ -232,7 +236,8 @@ RunSummary run(const Grid& grid_in, const RunOptions& opt) {
           break;
         case AxisKind::kSet:
         case AxisKind::kSeqLen:
-        case AxisKind::kContext: break;  // --set: with the arch below; integers: normalized()
+        case AxisKind::kContext:
+        case AxisKind::kBatch: break;  // --set: with the arch below; integers: normalized()
       }
 
   // 2. enumerate the points (the last axis fastest), their ids, groups and the shard
@@ -310,6 +315,7 @@ RunSummary run(const Grid& grid_in, const RunOptions& opt) {
     model::Phases ph;
     ph.seq_len = c.seq_len;
     ph.context = c.context;
+    ph.batch = c.batch;
     const LoadedModel& m = mit->second;
     const std::string& mname =
         model_files[c.model].dump.empty() ? model_files[c.model].config : model_files[c.model].dump;
@@ -356,6 +362,8 @@ RunSummary run(const Grid& grid_in, const RunOptions& opt) {
               const PointConfig& gc = group_cfg[p.group];
               cost::Options o;
               o.method = methods.at(gc.array_model);
+              o.objective = objectives.at(gc.objective);
+              o.engine_time_limit_s = opt.engine_time_limit_s;
               est =
                   mine.emplace(p.group, std::make_unique<cost::Estimator>(archs[p.group], dataflows.at(gc.dataflow), o))
                       .first;
@@ -364,6 +372,7 @@ RunSummary run(const Grid& grid_in, const RunOptions& opt) {
             model::Phases ph;
             ph.seq_len = c.seq_len;
             ph.context = c.context;
+            ph.batch = c.batch;
             const auto r = model::compare(*est->second, plans.at(key_of(p.at, plan_axes)), ph, {schemes.at(c.quant)});
             line["result"] = result_json(r.rows.front());
           } catch (const InputError& e) {

@@ -287,3 +287,31 @@ TEST_CASE("a user .m mapping runs on the engine and matches the equivalent prese
     for (auto& w : (*j)["workloads"]) w.erase("array_model");
   CHECK(a == b);
 }
+
+TEST_CASE("--time-limit bounds each TENET engine evaluation and names the tile, dataflow and arch when hit") {
+  const std::string base = "estimate --hf-config " + tc_test::fixture("estimate/tiny_config.json") +
+                           " --arch eyeriss-12x14 --seq-len 24 --context 40 --format json --quant q4f16_1 "
+                           "--array-model engine";
+  const auto tiny = tc_test::run_cli(base + " --time-limit 0.000000001");
+  INFO(tiny.err);
+  CHECK(tiny.exit_code == 2);
+  CHECK(tiny.err.find("exceeded its time limit") != std::string::npos);
+  CHECK(tiny.err.find("tile of a GEMM under dataflow os on eyeriss-12x14") != std::string::npos);
+  CHECK(tiny.err.find("<generated>") == std::string::npos);
+  // 0 = no limit: the same result as the default limit
+  const auto none = tc_test::run_cli(base + " --time-limit 0");
+  const auto dflt = tc_test::run_cli(base);
+  REQUIRE(none.exit_code == 0);
+  CHECK(none.out == dflt.out);
+  for (const char* bad : {"-1", "nan", "inf", "1e10"}) {
+    const auto r = tc_test::run_cli(base + " --time-limit " + bad);
+    INFO(bad << ": " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("--time-limit") != std::string::npos);
+  }
+  const auto t = tc_test::run_cli("tenet --pe " + tc_test::fixture("tenet/small/sys4.p") + " --statement " +
+                                  tc_test::fixture("tenet/small/g.s") + " --mapping " +
+                                  tc_test::fixture("tenet/small/g_os.m") + " --time-limit -2");
+  CHECK(t.exit_code == 2);
+  CHECK(t.err.find("--time-limit") != std::string::npos);
+}

@@ -4,15 +4,18 @@
 
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "tenet_cost/arch.hpp"
 #include "tenet_cost/cost.hpp"
+#include "tenet_cost/error.hpp"
 #include "tenet_cost/mapping.hpp"
 #include "tenet_cost/model.hpp"
 #include "tenet_cost/report.hpp"
 #include "tenet_cost/report_html.hpp"
+#include "tenet_cost/search.hpp"
 #include "test_support.hpp"
 
 using namespace tenet_cost;
@@ -166,5 +169,39 @@ TEST_CASE("--format html on the CLI: compare and estimate write the page, other 
   CHECK(e.out.find("id=\"breakdown-1\"") != std::string::npos);
   const auto q = tc_test::run_cli("quant list --format html");
   CHECK(q.exit_code == 2);
-  CHECK(q.err.find("--format html is supported by estimate and compare only") != std::string::npos);
+  CHECK(q.err.find("--format html is supported by estimate, compare and search only") != std::string::npos);
+}
+
+TEST_CASE("search --format html: each scheme's best configuration and the trade-off carry the JSON result's numbers") {
+  auto run = qwen_run();
+  search::Options o;
+  o.dataflows = search::parse_dataflows("os,ws");
+  o.top = 2;
+  const auto schemes = model::compare_schemes("q0f16,q4f16_1", false);
+  const auto r = search::run(run.est.arch(), run.plan, run.ph, schemes, o);
+  const json j = json::parse(report::render(r, report::Format::kJson));
+  const std::string html = report::html::render(report::html::search_doc(r, run.est.arch()));
+  const auto pre = elements_with(html, "cmp-prefill-latency", "data-latency-s");
+  const auto dec = elements_with(html, "cmp-decode-latency", "data-latency-s");
+  const auto pts = elements_with(html, "tradeoff", "data-pareto");
+  REQUIRE(j["rows"].size() == 2);
+  REQUIRE(pre.size() == 2);
+  for (std::size_t i = 0; i < 2; ++i) {
+    const auto& row = j["rows"][i];
+    CHECK(pre[i].at("data-label").rfind(row["scheme"].get<std::string>() + " @ ", 0) == 0);
+    CHECK(pre[i].at("data-latency-s") == text_of(row["prefill"]["latency_s"]));
+    CHECK(dec[i].at("data-latency-s") == text_of(row["decode"]["latency_s"]));
+  }
+  // every listed configuration is a point; the search's Pareto front is drawn as the front
+  CHECK(pts.size() >= r.pareto.size());
+  std::set<std::string> on_front;
+  for (const auto& p : pts)
+    if (p.at("data-pareto") == "true") on_front.insert(p.at("data-label"));
+  for (const auto& p : r.pareto) {
+    const std::string label =
+        p.scheme + " @ " + p.dataflow + " " + std::to_string(p.rows) + "x" + std::to_string(p.cols);
+    CHECK(on_front.count(label) == 1);
+  }
+  CHECK(html == report::html::render(report::html::search_doc(r, run.est.arch())));
+  CHECK_THROWS_AS(report::render(r, report::Format::kHtml), InternalError);
 }

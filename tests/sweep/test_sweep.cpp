@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "tenet_cost/error.hpp"
 #include "tenet_cost/sweep.hpp"
 #include "test_support.hpp"
@@ -320,4 +322,34 @@ TEST_CASE("CSV views: --format csv on stdout equals --csv of the results file", 
   CHECK(lines_of(csv).front() == lines_of(stdout_csv.out).front());
   CHECK(sorted_lines(csv) == sorted_lines(stdout_csv.out));
   CHECK(csv.find("result.decode.tokens_per_s") != std::string::npos);
+}
+
+TEST_CASE("the batch and objective axes give what compare gives with the same flags", "[sweep]") {
+  const std::string common = " --seq-len 16 --context 32 --quant q4f16_1";
+  const auto r = tc_test::run_cli("sweep --model qwen2-0.5b" + common + " --batch 1,4 --objective latency,dram -q");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto lines = lines_of(r.out);
+  REQUIRE(lines.size() == 4);
+  int matched = 0;
+  for (const auto& l : lines) {
+    const auto j = nlohmann::json::parse(l);
+    const std::int64_t batch = j["point"]["batch"].get<std::int64_t>();
+    const std::string objective = j["point"]["objective"].get<std::string>();
+    const std::string w = std::string(TC_SOURCE_DIR) + "/workloads/qwen2-0.5b/";
+    const auto c =
+        tc_test::run_cli("compare " + w + "q0f16.py --hf-config " + w + "config.json" + common + " --batch " +
+                         std::to_string(batch) + " --objective " + objective + " --format json");
+    INFO(c.err);
+    REQUIRE(c.exit_code == 0);
+    const auto cj = nlohmann::json::parse(c.out);
+    const auto& row = cj["rows"].back();
+    CHECK(row["decode"]["latency_s"] == j["result"]["decode"]["latency_s"]);
+    CHECK(row["prefill"]["dram_bytes"] == j["result"]["prefill"]["dram_bytes"]);
+    ++matched;
+  }
+  CHECK(matched == 4);
+  const auto bad = tc_test::run_cli("sweep --model qwen2-0.5b" + common + " --objective fastest -q");
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("fastest") != std::string::npos);
 }
