@@ -11,6 +11,7 @@
 //    reinterpreted min added -> tensor;
 //  * fp8: a float8 load cast up, with a per-tensor scale.
 #include <algorithm>
+#include <optional>
 
 #include "extract/internal.hpp"
 
@@ -136,6 +137,17 @@ QuantInfo detect_impl(const Expr& weight, const QuantContext& ctx, std::string& 
 
 namespace {
 
+/// "NK" or "KN": which of the weight load's indices comes first, the one over N or the one over K.
+std::optional<std::string> weight_layout(const LoadInfo& w, const QuantContext& ctx) {
+  int pos_k = -1, pos_n = -1;
+  for (std::size_t d = 0; d < w.load->args.size(); ++d) {
+    if (pos_k < 0 && refs_any(*w.load->args[d], ctx.kvars)) pos_k = static_cast<int>(d);
+    if (pos_n < 0 && refs_any(*w.load->args[d], ctx.nvars)) pos_n = static_cast<int>(d);
+  }
+  if (pos_k < 0 || pos_n < 0) return std::nullopt;
+  return std::string(pos_n < pos_k ? "NK" : "KN");
+}
+
 /// The load of the buffer with most (static) elements: the weight among its scales / zero points.
 const LoadInfo* largest(const std::vector<const LoadInfo*>& loads, const QuantContext& ctx) {
   const LoadInfo* out = nullptr;
@@ -247,12 +259,7 @@ QuantInfo detect_impl(const Expr& weight, const QuantContext& ctx, std::string& 
     q.storage_dtype = ctx.dtype_of(wq->load->name);
     q.weight_bits = 8;
     q.elems_per_storage = 1;
-    int pos_k = -1, pos_n = -1;
-    for (std::size_t d = 0; d < wq->load->args.size(); ++d) {
-      if (pos_k < 0 && refs_any(*wq->load->args[d], ctx.kvars)) pos_k = static_cast<int>(d);
-      if (pos_n < 0 && refs_any(*wq->load->args[d], ctx.nvars)) pos_n = static_cast<int>(d);
-    }
-    if (pos_k >= 0 && pos_n >= 0) q.weight_layout = pos_n < pos_k ? "NK" : "KN";
+    if (const auto layout = weight_layout(*wq, ctx)) q.weight_layout = *layout;
     packing_axis = "K";
   } else if (!int_loads.empty() && !float_loads.empty()) {
     // Weight-only int8 (or any integer storage) without bit operations: `T.Cast("float16",
@@ -261,12 +268,7 @@ QuantInfo detect_impl(const Expr& weight, const QuantContext& ctx, std::string& 
     q.storage_dtype = ctx.dtype_of(wq->load->name);
     q.weight_bits = dtype_bits(q.storage_dtype);
     q.elems_per_storage = 1;
-    int pos_k = -1, pos_n = -1;
-    for (std::size_t d = 0; d < wq->load->args.size(); ++d) {
-      if (pos_k < 0 && refs_any(*wq->load->args[d], ctx.kvars)) pos_k = static_cast<int>(d);
-      if (pos_n < 0 && refs_any(*wq->load->args[d], ctx.nvars)) pos_n = static_cast<int>(d);
-    }
-    if (pos_k >= 0 && pos_n >= 0) q.weight_layout = pos_n < pos_k ? "NK" : "KN";
+    if (const auto layout = weight_layout(*wq, ctx)) q.weight_layout = *layout;
     packing_axis = "K";
     if (int_loads.size() > 1 || w.sub_tensor) q.zero_point = "tensor";
     else if (w.sub_const) q.zero_point = "symmetric";
