@@ -138,8 +138,8 @@ TEST_CASE("scheduled padding: m is the logical size, m_padded the scheduled one 
   CHECK(*pb.m_padded == Dim::constant(8));
   for (std::int64_t bs = 1; bs <= 9; ++bs) {
     opt.bindings = {{"batch_size", bs}};
-    const Workload& w =
-        find(extract_workloads(ir::load_module(tc_test::fixture("extract/scheduled_padding.py")), opt), "padded_gemv");
+    const ExtractResult rb = extract_workloads(ir::load_module(tc_test::fixture("extract/scheduled_padding.py")), opt);
+    const Workload& w = find(rb, "padded_gemv");            // rb outlives w (a temporary result would not)
     CHECK(*w.m_padded == Dim::constant((bs + 3) / 4 * 4));  // closed form of the schedule's padding
   }
 }
