@@ -48,6 +48,10 @@ ModelConfig parse_hf_config(const std::string& text, const std::string& filename
   c.intermediate = get({"intermediate_size", "n_inner"}, false, 0);
   if (c.intermediate == 0) c.intermediate = checked_mul(4, c.hidden, "the default intermediate_size (4 * hidden_size)");
   c.kv_heads = get({"num_key_value_heads"}, false, c.heads);
+  if ((!j.contains("head_dim") || j["head_dim"].is_null()) && c.hidden % c.heads != 0)
+    throw InputError(SourceLocation{filename, 0, 0},
+                     "hidden_size (" + std::to_string(c.hidden) + ") is not a multiple of num_attention_heads (" +
+                         std::to_string(c.heads) + "): the head dimension is unknown (give head_dim)");
   c.head_dim = get({"head_dim"}, false, c.hidden / c.heads);
   if (c.heads % c.kv_heads != 0)
     throw InputError(SourceLocation{filename, 0, 0}, "num_attention_heads must be a multiple of num_key_value_heads");

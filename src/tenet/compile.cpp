@@ -203,11 +203,21 @@ Model compile(const Problem& problem) {
 
   m.pedom = parse_kind(problem.pe.domain, false, "the PE domain");
   if (m.pedom.pieces.empty()) throw InputError(problem.pe.domain.loc, "the PE domain is empty");
+  m.icn = parse_kind(problem.pe.interconnect, true, "the interconnect");
   for (const Piece& p : m.pedom.pieces)
-    if (p.in_name != pe_name || p.vars.size() != m.ns)
+    if (p.in_name != pe_name || p.vars.size() != m.ns) {
+      // Blame the file that disagrees with the rest: when the PE domain and the interconnect agree with each
+      // other, the space map (the mapping file) is the inconsistent one.
+      bool pe_file_consistent = true;
+      for (const Piece& q : m.icn.pieces)
+        pe_file_consistent = pe_file_consistent && q.in_name == p.in_name && q.vars.size() == p.vars.size();
+      if (pe_file_consistent)
+        throw InputError(mp.space_map.loc, "the space map targets " + tuple_str(pe_name, m.ns) +
+                                               " but the PE array (its domain and interconnect) is " +
+                                               tuple_str(p.in_name, p.vars.size()));
       throw InputError(problem.pe.domain.loc, "the PE domain is " + tuple_str(p.in_name, p.vars.size()) +
                                                   " but the space map targets " + tuple_str(pe_name, m.ns));
-  m.icn = parse_kind(problem.pe.interconnect, true, "the interconnect");
+    }
   for (const Piece& p : m.icn.pieces)
     if (p.in_name != pe_name || p.vars.size() != m.ns || p.out_name != pe_name || p.out.size() != m.ns)
       throw InputError(problem.pe.interconnect.loc, "the interconnect must map " + tuple_str(pe_name, m.ns) + " to " +

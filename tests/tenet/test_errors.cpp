@@ -37,6 +37,8 @@ const Case kCases[] = {
     {"ok.p", "missing.s", "ok.m", "missing.s", "cannot open"},
     {"ok.p", "ok.s", "extra.m", "extra.m:3:1", "extra line"},
     {"ok.p", "deep.s", "ok.m", "deep.s:2:", "nested too deeply"},
+    // the PE file agrees with itself (2-D domain and interconnect): the mapping is the inconsistent file
+    {"ok.p", "ok.s", "rank3.m", "rank3.m:1:1", "the space map targets PE[3 dims] but the PE array"},
 };
 }  // namespace
 
