@@ -17,7 +17,7 @@ struct ModelArgs {
   std::string objective = "latency";
   std::vector<std::string> tiles;  // --tile, repeatable: [TARGET:]m=..,n=..,k=..[,order=..]
   std::int64_t seq_len = 2048, context = 2048, batch = 1;
-  std::vector<std::string> set;  // --set KEY=VALUE (arch overrides), in order
+  std::vector<std::string> set;                       // --set KEY=VALUE (arch overrides), in order
   double time_limit = cost::kDefaultEngineTimeLimit;  // --time-limit: seconds per TENET engine evaluation
 };
 
