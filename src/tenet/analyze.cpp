@@ -363,7 +363,10 @@ i64 skew_distance(const Model& m, std::size_t d, const std::vector<Interval>& bo
   return std::max(-sys.lo(dv[d]), sys.hi(dv[d]));
 }
 
-/// d appears in the pieces' terms only as (a*d + b) % c (no floor, no mixing).
+bool exact_var(const Affine& a, std::size_t d);
+
+/// d appears in the pieces' terms only as (a*d + b) % c or as floor(d/c) (d alone, coefficient 1; no other
+/// floor, no mixing, no term of such a term).
 bool only_mod_terms(const std::vector<const Piece*>& pieces, std::size_t d) {
   for (const Piece* p : pieces) {
     std::vector<char> uses_d(p->terms.size(), 0);
@@ -382,7 +385,7 @@ bool only_mod_terms(const std::vector<const Piece*>& pieces, std::size_t d) {
         }
       }
       uses_d[k] = dd;
-      if (dd && (other || t.kind != relation::Term::Kind::kMod)) return false;
+      if (dd && (other || (t.kind != relation::Term::Kind::kMod && !exact_var(t.num, d)))) return false;
     }
   }
   return true;

@@ -289,7 +289,48 @@ TEST_CASE("parametric closed forms with large group sizes (interpolation in G) e
       ++evaluations;
       if (c.closed_forms() == before) ++reused;
     }
+    // Any number q >= 2 of whole groups along k (the template's q) with the template's M and N: the inner forms
+    // compress k, so the compiled forms cover these extents.
+    for (int q = 2; q <= 5; ++q) {
+      const std::vector<std::int64_t> ext = {3 * s.P, 2 * s.Q, static_cast<std::int64_t>(q) * s.g};
+      INFO("extents " << ext[0] << "x" << ext[1] << "x" << ext[2]);
+      const auto before = c.closed_forms();
+      check_same(tenet::evaluate(c, ext), tenet::analyze(gemm(s, ext[0], ext[1], ext[2]), en));
+      CHECK(c.closed_forms() == before);
+    }
   }
   CHECK(reused > 0);
   WARN("closed forms reused in " << reused << " of " << evaluations << " evaluations");
+}
+
+TEST_CASE("floor(k/g) accesses keep the skewed-time window of k, so k is compressed in the interpolation in G") {
+  // An 8x8 OS array: the general window of k is the time map's spread (15); with SW[j, floor(k/40)] the counter
+  // samples divisors 7..9 and 15, where the skewed-time window max(2 delta + 1, G' + 1) is smaller, so k is
+  // compressed (docs §3 "Skewed time dimensions") and one closed form covers every number of whole groups.
+  Scales s;
+  s.P = 8;
+  s.Q = 8;
+  s.g = 40;
+  std::vector<std::string> lines;
+  tenet::AnalyzeOptions o;
+  o.debug = tenet::DebugLevel::kCount;
+  o.debug_log = [&](const std::string& l) { lines.push_back(l); };
+  const auto c = tenet::compile_parametric(gemm(s, 16, 16, 80), o);
+  bool floor_skew = false;
+  for (const auto& l : lines) {
+    // k (d2) with a period > 1 (the floor term's divisor) compressed with the skewed-time window.
+    const auto at = l.find("d2[L=");
+    if (at == std::string::npos || std::stoll(l.substr(at + 5)) <= 1) continue;
+    const auto end = l.find(']', at);
+    floor_skew = floor_skew || l.substr(at, end - at).find(" C skew") != std::string::npos;
+  }
+  CHECK(floor_skew);
+  tenet::AnalyzeOptions en;
+  en.enumerate = true;
+  const auto forms = c.closed_forms();
+  for (const long long K : {80LL, 120LL, 200LL, 83LL}) {
+    INFO("K = " << K);
+    check_same(tenet::evaluate(c, std::vector<std::int64_t>{16, 24, K}), tenet::analyze(gemm(s, 16, 24, K), en));
+    if (K % s.g == 0) CHECK(c.closed_forms() == forms);  // K = 83: a new remainder, new forms
+  }
 }
