@@ -627,8 +627,15 @@ class Counter {
  public:
   /// `parametric`: the closed forms must hold for every larger extent of the
   /// compressed dimensions (up to kParametricMaxExtent), not only at m.box.
-  Counter(const Model& m, const AnalyzeOptions& o, Limits& limits, bool parametric = false)
-      : m_(m), o_(o), enumerate_(o.enumerate), parametric_(parametric), limits_(limits) {
+  /// `workspace`: brute_force's buffers shared with an enclosing counter (nullptr: this counter's own).
+  Counter(const Model& m, const AnalyzeOptions& o, Limits& limits, bool parametric = false,
+          detail::Workspace* workspace = nullptr)
+      : m_(m),
+        o_(o),
+        enumerate_(o.enumerate),
+        parametric_(parametric),
+        limits_(limits),
+        ws_(workspace != nullptr ? workspace : &workspace_) {
     skew_.assign(m.nd, -1);
     if (!enumerate_ && o.skewed_time_windows)
       for (std::size_t d = 0; d < m.nd; ++d) skew_[d] = skew_distance(m, d, parametric ? huge_box(m.box) : m.box);
@@ -637,6 +644,8 @@ class Counter {
         if (skew_[d] >= 0)
           debug(o_, "skewed time dimension d" + std::to_string(d) + ": local distance " + std::to_string(skew_[d]));
   }
+  Counter(const Counter&) = delete;  // ws_ may point at workspace_
+  Counter& operator=(const Counter&) = delete;
 
   /// Exact counts of every group member.
   // NOLINTNEXTLINE(readability-function-size): exact counting of a group, kept whole with its invariants
@@ -1041,19 +1050,24 @@ class Counter {
     return found;
   }
 
-  /// Counts of g at divisors Ga, Ga + 1 (the interpolation), Ga + 2 and 2 Ga + 1 (the self-check), each an
-  /// ordinary exact count of the problem with floor(d/G) replaced by floor(d/G') and N_d = q G' + r; the value
-  /// at G by the affine formula. False (the caller counts as usual) when a check fails.
+  /// Counts of g at divisors Ga and Ga + 1 (the interpolation), each an ordinary exact count of the problem with
+  /// floor(d/G) replaced by floor(d/G') and N_d = q G' + r; the value at G by the affine formula. Self-check: one
+  /// small instance (the smallest extents both closed forms cover, same remainder r) brute-forced at divisors
+  /// Ga + 2 and 2 Ga + 1 must lie on the line through the two forms' values there. False (the caller counts as
+  /// usual) when a check fails.
+  // NOLINTNEXTLINE(readability-function-size): the interpolation and its self-check, kept together
   bool solve_scaled(Group& g, const ScaledDim& s) {
     const std::size_t nd = m_.nd;
     const i64 q = (m_.box[s.d].hi + 1) / s.G, r = (m_.box[s.d].hi + 1) % s.G;
-    const std::array<i64, 4> divisors{s.Ga, s.Ga + 1, s.Ga + 2, 2 * s.Ga + 1};
-    std::vector<std::vector<i64>> res;
-    std::vector<ClosedForm> forms;
-    bool dense = true;
-    for (const i64 Gp : divisors) {
-      Model m2 = m_;
-      // The copy's tensors and the group's pieces must point into the copy.
+    // The problem with divisor Gp: a copy of the model whose group pieces (and the tensors' pointers to them)
+    // point into the copy, with floor(d/G) replaced by floor(d/Gp), extents ext and N_d = qq Gp + r.
+    struct Scaled {
+      Model m;
+      Group g;
+    };
+    auto build = [&](i64 Gp, i64 qq, const std::vector<i64>& ext) {
+      auto sc = std::make_unique<Scaled>(Scaled{m_, Group{}});
+      Model& m2 = sc->m;
       auto remap = [&](const Piece* p) -> Piece* {
         auto find = [&](const relation::Relation& a, relation::Relation& b) -> Piece* {
           for (std::size_t i = 0; i < a.pieces.size(); ++i)
@@ -1069,7 +1083,7 @@ class Counter {
       };
       for (auto& td : m2.tensors)
         for (auto& p : td.pieces) p = remap(p);
-      Group g2;
+      Group& g2 = sc->g;
       g2.members = g.members;
       for (const Piece* p : g.pieces) {
         Piece* x = remap(p);
@@ -1078,8 +1092,8 @@ class Counter {
             if (t.kind == relation::Term::Kind::kFloor && exact_var(t.num, s.d) && t.den == s.G) t.den = Gp;
         g2.pieces.push_back(x);
       }
-      // Every tensor's pieces: the wanted ones were substituted above (through the group's pieces).
-      m2.box[s.d].hi = checked_add(checked_mul(q, Gp), r) - 1;
+      for (std::size_t d = 0; d < nd; ++d) m2.box[d].hi = m2.box[d].lo + ext[d] - 1;
+      m2.box[s.d].hi = checked_add(checked_mul(qq, Gp), r) - 1;
       g2.L = lcm_periods(g2.pieces, nd);
       g2.W.assign(nd, 1);
       g2.stride.assign(nd, 1);
@@ -1089,23 +1103,73 @@ class Counter {
       for (const Piece& p : m2.space.pieces) st2.push_back(&p);
       for (const Piece& p : m2.time.pieces) st2.push_back(&p);
       for (std::size_t d = 0; d < nd; ++d) g2.stride[d] = free_stride(m2, d, st2, g2.members, g2.contains, g2.sub[d]);
-      Counter inner(m2, o_, limits_, parametric_);
-      inner.solve(g2);
+      return sc;
+    };
+    std::vector<i64> ext(nd);
+    for (std::size_t d = 0; d < nd; ++d) ext[d] = m_.box[d].hi - m_.box[d].lo + 1;
+    std::vector<std::vector<i64>> res;
+    ClosedForm line;  // the result's closed form: the line through the two inner forms
+    line.dims.assign(nd, {});
+    line.sd = s.d;
+    line.G = s.G;
+    line.Ga = s.Ga;
+    bool dense = true;
+    for (const i64 Gp : {s.Ga, s.Ga + 1}) {
+      auto sc = build(Gp, q, ext);
+      Counter inner(sc->m, o_, limits_, parametric_, ws_);
+      inner.solve(sc->g);
       retries_ += inner.retries();
       extra_instances_ += inner.instances();
       dense = dense && inner.all_dense();
-      res.push_back(g2.result);
-      if (forms.size() < 2) forms.push_back(std::move(g2.form));
+      res.push_back(sc->g.result);
+      line.inner.push_back(std::move(sc->g.form));
+    }
+    // The check instance: the smallest extents (the compressed dimensions' bases, the fewest whole groups along
+    // d) that both forms cover; the true extents always qualify.
+    std::vector<i64> chk = ext;
+    for (std::size_t d = 0; d < nd; ++d) {
+      const auto& a = line.inner[0].dims[d];
+      const auto& b = line.inner[1].dims[d];
+      if (d == s.d || !a.compress || !b.compress || a.S != b.S || a.L != b.L || a.r != b.r) continue;
+      const i64 small = a.S * (a.r + std::max(a.n0, b.n0) * a.L);
+      if (small < chk[d]) {
+        const i64 keep = chk[d];
+        chk[d] = small;
+        if (!line.matches(chk.data())) chk[d] = keep;
+      }
+    }
+    i64 qc = q;
+    for (i64 qq = 1; qq < q; ++qq) {
+      chk[s.d] = qq * s.G + r;
+      if (line.matches(chk.data())) {
+        qc = qq;
+        break;
+      }
+    }
+    chk[s.d] = qc * s.G + r;
+    if (!line.matches(chk.data())) throw InternalError("tenet: the scaled closed forms do not cover their extents");
+    std::vector<std::vector<i64>> checks;
+    for (const i64 Gc : {s.Ga + 2, 2 * s.Ga + 1}) {
+      auto sc = build(Gc, qc, chk);
+      Counter inner(sc->m, o_, limits_, parametric_, ws_);
+      checks.push_back(inner.run(sc->g, sc->m.box));
+      extra_instances_ += inner.instances();
+      dense = dense && inner.all_dense();
     }
     const std::size_t nv = res[0].size();
-    bool ok = dense;
+    bool ok = dense && checks[0].size() == nv && checks[1].size() == nv;
     std::vector<i64> val(nv);
     for (std::size_t v = 0; v < nv && ok; ++v) {
       const i128 a = res[0][v], step = static_cast<i128>(res[1][v]) - a;
-      ok = ok && static_cast<i128>(res[2][v]) == a + 2 * step && static_cast<i128>(res[3][v]) == a + (s.Ga + 1) * step;
       const i128 x = add128(a, mul128(step, s.G - s.Ga));
       ok = ok && x >= 0;
       if (ok) val[v] = checked_narrow(x, "count");
+      // The check instance: the line through the two forms' values there, at Ga + 2 and 2 Ga + 1.
+      std::array<i64, kMaxScaledDims> buf{};
+      const i128 ca = line.inner[0].value(line.substituted(chk.data(), s.Ga, buf.data()), v);
+      const i128 cb = line.inner[1].value(line.substituted(chk.data(), s.Ga + 1, buf.data()), v);
+      ok = ok && static_cast<i128>(checks[0][v]) == ca + 2 * (cb - ca) &&
+           static_cast<i128>(checks[1][v]) == ca + (s.Ga + 1) * (cb - ca);
     }
     if (o_.debug == DebugLevel::kCount || (!ok && o_.debug != DebugLevel::kNone))
       debug(o_, "group: floor divisor " + std::to_string(s.G) + " of d" + std::to_string(s.d) + " sampled at " +
@@ -1115,14 +1179,8 @@ class Counter {
                              : ": time domain with holes, counting as usual"));
     if (!ok) return false;
     g.result = std::move(val);
-    ClosedForm& cf = g.form;
-    cf = ClosedForm{};
-    cf.dims.assign(nd, {});
-    cf.nv = nv;
-    cf.sd = s.d;
-    cf.G = s.G;
-    cf.Ga = s.Ga;
-    cf.inner = std::move(forms);
+    line.nv = nv;
+    g.form = std::move(line);
     return true;
   }
 
@@ -1149,7 +1207,7 @@ class Counter {
       for (std::size_t k = 0; k < want.size(); ++k)
         if (want[k]) accesses += static_cast<i64>(m_.tensors[k].pieces.size());
       limits_.charge(pts, accesses, enumerate_);
-      Counts c = detail::brute_force(m_, box, want, limit, g.stride, g.sub, &workspace_);
+      Counts c = detail::brute_force(m_, box, want, limit, g.stride, g.sub, ws_);
       if (it != cache_.end()) {
         for (std::size_t k = 0; k < want.size(); ++k)
           if (want[k]) {
@@ -1203,6 +1261,7 @@ class Counter {
   std::vector<i64> skew_;      // skew_distance() of each dimension (-1: not a skewed time dimension)
   std::map<std::vector<i64>, std::pair<Counts, std::vector<char>>> cache_;
   detail::Workspace workspace_;  // brute_force's buffers, reused by every instance of this count
+  detail::Workspace* ws_;        // &workspace_ or an enclosing counter's (the inner counts of solve_scaled)
 };
 
 std::vector<i64> lcm_periods(const std::vector<const Piece*>& pieces, std::size_t nd) {
