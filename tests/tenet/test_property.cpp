@@ -312,6 +312,20 @@ TEST_CASE("counter equals brute-force enumeration on skewed time maps") {
 
 namespace {
 
+/// make_problem of a systolic GEMM-like case, and its text (`desc`) for the failure message.
+tenet::Problem described_problem(const std::string& pe_dom, const std::string& icn, const std::string& dom,
+                                 const std::vector<std::string>& reads, const std::vector<std::string>& writes,
+                                 const std::string& sp, const std::string& tm, std::string& desc) {
+  auto p = tenet::make_problem(pe_dom, "{" + icn + "}", dom, reads, writes, sp, tm);
+  std::ostringstream os;
+  os << pe_dom << "\n{" << icn << "}\n" << dom << "\n";
+  for (const auto& x : reads) os << "R " << x << "\n";
+  for (const auto& x : writes) os << "W " << x << "\n";
+  os << sp << "\n" << tm;
+  desc = os.str();
+  return p;
+}
+
 /// Group-quantized GEMM on an output-stationary systolic array (the shape of
 /// the quantization-aware estimator): S[i,j,k], PE[i%P, j%Q],
 /// T[floor(i/P), floor(j/Q), i%P + j%Q + k], reads A[i,k], B[j,k] and a
@@ -346,14 +360,7 @@ tenet::Problem quant_systolic_problem(Gen& g, std::string& desc) {
   if (g.coin(0.4)) reads.push_back("{S[i,j,k] -> Z[i," + fk + "]}");
   if (g.coin(0.15)) reads.push_back("{S[i,j,k] -> ZK[" + fk + "]}");
   const std::vector<std::string> writes = {"{S[i,j,k] -> C[i,j]}"};
-  auto p = tenet::make_problem(pe_dom, "{" + icn + "}", dom, reads, writes, sp, tm);
-  std::ostringstream os;
-  os << pe_dom << "\n{" << icn << "}\n" << dom << "\n";
-  for (auto& x : reads) os << "R " << x << "\n";
-  for (auto& x : writes) os << "W " << x << "\n";
-  os << sp << "\n" << tm;
-  desc = os.str();
-  return p;
+  return described_problem(pe_dom, icn, dom, reads, writes, sp, tm, desc);
 }
 
 }  // namespace
@@ -426,14 +433,7 @@ tenet::Problem large_divisor_problem(Gen& g, std::string& desc, bool& qualifies)
   reads.push_back(rel + "}");
   if (g.coin(0.3)) reads.push_back("{S[i,j,k] -> Z2[i," + f + "]}");
   const std::vector<std::string> writes = {"{S[i,j,k] -> C[i,j]}"};
-  auto p = tenet::make_problem(pe_dom, "{" + icn + "}", dom, reads, writes, sp, tm);
-  std::ostringstream os;
-  os << pe_dom << "\n{" << icn << "}\n" << dom << "\n";
-  for (auto& x : reads) os << "R " << x << "\n";
-  for (auto& x : writes) os << "W " << x << "\n";
-  os << sp << "\n" << tm;
-  desc = os.str();
-  return p;
+  return described_problem(pe_dom, icn, dom, reads, writes, sp, tm, desc);
 }
 
 }  // namespace
