@@ -30,6 +30,13 @@ constexpr const char* kName = "bench_search";
 
 double s_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
+double cpu_s() {  // user + system time of the process
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
+}
+
 double peak_rss_mb() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
@@ -49,14 +56,7 @@ int bench_main(int argc, char** argv) {
     else if (root.empty() && !a.starts_with("-")) root = a;
     else bench::fail(kName, "unexpected argument '" + a + "'");
   }
-  if (root.empty())
-    bench::fail(kName, "expected the data folder (the source tree: workloads/, configs/arch/) as the argument");
-  const std::string workloads = bench::require_dir(kName, root + "/workloads", "the shipped models");
-  const std::string dir = bench::require_dir(kName, workloads + "/llama-2-7b", "the Llama-2-7B dump and config");
-  bench::require_file(kName, dir + "/config.json", "the Llama-2-7B config");
-  bench::require_file(kName, dir + "/q0f16.py", "the Llama-2-7B dump");
-  const std::string presets = bench::require_dir(kName, root + "/configs/arch", "the arch presets");
-  bench::require_file(kName, presets + "/" + arch::default_arch() + ".json", "the default arch");
+  const auto [workloads, presets] = bench::require_llama_tree(kName, root, arch::default_arch());
 
   const auto t0 = Clock::now();
   const model::Phases ph;
@@ -91,28 +91,38 @@ int bench_main(int argc, char** argv) {
       big = &g;
   if (!big) bench::fail(kName, "the model has no prefill GEMM");
   const auto t1 = Clock::now();
+  const double c1 = cpu_s();
   std::int64_t evals = 0;
   const quant::Scheme w4 = quant::parse_scheme("w4a8-g128");
+  std::string per_dataflow;  // where the time goes
   for (const auto& d : o.dataflows) {
+    const auto td = Clock::now();
+    const double cd = cpu_s();
     cost::Estimator est(ar, d, {});
     (void)est.gemm(big->shape, w4);
     evals += est.array_evaluations();
+    char line[160];
+    std::snprintf(line, sizeof line, "  %-16s %8.3f s wall %8.3f s CPU  %6lld array evaluations\n", d.name.c_str(),
+                  s_since(td), cpu_s() - cd, static_cast<long long>(est.array_evaluations()));
+    per_dataflow += line;
   }
-  const double t_gemm = s_since(t1);
+  const double t_gemm = s_since(t1), c_gemm = cpu_s() - c1;
   std::printf(
-      "bench_search: one GEMM (%s %lldx%lldx%lld, w4a8-g128) over %zu dataflows x all tiles: %.3f s "
-      "(%lld array evaluations)\n",
+      "bench_search: one GEMM (%s %lldx%lldx%lld, w4a8-g128) over %zu dataflows x all tiles: %.3f s wall, %.3f s "
+      "CPU (%lld array evaluations)\n",
       big->function.c_str(), static_cast<long long>(big->shape.m), static_cast<long long>(big->shape.n),
-      static_cast<long long>(big->shape.k), o.dataflows.size(), t_gemm, static_cast<long long>(evals));
+      static_cast<long long>(big->shape.k), o.dataflows.size(), t_gemm, c_gemm, static_cast<long long>(evals));
+  std::printf("%s", per_dataflow.c_str());
   if (gemm_only) return 0;
 
   const auto t2 = Clock::now();
+  const double c2 = cpu_s();
   const search::SearchResult r = search::run(ar, m, ph, schemes, o);
-  const double t_search = s_since(t2);
+  const double t_search = s_since(t2), c_search = cpu_s() - c2;
   std::printf(
       "bench_search: llama-2-7b, 6 schemes, prefill 2048 + decode@2048, %zu dataflows (presets + %zu "
-      "generated: %s), one per model, %d job(s): load %.2f s, search %.2f s, peak RSS %.0f MB\n",
-      o.dataflows.size(), common.size(), names.c_str(), jobs, t_load, t_search, peak_rss_mb());
+      "generated: %s), one per model, %d job(s): load %.2f s, search %.2f s wall, %.2f s CPU, peak RSS %.0f MB\n",
+      o.dataflows.size(), common.size(), names.c_str(), jobs, t_load, t_search, c_search, peak_rss_mb());
   for (const auto& row : r.rows) {
     const auto& b = row.top.front();
     std::printf("  %-20s best %-16s prefill %.4f s  decode %.3f ms/tok  energy %.4f J\n", row.scheme.c_str(),
