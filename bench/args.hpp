@@ -34,6 +34,24 @@ inline std::string require_file(const char* bench, const std::string& path, cons
   return path;
 }
 
+/// The folders the Llama-2-7B benchmarks read from the source tree `root` (the data folder argument): fails when
+/// `root` is empty or a file is missing.
+struct LlamaTree {
+  std::string workloads, presets;  // root/workloads, root/configs/arch
+};
+inline LlamaTree require_llama_tree(const char* bench, const std::string& root, const std::string& default_arch) {
+  if (root.empty())
+    fail(bench, "expected the data folder (the source tree: workloads/, configs/arch/) as the argument");
+  LlamaTree t;
+  t.workloads = require_dir(bench, root + "/workloads", "the shipped models");
+  const std::string dir = require_dir(bench, t.workloads + "/llama-2-7b", "the Llama-2-7B dump and config");
+  require_file(bench, dir + "/config.json", "the Llama-2-7B config");
+  require_file(bench, dir + "/q0f16.py", "the Llama-2-7B dump");
+  t.presets = require_dir(bench, root + "/configs/arch", "the arch presets");
+  require_file(bench, t.presets + "/" + default_arch + ".json", "the default arch");
+  return t;
+}
+
 /// A finite number > 0 (the whole text), else fail.
 inline double positive(const char* bench, const std::string& text, const char* what) {
   errno = 0;

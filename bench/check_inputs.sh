@@ -35,6 +35,10 @@ check parse_tvmscript "--runs goes with --synthetic MB FILE" --runs 2 "$missing"
 check report "expected DATA_DIR"
 check report "missing folder '$missing'" "$missing"
 check report "missing folder '$empty/workloads'" "$empty"
+check search "expected the data folder" --jobs 1
+check search "missing folder '$missing/workloads'" "$missing"
+check search "expected --generated (a number > 0), found 'x'" --generated x "$empty"
+check search "expected a value after --jobs" "$empty" --jobs
 check sweep "expected DATA_DIR SPEC.json"
 check sweep "missing file '$missing'" "$empty" "$missing"
 [[ $fail == 0 ]] && echo "bench_inputs: all benchmarks refuse missing and bad inputs with exit 2"

@@ -36,14 +36,7 @@ int bench_main(int argc, char** argv) {
     else if (root.empty() && !a.starts_with("-")) root = a;
     else bench::fail(kName, "unexpected argument '" + a + "'");
   }
-  if (root.empty())
-    bench::fail(kName, "expected the data folder (the source tree: workloads/, configs/arch/) as the argument");
-  const std::string workloads = bench::require_dir(kName, root + "/workloads", "the shipped models");
-  const std::string dir = bench::require_dir(kName, workloads + "/llama-2-7b", "the Llama-2-7B dump and config");
-  bench::require_file(kName, dir + "/config.json", "the Llama-2-7B config");
-  bench::require_file(kName, dir + "/q0f16.py", "the Llama-2-7B dump");
-  const std::string presets = bench::require_dir(kName, root + "/configs/arch", "the arch presets");
-  bench::require_file(kName, presets + "/" + arch::default_arch() + ".json", "the default arch");
+  const auto [workloads, presets] = bench::require_llama_tree(kName, root, arch::default_arch());
   const char* schemes[] = {"q0f16", "q4f16_1", "q4f16_autoawq", "w8a8-token-channel", "w4a8-g128", "fp8-tensor"};
   for (int rep = 0; rep < repeat; ++rep) {
     const auto t0 = Clock::now();

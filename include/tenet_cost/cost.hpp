@@ -173,7 +173,7 @@ struct TileProblem {
   std::int64_t buffer_bytes = 0;
   std::string arch_name;          // for messages
   std::int64_t rows = 1, cols = 1;  // the PE array (its dims' multiples are candidate sizes)
-  bool coarse = false;  // the engine's candidate sizes (tile_sizes_coarse): ~30 ms an evaluation until it is parametric
+  bool coarse = false;  // the engine's candidate sizes (tile_sizes_coarse): each new residue class is an engine compile
 };
 
 /// Candidate tile sizes along one loop (docs/search.md): every multiple of `align` (the group sizes along that loop)

@@ -143,6 +143,8 @@ struct ModelResult {
 
 /// The scheme a GEMM runs under: `scheme` when given, else the dump's, else q0f16.
 const quant::Scheme& scheme_of(const ModelGemm& g, const std::optional<quant::Scheme>& scheme);
+/// The role a GEMM is costed with under scheme `s`: an lm_head the scheme leaves unquantized is kLinearUnquantized.
+quant::GemmRole cost_role(const ModelGemm& g, const quant::Scheme& s);
 /// Evaluate every workload.
 ModelResult run_model(cost::Estimator& est, const std::vector<ModelGemm>& gemms,
                       const std::optional<quant::Scheme>& scheme);
@@ -188,7 +190,17 @@ struct CompareRow {
 struct CompareResult {
   RunInfo info;
   std::vector<CompareRow> rows;   // the first row is the baseline of the ratios
+  /// compare --search: each row at its scheme's own best mapping; what was searched ("" for a plain compare)
+  std::string searched;
+  std::vector<std::string> mappings;  // compare --search: each row's mapping ("ws 32x32"), else empty
 };
+
+/// One scheme's row from its run (per-phase sums; the ratios are set by set_ratios).
+CompareRow compare_row(std::string scheme, const ModelResult& r);
+/// A row's scheme name: the scheme's, or the dump's own quantization ("q4f16_1 (dump)").
+std::string scheme_label(const Model& model, const std::optional<quant::Scheme>& s);
+/// The per-token rates and the ratios against the first row.
+void set_ratios(CompareResult& c, const Phases& phases);
 
 /// The schemes of a comparison: `list` (comma-separated; "" = default_schemes()), preceded by the dump's own
 /// quantization (nullopt) when a dump is given without a list. Throws InputError when the list names none.

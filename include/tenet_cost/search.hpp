@@ -20,13 +20,31 @@ namespace tenet_cost::search {
 /// "presets" (every preset) or a comma-separated list of dataflow names (presets, gen:..., .m files). Throws
 /// InputError.
 std::vector<mapping::Dataflow> parse_dataflows(const std::string& text);
+
+/// What --dataflows names: a fixed list, plus (for "generated" and "all") the generated mappings legal for each
+/// scheme (mapping::generate_dataflows: legality depends on the scheme's scale / zero-point operands).
+struct DataflowSet {
+  std::vector<mapping::Dataflow> listed;  // presets / gen: names / .m files, in the order given
+  bool generated = false;                 // + every generated mapping legal for the scheme
+};
+/// "presets" | "generated" | "all" (presets + generated) | a comma-separated list. Throws InputError.
+DataflowSet parse_dataflow_set(const std::string& text);
+/// The dataflows searched for one scheme: `set.listed`, then (when `set.generated`) every generated mapping legal on
+/// the arch's interconnect for the operands of every GEMM of the model under the scheme, minus those equal to a
+/// listed preset (os = gen:ij-k-r-11, ws = gen:kj-i-c-11, is = gen:ki-j-c-11: listed once, under the preset's name)
+/// and those already listed.
+std::vector<mapping::Dataflow> dataflows_for(const DataflowSet& set, const arch::Arch& arch, const model::Model& model,
+                                             const std::optional<quant::Scheme>& scheme);
+/// The generated twin of a preset (same TENET metrics, tests/mapping), or nullopt (ncf has none).
+std::optional<mapping::Generated> preset_twin(mapping::Preset p);
 /// Every R x C with R * C = budget, R ascending. Throws InputError when budget <= 0.
 std::vector<std::pair<std::int64_t, std::int64_t>> array_shapes(std::int64_t budget);
 
 struct Options {
   cost::Objective objective = cost::Objective::kLatency;
   cost::ArrayMethod method = cost::ArrayMethod::kAuto;
-  std::vector<mapping::Dataflow> dataflows;                   // at least one
+  std::vector<mapping::Dataflow> dataflows;  // listed dataflows
+  bool generated = false;                    // + the generated dataflows legal for each scheme (DataflowSet::generated)
   std::vector<std::pair<std::int64_t, std::int64_t>> arrays;  // empty: the arch's own rows x cols
   bool per_gemm = false;  // each GEMM its own dataflow (default: one dataflow for the model)
   std::size_t top = 1;    // configurations listed per scheme
@@ -86,5 +104,26 @@ struct SearchResult {
 SearchResult run(const arch::Arch& arch, const model::Model& model, const model::Phases& phases,
                  const std::vector<std::optional<quant::Scheme>>& schemes, const Options& o,
                  const std::function<void(std::size_t, std::size_t)>& progress = {});
+
+/// A saved search result (`search --format json`) for one scheme, as `estimate --plan FILE` replays it.
+struct Replay {
+  std::optional<quant::Scheme> scheme;  // nullopt: the dump's own quantization ("... (dump)")
+  std::string scheme_name;              // as the plan names it
+  mapping::Dataflow dataflow;
+  std::int64_t rows = 0, cols = 0;    // the PE array
+  std::vector<cost::TileRule> rules;  // each GEMM's tile and order, targeted by function and shape (M x N x K)
+};
+/// Reads the plan at `path` and checks it against the model and arch: the row of scheme `quant` (or the only row
+/// when `quant` is empty), one dataflow for the model (not --per-gemm), the arch's name, and the GEMMs (function,
+/// entry, batch, m, n, k, in plan order). Throws InputError at file:line:col of the value that does not match.
+Replay read_replay(const std::string& path, const model::Model& model, const std::string& arch_name,
+                   const std::string& quant);
+
+/// compare --search: each scheme's compare row at its own best configuration (`result`, from run with the same
+/// arguments): exactly the row `compare` gives with that dataflow and array (model::compare of that scheme), the
+/// ratios against the first row. Throws InputError for a per-GEMM search (no single dataflow to compare at).
+model::CompareResult compare_at_best(const arch::Arch& arch, const model::Model& model, const model::Phases& phases,
+                                     const std::vector<std::optional<quant::Scheme>>& schemes, const Options& o,
+                                     const SearchResult& result);
 
 }  // namespace tenet_cost::search

@@ -1,8 +1,11 @@
-// tenet-cost compare [DUMP|--hf-config F] [--quant S1,S2,...] [model options]
+// tenet-cost compare [DUMP|--hf-config F] [--quant S1,S2,...] [--search [--dataflows ..] [--pe-budget N] [--jobs N]]
+//                    [model options]
 #include <memory>
 
 #include "model_args.hpp"
 #include "progress.hpp"
+#include "search_args.hpp"
+#include "tenet_cost/error.hpp"
 #include "tenet_cost/report.hpp"
 #include "tenet_cost/report_html.hpp"
 
@@ -20,13 +23,32 @@ std::string default_list() {
 
 CLI::App* add_compare(CLI::App& app, const Command& self, Context& ctx) {
   auto args = std::make_shared<ModelArgs>();
+  auto sargs = std::make_shared<SearchArgs>();
+  auto searched = std::make_shared<bool>(false);
   auto* cmd = app.add_subcommand(self.name, self.description);
   cmd->add_option("DUMP", args->dump, "Dump (default: the shipped Llama-2-7B)");
   cmd->add_option("--quant", args->quant, "Comma-separated schemes (default: " + default_list() + ")");
   add_model_options(cmd, *args);
-  cmd->callback([&ctx, args] {
+  cmd->add_flag("--search", *searched,
+                "Rank each scheme at its own best mapping (the search's dataflow, array and tiles; docs/search.md)");
+  add_search_options(cmd, *sargs);
+  cmd->callback([&ctx, args, sargs, searched, cmd] {
     const auto format = report::parse_format(args->format);
     const auto schemes = model::compare_schemes(args->quant, !args->dump.empty());
+    if (!*searched) {
+      for (const char* flag : {"--dataflows", "--pe-budget", "--jobs"})
+        if (cmd->count(flag) > 0) throw InputError(std::string(flag) + " needs --search");
+    } else {
+      if (format == report::Format::kHtml)
+        throw InputError("compare --search has no html view: use search --format html");
+      const search::Options o = search_options(*args, *sargs, cmd);
+      const arch::Arch ar = load_arch(*args);
+      const model::Phases ph = phases(*args);
+      const model::Model plan = load_plan(*args, ph, true);
+      const auto best = run_search(ar, plan, ph, schemes, o);
+      ctx.result = report::render(search::compare_at_best(ar, plan, ph, schemes, o, best), format);
+      return;
+    }
     cost::Estimator est = make_estimator(*args);
     const model::Phases ph = phases(*args);
     const model::Model plan = load_plan(*args, ph, true);

@@ -1,28 +1,54 @@
-// tenet-cost estimate DUMP|--hf-config F [--quant S] [model options]
+// tenet-cost estimate DUMP|--hf-config F [--quant S] [--plan FILE] [model options]
 #include <memory>
 
 #include "model_args.hpp"
+#include "tenet_cost/error.hpp"
 #include "tenet_cost/report.hpp"
 #include "tenet_cost/report_html.hpp"
+#include "tenet_cost/search.hpp"
 
 namespace tenet_cost::cli {
 
 CLI::App* add_estimate(CLI::App& app, const Command& self, Context& ctx) {
   auto args = std::make_shared<ModelArgs>();
+  auto replay = std::make_shared<std::string>();
   auto* cmd = app.add_subcommand(self.name, self.description);
   cmd->add_option("DUMP", args->dump, "TVMScript / TVM JSON dump (or use --hf-config)");
-  cmd->add_option("--quant", args->quant, "Quantization scheme (default: the dump's own)");
+  cmd->add_option("--quant", args->quant,
+                  "Quantization scheme (default: the dump's own; with --plan: which of the plan's schemes)");
   add_model_options(cmd, *args);
-  cmd->callback([&ctx, args] {
+  cmd->add_option("--plan", *replay,
+                  "Replay a saved `search --format json` result: its dataflow, array and each GEMM's tile and order");
+  cmd->callback([&ctx, args, replay, cmd] {
     const auto format = report::parse_format(args->format);
+    auto run = [&](cost::Estimator& est, const model::Model& plan, const model::Phases& ph,
+                   const std::optional<quant::Scheme>& scheme) {
+      const auto result = model::estimate(est, plan, ph, scheme);
+      ctx.result = format == report::Format::kHtml
+                       ? report::html::render(report::html::estimate_doc(result, est.arch()))
+                       : report::render(result, format);
+    };
+    if (!replay->empty()) {
+      for (const char* flag : {"--tile", "--dataflow"})
+        if (cmd->count(flag) > 0) throw InputError(std::string(flag) + " and --plan: the plan fixes it; drop one");
+      arch::Arch ar = load_arch(*args);
+      const model::Phases ph = phases(*args);
+      const model::Model plan = load_plan(*args, ph, false);
+      search::Replay r = search::read_replay(*replay, plan, ar.name, args->quant);
+      ar.rows = r.rows;
+      ar.cols = r.cols;
+      cost::Options o = cost_options(*args);
+      o.rules = std::move(r.rules);
+      cost::Estimator est(std::move(ar), std::move(r.dataflow), o);
+      run(est, plan, ph, r.scheme);
+      return;
+    }
     std::optional<quant::Scheme> scheme;
     if (!args->quant.empty()) scheme = quant::parse_scheme(args->quant);
     cost::Estimator est = make_estimator(*args);
     const model::Phases ph = phases(*args);
     const model::Model plan = load_plan(*args, ph, false);
-    const auto result = model::estimate(est, plan, ph, scheme);
-    ctx.result = format == report::Format::kHtml ? report::html::render(report::html::estimate_doc(result, est.arch()))
-                                                 : report::render(result, format);
+    run(est, plan, ph, scheme);
   });
   return cmd;
 }

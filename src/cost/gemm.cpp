@@ -27,11 +27,8 @@ struct Estimator::Impl {
   mapping::Dataflow dataflow;
   Options options;
   std::int64_t evaluations = 0;
-  struct CachedTile {
-    mapping::TileMetrics metrics;
-    ArrayModel model;
-  };
-  std::map<std::string, CachedTile> tile_cache;
+  std::map<std::string, tenet::CompiledProblem> compiled;  // by the operands' relations
+  tenet::Metrics engine_out;                               // reused storage of tenet::evaluate
   std::map<std::string, GemmCost> gemm_cache;
 
   // The array-level metrics of one tile: the proven closed forms when the method allows them and they cover every
@@ -56,31 +53,32 @@ struct Estimator::Impl {
       throw InputError("no closed form for the operands " + rel + " under dataflow " + dataflow.name +
                        "; use --array-model engine or auto");
     }
-    std::string key = std::to_string(tm) + "x" + std::to_string(tn) + "x" + std::to_string(tk);
+    // the engine: one parametric compile per operand structure (the mapping and array are the Estimator's), then
+    // every tile size from its closed forms (tenet::evaluate equals tenet::analyze of that tile exactly)
+    std::string key;
     for (const auto& op : ops) key += "|" + op.relation();
-    if (const auto it = tile_cache.find(key); it != tile_cache.end()) {
-      model = it->second.model;
-      return it->second.metrics;
-    }
-    ++evaluations;
-    mapping::TileMetrics tmx;
-    {
+    auto it = compiled.find(key);
+    if (it == compiled.end()) {
       tenet::AnalyzeOptions ao;
       ao.spatial_reuse = false;
       ao.time_limit_s = options.engine_time_limit_s;
-      ao.context = "the " + std::to_string(tm) + "x" + std::to_string(tn) + "x" + std::to_string(tk) +
-                   " tile of a GEMM under dataflow " + dataflow.name + " on " + arch.name;
-      const tenet::Metrics mt = tenet::analyze(mapping::tile_problem(arch, dataflow, tm, tn, tk, ops), ao);
-      tmx.macs = mt.macs;
-      tmx.time_stamps = mt.time_stamps;
-      tmx.active_pes = mt.active_pes;
-      for (const auto& t : mt.tensors) {
-        tmx.unique[t.name] = t.unique_volume;
-        tmx.total[t.name] = t.total_volume;
-      }
-      model = ArrayModel::kEngine;
+      ao.context = "a tile of a GEMM under dataflow " + dataflow.name + " on " + arch.name + " (compiled first at " +
+                   std::to_string(tm) + "x" + std::to_string(tn) + "x" + std::to_string(tk) + ")";
+      it = compiled.emplace(key, tenet::compile_parametric(mapping::tile_problem(arch, dataflow, tm, tn, tk, ops), ao))
+               .first;
     }
-    tile_cache.emplace(key, CachedTile{tmx, model});
+    ++evaluations;
+    const std::int64_t extents[3] = {tm, tn, tk};
+    tenet::evaluate(it->second, extents, engine_out);
+    mapping::TileMetrics tmx;
+    tmx.macs = engine_out.macs;
+    tmx.time_stamps = engine_out.time_stamps;
+    tmx.active_pes = engine_out.active_pes;
+    for (const auto& t : engine_out.tensors) {
+      tmx.unique[t.name] = t.unique_volume;
+      tmx.total[t.name] = t.total_volume;
+    }
+    model = ArrayModel::kEngine;
     return tmx;
   }
 

@@ -36,30 +36,30 @@ std::string dump_scheme_name(const Model& model) {
 
 }  // namespace
 
-CompareResult compare(cost::Estimator& est, const Model& model, const Phases& phases,
-                      const std::vector<std::optional<quant::Scheme>>& schemes,
-                      const std::function<void(std::size_t, const std::string&)>& progress) {
-  CompareResult out;
-  out.info = run_info(model, est, phases);
-  for (const auto& s : schemes) {
-    const ModelResult r = run_model(est, model, s);
-    CompareRow row;
-    row.scheme = s ? s->name : dump_scheme_name(model);
-    for (const auto& [entry, t] : r.totals) {
-      const Phase phase = r.entry_phase.at(entry);
-      PhaseSum* p = phase == Phase::kPrefill ? &row.prefill : phase == Phase::kDecode ? &row.decode : nullptr;
-      if (!p) continue;
-      p->latency_s += t.latency_s;
-      p->energy_j += t.energy_j;
-      p->dram_bytes += t.dram_bytes;
-      p->scale_dram_bytes += t.scale_dram_bytes;
-      p->non_gemm_latency_s += t.non_gemm_latency_s;
-      p->non_gemm_energy_j += t.non_gemm_energy_j;
-      p->non_gemm_dram_bytes = checked_add(p->non_gemm_dram_bytes, t.non_gemm_dram_bytes, "DRAM bytes");
-    }
-    out.rows.push_back(row);
-    if (progress) progress(out.rows.size(), row.scheme);
+CompareRow compare_row(std::string scheme, const ModelResult& r) {
+  CompareRow row;
+  row.scheme = std::move(scheme);
+  for (const auto& [entry, t] : r.totals) {
+    const Phase phase = r.entry_phase.at(entry);
+    PhaseSum* p = phase == Phase::kPrefill ? &row.prefill : phase == Phase::kDecode ? &row.decode : nullptr;
+    if (!p) continue;
+    p->latency_s += t.latency_s;
+    p->energy_j += t.energy_j;
+    p->dram_bytes += t.dram_bytes;
+    p->scale_dram_bytes += t.scale_dram_bytes;
+    p->non_gemm_latency_s += t.non_gemm_latency_s;
+    p->non_gemm_energy_j += t.non_gemm_energy_j;
+    p->non_gemm_dram_bytes = checked_add(p->non_gemm_dram_bytes, t.non_gemm_dram_bytes, "DRAM bytes");
   }
+  return row;
+}
+
+std::string scheme_label(const Model& model, const std::optional<quant::Scheme>& s) {
+  return s ? s->name : dump_scheme_name(model);
+}
+
+void set_ratios(CompareResult& out, const Phases& phases) {
+  if (out.rows.empty()) return;
   const CompareRow first = out.rows.front();
   for (auto& r : out.rows) {
     const auto batch = static_cast<double>(phases.batch);
@@ -72,6 +72,18 @@ CompareResult compare(cost::Estimator& est, const Model& model, const Phases& ph
     r.traffic_ratio_vs_first = ratio(r.decode.dram_bytes, first.decode.dram_bytes);
     r.prefill_traffic_ratio_vs_first = ratio(r.prefill.dram_bytes, first.prefill.dram_bytes);
   }
+}
+
+CompareResult compare(cost::Estimator& est, const Model& model, const Phases& phases,
+                      const std::vector<std::optional<quant::Scheme>>& schemes,
+                      const std::function<void(std::size_t, const std::string&)>& progress) {
+  CompareResult out;
+  out.info = run_info(model, est, phases);
+  for (const auto& s : schemes) {
+    out.rows.push_back(compare_row(scheme_label(model, s), run_model(est, model, s)));
+    if (progress) progress(out.rows.size(), out.rows.back().scheme);
+  }
+  set_ratios(out, phases);
   return out;
 }
 

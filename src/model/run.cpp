@@ -9,14 +9,19 @@ const quant::Scheme& scheme_of(const ModelGemm& g, const std::optional<quant::Sc
   return scheme ? *scheme : g.dump_scheme ? *g.dump_scheme : fp16;
 }
 
+quant::GemmRole cost_role(const ModelGemm& g, const quant::Scheme& s) {
+  if (g.shape.role == quant::GemmRole::kLinear && g.lm_head && !s.quantize_lm_head)
+    return quant::GemmRole::kLinearUnquantized;
+  return g.shape.role;
+}
+
 ModelResult run_model(cost::Estimator& est, const std::vector<ModelGemm>& gemms,
                       const std::optional<quant::Scheme>& scheme) {
   ModelResult r;
   for (const auto& g : gemms) {
     const quant::Scheme& s = scheme_of(g, scheme);
     cost::GemmShape shape = g.shape;
-    if (shape.role == quant::GemmRole::kLinear && g.lm_head && !s.quantize_lm_head)
-      shape.role = quant::GemmRole::kLinearUnquantized;
+    shape.role = cost_role(g, s);
     cost::GemmCost c = est.gemm(shape, s, est.tile_for(g.function, g.shape));
     if (g.causal_diagonal) {
       // the block runs whole (masked); only its key <= query pairs are MACs: b(b+1)/2 of b·b

@@ -39,8 +39,10 @@ std::string render(const model::CompareResult& c, Format fmt) {
       x["prefill_speedup_vs_first"] = r.prefill_speedup_vs_first;
       x["traffic_ratio_vs_first"] = r.traffic_ratio_vs_first;
       x["prefill_traffic_ratio_vs_first"] = r.prefill_traffic_ratio_vs_first;
+      if (!c.searched.empty()) x["mapping"] = c.mappings.at(j["rows"].size());
       j["rows"].push_back(x);
     }
+    if (!c.searched.empty()) j["searched"] = c.searched;
     return dump_json(j);
   }
   Table t;
@@ -54,7 +56,17 @@ std::string render(const model::CompareResult& c, Format fmt) {
          megabytes(r.decode.dram_bytes), fixed(r.decode.energy_j * 1e3, 2), fixed(100.0 * r.scale_traffic_share, 2),
          fixed(r.speedup_vs_first, 2), fixed(r.traffic_ratio_vs_first, 3),
          fixed(100.0 * (r.decode.latency_s > 0 ? r.decode.non_gemm_latency_s / r.decode.latency_s : 0.0), 1)});
+  if (!c.searched.empty()) {  // compare --search: each row at its scheme's own best mapping
+    t.headers.push_back("mapping");
+    t.right_align.push_back(false);
+    for (std::size_t i = 0; i < t.rows.size(); ++i) t.rows[i].push_back(c.mappings.at(i));
+  }
   if (fmt == Format::kCsv) return render_csv(t);
+  if (!c.searched.empty())
+    return "model " + c.info.model + " on " + c.info.arch +
+           ", each scheme at its own best mapping (search: " + c.searched + "; tiles per GEMM), " +
+           run_info_text(c.info) + "; speedup and traffic ratio: decode, vs " + c.rows.front().scheme + "\n" +
+           render_text(t) + notes_text(c.info);
   return "model " + c.info.model + " on " + c.info.arch + " (" + c.info.dataflow + " dataflow), " +
          run_info_text(c.info) + "; speedup and traffic ratio: decode, vs " + c.rows.front().scheme + "\n" +
          render_text(t) + notes_text(c.info);

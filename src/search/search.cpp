@@ -26,6 +26,48 @@ std::vector<mapping::Dataflow> parse_dataflows(const std::string& text) {
   return out;
 }
 
+DataflowSet parse_dataflow_set(const std::string& text) {
+  if (text == "generated") return DataflowSet{{}, true};
+  if (text == "all") return DataflowSet{parse_dataflows("presets"), true};
+  return DataflowSet{parse_dataflows(text), false};
+}
+
+std::optional<mapping::Generated> preset_twin(mapping::Preset p) {
+  switch (p) {
+    case mapping::Preset::kOS: return mapping::parse_generated("gen:ij-k-r-11");
+    case mapping::Preset::kWS: return mapping::parse_generated("gen:kj-i-c-11");
+    case mapping::Preset::kIS: return mapping::parse_generated("gen:ki-j-c-11");
+    case mapping::Preset::kNCF: break;
+  }
+  return std::nullopt;
+}
+
+std::vector<mapping::Dataflow> dataflows_for(const DataflowSet& set, const arch::Arch& arch, const model::Model& model,
+                                             const std::optional<quant::Scheme>& scheme) {
+  std::vector<mapping::Dataflow> out = set.listed;
+  if (!set.generated) return out;
+  // the operand sets of the model's GEMMs under this scheme (as run_model costs them)
+  std::vector<std::vector<quant::Operand>> op_sets;
+  for (const auto& g : model.gemms) {
+    const quant::Scheme& s = model::scheme_of(g, scheme);
+    op_sets.push_back(quant::operands(s, model::cost_role(g, s)));
+  }
+  std::vector<mapping::Generated> taken;
+  for (const auto& d : set.listed) {
+    if (d.generated) taken.push_back(*d.generated);
+    if (d.preset)
+      if (const auto twin = preset_twin(*d.preset)) taken.push_back(*twin);
+  }
+  const auto candidates = mapping::generate_dataflows(arch.interconnect, {});  // unimodular; operands below
+  for (const auto& d : candidates) {
+    if (std::find(taken.begin(), taken.end(), *d.generated) != taken.end()) continue;
+    bool legal = true;
+    for (const auto& ops : op_sets) legal = legal && mapping::is_legal(*d.generated, arch.interconnect, ops);
+    if (legal) out.push_back(d);
+  }
+  return out;
+}
+
 std::vector<std::pair<std::int64_t, std::int64_t>> array_shapes(std::int64_t budget) {
   if (budget <= 0) throw InputError("--pe-budget must be a positive number of PEs, found " + std::to_string(budget));
   std::vector<std::pair<std::int64_t, std::int64_t>> out;
@@ -56,37 +98,32 @@ bool better(const Totals& a, const Totals& b, cost::Objective o) {
   return a.dram_bytes < b.dram_bytes;
 }
 
-void add(Totals& t, const model::ModelGemm& g, double latency_s, double energy_j, std::int64_t dram_bytes) {
-  const double n = static_cast<double>(g.calls);
-  const std::int64_t bytes = checked_mul(dram_bytes, g.calls, "DRAM bytes");
+void add(Totals& t, model::Phase phase, std::int64_t calls, double latency_s, double energy_j,
+         std::int64_t dram_bytes) {
+  const double n = static_cast<double>(calls);
+  const std::int64_t bytes = checked_mul(dram_bytes, calls, "DRAM bytes");
   t.latency_s += latency_s * n;
   t.energy_j += energy_j * n;
   t.dram_bytes = checked_add(t.dram_bytes, bytes, "DRAM bytes");
-  model::PhaseSum* p = g.phase == model::Phase::kPrefill  ? &t.prefill
-                       : g.phase == model::Phase::kDecode ? &t.decode
-                                                          : nullptr;
+  model::PhaseSum* p = phase == model::Phase::kPrefill  ? &t.prefill
+                       : phase == model::Phase::kDecode ? &t.decode
+                                                        : nullptr;
   if (!p) return;
   p->latency_s += latency_s * n;
   p->energy_j += energy_j * n;
   p->dram_bytes = checked_add(p->dram_bytes, bytes, "DRAM bytes");
 }
 
-// Totals from per-entry sums exactly as compare adds them (entries in name order, then the phases).
+// Totals from per-entry sums exactly as compare adds them (model::compare_row), and over every entry.
 Totals totals_of(const model::ModelResult& r) {
   Totals t;
+  const model::CompareRow row = model::compare_row("", r);
+  t.prefill = row.prefill;
+  t.decode = row.decode;
   for (const auto& [entry, e] : r.totals) {
     t.latency_s += e.latency_s;
     t.energy_j += e.energy_j;
     t.dram_bytes = checked_add(t.dram_bytes, e.dram_bytes, "DRAM bytes");
-    const model::Phase phase = r.entry_phase.at(entry);
-    model::PhaseSum* p = phase == model::Phase::kPrefill  ? &t.prefill
-                         : phase == model::Phase::kDecode ? &t.decode
-                                                          : nullptr;
-    if (!p) continue;
-    p->latency_s += e.latency_s;
-    p->energy_j += e.energy_j;
-    p->dram_bytes += e.dram_bytes;
-    p->scale_dram_bytes += e.scale_dram_bytes;
   }
   return t;
 }
@@ -107,25 +144,37 @@ GemmChoice choice_of(const model::ModelGemm& g, const cost::GemmCost& c, const s
   return x;
 }
 
-std::string scheme_name(const std::optional<quant::Scheme>& s) { return s ? s->name : "dump"; }
-
 }  // namespace
 
 SearchResult run(const arch::Arch& arch, const model::Model& model, const model::Phases& phases,
                  const std::vector<std::optional<quant::Scheme>>& schemes, const Options& o,
                  const std::function<void(std::size_t, std::size_t)>& progress) {
-  if (o.dataflows.empty()) throw InputError("the search needs at least one dataflow");
   const auto arrays =
       o.arrays.empty() ? std::vector<std::pair<std::int64_t, std::int64_t>>{{arch.rows, arch.cols}} : o.arrays;
-  const std::size_t nd = o.dataflows.size(), na = arrays.size(), ns = schemes.size();
-  const std::size_t total = ns * na * nd;
-  // one evaluation per (scheme, array, dataflow); results by index, so any thread count gives the same output
+  const std::size_t na = arrays.size(), ns = schemes.size();
+  // each scheme's dataflows (the generated ones legal for its operands); one evaluation per (scheme, array, dataflow)
+  std::vector<std::vector<mapping::Dataflow>> dfs(ns);
+  std::vector<std::size_t> first(ns + 1, 0);  // index of the scheme's first evaluation
+  for (std::size_t s = 0; s < ns; ++s) {
+    dfs[s] = dataflows_for(DataflowSet{o.dataflows, o.generated}, arch, model, schemes[s]);
+    if (dfs[s].empty())
+      throw InputError("no dataflow to search for scheme " + model::scheme_label(model, schemes[s]) + " on " +
+                       arch.name +
+                       (o.generated ? " (no generated mapping is legal on a " + arch::to_string(arch.interconnect) +
+                                          " interconnect for its operands; name presets)"
+                                    : ""));
+    first[s + 1] = first[s] + na * dfs[s].size();
+  }
+  const std::size_t total = first[ns];
+  auto slot = [&](std::size_t s, std::size_t a, std::size_t d) { return first[s] + a * dfs[s].size() + d; };
+  // results by index, so any thread count gives the same output
   std::vector<model::ModelResult> results(total);
   std::vector<std::exception_ptr> errors(total);
   std::mutex mu;
   std::size_t done = 0;
   parallel::run_parallel(std::max(1u, o.jobs), total, [&](std::size_t i) {
-    const std::size_t s = i / (na * nd), a = (i / nd) % na, d = i % nd;
+    const std::size_t s = static_cast<std::size_t>(std::upper_bound(first.begin(), first.end(), i) - first.begin()) - 1;
+    const std::size_t nd = dfs[s].size(), a = (i - first[s]) / nd, d = (i - first[s]) % nd;
     try {
       arch::Arch ar = arch;
       ar.rows = arrays[a].first;
@@ -134,8 +183,8 @@ SearchResult run(const arch::Arch& arch, const model::Model& model, const model:
       co.method = o.method;
       co.objective = o.objective;
       co.engine_time_limit_s = o.engine_time_limit_s;
-      cost::Estimator est(std::move(ar), o.dataflows[d], co);
-      results[i] = model::run_model(est, model.gemms, schemes[s]);
+      cost::Estimator est(std::move(ar), dfs[s][d], co);
+      results[i] = model::run_model(est, model, schemes[s]);  // GEMMs and the non-GEMM operators
     } catch (...) {
       errors[i] = std::current_exception();
     }
@@ -150,15 +199,16 @@ SearchResult run(const arch::Arch& arch, const model::Model& model, const model:
   out.info.model = model.name;
   out.info.arch = arch.name;
   for (const auto& df : o.dataflows) out.info.dataflow += (out.info.dataflow.empty() ? "" : ",") + df.name;
+  if (o.generated) out.info.dataflow += std::string(out.info.dataflow.empty() ? "" : ",") + "generated";
   out.info.seq_len = phases.seq_len;
   out.info.context = phases.context;
   out.objective = o.objective;
   out.per_gemm = o.per_gemm;
   std::vector<ParetoPoint> points;
   for (std::size_t s = 0; s < ns; ++s) {
+    const std::size_t nd = dfs[s].size();
     SchemeResult row;
-    row.scheme = scheme_name(schemes[s]);
-    if (!schemes[s] && !model.gemms.empty()) row.scheme = "dump";
+    row.scheme = model::scheme_label(model, schemes[s]);
     std::vector<Config> configs;
     for (std::size_t a = 0; a < na; ++a) {
       if (o.per_gemm) {
@@ -170,19 +220,21 @@ SearchResult run(const arch::Arch& arch, const model::Model& model, const model:
         for (std::size_t g = 0; g < model.gemms.size(); ++g) {
           std::size_t best = 0;
           for (std::size_t d = 1; d < nd; ++d)
-            if (cost::better(results[(s * na + a) * nd + d].rows[g].second,
-                             results[(s * na + a) * nd + best].rows[g].second, o.objective))
+            if (cost::better(results[slot(s, a, d)].rows[g].second, results[slot(s, a, best)].rows[g].second,
+                             o.objective))
               best = d;
-          const auto& [mg, cost] = results[(s * na + a) * nd + best].rows[g];
-          c.gemms.push_back(choice_of(mg, cost, o.dataflows[best].name));
-          add(c.totals, mg, cost.latency_s, cost.energy_j, cost.dram_bytes);
+          const auto& [mg, cost] = results[slot(s, a, best)].rows[g];
+          c.gemms.push_back(choice_of(mg, cost, dfs[s][best].name));
+          add(c.totals, mg.phase, mg.calls, cost.latency_s, cost.energy_j, cost.dram_bytes);
         }
+        for (const auto& [op, cost] : results[slot(s, a, 0)].op_rows)  // the operators do not depend on the dataflow
+          add(c.totals, op.phase, op.calls, cost.latency_s, cost.energy_j, cost.dram_bytes);
         configs.push_back(std::move(c));
       } else {
         for (std::size_t d = 0; d < nd; ++d) {
-          const model::ModelResult& r = results[(s * na + a) * nd + d];
+          const model::ModelResult& r = results[slot(s, a, d)];
           Config c;
-          c.dataflow = o.dataflows[d].name;
+          c.dataflow = dfs[s][d].name;
           c.rows = arrays[a].first;
           c.cols = arrays[a].second;
           c.totals = totals_of(r);
@@ -206,6 +258,33 @@ SearchResult run(const arch::Arch& arch, const model::Model& model, const model:
   });
   for (const auto& p : points)
     if (out.pareto.empty() || p.energy_j < out.pareto.back().energy_j) out.pareto.push_back(p);
+  return out;
+}
+
+model::CompareResult compare_at_best(const arch::Arch& arch, const model::Model& model, const model::Phases& phases,
+                                     const std::vector<std::optional<quant::Scheme>>& schemes, const Options& o,
+                                     const SearchResult& result) {
+  if (o.per_gemm) throw InputError("compare --search ranks one dataflow per model: drop --per-gemm (search takes it)");
+  if (result.rows.size() != schemes.size()) throw InternalError("compare --search: a search row per scheme");
+  model::CompareResult out;
+  for (std::size_t s = 0; s < schemes.size(); ++s) {
+    const Config& best = result.rows[s].top.front();
+    arch::Arch ar = arch;
+    ar.rows = best.rows;
+    ar.cols = best.cols;
+    cost::Options co;
+    co.method = o.method;
+    co.objective = o.objective;
+    co.engine_time_limit_s = o.engine_time_limit_s;
+    cost::Estimator est(std::move(ar), mapping::parse_dataflow(best.dataflow), co);
+    model::CompareResult one = model::compare(est, model, phases, {schemes[s]});
+    if (s == 0) out.info = one.info;
+    out.rows.push_back(one.rows.front());
+    out.mappings.push_back(best.dataflow + " " + std::to_string(best.rows) + "x" + std::to_string(best.cols));
+  }
+  out.info.dataflow = result.info.dataflow;
+  out.searched = "objective " + cost::to_string(o.objective) + " over dataflows " + result.info.dataflow;
+  model::set_ratios(out, phases);
   return out;
 }
 

@@ -1,11 +1,18 @@
 // The mapping search (docs/search.md): the winner equals the ordinary estimate path exactly, the best is the best
 // of every configuration, the Pareto front is the non-dominated set, and the output does not depend on --jobs.
+#include <unistd.h>
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
 
 #include "cost/arch_support.hpp"
 #include "tenet_cost/error.hpp"
 #include "tenet_cost/report.hpp"
 #include "tenet_cost/search.hpp"
+#include "test_support.hpp"
 
 using namespace tenet_cost;
 using quant::GemmRole;
@@ -147,4 +154,249 @@ TEST_CASE("per-GEMM dataflows are never worse than one dataflow for the model; o
       report::render(search::run(arch, small_model(), model::Phases{}, schemes(), o), report::Format::kJson);
   CHECK(j1 == j3);
   CHECK(j1.find("\"pareto\"") != std::string::npos);
+}
+
+namespace {
+
+// Every generated mapping (6 loop assignments x 2 fold orders x 9 skews), independent of the generator's loop.
+std::vector<mapping::Generated> every_generated() {
+  std::vector<mapping::Generated> out;
+  for (const char* xy : {"ij", "ik", "ji", "jk", "ki", "kj"})
+    for (const char f : {'r', 'c'})
+      for (int a = 0; a <= 2; ++a)
+        for (int b = 0; b <= 2; ++b) {
+          const char t = static_cast<char>('i' + 'j' + 'k' - xy[0] - xy[1]);
+          out.push_back(*mapping::parse_generated(std::string("gen:") + xy + "-" + t + "-" + f + "-" +
+                                                  std::to_string(a) + std::to_string(b)));
+        }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("--dataflows generated|all: each scheme's legal generated maps; search = exhaustive evaluation") {
+  const auto arch = tc_test::edge_arch(2, 2, 1 << 10);
+  const model::Phases ph;
+  const auto model = small_model();
+  CHECK(search::parse_dataflow_set("generated").listed.empty());
+  CHECK(search::parse_dataflow_set("generated").generated);
+  CHECK(search::parse_dataflow_set("all").listed.size() == mapping::dataflow_presets().size());
+  CHECK(search::parse_dataflow_set("all").generated);
+  CHECK_FALSE(search::parse_dataflow_set("os,gen:ij-k-r-21").generated);
+  const auto all = search::parse_dataflow_set("all");
+  for (const auto& sch : schemes()) {
+    INFO(sch->name);
+    // the expected set: presets, then every generated map legal for every GEMM's operands, twins of presets removed
+    std::vector<std::string> expect = mapping::dataflow_presets();
+    for (const auto& g : every_generated()) {
+      bool legal = true;
+      for (const auto& mg : model.gemms)
+        legal = legal && mapping::is_legal(g, arch.interconnect, quant::operands(*sch, mg.shape.role));
+      const bool twin = g.name() == "gen:ij-k-r-11" || g.name() == "gen:kj-i-c-11" || g.name() == "gen:ki-j-c-11";
+      if (legal && !twin) expect.push_back(g.name());
+    }
+    const auto got = search::dataflows_for(all, arch, model, sch);
+    std::vector<std::string> names;
+    for (const auto& d : got) names.push_back(d.name);
+    std::vector<std::string> e_sorted = expect, n_sorted = names;
+    std::sort(e_sorted.begin(), e_sorted.end());
+    std::sort(n_sorted.begin(), n_sorted.end());
+    CHECK(n_sorted == e_sorted);
+    CHECK(names.size() >= mapping::dataflow_presets().size() + 8);
+  }
+  // a small space: the search's best equals the best of evaluating every candidate with an ordinary Estimator
+  model::Model one;
+  one.name = "one";
+  one.gemms = {model.gemms[0], model.gemms[2]};
+  search::Options so;
+  so.dataflows = all.listed;
+  so.generated = true;
+  so.top = 1000;
+  so.jobs = 2;
+  const std::vector<std::optional<quant::Scheme>> two = {quant::parse_scheme("q0f16"), quant::parse_scheme("q4f16_1")};
+  const auto r = search::run(arch, one, ph, two, so);
+  REQUIRE(r.rows.size() == 2);
+  for (std::size_t s = 0; s < 2; ++s) {
+    const auto dfs = search::dataflows_for(all, arch, one, two[s]);
+    CHECK(r.rows[s].configurations == static_cast<std::int64_t>(dfs.size()));
+    double best = 0;
+    std::string best_name;
+    for (const auto& d : dfs) {
+      cost::Estimator est(arch, d, {});
+      const auto cmp = model::compare(est, one, ph, {two[s]});
+      const double v = cmp.rows.front().prefill.latency_s + cmp.rows.front().decode.latency_s;
+      if (best_name.empty() || v < best) {
+        best = v;
+        best_name = d.name;
+      }
+      // every configuration the search lists has exactly these totals
+      bool found = false;
+      for (const auto& c : r.rows[s].top)
+        if (c.dataflow == d.name) {
+          found = true;
+          CHECK(c.totals.prefill.latency_s == cmp.rows.front().prefill.latency_s);
+          CHECK(c.totals.decode.energy_j == cmp.rows.front().decode.energy_j);
+          CHECK(c.totals.decode.dram_bytes == cmp.rows.front().decode.dram_bytes);
+        }
+      CHECK(found);
+    }
+    const auto& w = r.rows[s].top.front();
+    CHECK(w.totals.prefill.latency_s + w.totals.decode.latency_s == best);
+  }
+}
+
+namespace {
+
+std::string write_temp(const std::string& name, const std::string& text) {
+  const auto p = std::filesystem::temp_directory_path() / ("tc_search_" + std::to_string(::getpid()) + "_" + name);
+  std::ofstream(p) << text;
+  return p.string();
+}
+
+}  // namespace
+
+TEST_CASE("estimate --plan replays a saved search exactly; a plan that does not match the model is refused") {
+  const model::Phases ph;
+  const auto model = small_model();
+  // the closed forms on a tight buffer (tiles below the extents), then the engine (is, a generated map: its coarse
+  // tile sizes need a larger buffer)
+  auto replay_all = [&](const arch::Arch& arch, const char* dataflows) {
+    auto o = options(cost::Objective::kLatency);
+    o.dataflows = search::parse_dataflows(dataflows);
+    o.method = cost::ArrayMethod::kAuto;
+    const auto r = search::run(arch, model, ph, schemes(), o);
+    const std::string text = report::render(r, report::Format::kJson);
+    const std::string path = write_temp("plan.json", text);
+    for (std::size_t s = 0; s < r.rows.size(); ++s) {
+      const auto& best = r.rows[s].top.front();
+      INFO(dataflows << ": " << r.rows[s].scheme << " " << best.dataflow);
+      search::Replay rp = search::read_replay(path, model, arch.name, r.rows[s].scheme);
+      CHECK(rp.scheme_name == r.rows[s].scheme);
+      CHECK(rp.dataflow.name == best.dataflow);
+      auto a = arch;
+      a.rows = rp.rows;
+      a.cols = rp.cols;
+      cost::Options co;
+      co.rules = rp.rules;
+      cost::Estimator est(a, rp.dataflow, co);
+      const auto e = model::estimate(est, model, ph, rp.scheme);
+      REQUIRE(e.result.rows.size() == best.gemms.size());
+      for (std::size_t i = 0; i < best.gemms.size(); ++i) {
+        CHECK(e.result.rows[i].second.tile == best.gemms[i].tile);
+        CHECK(e.result.rows[i].second.latency_s == best.gemms[i].latency_s);
+        CHECK(e.result.rows[i].second.energy_j == best.gemms[i].energy_j);
+        CHECK(e.result.rows[i].second.dram_bytes == best.gemms[i].dram_bytes);
+      }
+      const auto cmp = model::compare(est, model, ph, {rp.scheme});
+      CHECK(cmp.rows.front().prefill.latency_s == best.totals.prefill.latency_s);
+      CHECK(cmp.rows.front().decode.energy_j == best.totals.decode.energy_j);
+      CHECK(cmp.rows.front().decode.dram_bytes == best.totals.decode.dram_bytes);
+    }
+    return std::pair{text, path};
+  };
+  (void)replay_all(tc_test::edge_arch(2, 4, 1 << 10), "is,gen:ij-k-r-21");
+  const auto arch = tc_test::edge_arch(2, 4, 1 << 8);
+  const auto [text, path] = replay_all(arch, "os,ws");
+  // several schemes and no --quant: choose one
+  CHECK_THROWS_WITH(search::read_replay(path, model, arch.name, ""), Catch::Contains("choose one with --quant"));
+  CHECK_THROWS_WITH(search::read_replay(path, model, arch.name, "w4a8"), Catch::Contains("found the plan's schemes"));
+  CHECK_THROWS_WITH(search::read_replay(path, model, "tpu-v1", "q0f16"), Catch::Contains("expected arch tpu-v1"));
+  // another model: the third GEMM's shape differs -> its location in the plan
+  auto other = model;
+  other.gemms[2].shape.n = 7;
+  try {
+    (void)search::read_replay(path, other, arch.name, "q0f16");
+    FAIL("a plan for another model was accepted");
+  } catch (const InputError& e) {
+    const std::string msg = e.what();
+    INFO(msg);
+    CHECK(msg.find("expected GEMM 3 to be qkv in decode 1x7x8 (the model's), found qkv in decode 1x6x8") !=
+          std::string::npos);
+    CHECK(e.where().file == path);
+    CHECK(e.where().line > 1);
+    CHECK(e.where().column > 1);
+    // the located line opens the third GEMM object of q0f16's best configuration
+    std::size_t line = 1, n_obj = 0;
+    for (std::size_t i = 0, gemms = text.find("\"gemms\""); i < text.size(); ++i) {
+      if (text[i] == '\n') ++line;
+      if (i > gemms && text[i] == '{' && ++n_obj == 3) break;
+    }
+    CHECK(e.where().line == line);
+  }
+  CHECK_THROWS_WITH(search::read_replay(path, model::Model{}, arch.name, "q0f16"),
+                    Catch::Contains("expected 0 GEMMs (the model's), found 4"));
+  const std::string bad = write_temp("bad.json", "{\"arch\": \"" + arch.name + "\", \"rows\": 3}");
+  CHECK_THROWS_WITH(search::read_replay(bad, model, arch.name, ""),
+                    Catch::Contains(bad + ":1:") && Catch::Contains("expected a list for 'rows'"));
+  std::filesystem::remove(path);
+  std::filesystem::remove(bad);
+}
+
+TEST_CASE("compare --search: each scheme's compare row at its own best configuration") {
+  const auto arch = tc_test::edge_arch(2, 4, 1 << 8);
+  const model::Phases ph;
+  const auto model = small_model();
+  auto o = options(cost::Objective::kLatency);
+  const auto r = search::run(arch, model, ph, schemes(), o);
+  const auto c = search::compare_at_best(arch, model, ph, schemes(), o, r);
+  REQUIRE(c.rows.size() == 3);
+  CHECK_FALSE(c.searched.empty());
+  for (std::size_t s = 0; s < 3; ++s) {
+    const auto& best = r.rows[s].top.front();
+    auto a = arch;
+    a.rows = best.rows;
+    a.cols = best.cols;
+    cost::Options co;
+    co.method = o.method;
+    cost::Estimator est(a, mapping::parse_dataflow(best.dataflow), co);
+    const auto one = model::compare(est, model, ph, {schemes()[s]});
+    CHECK(c.rows[s].scheme == one.rows.front().scheme);
+    CHECK(c.rows[s].prefill.latency_s == one.rows.front().prefill.latency_s);
+    CHECK(c.rows[s].decode.latency_s == best.totals.decode.latency_s);
+    CHECK(c.rows[s].decode.energy_j == best.totals.decode.energy_j);
+    CHECK(c.rows[s].speedup_vs_first == c.rows[0].decode.latency_s / c.rows[s].decode.latency_s);
+    CHECK(c.mappings[s] == best.dataflow + " " + std::to_string(best.rows) + "x" + std::to_string(best.cols));
+  }
+  const std::string table = report::render(c, report::Format::kTable);
+  CHECK(table.find("each scheme at its own best mapping") != std::string::npos);
+  o.per_gemm = true;
+  CHECK_THROWS_AS(search::compare_at_best(arch, model, ph, schemes(), o, r), InputError);
+}
+
+TEST_CASE("CLI: search --format json, then estimate --plan replays it; compare --search") {
+  const std::string cfg = tc_test::fixture("estimate/tiny_config.json");
+  const std::string common = " --hf-config " + cfg + " --arch eyeriss-12x14 --seq-len 24 --context 40";
+  const auto s = tc_test::run_cli("search" + common + " --quant q0f16,q4f16_1 --dataflows os,ws --format json");
+  INFO(s.err);
+  REQUIRE(s.exit_code == 0);
+  const std::string plan = write_temp("cli_plan.json", s.out);
+  const auto js = nlohmann::json::parse(s.out);
+  const auto e = tc_test::run_cli("estimate" + common + " --quant q4f16_1 --plan " + plan + " --format json");
+  INFO(e.err);
+  REQUIRE(e.exit_code == 0);
+  const auto je = nlohmann::json::parse(e.out);
+  const auto& best = js["rows"][1]["best"];
+  REQUIRE(je["workloads"].size() == best["gemms"].size());
+  for (std::size_t i = 0; i < best["gemms"].size(); ++i) {
+    CHECK(je["workloads"][i]["latency_s"] == best["gemms"][i]["latency_s"]);
+    CHECK(je["workloads"][i]["dram_bytes"] == best["gemms"][i]["dram_bytes"]);
+  }
+  const auto c =
+      tc_test::run_cli("compare" + common + " --quant q0f16,q4f16_1 --search --dataflows os,ws --format json");
+  INFO(c.err);
+  REQUIRE(c.exit_code == 0);
+  const auto jc = nlohmann::json::parse(c.out);
+  CHECK(jc["rows"][1]["decode"]["latency_s"] == js["rows"][1]["decode"]["latency_s"]);
+  CHECK(jc["rows"][1]["prefill"]["energy_j"] == js["rows"][1]["prefill"]["energy_j"]);
+  CHECK(jc["rows"][1]["mapping"].get<std::string>().rfind(best["dataflow"].get<std::string>(), 0) == 0);
+  // a mismatching model: another --seq-len changes the prefill shapes
+  const auto bad = tc_test::run_cli("estimate --hf-config " + cfg +
+                                    " --arch eyeriss-12x14 --seq-len 16 --context 40 --quant q4f16_1 --plan " + plan);
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find(plan + ":") != std::string::npos);
+  CHECK(bad.err.find("expected GEMM 1 to be") != std::string::npos);
+  const auto both = tc_test::run_cli("compare" + common + " --dataflows os");
+  CHECK(both.exit_code == 2);
+  CHECK(both.err.find("--dataflows needs --search") != std::string::npos);
+  std::filesystem::remove(plan);
 }
