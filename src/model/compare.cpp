@@ -51,6 +51,7 @@ CompareResult compare(cost::Estimator& est, const Model& model, const Phases& ph
       if (!p) continue;
       p->latency_s += t.latency_s;
       p->energy_j += t.energy_j;
+      p->energy_by_term.add(t.energy_by_term);
       p->dram_bytes += t.dram_bytes;
       p->scale_dram_bytes += t.scale_dram_bytes;
       p->non_gemm_latency_s += t.non_gemm_latency_s;
