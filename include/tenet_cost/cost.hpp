@@ -8,6 +8,8 @@
 // search command share it.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -93,6 +95,24 @@ enum class Term { kCompute, kBuffer, kDram, kDequant, kVector, kStationaryLoad, 
 /// "compute" | "buffer" | "dram" | "dequant" | "vector" | "stationary_load" | "output_drain"
 std::string to_string(Term t);
 
+/// The energy terms (docs/model.md "Energy"): a closed set, each with its arch figure (energy_pj.*).
+enum class EnergyTerm { kMac, kDram, kBuffer, kNoc, kDequant, kVector };
+inline constexpr std::array<EnergyTerm, 6> kEnergyTerms{EnergyTerm::kMac, EnergyTerm::kDram,    EnergyTerm::kBuffer,
+                                                        EnergyTerm::kNoc, EnergyTerm::kDequant, EnergyTerm::kVector};
+/// "mac" | "dram" | "buffer" | "noc" | "dequant" | "vector" (the JSON keys and CSV column suffixes).
+std::string to_string(EnergyTerm t);
+
+/// Energy in joules per term; the terms sum to the energy_j beside them (within rounding: each term is its pJ x 1e-12).
+struct EnergyByTerm {
+  std::array<double, kEnergyTerms.size()> j{};
+  double& operator[](EnergyTerm t) { return j[static_cast<std::size_t>(t)]; }
+  double operator[](EnergyTerm t) const { return j[static_cast<std::size_t>(t)]; }
+  /// The sum of the terms, in enum order.
+  [[nodiscard]] double sum() const;
+  /// this += times x o, term by term.
+  void add(const EnergyByTerm& o, double times = 1.0);
+};
+
 struct TermCost {
   Term term = Term::kCompute;
   std::int64_t cycles = 0;
@@ -106,6 +126,7 @@ struct TensorCost {
   std::int64_t dram_elems = 0, dram_bytes = 0;      // buffer <-> DRAM (reads, or writes for outputs)
   std::int64_t buffer_elems = 0, buffer_bytes = 0;  // array <-> buffer (unique volume)
   std::int64_t total_elems = 0;     // accesses by the MACs (total volume)
+  std::int64_t noc_elems = 0;       // PE-to-PE transfers (docs/model.md "NoC traffic"); 0 for the output
 };
 
 struct GemmCost {
@@ -122,6 +143,7 @@ struct GemmCost {
   std::int64_t dram_bytes = 0, buffer_bytes = 0;
   std::int64_t scale_dram_bytes = 0;  // DRAM bytes of scale and zero-point tensors
   double latency_s = 0, energy_j = 0, utilization = 0;
+  EnergyByTerm energy_by_term;      // sums to energy_j
   Tile tile;                        // the tile used (order filled)
   std::int64_t tiles = 0;           // number of buffer tiles
   ArrayModel array_model = ArrayModel::kClosedForm;
@@ -148,6 +170,7 @@ struct OpCost {
   Term bound = Term::kVector;
   std::int64_t dram_bytes = 0;         // read + write
   double latency_s = 0, energy_j = 0;  // energy: vector ops, DRAM bits, and the bits through the buffer
+  EnergyByTerm energy_by_term;         // vector, dram, buffer (the others 0); sums to energy_j
   [[nodiscard]] std::int64_t cycles_of(Term t) const;
 };
 

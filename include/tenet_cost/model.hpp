@@ -132,6 +132,7 @@ struct EntryTotals {
   double latency_s = 0, energy_j = 0;
   std::int64_t non_gemm_cycles = 0, non_gemm_dram_bytes = 0, non_gemm_ops = 0;
   double non_gemm_latency_s = 0, non_gemm_energy_j = 0;
+  cost::EnergyByTerm energy_by_term;  // GEMMs and operators, x calls; sums to energy_j
 };
 
 struct ModelResult {
@@ -176,6 +177,7 @@ struct PhaseSum {
   std::int64_t dram_bytes = 0, scale_dram_bytes = 0;
   double non_gemm_latency_s = 0, non_gemm_energy_j = 0;  // the operators' part of latency_s, energy_j
   std::int64_t non_gemm_dram_bytes = 0;                  // and of dram_bytes
+  cost::EnergyByTerm energy_by_term;                     // sums to energy_j
 };
 
 struct CompareRow {

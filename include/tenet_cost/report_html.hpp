@@ -5,7 +5,9 @@
 // cost model; views over the estimate/compare results fill it in.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -101,6 +103,27 @@ ReportDoc compare_doc(const model::CompareResult& c, const std::vector<model::Es
 /// configuration, and the latency-energy trade-off of every configuration listed (the --top ones of each scheme and
 /// the search's Pareto front) over the whole run.
 ReportDoc search_doc(const search::SearchResult& r, const arch::Arch& arch);
+
+// ------------------------------------------------------- label placement
+
+/// An axis-aligned box in SVG user units (top-left corner, width, height).
+struct LabelBox {
+  double x = 0, y = 0, w = 0, h = 0;
+};
+/// True when two boxes share interior area (touching edges do not overlap).
+bool overlaps(const LabelBox& a, const LabelBox& b);
+/// The box the renderer reserves for a point label of `chars` characters (10 px text, a generous 6 px per character).
+LabelBox label_box(double x, double y, std::size_t chars);
+/// A label to place beside a marker of radius r centred at (x, y).
+struct LabelAnchor {
+  double x = 0, y = 0, r = 0;
+  std::size_t chars = 1;
+};
+/// Deterministic greedy placement, in the given order: each label takes the first position that overlaps no label
+/// placed before it and lies inside `area` — rings around its marker (right, left, above, below, then the diagonals,
+/// each ring one label height further out), then a row-by-row scan of the area. nullopt: no free position at all (the
+/// renderer lists those numbers in a note instead). No two returned boxes overlap.
+std::vector<std::optional<LabelBox>> place_labels(const std::vector<LabelAnchor>& anchors, const LabelBox& area);
 
 /// Shortest text that reads back as the same double (data attributes); integers as digits.
 std::string number(double v);

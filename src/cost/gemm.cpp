@@ -1,7 +1,9 @@
 // One GEMM on the hardware: array level per distinct tile shape, buffer <-> DRAM by the
 // loop-nest model, extra work of the scheme, the cost terms and energy (docs/model.md).
 #include <algorithm>
+#include <array>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "nest.hpp"
@@ -18,6 +20,43 @@ std::int64_t bits_to_bytes(std::int64_t elems, const Operand& op) {
   const i128 bits = static_cast<i128>(elems) * op.bits_num;
   const i128 den = static_cast<i128>(op.bits_den) * 8;
   return checked_narrow((bits + den - 1) / den, "bytes");
+}
+
+// Which GEMM loop runs on the array's rows, on its columns and in time within a fold, where the dataflow says so
+// plainly (os, ws, is and generated mappings); nullopt for ncf and .m files (their NoC keeps the streaming rule).
+struct LoopRoles {
+  char rows, cols, time;
+};
+std::optional<LoopRoles> loop_roles(const mapping::Dataflow& d) {
+  if (d.generated) return LoopRoles{d.generated->space[0], d.generated->space[1], d.generated->time};
+  if (!d.preset) return std::nullopt;
+  switch (*d.preset) {
+    case mapping::Preset::kOS: return LoopRoles{'i', 'j', 'k'};
+    case mapping::Preset::kWS: return LoopRoles{'k', 'j', 'i'};
+    case mapping::Preset::kIS: return LoopRoles{'k', 'i', 'j'};
+    case mapping::Preset::kNCF: break;
+  }
+  return std::nullopt;
+}
+
+bool varies_along(const Operand& op, char loop) {
+  return std::any_of(op.index.begin(), op.index.end(), [&](const quant::IndexTerm& t) { return t.dim == loop; });
+}
+
+// PE-to-PE transfers of a read operand over one tm x tn x tk tile (docs/model.md "NoC traffic"), from its access
+// relation and the same unique / total volumes as the rest of the model:
+//  - it varies along the time loop: it streams through the array, every access beyond the buffer reads is a
+//    forwarded value: total - unique;
+//  - it does not vary along time but along a space loop: a register per PE for the fold, filled once; each PE's
+//    value comes from the buffer (unique) or from its neighbour along the space loop the operand does not vary
+//    along: (PEs x folds = rows-loop extent x cols-loop extent) - unique;
+//  - it varies along no loop of the fold (a per-tensor scale): one register, never forwarded: 0.
+std::int64_t noc_elems(const Operand& op, const std::optional<LoopRoles>& roles, std::int64_t tm, std::int64_t tn,
+                       std::int64_t tk, std::int64_t unique, std::int64_t total) {
+  if (!roles || varies_along(op, roles->time)) return std::max<std::int64_t>(0, total - unique);
+  if (!varies_along(op, roles->rows) && !varies_along(op, roles->cols)) return 0;
+  const auto extent = [&](char loop) { return loop == 'i' ? tm : loop == 'j' ? tn : tk; };
+  return std::max<std::int64_t>(0, checked_mul(extent(roles->rows), extent(roles->cols), "PE fills") - unique);
 }
 
 }  // namespace
@@ -116,7 +155,8 @@ GemmCost Estimator::Impl::evaluate_at(const GemmShape& s, const quant::Scheme& s
   c.mac_rate_den = rate.den;
 
   // array level: distinct tile shapes (full / remainder per dim)
-  std::map<std::string, std::int64_t> unique, total;
+  std::map<std::string, std::int64_t> unique, total, noc;
+  const std::optional<LoopRoles> roles = loop_roles(dataflow);
   std::int64_t c_writes = 0, compute_cycles = 0, folds = 0;
   detail::for_each_tile_shape(s, c.tile, [&](std::int64_t tm, std::int64_t tn, std::int64_t tk, std::int64_t count) {
     const std::int64_t reps = checked_mul(count, s.batch, "tiles");
@@ -138,6 +178,9 @@ GemmCost Estimator::Impl::evaluate_at(const GemmShape& s, const quant::Scheme& s
         throw InternalError("array model returned no volume for tensor " + op.name);
       unique[op.name] = checked_add(unique[op.name], checked_mul(u->second, reps, "unique volume"));
       total[op.name] = checked_add(total[op.name], checked_mul(v->second, reps, "total volume"));
+      if (!op.write)
+        noc[op.name] = checked_add(
+            noc[op.name], checked_mul(noc_elems(op, roles, tm, tn, tk, u->second, v->second), reps, "NoC transfers"));
       if (op.write) c_writes = checked_add(c_writes, checked_mul(u->second, reps, "output writes"));
     }
   });
@@ -174,8 +217,8 @@ GemmCost Estimator::Impl::evaluate_at(const GemmShape& s, const quant::Scheme& s
       buffer_bits += (static_cast<i128>(tc.buffer_elems) * op.bits_num + op.bits_den - 1) / op.bits_den;
       tc.dram_elems = checked_mul(mv.first, s.batch, "DRAM elements");
       tc.dram_bytes = bits_to_bytes(tc.dram_elems, op);
-      noc_bits += static_cast<i128>(std::max<std::int64_t>(0, tc.total_elems - tc.buffer_elems)) * op.bits_num /
-                  op.bits_den;
+      tc.noc_elems = noc[op.name];
+      noc_bits += static_cast<i128>(tc.noc_elems) * op.bits_num / op.bits_den;
     }
     if (detail::stays_on_chip(s, op)) {
       tc.dram_elems = 0;  // fused attention: the scores never leave the chip
@@ -235,14 +278,21 @@ GemmCost Estimator::Impl::evaluate_at(const GemmShape& s, const quant::Scheme& s
                       static_cast<double>(c.mac_rate_num) / static_cast<double>(c.mac_rate_den);
   c.utilization = peak > 0 ? static_cast<double>(c.macs) / peak : 0.0;
 
-  double energy_pj = 0;
+  // energy by term (pJ), summed in enum order; each term in J beside the total
   const auto mac_pj = arch.mac_pj.find(c.precision);
-  energy_pj += static_cast<double>(c.macs) * (mac_pj == arch.mac_pj.end() ? 0.0 : mac_pj->second);
-  energy_pj += static_cast<double>(c.dram_bytes) * 8.0 * arch.dram_pj_per_bit;
-  energy_pj += static_cast<double>(buffer_bits) * arch.buffer_pj_per_bit;
-  energy_pj += static_cast<double>(noc_bits) * arch.noc_pj_per_bit;
-  energy_pj += static_cast<double>(c.dequant_ops) * arch.dequant_pj;
-  energy_pj += static_cast<double>(c.vector_ops) * arch.vector_op_pj;
+  std::array<double, kEnergyTerms.size()> pj{};
+  pj[static_cast<std::size_t>(EnergyTerm::kMac)] =
+      static_cast<double>(c.macs) * (mac_pj == arch.mac_pj.end() ? 0.0 : mac_pj->second);
+  pj[static_cast<std::size_t>(EnergyTerm::kDram)] = static_cast<double>(c.dram_bytes) * 8.0 * arch.dram_pj_per_bit;
+  pj[static_cast<std::size_t>(EnergyTerm::kBuffer)] = static_cast<double>(buffer_bits) * arch.buffer_pj_per_bit;
+  pj[static_cast<std::size_t>(EnergyTerm::kNoc)] = static_cast<double>(noc_bits) * arch.noc_pj_per_bit;
+  pj[static_cast<std::size_t>(EnergyTerm::kDequant)] = static_cast<double>(c.dequant_ops) * arch.dequant_pj;
+  pj[static_cast<std::size_t>(EnergyTerm::kVector)] = static_cast<double>(c.vector_ops) * arch.vector_op_pj;
+  double energy_pj = 0;
+  for (std::size_t i = 0; i < pj.size(); ++i) {
+    energy_pj += pj[i];
+    c.energy_by_term.j[i] = pj[i] * 1e-12;
+  }
   c.energy_j = energy_pj * 1e-12;
   return c;
 }

@@ -126,6 +126,28 @@ ArrayMethod parse_array_method(const std::string& text) {
 
 std::string to_string(ArrayModel m) { return m == ArrayModel::kEngine ? "engine" : "closed-form"; }
 
+std::string to_string(EnergyTerm t) {
+  switch (t) {
+    case EnergyTerm::kMac: return "mac";
+    case EnergyTerm::kDram: return "dram";
+    case EnergyTerm::kBuffer: return "buffer";
+    case EnergyTerm::kNoc: return "noc";
+    case EnergyTerm::kDequant: return "dequant";
+    case EnergyTerm::kVector: return "vector";
+  }
+  return "mac";
+}
+
+double EnergyByTerm::sum() const {
+  double s = 0;
+  for (const double x : j) s += x;
+  return s;
+}
+
+void EnergyByTerm::add(const EnergyByTerm& o, double times) {
+  for (std::size_t i = 0; i < j.size(); ++i) j[i] += o.j[i] * times;
+}
+
 std::string to_string(Term t) {
   switch (t) {
     case Term::kCompute: return "compute";

@@ -32,9 +32,12 @@ OpCost vector_op(const arch::Arch& arch, const OpShape& s) {
   }
   c.latency_s = static_cast<double>(c.cycles) / (static_cast<double>(arch.clock_mhz) * 1e6);
   const double bits = static_cast<double>(c.dram_bytes) * 8.0;
-  c.energy_j =
-      (static_cast<double>(s.ops) * arch.vector_op_pj + bits * arch.dram_pj_per_bit + bits * arch.buffer_pj_per_bit) *
-      1e-12;
+  const double vector_pj = static_cast<double>(s.ops) * arch.vector_op_pj, dram_pj = bits * arch.dram_pj_per_bit,
+               buffer_pj = bits * arch.buffer_pj_per_bit;
+  c.energy_j = (vector_pj + dram_pj + buffer_pj) * 1e-12;
+  c.energy_by_term[EnergyTerm::kVector] = vector_pj * 1e-12;
+  c.energy_by_term[EnergyTerm::kDram] = dram_pj * 1e-12;
+  c.energy_by_term[EnergyTerm::kBuffer] = buffer_pj * 1e-12;
   return c;
 }
 

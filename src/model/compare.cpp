@@ -45,6 +45,7 @@ CompareRow compare_row(std::string scheme, const ModelResult& r) {
     if (!p) continue;
     p->latency_s += t.latency_s;
     p->energy_j += t.energy_j;
+    p->energy_by_term.add(t.energy_by_term);
     p->dram_bytes += t.dram_bytes;
     p->scale_dram_bytes += t.scale_dram_bytes;
     p->non_gemm_latency_s += t.non_gemm_latency_s;

@@ -41,6 +41,7 @@ ModelResult run_model(cost::Estimator& est, const std::vector<ModelGemm>& gemms,
         checked_add(t.scale_dram_bytes, checked_mul(c.scale_dram_bytes, n, "scale bytes"), "scale bytes");
     t.latency_s += c.latency_s * static_cast<double>(n);
     t.energy_j += c.energy_j * static_cast<double>(n);
+    t.energy_by_term.add(c.energy_by_term, static_cast<double>(n));
   }
   return r;
 }
@@ -64,6 +65,7 @@ ModelResult run_model(cost::Estimator& est, const Model& model, const std::optio
     t.energy_j += c.energy_j * static_cast<double>(n);
     t.non_gemm_latency_s += c.latency_s * static_cast<double>(n);
     t.non_gemm_energy_j += c.energy_j * static_cast<double>(n);
+    t.energy_by_term.add(c.energy_by_term, static_cast<double>(n));
   }
   return r;
 }

@@ -21,6 +21,7 @@ std::string render(const model::CompareResult& c, Format fmt) {
                       {"dram_bytes", r.prefill.dram_bytes},
                       {"scale_dram_bytes", r.prefill.scale_dram_bytes},
                       {"energy_j", r.prefill.energy_j},
+                      {"energy_by_term_j", energy_json(r.prefill.energy_by_term)},
                       {"non_gemm_latency_s", r.prefill.non_gemm_latency_s},
                       {"non_gemm_dram_bytes", r.prefill.non_gemm_dram_bytes},
                       {"non_gemm_energy_j", r.prefill.non_gemm_energy_j},
@@ -30,6 +31,7 @@ std::string render(const model::CompareResult& c, Format fmt) {
                      {"dram_bytes", r.decode.dram_bytes},
                      {"scale_dram_bytes", r.decode.scale_dram_bytes},
                      {"energy_j", r.decode.energy_j},
+                     {"energy_by_term_j", energy_json(r.decode.energy_by_term)},
                      {"non_gemm_latency_s", r.decode.non_gemm_latency_s},
                      {"non_gemm_dram_bytes", r.decode.non_gemm_dram_bytes},
                      {"non_gemm_energy_j", r.decode.non_gemm_energy_j}};
@@ -49,19 +51,29 @@ std::string render(const model::CompareResult& c, Format fmt) {
   t.headers = {"scheme",        "prefill_ms",    "prefill_GB",     "prefill_J", "decode_ms/tok", "tok/s",
                "decode_MB/tok", "decode_mJ/tok", "decode_scale_%", "speedup",   "traffic_ratio", "decode_non_gemm_%"};
   t.right_align = {false, true, true, true, true, true, true, true, true, true, true, true};
-  for (const auto& r : c.rows)
+  // CSV: one column per energy term and phase after the others (the text table keeps the totals only)
+  const bool csv = fmt == Format::kCsv;
+  if (csv) {
+    for (auto& h : energy_columns("prefill_", "_J")) t.headers.push_back(std::move(h));
+    for (auto& h : energy_columns("decode_", "_mJ/tok")) t.headers.push_back(std::move(h));
+  }
+  for (const auto& r : c.rows) {
     t.rows.push_back(
         {r.scheme, fixed(r.prefill.latency_s * 1e3, 1), fixed(static_cast<double>(r.prefill.dram_bytes) / 1e9, 3),
          fixed(r.prefill.energy_j, 3), fixed(r.decode.latency_s * 1e3, 2), fixed(r.decode_tokens_per_s, 2),
          megabytes(r.decode.dram_bytes), fixed(r.decode.energy_j * 1e3, 2), fixed(100.0 * r.scale_traffic_share, 2),
          fixed(r.speedup_vs_first, 2), fixed(r.traffic_ratio_vs_first, 3),
          fixed(100.0 * (r.decode.latency_s > 0 ? r.decode.non_gemm_latency_s / r.decode.latency_s : 0.0), 1)});
+    if (!csv) continue;
+    for (const auto term : cost::kEnergyTerms) t.rows.back().push_back(fixed(r.prefill.energy_by_term[term], 3));
+    for (const auto term : cost::kEnergyTerms) t.rows.back().push_back(fixed(r.decode.energy_by_term[term] * 1e3, 2));
+  }
   if (!c.searched.empty()) {  // compare --search: each row at its scheme's own best mapping
     t.headers.push_back("mapping");
     t.right_align.push_back(false);
     for (std::size_t i = 0; i < t.rows.size(); ++i) t.rows[i].push_back(c.mappings.at(i));
   }
-  if (fmt == Format::kCsv) return render_csv(t);
+  if (csv) return render_csv(t);
   if (!c.searched.empty())
     return "model " + c.info.model + " on " + c.info.arch +
            ", each scheme at its own best mapping (search: " + c.searched + "; tiles per GEMM), " +

@@ -25,6 +25,7 @@ json tensor_json(const cost::TensorCost& t) {
   j["dram_elements"] = t.dram_elems;
   j["buffer_elements"] = t.buffer_elems;
   j["total_accesses"] = t.total_elems;
+  j["noc_elements"] = t.noc_elems;
   return j;
 }
 
@@ -62,6 +63,7 @@ std::string estimate_json(const EstimateResult& e) {
     w["time_stamps"] = c.time_stamps;
     w["latency_s"] = c.latency_s;
     w["energy_j"] = c.energy_j;
+    w["energy_by_term_j"] = energy_json(c.energy_by_term);
     w["utilization"] = c.utilization;
     w["dram_bytes"] = c.dram_bytes;
     w["buffer_bytes"] = c.buffer_bytes;
@@ -90,6 +92,7 @@ std::string estimate_json(const EstimateResult& e) {
     o["bound"] = cost::to_string(c.bound);
     o["latency_s"] = c.latency_s;
     o["energy_j"] = c.energy_j;
+    o["energy_by_term_j"] = energy_json(c.energy_by_term);
     j["operators"].push_back(o);
   }
   j["totals"] = json::object();
@@ -101,6 +104,7 @@ std::string estimate_json(const EstimateResult& e) {
                           {"scale_dram_bytes", t.scale_dram_bytes},
                           {"buffer_bytes", t.buffer_bytes},
                           {"energy_j", t.energy_j},
+                          {"energy_by_term_j", energy_json(t.energy_by_term)},
                           {"non_gemm",
                            {{"cycles", t.non_gemm_cycles},
                             {"latency_s", t.non_gemm_latency_s},
@@ -130,20 +134,32 @@ std::string render(const EstimateResult& e, Format fmt) {
   t.right_align = {false, false, true, false, false, false, true, true,
                    false, true,  true, true,  true,  true,  true, false};
   const bool csv = fmt == Format::kCsv;
+  // CSV: one column per energy term after the others (the text table keeps the total only)
+  if (csv)
+    for (auto& h : energy_columns("energy_", "_mJ")) t.headers.push_back(std::move(h));
+  auto with_terms = [&](std::vector<std::string> row, const cost::EnergyByTerm& by_term) {
+    if (csv)
+      for (const auto term : cost::kEnergyTerms) row.push_back(fixed(by_term[term] * 1e3, 4));
+    return row;
+  };
   auto num = [&](std::int64_t v) { return csv ? std::to_string(v) : grouped(v); };
   for (const auto& [g, c] : e.result.rows)
-    t.rows.push_back({g.entry, g.function, std::to_string(g.calls), shape_text(c.shape), scheme_name(e, g),
-                      c.precision, num(c.macs), num(c.cycles), cost::to_string(c.bound), fixed(c.latency_s * 1e3, 4),
-                      megabytes(c.dram_bytes), megabytes(c.scale_dram_bytes), megabytes(c.buffer_bytes),
-                      fixed(c.utilization * 100, 1), fixed(c.energy_j * 1e3, 4), tile_text(c.tile)});
+    t.rows.push_back(
+        with_terms({g.entry, g.function, std::to_string(g.calls), shape_text(c.shape), scheme_name(e, g), c.precision,
+                    num(c.macs), num(c.cycles), cost::to_string(c.bound), fixed(c.latency_s * 1e3, 4),
+                    megabytes(c.dram_bytes), megabytes(c.scale_dram_bytes), megabytes(c.buffer_bytes),
+                    fixed(c.utilization * 100, 1), fixed(c.energy_j * 1e3, 4), tile_text(c.tile)},
+                   c.energy_by_term));
   Table ops;  // non-GEMM operators: CSV rows after the GEMMs (shape, scheme, MACs, tile empty), a table of their own
   ops.headers = {"entry", "function", "calls", "ops", "cycles", "bound", "latency_ms", "DRAM_MB", "energy_mJ"};
   ops.right_align = {false, false, true, true, true, false, true, true, true};
   for (const auto& [op, c] : e.result.op_rows) {
     if (csv)
-      t.rows.push_back({op.entry, op.function, std::to_string(op.calls), "", "", "vector", "0", num(c.cycles),
-                        cost::to_string(c.bound), fixed(c.latency_s * 1e3, 4), megabytes(c.dram_bytes), megabytes(0),
-                        megabytes(0), "", fixed(c.energy_j * 1e3, 4), ""});
+      t.rows.push_back(
+          with_terms({op.entry, op.function, std::to_string(op.calls), "", "", "vector", "0", num(c.cycles),
+                      cost::to_string(c.bound), fixed(c.latency_s * 1e3, 4), megabytes(c.dram_bytes), megabytes(0),
+                      megabytes(0), "", fixed(c.energy_j * 1e3, 4), ""},
+                     c.energy_by_term));
     ops.rows.push_back({op.entry, op.function, std::to_string(op.calls), grouped(c.shape.ops), grouped(c.cycles),
                         cost::to_string(c.bound), fixed(c.latency_s * 1e3, 4), megabytes(c.dram_bytes),
                         fixed(c.energy_j * 1e3, 4)});

@@ -472,9 +472,23 @@ std::string roofline(const Roofline& rl, std::size_t index) {
       g->text += "," + std::to_string(i + 1);
     }
   }
-  for (const auto& l : labels)
-    o += fmt::format("<text x=\"{}\" y=\"{}\" class=\"small point-label\">{}</text>\n", coord(l.x + l.r + 2),
-                     coord(l.y + 3), l.text);
+  // labels beside their markers, never on top of one another (place_labels); a label without any free spot is
+  // listed in a note below the plot
+  std::vector<LabelAnchor> anchors;
+  for (const auto& l : labels) anchors.push_back({l.x, l.y, l.r, l.text.size()});
+  const auto boxes = place_labels(anchors, LabelBox{kPlotL, kPlotT, kPW, kPH});
+  std::string unplaced;
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    if (!boxes[i]) {
+      unplaced += (unplaced.empty() ? "" : "; ") + labels[i].text;
+      continue;
+    }
+    o += fmt::format("<text x=\"{}\" y=\"{}\" class=\"small point-label\">{}</text>\n", coord(boxes[i]->x + 1),
+                     coord(boxes[i]->y + 9), labels[i].text);
+  }
+  if (!unplaced.empty())
+    o += fmt::format("<text x=\"{}\" y=\"{}\" class=\"note\">no room to label points {}</text>\n", coord(kPlotL),
+                     coord(kSvgH - 22), esc(unplaced));
   // legend: marker shape per entry
   double ly = kPlotT + 10;
   for (std::size_t e = 0; e < entries.size(); ++e, ly += 20) {

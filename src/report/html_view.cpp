@@ -22,6 +22,13 @@ std::vector<std::string> term_names() {
   return out;
 }
 
+// The energy terms of a phase as bar segments, in enum order (every term, zeros too: one legend for all rows).
+std::vector<Segment> energy_segments(const cost::EnergyByTerm& e) {
+  std::vector<Segment> out;
+  for (const auto t : cost::kEnergyTerms) out.push_back({cost::to_string(t), e[t]});
+  return out;
+}
+
 std::vector<std::string> entries_in_order(const EstimateResult& e) {
   std::vector<std::string> out;
   for (const auto& row : e.result.rows)
@@ -136,6 +143,8 @@ ReportDoc compare_doc(const model::CompareResult& c, const std::vector<EstimateR
     s.decode_scale_dram_bytes = r.decode.scale_dram_bytes;
     s.prefill_energy_j = r.prefill.energy_j;
     s.decode_energy_j = r.decode.energy_j;
+    s.prefill_energy_by_term = energy_segments(r.prefill.energy_by_term);
+    s.decode_energy_by_term = energy_segments(r.decode.energy_by_term);
     doc.schemes.push_back(std::move(s));
     doc.tradeoff.push_back({r.scheme, r.decode.latency_s, r.decode.energy_j});
   }

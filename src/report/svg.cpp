@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "tenet_cost/error.hpp"
+#include "tenet_cost/report_html.hpp"
 
 namespace tenet_cost::report::svg {
 
@@ -112,3 +113,51 @@ std::string pattern_defs() {
 }
 
 }  // namespace tenet_cost::report::svg
+
+namespace tenet_cost::report::html {
+
+bool overlaps(const LabelBox& a, const LabelBox& b) {
+  return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+}
+
+LabelBox label_box(double x, double y, std::size_t chars) {
+  return LabelBox{x, y, 6.0 * static_cast<double>(chars) + 2.0, 12.0};
+}
+
+std::vector<std::optional<LabelBox>> place_labels(const std::vector<LabelAnchor>& anchors, const LabelBox& area) {
+  std::vector<std::optional<LabelBox>> out;
+  std::vector<LabelBox> placed;
+  auto fits = [&](const LabelBox& b) {
+    if (b.x < area.x || b.y < area.y || b.x + b.w > area.x + area.w || b.y + b.h > area.y + area.h) return false;
+    return std::none_of(placed.begin(), placed.end(), [&](const LabelBox& p) { return overlaps(p, b); });
+  };
+  for (const auto& a : anchors) {
+    const LabelBox size = label_box(0, 0, a.chars);
+    const double w = size.w, h = size.h;
+    std::optional<LabelBox> got;
+    // rings around the marker: each ring one label height further out, until a ring lies wholly outside the area
+    const double max_d = area.w + area.h;
+    for (double d = a.r + 2; !got && d <= max_d; d += h) {
+      const LabelBox cand[] = {
+          {a.x + d, a.y - h / 2, w, h},     {a.x - d - w, a.y - h / 2, w, h},  // right, left
+          {a.x - w / 2, a.y - d - h, w, h}, {a.x - w / 2, a.y + d, w, h},      // above, below
+          {a.x + d, a.y - d - h, w, h},     {a.x - d - w, a.y - d - h, w, h},  // diagonals
+          {a.x + d, a.y + d, w, h},         {a.x - d - w, a.y + d, w, h},
+      };
+      for (const auto& c : cand)
+        if (fits(c)) {
+          got = c;
+          break;
+        }
+    }
+    // a scan of the whole area, row by row
+    for (double y = area.y; !got && y + h <= area.y + area.h; y += h)
+      for (double x = area.x; !got && x + w <= area.x + area.w; x += 4)
+        if (fits({x, y, w, h})) got = LabelBox{x, y, w, h};
+    if (got) placed.push_back(*got);
+    out.push_back(got);
+  }
+  return out;
+}
+
+}  // namespace tenet_cost::report::html

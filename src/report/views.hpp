@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "tenet_cost/model.hpp"
 
@@ -32,6 +33,20 @@ inline std::string run_info_text(const model::RunInfo& info) {
 inline std::string notes_text(const model::RunInfo& info) {
   std::string out;
   for (const auto& n : info.notes) out += "note: " + n + "\n";
+  return out;
+}
+
+/// The energy_by_term_j object: one key per cost::EnergyTerm (its to_string), joules.
+inline nlohmann::json energy_json(const cost::EnergyByTerm& e) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto t : cost::kEnergyTerms) j[cost::to_string(t)] = e[t];
+  return j;
+}
+
+/// CSV column names of the energy terms: prefix + term + suffix ("energy_mac_mJ").
+inline std::vector<std::string> energy_columns(const std::string& prefix, const std::string& suffix) {
+  std::vector<std::string> out;
+  for (const auto t : cost::kEnergyTerms) out.push_back(prefix + cost::to_string(t) + suffix);
   return out;
 }
 

@@ -354,3 +354,84 @@ TEST_CASE("report html: empty parts are left out, an empty document still render
   CHECK(html.find("<figure") == std::string::npos);
   CHECK(html.find("</html>") != std::string::npos);
 }
+
+TEST_CASE("report html: label placement never overlaps two labels, inside the area, deterministic") {
+  std::mt19937_64 rng(12);
+  const LabelBox area{80, 40, 520, 330};
+  for (int trial = 0; trial < 40; ++trial) {
+    // clusters of close (not coincident) points: the case that overprinted before
+    std::uniform_real_distribution<double> cx(80, 600), cy(40, 370), jitter(-6, 6), rad(2, 20);
+    std::uniform_int_distribution<std::size_t> chars(1, 8);
+    std::vector<LabelAnchor> anchors;
+    const int clusters = 1 + trial % 4;
+    for (int c = 0; c < clusters; ++c) {
+      const double x = cx(rng), y = cy(rng);
+      for (int i = 0; i < 3 + trial % 12; ++i)
+        anchors.push_back({x + jitter(rng), y + jitter(rng), rad(rng), chars(rng)});
+    }
+    const auto boxes = place_labels(anchors, area);
+    REQUIRE(boxes.size() == anchors.size());
+    std::vector<LabelBox> placed;
+    for (std::size_t i = 0; i < boxes.size(); ++i) {
+      REQUIRE(boxes[i]);  // a few dozen labels always find room in a 520 x 330 plot
+      const LabelBox& b = *boxes[i];
+      CHECK(b.w == label_box(0, 0, anchors[i].chars).w);
+      CHECK(b.x >= area.x);
+      CHECK(b.y >= area.y);
+      CHECK(b.x + b.w <= area.x + area.w);
+      CHECK(b.y + b.h <= area.y + area.h);
+      placed.push_back(b);
+    }
+    for (std::size_t a = 0; a < placed.size(); ++a)
+      for (std::size_t b = a + 1; b < placed.size(); ++b) {
+        INFO("trial " << trial << " labels " << a << " and " << b);
+        CHECK_FALSE(overlaps(placed[a], placed[b]));
+      }
+    const auto again = place_labels(anchors, area);
+    for (std::size_t i = 0; i < boxes.size(); ++i) {
+      CHECK(again[i]->x == boxes[i]->x);
+      CHECK(again[i]->y == boxes[i]->y);
+    }
+  }
+  // an area with room for one label only: the second gets none rather than an overlap
+  const LabelBox tiny{0, 0, 20, 12};
+  const auto two = place_labels({{5, 6, 0, 1}, {6, 6, 0, 1}}, tiny);
+  CHECK(two[0]);
+  CHECK_FALSE(two[1]);
+  CHECK(overlaps({0, 0, 10, 10}, {5, 5, 10, 10}));
+  CHECK_FALSE(overlaps({0, 0, 10, 10}, {10, 0, 10, 10}));  // touching edges
+}
+
+TEST_CASE("report html: close roofline points get labels whose boxes do not overlap") {
+  auto doc = tc_test::sample_doc();
+  auto& pts = doc.rooflines[0].points;
+  REQUIRE(!pts.empty());
+  const auto base = pts[0];
+  for (int i = 1; i <= 20; ++i) {  // 20 points within a few per cent of the first: drawn a pixel or two apart
+    auto p = base;
+    p.name = "near" + std::to_string(i);
+    p.macs = base.macs + base.macs / 100 * i;
+    p.dram_bytes = base.dram_bytes + base.dram_bytes / 200 * (i % 3);
+    pts.push_back(p);
+  }
+  const std::string html = render(doc);
+  const auto start = html.find("<figure class=\"chart\" id=\"roofline-0\"");
+  const std::string fig = html.substr(start, html.find("</figure>", start) - start);
+  static const std::regex label_re(R"re(<text x="([-0-9.]+)" y="([-0-9.]+)" class="small point-label">([^<]*)<)re");
+  std::vector<LabelBox> boxes;
+  std::size_t numbers = 0;
+  for (auto it = std::sregex_iterator(fig.begin(), fig.end(), label_re); it != std::sregex_iterator(); ++it) {
+    const std::string text = (*it)[3].str();
+    numbers += 1 + static_cast<std::size_t>(std::count(text.begin(), text.end(), ','));
+    // the renderer writes the text at (box.x + 1, box.y + 9)
+    boxes.push_back(label_box(std::stod((*it)[1].str()) - 1, std::stod((*it)[2].str()) - 9, text.size()));
+  }
+  const auto drawn = std::count_if(
+      pts.begin(), pts.end(), [](const RooflinePoint& p) { return p.macs > 0 && p.dram_bytes > 0 && p.latency_s > 0; });
+  CHECK(numbers == static_cast<std::size_t>(drawn));  // every drawn point labelled once
+  for (std::size_t a = 0; a < boxes.size(); ++a)
+    for (std::size_t b = a + 1; b < boxes.size(); ++b) {
+      INFO("labels " << a << " and " << b);
+      CHECK_FALSE(overlaps(boxes[a], boxes[b]));
+    }
+}

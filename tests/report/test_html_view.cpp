@@ -98,6 +98,23 @@ TEST_CASE("compare --format html: charts carry the JSON result's numbers") {
   }
   // a quantized scheme has scale traffic, drawn as its own part
   CHECK(dram[1].at("data-scale-dram-bytes") != "0");
+  // energy bars stacked by term: each part is the JSON's energy_by_term_j, the parts sum to the phase's energy_j
+  for (const char* phase : {"prefill", "decode"}) {
+    const auto parts = elements_with(html, std::string("cmp-") + phase + "-energy", "data-term");
+    REQUIRE(parts.size() == 3 * cost::kEnergyTerms.size());
+    for (std::size_t i = 0; i < 3; ++i) {
+      const auto& row = j["rows"][i][phase];
+      double sum = 0;
+      for (std::size_t t = 0; t < cost::kEnergyTerms.size(); ++t) {
+        const auto& part = parts[i * cost::kEnergyTerms.size() + t];
+        const std::string term = cost::to_string(cost::kEnergyTerms[t]);
+        CHECK(part.at("data-term") == term);
+        CHECK(part.at("data-value") == text_of(row["energy_by_term_j"][term]));
+        sum += row["energy_by_term_j"][term].get<double>();
+      }
+      CHECK(sum == Approx(row["energy_j"].get<double>()).epsilon(1e-12));
+    }
+  }
   // one roofline per scheme, breakdowns per (scheme, entry)
   CHECK(html.find("id=\"roofline-2\"") != std::string::npos);
   CHECK(html.find("id=\"roofline-3\"") == std::string::npos);

@@ -1,0 +1,208 @@
+// Energy by term (docs/model.md "Energy"): every term recomputed from the GEMM's public figures and the arch's
+// energy table, the terms summing to energy_j, and the NoC rule (a tensor is forwarded between PEs only along the
+// array dimensions it is shared across while it streams; a register otherwise) against hand-derived closed forms.
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "arch_support.hpp"
+#include "tenet_cost/arch.hpp"
+#include "tenet_cost/cost.hpp"
+#include "tenet_cost/error.hpp"
+#include "tenet_cost/mapping.hpp"
+#include "tenet_cost/model.hpp"
+#include "tenet_cost/quant.hpp"
+
+using namespace tenet_cost;
+using cost::EnergyTerm;
+using cost::GemmShape;
+using quant::GemmRole;
+
+namespace {
+
+// Each term from the GEMM's own counts (bits at the tensors' widths, partial sums at accumulator bits).
+void check_terms(const cost::GemmCost& c, const arch::Arch& a, const quant::Scheme& s) {
+  INFO(s.name << " " << c.shape.batch << "x" << c.shape.m << "x" << c.shape.n << "x" << c.shape.k << " role "
+              << static_cast<int>(c.shape.role) << " " << cost::to_string(c.array_model));
+  const auto mac_pj = a.mac_pj.find(c.precision);
+  // every MAC of the array runs, masked ones too (a causal diagonal block reports only its key <= query MACs)
+  const double array_macs = static_cast<double>(c.shape.batch) * static_cast<double>(c.shape.m) *
+                            static_cast<double>(c.shape.n) * static_cast<double>(c.shape.k);
+  CHECK(static_cast<double>(c.macs) <= array_macs);
+  double buffer_bits = 0, noc_bits = 0;
+  for (const auto& t : c.tensors) {
+    if (t.role == quant::OperandRole::kOutput) {
+      buffer_bits += static_cast<double>(static_cast<i128>(t.buffer_elems) * s.accum_bits);
+      CHECK(t.noc_elems == 0);
+    } else {
+      buffer_bits +=
+          static_cast<double>((static_cast<i128>(t.buffer_elems) * t.bits_num + t.bits_den - 1) / t.bits_den);
+      noc_bits += static_cast<double>(static_cast<i128>(t.noc_elems) * t.bits_num / t.bits_den);
+      CHECK(t.noc_elems <= t.total_elems);
+    }
+  }
+  const auto& e = c.energy_by_term;
+  const double tol = 1e-12;
+  CHECK(e[EnergyTerm::kMac] ==
+        Approx(array_macs * (mac_pj == a.mac_pj.end() ? 0.0 : mac_pj->second) * 1e-12).epsilon(tol));
+  CHECK(e[EnergyTerm::kDram] == Approx(static_cast<double>(c.dram_bytes) * 8 * a.dram_pj_per_bit * 1e-12).epsilon(tol));
+  CHECK(e[EnergyTerm::kBuffer] == Approx(buffer_bits * a.buffer_pj_per_bit * 1e-12).epsilon(tol));
+  CHECK(e[EnergyTerm::kNoc] == Approx(noc_bits * a.noc_pj_per_bit * 1e-12).epsilon(tol));
+  CHECK(e[EnergyTerm::kDequant] == Approx(static_cast<double>(c.dequant_ops) * a.dequant_pj * 1e-12).epsilon(tol));
+  CHECK(e[EnergyTerm::kVector] == Approx(static_cast<double>(c.vector_ops) * a.vector_op_pj * 1e-12).epsilon(tol));
+  CHECK(e.sum() == Approx(c.energy_j).epsilon(tol));
+  CHECK(c.energy_j > 0);
+}
+
+const cost::TensorCost& named(const cost::GemmCost& c, const std::string& name) {
+  for (const auto& t : c.tensors)
+    if (t.name == name) return t;
+  FAIL("no tensor " << name);
+  return c.tensors.front();
+}
+
+// The read operand `name` of a scheme's linear GEMM has exactly these index dims.
+void require_index(const quant::Scheme& s, const std::string& name, const std::string& dims) {
+  for (const auto& op : quant::operands(s, GemmRole::kLinear))
+    if (op.name == name) {
+      std::string got;
+      for (const auto& t : op.index) got += t.dim;
+      REQUIRE(got == dims);
+      return;
+    }
+  FAIL("scheme " << s.name << " has no operand " << name);
+}
+
+// The arch runs the scheme's MACs (linear and attention), possibly at a wider precision.
+bool runs(const arch::Arch& a, const quant::Scheme& s) {
+  try {
+    a.mac_rate(quant::compute_precision(s, GemmRole::kLinear));
+    a.mac_rate(quant::compute_precision(s, GemmRole::kAttnQK));
+    return true;
+  } catch (const InputError&) {
+    return false;
+  }
+}
+
+}  // namespace
+
+TEST_CASE("energy terms have their JSON names and sum to the total") {
+  std::vector<std::string> names;
+  for (const auto t : cost::kEnergyTerms) names.push_back(cost::to_string(t));
+  CHECK(names == std::vector<std::string>{"mac", "dram", "buffer", "noc", "dequant", "vector"});
+  cost::EnergyByTerm a, b;
+  a[EnergyTerm::kMac] = 1.5;
+  b[EnergyTerm::kNoc] = 2;
+  a.add(b, 3);
+  CHECK(a.sum() == 7.5);
+}
+
+TEST_CASE("energy by term: every GEMM of the shipped models, every scheme, os and ws, recomputes and sums exactly") {
+  const arch::Arch a = arch::load_arch(arch::default_arch(), tc_test::presets_dir());
+  model::Phases ph;
+  ph.seq_len = 512;
+  ph.context = 1024;
+  for (const char* name : {"llama-2-7b", "qwen2-0.5b"}) {
+    const std::string cfg = std::string(TC_SOURCE_DIR) + "/workloads/" + name + "/config.json";
+    const model::Model plan = model::plan_from_config(cfg, model::load_hf_config(cfg), ph);
+    for (const char* df : {"os", "ws"}) {
+      // a fixed tile with partial folds on the 32 x 32 array (the auto tile's search would take most of the time)
+      cost::Options o;
+      o.tile = cost::Tile{48, 128, 640, "mnk"};  // k: a multiple of every group size (32, 40, 64, 128)
+      o.method = cost::ArrayMethod::kClosedForm;
+      cost::Estimator est(a, mapping::parse_dataflow(df), o);
+      for (const auto& s : quant::catalog()) {
+        if (!runs(a, s))
+          continue;  // fp32 schemes: the default arch has no fp32 MACs (an input error, tested elsewhere)
+        const auto r = model::run_model(est, plan, s);
+        for (const auto& [g, c] : r.rows) check_terms(c, a, s);
+        for (const auto& [op, c] : r.op_rows) CHECK(c.energy_by_term.sum() == Approx(c.energy_j).epsilon(1e-12));
+        for (const auto& [entry, t] : r.totals) {
+          INFO(name << " " << df << " " << s.name << " " << entry);
+          CHECK(t.energy_by_term.sum() == Approx(t.energy_j).epsilon(1e-12));
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("energy by term on the TENET engine: the same terms, the same NoC as the closed forms") {
+  const arch::Arch a = tc_test::edge_arch(8, 8, 1 << 20);
+  cost::Options eo;
+  eo.method = cost::ArrayMethod::kEngine;
+  eo.tile = cost::Tile{12, 10, 16, "mnk"};
+  cost::Options co = eo;
+  co.method = cost::ArrayMethod::kClosedForm;
+  for (const char* df : {"os", "ws"}) {
+    cost::Estimator engine(a, mapping::parse_dataflow(df), eo), closed(a, mapping::parse_dataflow(df), co);
+    for (const char* scheme : {"q0f16", "fp8-tensor", "w8a8-token-channel", "w4a16-g128"}) {
+      const auto s = quant::parse_scheme(scheme);
+      const GemmShape shape{1, 12, 10, 16, GemmRole::kLinear};
+      const auto& ce = engine.gemm(shape, s);
+      const auto& cc = closed.gemm(shape, s);
+      REQUIRE(ce.array_model == cost::ArrayModel::kEngine);
+      check_terms(ce, a, s);
+      REQUIRE(ce.tensors.size() == cc.tensors.size());
+      for (std::size_t i = 0; i < ce.tensors.size(); ++i) {
+        INFO(df << " " << scheme << " " << ce.tensors[i].name);
+        CHECK(ce.tensors[i].noc_elems == cc.tensors[i].noc_elems);
+      }
+      CHECK(ce.energy_j == Approx(cc.energy_j).epsilon(1e-12));
+    }
+  }
+}
+
+TEST_CASE("NoC: a per-tensor scale is a register, a per-channel scale moves along its channel only") {
+  // one tile per GEMM; R x C = 32 x 32; hand-derived hops per tensor
+  const std::int64_t R = 32, C = 32;
+  const arch::Arch a = tc_test::edge_arch(R, C, 1 << 22);
+  const auto fp8 = quant::parse_scheme("fp8-tensor");
+  const auto w8a8 = quant::parse_scheme("w8a8-token-channel");
+  require_index(fp8, "SA", "0");
+  require_index(fp8, "SW", "0");
+  require_index(w8a8, "SA", "i");
+  require_index(w8a8, "SW", "j");
+  for (const auto [tm, tn, tk] : {std::array<std::int64_t, 3>{16, 24, 64}, std::array<std::int64_t, 3>{40, 70, 96}}) {
+    INFO("tile " << tm << "x" << tn << "x" << tk);
+    cost::Options o;
+    o.method = cost::ArrayMethod::kClosedForm;
+    o.tile = cost::Tile{tm, tn, tk, "mnk"};
+    const GemmShape shape{1, tm, tn, tk, GemmRole::kLinear};
+    const std::int64_t macs = tm * tn * tk;
+    auto cdiv = [](std::int64_t x, std::int64_t y) { return (x + y - 1) / y; };
+    {  // os: rows = i (m), columns = j (n), time = k
+      cost::Estimator est(a, mapping::parse_dataflow("os"), o);
+      const auto& f = est.gemm(shape, fp8);
+      CHECK(named(f, "SA").noc_elems == 0);
+      CHECK(named(f, "SW").noc_elems == 0);
+      CHECK(f.energy_by_term[EnergyTerm::kNoc] ==
+            Approx(static_cast<double>(named(f, "A").noc_elems + named(f, "W").noc_elems) * 8 * a.noc_pj_per_bit *
+                   1e-12));
+      const auto& w = est.gemm(shape, w8a8);
+      // SW[j]: enters each column once per row fold, then hops down the column: tn x (tm - row folds)
+      CHECK(named(w, "SW").noc_elems == tn * (tm - cdiv(tm, R)));
+      // SA[i]: enters each row once per column fold, then hops along the row: tm x (tn - column folds)
+      CHECK(named(w, "SA").noc_elems == tm * (tn - cdiv(tn, C)));
+      // A[i,k] and W[k,j] stream in time (k): every access beyond the buffer reads is a hop, as before
+      CHECK(named(w, "A").noc_elems == macs - tm * tk * cdiv(tn, C));
+      CHECK(named(w, "W").noc_elems == macs - tn * tk * cdiv(tm, R));
+    }
+    {  // ws: rows = k, columns = j (n), time = i (m)
+      cost::Estimator est(a, mapping::parse_dataflow("ws"), o);
+      const auto& f = est.gemm(shape, fp8);
+      CHECK(named(f, "SA").noc_elems == 0);
+      CHECK(named(f, "SW").noc_elems == 0);
+      const auto& w = est.gemm(shape, w8a8);
+      // the stationary weight W[k,j] sits in its PE's register: read from the buffer, never forwarded
+      CHECK(named(w, "W").noc_elems == 0);
+      // SW[j] does not vary in time: down its column once per row fold
+      CHECK(named(w, "SW").noc_elems == tn * (tk - cdiv(tk, R)));
+      // SA[i] varies in time (i): it streams along the row with A
+      CHECK(named(w, "SA").noc_elems == macs - tm * cdiv(tn, C) * cdiv(tk, R));
+      CHECK(named(w, "A").noc_elems == macs - tm * tk * cdiv(tn, C));
+    }
+  }
+}
