@@ -20,7 +20,9 @@ CLI::App* add_estimate(CLI::App& app, const Command& self, Context& ctx) {
     cost::Estimator est = make_estimator(*args);
     const model::Phases ph = phases(*args);
     const model::Model plan = load_plan(*args, ph, false);
-    const auto result = model::estimate(est, plan, ph, scheme);
+    const auto memory = check_capacity(*args, est.arch(), plan, {scheme});
+    auto result = model::estimate(est, plan, ph, scheme);
+    result.info.notes.insert(result.info.notes.end(), memory.begin(), memory.end());
     ctx.result = format == report::Format::kHtml ? report::html::render(report::html::estimate_doc(result, est.arch()))
                                                  : report::render(result, format);
   });
