@@ -49,6 +49,7 @@ struct Arch {
   std::int64_t buffer_bytes = 0;              // on-chip buffer capacity
   std::int64_t buffer_bits_per_cycle = 0;     // buffer <-> array bandwidth
   std::int64_t dram_mb_per_s = 0;             // DRAM bandwidth, 10^6 bytes per second
+  std::int64_t dram_bytes = 0;                // DRAM capacity (0: not given, not checked)
   std::int64_t clock_mhz = 0;
   DequantPlacement dequant_placement = DequantPlacement::kEdge;
   std::int64_t dequant_per_cycle = 0;         // edge dequantizer throughput (elements/cycle); kPE: free in time

@@ -19,16 +19,43 @@ namespace tenet_cost::model {
 
 // ------------------------------------------------------------- configs
 
+/// The MLP's activation (gated: act(gate) * up; ungated: act(fc1)).
+enum class Activation { kSilu, kGelu, kRelu };
+std::string to_string(Activation a);  // "silu" | "gelu" | "relu"
+
 struct ModelConfig {
   std::string name, model_type;
   std::int64_t hidden = 0, intermediate = 0, heads = 0, kv_heads = 0, head_dim = 0, vocab = 0, layers = 0;
   bool tie_embeddings = false, gated_mlp = true;
   std::string dtype = "float16";
+  Activation activation = Activation::kSilu;
+  // Mixture of experts (docs/model.md "Model families"); experts = 0: every layer is dense.
+  std::int64_t experts = 0, experts_per_token = 0;  // routed experts E, experts per token k
+  std::int64_t expert_intermediate = 0;             // width of one routed expert's gated MLP
+  std::int64_t shared_intermediate = 0;             // width of the shared experts' gated MLP (0: none)
+  bool shared_expert_gate = false;                  // Qwen2-MoE: sigmoid(hidden -> 1) gate of the shared expert
+  std::int64_t moe_layers = 0;                      // layers whose MLP is the MoE block (the rest are dense)
+  // Sliding-window attention: `window_layers` layers attend to at most `sliding_window` keys (0: none).
+  std::int64_t sliding_window = 0, window_layers = 0;
+  std::vector<std::string> notes;  // assumptions of the reading the output states (bf16, an unknown family)
 };
-/// Hugging Face config.json (Llama / Mistral / Qwen2 / GPT-NeoX-like).
+/// Hugging Face config.json: Llama / Mistral / Mixtral / Qwen2 / Qwen2-MoE / DeepSeek-MoE / Phi-3 / Gemma (gated
+/// MLPs), GPT-2 / GPT-NeoX / OPT / Falcon (ungated). A field that changes the structure and is not modelled (MLA's
+/// kv_lora_rank, ...) is an InputError naming it.
 ModelConfig parse_hf_config(const std::string& text, const std::string& filename);
 /// parse_hf_config of a file.
 ModelConfig load_hf_config(const std::string& path);
+/// Parameters: the GEMM weights (all experts), the token embedding (once when tied) and the norm weights; no
+/// biases, no learned position embeddings.
+std::int64_t parameter_count(const ModelConfig& cfg);
+/// Expected distinct experts hit when `tokens` tokens each pick `k` of `experts` experts uniformly and
+/// independently: E·(1 - (1 - k/E)^T) (an expectation, a double).
+double expected_experts(std::int64_t experts, std::int64_t k, std::int64_t tokens);
+/// The experts a plan loads: expected_experts rounded to the nearest integer, within [k, min(E, T·k)].
+std::int64_t experts_touched(std::int64_t experts, std::int64_t k, std::int64_t tokens);
+/// (query, key) pairs of one sequence and head: causal prefill of `q` tokens (keys = queries) or decode (q = 1)
+/// over `kv` keys, each query seeing at most `window` keys (0: no window).
+std::int64_t attention_pairs(std::int64_t q, std::int64_t kv, std::int64_t window);
 
 // ------------------------------------------------------------- the plan
 
@@ -91,7 +118,9 @@ struct Phases {
   [[nodiscard]] std::map<std::string, std::int64_t> symbols(Phase phase, const std::optional<ModelConfig>& cfg) const;
 };
 
-std::vector<ModelGemm> workloads_from_config(const ModelConfig& cfg, const Phases& phases);
+/// The GEMMs of a config's plan; `notes` receives its assumptions (MoE routing, sliding window).
+std::vector<ModelGemm> workloads_from_config(const ModelConfig& cfg, const Phases& phases,
+                                             std::vector<std::string>* notes = nullptr);
 /// From extracted workloads: binds symbolic dims per entry (Phases::symbols), synthesizes attention from
 /// AttentionSites (heads from the site or `cfg`). Throws InputError on unbound dims.
 /// --batch N > 1: entries with a batch symbol run the N sequences per call; other entries run once per sequence
@@ -110,6 +139,8 @@ struct Model {
   std::vector<ModelGemm> gemms;
   std::vector<ModelOp> ops;        // non-GEMM operators (config plans)
   std::vector<std::string> notes;  // assumptions of the plan the output states (e.g. entries run per sequence)
+  std::optional<ModelConfig> config =
+      std::nullopt;  // the config a config plan was built from (its weights: all experts)
 };
 /// The plan of a dump (TVMScript or TVM JSON); `cfg` gives heads for attention. Throws when it has no GEMM.
 /// The plan of a dump already extracted (named after `path`'s file name). Throws when it has no GEMM.
@@ -120,6 +151,20 @@ Model plan_from_dump(const std::string& path, const Phases& phases, const std::o
 Model plan_from_config(const std::string& config_path, const ModelConfig& cfg, const Phases& phases);
 /// The shipped default model (<workloads_dir>/llama-2-7b/q0f16.py with its config.json).
 Model default_model(const std::string& workloads_dir, const Phases& phases);
+/// What a plan keeps in DRAM at once under one scheme (docs/model.md "Memory capacity").
+struct Footprint {
+  std::string scheme;  // the scheme's name ("" = each GEMM's own)
+  std::int64_t weight_bytes = 0, kv_bytes = 0, activation_bytes = 0;
+  [[nodiscard]] std::int64_t total() const;
+};
+/// Weights (a config plan: every parameter incl. all experts; a dump: the weights of its decode entry's GEMMs, else
+/// of its largest entry) at the scheme's weight width with its group / block scales, the KV cache of the decode
+/// attention (`batch` sequences at --context, window-capped, at the scheme's KV width), and the largest GEMM's
+/// input + output activations at 16 bits.
+Footprint footprint(const Model& model, const std::optional<quant::Scheme>& scheme);
+/// "weights W + KV cache K + activations A = T bytes exceed dram.bytes C (scheme S)".
+std::string capacity_message(const Footprint& f, std::int64_t capacity);
+
 /// The schemes `compare` runs when --quant is not given.
 const std::vector<std::string>& default_schemes();
 

@@ -53,6 +53,7 @@ constexpr std::int64_t kMaxClockMhz = 1'000'000;  // 1 THz
 constexpr std::int64_t kMaxBufferBytes = std::int64_t{1} << 48;
 constexpr std::int64_t kMaxBitsPerCycle = std::int64_t{1} << 24;
 constexpr std::int64_t kMaxDramMbPerS = 1'000'000'000;            // 1 PB/s
+constexpr std::int64_t kMaxDramBytes = std::int64_t{1} << 56;     // 64 PiB
 constexpr std::int64_t kMaxUnitPerCycle = std::int64_t{1} << 24;  // dequant / vector throughput
 constexpr std::int64_t kMaxMacRate = 65536;                       // MACs per PE per cycle
 constexpr double kMaxEnergyPj = 1e6;                              // per MAC, bit, element or op
@@ -209,8 +210,9 @@ Arch parse_arch(const std::string& text, const std::string& filename) {
     throw InputError(SourceLocation{filename, 0, 0}, "missing required object 'dram'");
   const json& dram = doc["dram"];
   const Reader rd = r.section("dram");
-  rd.check_keys(dram, "dram", {"mb_per_s"});
+  rd.check_keys(dram, "dram", {"mb_per_s", "bytes"});
   a.dram_mb_per_s = rd.integer(dram, "mb_per_s", true, 0, 1, kMaxDramMbPerS);
+  a.dram_bytes = rd.integer(dram, "bytes", false, 0, 1, kMaxDramBytes);
   if (doc.contains("dequant")) {
     const json& d = doc["dequant"];
     const Reader rq = r.section("dequant");

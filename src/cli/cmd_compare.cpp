@@ -52,9 +52,11 @@ CLI::App* add_compare(CLI::App& app, const Command& self, Context& ctx) {
     cost::Estimator est = make_estimator(*args);
     const model::Phases ph = phases(*args);
     const model::Model plan = load_plan(*args, ph, true);
+    const auto memory = check_capacity(*args, est.arch(), plan, schemes);
     Progress progress("compare", "schemes", schemes.size());
-    const auto result =
+    auto result =
         model::compare(est, plan, ph, schemes, [&](std::size_t done, const std::string& s) { progress.step(done, s); });
+    result.info.notes.insert(result.info.notes.end(), memory.begin(), memory.end());
     if (format != report::Format::kHtml) {
       ctx.result = report::render(result, format);
       return;

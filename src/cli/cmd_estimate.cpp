@@ -23,7 +23,9 @@ CLI::App* add_estimate(CLI::App& app, const Command& self, Context& ctx) {
     const auto format = report::parse_format(args->format);
     auto run = [&](cost::Estimator& est, const model::Model& plan, const model::Phases& ph,
                    const std::optional<quant::Scheme>& scheme) {
-      const auto result = model::estimate(est, plan, ph, scheme);
+      const auto memory = check_capacity(*args, est.arch(), plan, {scheme});
+      auto result = model::estimate(est, plan, ph, scheme);
+      result.info.notes.insert(result.info.notes.end(), memory.begin(), memory.end());
       ctx.result = format == report::Format::kHtml
                        ? report::html::render(report::html::estimate_doc(result, est.arch()))
                        : report::render(result, format);

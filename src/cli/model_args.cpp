@@ -2,6 +2,7 @@
 #include "model_args.hpp"
 
 #include <filesystem>
+#include <iostream>
 
 #include "tenet_cost/arch.hpp"
 #include "tenet_cost/error.hpp"
@@ -30,6 +31,8 @@ void add_model_options(CLI::App* cmd, ModelArgs& a) {
   cmd->add_option("--hf-config", a.hf_config,
                   "Hugging Face config.json: model workloads without a dump, or heads for attention");
   cmd->add_option("--format", a.format, "table | json | csv | html (a self-contained report page)");
+  cmd->add_flag("--strict", a.strict,
+                "Weights + KV cache + activations over the arch's dram.bytes is an error (default: a warning)");
   cmd->add_option("--array-model", a.array_model, "auto | engine | closed-form (PE array <-> buffer level)");
   add_time_limit_option(cmd, a.time_limit);
 }
@@ -84,6 +87,23 @@ model::Model load_plan(const ModelArgs& a, const model::Phases& ph, bool allow_d
   if (cfg) return model::plan_from_config(a.hf_config, *cfg, ph);
   if (!allow_default) throw InputError("expected a DUMP file or --hf-config config.json");
   return model::default_model((fs::path(data_root()) / "workloads").string(), ph);
+}
+
+std::vector<std::string> check_capacity(const ModelArgs& a, const arch::Arch& arch, const model::Model& plan,
+                                        const std::vector<std::optional<quant::Scheme>>& schemes) {
+  std::vector<std::string> notes;
+  if (arch.dram_bytes <= 0) return notes;
+  for (const auto& s : schemes) {
+    const model::Footprint f = model::footprint(plan, s);
+    if (f.total() <= arch.dram_bytes) continue;
+    const std::string text = "memory: " + model::capacity_message(f, arch.dram_bytes);
+    if (a.strict) throw InputError(text + " (--strict)");
+    notes.push_back(text);
+  }
+  // one warning line, however many schemes are over
+  for (std::size_t i = 0; i < notes.size(); ++i) std::cerr << (i == 0 ? "tenet-cost: warning: " : "; ") << notes[i];
+  if (!notes.empty()) std::cerr << "\n";
+  return notes;
 }
 
 }  // namespace tenet_cost::cli

@@ -17,6 +17,7 @@ struct ModelArgs {
   std::string objective = "latency";
   std::vector<std::string> tiles;  // --tile, repeatable: [TARGET:]m=..,n=..,k=..[,order=..]
   std::int64_t seq_len = 2048, context = 2048, batch = 1;
+  bool strict = false;                                // --strict: a plan over the arch's dram.bytes is an error
   std::vector<std::string> set;                       // --set KEY=VALUE (arch overrides), in order
   double time_limit = cost::kDefaultEngineTimeLimit;  // --time-limit: seconds per TENET engine evaluation
 };
@@ -38,5 +39,10 @@ cost::Estimator make_estimator(const ModelArgs& a);
 /// The plan: the DUMP (with --hf-config for heads), else --hf-config alone, else (when allowed) the shipped
 /// default model.
 model::Model load_plan(const ModelArgs& a, const model::Phases& ph, bool allow_default);
+/// The arch's dram.bytes against the plan's footprint under each scheme (docs/model.md "Memory capacity"): the
+/// notes to add to the result (one per scheme over it), joined by "; " into one warning line on stderr; with --strict
+/// the first is an InputError (exit 2). Nothing when the arch gives no dram.bytes.
+std::vector<std::string> check_capacity(const ModelArgs& a, const arch::Arch& arch, const model::Model& plan,
+                                        const std::vector<std::optional<quant::Scheme>>& schemes);
 
 }  // namespace tenet_cost::cli

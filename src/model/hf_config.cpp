@@ -1,4 +1,9 @@
-// Hugging Face config.json reader (docs/model.md "From a config").
+// Hugging Face config.json reader (docs/model.md "From a config", "Model families").
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <set>
+
 #include <nlohmann/json.hpp>
 
 #include "tenet_cost/checked.hpp"
@@ -11,61 +16,307 @@ namespace tenet_cost::model {
 
 using nlohmann::json;
 
+std::string to_string(Activation a) {
+  switch (a) {
+    case Activation::kSilu: return "silu";
+    case Activation::kGelu: return "gelu";
+    case Activation::kRelu: return "relu";
+  }
+  return "silu";
+}
+
+namespace {
+
+// The families the reader knows (model_type); anything else is read as a Llama-style decoder, said in the notes.
+enum class Family {
+  kLlama,
+  kMistral,
+  kMixtral,
+  kQwen2,
+  kQwen2Moe,
+  kDeepseek,
+  kPhi3,
+  kGemma,
+  kGpt2,
+  kNeox,
+  kOpt,
+  kFalcon,
+  kUnknown
+};
+
+Family family_of(const std::string& t) {
+  static const std::map<std::string, Family> k = {{"llama", Family::kLlama},
+                                                  {"mistral", Family::kMistral},
+                                                  {"mixtral", Family::kMixtral},
+                                                  {"qwen2", Family::kQwen2},
+                                                  {"qwen2_moe", Family::kQwen2Moe},
+                                                  {"deepseek", Family::kDeepseek},
+                                                  {"phi3", Family::kPhi3},
+                                                  {"gemma", Family::kGemma},
+                                                  {"gpt2", Family::kGpt2},
+                                                  {"gpt_neox", Family::kNeox},
+                                                  {"opt", Family::kOpt},
+                                                  {"falcon", Family::kFalcon},
+                                                  {"RefinedWeb", Family::kFalcon},
+                                                  {"RefinedWebModel", Family::kFalcon}};
+  const auto it = k.find(t);
+  return it == k.end() ? Family::kUnknown : it->second;
+}
+
+// Fields that change the structure in a way the plan does not model: refused, naming the field.
+struct Unmodelled {
+  const char* key;
+  const char* what;
+};
+constexpr Unmodelled kUnmodelled[] = {
+    {"kv_lora_rank", "multi-head latent attention (DeepSeek-V2/V3 MLA)"},
+    {"q_lora_rank", "multi-head latent attention (DeepSeek-V2/V3 MLA)"},
+    {"ffn_config", "a nested MoE block (DBRX)"},
+    {"attn_config", "a nested attention block (DBRX / MPT)"},
+    {"mamba_d_state", "Mamba layers (Jamba)"},
+    {"ssm_cfg", "state-space layers"},
+    {"cross_attention_hidden_size", "cross-attention"},
+    {"num_experts_per_token", "an MoE router of another family"},
+};
+
+constexpr std::int64_t kMaxLayerPeriod = 4096;  // decoder_sparse_step, moe_layer_freq
+
+// The MoE fields the reader understands (any other key naming experts is refused).
+const std::set<std::string> kMoeKeys = {"num_local_experts",
+                                        "num_experts",
+                                        "n_routed_experts",
+                                        "num_experts_per_tok",
+                                        "moe_intermediate_size",
+                                        "shared_expert_intermediate_size",
+                                        "n_shared_experts",
+                                        "output_router_logits",
+                                        "router_aux_loss_coef",
+                                        "router_jitter_noise",
+                                        "norm_topk_prob",
+                                        "first_k_dense_replace",
+                                        "moe_layer_freq",
+                                        "decoder_sparse_step",
+                                        "mlp_only_layers",
+                                        "routed_scaling_factor",
+                                        "topk_method",
+                                        "n_group",
+                                        "topk_group",
+                                        "scoring_func",
+                                        "aux_loss_alpha",
+                                        "seq_aux"};
+
+}  // namespace
+
 ModelConfig parse_hf_config(const std::string& text, const std::string& filename) {
   // config.json files are a few KB (id2label maps of classifiers reach ~1 MB) and 2-3 levels deep.
   const json j = parse_json_document(text, filename, JsonLimits{std::size_t{16} << 20, 32, "Hugging Face config"});
   if (!j.is_object()) throw InputError(SourceLocation{filename, 1, 1}, "expected a JSON object (a Hugging Face config.json)");
+  const SourceLocation at{filename, 0, 0};
+  auto has = [&](const char* k) { return j.contains(k) && !j[k].is_null(); };
   auto get = [&](std::initializer_list<const char*> keys, bool required, std::int64_t def) -> std::int64_t {
     for (const char* k : keys)
-      if (j.contains(k) && !j[k].is_null()) {
+      if (has(k)) {
         if (!j[k].is_number_integer() || j[k].get<std::int64_t>() <= 0)
-          throw InputError(SourceLocation{filename, 0, 0}, std::string("expected a positive integer for '") + k + "'");
+          throw InputError(at, std::string("expected a positive integer for '") + k + "'");
         return j[k].get<std::int64_t>();
       }
     if (required) {
       std::string names;
       for (const char* k : keys) names += (names.empty() ? "" : " or ") + std::string("'") + k + "'";
-      throw InputError(SourceLocation{filename, 0, 0},
-                       "missing " + names +
-                           " (a Llama / Mistral / Qwen2 / GPT-NeoX style config.json needs hidden_size, "
-                           "intermediate_size, num_attention_heads, num_hidden_layers, vocab_size)");
+      throw InputError(at, "missing " + names +
+                               " (a Llama / Mistral / Qwen2 / GPT-NeoX style config.json needs hidden_size, "
+                               "intermediate_size, num_attention_heads, num_hidden_layers, vocab_size)");
     }
     return def;
   };
+  auto count = [&](const char* k, std::int64_t def) -> std::int64_t {  // a non-negative integer
+    if (!has(k)) return def;
+    if (!j[k].is_number_integer() || j[k].get<std::int64_t>() < 0)
+      throw InputError(at, std::string("expected a non-negative integer for '") + k + "'");
+    return j[k].get<std::int64_t>();
+  };
+  auto flag = [&](const char* k, bool def) -> bool {
+    if (!has(k)) return def;
+    if (!j[k].is_boolean()) throw InputError(at, std::string("expected true or false for '") + k + "'");
+    return j[k].get<bool>();
+  };
   auto text_of = [&](const char* key, const std::string& def) -> std::string {
-    if (!j.contains(key) || j[key].is_null()) return def;
+    if (!has(key)) return def;
     if (!j[key].is_string())
-      throw InputError(SourceLocation{filename, 0, 0}, std::string("expected a string for '") + key + "', found " + j[key].type_name());
+      throw InputError(at, std::string("expected a string for '") + key + "', found " + j[key].type_name());
     return j[key].get<std::string>();
   };
   ModelConfig c;
   c.model_type = text_of("model_type", "llama");
   c.name = text_of("_name_or_path", c.model_type);
-  c.hidden = get({"hidden_size", "n_embd"}, true, 0);
+  const Family fam = family_of(c.model_type);
+
+  for (const auto& u : kUnmodelled)
+    if (has(u.key))
+      throw InputError(at, std::string("'") + u.key + "' (" + u.what +
+                               ") changes the model's structure and is not modelled; refusing to cost it as a "
+                               "dense decoder");
+  if (flag("is_encoder_decoder", false))
+    throw InputError(at, "'is_encoder_decoder' is true: encoder-decoder models are not modelled");
+  for (const auto& [key, value] : j.items())
+    if (key.find("expert") != std::string::npos && !kMoeKeys.count(key) && !value.is_null())
+      throw InputError(at, "'" + key + "' (an MoE field of model_type '" + c.model_type +
+                               "') is not understood; refusing to cost it as a dense decoder");
+
+  c.hidden = get({"hidden_size", "n_embd", "d_model"}, true, 0);
   c.heads = get({"num_attention_heads", "n_head"}, true, 0);
-  c.layers = get({"num_hidden_layers", "n_layer"}, true, 0);
+  c.layers = get({"num_hidden_layers", "n_layer", "num_layers"}, true, 0);
   c.vocab = get({"vocab_size"}, true, 0);
-  c.intermediate = get({"intermediate_size", "n_inner"}, false, 0);
-  if (c.intermediate == 0) c.intermediate = checked_mul(4, c.hidden, "the default intermediate_size (4 * hidden_size)");
-  c.kv_heads = get({"num_key_value_heads"}, false, c.heads);
-  if ((!j.contains("head_dim") || j["head_dim"].is_null()) && c.hidden % c.heads != 0)
-    throw InputError(SourceLocation{filename, 0, 0},
-                     "hidden_size (" + std::to_string(c.hidden) + ") is not a multiple of num_attention_heads (" +
-                         std::to_string(c.heads) + "): the head dimension is unknown (give head_dim)");
-  c.head_dim = get({"head_dim"}, false, c.hidden / c.heads);
-  if (c.heads % c.kv_heads != 0)
-    throw InputError(SourceLocation{filename, 0, 0}, "num_attention_heads must be a multiple of num_key_value_heads");
-  if (j.contains("tie_word_embeddings") && !j["tie_word_embeddings"].is_null()) {
-    if (!j["tie_word_embeddings"].is_boolean())
-      throw InputError(SourceLocation{filename, 0, 0}, "expected true or false for 'tie_word_embeddings'");
-    c.tie_embeddings = j["tie_word_embeddings"].get<bool>();
+  if (fam == Family::kOpt && has("word_embed_proj_dim") && get({"word_embed_proj_dim"}, false, 0) != c.hidden)
+    throw InputError(at,
+                     "'word_embed_proj_dim' differs from hidden_size (OPT's projected embeddings) and is not "
+                     "modelled");
+
+  // the MLP: gated (SwiGLU / GeGLU) families and the ungated ones with their activation
+  c.gated_mlp = !(fam == Family::kGpt2 || fam == Family::kNeox || fam == Family::kOpt || fam == Family::kFalcon);
+  c.intermediate = get({"intermediate_size", "ffn_dim", "ffn_hidden_size", "n_inner"}, false, 0);
+  if (c.intermediate == 0) {
+    if (c.gated_mlp && !has("moe_intermediate_size"))
+      throw InputError(at, "missing 'intermediate_size' (the MLP width of a gated " + c.model_type + " MLP)");
+    c.intermediate = checked_mul(4, c.hidden, "the default MLP width (4 * hidden_size)");
   }
-  c.gated_mlp = c.model_type != "gpt_neox" && c.model_type != "gpt2";
+  const std::string act = text_of(has("hidden_act")            ? "hidden_act"
+                                  : has("activation_function") ? "activation_function"
+                                                               : "hidden_activation",
+                                  fam == Family::kOpt                    ? "relu"
+                                  : c.gated_mlp && fam != Family::kGemma ? "silu"
+                                                                         : "gelu");
+  if (act == "silu" || act == "swish") c.activation = Activation::kSilu;
+  else if (act.rfind("gelu", 0) == 0) c.activation = Activation::kGelu;
+  else if (act == "relu") c.activation = Activation::kRelu;
+  else throw InputError(at, "expected silu, gelu or relu for the activation (hidden_act), found '" + act + "'");
+
+  // attention: GQA (num_key_value_heads / Falcon's num_kv_heads) and MQA (multi_query)
+  const bool falcon_new = fam == Family::kFalcon && flag("new_decoder_architecture", false);
+  if (has("num_key_value_heads")) c.kv_heads = get({"num_key_value_heads"}, false, c.heads);
+  else if (falcon_new) c.kv_heads = get({"num_kv_heads"}, false, c.heads);
+  else if (flag("multi_query", false)) c.kv_heads = 1;
+  else c.kv_heads = c.heads;
+  if (!has("head_dim") && c.hidden % c.heads != 0)
+    throw InputError(at, "hidden_size (" + std::to_string(c.hidden) + ") is not a multiple of num_attention_heads (" +
+                             std::to_string(c.heads) + "): the head dimension is unknown (give head_dim)");
+  c.head_dim = get({"head_dim"}, false, c.hidden / c.heads);
+  if (c.heads % c.kv_heads != 0) throw InputError(at, "num_attention_heads must be a multiple of num_key_value_heads");
+
+  // sliding-window attention (HF semantics: Mistral / Mixtral / Phi-3 window every layer when sliding_window is
+  // set; Qwen2 only with use_sliding_window, and then only the layers from max_window_layers on)
+  if (has("sliding_window")) {
+    const std::int64_t w = get({"sliding_window"}, false, 0);
+    if (fam == Family::kQwen2 || fam == Family::kQwen2Moe) {
+      if (flag("use_sliding_window", false)) {
+        c.sliding_window = w;
+        c.window_layers = c.layers - std::min(c.layers, count("max_window_layers", 28));
+      }
+    } else if (fam == Family::kMistral || fam == Family::kMixtral || fam == Family::kPhi3) {
+      c.sliding_window = w;
+      c.window_layers = c.layers;
+    } else {
+      throw InputError(at, "'sliding_window' of model_type '" + c.model_type +
+                               "' is not understood (which layers it windows); not modelled");
+    }
+    if (c.window_layers == 0) c.sliding_window = 0;
+  }
+
+  // mixture of experts: Mixtral (num_local_experts), Qwen2-MoE (num_experts, shared expert, decoder_sparse_step,
+  // mlp_only_layers), DeepSeek-MoE (n_routed_experts, n_shared_experts, first_k_dense_replace, moe_layer_freq)
+  c.experts = count("num_local_experts", count("num_experts", count("n_routed_experts", 0)));
+  if (c.experts > 0) {
+    if (!has("num_experts_per_tok"))
+      throw InputError(at, "missing 'num_experts_per_tok' (the experts each token is routed to) beside " +
+                               std::to_string(c.experts) + " experts");
+    c.experts_per_token = get({"num_experts_per_tok"}, true, 0);
+    if (c.experts_per_token > c.experts)
+      throw InputError(at, "num_experts_per_tok (" + std::to_string(c.experts_per_token) +
+                               ") exceeds the number of experts (" + std::to_string(c.experts) + ")");
+    c.expert_intermediate = get({"moe_intermediate_size"}, false, c.intermediate);
+    if (has("shared_expert_intermediate_size")) {
+      c.shared_intermediate = get({"shared_expert_intermediate_size"}, false, 0);
+      c.shared_expert_gate = true;
+    }
+    const std::int64_t n_shared = count("n_shared_experts", 0);
+    if (n_shared > 0) c.shared_intermediate = checked_mul(n_shared, c.expert_intermediate, "shared experts' width");
+    const std::int64_t step = get({"decoder_sparse_step"}, false, 1), freq = get({"moe_layer_freq"}, false, 1);
+    if (step > kMaxLayerPeriod || freq > kMaxLayerPeriod)
+      throw InputError(at,
+                       "expected decoder_sparse_step and moe_layer_freq in 1 .. " + std::to_string(kMaxLayerPeriod));
+    const std::int64_t first_dense = count("first_k_dense_replace", 0);
+    std::set<std::int64_t> mlp_only;
+    if (has("mlp_only_layers")) {
+      if (!j["mlp_only_layers"].is_array()) throw InputError(at, "expected an array for 'mlp_only_layers'");
+      for (const auto& v : j["mlp_only_layers"]) {
+        if (!v.is_number_integer()) throw InputError(at, "expected layer indices in 'mlp_only_layers'");
+        mlp_only.insert(v.get<std::int64_t>());
+      }
+    }
+    // layer i is MoE when (i+1) % step == 0, i % freq == 0, i >= first_dense and i is not in mlp_only: counted per
+    // residue of the period lcm(step, freq) (no loop over the layers, which may number 2^63)
+    const auto is_moe = [&](std::int64_t i) { return (i + 1) % step == 0 && i % freq == 0; };
+    const std::int64_t period = std::lcm(step, freq);
+    const std::int64_t from = std::min(first_dense, c.layers);
+    for (std::int64_t r = 0; r < period; ++r) {
+      if (!is_moe(r)) continue;
+      // i in [from, layers) with i % period == r
+      auto upto = [&](std::int64_t n) { return n <= r ? 0 : (n - r - 1) / period + 1; };  // i < n
+      c.moe_layers += upto(c.layers) - upto(from);
+    }
+    for (const std::int64_t i : mlp_only)
+      if (i >= from && i < c.layers && is_moe(i)) --c.moe_layers;
+  } else if (has("num_experts_per_tok")) {
+    throw InputError(at,
+                     "'num_experts_per_tok' without a number of experts (num_local_experts, num_experts or "
+                     "n_routed_experts)");
+  }
+
+  // tied embeddings: HF's default per family (GPT-2, OPT, Falcon, Gemma tie theirs)
+  c.tie_embeddings = flag("tie_word_embeddings", fam == Family::kGpt2 || fam == Family::kOpt ||
+                                                     fam == Family::kFalcon || fam == Family::kGemma);
   const std::string dt = text_of("torch_dtype", "float16");
   c.dtype = dt == "float32" ? "float32" : dt == "bfloat16" ? "bfloat16" : "float16";
+  if (c.dtype == "bfloat16")
+    c.notes.push_back(
+        "torch_dtype bfloat16: costed as 16-bit floats (q0f16 is the baseline; bf16 and fp16 MACs and "
+        "bytes are taken as equal)");
+  if (fam == Family::kUnknown)
+    c.notes.push_back("model_type '" + c.model_type +
+                      "' is not a known family: costed as a Llama-style decoder (gated MLP, rotary attention)");
   return c;
 }
 
 ModelConfig load_hf_config(const std::string& path) { return parse_hf_config(read_file(path, 1 << 24), path); }
+
+std::int64_t parameter_count(const ModelConfig& c) {
+  auto mul = [](std::int64_t a, std::int64_t b) { return checked_mul(a, b, "parameter count"); };
+  auto add = [](std::int64_t a, std::int64_t b) { return checked_add(a, b, "parameter count"); };
+  const std::int64_t H = c.hidden;
+  const std::int64_t attn =
+      add(mul(H, mul(add(c.heads, mul(2, c.kv_heads)), c.head_dim)), mul(mul(c.heads, c.head_dim), H));
+  const std::int64_t mlp_factor = c.gated_mlp ? 3 : 2;
+  const std::int64_t dense_mlp = mul(mlp_factor, mul(H, c.intermediate));
+  std::int64_t moe_mlp = add(mul(c.experts, mul(3, mul(H, c.expert_intermediate))), mul(c.experts, H));  // + router
+  moe_mlp = add(moe_mlp, mul(3, mul(H, c.shared_intermediate)));
+  if (c.shared_expert_gate) moe_mlp = add(moe_mlp, H);
+  const std::int64_t norms = mul(2, H);
+  std::int64_t p = add(mul(c.layers - c.moe_layers, add(add(attn, dense_mlp), norms)),
+                       mul(c.moe_layers, add(add(attn, moe_mlp), norms)));
+  p = add(p, mul(c.tie_embeddings ? 1 : 2, mul(c.vocab, H)));
+  return add(p, H);  // the final norm
+}
+
+double expected_experts(std::int64_t experts, std::int64_t k, std::int64_t tokens) {
+  if (experts <= 0 || k <= 0 || tokens <= 0) return 0;
+  const double miss = 1.0 - static_cast<double>(k) / static_cast<double>(experts);
+  return static_cast<double>(experts) * (1.0 - std::pow(miss, static_cast<double>(tokens)));
+}
+
+std::int64_t experts_touched(std::int64_t experts, std::int64_t k, std::int64_t tokens) {
+  const double e = expected_experts(experts, k, tokens);
+  const std::int64_t hi = std::min(experts, checked_mul(k, tokens, "routed tokens"));
+  return std::clamp(static_cast<std::int64_t>(std::llround(e)), std::min(k, hi), hi);
+}
 
 }  // namespace tenet_cost::model

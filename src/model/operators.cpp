@@ -19,7 +19,8 @@ std::int64_t prod(std::initializer_list<std::int64_t> xs) {
 constexpr std::int64_t kNormOps = 4;     // square, accumulate, scale by 1/rms, multiply by the weight
 constexpr std::int64_t kRotaryOps = 3;   // x·cos + rotate(x)·sin
 constexpr std::int64_t kGatedOps = 5;    // silu(gate) (exp, add, divide, multiply) · up
-constexpr std::int64_t kActOps = 4;      // gelu / relu and friends, one pass
+constexpr std::int64_t kActOps = 4;      // gelu and friends, one pass
+constexpr std::int64_t kReluOps = 1;     // max(x, 0)
 constexpr std::int64_t kSoftmaxOps = 5;  // max, subtract, exp, sum, divide
 
 void phase_ops(std::vector<ModelOp>& out, const ModelConfig& c, Phase phase, std::int64_t seq_tokens,
@@ -41,16 +42,26 @@ void phase_ops(std::vector<ModelOp>& out, const ModelConfig& c, Phase phase, std
   }
   const std::int64_t kv_new = prod({2, T, c.kv_heads, c.head_dim, e});
   op("kv_append", L, 0, kv_new, kv_new);
-  // (query, key) pairs per sequence and head: causal prefill s(s+1)/2, decode the context
-  const std::int64_t pairs = seq_tokens == kv_tokens && seq_tokens > 1
-                                 ? checked_narrow(static_cast<i128>(seq_tokens) * (seq_tokens + 1) / 2, "pairs")
-                                 : prod({seq_tokens, kv_tokens});
-  const std::int64_t scores = prod({ph.batch, c.heads, pairs});
+  // (query, key) pairs per sequence and head: causal prefill s(s+1)/2, decode the context (capped by a window)
   const bool fused = ph.attention == Attention::kFused;
-  op("softmax", L, prod({kSoftmaxOps, scores}), fused ? 0 : prod({scores, e}), fused ? 0 : prod({scores, e}));
-  const std::int64_t TI = prod({T, c.intermediate});
-  if (c.gated_mlp) op("silu_mul", L, prod({kGatedOps, TI}), prod({2, TI, e}), prod({TI, e}));
-  else op("activation", L, prod({kActOps, TI}), prod({TI, e}), prod({TI, e}));
+  auto softmax = [&](std::int64_t calls, std::int64_t window) {
+    const std::int64_t scores = prod({ph.batch, c.heads, attention_pairs(seq_tokens, kv_tokens, window)});
+    op("softmax", calls, prod({kSoftmaxOps, scores}), fused ? 0 : prod({scores, e}), fused ? 0 : prod({scores, e}));
+  };
+  if (L - c.window_layers > 0) softmax(L - c.window_layers, 0);
+  if (c.window_layers > 0) softmax(c.window_layers, c.sliding_window);
+  // the MLP's activation: dense layers over T x intermediate, MoE layers over the routed rows and the shared MLP
+  auto mlp_act = [&](std::int64_t calls, std::int64_t elems) {
+    if (calls <= 0) return;
+    if (c.gated_mlp) op("silu_mul", calls, prod({kGatedOps, elems}), prod({2, elems, e}), prod({elems, e}));
+    else
+      op("activation", calls, prod({c.activation == Activation::kRelu ? kReluOps : kActOps, elems}), prod({elems, e}),
+         prod({elems, e}));
+  };
+  mlp_act(L - c.moe_layers, prod({T, c.intermediate}));
+  if (c.moe_layers > 0)
+    mlp_act(c.moe_layers, checked_add(prod({T, c.experts_per_token, c.expert_intermediate}),
+                                      prod({T, c.shared_intermediate}), "MoE activations"));
   op("residual_add", checked_mul(2, L, "calls"), TH, prod({2, TH, e}), prod({TH, e}));
   // once: the final norm, then sampling over the last token's fp32 logits of each sequence
   op("final_norm", 1, prod({kNormOps, TH}), prod({TH + H, e}), prod({TH, e}));

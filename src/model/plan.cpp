@@ -1,7 +1,9 @@
 // The plan of GEMMs per entry: from a config or a dump's extracted workloads (docs/model.md).
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <filesystem>
+#include <limits>
 #include <set>
 
 #include "tenet_cost/checked.hpp"
@@ -78,9 +80,13 @@ void causal_pieces(std::int64_t q, std::int64_t count,
 // QK^T and PV of `calls` attention layers for `ph.batch` sequences, each with q_tokens queries over kv_tokens keys
 // (causal when the queries are the keys: prefill). GQA: the `heads / kv_heads` query heads of a KV head share its
 // K and V, so they are rows of one GEMM per KV head and sequence.
+// A sliding window of W keys: decode sees min(context, W) keys; causal prefill of s > W queries is a band, cut into
+// blocks of W queries: the first block's triangle T(W), each later full block T(W) plus the strictly-upper triangle
+// of the block before it (the shape of T(W-1)), and a last partial block of r queries T(r) + T(r-1) + an r x (W-r)
+// rectangle; pairs: T(W) + W·(s-W) (docs/model.md "Sliding window").
 void attention(std::vector<ModelGemm>& out, const std::string& entry, Phase phase, std::int64_t calls,
                std::int64_t heads, std::int64_t kv_heads, std::int64_t head_dim, std::int64_t q_tokens,
-               std::int64_t kv_tokens, GemmSource source, const Phases& ph) {
+               std::int64_t kv_tokens, GemmSource source, const Phases& ph, std::int64_t window = 0) {
   const std::int64_t group = heads / kv_heads;
   const std::int64_t batch = checked_mul(ph.batch, kv_heads, "attention batch");
   const bool fused = ph.attention == Attention::kFused;
@@ -96,18 +102,36 @@ void attention(std::vector<ModelGemm>& out, const std::string& entry, Phase phas
     out.push_back(pv);
   };
   if (q_tokens != kv_tokens || q_tokens == 1) {
-    add(q_tokens, kv_tokens, 1, false);
+    add(q_tokens, window > 0 ? std::min(kv_tokens, window) : kv_tokens, 1, false);
     return;
   }
   std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t> rects;
   std::map<std::int64_t, std::int64_t> diagonal;
-  causal_pieces(q_tokens, 1, rects, diagonal);
+  if (window <= 0 || q_tokens <= window) {
+    causal_pieces(q_tokens, 1, rects, diagonal);
+  } else {
+    const std::int64_t blocks = q_tokens / window, r = q_tokens % window;
+    causal_pieces(window, blocks, rects, diagonal);
+    if (window > 1 && blocks > 1) causal_pieces(window - 1, blocks - 1, rects, diagonal);
+    if (r > 0) {
+      causal_pieces(r, 1, rects, diagonal);
+      if (r > 1) causal_pieces(r - 1, 1, rects, diagonal);
+      auto& rect = rects[{r, window - r}];
+      rect = checked_add(rect, 1, "attention blocks");
+    }
+  }
   for (auto it = rects.rbegin(); it != rects.rend(); ++it) add(it->first.first, it->first.second, it->second, false);
   for (auto it = diagonal.rbegin(); it != diagonal.rend(); ++it) add(it->first, it->first, it->second, true);
 }
 
+std::string fixed2(double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.2f", x);
+  return buf;
+}
+
 void layer_gemms(std::vector<ModelGemm>& out, const ModelConfig& c, Phase phase, std::int64_t seq_tokens,
-                 std::int64_t kv_tokens, const Phases& ph) {
+                 std::int64_t kv_tokens, const Phases& ph, std::vector<std::string>* notes) {
   const std::string entry = to_string(phase);
   const std::int64_t tokens = checked_mul(ph.batch, seq_tokens, "batch tokens");  // rows of the linear GEMMs
   const std::int64_t L = c.layers;
@@ -120,11 +144,49 @@ void layer_gemms(std::vector<ModelGemm>& out, const ModelConfig& c, Phase phase,
                             GemmSource::kConfig, lm_head});
   };
   lin("qkv_proj", tokens, qkv, c.hidden, L);
-  attention(out, entry, phase, L, c.heads, c.kv_heads, c.head_dim, seq_tokens, kv_tokens, GemmSource::kConfig, ph);
+  const std::int64_t full_layers = L - c.window_layers;
+  if (full_layers > 0)
+    attention(out, entry, phase, full_layers, c.heads, c.kv_heads, c.head_dim, seq_tokens, kv_tokens,
+              GemmSource::kConfig, ph);
+  if (c.window_layers > 0)
+    attention(out, entry, phase, c.window_layers, c.heads, c.kv_heads, c.head_dim, seq_tokens, kv_tokens,
+              GemmSource::kConfig, ph, c.sliding_window);
   lin("o_proj", tokens, c.hidden, attn_out, L);
-  lin(c.gated_mlp ? "gate_up_proj" : "up_proj", tokens,
-      c.gated_mlp ? checked_mul(2, c.intermediate, "gate_up width") : c.intermediate, c.hidden, L);
-  lin("down_proj", tokens, c.hidden, c.intermediate, L);
+  const std::int64_t dense_layers = L - c.moe_layers;
+  if (dense_layers > 0) {
+    lin(c.gated_mlp ? "gate_up_proj" : "up_proj", tokens,
+        c.gated_mlp ? checked_mul(2, c.intermediate, "gate_up width") : c.intermediate, c.hidden, dense_layers);
+    lin("down_proj", tokens, c.hidden, c.intermediate, dense_layers);
+  }
+  if (c.moe_layers > 0) {
+    // the router, the routed experts (tokens·k rows spread over the experts touched), the shared experts
+    const std::int64_t M = c.moe_layers, E = c.experts, k = c.experts_per_token, I = c.expert_intermediate;
+    lin("router", tokens, E, c.hidden, M);
+    const std::int64_t rows = checked_mul(tokens, k, "routed rows");
+    const std::int64_t touched = experts_touched(E, k, tokens);
+    const std::int64_t q = rows / touched, rem = rows % touched;
+    const std::int64_t gate_up = checked_mul(2, I, "expert width");
+    for (const auto& [m, n] : {std::pair{q + 1, rem}, std::pair{q, touched - rem}}) {
+      if (n == 0) continue;
+      lin("expert_gate_up", m, gate_up, c.hidden, checked_mul(M, n, "expert calls"));
+      lin("expert_down", m, c.hidden, I, checked_mul(M, n, "expert calls"));
+    }
+    if (c.shared_intermediate > 0) {
+      lin("shared_gate_up", tokens, checked_mul(2, c.shared_intermediate, "shared width"), c.hidden, M);
+      lin("shared_down", tokens, c.hidden, c.shared_intermediate, M);
+      if (c.shared_expert_gate) lin("shared_expert_gate", tokens, 1, c.hidden, M);
+    }
+    if (notes)
+      notes->push_back("MoE " + to_string(phase) + ": uniform routing assumed (each of the " + std::to_string(tokens) +
+                       " tokens picks " + std::to_string(k) + " of " + std::to_string(E) +
+                       " experts, independently): expected distinct experts per layer E(1-(1-k/E)^T) = " +
+                       fixed2(expected_experts(E, k, tokens)) + " (an expectation), costed as " +
+                       std::to_string(touched) + " experts' weights");
+  }
+  if (notes && c.window_layers > 0 && kv_tokens > c.sliding_window)
+    notes->push_back("sliding window " + std::to_string(c.sliding_window) + " in " + std::to_string(c.window_layers) +
+                     " of " + std::to_string(L) + " layers: " + to_string(phase) + " attention there sees at most " +
+                     std::to_string(c.sliding_window) + " keys per query");
   lin("lm_head", ph.batch, c.vocab, c.hidden, 1, true);  // MLC computes logits of each sequence's last token only
 }
 
@@ -169,15 +231,24 @@ std::map<std::string, std::int64_t> Phases::symbols(Phase phase, const std::opti
   return b;
 }
 
-std::vector<ModelGemm> workloads_from_config(const ModelConfig& cfg, const Phases& ph) {
+std::int64_t attention_pairs(std::int64_t q, std::int64_t kv, std::int64_t window) {
+  const std::int64_t w = window > 0 ? window : std::numeric_limits<std::int64_t>::max();
+  if (q != kv || q == 1) return checked_mul(q, std::min(kv, w), "attention pairs");
+  const std::int64_t s = q;
+  if (s <= w) return checked_narrow(static_cast<i128>(s) * (s + 1) / 2, "attention pairs");
+  return checked_narrow(static_cast<i128>(w) * (w + 1) / 2 + static_cast<i128>(w) * (s - w), "attention pairs");
+}
+
+std::vector<ModelGemm> workloads_from_config(const ModelConfig& cfg, const Phases& ph,
+                                             std::vector<std::string>* notes) {
   check_phases(ph);
   std::vector<ModelGemm> out;
   if (!ph.bindings.empty())
     throw InputError(
         "--bind names a dump's symbolic dims, but a config plan has none (it is sized by --batch, "
         "--seq-len and --context)");
-  layer_gemms(out, cfg, Phase::kPrefill, ph.seq_len, ph.seq_len, ph);
-  layer_gemms(out, cfg, Phase::kDecode, 1, ph.context, ph);
+  layer_gemms(out, cfg, Phase::kPrefill, ph.seq_len, ph.seq_len, ph, notes);
+  layer_gemms(out, cfg, Phase::kDecode, 1, ph.context, ph, notes);
   return out;
 }
 
@@ -304,7 +375,9 @@ Model plan_from_dump(const std::string& path, const Phases& phases, const std::o
 Model plan_from_config(const std::string& config_path, const ModelConfig& cfg, const Phases& phases) {
   Model m;
   m.name = fs::path(config_path).parent_path().filename().string();
-  m.gemms = workloads_from_config(cfg, phases);
+  m.notes = cfg.notes;
+  m.config = cfg;
+  m.gemms = workloads_from_config(cfg, phases, &m.notes);
   m.ops = operators_from_config(cfg, phases);
   return m;
 }
