@@ -3,6 +3,7 @@
 #include <cctype>
 #include <charconv>
 #include <filesystem>
+#include <functional>
 #include <set>
 
 #include "tenet_cost/checked.hpp"
@@ -190,6 +191,41 @@ struct DumpPlan {
   std::vector<ModelOp> ops;
 };
 
+// Every symbol of an entry's GEMMs and operators that neither the phase policy nor --bind gives a value, all at
+// once: "entry 'main' leaves a, c, k unbound ... --bind a=N,c=N,k=N" (docs/model.md "Any dump").
+void check_all_bound(
+    const ExtractResult& ex,
+    const std::function<const std::map<std::string, std::int64_t>&(const std::string&)>& bindings_for) {
+  std::map<std::string, std::set<std::string>> missing;  // entry -> unbound symbols
+  std::optional<SourceLocation> first;
+  auto scan = [&](const std::map<std::string, std::int64_t>& calls, std::initializer_list<const Dim*> dims,
+                  const SourceLocation& loc) {
+    for (const auto& [entry, n] : calls) {
+      if (n <= 0) continue;
+      const auto& b = bindings_for(entry);
+      for (const Dim* d : dims)
+        for (const auto& id : identifiers(d->expr))
+          if (!b.count(id) && std::find(ex.symbols.begin(), ex.symbols.end(), id) != ex.symbols.end() &&
+              missing[entry].insert(id).second && !first)
+            first = loc;
+    }
+  };
+  for (const auto& w : ex.workloads)
+    if (w.shape_known) scan(w.calls, {&w.batch, &w.m, &w.n, &w.k}, w.loc);
+  for (const auto& o : ex.operators)
+    if (o.shape_known) scan(o.calls, {&o.ops, &o.read_bytes, &o.write_bytes}, o.loc);
+  for (const auto& [entry, ids] : missing) {
+    if (ids.empty()) continue;
+    std::string how;
+    for (const auto& id : ids) how += (how.empty() ? "" : ",") + id + "=N";
+    throw InputError(*first, "entry '" + entry + "' leaves the symbolic dimension(s) " +
+                                 joined({ids.begin(), ids.end()}) +
+                                 " unbound (--seq-len, --context and --batch bind only the known names): bind "
+                                 "them with --bind " +
+                                 how);
+  }
+}
+
 // The GEMMs and operators of a dump (workloads_from_extract's rules; operators: docs/model.md "Operators").
 // NOLINTNEXTLINE(readability-function-size): GEMMs, operators, per-sequence entries and attention share the bindings
 DumpPlan dump_plan(const ExtractResult& ex, const Phases& ph, const std::optional<ModelConfig>& cfg,
@@ -208,6 +244,7 @@ DumpPlan dump_plan(const ExtractResult& ex, const Phases& ph, const std::optiona
     if (it != binds.end()) return it->second;
     return binds.emplace(entry, ph.symbols(phase_of_entry(entry), cfg)).first->second;
   };
+  check_all_bound(ex, bindings_for);
   std::set<std::string> convs;
   for (const auto& w : ex.workloads) {
     if (!w.shape_known) continue;

@@ -141,6 +141,46 @@ class Module:
   CHECK_THROWS_AS(model::parse_calls({"a=1", "a=2"}), InputError);
 }
 
+TEST_CASE("a dump with symbols no policy binds names them all and says how") {
+  const std::string text = R"(# from tvm.script import tir as T
+@I.ir_module
+class Module:
+    @T.prim_func(private=True)
+    def mm(var_A: T.handle, B: T.Buffer((T.int64(32), T.int64(16)), "float16"), var_C: T.handle):
+        p = T.int64()
+        q = T.int64()
+        A = T.match_buffer(var_A, (p * q, T.int64(16)), "float16")
+        C = T.match_buffer(var_C, (p * q, T.int64(32)), "float16")
+        for i, j, k in T.grid(p * q, T.int64(32), T.int64(16)):
+            with T.block("C"):
+                v_i, v_j, v_k = T.axis.remap("SSR", [i, j, k])
+                with T.init():
+                    C[v_i, v_j] = T.float16(0)
+                C[v_i, v_j] = C[v_i, v_j] + A[v_i, v_k] * B[v_j, v_k]
+    @T.prim_func(private=True)
+    def relu(var_A: T.handle, var_B: T.handle):
+        n = T.int64()
+        r = T.int64()
+        A = T.match_buffer(var_A, (n, r), "float16")
+        B = T.match_buffer(var_B, (n, r), "float16")
+        for i, j in T.grid(n, r):
+            with T.block("B"):
+                v_i, v_j = T.axis.remap("SS", [i, j])
+                B[v_i, v_j] = T.max(A[v_i, v_j], T.float16(0))
+)";
+  const ExtractResult ex = extract_workloads(ir::parse_tvmscript(text, "sym.py"));
+  model::Phases ph;
+  CHECK_THROWS_WITH(model::plan_from_extract("sym.py", ex, ph, std::nullopt),
+                    Catch::Contains("p, q, r") && Catch::Contains("--bind p=N,q=N,r=N") && Catch::Contains("'sym'"));
+  ph.bindings = {{"p", 2}, {"q", 3}, {"r", 5}};
+  ph.seq_len = 7;  // n: a token count, bound like prefill's
+  const model::Model m = model::plan_from_extract("sym.py", ex, ph, std::nullopt);
+  REQUIRE(m.gemms.size() == 1);
+  CHECK(m.gemms[0].shape.m == 6);
+  REQUIRE(m.ops.size() == 1);
+  CHECK(m.ops[0].shape == cost::OpShape{35, 70, 70});
+}
+
 TEST_CASE("--gemm shapes: parsed, costed once under 'gemm', compared per scheme without a zero table") {
   CHECK(model::parse_gemm_shape("4x8x16") == cost::GemmShape{1, 4, 8, 16, quant::GemmRole::kLinear});
   CHECK(model::parse_gemm_shape("4x8x16x3") == cost::GemmShape{3, 4, 8, 16, quant::GemmRole::kLinear});
