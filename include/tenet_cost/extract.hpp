@@ -34,8 +34,26 @@ struct AttentionSite {
   std::optional<std::int64_t> num_heads, num_kv_heads, head_dim;
 };
 
+/// A non-GEMM prim_func called from the Relax functions (docs/extract.md "Operators"): norms, rotary, softmax,
+/// activations, residual adds, ... One record per distinct shape of its call sites (rms_norm of one decode token
+/// and of n prefill tokens are two records).
+struct OperatorWorkload {
+  std::string function;
+  /// Element operations: per block that stores, its iteration domain x the arithmetic operations of the stored
+  /// value (casts, loads and index arithmetic are free; every other operator, comparison and call counts one).
+  Dim ops = Dim::constant(0);
+  /// DRAM bytes: the param buffers it loads / stores, each whole once, at its dtype.
+  Dim read_bytes = Dim::constant(0), write_bytes = Dim::constant(0);
+  std::vector<std::string> reads, writes;     // those param buffers
+  std::map<std::string, std::int64_t> calls;  // entry function -> calls per invocation
+  bool shape_known = true;                    // false: reported, never costed (note says why)
+  std::string note;
+  SourceLocation loc;
+};
+
 struct ExtractResult {
   std::vector<Workload> workloads;          // sorted by function name, then location
+  std::vector<OperatorWorkload> operators;  // non-GEMM prim_funcs, sorted by function name, then ops
   std::vector<std::string> entries;         // Relax entry functions seen (sorted)
   std::vector<AttentionSite> attention;     // sorted by entry
   std::vector<std::string> skipped;         // functions skipped, with the reason (debug)

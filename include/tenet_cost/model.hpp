@@ -77,8 +77,8 @@ std::string to_string(Attention a);
 inline constexpr std::int64_t kCausalBlock = 64;
 
 /// Where a GEMM of the plan comes from.
-enum class GemmSource { kTir, kRelax, kPacked, kSynthesized, kConfig };
-std::string to_string(GemmSource s);  // "tir" | "relax" | "packed" | "synthesized" | "config"
+enum class GemmSource { kTir, kRelax, kPacked, kSynthesized, kConfig, kShape };
+std::string to_string(GemmSource s);  // "tir" | "relax" | "packed" | "synthesized" | "config" | "shape" (--gemm)
 
 /// One GEMM of the model with its call count in one entry.
 struct ModelGemm {
@@ -113,6 +113,8 @@ struct Phases {
   std::int64_t batch = 1;       // sequences served together (--batch)
   Attention attention = Attention::kFused;
   std::map<std::string, std::int64_t> bindings;  // --bind
+  /// --calls NAME=N: calls of a function of a module without a Relax entry (default 1; docs/model.md "Any dump")
+  std::map<std::string, std::int64_t> calls;
   /// The symbol values of an entry of `phase` (prefill: n, m, seq_len, total_seq_len, ... -> seq_len; decode: ->
   /// context; batch_size, nseq, b, reserved_nseq -> batch; vocab_size from the config), then the user's bindings.
   [[nodiscard]] std::map<std::string, std::int64_t> symbols(Phase phase, const std::optional<ModelConfig>& cfg) const;
@@ -137,16 +139,24 @@ std::vector<ModelOp> operators_from_config(const ModelConfig& cfg, const Phases&
 struct Model {
   std::string name;
   std::vector<ModelGemm> gemms;
-  std::vector<ModelOp> ops;        // non-GEMM operators (config plans)
+  std::vector<ModelOp> ops;        // non-GEMM operators (a config's family, a dump's non-GEMM prim_funcs)
   std::vector<std::string> notes;  // assumptions of the plan the output states (e.g. entries run per sequence)
   std::optional<ModelConfig> config =
       std::nullopt;  // the config a config plan was built from (its weights: all experts)
 };
-/// The plan of a dump (TVMScript or TVM JSON); `cfg` gives heads for attention. Throws when it has no GEMM.
-/// The plan of a dump already extracted (named after `path`'s file name). Throws when it has no GEMM.
+/// The plan of a dump already extracted (named after `path`'s file name): its GEMMs, convolutions (as implicit
+/// GEMMs) and non-GEMM operators per entry; a module without a Relax entry runs each once (or Phases::calls times)
+/// under an entry named after the file's stem. Throws when it has no GEMM.
 Model plan_from_extract(const std::string& path, const ExtractResult& extracted, const Phases& phases,
                         const std::optional<ModelConfig>& cfg);
+/// The plan of a dump (TVMScript or TVM JSON); `cfg` gives heads for attention. Throws when it has no GEMM.
 Model plan_from_dump(const std::string& path, const Phases& phases, const std::optional<ModelConfig>& cfg);
+/// --calls NAME=N items (repeatable) -> counts; throws InputError on a malformed or repeated item.
+std::map<std::string, std::int64_t> parse_calls(const std::vector<std::string>& items);
+/// --gemm MxNxK[xB]: a plain GEMM shape (all four positive; B = batch, default 1). Throws InputError otherwise.
+cost::GemmShape parse_gemm_shape(const std::string& text);
+/// A plan of plain shapes (--gemm, no dump): each GEMM once under the entry "gemm".
+Model plan_from_shapes(const std::vector<std::string>& shapes, const Phases& phases);
 /// The plan of a config; the model is named after the config's folder.
 Model plan_from_config(const std::string& config_path, const ModelConfig& cfg, const Phases& phases);
 /// The shipped default model (<workloads_dir>/llama-2-7b/q0f16.py with its config.json).
@@ -225,9 +235,18 @@ struct PhaseSum {
   cost::EnergyByTerm energy_by_term;                     // sums to energy_j
 };
 
+/// An entry that is neither prefill nor decode (a kernel file, --gemm shapes, a custom entry), with its ratios
+/// against the first row's same entry.
+struct EntrySum {
+  std::string entry;
+  PhaseSum sum;
+  double speedup_vs_first = 0, traffic_ratio_vs_first = 0;
+};
+
 struct CompareRow {
   std::string scheme;                      // name; a dump's own schemes: "q4f16_1 (dump)"
   PhaseSum prefill, decode;
+  std::vector<EntrySum> other;  // the other entries, by name (empty for prefill/decode models)
   double prefill_tokens_per_s = 0, decode_tokens_per_s = 0;  // batch·seq_len / prefill, batch / decode latency
   double scale_traffic_share = 0, prefill_scale_traffic_share = 0;          // scale bytes / DRAM bytes
   double speedup_vs_first = 0, prefill_speedup_vs_first = 0;                // first latency / this latency

@@ -23,6 +23,11 @@ void add_model_options(CLI::App* cmd, ModelArgs& a) {
                   "(repeatable; default: the best for --objective)");
   cmd->add_option("--objective", a.objective, "latency | energy | edp | dram: what the tile choice minimises");
   cmd->add_option("--bind", a.bind, "Bind symbolic dims, e.g. batch_size=4,nseq=4");
+  cmd->add_option("--calls", a.calls,
+                  "NAME=N: calls of a function of a module without a Relax entry (repeatable; default 1 each)")
+      ->allow_extra_args(false);
+  cmd->add_option("--gemm", a.gemms, "Cost a plain GEMM MxNxK[xB] without a dump (repeatable; with --quant)")
+      ->allow_extra_args(false);
   cmd->add_option("--seq-len", a.seq_len, "Prefill tokens (default 2048)");
   cmd->add_option("--context", a.context, "Decode context length (default 2048)");
   cmd->add_option("--batch", a.batch, "Sequences served together (default 1): N prompts / N decoding sequences");
@@ -49,6 +54,7 @@ model::Phases phases(const ModelArgs& a) {
   ph.batch = a.batch;
   ph.attention = model::parse_attention(a.attention);
   if (!a.bind.empty()) ph.bindings = parse_bindings(a.bind);
+  ph.calls = model::parse_calls(a.calls);
   return ph;
 }
 
@@ -82,6 +88,11 @@ cost::Estimator make_estimator(const ModelArgs& a) {
 
 model::Model load_plan(const ModelArgs& a, const model::Phases& ph, bool allow_default) {
   std::optional<model::ModelConfig> cfg;
+  if (!a.gemms.empty()) {
+    if (!a.dump.empty() || !a.hf_config.empty())
+      throw InputError("--gemm costs plain shapes without a model: drop the DUMP and --hf-config, or drop --gemm");
+    return model::plan_from_shapes(a.gemms, ph);
+  }
   if (!a.hf_config.empty()) cfg = model::load_hf_config(a.hf_config);
   if (!a.dump.empty()) return model::plan_from_dump(a.dump, ph, cfg);
   if (cfg) return model::plan_from_config(a.hf_config, *cfg, ph);

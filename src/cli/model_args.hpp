@@ -16,13 +16,16 @@ struct ModelArgs {
   std::string attention = "fused";
   std::string objective = "latency";
   std::vector<std::string> tiles;  // --tile, repeatable: [TARGET:]m=..,n=..,k=..[,order=..]
+  std::vector<std::string> gemms;  // --gemm MxNxK[xB], repeatable: plain shapes without a dump
+  std::vector<std::string> calls;  // --calls NAME=N, repeatable: counts of a module without a Relax entry
   std::int64_t seq_len = 2048, context = 2048, batch = 1;
   bool strict = false;                                // --strict: a plan over the arch's dram.bytes is an error
   std::vector<std::string> set;                       // --set KEY=VALUE (arch overrides), in order
   double time_limit = cost::kDefaultEngineTimeLimit;  // --time-limit: seconds per TENET engine evaluation
 };
 
-/// --arch, --set, --dataflow, --tile, --objective, --bind, --seq-len, --context, --hf-config, --format, --array-model.
+/// --arch, --set, --dataflow, --tile, --objective, --bind, --calls, --gemm, --seq-len, --context, --hf-config,
+/// --format, --array-model.
 void add_model_options(CLI::App* cmd, ModelArgs& a);
 /// --time-limit SECONDS (the TENET engine's wall-clock limit per evaluation).
 void add_time_limit_option(CLI::App* cmd, double& seconds);
@@ -36,8 +39,8 @@ arch::Arch load_arch(const std::string& name, const std::vector<std::string>& se
 std::string arch_presets_dir();
 /// The arch, dataflow and options named by the flags.
 cost::Estimator make_estimator(const ModelArgs& a);
-/// The plan: the DUMP (with --hf-config for heads), else --hf-config alone, else (when allowed) the shipped
-/// default model.
+/// The plan: --gemm shapes (alone), the DUMP (with --hf-config for heads), else --hf-config alone, else (when
+/// allowed) the shipped default model.
 model::Model load_plan(const ModelArgs& a, const model::Phases& ph, bool allow_default);
 /// The arch's dram.bytes against the plan's footprint under each scheme (docs/model.md "Memory capacity"): the
 /// notes to add to the result (one per scheme over it), joined by "; " into one warning line on stderr; with --strict

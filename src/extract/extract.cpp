@@ -14,6 +14,7 @@
 #include <unordered_map>
 
 #include "extract/internal.hpp"
+#include "extract/operators.hpp"
 #include "extract/parallel.hpp"
 #include "extract/relax_scan.hpp"
 #include "tenet_cost/checked.hpp"
@@ -183,6 +184,7 @@ struct PrimTable {
   const ir::Module& mod;
   std::unordered_map<std::string_view, std::size_t> first;  // name -> first prim_func index
   std::map<std::size_t, std::unique_ptr<xtir::FuncIndex>> cache;
+  std::set<std::string> dequantizers;  // prim_funcs whose output is a GEMM's dequantized weight
   explicit PrimTable(const ir::Module& m) : mod(m) {
     first.reserve(m.prim_funcs.size());
     for (std::size_t i = 0; i < m.prim_funcs.size(); ++i) first.emplace(m.prim_funcs[i].name, i);
@@ -217,6 +219,7 @@ std::optional<QuantInfo> external_dequant(PrimTable& prims, const Root& r, std::
   QuantInfo q = xtir::detect_quant(*v, qc, note);
   if (q.weight_bits == 0) return {};
   producer = d;
+  prims.dequantizers.insert(d);
   return q;
 }
 
@@ -499,9 +502,11 @@ void take_prim_result(const ir::PrimFunc& f, std::vector<xtir::TirGemm>&& g, std
   for (auto& x : g) gemms.push_back(std::move(x));
 }
 
-void skip_prim(const ir::PrimFunc& f, const InputError& e, ExtractResult& res) {
+void skip_prim(const ir::PrimFunc& f, std::size_t i, const InputError& e, ExtractResult& res,
+               std::set<std::size_t>& skipped) {
   xtir::debug("{}: skipped: {}", f.name, e.what());
   res.skipped.push_back(f.name + ": " + e.what());
+  skipped.insert(i);
 }
 
 // The GEMMs of every prim_func in module order. The analysis of one function does not
@@ -509,7 +514,8 @@ void skip_prim(const ir::PrimFunc& f, const InputError& e, ExtractResult& res) {
 // lines and its outcome kept, then all are taken in module order as the serial loop takes
 // them: the same lines in the same order, and the first error (in function order) that is
 // not an InputError rethrown as is.
-std::vector<xtir::TirGemm> analyze_prim_funcs(const ir::Module& module, unsigned threads, ExtractResult& res) {
+std::vector<xtir::TirGemm> analyze_prim_funcs(const ir::Module& module, unsigned threads, ExtractResult& res,
+                                              std::set<std::size_t>& skipped) {
   const std::size_t n = module.prim_funcs.size();
   std::vector<xtir::TirGemm> gemms;
   if (threads <= 1) {
@@ -518,7 +524,7 @@ std::vector<xtir::TirGemm> analyze_prim_funcs(const ir::Module& module, unsigned
       try {
         take_prim_result(f, xtir::analyze_prim_func(f, i), gemms);
       } catch (const InputError& e) {
-        skip_prim(f, e, res);
+        skip_prim(f, i, e, res, skipped);
       }
     }
     return gemms;
@@ -540,7 +546,7 @@ std::vector<xtir::TirGemm> analyze_prim_funcs(const ir::Module& module, unsigned
         return o;
       },
       [&](std::size_t i, Outcome&& o) {
-        if (o.skipped) skip_prim(module.prim_funcs[i], *o.skipped, res);
+        if (o.skipped) skip_prim(module.prim_funcs[i], i, *o.skipped, res, skipped);
         else take_prim_result(module.prim_funcs[i], std::move(o.gemms), gemms);
       });
   return gemms;
@@ -692,7 +698,9 @@ ExtractResult extract_workloads(const ir::Module& module, const ExtractOptions& 
   const unsigned threads = module.prim_funcs.size() >= std::max<std::size_t>(options.min_parallel_funcs, 2)
                                ? xtir::extract_threads(options.threads)
                                : 1;
-  std::vector<xtir::TirGemm> gemms = analyze_prim_funcs(module, threads, res);
+  std::set<std::size_t> not_operators;  // GEMM / conv prim_funcs and those the analysis skipped
+  std::vector<xtir::TirGemm> gemms = analyze_prim_funcs(module, threads, res, not_operators);
+  for (const auto& g : gemms) not_operators.insert(g.func_index);
 
   // Relax functions.
   PrimTable prims(module);
@@ -823,8 +831,9 @@ ExtractResult extract_workloads(const ir::Module& module, const ExtractOptions& 
   }
   // Calls through other Relax functions (cls.fused_xxx(...) in phase-1 dumps): each
   // function's counts include its callees' counts times how often it calls them.
+  std::map<std::string, std::map<std::string, std::int64_t>> times;
   if (!graph.empty()) {
-    const auto times = executions_per_call(graph, res.skipped);
+    times = executions_per_call(graph, res.skipped);
     for (auto& [name, callee] : callees) callee.calls = propagate_calls(callee.calls, times);
     for (auto& w : relax_work) w.calls = propagate_calls(w.calls, times);
   }
@@ -855,6 +864,22 @@ ExtractResult extract_workloads(const ir::Module& module, const ExtractOptions& 
     }
   }
 
+  // Non-GEMM operators (docs/extract.md "Operators"), per call-site shape.
+  xops::OperatorInputs oin;
+  oin.not_operators = std::move(not_operators);
+  oin.dequantizers = prims.dequantizers;
+  std::map<std::string, std::vector<xops::CallSite>> op_sites;
+  for (const auto& [name, callee] : callees)
+    for (const Site& s : callee.sites) op_sites[name].push_back({s.env, s.call});
+  oin.sites = [&](const std::string& name) -> const std::vector<xops::CallSite>* {
+    const auto it = op_sites.find(name);
+    return it == op_sites.end() ? nullptr : &it->second;
+  };
+  oin.propagate = [&](const std::map<std::string, std::int64_t>& direct) {
+    return times.empty() ? direct : propagate_calls(direct, times);
+  };
+  res.operators = xops::module_operators(module, oin);
+
   for (auto& g : gemms) res.workloads.push_back(std::move(g.w));
   for (auto& w : relax_work) res.workloads.push_back(std::move(w));
   for (auto& [k, s] : att) res.attention.push_back(s);
@@ -870,12 +895,27 @@ ExtractResult extract_workloads(const ir::Module& module, const ExtractOptions& 
       kept.push_back(std::move(w));
     }
     res.workloads = std::move(kept);
+    std::vector<OperatorWorkload> ops;
+    for (auto& o : res.operators) {
+      auto it = o.calls.find(e);
+      if (it == o.calls.end() || it->second == 0) continue;
+      const std::int64_t n = it->second;
+      o.calls = {{e, n}};
+      ops.push_back(std::move(o));
+    }
+    res.operators = std::move(ops);
     std::vector<AttentionSite> a;
     for (auto& s : res.attention)
       if (s.entry == e) a.push_back(s);
     res.attention = std::move(a);
   }
   for (auto& w : res.workloads) bind_workload(w, options.bindings);
+  for (auto& o : res.operators)
+    for (Dim* d : {&o.ops, &o.read_bytes, &o.write_bytes}) *d = bind_dim(*d, options.bindings);
+  std::stable_sort(
+      res.operators.begin(), res.operators.end(), [](const OperatorWorkload& a, const OperatorWorkload& b) {
+        return std::tie(a.function, a.ops.value, a.ops.expr) < std::tie(b.function, b.ops.value, b.ops.expr);
+      });
 
   std::stable_sort(res.workloads.begin(), res.workloads.end(), [](const Workload& a, const Workload& b) {
     return std::tie(a.function, a.loc.line, a.loc.column) < std::tie(b.function, b.loc.line, b.loc.column);
@@ -897,6 +937,10 @@ ExtractResult extract_workloads(const ir::Module& module, const ExtractOptions& 
     all_f32 = all_f32 && wd == "float32";
     all_bf16 = all_bf16 && wd == "bfloat16";
   }
+  // an operator no entry calls (a kernel passed to a packed builtin) binds nothing, unless the module has no entry
+  for (const auto& o : res.operators)
+    if (!o.calls.empty() || res.entries.empty())
+      for (const Dim* d : {&o.ops, &o.read_bytes, &o.write_bytes}) collect_symbols(*d, syms);
   res.symbols.assign(syms.begin(), syms.end());
   if (!any_weight) res.module_quant = "";
   else if (schemes.size() == 1 && *schemes.begin() == "none")

@@ -42,7 +42,10 @@ CompareRow compare_row(std::string scheme, const ModelResult& r) {
   for (const auto& [entry, t] : r.totals) {
     const Phase phase = r.entry_phase.at(entry);
     PhaseSum* p = phase == Phase::kPrefill ? &row.prefill : phase == Phase::kDecode ? &row.decode : nullptr;
-    if (!p) continue;
+    if (!p) {
+      row.other.push_back(EntrySum{entry, {}, 0, 0});
+      p = &row.other.back().sum;
+    }
     p->latency_s += t.latency_s;
     p->energy_j += t.energy_j;
     p->energy_by_term.add(t.energy_by_term);
@@ -72,6 +75,11 @@ void set_ratios(CompareResult& out, const Phases& phases) {
     r.prefill_speedup_vs_first = ratio(first.prefill.latency_s, r.prefill.latency_s);
     r.traffic_ratio_vs_first = ratio(r.decode.dram_bytes, first.decode.dram_bytes);
     r.prefill_traffic_ratio_vs_first = ratio(r.prefill.dram_bytes, first.prefill.dram_bytes);
+    for (std::size_t i = 0; i < r.other.size() && i < first.other.size(); ++i) {
+      EntrySum& e = r.other[i];
+      e.speedup_vs_first = ratio(first.other[i].sum.latency_s, e.sum.latency_s);
+      e.traffic_ratio_vs_first = ratio(e.sum.dram_bytes, first.other[i].sum.dram_bytes);
+    }
   }
 }
 

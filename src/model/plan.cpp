@@ -1,8 +1,10 @@
 // The plan of GEMMs per entry: from a config or a dump's extracted workloads (docs/model.md).
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <set>
 
@@ -47,6 +49,7 @@ std::string to_string(GemmSource s) {
     case GemmSource::kPacked: return "packed";
     case GemmSource::kSynthesized: return "synthesized";
     case GemmSource::kConfig: return "config";
+    case GemmSource::kShape: return "shape";
   }
   return "config";
 }
@@ -252,8 +255,52 @@ std::vector<ModelGemm> workloads_from_config(const ModelConfig& cfg, const Phase
   return out;
 }
 
-std::vector<ModelGemm> workloads_from_extract(const ExtractResult& ex, const Phases& ph,
-                                              const std::optional<ModelConfig>& cfg, std::vector<std::string>* notes) {
+namespace {
+
+struct DumpPlan {
+  std::vector<ModelGemm> gemms;
+  std::vector<ModelOp> ops;
+};
+
+// Every symbol of an entry's GEMMs and operators that neither the phase policy nor --bind gives a value, all at
+// once: "entry 'main' leaves a, c, k unbound ... --bind a=N,c=N,k=N" (docs/model.md "Any dump").
+void check_all_bound(
+    const ExtractResult& ex,
+    const std::function<const std::map<std::string, std::int64_t>&(const std::string&)>& bindings_for) {
+  std::map<std::string, std::set<std::string>> missing;  // entry -> unbound symbols
+  std::optional<SourceLocation> first;
+  auto scan = [&](const std::map<std::string, std::int64_t>& calls, std::initializer_list<const Dim*> dims,
+                  const SourceLocation& loc) {
+    for (const auto& [entry, n] : calls) {
+      if (n <= 0) continue;
+      const auto& b = bindings_for(entry);
+      for (const Dim* d : dims)
+        for (const auto& id : identifiers(d->expr))
+          if (!b.count(id) && std::find(ex.symbols.begin(), ex.symbols.end(), id) != ex.symbols.end() &&
+              missing[entry].insert(id).second && !first)
+            first = loc;
+    }
+  };
+  for (const auto& w : ex.workloads)
+    if (w.shape_known) scan(w.calls, {&w.batch, &w.m, &w.n, &w.k}, w.loc);
+  for (const auto& o : ex.operators)
+    if (o.shape_known) scan(o.calls, {&o.ops, &o.read_bytes, &o.write_bytes}, o.loc);
+  for (const auto& [entry, ids] : missing) {
+    if (ids.empty()) continue;
+    std::string how;
+    for (const auto& id : ids) how += (how.empty() ? "" : ",") + id + "=N";
+    throw InputError(*first, "entry '" + entry + "' leaves the symbolic dimension(s) " +
+                                 joined({ids.begin(), ids.end()}) +
+                                 " unbound (--seq-len, --context and --batch bind only the known names): bind "
+                                 "them with --bind " +
+                                 how);
+  }
+}
+
+// The GEMMs and operators of a dump (workloads_from_extract's rules; operators: docs/model.md "Operators").
+// NOLINTNEXTLINE(readability-function-size): GEMMs, operators, per-sequence entries and attention share the bindings
+DumpPlan dump_plan(const ExtractResult& ex, const Phases& ph, const std::optional<ModelConfig>& cfg,
+                   std::vector<std::string>* notes) {
   check_phases(ph);
   for (const auto& [name, value] : ph.bindings)
     if (std::find(ex.symbols.begin(), ex.symbols.end(), name) == ex.symbols.end())
@@ -268,9 +315,11 @@ std::vector<ModelGemm> workloads_from_extract(const ExtractResult& ex, const Pha
     if (it != binds.end()) return it->second;
     return binds.emplace(entry, ph.symbols(phase_of_entry(entry), cfg)).first->second;
   };
+  check_all_bound(ex, bindings_for);
+  std::set<std::string> convs;
   for (const auto& w : ex.workloads) {
-    if (w.kind != WorkloadKind::kGemm) continue;
     if (!w.shape_known) continue;
+    if (w.kind == WorkloadKind::kConv && !w.calls.empty()) convs.insert(w.function);
     for (const auto& [entry, calls] : w.calls) {
       if (calls <= 0) continue;
       entries.insert(entry);
@@ -280,7 +329,14 @@ std::vector<ModelGemm> workloads_from_extract(const ExtractResult& ex, const Pha
             batched_entries.insert(entry);
       const auto& b = bindings_for(entry);
       auto dim = [&](const Dim& d, const char* what) {
-        const Dim r = bind_dim(d, b, true);
+        Dim r;
+        try {
+          r = bind_dim(d, b, true);
+        } catch (const OverflowError&) {
+          throw;
+        } catch (const InputError& e) {
+          throw InputError(w.loc, w.function + " called from '" + entry + "': " + e.what());
+        }
         if (!r.value || *r.value <= 0)
           throw InputError(w.loc, std::string("cannot bind ") + what + " '" + d.str() + "' of " + w.function);
         return *r.value;
@@ -304,6 +360,40 @@ std::vector<ModelGemm> workloads_from_extract(const ExtractResult& ex, const Pha
       out.push_back(g);
     }
   }
+  std::vector<ModelOp> ops;
+  std::set<std::string> uncosted;
+  for (const auto& o : ex.operators) {
+    for (const auto& [entry, calls] : o.calls) {
+      if (calls <= 0) continue;
+      if (!o.shape_known) {
+        uncosted.insert(o.function + " (" + o.note + ")");
+        continue;
+      }
+      for (const Dim* d : {&o.ops, &o.read_bytes, &o.write_bytes})
+        for (const auto& id : identifiers(d->expr))
+          if (std::find(std::begin(kBatchSymbols), std::end(kBatchSymbols), id) != std::end(kBatchSymbols))
+            batched_entries.insert(entry);
+      const auto& b = bindings_for(entry);
+      auto value = [&](const Dim& d) {
+        try {
+          return *bind_dim(d, b, true).value;
+        } catch (const OverflowError&) {
+          throw;
+        } catch (const InputError& e) {
+          throw InputError(o.loc, "operator " + o.function + " called from '" + entry + "': " + e.what());
+        }
+      };
+      ops.push_back(ModelOp{o.function, entry, phase_of_entry(entry), calls,
+                            cost::OpShape{value(o.ops), value(o.read_bytes), value(o.write_bytes)}, GemmSource::kTir});
+    }
+  }
+  if (notes && !convs.empty())
+    notes->push_back(
+        "convolutions run as their implicit GEMM (m = batch x output pixels, n = output channels, k = "
+        "input channels x kernel volume): " +
+        joined({convs.begin(), convs.end()}));
+  if (notes)
+    for (const auto& u : uncosted) notes->push_back("operator " + u + " is not costed");
   // --batch N > 1: an entry whose GEMMs have a batch symbol runs the N sequences in one call; any other entry runs
   // once per sequence (calls x N, one sequence each), which the plan's notes state
   const auto per_sequence = [&](const std::string& entry) { return ph.batch > 1 && !batched_entries.count(entry); };
@@ -312,6 +402,11 @@ std::vector<ModelGemm> workloads_from_extract(const ExtractResult& ex, const Pha
     if (per_sequence(g.entry)) {
       g.calls = checked_mul(g.calls, ph.batch, "calls");
       sequential.insert(g.entry);
+    }
+  for (auto& o : ops)
+    if (per_sequence(o.entry)) {
+      o.calls = checked_mul(o.calls, ph.batch, "calls");
+      sequential.insert(o.entry);
     }
   bool cfg_used = false;
   for (const auto& g : out) cfg_used = cfg_used || (cfg && g.lm_head && g.shape.n == cfg->vocab);
@@ -348,23 +443,118 @@ std::vector<ModelGemm> workloads_from_extract(const ExtractResult& ex, const Pha
     throw InputError(
         "--hf-config is not used by this dump (no attention builtin needing heads, no vocab_size "
         "symbol, no GEMM with the config's vocabulary); drop it or estimate the config alone");
-  return out;
+  return DumpPlan{std::move(out), std::move(ops)};
+}
+
+}  // namespace
+
+std::vector<ModelGemm> workloads_from_extract(const ExtractResult& ex, const Phases& ph,
+                                              const std::optional<ModelConfig>& cfg, std::vector<std::string>* notes) {
+  return dump_plan(ex, ph, cfg, notes).gemms;
 }
 
 namespace {
-// Until the extractor records them, a dump's non-GEMM operators are not in its plan (docs/model.md "Operators").
-const char* const kDumpOperatorsNote =
-    "non-GEMM operators (norms, rotary, softmax, activations, ...) of a dump are not modelled yet: its non_gemm "
-    "figures are 0 (a --hf-config plan has them)";
+
+// A module without a Relax entry (kernel files, dispatch modules): each GEMM, convolution and operator runs once,
+// or --calls NAME=N times, under one entry named after the module (docs/model.md "Any dump").
+ExtractResult run_once(const ExtractResult& ex, const std::string& entry, const Phases& ph,
+                       std::vector<std::string>& notes) {
+  ExtractResult out = ex;
+  std::set<std::string> names;
+  for (const auto& w : ex.workloads)
+    if (w.source == "tir") names.insert(w.function);
+  for (const auto& o : ex.operators) names.insert(o.function);
+  for (const auto& [name, n] : ph.calls)
+    if (!names.count(name))
+      throw InputError(
+          "--calls " + name + "=" + std::to_string(n) + ": '" + name +
+          "' is not a GEMM, convolution or operator of the module" +
+          (names.empty() ? std::string(" (it has none)") : "; its functions: " + joined({names.begin(), names.end()})));
+  auto count = [&](const std::string& f) {
+    const auto it = ph.calls.find(f);
+    return it == ph.calls.end() ? std::int64_t{1} : it->second;
+  };
+  for (auto& w : out.workloads)
+    if (w.source == "tir") w.calls = {{entry, count(w.function)}};
+  for (auto& o : out.operators) o.calls = {{entry, count(o.function)}};
+  notes.push_back("the module has no Relax entry: each GEMM, convolution and operator runs " +
+                  std::string(ph.calls.empty() ? "once" : "once (but the --calls counts)") + " under the entry '" +
+                  entry + "' (set counts with --calls NAME=N)");
+  return out;
+}
+
 }  // namespace
 
 Model plan_from_extract(const std::string& path, const ExtractResult& extracted, const Phases& phases,
                         const std::optional<ModelConfig>& cfg) {
   Model m;
   m.name = fs::path(path).filename().string();
-  m.gemms = workloads_from_extract(extracted, phases, cfg, &m.notes);
+  std::optional<ExtractResult> once;
+  if (extracted.entries.empty()) {
+    once = run_once(extracted, fs::path(path).stem().string(), phases, m.notes);
+  } else if (!phases.calls.empty()) {
+    throw InputError("--calls sets the counts of a module without a Relax entry; this one has entries (" +
+                     joined(extracted.entries) + ") whose calls are counted from the dump");
+  }
+  DumpPlan p = dump_plan(once ? *once : extracted, phases, cfg, &m.notes);
+  m.gemms = std::move(p.gemms);
+  m.ops = std::move(p.ops);
   if (m.gemms.empty()) throw InputError(path + ": no GEMM workloads found");
-  m.notes.push_back(kDumpOperatorsNote);
+  return m;
+}
+
+std::map<std::string, std::int64_t> parse_calls(const std::vector<std::string>& items) {
+  std::map<std::string, std::int64_t> out;
+  for (const auto& item : items) {
+    const auto eq = item.find('=');
+    const std::string name = item.substr(0, eq);
+    std::int64_t n = -1;
+    bool ok = eq != std::string::npos && !name.empty();
+    if (ok) {
+      const char* b = item.data() + eq + 1;
+      const char* e = item.data() + item.size();
+      const auto [p, ec] = std::from_chars(b, e, n);
+      ok = b != e && ec == std::errc() && p == e && n >= 0;
+    }
+    if (!ok) throw InputError("--calls: expected NAME=N (N a non-negative integer), found '" + item + "'");
+    if (!out.emplace(name, n).second) throw InputError("--calls: '" + name + "' is given twice");
+  }
+  return out;
+}
+
+cost::GemmShape parse_gemm_shape(const std::string& text) {
+  std::vector<std::int64_t> v;
+  std::size_t start = 0;
+  bool ok = !text.empty();
+  while (ok && start <= text.size()) {
+    const std::size_t x = std::min(text.find('x', start), text.size());
+    std::int64_t n = 0;
+    const char* b = text.data() + start;
+    const char* e = text.data() + x;
+    const auto [p, ec] = std::from_chars(b, e, n);
+    ok = b != e && ec == std::errc() && p == e && n > 0;
+    v.push_back(n);
+    start = x + 1;
+  }
+  if (!ok || v.size() < 3 || v.size() > 4)
+    throw InputError("--gemm: expected MxNxK or MxNxKxB (positive integers; B = batch), found '" + text + "'");
+  return cost::GemmShape{v.size() == 4 ? v[3] : 1, v[0], v[1], v[2], quant::GemmRole::kLinear};
+}
+
+Model plan_from_shapes(const std::vector<std::string>& shapes, const Phases& phases) {
+  check_phases(phases);
+  if (!phases.bindings.empty() || !phases.calls.empty())
+    throw InputError("--bind and --calls name a dump's symbols and functions; --gemm shapes have none");
+  Model m;
+  m.name = "gemm";
+  for (const auto& s : shapes) {
+    const cost::GemmShape shape = parse_gemm_shape(s);
+    m.gemms.push_back(ModelGemm{"gemm_" + s, "gemm", Phase::kOther, 1, shape, {}, GemmSource::kShape});
+  }
+  if (m.gemms.empty()) throw InputError("--gemm: expected at least one MxNxK shape");
+  m.notes.push_back(
+      "plain GEMM shapes (--gemm MxNxK[xB]): each runs once under the entry 'gemm' as a linear layer (A = "
+      "M x K activations, B = the K x N weight under the scheme)");
   return m;
 }
 
@@ -397,10 +587,7 @@ Model default_model(const std::string& workloads_dir, const Phases& phases) {
     return m;
   }
   const ExtractResult ex = extract_workloads(ir::load_module((dir / "q0f16.py").string()), {});
-  Model m;
-  m.name = kDefaultModel;
-  m.gemms = workloads_from_extract(ex, phases, cfg, &m.notes);
-  m.notes.push_back(kDumpOperatorsNote);
+  Model m = plan_from_extract(kDefaultModel, ex, phases, cfg);
   return m;
 }
 

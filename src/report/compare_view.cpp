@@ -9,6 +9,39 @@ namespace tenet_cost::report {
 
 using nlohmann::json;
 
+namespace {
+
+json sum_json(const model::PhaseSum& s) {
+  return {{"latency_s", s.latency_s},
+          {"dram_bytes", s.dram_bytes},
+          {"scale_dram_bytes", s.scale_dram_bytes},
+          {"energy_j", s.energy_j},
+          {"energy_by_term_j", energy_json(s.energy_by_term)},
+          {"non_gemm_latency_s", s.non_gemm_latency_s},
+          {"non_gemm_dram_bytes", s.non_gemm_dram_bytes},
+          {"non_gemm_energy_j", s.non_gemm_energy_j}};
+}
+
+// The entries that are neither prefill nor decode: one row per scheme and entry.
+Table other_table(const model::CompareResult& c) {
+  Table t;
+  t.headers = {"scheme", "entry", "ms", "MB", "mJ", "scale_%", "speedup", "traffic_ratio", "non_gemm_%"};
+  t.right_align = {false, false, true, true, true, true, true, true, true};
+  for (const auto& r : c.rows)
+    for (const auto& e : r.other) {
+      const auto& s = e.sum;
+      const double scale =
+          s.dram_bytes > 0 ? 100.0 * static_cast<double>(s.scale_dram_bytes) / static_cast<double>(s.dram_bytes) : 0.0;
+      t.rows.push_back({r.scheme, e.entry, fixed(s.latency_s * 1e3, 3), megabytes(s.dram_bytes),
+                        fixed(s.energy_j * 1e3, 3), fixed(scale, 2), fixed(e.speedup_vs_first, 2),
+                        fixed(e.traffic_ratio_vs_first, 3),
+                        fixed(100.0 * (s.latency_s > 0 ? s.non_gemm_latency_s / s.latency_s : 0.0), 1)});
+    }
+  return t;
+}
+
+}  // namespace
+
 std::string render(const model::CompareResult& c, Format fmt) {
   if (fmt == Format::kHtml) throw InternalError("the compare html view needs the arch: report::html::compare_doc");
   if (fmt == Format::kJson) {
@@ -42,10 +75,33 @@ std::string render(const model::CompareResult& c, Format fmt) {
       x["traffic_ratio_vs_first"] = r.traffic_ratio_vs_first;
       x["prefill_traffic_ratio_vs_first"] = r.prefill_traffic_ratio_vs_first;
       if (!c.searched.empty()) x["mapping"] = c.mappings.at(j["rows"].size());
+      if (!r.other.empty()) {
+        x["entries"] = json::object();
+        for (const auto& e : r.other) {
+          json y = sum_json(e.sum);
+          y["speedup_vs_first"] = e.speedup_vs_first;
+          y["traffic_ratio_vs_first"] = e.traffic_ratio_vs_first;
+          x["entries"][e.entry] = y;
+        }
+      }
       j["rows"].push_back(x);
     }
     if (!c.searched.empty()) j["searched"] = c.searched;
     return dump_json(j);
+  }
+  bool phases = false, other = false;
+  for (const auto& r : c.rows) {
+    phases = phases || r.prefill.latency_s > 0 || r.decode.latency_s > 0;
+    other = other || !r.other.empty();
+  }
+  const std::string head =
+      "model " + c.info.model + " on " + c.info.arch + " (" + c.info.dataflow + " dataflow), " + run_info_text(c.info);
+  if (other && !phases) {
+    // no prefill or decode entry: the entries it has, never a table of zeros
+    const Table o = other_table(c);
+    if (fmt == Format::kCsv) return render_csv(o);
+    return head + "; speedup and traffic ratio vs " + c.rows.front().scheme + "\n" + render_text(o) +
+           notes_text(c.info);
   }
   Table t;
   t.headers = {"scheme",        "prefill_ms",    "prefill_GB",     "prefill_J", "decode_ms/tok", "tok/s",
@@ -74,14 +130,14 @@ std::string render(const model::CompareResult& c, Format fmt) {
     for (std::size_t i = 0; i < t.rows.size(); ++i) t.rows[i].push_back(c.mappings.at(i));
   }
   if (csv) return render_csv(t);
+  const std::string others = other ? "\nother entries:\n" + render_text(other_table(c)) : std::string();
   if (!c.searched.empty())
     return "model " + c.info.model + " on " + c.info.arch +
            ", each scheme at its own best mapping (search: " + c.searched + "; tiles per GEMM), " +
            run_info_text(c.info) + "; speedup and traffic ratio: decode, vs " + c.rows.front().scheme + "\n" +
-           render_text(t) + notes_text(c.info);
-  return "model " + c.info.model + " on " + c.info.arch + " (" + c.info.dataflow + " dataflow), " +
-         run_info_text(c.info) + "; speedup and traffic ratio: decode, vs " + c.rows.front().scheme + "\n" +
-         render_text(t) + notes_text(c.info);
+           render_text(t) + others + notes_text(c.info);
+  return head + "; speedup and traffic ratio: decode, vs " + c.rows.front().scheme + "\n" + render_text(t) + others +
+         notes_text(c.info);
 }
 
 }  // namespace tenet_cost::report

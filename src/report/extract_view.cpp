@@ -83,8 +83,24 @@ std::string extract_json(const ExtractResult& r, int indent) {
                    {"num_kv_heads", opt_json(a.num_kv_heads)},
                    {"head_dim", opt_json(a.head_dim)}});
   }
+  nlohmann::json ops = nlohmann::json::array();
+  for (const auto& o : r.operators) {
+    nlohmann::json calls = nlohmann::json::object();
+    for (const auto& [e, n] : o.calls) calls[e] = n;
+    ops.push_back({{"function", o.function},
+                   {"location", o.loc.str()},
+                   {"ops", dim_json(o.ops)},
+                   {"read_bytes", dim_json(o.read_bytes)},
+                   {"write_bytes", dim_json(o.write_bytes)},
+                   {"reads", o.reads},
+                   {"writes", o.writes},
+                   {"calls", calls},
+                   {"shape_known", o.shape_known},
+                   {"note", o.note}});
+  }
   nlohmann::json doc;
   doc["workloads"] = ws;
+  doc["operators"] = ops;
   doc["entries"] = r.entries;
   doc["attention"] = att;
   doc["symbols"] = r.symbols;
@@ -94,9 +110,15 @@ std::string extract_json(const ExtractResult& r, int indent) {
 
 namespace {
 
-std::string calls_text(const Workload& w) {
+std::string calls_text(const std::map<std::string, std::int64_t>& calls) {
   std::string s;
-  for (const auto& [e, n] : w.calls) s += (s.empty() ? "" : " ") + e + "=" + std::to_string(n);
+  for (const auto& [e, n] : calls) s += (s.empty() ? "" : " ") + e + "=" + std::to_string(n);
+  return s.empty() ? "-" : s;
+}
+
+std::string names_text(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : " ") + x;
   return s.empty() ? "-" : s;
 }
 
@@ -120,31 +142,80 @@ std::string render(const ExtractResult& r, Format fmt) {
   const bool csv = fmt == Format::kCsv;
   t.headers = {"function", "kind", "batch", "m", "n", "k", "layout", "a", "b", "out", "accum", "weight", "quant"};
   if (csv) {
-    t.headers = {"function", "location", "kind", "batch", "m", "n", "k", "layout", "dtype_a", "dtype_b", "dtype_out",
-                 "dtype_accum", "weight_operand", "scheme", "granularity", "weight_bits", "group_size",
-                 "block_n", "block_k", "storage_dtype", "scale_dtype", "zero_point", "weight_layout", "calls", "shape_known"};
+    t.headers = {"function",    "location",    "kind",           "batch",   "m",
+                 "n",           "k",           "layout",         "dtype_a", "dtype_b",
+                 "dtype_out",   "dtype_accum", "weight_operand", "scheme",  "granularity",
+                 "weight_bits", "group_size",  "block_n",        "block_k", "storage_dtype",
+                 "scale_dtype", "zero_point",  "weight_layout",  "calls",   "shape_known",
+                 "ops",         "read_bytes",  "write_bytes"};
   } else {
     t.headers.push_back("calls");
   }
+  auto d = [](const Dim& x) { return x.known() ? std::to_string(*x.value) : (x.expr.empty() ? "?" : x.expr); };
   for (const auto& w : r.workloads) {
-    auto d = [](const Dim& x) { return x.known() ? std::to_string(*x.value) : (x.expr.empty() ? "?" : x.expr); };
     const std::string kind = w.kind == WorkloadKind::kConv ? "conv" : "gemm";
     if (csv) {
       const QuantInfo& q = w.quant;
-      t.rows.push_back({w.function, w.loc.str(), kind, d(w.batch), d(w.m), d(w.n), d(w.k), w.layout, w.dtype_a,
-                        w.dtype_b, w.dtype_out, w.dtype_accum, w.weight_operand, q.scheme, q.granularity,
-                        std::to_string(q.weight_bits), std::to_string(q.group_size), std::to_string(q.block_n),
-                        std::to_string(q.block_k), q.storage_dtype,
-                        q.scale_dtype, q.zero_point, q.weight_layout, calls_text(w),
-                        w.shape_known ? "true" : "false"});
+      t.rows.push_back({w.function,
+                        w.loc.str(),
+                        kind,
+                        d(w.batch),
+                        d(w.m),
+                        d(w.n),
+                        d(w.k),
+                        w.layout,
+                        w.dtype_a,
+                        w.dtype_b,
+                        w.dtype_out,
+                        w.dtype_accum,
+                        w.weight_operand,
+                        q.scheme,
+                        q.granularity,
+                        std::to_string(q.weight_bits),
+                        std::to_string(q.group_size),
+                        std::to_string(q.block_n),
+                        std::to_string(q.block_k),
+                        q.storage_dtype,
+                        q.scale_dtype,
+                        q.zero_point,
+                        q.weight_layout,
+                        calls_text(w.calls),
+                        w.shape_known ? "true" : "false",
+                        "",
+                        "",
+                        ""});
     } else {
       t.rows.push_back({w.function, kind, d(w.batch), d(w.m), d(w.n), d(w.k), w.layout, w.dtype_a, w.dtype_b,
-                        w.dtype_out, w.dtype_accum, w.weight_operand, quant_text(w.quant), calls_text(w)});
+                        w.dtype_out, w.dtype_accum, w.weight_operand, quant_text(w.quant), calls_text(w.calls)});
     }
   }
-  if (csv) return render_csv(t);
+  if (csv) {
+    // operators: kind "op", the GEMM columns empty, their figures in the last three
+    for (const auto& o : r.operators) {
+      std::vector<std::string> row(t.headers.size());
+      row[0] = o.function;
+      row[1] = o.loc.str();
+      row[2] = "op";
+      row[row.size() - 5] = calls_text(o.calls);
+      row[row.size() - 4] = o.shape_known ? "true" : "false";
+      row[row.size() - 3] = d(o.ops);
+      row[row.size() - 2] = d(o.read_bytes);
+      row[row.size() - 1] = d(o.write_bytes);
+      t.rows.push_back(std::move(row));
+    }
+    return render_csv(t);
+  }
   t.right_align = {false, false, true, true, true, true};
   std::string out = render_text(t);
+  if (!r.operators.empty()) {
+    Table o;
+    o.headers = {"operator", "ops", "read bytes", "write bytes", "reads", "writes", "calls"};
+    o.right_align = {false, true, true, true};
+    for (const auto& x : r.operators)
+      o.rows.push_back({x.function, d(x.ops), d(x.read_bytes), d(x.write_bytes), names_text(x.reads),
+                        names_text(x.writes), calls_text(x.calls)});
+    out += "\n" + render_text(o);
+  }
   if (!r.attention.empty()) {
     Table a;
     a.headers = {"entry", "attention builtin", "calls", "heads", "kv_heads", "head_dim"};
