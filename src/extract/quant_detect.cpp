@@ -550,11 +550,13 @@ std::optional<ExternDecode> extern_decode(const FuncIndex& fi, const std::string
   if (ratio && *ratio > 0 && sbits % *ratio == 0)
     bits.emplace_back("the regions' sizes (" + std::to_string(*ratio) + " per " + q.storage_dtype + ")",
                       sbits / *ratio);
-  q.weight_bits = static_cast<int>(settle("bits", bits, note));
-  if (q.weight_bits <= 0 || q.weight_bits > sbits) {
-    q.weight_bits = sbits;
+  const std::int64_t nbits = settle("bits", bits, note);
+  q.weight_bits = sbits;
+  if (bits.empty())
     note += "; bits not recoverable (no dequantize_info, decode name or region sizes): the storage width is used";
-  }
+  else if (nbits <= 0 || nbits > sbits)
+    note += "; bits " + std::to_string(nbits) + " do not fit the " + q.storage_dtype + " storage: its width is used";
+  else q.weight_bits = static_cast<int>(nbits);
   q.elems_per_storage = sbits / q.weight_bits;
 
   // Layout from the GEMM's read of the decoded buffer.

@@ -16,6 +16,7 @@
 #include <cmath>
 
 #include "extract/internal.hpp"
+#include "tenet_cost/checked.hpp"
 
 namespace tenet_cost::xtir {
 
@@ -256,6 +257,16 @@ std::optional<std::int64_t> group_split(const Expr* load, const std::string& f,
   return std::nullopt;
 }
 
+/// A GEMM found in block `blk` of `f` (function, location, source set).
+TirGemm block_gemm(const ir::PrimFunc& f, const ir::Block& blk, std::size_t func_index) {
+  TirGemm g;
+  g.func_index = func_index;
+  g.w.function = f.name;
+  g.w.loc = blk.loc.line ? blk.loc : f.loc;
+  g.w.source = "tir";
+  return g;
+}
+
 // ------------------------------------------------------------ tensorized blocks
 
 /// A multiply-accumulate intrinsic over buffer regions (docs/extract.md "Tensorized blocks").
@@ -374,12 +385,8 @@ std::vector<TirGemm> tensorized_gemms(const ir::PrimFunc& f, const FuncIndex& fi
       }
     }
 
-    TirGemm g;
-    g.func_index = func_index;
+    TirGemm g = block_gemm(f, blk, func_index);
     Workload& w = g.w;
-    w.function = f.name;
-    w.loc = blk.loc.line ? blk.loc : f.loc;
-    w.source = "tir";
     std::string note = "block " + blk.name + "; tensorized (" + cs.call->name.str() + ")";
     if (lone) note += "; output-only axes counted as batch";
 
@@ -402,8 +409,16 @@ std::vector<TirGemm> tensorized_gemms(const ir::PrimFunc& f, const FuncIndex& fi
     for (const auto& other : fi.calls) {
       if (other.block != cs.block || !is_mma_intrinsic(other.call->name)) continue;
       const auto macs = ptx_shape_macs(*other.call);
-      if (macs) calls_macs += *macs;
-      else all_shaped = false;
+      if (!macs) {
+        all_shaped = false;
+        continue;
+      }
+      try {
+        calls_macs = checked_add(calls_macs, *macs, "the intrinsics' MACs");
+      } catch (const OverflowError&) {
+        calls_macs = INT64_MAX;  // more than any tile the regions can give (< 2^61): disagrees
+        break;
+      }
     }
     std::string bad;
     if (!mt || !nt || !kt) {
@@ -570,12 +585,8 @@ std::vector<TirGemm> analyze_prim_func(const ir::PrimFunc& f, std::size_t func_i
     }
     if (kset.empty()) continue;
 
-    TirGemm g;
-    g.func_index = func_index;
+    TirGemm g = block_gemm(f, blk, func_index);
     Workload& w = g.w;
-    w.function = f.name;
-    w.loc = blk.loc.line ? blk.loc : f.loc;
-    w.source = "tir";
     std::string note = "block " + blk.name;
     if (!lone.empty()) note += "; output-only axes counted as batch";
 

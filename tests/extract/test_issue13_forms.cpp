@@ -155,6 +155,12 @@ TEST_CASE("extern dequantize: sources that disagree are named; no decode left ->
     CHECK(w.quant.weight_bits == 8);
     CHECK(w.note.find("DISAGREE") != std::string::npos);
   }
+  SECTION("bits that do not fit the storage (4294967300 would wrap to 4 in 32 bits): its width, said") {
+    const ExtractResult r = run_text(replaced(text, "\"bits\": 4", "\"bits\": 4294967300"), "x.py");
+    const Workload& w = find(r, "gemv_i4_extern");
+    CHECK(w.quant.weight_bits == 8);
+    CHECK(w.note.find("bits 4294967300 do not fit the int8 storage: its width is used") != std::string::npos);
+  }
   SECTION("group size from the scale's shape alone") {
     const ExtractResult r = run_text(replaced(text, "\"group_size\": 32, ", ""), "x.py");
     const Workload& w = find(r, "gemv_i4_extern");
