@@ -4,8 +4,8 @@
 
 #include "cost/arch_support.hpp"
 #include "tenet_cost/arch.hpp"
-#include "tenet_cost/error.hpp"
 #include "tenet_cost/mapping.hpp"
+#include "tenet_cost/error.hpp"
 #include "tenet_cost/output.hpp"
 #include "tenet_cost/quant.hpp"
 #include "test_support.hpp"
