@@ -77,31 +77,31 @@ Dataflow parse_dataflow(const std::string& text) {
   throw InputError("unknown dataflow '" + text + "'; valid: " + dataflow_choices());
 }
 
+namespace {
+
+// os, ws and is are generated mappings (the generator's names in mapping.hpp); ncf folds j over the rows and is not.
+std::optional<Generated> as_generated(Preset p) {
+  switch (p) {
+    case Preset::kOS: return Generated{{'i', 'j'}, 'k', true, {1, 1}};
+    case Preset::kWS: return Generated{{'k', 'j'}, 'i', false, {1, 1}};
+    case Preset::kIS: return Generated{{'k', 'i'}, 'j', false, {1, 1}};
+    case Preset::kNCF: break;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 tenet::MappingSpec Dataflow::mapping(std::int64_t rows, std::int64_t cols, bool batched) const {
   if (generated) return generated_mapping(*generated, rows, cols, batched);
   if (!preset) return file_mapping;
+  if (const auto g = as_generated(*preset)) return generated_mapping(*g, rows, cols, batched);
+  // ncf (TENET's ncf_nmk generalised): j over the rows and k over the columns, i in time.
   const std::string R = std::to_string(rows), C = std::to_string(cols);
   const std::string S = batched ? "S[b,i,j,k]" : "S[i,j,k]";
   const std::string B = batched ? "b," : "";
-  std::string space, time;
-  switch (*preset) {
-    case Preset::kOS:
-      space = "PE[i%" + R + ",j%" + C + "]";
-      time = "T[" + B + "floor(i/" + R + "),floor(j/" + C + "),i%" + R + "+j%" + C + "+k]";
-      break;
-    case Preset::kWS:
-      space = "PE[k%" + R + ",j%" + C + "]";
-      time = "T[" + B + "floor(j/" + C + "),floor(k/" + R + "),i+j%" + C + "+k%" + R + "]";
-      break;
-    case Preset::kIS:
-      space = "PE[k%" + R + ",i%" + C + "]";
-      time = "T[" + B + "floor(i/" + C + "),floor(k/" + R + "),j+i%" + C + "+k%" + R + "]";
-      break;
-    case Preset::kNCF:
-      space = "PE[j%" + R + ",k%" + C + "]";
-      time = "T[" + B + "floor(i/" + R + "),floor(k/" + C + "),i%" + R + ",floor(j/" + R + ")]";
-      break;
-  }
+  const std::string space = "PE[j%" + R + ",k%" + C + "]";
+  const std::string time = "T[" + B + "floor(i/" + R + "),floor(k/" + C + "),i%" + R + ",floor(j/" + R + ")]";
   tenet::MappingSpec m;
   m.space_map = {"{" + S + "->" + space + "}", SourceLocation{"<generated>", 1, 1}};
   m.time_map = {"{" + S + "->" + time + "}", SourceLocation{"<generated>", 2, 1}};
