@@ -347,9 +347,32 @@ std::string region_output_dtype(const FuncIndex& fi, const std::string& acc, con
 // NOLINTNEXTLINE(readability-function-size): one recognition, in the order the docs state it
 std::vector<TirGemm> tensorized_gemms(const ir::PrimFunc& f, const FuncIndex& fi, std::size_t func_index) {
   std::vector<TirGemm> out;
-  std::set<const ir::Block*> done;
+  // The intrinsics' MACs per block, from ptx_mma's "mMnNkK" shapes (one pass over the calls).
+  struct BlockMacs {
+    std::int64_t sum = 0;
+    bool all_shaped = true;
+    bool done = false;
+  };
+  std::map<const ir::Block*, BlockMacs> per_block;
   for (const auto& cs : fi.calls) {
-    if (!cs.block || !is_mma_intrinsic(cs.call->name) || !done.insert(cs.block).second) continue;
+    if (!cs.block || !is_mma_intrinsic(cs.call->name)) continue;
+    BlockMacs& bm = per_block[cs.block];
+    const auto macs = ptx_shape_macs(*cs.call);
+    if (!macs) {
+      bm.all_shaped = false;
+      continue;
+    }
+    try {
+      bm.sum = checked_add(bm.sum, *macs, "the intrinsics' MACs");
+    } catch (const OverflowError&) {
+      bm.sum = INT64_MAX;  // more than any tile the regions can give (< 2^61): disagrees
+    }
+  }
+  for (const auto& cs : fi.calls) {
+    if (!cs.block || !is_mma_intrinsic(cs.call->name)) continue;
+    BlockMacs& bm = per_block[cs.block];
+    if (bm.done) continue;
+    bm.done = true;
     const ir::Block& blk = *cs.block;
     if (std::none_of(blk.iter_vars.begin(), blk.iter_vars.end(),
                      [](const ir::IterVar& v) { return is_reduce(v.kind); }))
@@ -404,22 +427,8 @@ std::vector<TirGemm> tensorized_gemms(const ir::PrimFunc& f, const FuncIndex& fi
       nt = ratio(b, c, a);
       kt = ratio(a, b, c);
     }
-    std::int64_t calls_macs = 0;
-    bool all_shaped = true;
-    for (const auto& other : fi.calls) {
-      if (other.block != cs.block || !is_mma_intrinsic(other.call->name)) continue;
-      const auto macs = ptx_shape_macs(*other.call);
-      if (!macs) {
-        all_shaped = false;
-        continue;
-      }
-      try {
-        calls_macs = checked_add(calls_macs, *macs, "the intrinsics' MACs");
-      } catch (const OverflowError&) {
-        calls_macs = INT64_MAX;  // more than any tile the regions can give (< 2^61): disagrees
-        break;
-      }
-    }
+    const std::int64_t calls_macs = bm.sum;
+    const bool all_shaped = bm.all_shaped;
     std::string bad;
     if (!mt || !nt || !kt) {
       bad = "fragment tile not derivable from the regions' sizes";

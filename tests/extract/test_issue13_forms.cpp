@@ -93,6 +93,14 @@ TEST_CASE("tensorized GEMMs: a tile the intrinsics contradict, and a block witho
     CHECK_FALSE(w.shape_known);
     CHECK(w.note.find("disagrees with the intrinsics' shapes") != std::string::npos);
   }
+  SECTION("ptx_mma shapes of 10^18 MACs per call: no overflow, they disagree") {
+    std::string t = text;
+    for (int i = 0; i < 2; ++i) t = replaced(t, "\"m16n8k16\"", "\"m999999n999999k999999\"");
+    const ExtractResult r = run_text(t, "mma.py");
+    const Workload& w = find(r, "matmul_ptx_mma");
+    CHECK_FALSE(w.shape_known);
+    CHECK(w.note.find("(1999994000005999998 MACs)") != std::string::npos);
+  }
   SECTION("regions whose sizes are no fragment tile: shape unknown") {
     // the MMA block's write region (the one after its reads of the warp operands) becomes 32x7
     const std::string mma_rw =
