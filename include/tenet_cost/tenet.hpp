@@ -117,6 +117,9 @@ struct AnalyzeOptions {
   std::int64_t min_base = 2;        // smallest base n0 in periods (formerly TC_MIN_BASE); >= 1
   bool skewed_time_windows = true;  // the tighter skewed-time windows (false: formerly TC_NO_SKEW=1)
   VirtualPlan virtual_plan = VirtualPlan::kAuto;
+  /// Large floor divisors (`floor(k/128)` of a group scale): count at a few small divisors and interpolate
+  /// (docs/tenet-engine.md §3 "Large floor divisors"); false: count with the divisor as given (comparison).
+  bool scaled_divisors = true;
 
   // Debug output: one line per message to `debug_log` (stderr when empty).
   DebugLevel debug = DebugLevel::kNone;

@@ -191,11 +191,260 @@ struct Pending {
   json point;
 };
 
+model::Phases phases_of(const PointConfig& c) {
+  model::Phases ph;
+  ph.seq_len = c.seq_len;
+  ph.context = c.context;
+  ph.batch = c.batch;
+  return ph;
+}
+
+std::vector<std::size_t> key_of(const std::vector<std::size_t>& at, const std::vector<std::size_t>& axes) {
+  std::vector<std::size_t> k;
+  k.reserve(axes.size());
+  for (const auto i : axes) k.push_back(at[i]);
+  return k;
+}
+
+// Stage 1: every value of every axis parsed, and the files the values read digested (an edited file: new points).
+struct CheckedAxes {
+  std::map<std::pair<AxisKind, std::string>, std::string> digests;
+  std::vector<ModelFiles> model_files;
+  std::map<std::string, std::optional<quant::Scheme>> schemes;  // nullopt: the dump's own scheme
+  std::map<std::string, mapping::Dataflow> dataflows;
+  std::map<std::string, cost::ArrayMethod> methods;
+  std::map<std::string, cost::Objective> objectives;
+};
+
+CheckedAxes check_axes(const Grid& g, const RunOptions& opt) {
+  CheckedAxes ck;
+  for (const auto& a : g.axes)
+    for (const auto& v : a.values) switch (a.kind) {
+        case AxisKind::kArch: ck.digests[{a.kind, v}] = file_digest(arch::arch_file(v, opt.presets_dir)); break;
+        case AxisKind::kDataflow:
+          ck.dataflows.emplace(v, mapping::parse_dataflow(v));
+          if (!ck.dataflows.at(v).preset) ck.digests[{a.kind, v}] = file_digest(v);
+          break;
+        case AxisKind::kArrayModel: ck.methods.emplace(v, cost::parse_array_method(v)); break;
+        case AxisKind::kObjective: ck.objectives.emplace(v, cost::parse_objective(v)); break;
+        case AxisKind::kModel: {
+          ck.model_files.push_back(resolve_model(v, opt.workloads_dir));
+          const auto& f = ck.model_files.back();
+          ck.digests[{a.kind, v}] =
+              hex16(fnv1a(f.config.empty() ? "" : read_file(f.config), fnv1a(f.dump.empty() ? "" : read_file(f.dump))));
+          break;
+        }
+        case AxisKind::kQuant:
+          ck.schemes.emplace(v, is_dump_scheme(v) ? std::nullopt : std::optional(quant::parse_scheme(v)));
+          break;
+        case AxisKind::kSet:
+        case AxisKind::kSeqLen:
+        case AxisKind::kContext:
+        case AxisKind::kBatch: break;  // --set: with the arch in configure_groups; integers: normalized()
+      }
+  return ck;
+}
+
+// The ids already in the results file (a resumed run skips them); a corrupt last line (a run killed mid-write) is cut.
+std::set<std::string> finished_ids(const RunOptions& opt, RunSummary& sum) {
+  std::set<std::string> done;
+  std::error_code ec;
+  if (opt.out.empty() || !fs::exists(opt.out, ec)) return done;
+  const ResultsFile existing = parse_results(read_file(opt.out), opt.out, true);
+  for (const auto& l : existing.lines) done.insert(l.id);
+  if (existing.corrupt_tail) {
+    if (::truncate(opt.out.c_str(), static_cast<off_t>(existing.valid_bytes)) != 0)
+      throw InputError(opt.out + ": cannot drop its corrupt last line: " + std::strerror(errno));
+    sum.dropped_corrupt_tail = true;
+    sum.corrupt_line = existing.tail_line;
+  }
+  return done;
+}
+
+// Stage 2: the points (the last axis fastest), their ids, estimator groups and this shard's pending ones.
+struct Enumerated {
+  std::vector<std::size_t> est_axes, plan_axes;  // the axes that choose the Estimator / the model plan
+  std::vector<std::vector<std::size_t>> groups;  // group -> its estimator key (value index per est_axes)
+  std::vector<Pending> pending;
+};
+
+Enumerated enumerate_points(const Grid& g, const CheckedAxes& ck, const std::set<std::string>& done,
+                            const RunOptions& opt, RunSummary& sum) {
+  Enumerated en;
+  for (std::size_t i = 0; i < g.axes.size(); ++i) {
+    const Stage s = axis_def(g.axes[i].kind).stage;
+    if (s == Stage::kEstimator) en.est_axes.push_back(i);
+    if (s == Stage::kPlan) en.plan_axes.push_back(i);
+  }
+  std::map<std::vector<std::size_t>, std::size_t> group_of;  // estimator key -> group
+  std::vector<std::size_t> at(g.axes.size(), 0);
+  for (std::int64_t n = 0; n < sum.points; ++n) {
+    const auto [git, fresh] = group_of.emplace(key_of(at, en.est_axes), en.groups.size());
+    if (fresh) en.groups.push_back(git->first);
+    json point = point_json(g, at, ck.digests);
+    std::string id = hex16(fnv1a(point.dump()));
+    if (in_shard(id, opt.shard)) {
+      ++sum.in_shard;
+      if (done.count(id)) ++sum.skipped;
+      else en.pending.push_back(Pending{git->second, at, std::move(id), std::move(point)});
+    }
+    for (std::size_t i = g.axes.size(); i-- > 0;) {  // next index, last axis fastest
+      if (++at[i] < g.axes[i].values.size()) break;
+      at[i] = 0;
+    }
+  }
+  return en;
+}
+
+// Stage 3: every group's arch with its --set overrides, validated (also for groups with nothing left to do).
+struct Group {
+  PointConfig cfg;
+  arch::Arch arch;
+};
+
+std::vector<Group> configure_groups(const Grid& g, const Enumerated& en, const RunOptions& opt) {
+  std::vector<Group> out;
+  out.reserve(en.groups.size());
+  for (const auto& key : en.groups) {
+    PointConfig c;
+    for (std::size_t j = 0; j < en.est_axes.size(); ++j) read(c, g.axes[en.est_axes[j]], key[j]);
+    arch::Arch a = arch::load_arch(c.arch, opt.presets_dir, c.set);
+    out.push_back(Group{std::move(c), std::move(a)});
+  }
+  return out;
+}
+
+// Stage 4: the model plans the pending points need, each dump parsed once.
+using Plans = std::map<std::vector<std::size_t>, model::Model>;  // plan key (value index per plan_axes) -> plan
+
+Plans build_plans(const Grid& g, const CheckedAxes& ck, const Enumerated& en, RunSummary& sum) {
+  std::map<std::size_t, LoadedModel> models;
+  Plans plans;
+  for (const auto& p : en.pending) {
+    auto pkey = key_of(p.at, en.plan_axes);
+    if (plans.count(pkey)) continue;
+    PointConfig c;
+    for (const auto i : en.plan_axes) read(c, g.axes[i], p.at[i]);
+    const ModelFiles& files = ck.model_files[c.model];
+    auto mit = models.find(c.model);
+    if (mit == models.end()) {
+      mit = models.emplace(c.model, load_model(files)).first;
+      ++sum.models_loaded;
+    }
+    const LoadedModel& m = mit->second;
+    const std::string& mname = files.dump.empty() ? files.config : files.dump;
+    model::Model plan = m.extracted ? model::plan_from_extract(mname, *m.extracted, phases_of(c), m.config)
+                                    : model::plan_from_config(mname, *m.config, phases_of(c));
+    plan.name = fs::path(mname).filename().string();
+    if (plan.gemms.empty()) throw InputError(mname + ": no GEMM workloads found");
+    plans.emplace(std::move(pkey), std::move(plan));
+  }
+  return plans;
+}
+
+// Stage 5: chunks of consecutive pending points of one group, on threads; each thread keeps its groups' Estimators.
+class Evaluation {
+ public:
+  Evaluation(const Grid& g, const CheckedAxes& ck, const Enumerated& en, const std::vector<Group>& groups,
+             const Plans& plans, const RunOptions& opt)
+      : g_(g), ck_(ck), en_(en), groups_(groups), plans_(plans), opt_(opt), sink_(opt.out) {}
+
+  void run(unsigned threads) {
+    const std::size_t chunk = std::clamp<std::size_t>(en_.pending.size() / (std::size_t{threads} * 8), 1, 32);
+    for (std::size_t b = 0; b < en_.pending.size();) {
+      std::size_t e = b + 1;
+      while (e < en_.pending.size() && e - b < chunk && en_.pending[e].group == en_.pending[b].group) ++e;
+      chunks_.emplace_back(b, e);
+      b = e;
+    }
+    prog_.total = en_.pending.size();
+    start_ = std::chrono::steady_clock::now();
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < threads && t < chunks_.size(); ++t) pool.emplace_back([this] { worker(); });
+    worker();
+    for (auto& t : pool) t.join();
+    if (failure_) std::rethrow_exception(failure_);
+  }
+
+  void summarize(RunSummary& sum) {
+    sum.evaluated = prog_.done;
+    sum.errors = prog_.errors;
+    sum.estimators = estimators_;
+    sum.lines = sink_.take();
+  }
+
+ private:
+  using Estimators = std::map<std::size_t, std::unique_ptr<cost::Estimator>>;
+
+  void worker() {
+    Estimators mine;
+    try {
+      for (std::size_t ci = next_++; ci < chunks_.size() && !failed_; ci = next_++)
+        for (std::size_t pi = chunks_[ci].first; pi < chunks_[ci].second; ++pi) {
+          const Pending& p = en_.pending[pi];
+          const json line = evaluate(p, mine);
+          const std::string text = line.dump();
+          std::lock_guard<std::mutex> lock(mu_);
+          sink_.append(p.id, text);
+          ++prog_.done;
+          if (line.contains("error")) ++prog_.errors;
+          prog_.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+          if (opt_.progress) opt_.progress(prog_);
+        }
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!failure_) failure_ = std::current_exception();
+      failed_ = true;
+    }
+  }
+
+  // One point's line: its result, or the InputError that point alone ran into.
+  json evaluate(const Pending& p, Estimators& mine) {
+    PointConfig c;
+    for (std::size_t i = 0; i < g_.axes.size(); ++i)
+      if (axis_def(g_.axes[i].kind).stage != Stage::kEstimator) read(c, g_.axes[i], p.at[i]);
+    json line = json{{"id", p.id}, {"point", p.point}};
+    try {
+      auto est = mine.find(p.group);
+      if (est == mine.end()) {
+        if (mine.size() >= 8) mine.clear();  // chunks of a group mostly come to the same thread in a row
+        const Group& gr = groups_[p.group];
+        cost::Options o;
+        o.method = ck_.methods.at(gr.cfg.array_model);
+        o.objective = ck_.objectives.at(gr.cfg.objective);
+        o.engine_time_limit_s = opt_.engine_time_limit_s;
+        est = mine.emplace(p.group, std::make_unique<cost::Estimator>(gr.arch, ck_.dataflows.at(gr.cfg.dataflow), o))
+                  .first;
+        ++estimators_;
+      }
+      const auto r =
+          model::compare(*est->second, plans_.at(key_of(p.at, en_.plan_axes)), phases_of(c), {ck_.schemes.at(c.quant)});
+      line["result"] = result_json(r.rows.front());
+    } catch (const InputError& e) {
+      line["error"] = e.what();
+    }
+    return line;
+  }
+
+  const Grid& g_;
+  const CheckedAxes& ck_;
+  const Enumerated& en_;
+  const std::vector<Group>& groups_;
+  const Plans& plans_;
+  const RunOptions& opt_;
+  Sink sink_;
+  std::vector<std::pair<std::size_t, std::size_t>> chunks_;
+  std::mutex mu_;
+  Progress prog_;
+  std::atomic<std::size_t> estimators_{0};
+  std::atomic<std::size_t> next_{0};
+  std::atomic<bool> failed_{false};
+  std::exception_ptr failure_;
+  std::chrono::steady_clock::time_point start_;
+};
+
 }  // namespace
 
-// The run's numbered stages (check, resume, load, plan, evaluate, write) share their tables; splitting them into
-// functions is open debt (docs/architecture.md).
-// NOLINTNEXTLINE(readability-function-size): see above
 RunSummary run(const Grid& grid_in, const RunOptions& opt) {
   const Grid g = normalized(grid_in);
   RunSummary sum;
@@ -203,206 +452,14 @@ RunSummary run(const Grid& grid_in, const RunOptions& opt) {
   if (sum.points > kMaxPoints)
     throw InputError("the grid has " + std::to_string(sum.points) + " points; at most " + std::to_string(kMaxPoints) +
                      " per sweep (split it into several spec files)");
-
-  // 1. validate every value of every axis, and digest the files they read
-  std::map<std::pair<AxisKind, std::string>, std::string> digests;
-  std::vector<ModelFiles> model_files;
-  std::map<std::string, std::optional<quant::Scheme>> schemes;
-  std::map<std::string, mapping::Dataflow> dataflows;
-  std::map<std::string, cost::ArrayMethod> methods;
-  std::map<std::string, cost::Objective> objectives;
-  std::vector<std::string> arch_names;
-  for (const auto& a : g.axes)
-    for (const auto& v : a.values) switch (a.kind) {
-        case AxisKind::kArch:
-          arch_names.push_back(v);
-          digests[{a.kind, v}] = file_digest(arch::arch_file(v, opt.presets_dir));
-          break;
-        case AxisKind::kDataflow:
-          dataflows.emplace(v, mapping::parse_dataflow(v));
-          if (!dataflows.at(v).preset) digests[{a.kind, v}] = file_digest(v);
-          break;
-        case AxisKind::kArrayModel: methods.emplace(v, cost::parse_array_method(v)); break;
-        case AxisKind::kObjective: objectives.emplace(v, cost::parse_objective(v)); break;
-        case AxisKind::kModel: {
-          model_files.push_back(resolve_model(v, opt.workloads_dir));
-          const auto& f = model_files.back();
-          digests[{a.kind, v}] =
-              hex16(fnv1a(f.config.empty() ? "" : read_file(f.config), fnv1a(f.dump.empty() ? "" : read_file(f.dump))));
-          break;
-        }
-        case AxisKind::kQuant:
-          schemes.emplace(v, is_dump_scheme(v) ? std::nullopt : std::optional(quant::parse_scheme(v)));
-          break;
-        case AxisKind::kSet:
-        case AxisKind::kSeqLen:
-        case AxisKind::kContext:
-        case AxisKind::kBatch: break;  // --set: with the arch below; integers: normalized()
-      }
-
-  // 2. enumerate the points (the last axis fastest), their ids, groups and the shard
-  std::vector<std::size_t> est_axes, plan_axes;
-  for (std::size_t i = 0; i < g.axes.size(); ++i) {
-    const Stage s = axis_def(g.axes[i].kind).stage;
-    if (s == Stage::kEstimator) est_axes.push_back(i);
-    if (s == Stage::kPlan) plan_axes.push_back(i);
-  }
-  auto key_of = [](const std::vector<std::size_t>& at, const std::vector<std::size_t>& axes) {
-    std::vector<std::size_t> k;
-    k.reserve(axes.size());
-    for (const auto i : axes) k.push_back(at[i]);
-    return k;
-  };
-  std::set<std::string> done;
-  ResultsFile existing;
-  if (!opt.out.empty()) {
-    std::error_code ec;
-    if (fs::exists(opt.out, ec)) {
-      existing = parse_results(read_file(opt.out), opt.out, true);
-      for (const auto& l : existing.lines) done.insert(l.id);
-      if (existing.corrupt_tail) {
-        if (::truncate(opt.out.c_str(), static_cast<off_t>(existing.valid_bytes)) != 0)
-          throw InputError(opt.out + ": cannot drop its corrupt last line: " + std::strerror(errno));
-        sum.dropped_corrupt_tail = true;
-        sum.corrupt_line = existing.tail_line;
-      }
-    }
-  }
-  std::map<std::vector<std::size_t>, std::size_t> group_of;  // estimator key -> group
-  std::vector<std::vector<std::size_t>> groups;              // group -> estimator key
-  std::vector<Pending> pending;
-  std::vector<std::size_t> at(g.axes.size(), 0);
-  for (std::int64_t n = 0; n < sum.points; ++n) {
-    const auto ekey = key_of(at, est_axes);
-    const auto [git, fresh] = group_of.emplace(ekey, groups.size());
-    if (fresh) groups.push_back(ekey);
-    json point = point_json(g, at, digests);
-    std::string id = hex16(fnv1a(point.dump()));
-    if (in_shard(id, opt.shard)) {
-      ++sum.in_shard;
-      if (done.count(id)) ++sum.skipped;
-      else pending.push_back(Pending{git->second, at, std::move(id), std::move(point)});
-    }
-    for (std::size_t i = g.axes.size(); i-- > 0;) {  // next index, last axis fastest
-      if (++at[i] < g.axes[i].values.size()) break;
-      at[i] = 0;
-    }
-  }
-
-  // 3. every group's arch with its --set overrides, validated (also for groups with nothing left to do)
-  std::vector<arch::Arch> archs;
-  std::vector<PointConfig> group_cfg;
-  for (const auto& key : groups) {
-    PointConfig c;
-    for (std::size_t j = 0; j < est_axes.size(); ++j) read(c, g.axes[est_axes[j]], key[j]);
-    archs.push_back(arch::load_arch(c.arch, opt.presets_dir, c.set));
-    group_cfg.push_back(std::move(c));
-  }
-
-  // 4. the models and plans the pending points need, each dump parsed once
-  std::map<std::size_t, LoadedModel> models;
-  std::map<std::vector<std::size_t>, model::Model> plans;
-  for (const auto& p : pending) {
-    PointConfig c;
-    for (const auto i : plan_axes) read(c, g.axes[i], p.at[i]);
-    auto pkey = key_of(p.at, plan_axes);
-    if (plans.count(pkey)) continue;
-    auto mit = models.find(c.model);
-    if (mit == models.end()) {
-      mit = models.emplace(c.model, load_model(model_files[c.model])).first;
-      ++sum.models_loaded;
-    }
-    model::Phases ph;
-    ph.seq_len = c.seq_len;
-    ph.context = c.context;
-    ph.batch = c.batch;
-    const LoadedModel& m = mit->second;
-    const std::string& mname =
-        model_files[c.model].dump.empty() ? model_files[c.model].config : model_files[c.model].dump;
-    model::Model plan = m.extracted ? model::plan_from_extract(mname, *m.extracted, ph, m.config)
-                                    : model::plan_from_config(mname, *m.config, ph);
-    plan.name = fs::path(mname).filename().string();
-    if (plan.gemms.empty()) throw InputError(mname + ": no GEMM workloads found");
-    plans.emplace(std::move(pkey), std::move(plan));
-  }
-
-  // 5. evaluate: chunks of consecutive points of one group; each thread keeps its groups' Estimators
-  const unsigned threads = parallel::thread_count(opt.jobs, "TC_SWEEP_THREADS");
-  const std::size_t chunk = std::clamp<std::size_t>(pending.size() / (std::size_t{threads} * 8), 1, 32);
-  std::vector<std::pair<std::size_t, std::size_t>> chunks;
-  for (std::size_t b = 0; b < pending.size();) {
-    std::size_t e = b + 1;
-    while (e < pending.size() && e - b < chunk && pending[e].group == pending[b].group) ++e;
-    chunks.emplace_back(b, e);
-    b = e;
-  }
-  Sink sink(opt.out);
-  std::mutex mu;
-  Progress prog;
-  prog.total = pending.size();
-  std::atomic<std::size_t> estimators{0};
-  std::atomic<std::size_t> next{0};
-  std::atomic<bool> failed{false};
-  std::exception_ptr failure;
-  const auto start = std::chrono::steady_clock::now();
-  auto worker = [&] {
-    std::map<std::size_t, std::unique_ptr<cost::Estimator>> mine;
-    try {
-      for (std::size_t ci = next++; ci < chunks.size() && !failed; ci = next++) {
-        for (std::size_t pi = chunks[ci].first; pi < chunks[ci].second; ++pi) {
-          const Pending& p = pending[pi];
-          PointConfig c;
-          for (std::size_t i = 0; i < g.axes.size(); ++i)
-            if (axis_def(g.axes[i].kind).stage != Stage::kEstimator) read(c, g.axes[i], p.at[i]);
-          json line = json{{"id", p.id}, {"point", p.point}};
-          try {
-            auto est = mine.find(p.group);
-            if (est == mine.end()) {
-              if (mine.size() >= 8) mine.clear();  // chunks of a group mostly come to the same thread in a row
-              const PointConfig& gc = group_cfg[p.group];
-              cost::Options o;
-              o.method = methods.at(gc.array_model);
-              o.objective = objectives.at(gc.objective);
-              o.engine_time_limit_s = opt.engine_time_limit_s;
-              est =
-                  mine.emplace(p.group, std::make_unique<cost::Estimator>(archs[p.group], dataflows.at(gc.dataflow), o))
-                      .first;
-              ++estimators;
-            }
-            model::Phases ph;
-            ph.seq_len = c.seq_len;
-            ph.context = c.context;
-            ph.batch = c.batch;
-            const auto r = model::compare(*est->second, plans.at(key_of(p.at, plan_axes)), ph, {schemes.at(c.quant)});
-            line["result"] = result_json(r.rows.front());
-          } catch (const InputError& e) {
-            line["error"] = e.what();
-          }
-          const std::string text = line.dump();
-          std::lock_guard<std::mutex> lock(mu);
-          sink.append(p.id, text);
-          ++prog.done;
-          if (line.contains("error")) ++prog.errors;
-          prog.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-          if (opt.progress) opt.progress(prog);
-        }
-      }
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(mu);
-      if (!failure) failure = std::current_exception();
-      failed = true;
-    }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads && t < chunks.size(); ++t) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
-  if (failure) std::rethrow_exception(failure);
-
-  sum.evaluated = prog.done;
-  sum.errors = prog.errors;
-  sum.estimators = estimators;
-  sum.lines = sink.take();
+  const CheckedAxes ck = check_axes(g, opt);
+  const std::set<std::string> done = finished_ids(opt, sum);
+  const Enumerated en = enumerate_points(g, ck, done, opt, sum);
+  const std::vector<Group> groups = configure_groups(g, en, opt);
+  const Plans plans = build_plans(g, ck, en, sum);
+  Evaluation ev(g, ck, en, groups, plans, opt);
+  ev.run(parallel::thread_count(opt.jobs, "TC_SWEEP_THREADS"));
+  ev.summarize(sum);
   std::sort(sum.lines.begin(), sum.lines.end(), [](const ResultLine& a, const ResultLine& b) { return a.id < b.id; });
   return sum;
 }

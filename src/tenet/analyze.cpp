@@ -1,6 +1,7 @@
 // analyze(): exact counts by multilinear interpolation over small brute-forced
 // instances (docs/tenet-engine.md §Counting), then TENET's metric formulas.
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -25,6 +26,7 @@ using relation::Piece;
 
 constexpr i64 kMaxEnumeratePoints = 30'000'000; // --enumerate on the whole domain
 constexpr int kMaxRetries = 4;
+constexpr std::size_t kMaxScaledDims = 64;  // interpolation over a floor divisor: at most this many dimensions
 
 /// Values a count group produces, flattened: [nT, nS, nSTD] or [tv, uv, uvt, spi].
 std::vector<i64> flatten(const Counts& c, int tensor) {
@@ -361,7 +363,10 @@ i64 skew_distance(const Model& m, std::size_t d, const std::vector<Interval>& bo
   return std::max(-sys.lo(dv[d]), sys.hi(dv[d]));
 }
 
-/// d appears in the pieces' terms only as (a*d + b) % c (no floor, no mixing).
+bool exact_var(const Affine& a, std::size_t d);
+
+/// d appears in the pieces' terms only as (a*d + b) % c or as floor(d/c) (d alone, coefficient 1; no other
+/// floor, no mixing, no term of such a term).
 bool only_mod_terms(const std::vector<const Piece*>& pieces, std::size_t d) {
   for (const Piece* p : pieces) {
     std::vector<char> uses_d(p->terms.size(), 0);
@@ -380,7 +385,7 @@ bool only_mod_terms(const std::vector<const Piece*>& pieces, std::size_t d) {
         }
       }
       uses_d[k] = dd;
-      if (dd && (other || t.kind != relation::Term::Kind::kMod)) return false;
+      if (dd && (other || (t.kind != relation::Term::Kind::kMod && !exact_var(t.num, d)))) return false;
     }
   }
   return true;
@@ -412,9 +417,28 @@ struct ClosedForm {
   std::vector<std::size_t> comp;  // compressed dimensions
   std::size_t nv = 0;
   std::vector<i128> coef;
+  // Interpolation over a floor divisor (docs/tenet-engine.md §3 "Large floor divisors"): when `inner` holds two
+  // forms, the value at extents with N_sd = q * G + r (q >= 1, r < Ga) is inner[0] + (inner[1] - inner[0]) * (G - Ga),
+  // inner[j] evaluated with N_sd replaced by q * (Ga + j) + r (the problem with divisor Ga + j instead of G).
+  std::size_t sd = 0;
+  i64 G = 0, Ga = 0;
+  std::vector<ClosedForm> inner;
+
+  /// `ext` with dimension sd's extent q * G + r replaced by q * Gp + r (into `buf`, dims.size() <= kMaxScaledDims).
+  [[nodiscard]] const i64* substituted(const i64* ext, i64 Gp, i64* buf) const {
+    for (std::size_t d = 0; d < dims.size(); ++d) buf[d] = ext[d];
+    buf[sd] = ext[sd] / G * Gp + ext[sd] % G;
+    return buf;
+  }
 
   /// Whether the extents lie in this form's region.
   [[nodiscard]] bool matches(const i64* ext) const {
+    if (!inner.empty()) {
+      if (ext[sd] / G < 1 || ext[sd] % G >= Ga) return false;
+      std::array<i64, kMaxScaledDims> buf{};
+      return inner[0].matches(substituted(ext, Ga, buf.data())) &&
+             inner[1].matches(substituted(ext, Ga + 1, buf.data()));
+    }
     for (std::size_t d = 0; d < dims.size(); ++d) {
       const Dim& x = dims[d];
       if (!x.compress) {
@@ -429,6 +453,17 @@ struct ClosedForm {
   }
   /// Value v at the extents (which must match); checked 128-bit, allocation-free.
   [[nodiscard]] i64 value(const i64* ext, std::size_t v) const {
+    if (!inner.empty()) {
+      std::array<i64, kMaxScaledDims> buf{};
+      const i128 a = inner[0].value(substituted(ext, Ga, buf.data()), v);
+      const i128 b = inner[1].value(substituted(ext, Ga + 1, buf.data()), v);
+      const i128 x = add128(a, mul128(b - a, G - Ga));
+      if (x < 0)
+        throw InputError(
+            "cannot count exactly: the interpolated count is negative (the counts are not affine in the floor "
+            "divisor for this mapping)");
+      return checked_narrow(x, "count");
+    }
     i128 acc = 0;
     const std::size_t nb = std::size_t{1} << comp.size();
     for (std::size_t mask = 0; mask < nb; ++mask) {
@@ -579,12 +614,28 @@ class Limits {
   i64 instances_ = 0;
 };
 
+std::vector<i64> lcm_periods(const std::vector<const Piece*>& pieces, std::size_t nd);
+
+/// A dimension whose only non-translation appearance in a group is floor(d/G) in the tensors' accesses
+/// (docs/tenet-engine.md §3 "Large floor divisors").
+struct ScaledDim {
+  std::size_t d = 0;
+  i64 G = 0, Ga = 0;  // the divisor and the smallest divisor sampled
+};
+
 class Counter {
  public:
   /// `parametric`: the closed forms must hold for every larger extent of the
   /// compressed dimensions (up to kParametricMaxExtent), not only at m.box.
-  Counter(const Model& m, const AnalyzeOptions& o, Limits& limits, bool parametric = false)
-      : m_(m), o_(o), enumerate_(o.enumerate), parametric_(parametric), limits_(limits) {
+  /// `workspace`: brute_force's buffers shared with an enclosing counter (nullptr: this counter's own).
+  Counter(const Model& m, const AnalyzeOptions& o, Limits& limits, bool parametric = false,
+          detail::Workspace* workspace = nullptr)
+      : m_(m),
+        o_(o),
+        enumerate_(o.enumerate),
+        parametric_(parametric),
+        limits_(limits),
+        ws_(workspace != nullptr ? workspace : &workspace_) {
     skew_.assign(m.nd, -1);
     if (!enumerate_ && o.skewed_time_windows)
       for (std::size_t d = 0; d < m.nd; ++d) skew_[d] = skew_distance(m, d, parametric ? huge_box(m.box) : m.box);
@@ -593,10 +644,14 @@ class Counter {
         if (skew_[d] >= 0)
           debug(o_, "skewed time dimension d" + std::to_string(d) + ": local distance " + std::to_string(skew_[d]));
   }
+  Counter(const Counter&) = delete;  // ws_ may point at workspace_
+  Counter& operator=(const Counter&) = delete;
 
   /// Exact counts of every group member.
   // NOLINTNEXTLINE(readability-function-size): exact counting of a group, kept whole with its invariants
   void solve(Group& g) {
+    ScaledDim sdim;
+    if (scaled_dim(g, sdim) && solve_scaled(g, sdim)) return;
     const std::size_t nd = m_.nd;
     std::vector<DimPlan> plan(nd);
     std::vector<i64> extra(nd, 0);
@@ -938,7 +993,196 @@ class Counter {
   }
 
   int retries() const { return retries_; }
-  std::size_t instances() const { return cache_.size(); }
+  std::size_t instances() const { return cache_.size() + extra_instances_; }
+  /// Every instance this counter brute-forced had a hole-free time domain (see Counts::time_dense).
+  bool all_dense() const { return all_dense_; }
+
+  /// Large floor divisors (docs/tenet-engine.md §3): a dimension d qualifies in group g when it is a skewed
+  /// time dimension (local distance delta = skew_[d] >= 0), starts at 0, appears in no term of the space and
+  /// time maps, and in the group's tensor accesses only inside floor(d/G) (one G; outputs, other terms and
+  /// constraints see d only through that term; constraints not at all). Then every count, for a fixed number
+  /// of whole blocks q = N / G and remainder r = N % G, is affine in G once G >= 2 delta + 2 and G > r.
+  /// Only worth it when the sampled divisors are much smaller than G.
+  bool scaled_dim(const Group& g, ScaledDim& out) const {
+    if (enumerate_ || !m_.is_box || !o_.scaled_divisors || m_.nd > kMaxScaledDims) return false;
+    bool any_tensor = false;
+    for (int k : g.members) any_tensor = any_tensor || k >= 0;
+    if (!any_tensor) return false;
+    bool found = false;
+    for (std::size_t d = 0; d < m_.nd; ++d) {
+      if (skew_[d] < 0 || m_.box[d].lo != 0 || g.stride[d] != 1) continue;
+      i64 G = 0;
+      bool ok = true;
+      for (const Piece* p : g.pieces) {
+        if (!ok) break;
+        const bool st = is_space_time(p);
+        const std::size_t nv = p->vars.size();
+        std::vector<char> dep(p->terms.size(), 0);  // term t depends on d
+        auto uses_d = [&](const Affine& a) {
+          if (uses(a, d)) return true;
+          for (std::size_t q = nv; q < a.coeff.size(); ++q)
+            if (a.coeff[q] != 0 && dep[q - nv]) return true;
+          return false;
+        };
+        for (std::size_t t = 0; t < p->terms.size() && ok; ++t) {
+          const relation::Term& term = p->terms[t];
+          if (uses(term.num, d)) {
+            if (st || term.kind != relation::Term::Kind::kFloor || !exact_var(term.num, d) || (G != 0 && G != term.den))
+              ok = false;
+            G = term.den;
+            dep[t] = 1;
+          } else {
+            dep[t] = static_cast<char>(uses_d(term.num));
+          }
+        }
+        if (!st)
+          for (const auto& o : p->out) ok = ok && !uses(o, d);  // d only through the floor term
+        for (const auto& dj : p->disjuncts)
+          for (const auto& c : dj) ok = ok && !uses_d(c.expr);
+      }
+      if (!ok || G == 0) continue;
+      const i64 N = m_.box[d].hi + 1, q = N / G, r = N % G;
+      const i64 Ga = std::max(checked_add(checked_mul(skew_[d], 2), 3), r + 1);
+      if (q < 1 || G < 2 * (Ga + 2)) continue;  // not worth it: the sampled divisors must be much smaller
+      if (!found || G > out.G) out = ScaledDim{d, G, Ga};
+      found = true;
+    }
+    return found;
+  }
+
+  /// Counts of g at divisors Ga and Ga + 1 (the interpolation), each an ordinary exact count of the problem with
+  /// floor(d/G) replaced by floor(d/G') and N_d = q G' + r; the value at G by the affine formula. Self-check: one
+  /// small instance (the smallest extents both closed forms cover, same remainder r) brute-forced at divisors
+  /// Ga + 2 and 2 Ga + 1 must lie on the line through the two forms' values there. False (the caller counts as
+  /// usual) when a check fails.
+  // NOLINTNEXTLINE(readability-function-size): the interpolation and its self-check, kept together
+  bool solve_scaled(Group& g, const ScaledDim& s) {
+    const std::size_t nd = m_.nd;
+    const i64 q = (m_.box[s.d].hi + 1) / s.G, r = (m_.box[s.d].hi + 1) % s.G;
+    // The problem with divisor Gp: a copy of the model whose group pieces (and the tensors' pointers to them)
+    // point into the copy, with floor(d/G) replaced by floor(d/Gp), extents ext and N_d = qq Gp + r.
+    struct Scaled {
+      Model m;
+      Group g;
+    };
+    auto build = [&](i64 Gp, i64 qq, const std::vector<i64>& ext) {
+      auto sc = std::make_unique<Scaled>(Scaled{m_, Group{}});
+      Model& m2 = sc->m;
+      auto remap = [&](const Piece* p) -> Piece* {
+        auto find = [&](const relation::Relation& a, relation::Relation& b) -> Piece* {
+          for (std::size_t i = 0; i < a.pieces.size(); ++i)
+            if (&a.pieces[i] == p) return &b.pieces[i];
+          return nullptr;
+        };
+        Piece* x = find(m_.space, m2.space);
+        if (x == nullptr) x = find(m_.time, m2.time);
+        for (std::size_t i = 0; x == nullptr && i < m_.access_rels.size(); ++i)
+          x = find(m_.access_rels[i], m2.access_rels[i]);
+        if (x == nullptr) throw InternalError("tenet: a piece of a count group is not in the model");
+        return x;
+      };
+      for (auto& td : m2.tensors)
+        for (auto& p : td.pieces) p = remap(p);
+      Group& g2 = sc->g;
+      g2.members = g.members;
+      for (const Piece* p : g.pieces) {
+        Piece* x = remap(p);
+        if (!is_space_time(p))
+          for (auto& t : x->terms)
+            if (t.kind == relation::Term::Kind::kFloor && exact_var(t.num, s.d) && t.den == s.G) t.den = Gp;
+        g2.pieces.push_back(x);
+      }
+      for (std::size_t d = 0; d < nd; ++d) m2.box[d].hi = m2.box[d].lo + ext[d] - 1;
+      m2.box[s.d].hi = checked_add(checked_mul(qq, Gp), r) - 1;
+      g2.L = lcm_periods(g2.pieces, nd);
+      g2.W.assign(nd, 1);
+      g2.stride.assign(nd, 1);
+      g2.sub.assign(nd, 1);
+      g2.contains.assign(g2.members.size(), std::vector<char>(nd, 0));
+      std::vector<const Piece*> st2;
+      for (const Piece& p : m2.space.pieces) st2.push_back(&p);
+      for (const Piece& p : m2.time.pieces) st2.push_back(&p);
+      for (std::size_t d = 0; d < nd; ++d) g2.stride[d] = free_stride(m2, d, st2, g2.members, g2.contains, g2.sub[d]);
+      return sc;
+    };
+    std::vector<i64> ext(nd);
+    for (std::size_t d = 0; d < nd; ++d) ext[d] = m_.box[d].hi - m_.box[d].lo + 1;
+    std::vector<std::vector<i64>> res;
+    ClosedForm line;  // the result's closed form: the line through the two inner forms
+    line.dims.assign(nd, {});
+    line.sd = s.d;
+    line.G = s.G;
+    line.Ga = s.Ga;
+    bool dense = true;
+    for (const i64 Gp : {s.Ga, s.Ga + 1}) {
+      auto sc = build(Gp, q, ext);
+      Counter inner(sc->m, o_, limits_, parametric_, ws_);
+      inner.solve(sc->g);
+      retries_ += inner.retries();
+      extra_instances_ += inner.instances();
+      dense = dense && inner.all_dense();
+      res.push_back(sc->g.result);
+      line.inner.push_back(std::move(sc->g.form));
+    }
+    // The check instance: the smallest extents (the compressed dimensions' bases, the fewest whole groups along
+    // d) that both forms cover; the true extents always qualify.
+    std::vector<i64> chk = ext;
+    for (std::size_t d = 0; d < nd; ++d) {
+      const auto& a = line.inner[0].dims[d];
+      const auto& b = line.inner[1].dims[d];
+      if (d == s.d || !a.compress || !b.compress || a.S != b.S || a.L != b.L || a.r != b.r) continue;
+      const i64 small = a.S * (a.r + std::max(a.n0, b.n0) * a.L);
+      if (small < chk[d]) {
+        const i64 keep = chk[d];
+        chk[d] = small;
+        if (!line.matches(chk.data())) chk[d] = keep;
+      }
+    }
+    i64 qc = q;
+    for (i64 qq = 1; qq < q; ++qq) {
+      chk[s.d] = qq * s.G + r;
+      if (line.matches(chk.data())) {
+        qc = qq;
+        break;
+      }
+    }
+    chk[s.d] = qc * s.G + r;
+    if (!line.matches(chk.data())) throw InternalError("tenet: the scaled closed forms do not cover their extents");
+    std::vector<std::vector<i64>> checks;
+    for (const i64 Gc : {s.Ga + 2, 2 * s.Ga + 1}) {
+      auto sc = build(Gc, qc, chk);
+      Counter inner(sc->m, o_, limits_, parametric_, ws_);
+      checks.push_back(inner.run(sc->g, sc->m.box));
+      extra_instances_ += inner.instances();
+      dense = dense && inner.all_dense();
+    }
+    const std::size_t nv = res[0].size();
+    bool ok = dense && checks[0].size() == nv && checks[1].size() == nv;
+    std::vector<i64> val(nv);
+    for (std::size_t v = 0; v < nv && ok; ++v) {
+      const i128 a = res[0][v], step = static_cast<i128>(res[1][v]) - a;
+      const i128 x = add128(a, mul128(step, s.G - s.Ga));
+      ok = ok && x >= 0;
+      if (ok) val[v] = checked_narrow(x, "count");
+      // The check instance: the line through the two forms' values there, at Ga + 2 and 2 Ga + 1.
+      std::array<i64, kMaxScaledDims> buf{};
+      const i128 ca = line.inner[0].value(line.substituted(chk.data(), s.Ga, buf.data()), v);
+      const i128 cb = line.inner[1].value(line.substituted(chk.data(), s.Ga + 1, buf.data()), v);
+      ok = ok && static_cast<i128>(checks[0][v]) == ca + 2 * (cb - ca) &&
+           static_cast<i128>(checks[1][v]) == ca + (s.Ga + 1) * (cb - ca);
+    }
+    if (o_.debug == DebugLevel::kCount || (!ok && o_.debug != DebugLevel::kNone))
+      debug(o_, "group: floor divisor " + std::to_string(s.G) + " of d" + std::to_string(s.d) + " sampled at " +
+                    std::to_string(s.Ga) + ".." + std::to_string(s.Ga + 2) + ", " + std::to_string(2 * s.Ga + 1) +
+                    (ok      ? ": affine"
+                     : dense ? ": not affine, counting as usual"
+                             : ": time domain with holes, counting as usual"));
+    if (!ok) return false;
+    g.result = std::move(val);
+    line.nv = nv;
+    g.form = std::move(line);
+    return true;
+  }
 
  private:
   std::vector<i64> run(const Group& g, const std::vector<Interval>& box) {
@@ -963,7 +1207,7 @@ class Counter {
       for (std::size_t k = 0; k < want.size(); ++k)
         if (want[k]) accesses += static_cast<i64>(m_.tensors[k].pieces.size());
       limits_.charge(pts, accesses, enumerate_);
-      Counts c = detail::brute_force(m_, box, want, limit, g.stride, g.sub, &workspace_);
+      Counts c = detail::brute_force(m_, box, want, limit, g.stride, g.sub, ws_);
       if (it != cache_.end()) {
         for (std::size_t k = 0; k < want.size(); ++k)
           if (want[k]) {
@@ -975,6 +1219,7 @@ class Counter {
       }
     }
     dense_ = dense_ && it->second.first.time_dense;
+    all_dense_ = all_dense_ && it->second.first.time_dense;
     std::vector<i64> out;
     for (std::size_t i = 0; i < g.members.size(); ++i) {
       const int k = g.members[i];
@@ -999,12 +1244,24 @@ class Counter {
   const AnalyzeOptions& o_;
   bool enumerate_;
   bool parametric_;
+  /// A piece of the space or time map (not of an access relation).
+  bool is_space_time(const Piece* p) const {
+    for (const Piece& x : m_.space.pieces)
+      if (&x == p) return true;
+    for (const Piece& x : m_.time.pieces)
+      if (&x == p) return true;
+    return false;
+  }
+
   Limits& limits_;
   int retries_ = 0;
   bool dense_ = true;          // every instance run since the last reset had a hole-free time domain
+  bool all_dense_ = true;      // every instance run had a hole-free time domain
+  std::size_t extra_instances_ = 0;  // instances brute-forced by inner counters (large floor divisors)
   std::vector<i64> skew_;      // skew_distance() of each dimension (-1: not a skewed time dimension)
   std::map<std::vector<i64>, std::pair<Counts, std::vector<char>>> cache_;
   detail::Workspace workspace_;  // brute_force's buffers, reused by every instance of this count
+  detail::Workspace* ws_;        // &workspace_ or an enclosing counter's (the inner counts of solve_scaled)
 };
 
 std::vector<i64> lcm_periods(const std::vector<const Piece*>& pieces, std::size_t nd) {

@@ -246,3 +246,91 @@ TEST_CASE("debug output goes to the options' sink, and the knobs change the plan
     check_same(tenet::analyze(p, k), a);
   }
 }
+
+TEST_CASE("parametric closed forms with large group sizes (interpolation in G) equal enumeration") {
+  // OS systolic tiles with G = 18..40: the scale groups are compiled by interpolating over the divisor
+  // (docs/tenet-engine.md §3 "Large floor divisors"); every further extent of the same remainder k % G and
+  // array residues is evaluated from those forms; other extents compile new ones. All equal enumeration.
+  const bool quick = std::getenv("TC_QUICK") != nullptr && std::string(std::getenv("TC_QUICK")) == "1";
+  std::mt19937 rng(20261126u);
+  auto uni = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  const int templates = quick ? 3 : 6;
+  long reused = 0, evaluations = 0;
+  for (int t = 0; t < templates; ++t) {
+    Scales s;
+    s.P = uni(2, 4);
+    s.Q = uni(2, 4);
+    s.g = uni(18, 40);
+    s.bn = t % 3 == 1 ? s.Q : 0;
+    s.act_scale = t % 2 == 1;
+    s.dataflow = 0;
+    INFO("template " << t << " P=" << s.P << " Q=" << s.Q << " g=" << s.g << " bn=" << s.bn << " act=" << s.act_scale);
+    std::vector<std::string> lines;
+    tenet::AnalyzeOptions o;
+    o.debug = tenet::DebugLevel::kCount;
+    o.debug_log = [&](const std::string& l) { lines.push_back(l); };
+    const auto c = tenet::compile_parametric(gemm(s, 3 * s.P, 2 * s.Q, 2 * s.g), o);
+    bool interpolated = false;
+    for (const auto& l : lines) interpolated = interpolated || l.find(": affine") != std::string::npos;
+    CHECK(interpolated);
+    tenet::AnalyzeOptions en;
+    en.enumerate = true;
+    for (int e = 0; e < 4; ++e) {
+      const bool odd = e == 3;
+      const long long M = odd ? uni(1, 6 * s.P) : s.P * uni(2, 6);
+      const long long N = odd ? uni(1, 6 * s.Q) : s.Q * uni(2, 6);
+      const long long K = odd ? uni(1, 4 * s.g) : static_cast<long long>(s.g) * uni(2, 4);
+      INFO("extents " << M << "x" << N << "x" << K);
+      const std::vector<std::int64_t> ext = {M, N, K};
+      const auto before = c.closed_forms();
+      const auto a = tenet::evaluate(c, ext);
+      const auto b = tenet::analyze(gemm(s, M, N, K), en);
+      check_same(a, b);
+      ++evaluations;
+      if (c.closed_forms() == before) ++reused;
+    }
+    // Any number q >= 2 of whole groups along k (the template's q) with the template's M and N: the inner forms
+    // compress k, so the compiled forms cover these extents.
+    for (int q = 2; q <= 5; ++q) {
+      const std::vector<std::int64_t> ext = {3 * s.P, 2 * s.Q, static_cast<std::int64_t>(q) * s.g};
+      INFO("extents " << ext[0] << "x" << ext[1] << "x" << ext[2]);
+      const auto before = c.closed_forms();
+      check_same(tenet::evaluate(c, ext), tenet::analyze(gemm(s, ext[0], ext[1], ext[2]), en));
+      CHECK(c.closed_forms() == before);
+    }
+  }
+  CHECK(reused > 0);
+  WARN("closed forms reused in " << reused << " of " << evaluations << " evaluations");
+}
+
+TEST_CASE("floor(k/g) accesses keep the skewed-time window of k, so k is compressed in the interpolation in G") {
+  // An 8x8 OS array: the general window of k is the time map's spread (15); with SW[j, floor(k/40)] the counter
+  // samples divisors 7..9 and 15, where the skewed-time window max(2 delta + 1, G' + 1) is smaller, so k is
+  // compressed (docs §3 "Skewed time dimensions") and one closed form covers every number of whole groups.
+  Scales s;
+  s.P = 8;
+  s.Q = 8;
+  s.g = 40;
+  std::vector<std::string> lines;
+  tenet::AnalyzeOptions o;
+  o.debug = tenet::DebugLevel::kCount;
+  o.debug_log = [&](const std::string& l) { lines.push_back(l); };
+  const auto c = tenet::compile_parametric(gemm(s, 16, 16, 80), o);
+  bool floor_skew = false;
+  for (const auto& l : lines) {
+    // k (d2) with a period > 1 (the floor term's divisor) compressed with the skewed-time window.
+    const auto at = l.find("d2[L=");
+    if (at == std::string::npos || std::stoll(l.substr(at + 5)) <= 1) continue;
+    const auto end = l.find(']', at);
+    floor_skew = floor_skew || l.substr(at, end - at).find(" C skew") != std::string::npos;
+  }
+  CHECK(floor_skew);
+  tenet::AnalyzeOptions en;
+  en.enumerate = true;
+  const auto forms = c.closed_forms();
+  for (const long long K : {80LL, 120LL, 200LL, 83LL}) {
+    INFO("K = " << K);
+    check_same(tenet::evaluate(c, std::vector<std::int64_t>{16, 24, K}), tenet::analyze(gemm(s, 16, 24, K), en));
+    if (K % s.g == 0) CHECK(c.closed_forms() == forms);  // K = 83: a new remainder, new forms
+  }
+}

@@ -312,6 +312,20 @@ TEST_CASE("counter equals brute-force enumeration on skewed time maps") {
 
 namespace {
 
+/// make_problem of a systolic GEMM-like case, and its text (`desc`) for the failure message.
+tenet::Problem described_problem(const std::string& pe_dom, const std::string& icn, const std::string& dom,
+                                 const std::vector<std::string>& reads, const std::vector<std::string>& writes,
+                                 const std::string& sp, const std::string& tm, std::string& desc) {
+  auto p = tenet::make_problem(pe_dom, "{" + icn + "}", dom, reads, writes, sp, tm);
+  std::ostringstream os;
+  os << pe_dom << "\n{" << icn << "}\n" << dom << "\n";
+  for (const auto& x : reads) os << "R " << x << "\n";
+  for (const auto& x : writes) os << "W " << x << "\n";
+  os << sp << "\n" << tm;
+  desc = os.str();
+  return p;
+}
+
 /// Group-quantized GEMM on an output-stationary systolic array (the shape of
 /// the quantization-aware estimator): S[i,j,k], PE[i%P, j%Q],
 /// T[floor(i/P), floor(j/Q), i%P + j%Q + k], reads A[i,k], B[j,k] and a
@@ -346,14 +360,7 @@ tenet::Problem quant_systolic_problem(Gen& g, std::string& desc) {
   if (g.coin(0.4)) reads.push_back("{S[i,j,k] -> Z[i," + fk + "]}");
   if (g.coin(0.15)) reads.push_back("{S[i,j,k] -> ZK[" + fk + "]}");
   const std::vector<std::string> writes = {"{S[i,j,k] -> C[i,j]}"};
-  auto p = tenet::make_problem(pe_dom, "{" + icn + "}", dom, reads, writes, sp, tm);
-  std::ostringstream os;
-  os << pe_dom << "\n{" << icn << "}\n" << dom << "\n";
-  for (auto& x : reads) os << "R " << x << "\n";
-  for (auto& x : writes) os << "W " << x << "\n";
-  os << sp << "\n" << tm;
-  desc = os.str();
-  return p;
+  return described_problem(pe_dom, icn, dom, reads, writes, sp, tm, desc);
 }
 
 }  // namespace
@@ -383,4 +390,83 @@ TEST_CASE("counter equals brute-force enumeration on group-quantized systolic GE
   }
   CHECK(interpolated * 2 > kCases);
   WARN("interpolated in " << interpolated << " of " << kCases << " group-quantized systolic cases");
+}
+
+namespace {
+
+/// Large floor divisors (docs/tenet-engine.md §3): a group size G of 18..48 on a small OS systolic array, so that
+/// the counter samples the problem at small divisors and interpolates in G. Scale accesses that qualify
+/// (SW[j, f], SW[floor(j/Q), f], Z[i, f], ZK[f], ZD[j + f], ZF[floor(f/2)], SO[j, f + 1], f = floor(k/G)) and,
+/// sometimes, ones that do not (SK[k, f]: k outside the floor; SC[j, f] : k < c: a constraint on k), which must
+/// fall back to the ordinary count. k: mostly q G + r with q = 1..4 and a small r, sometimes any size.
+tenet::Problem large_divisor_problem(Gen& g, std::string& desc, bool& qualifies) {
+  const int P = g.uni(2, 4), Q = g.uni(2, 4);
+  const int G = g.uni(18, 48);
+  const int ni = g.uni(1, 6 * P), nj = g.uni(1, 6 * Q);
+  const int nk = g.coin(0.8) ? G * g.uni(1, 4) + (g.coin(0.5) ? 0 : g.uni(1, 8)) : g.uni(1, 5 * G);
+  const std::string pe_dom = "{PE[p,q] : 0<=p<" + std::to_string(P) + " and 0<=q<" + std::to_string(Q) + "}";
+  std::vector<std::string> links;
+  if (g.coin(0.8)) links.push_back("PE[p,q] -> PE[p,q+1]");
+  if (g.coin(0.8)) links.push_back("PE[p,q] -> PE[p+1,q]");
+  if (g.coin(0.2)) links.push_back("PE[p,q] -> PE[p-1,q]");
+  if (g.coin(0.1)) links.push_back("PE[p,q] -> PE[p+1,q+1]");
+  std::string icn;
+  for (const auto& l : links) icn += (icn.empty() ? "" : "; ") + l;
+  const std::string dom = "{S[i,j,k] : 0<=i<" + std::to_string(ni) + " and 0<=j<" + std::to_string(nj) + " and 0<=k<" +
+                          std::to_string(nk) + "}";
+  const std::string sp = "{S[i,j,k] -> PE[i%" + std::to_string(P) + ", j%" + std::to_string(Q) + "]}";
+  const std::string ti = "floor(i/" + std::to_string(P) + ")", tj = "floor(j/" + std::to_string(Q) + ")";
+  const int style = g.uni(0, 9);
+  const std::string ij = "i%" + std::to_string(P) + "+j%" + std::to_string(Q);
+  const std::string last = style < 7 ? ij + "+k" : style < 9 ? "k+" + ij : ij + "-k";
+  const std::string tm = "{S[i,j,k] -> T[" + (g.coin(0.7) ? ti + "," + tj : tj + "," + ti) + "," + last + "]}";
+  const std::string f = "floor(k/" + std::to_string(G) + ")";
+  std::vector<std::string> reads;
+  if (g.coin(0.5)) reads.push_back("{S[i,j,k] -> A[i,k]}");
+  const int kind = g.uni(0, 8);
+  qualifies = kind < 7;
+  const std::vector<std::string> scale = {"SW[j," + f + "]",   "SW[" + tj + "," + f + "]", "Z[i," + f + "]",
+                                          "ZK[" + f + "]",     "ZD[j+" + f + "]",          "ZF[floor(" + f + "/2)]",
+                                          "SO[j," + f + "+1]", "SK[k," + f + "]",          "SC[j," + f + "]"};
+  std::string rel = "{S[i,j,k] -> " + scale[static_cast<std::size_t>(kind)];
+  if (kind == 8) rel += " : k < " + std::to_string(g.uni(1, nk + 2));
+  reads.push_back(rel + "}");
+  if (g.coin(0.3)) reads.push_back("{S[i,j,k] -> Z2[i," + f + "]}");
+  const std::vector<std::string> writes = {"{S[i,j,k] -> C[i,j]}"};
+  return described_problem(pe_dom, icn, dom, reads, writes, sp, tm, desc);
+}
+
+}  // namespace
+
+TEST_CASE("counter equals brute-force enumeration with large floor divisors (interpolation in G)") {
+  const bool quick = std::getenv("TC_QUICK") != nullptr && std::string(std::getenv("TC_QUICK")) == "1";
+  const int kCases = std::getenv("TC_PROPERTY_CASES") ? std::atoi(std::getenv("TC_PROPERTY_CASES")) : quick ? 25 : 80;
+  Gen g(std::getenv("TC_PROPERTY_SEED") ? static_cast<unsigned>(std::atoi(std::getenv("TC_PROPERTY_SEED"))) + 17u
+                                        : 20261125u);
+  int scaled = 0, qualifying = 0;
+  for (int it = 0; it < kCases; ++it) {
+    std::string desc;
+    bool qualifies = false;
+    const auto prob = large_divisor_problem(g, desc, qualifies);
+    INFO("case " << it << ":\n" << desc);
+    if (std::getenv("TC_DEBUG_CASES")) std::fprintf(stderr, "CASE %d\n%s\n", it, desc.c_str());
+    tenet::AnalyzeOptions en;
+    en.enumerate = true;
+    const auto b = tenet::analyze(prob, en);
+    tenet::AnalyzeOptions ao = property_options();
+    int affine = 0;
+    ao.debug = tenet::DebugLevel::kCount;
+    ao.debug_log = [&](const std::string& l) {
+      if (l.find("floor divisor") != std::string::npos && l.find(": affine") != std::string::npos) ++affine;
+    };
+    const auto a = tenet::analyze(prob, ao);
+    check_same_counts(a, b);
+    if (!qualifies) CHECK(affine == 0);  // k outside the floor or in a constraint: the ordinary count
+    if (affine > 0) ++scaled;
+    if (qualifies) ++qualifying;
+  }
+  // Most qualifying cases take the fast path (G >= 2 (Ga + 2) and at least one whole group along k).
+  CHECK(scaled * 3 > qualifying * 2);
+  WARN("interpolated in the floor divisor in " << scaled << " of " << kCases << " cases (" << qualifying
+                                               << " with qualifying accesses)");
 }
