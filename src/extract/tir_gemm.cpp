@@ -267,6 +267,17 @@ TirGemm block_gemm(const ir::PrimFunc& f, const ir::Block& blk, std::size_t func
   return g;
 }
 
+/// Layout from the operands' primary loads: A is transposed when its K index comes before its
+/// last M index; B when its last N index comes before its K index (B[n, k] = NT).
+std::string gemm_layout(const OperandFacts& fa, const OperandFacts& fb, const std::set<std::string>& kset,
+                        const std::set<std::string>& mset, const std::set<std::string>& nset) {
+  const auto a_k = positions(fa.primary, kset), a_m = positions(fa.primary, mset);
+  const auto b_k = positions(fb.primary, kset), b_n = positions(fb.primary, nset);
+  const bool a_t = !a_k.empty() && !a_m.empty() && a_k.front() < a_m.back();
+  const bool b_t = !b_k.empty() && !b_n.empty() && b_n.back() < b_k.front();
+  return std::string(a_t ? "T" : "N") + (b_t ? "T" : "N");
+}
+
 // ------------------------------------------------------------ tensorized blocks
 
 /// A multiply-accumulate intrinsic over buffer regions (docs/extract.md "Tensorized blocks").
@@ -470,11 +481,7 @@ std::vector<TirGemm> tensorized_gemms(const ir::PrimFunc& f, const FuncIndex& fi
                       *mt, *nt, *kt);
     }
     g.kvars = kset;
-    const auto a_k = positions(fa.primary, kset), a_m = positions(fa.primary, mset);
-    const auto b_k = positions(fb.primary, kset), b_n = positions(fb.primary, nset);
-    const bool a_t = !a_k.empty() && !a_m.empty() && a_k.front() < a_m.back();
-    const bool b_t = !b_k.empty() && !b_n.empty() && b_n.back() < b_k.front();
-    w.layout = std::string(a_t ? "T" : "N") + (b_t ? "T" : "N");
+    w.layout = gemm_layout(fa, fb, kset, mset, nset);
     w.dtype_a = fi.dtype_of(ra.buffer);
     w.dtype_b = fi.dtype_of(rb.buffer);
     w.dtype_accum = fi.dtype_of(rc.buffer);
@@ -649,13 +656,7 @@ std::vector<TirGemm> analyze_prim_func(const ir::PrimFunc& f, std::size_t func_i
     g.kvars = kset;
 
     // Layout from the primary loads.
-    // A is transposed when its K index comes before its last M index; B when
-    // its last N index comes before its K index (B[n, k] = NT).
-    const auto a_k = positions(fa.primary, kset), a_m = positions(fa.primary, mset);
-    const auto b_k = positions(fb.primary, kset), b_n = positions(fb.primary, nset);
-    const bool a_t = !a_k.empty() && !a_m.empty() && a_k.front() < a_m.back();
-    const bool b_t = !b_k.empty() && !b_n.empty() && b_n.back() < b_k.front();
-    w.layout = std::string(a_t ? "T" : "N") + (b_t ? "T" : "N");
+    w.layout = gemm_layout(fa, fb, kset, mset, nset);
 
     w.dtype_a = operand_dtype(ea, fi);
     w.dtype_b = operand_dtype(eb, fi);
