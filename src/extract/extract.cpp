@@ -208,14 +208,23 @@ std::optional<QuantInfo> external_dequant(PrimTable& prims, const Root& r, std::
   const xtir::FuncIndex* fi = prims.index(d);
   if (!fi) return {};
   const int out_param = static_cast<int>(xrelax::call_args(*r.call).size()) + std::max(0, r.tuple_index);
-  ir::ExprPtr v = xtir::producer_value(*fi, out_param, index);
-  if (!v) return {};
   xtir::QuantContext qc;
   qc.kvars = kvars;
   qc.nvars = nvars;
   qc.k_extent = k_extent;
   qc.dtype_of = [fi](const std::string& b) { return fi->dtype_of(b); };
   qc.buffer = [fi](const std::string& b) { return fi->buffer(b); };
+  ir::ExprPtr v = xtir::producer_value(*fi, out_param, index);
+  if (!v) {
+    // the producer decodes with an extern call (no store to inline)
+    if (out_param < 0 || static_cast<std::size_t>(out_param) >= fi->param_buffer.size()) return {};
+    const std::string& out = fi->param_buffer[static_cast<std::size_t>(out_param)];
+    const auto ed = xtir::extern_decode(*fi, out, *ir::make_load(out, {index.begin(), index.end()}), qc);
+    if (!ed || ed->q.weight_bits == 0) return {};
+    producer = d;
+    note = ed->note;
+    return ed->q;
+  }
   QuantInfo q = xtir::detect_quant(*v, qc, note);
   if (q.weight_bits == 0) return {};
   producer = d;
@@ -303,18 +312,25 @@ Workload relax_matmul(const Env& env, const ir::Binding& b, PrimTable& prims) {
       n = db.back();
       bb.assign(db.begin(), db.end() - 2);
     }
-    std::vector<SymPtr> batch;
+    // One convention with the legalized TIR (docs/extract.md "Broadcast batch matmul"): a
+    // leading dim that both operands have (neither broadcast from 1) is batch; a dim only the
+    // first operand has (the second one absent or 1 there) is a broadcast of the second operand
+    // over more rows: it joins M; one only the second operand has joins N.
+    std::vector<SymPtr> batch, mfold, nfold;
+    auto is_one = [](const SymPtr* s) { return !s || ((*s)->kind == xsym::SymKind::kInt && (*s)->value == 1); };
     const std::size_t nb = std::max(ba.size(), bb.size());
     for (std::size_t i = 0; i < nb; ++i) {
       const SymPtr* x = i + ba.size() >= nb ? &ba[i + ba.size() - nb] : nullptr;
       const SymPtr* y = i + bb.size() >= nb ? &bb[i + bb.size() - nb] : nullptr;
-      if (!x) batch.push_back(*y);
-      else if (!y) batch.push_back(*x);
-      else if ((*x)->kind == xsym::SymKind::kInt && (*x)->value == 1) batch.push_back(*y);
+      if (is_one(x) && is_one(y)) continue;
+      if (is_one(y)) mfold.push_back(*x);
+      else if (is_one(x)) nfold.push_back(*y);
       else batch.push_back(*x);
     }
-    w.m = xsym::to_dim(m);
-    w.n = xsym::to_dim(n);
+    mfold.push_back(m);
+    nfold.push_back(n);
+    w.m = xsym::to_dim(xsym::product(mfold));
+    w.n = xsym::to_dim(xsym::product(nfold));
     w.k = xsym::to_dim(k);
     w.batch = xsym::to_dim(xsym::product(batch));
   }

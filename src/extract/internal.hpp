@@ -84,10 +84,28 @@ struct FuncIndex {
   std::set<std::string> param_buffers;
   std::vector<StoreSite> stores;
   std::map<std::string, std::vector<std::size_t>> writers;  // buffer -> stores (not init)
+  /// Every block, in body order (tensorized GEMMs and region dataflow read their regions).
+  std::vector<const ir::Block*> blocks;
+  /// Calls evaluated as statements (`T.tvm_mma_sync(..)`, `T.ptx_mma(..)`, `T.call_extern(..)`)
+  /// with their innermost enclosing block (may be null), outside `T.init()`.
+  struct CallSite {
+    const ir::Expr* call = nullptr;
+    const ir::Block* block = nullptr;
+  };
+  std::vector<CallSite> calls;
   explicit FuncIndex(const ir::PrimFunc& f);
   [[nodiscard]] const ir::Buffer* buffer(const std::string& name) const;
   [[nodiscard]] std::string dtype_of(const std::string& name) const;
 };
+
+/// The parameter buffers `buffer` is copied from through blocks (fragment loads, shared
+/// copies, extern decodes: every block writing it, its reads followed, `exclude` skipped) into
+/// `roots`; false when some source is neither a parameter nor written by a block.
+bool region_roots(const FuncIndex& fi, const std::string& buffer, const ir::Block* exclude, int depth,
+                  std::set<std::string>& roots);
+
+/// Elements of a region per block instance (the product of its constant extents, < 2^40).
+std::optional<std::int64_t> region_elems(const ir::BufferRegion& r);
 
 /// Inline single-store producers of loaded buffers (dequantize, copies, pads).
 ir::ExprPtr inline_producers(const ir::ExprPtr& e, const FuncIndex& fi, const ir::Stmt* exclude);
@@ -103,6 +121,20 @@ struct QuantContext {
 /// Quantization facts of a (dequantized, inlined) weight expression.
 /// weight_bits == 0 when the expression is a plain float weight.
 QuantInfo detect_quant(const ir::Expr& weight, const QuantContext& ctx, std::string& note);
+/// A weight written by an extern or intrinsic decode call (`T.call_extern("handle",
+/// "decode_i4s_to_f16_scale", Compressed.data, Decompressed.data, ..)`, BitBLAS) into buffer
+/// `decoded`, which the GEMM reads as `gemm_load`: the facts from the function attribute
+/// `dequantize_info`, the extern's name and the buffer shapes/regions, `note` saying which
+/// fact came from where; `packed` = the packed weight parameter the decode reads. Nullopt when
+/// `decoded` is not written by a block that evaluates such a call.
+struct ExternDecode {
+  QuantInfo q;
+  std::string packed;
+  std::string note;
+};
+std::optional<ExternDecode> extern_decode(const FuncIndex& fi, const std::string& decoded, const ir::Expr& gemm_load,
+                                          const QuantContext& ctx);
+
 /// MLC scheme name for the facts ("custom" when none matches).
 std::string scheme_name(const QuantInfo& q, const std::string& packing_axis);
 

@@ -342,6 +342,290 @@ QuantInfo detect_impl(const Expr& weight, const QuantContext& ctx, std::string& 
 }
 }  // namespace
 
+// ------------------------------------------------------------ extern / intrinsic decodes
+
+namespace {
+
+bool is_extern_call(const Expr& c) {
+  return c.kind == ExprKind::kCall && (c.name == "call_extern" || c.name == "call_pure_extern" ||
+                                       c.name == "call_llvm_intrin" || c.name == "call_llvm_pure_intrin");
+}
+
+/// The callee of `T.call_extern("handle", "decode_i4s_to_f16", ..)`: its first string argument
+/// that is no dtype.
+std::string extern_callee(const Expr& c) {
+  for (const auto& a : c.args)
+    if (a && a->kind == ExprKind::kString && a->name != "handle" && dtype_bits(a->name) == 0) return a->name;
+  return "";
+}
+
+/// BitBLAS decode names: `decode_i4s_to_f16[_scale[_zeros_..]]`, `decode_i2u_to_i8`: the source
+/// bits and whether the source is signed (`s`) or unsigned (`u`).
+struct NameFacts {
+  int bits = 0;
+  char sign = 0;  // 's', 'u' or 0
+};
+NameFacts decode_name_facts(const std::string& name) {
+  NameFacts f;
+  const auto p = name.find("decode_");
+  if (p == std::string::npos) return f;
+  std::size_t i = p + 7;
+  if (i < name.size() && (name[i] == 'i' || name[i] == 'u')) ++i;
+  else return f;
+  int bits = 0, digits = 0;
+  while (i < name.size() && name[i] >= '0' && name[i] <= '9' && digits < 2) {
+    bits = bits * 10 + (name[i] - '0');
+    ++i;
+    ++digits;
+  }
+  if (digits == 0 || bits == 0 || bits > 32) return f;
+  f.bits = bits;
+  if (i < name.size() && (name[i] == 's' || name[i] == 'u')) f.sign = name[i];
+  return f;
+}
+
+/// The value after `"key":` in an attribute's text (a quoted string without its quotes, a
+/// `{..}` group, or the token up to `,`/`}`), searched from `from`; "" when absent.
+std::string attr_value(const std::string& text, const std::string& key, std::size_t from = 0,
+                       std::size_t to = std::string::npos) {
+  const std::string pat = "\"" + key + "\"";
+  std::size_t p = text.find(pat, from);
+  if (p == std::string::npos || (to != std::string::npos && p >= to)) return "";
+  p += pat.size();
+  while (p < text.size() && (text[p] == ' ' || text[p] == ':')) ++p;
+  if (p >= text.size()) return "";
+  if (text[p] == '"') {
+    const auto q = text.find('"', p + 1);
+    return q == std::string::npos ? "" : text.substr(p + 1, q - p - 1);
+  }
+  if (text[p] == '{') {
+    int depth = 0;
+    for (std::size_t q = p; q < text.size(); ++q) {
+      if (text[q] == '{') ++depth;
+      if (text[q] == '}' && --depth == 0) return text.substr(p, q - p + 1);
+    }
+    return "";
+  }
+  std::size_t q = p;
+  while (q < text.size() && text[q] != ',' && text[q] != '}') ++q;
+  std::string v = text.substr(p, q - p);
+  while (!v.empty() && v.back() == ' ') v.pop_back();
+  return v;
+}
+
+std::optional<std::int64_t> attr_int(const std::string& v) {
+  if (v.empty() || v.size() > 12) return std::nullopt;
+  std::size_t i = v[0] == '-' ? 1 : 0;
+  if (i == v.size()) return std::nullopt;
+  std::int64_t x = 0;
+  for (; i < v.size(); ++i) {
+    if (v[i] < '0' || v[i] > '9') return std::nullopt;
+    x = x * 10 + (v[i] - '0');
+  }
+  return v[0] == '-' ? -x : x;
+}
+
+bool attr_true(const std::string& v) { return v == "True" || v == "true" || v == "T.bool(True)" || v == "1"; }
+
+/// The entry of `dequantize_info` for this decode: the only one, or the one whose
+/// `decode_block` names the writing block (a scheduled block keeps it as a prefix:
+/// `B_decode` -> `B_decode_local_o`) or the decoded buffer.
+std::string dequantize_entry(const std::string& info, const std::string& block, const std::string& buffer) {
+  std::vector<std::string> entries;
+  int depth = 0;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < info.size(); ++i) {
+    if (info[i] == '{') {
+      if (++depth == 2) start = i;
+    } else if (info[i] == '}') {
+      if (depth-- == 2) entries.push_back(info.substr(start, i - start + 1));
+    }
+  }
+  if (entries.size() == 1) return entries[0];
+  for (const auto& e : entries) {
+    const std::string db = attr_value(e, "decode_block");
+    if (!db.empty() && (block.rfind(db, 0) == 0 || buffer.rfind(db, 0) == 0)) return e;
+  }
+  return "";
+}
+
+/// Dims of `region` whose min references any of `vars`.
+std::vector<std::size_t> region_dims_over(const ir::BufferRegion& region, const std::set<std::string>& vars) {
+  std::vector<std::size_t> out;
+  for (std::size_t d = 0; d < region.region.size(); ++d)
+    if (region.region[d].min && refs_any(*region.region[d].min, vars)) out.push_back(d);
+  return out;
+}
+
+std::string fact_list(const std::vector<std::pair<std::string, std::int64_t>>& facts) {
+  std::string s;
+  for (const auto& [src, v] : facts) s += (s.empty() ? "" : ", ") + src + " " + std::to_string(v);
+  return s;
+}
+
+/// The first source's value; a note part naming every source, and whether they disagree.
+std::int64_t settle(const std::string& what, const std::vector<std::pair<std::string, std::int64_t>>& facts,
+                    std::string& note) {
+  if (facts.empty()) return 0;
+  bool agree = true;
+  for (const auto& f : facts) agree = agree && f.second == facts.front().second;
+  note += "; " + what + " " + std::to_string(facts.front().second) + " from " + facts.front().first;
+  if (facts.size() > 1)
+    note += agree ? " (agrees: " + fact_list(facts) + ")" : " (DISAGREE: " + fact_list(facts) + "; the first is used)";
+  return facts.front().second;
+}
+
+}  // namespace
+
+// NOLINTNEXTLINE(readability-function-size): the facts of one decode, each with its sources
+std::optional<ExternDecode> extern_decode(const FuncIndex& fi, const std::string& decoded, const Expr& gemm_load,
+                                          const QuantContext& ctx) {
+  const ir::Block* w = nullptr;
+  const Expr* call = nullptr;
+  for (const auto& cs : fi.calls) {
+    if (!cs.block || !is_extern_call(*cs.call)) continue;
+    if (std::any_of(cs.block->writes.begin(), cs.block->writes.end(),
+                    [&](const ir::BufferRegion& r) { return r.buffer == decoded; })) {
+      w = cs.block;
+      call = cs.call;
+      break;
+    }
+  }
+  if (!w) return std::nullopt;
+  const ir::BufferRegion* out_region = nullptr;
+  for (const auto& r : w->writes)
+    if (r.buffer == decoded) out_region = &r;
+
+  // The packed weight and the scale / zero-point parameters the decode reads (through copies).
+  std::set<std::string> roots;
+  for (const auto& r : w->reads)
+    if (r.buffer != decoded && !region_roots(fi, r.buffer, w, 0, roots)) return std::nullopt;
+  std::string packed, scale;
+  std::int64_t best = -1;
+  int others = 0;
+  for (const auto& b : roots) {
+    if (!is_int_dtype(ctx.dtype_of(b))) continue;
+    const std::int64_t n = static_elems(ctx.buffer(b)).value_or(0);
+    if (n > best) {
+      best = n;
+      packed = b;
+    }
+  }
+  if (packed.empty()) return std::nullopt;
+  for (const auto& b : roots) {
+    if (b == packed) continue;
+    if (scale.empty() && is_float_dtype(ctx.dtype_of(b))) scale = b;
+    else ++others;
+  }
+
+  ExternDecode out;
+  out.packed = packed;
+  QuantInfo& q = out.q;
+  const std::string callee = extern_callee(*call);
+  std::string& note = out.note;
+  note = "weight decoded by extern " + (callee.empty() ? call->name.str() : callee) + " in block " + w->name +
+         " from " + packed + " (" + ctx.dtype_of(packed) + ")";
+  q.storage_dtype = ctx.dtype_of(packed);
+  const int sbits = dtype_bits(q.storage_dtype);
+
+  std::string entry;
+  if (auto it = fi.func->attrs.find("dequantize_info"); it != fi.func->attrs.end())
+    entry = dequantize_entry(it->second, w->name, decoded);
+  const std::string src_fmt = entry.empty() ? "" : attr_value(entry, "source_format");
+  const NameFacts nf = decode_name_facts(callee);
+
+  // Bits: the attribute, the extern's name, the regions' sizes (decoded / packed elements).
+  std::vector<std::pair<std::string, std::int64_t>> bits, group;
+  if (auto b = attr_int(attr_value(src_fmt, "bits"))) bits.emplace_back("dequantize_info", *b);
+  if (nf.bits > 0) bits.emplace_back("the extern's name", nf.bits);
+  std::optional<std::int64_t> ratio;
+  if (out_region) {
+    std::int64_t packed_elems = 0;
+    for (const auto& r : w->reads)
+      if (r.buffer != decoded && is_int_dtype(ctx.dtype_of(r.buffer)))
+        if (auto e = region_elems(r); e && *e > packed_elems) packed_elems = *e;
+    const auto de = region_elems(*out_region);
+    if (packed_elems > 0 && de && *de % packed_elems == 0) ratio = *de / packed_elems;
+  }
+  if (ratio && *ratio > 0 && sbits % *ratio == 0)
+    bits.emplace_back("the regions' sizes (" + std::to_string(*ratio) + " per " + q.storage_dtype + ")",
+                      sbits / *ratio);
+  const std::int64_t nbits = settle("bits", bits, note);
+  q.weight_bits = sbits;
+  if (bits.empty())
+    note += "; bits not recoverable (no dequantize_info, decode name or region sizes): the storage width is used";
+  else if (nbits <= 0 || nbits > sbits)
+    note += "; bits " + std::to_string(nbits) + " do not fit the " + q.storage_dtype + " storage: its width is used";
+  else q.weight_bits = static_cast<int>(nbits);
+  q.elems_per_storage = sbits / q.weight_bits;
+
+  // Layout from the GEMM's read of the decoded buffer.
+  int pos_k = -1, pos_n = -1;
+  for (std::size_t d = 0; d < gemm_load.args.size(); ++d) {
+    if (!gemm_load.args[d]) continue;
+    if (pos_k < 0 && refs_any(*gemm_load.args[d], ctx.kvars)) pos_k = static_cast<int>(d);
+    if (pos_n < 0 && refs_any(*gemm_load.args[d], ctx.nvars)) pos_n = static_cast<int>(d);
+  }
+  if (pos_k >= 0 && pos_n >= 0) q.weight_layout = pos_n < pos_k ? "NK" : "KN";
+
+  // Scale and group: the attribute, the scale's shape along the decode's K dim.
+  if (auto g = attr_int(attr_value(entry, "group_size")); g && *g > 0) group.emplace_back("dequantize_info", *g);
+  bool k_scale = false, n_scale = false;
+  if (!scale.empty()) {
+    q.scale_dtype = ctx.dtype_of(scale);
+    const ir::BufferRegion* sr = nullptr;
+    for (const auto& r : w->reads)
+      if (r.buffer == scale) sr = &r;
+    const ir::Buffer* sb = ctx.buffer(scale);
+    if (sr && out_region && pos_k >= 0 && static_cast<std::size_t>(pos_k) < out_region->region.size()) {
+      std::set<std::string> kv, nv;
+      if (out_region->region[pos_k].min) collect_vars(*out_region->region[pos_k].min, kv);
+      if (pos_n >= 0 && static_cast<std::size_t>(pos_n) < out_region->region.size() && out_region->region[pos_n].min)
+        collect_vars(*out_region->region[pos_n].min, nv);
+      const auto kd = region_dims_over(*sr, kv);
+      k_scale = !kd.empty();
+      n_scale = !region_dims_over(*sr, nv).empty();
+      if (kd.size() == 1 && sb && kd[0] < sb->shape.size() && ctx.k_extent) {
+        const auto groups = int_const(sb->shape[kd[0]].get());
+        if (groups && *groups > 0 && *ctx.k_extent % *groups == 0)
+          group.emplace_back("the scale's shape along K (" + std::to_string(*groups) + " groups of K " +
+                                 std::to_string(*ctx.k_extent) + ")",
+                             *ctx.k_extent / *groups);
+      }
+    }
+  }
+  const std::int64_t g = settle("group size", group, note);
+  if (scale.empty()) {
+    q.granularity = "none";
+    note += "; no scale parameter read by the decode";
+  } else if (g > 0 && (!ctx.k_extent || g < *ctx.k_extent)) {
+    q.granularity = "per-group";
+    q.group_size = g;
+  } else if (g > 0 || n_scale || (!k_scale && !group.empty())) {
+    q.granularity = "per-channel";
+  } else if (!k_scale) {
+    q.granularity = "per-tensor";
+  } else {
+    q.granularity = "per-group";
+    note += "; group size not recoverable (scale indexed along K, no static shape or dequantize_info)";
+  }
+
+  // Zero point: a zeros tensor (attribute or another parameter), else signed = symmetric.
+  const std::string fmt = attr_value(src_fmt, "format");
+  if (attr_true(attr_value(entry, "with_zeros")) || others > 0) {
+    q.zero_point = "tensor";
+  } else if (fmt == "int" || nf.sign == 's') {
+    q.zero_point = "symmetric";
+    note +=
+        std::string("; signed source (") + (fmt == "int" ? "dequantize_info format int" : "the extern's name") + ")";
+  } else if (fmt == "uint" || nf.sign == 'u') {
+    note += std::string("; unsigned source without zero point (") +
+            (fmt == "uint" ? "dequantize_info format uint" : "the extern's name") + ")";
+  }
+  q.scheme = scheme_name(q, "K");
+  return out;
+}
+
 std::string scheme_name(const QuantInfo& q, const std::string& packing_axis) {
   const bool f16 = q.scale_dtype == "float16", bf16 = q.scale_dtype == "bfloat16", f32 = q.scale_dtype == "float32";
   if (q.weight_bits == 4 && q.storage_dtype == "uint32" && q.elems_per_storage == 8 && !q.has_g_idx) {

@@ -13,8 +13,10 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "extract/internal.hpp"
+#include "tenet_cost/checked.hpp"
 
 namespace tenet_cost::xtir {
 
@@ -255,6 +257,253 @@ std::optional<std::int64_t> group_split(const Expr* load, const std::string& f,
   return std::nullopt;
 }
 
+/// A GEMM found in block `blk` of `f` (function, location, source set).
+TirGemm block_gemm(const ir::PrimFunc& f, const ir::Block& blk, std::size_t func_index) {
+  TirGemm g;
+  g.func_index = func_index;
+  g.w.function = f.name;
+  g.w.loc = blk.loc.line ? blk.loc : f.loc;
+  g.w.source = "tir";
+  return g;
+}
+
+/// Layout from the operands' primary loads: A is transposed when its K index comes before its
+/// last M index; B when its last N index comes before its K index (B[n, k] = NT).
+std::string gemm_layout(const OperandFacts& fa, const OperandFacts& fb, const std::set<std::string>& kset,
+                        const std::set<std::string>& mset, const std::set<std::string>& nset) {
+  const auto a_k = positions(fa.primary, kset), a_m = positions(fa.primary, mset);
+  const auto b_k = positions(fb.primary, kset), b_n = positions(fb.primary, nset);
+  const bool a_t = !a_k.empty() && !a_m.empty() && a_k.front() < a_m.back();
+  const bool b_t = !b_k.empty() && !b_n.empty() && b_n.back() < b_k.front();
+  return std::string(a_t ? "T" : "N") + (b_t ? "T" : "N");
+}
+
+// ------------------------------------------------------------ tensorized blocks
+
+/// A multiply-accumulate intrinsic over buffer regions (docs/extract.md "Tensorized blocks").
+bool is_mma_intrinsic(const ir::Symbol& name) {
+  return name == "tvm_mma_sync" || name == "tvm_bmma_sync" || name == "ptx_mma" || name == "ptx_mma_sp" ||
+         name == "mma_sync" || name == "wmma_mma_sync";
+}
+
+/// `"m16n8k16"` among a ptx_mma call's string arguments: m * n * k MACs per call.
+std::optional<std::int64_t> ptx_shape_macs(const Expr& call) {
+  for (const auto& a : call.args) {
+    if (!a || a->kind != ExprKind::kString) continue;
+    const std::string& t = a->name;
+    std::int64_t v[3] = {0, 0, 0};
+    const char tags[3] = {'m', 'n', 'k'};
+    std::size_t p = 0;
+    bool ok = true;
+    for (int i = 0; i < 3 && ok; ++i) {
+      ok = p < t.size() && t[p] == tags[i];
+      ++p;
+      std::size_t digits = 0;
+      while (ok && p < t.size() && t[p] >= '0' && t[p] <= '9' && digits < 6) {
+        v[i] = v[i] * 10 + (t[p] - '0');
+        ++p;
+        ++digits;
+      }
+      ok = ok && digits > 0;
+    }
+    if (ok && p == t.size()) return v[0] * v[1] * v[2];
+  }
+  return std::nullopt;
+}
+
+/// x when x * x == v.
+std::optional<std::int64_t> exact_sqrt(std::int64_t v) {
+  if (v <= 0) return std::nullopt;
+  auto r = static_cast<std::int64_t>(std::sqrt(static_cast<double>(v)));
+  while (r * r > v) --r;
+  while ((r + 1) * (r + 1) <= v) ++r;
+  if (r * r != v) return std::nullopt;
+  return r;
+}
+
+/// The region's min expressions as a load (to reuse the index helpers on it).
+ExprPtr region_load(const ir::BufferRegion& r) {
+  auto e = std::make_shared<Expr>();
+  e->kind = ExprKind::kLoad;
+  e->name = r.buffer;
+  for (const auto& rg : r.region) e->args.push_back(rg.min ? rg.min : ir::make_int(0));
+  return e;
+}
+
+/// The dtype of the function output the accumulator reaches through blocks (fragment stores).
+std::string region_output_dtype(const FuncIndex& fi, const std::string& acc, const ir::Block* gemm) {
+  std::set<std::string> seen{acc};
+  std::vector<std::string> frontier{acc};
+  for (int depth = 0; depth < 16 && !frontier.empty(); ++depth) {
+    std::vector<std::string> next;
+    for (const ir::Block* b : fi.blocks) {
+      if (b == gemm) continue;
+      const bool reads = std::any_of(b->reads.begin(), b->reads.end(), [&](const ir::BufferRegion& r) {
+        return std::find(frontier.begin(), frontier.end(), r.buffer) != frontier.end();
+      });
+      if (!reads) continue;
+      for (const auto& w : b->writes) {
+        if (fi.param_buffers.count(w.buffer)) return fi.dtype_of(w.buffer);
+        if (seen.insert(w.buffer).second) next.push_back(w.buffer);
+      }
+    }
+    frontier = std::move(next);
+  }
+  return fi.dtype_of(acc);
+}
+
+/// GEMMs whose multiply-accumulate is an intrinsic call over buffer regions (tensorized
+/// blocks): M/N/K/batch = the block's iter-var extents (the loops around the intrinsic) x
+/// the fragment tile, the tile from the regions' sizes (|A| = Mt*Kt, |B| = Kt*Nt, |C| = Mt*Nt).
+// NOLINTNEXTLINE(readability-function-size): one recognition, in the order the docs state it
+std::vector<TirGemm> tensorized_gemms(const ir::PrimFunc& f, const FuncIndex& fi, std::size_t func_index) {
+  std::vector<TirGemm> out;
+  // The intrinsics' MACs per block, from ptx_mma's "mMnNkK" shapes (one pass over the calls).
+  struct BlockMacs {
+    std::int64_t sum = 0;
+    bool all_shaped = true;
+    bool done = false;
+  };
+  std::map<const ir::Block*, BlockMacs> per_block;
+  for (const auto& cs : fi.calls) {
+    if (!cs.block || !is_mma_intrinsic(cs.call->name)) continue;
+    BlockMacs& bm = per_block[cs.block];
+    const auto macs = ptx_shape_macs(*cs.call);
+    if (!macs) {
+      bm.all_shaped = false;
+      continue;
+    }
+    try {
+      bm.sum = checked_add(bm.sum, *macs, "the intrinsics' MACs");
+    } catch (const OverflowError&) {
+      bm.sum = INT64_MAX;  // more than any tile the regions can give (< 2^61): disagrees
+    }
+  }
+  for (const auto& cs : fi.calls) {
+    if (!cs.block || !is_mma_intrinsic(cs.call->name)) continue;
+    BlockMacs& bm = per_block[cs.block];
+    if (bm.done) continue;
+    bm.done = true;
+    const ir::Block& blk = *cs.block;
+    if (std::none_of(blk.iter_vars.begin(), blk.iter_vars.end(),
+                     [](const ir::IterVar& v) { return is_reduce(v.kind); }))
+      continue;  // a fragment fill/load/store tile, never a workload
+    if (blk.writes.size() != 1) continue;
+    const ir::BufferRegion& rc = blk.writes[0];
+    std::vector<const ir::BufferRegion*> ops;
+    for (const auto& r : blk.reads)
+      if (r.buffer != rc.buffer) ops.push_back(&r);
+    if (ops.size() != 2) continue;
+    const ir::BufferRegion& ra = *ops[0];
+    const ir::BufferRegion& rb = *ops[1];
+
+    std::map<std::string, Axis> axes;
+    std::vector<std::string> order;
+    for (const auto& iv : blk.iter_vars) {
+      axes[iv.name] = Axis{iv.name, iv.kind, iv.extent};
+      order.push_back(iv.name);
+    }
+    const ExprPtr la = region_load(ra), lb = region_load(rb), lc = region_load(rc);
+    OperandFacts fa = operand_facts(la, axes), fb = operand_facts(lb, axes), fc = operand_facts(lc, axes);
+    std::set<std::string> kset, mset, nset, bset;
+    bool lone = false;
+    for (const auto& name : order) {
+      const bool ia = fa.vars.count(name) > 0, ib = fb.vars.count(name) > 0;
+      if (is_reduce(axes[name].kind)) kset.insert(name);
+      else if (ia && ib) bset.insert(name);
+      else if (ia) mset.insert(name);
+      else if (ib) nset.insert(name);
+      else if (fc.vars.count(name)) {
+        bset.insert(name);
+        lone = true;
+      }
+    }
+
+    TirGemm g = block_gemm(f, blk, func_index);
+    Workload& w = g.w;
+    std::string note = "block " + blk.name + "; tensorized (" + cs.call->name.str() + ")";
+    if (lone) note += "; output-only axes counted as batch";
+
+    // The fragment tile from the regions' element counts, checked against ptx_mma's shapes.
+    const auto ea = region_elems(ra), eb = region_elems(rb), ec = region_elems(rc);
+    std::optional<std::int64_t> mt, nt, kt;
+    if (ea && eb && ec) {
+      const std::int64_t a = *ea, b = *eb, c = *ec;
+      // sqrt(x * y / z) when exact (a product too large for 64 bits is no fragment tile)
+      auto ratio = [](std::int64_t x, std::int64_t y, std::int64_t z) -> std::optional<std::int64_t> {
+        if (x > INT64_MAX / y || (x * y) % z != 0) return std::nullopt;
+        return exact_sqrt(x * y / z);
+      };
+      mt = ratio(a, c, b);
+      nt = ratio(b, c, a);
+      kt = ratio(a, b, c);
+    }
+    const std::int64_t calls_macs = bm.sum;
+    const bool all_shaped = bm.all_shaped;
+    std::string bad;
+    if (!mt || !nt || !kt) {
+      bad = "fragment tile not derivable from the regions' sizes";
+    } else if (all_shaped && calls_macs > 0 && calls_macs != *mt * *nt * *kt) {
+      bad = fmt::format("fragment tile {}x{}x{} from the regions disagrees with the intrinsics' shapes ({} MACs)", *mt,
+                        *nt, *kt, calls_macs);
+    }
+    std::optional<SymPtr> m, n, k, bt;
+    if (bad.empty()) {
+      std::string which;
+      m = extent_product(order, mset, axes, which);
+      n = m ? extent_product(order, nset, axes, which) : std::nullopt;
+      k = n ? extent_product(order, kset, axes, which) : std::nullopt;
+      bt = k ? extent_product(order, bset, axes, which) : std::nullopt;
+      try {
+        if (bt) {
+          m = xsym::product({*m, xsym::sym_int(*mt)});
+          n = xsym::product({*n, xsym::sym_int(*nt)});
+          k = xsym::product({*k, xsym::sym_int(*kt)});
+        }
+      } catch (const OverflowError&) {
+        bt.reset();
+        which = "the axes' product (it overflows 64 bits)";
+      }
+      if (!bt) bad = "extent of " + which;
+    }
+    if (!bad.empty()) {
+      w.shape_known = false;
+      w.m = w.n = w.k = w.batch = Dim::symbolic("?");
+      note += "; " + bad;
+    } else {
+      w.m = xsym::to_dim(*m);
+      w.n = xsym::to_dim(*n);
+      w.k = xsym::to_dim(*k);
+      w.batch = xsym::to_dim(*bt);
+      if ((*k)->kind == xsym::SymKind::kInt) g.k_extent = (*k)->value;
+      note +=
+          fmt::format("; M/N/K = the block's iter-var extents x the fragment tile {}x{}x{} (from the regions' sizes)",
+                      *mt, *nt, *kt);
+    }
+    g.kvars = kset;
+    w.layout = gemm_layout(fa, fb, kset, mset, nset);
+    w.dtype_a = fi.dtype_of(ra.buffer);
+    w.dtype_b = fi.dtype_of(rb.buffer);
+    w.dtype_accum = fi.dtype_of(rc.buffer);
+    w.dtype_out = region_output_dtype(fi, rc.buffer, &blk);
+
+    // Weight: an operand copied (through fragment loads and shared copies) from parameters only,
+    // sharing no batch axis with the other; both -> b, as for an untensorized GEMM.
+    auto weight_ok = [&](const ir::BufferRegion& r, const OperandFacts& facts) {
+      for (const auto& v : facts.vars)
+        if (bset.count(v)) return false;
+      std::set<std::string> roots;
+      return region_roots(fi, r.buffer, &blk, 0, roots) && !roots.empty();
+    };
+    const bool ok_a = weight_ok(ra, fa), ok_b = weight_ok(rb, fb);
+    w.weight_operand = ok_b ? "b" : ok_a ? "a" : "none";
+    g.nvars = ok_b || !ok_a ? nset : mset;
+    w.note = note;
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
 }  // namespace
 
 // NOLINTNEXTLINE(readability-function-size): one walk classifying every GEMM form of a PrimFunc
@@ -352,12 +601,8 @@ std::vector<TirGemm> analyze_prim_func(const ir::PrimFunc& f, std::size_t func_i
     }
     if (kset.empty()) continue;
 
-    TirGemm g;
-    g.func_index = func_index;
+    TirGemm g = block_gemm(f, blk, func_index);
     Workload& w = g.w;
-    w.function = f.name;
-    w.loc = blk.loc.line ? blk.loc : f.loc;
-    w.source = "tir";
     std::string note = "block " + blk.name;
     if (!lone.empty()) note += "; output-only axes counted as batch";
 
@@ -411,13 +656,7 @@ std::vector<TirGemm> analyze_prim_func(const ir::PrimFunc& f, std::size_t func_i
     g.kvars = kset;
 
     // Layout from the primary loads.
-    // A is transposed when its K index comes before its last M index; B when
-    // its last N index comes before its K index (B[n, k] = NT).
-    const auto a_k = positions(fa.primary, kset), a_m = positions(fa.primary, mset);
-    const auto b_k = positions(fb.primary, kset), b_n = positions(fb.primary, nset);
-    const bool a_t = !a_k.empty() && !a_m.empty() && a_k.front() < a_m.back();
-    const bool b_t = !b_k.empty() && !b_n.empty() && b_n.back() < b_k.front();
-    w.layout = std::string(a_t ? "T" : "N") + (b_t ? "T" : "N");
+    w.layout = gemm_layout(fa, fb, kset, mset, nset);
 
     w.dtype_a = operand_dtype(ea, fi);
     w.dtype_b = operand_dtype(eb, fi);
@@ -469,7 +708,20 @@ std::vector<TirGemm> analyze_prim_func(const ir::PrimFunc& f, std::size_t func_i
       const std::size_t non_unit = positions(facts.primary, own_non_unit).size();
       OperandFacts root = operand_facts(inl, axes);
       c.rank = root.primary ? root.primary->args.size() : 0;
-      c.ok = !shared && non_unit <= 1 && param_rooted(inl, fi);
+      bool rooted = param_rooted(inl, fi);
+      if (!rooted && !c.quant) {
+        // A weight decoded by an extern call (BitBLAS's `T.call_extern(.., "decode_i4s_to_f16", ..)`):
+        // traced back through the decode's regions to the packed parameter.
+        const Expr* base = strip_cast(inl.get());
+        if (base && base->kind == ExprKind::kLoad && !fi.param_buffers.count(base->name))
+          if (auto ed = extern_decode(fi, base->name, *base, qcc)) {
+            c.q = ed->q;
+            c.quant = c.q.weight_bits > 0;
+            c.qnote = ed->note;
+            rooted = true;
+          }
+      }
+      c.ok = !shared && non_unit <= 1 && rooted;
       return c;
     };
     Cand ca = judge(ia, fa, mset), cb = judge(ib, fb, nset);
@@ -544,6 +796,7 @@ std::vector<TirGemm> analyze_prim_func(const ir::PrimFunc& f, std::size_t func_i
     w.note = note;
     out.push_back(std::move(g));
   }
+  for (auto& g : tensorized_gemms(f, fi, func_index)) out.push_back(std::move(g));
   return out;
 }
 

@@ -1,6 +1,8 @@
 // Expression helpers and the per-function index (buffers, stores, producers).
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 #include "extract/internal.hpp"
 #include "tenet_cost/dtype.hpp"
 #include "tenet_cost/checked.hpp"
@@ -188,6 +190,7 @@ void index_stmt(const ir::StmtPtr& s, FuncIndex& fi, std::vector<const ir::Block
       if (!s->block) break;
       for (const auto& b : s->block->alloc_buffers)
         if (!fi.func->buffers.count(b.name)) fi.allocs.emplace(b.name, &b);
+      fi.blocks.push_back(s->block.get());
       chain.push_back(s->block.get());
       index_stmt(s->block->init, fi, chain, true, depth + 1);
       index_stmt(s->block->body, fi, chain, in_init, depth + 1);
@@ -204,6 +207,10 @@ void index_stmt(const ir::StmtPtr& s, FuncIndex& fi, std::vector<const ir::Block
       fi.stores.push_back(std::move(site));
       break;
     }
+    case ir::StmtKind::kEvaluate:
+      if (!in_init && s->value && s->value->kind == ExprKind::kCall)
+        fi.calls.push_back({s->value.get(), chain.empty() ? nullptr : chain.back()});
+      break;
     default: break;
   }
 }
@@ -296,6 +303,69 @@ ExprPtr producer_value(const FuncIndex& fi, int out_param, std::span<const ExprP
   std::map<std::string, ExprPtr> m;
   for (std::size_t i = 0; i < index.size(); ++i) m[p->store->indices[i]->name] = index[i];
   return substitute(v, m);
+}
+
+/// Buffers that `buffer` is copied from through blocks (fragment loads, shared copies): the
+/// function's parameter buffers reached; false when some source is neither a parameter nor
+/// written by a block.
+namespace {
+bool region_roots_rec(const FuncIndex& fi, const std::string& buffer, const ir::Block* exclude, int depth,
+                      std::set<std::string>& roots, std::set<std::string>& seen) {
+  if (fi.param_buffers.count(buffer)) {
+    roots.insert(buffer);
+    return true;
+  }
+  if (!seen.insert(buffer).second) return true;  // reached before: its sources are followed once
+  if (depth > 12) return false;
+  bool written = false;
+  for (const ir::Block* b : fi.blocks) {
+    if (b == exclude) continue;
+    if (std::none_of(b->writes.begin(), b->writes.end(), [&](const ir::BufferRegion& w) { return w.buffer == buffer; }))
+      continue;
+    written = true;
+    for (const auto& r : b->reads)
+      if (r.buffer != buffer && !region_roots_rec(fi, r.buffer, b, depth + 1, roots, seen)) return false;
+  }
+  return written;
+}
+}  // namespace
+
+bool region_roots(const FuncIndex& fi, const std::string& buffer, const ir::Block* exclude, int depth,
+                  std::set<std::string>& roots) {
+  std::set<std::string> seen;
+  return region_roots_rec(fi, buffer, exclude, depth, roots, seen);
+}
+
+namespace {
+/// A region extent's value: a constant, or `(x + c) - x` (a slice `x:x + c` as printed) -> c.
+std::optional<std::int64_t> extent_value(const ir::ExprPtr& e) {
+  if (!e) return 1;
+  if (auto c = int_const(e.get())) return c;
+  const Expr* x = strip_cast(e.get());
+  if (x && x->kind == ExprKind::kBinary && x->bin_op == ir::BinOp::kSub && x->args.size() == 2 && x->args[0] &&
+      x->args[1]) {
+    const Expr* hi = strip_cast(x->args[0].get());
+    if (hi && hi->kind == ExprKind::kBinary && hi->bin_op == ir::BinOp::kAdd && hi->args.size() == 2 && hi->args[0] &&
+        hi->args[1]) {
+      if (struct_eq(hi->args[0].get(), x->args[1].get())) return int_const(hi->args[1].get());
+      if (struct_eq(hi->args[1].get(), x->args[1].get())) return int_const(hi->args[0].get());
+    }
+    if (auto lf = linear_form(*x);
+        lf && std::all_of(lf->coef.begin(), lf->coef.end(), [](const auto& kv) { return kv.second == 0; }))
+      return lf->constant;
+  }
+  return std::nullopt;
+}
+}  // namespace
+
+std::optional<std::int64_t> region_elems(const ir::BufferRegion& r) {
+  std::int64_t n = 1;
+  for (const auto& rg : r.region) {
+    const auto e = extent_value(rg.extent);
+    if (!e || *e <= 0 || n > (std::int64_t{1} << 40) / *e) return std::nullopt;
+    n *= *e;
+  }
+  return n;
 }
 
 }  // namespace tenet_cost::xtir

@@ -42,6 +42,9 @@ using py::Stmt;
 
 constexpr std::size_t kMaxStmtNesting = 1024;  // nested lowered statements (loops, allocs, lets...)
 constexpr std::size_t kMaxOtherText = 240;
+// A function attribute's value keeps more (BitBLAS's `dequantize_info` dict is read by the
+// extractor: docs/extract.md "Extern / intrinsic dequantize").
+constexpr std::size_t kMaxAttrText = 16384;
 
 // Which of TVM's script namespaces a name stands for.
 enum class Ns : std::uint8_t { kNone, kTir, kRelax, kIr };
@@ -250,7 +253,8 @@ class Lowerer : public py::Parser::Sink {
   std::string attr_text(const Node* v) const {
     std::string_view s;
     if (str_value(v, s)) return std::string(s);
-    return clip(span(v));
+    const std::string_view t = span(v);
+    return t.size() <= kMaxAttrText ? std::string(t) : std::string(t.substr(0, kMaxAttrText)) + "...";
   }
   void read_dict(const Node* d, std::map<std::string, std::string>& out) const {
     if (d == nullptr || d->kind != NK::kDict) return;

@@ -122,9 +122,10 @@ TEST_CASE("R.matmul broadcasting batch dims (fixture 20 shape)") {
   auto r = extract_workloads(m);
   REQUIRE(r.workloads.size() == 1);
   const Workload& w = r.workloads[0];
-  CHECK(w.batch == Dim::symbolic("a * b * c"));
-  CHECK(w.m == Dim::symbolic("m"));
-  CHECK(w.n == Dim::symbolic("n"));
+  // issue 13 item 6: a leading dim only x has (y broadcast over it) joins M, one only y has joins N
+  CHECK(w.batch == Dim::constant(1));
+  CHECK(w.m == Dim::symbolic("b * m"));
+  CHECK(w.n == Dim::symbolic("a * c * n"));
   CHECK(w.k == Dim::symbolic("k"));
   CHECK(w.weight_operand == "none");
   CHECK(r.symbols == std::vector<std::string>{"a", "b", "c", "k", "m", "n"});
