@@ -142,6 +142,67 @@ GemmCost Estimator::Impl::evaluate(const GemmShape& s, const quant::Scheme& sche
   return best_tile(p, user, options.objective, f, [&](const Tile& t) { return evaluate_at(s, scheme, ops, t); }).cost;
 }
 
+namespace {
+
+// The cycle terms of one GEMM before the timing rules combine them.
+struct CycleTerms {
+  std::int64_t compute = 0, buffer = 0, dram = 0, dequant = 0, vector = 0;
+  std::int64_t folds = 0;  // array folds (os, ws): what a serial load / drain pays per fold
+};
+
+// c.terms, c.cycles, c.bound, c.latency_s and c.utilization from the cycle terms.
+void set_timing(GemmCost& c, const arch::Arch& arch, const mapping::Dataflow& dataflow, const CycleTerms& k) {
+  // serial systolic timing: R cycles per fold to shift the stationary operand in (ws) or the outputs out (os)
+  const bool os = dataflow.preset == mapping::Preset::kOS, ws = dataflow.preset == mapping::Preset::kWS;
+  if ((arch.stationary_load == arch::Buffering::kSerial || arch.output_drain == arch::Buffering::kSerial) && !os && !ws)
+    throw InputError(
+        "pe_array.stationary_load / output_drain 'serial' is modelled for the os and ws dataflows only, "
+        "not " +
+        dataflow.name);
+  const std::int64_t fold_cycles = checked_mul(k.folds, arch.rows, "cycles");
+  const std::int64_t load_cycles = ws && arch.stationary_load == arch::Buffering::kSerial ? fold_cycles : 0;
+  const std::int64_t drain_cycles = os && arch.output_drain == arch::Buffering::kSerial ? fold_cycles : 0;
+  // the array terms add up (compute, then the serial load / drain); the rest overlap: the slowest bounds the GEMM
+  // (the first in enum order on a tie; the array's sum is reported as compute)
+  c.terms = {{Term::kCompute, k.compute},       {Term::kBuffer, k.buffer}, {Term::kDram, k.dram},
+             {Term::kDequant, k.dequant},       {Term::kVector, k.vector}, {Term::kStationaryLoad, load_cycles},
+             {Term::kOutputDrain, drain_cycles}};
+  c.cycles = checked_add(checked_add(k.compute, load_cycles, "cycles"), drain_cycles, "cycles");
+  c.bound = Term::kCompute;
+  for (const auto& t : c.terms)
+    if (t.term != Term::kCompute && t.term != Term::kStationaryLoad && t.term != Term::kOutputDrain &&
+        t.cycles > c.cycles) {
+      c.cycles = t.cycles;
+      c.bound = t.term;
+    }
+  c.latency_s = static_cast<double>(c.cycles) / (static_cast<double>(arch.clock_mhz) * 1e6);
+  const double peak = static_cast<double>(c.cycles) * static_cast<double>(arch.rows * arch.cols) *
+                      static_cast<double>(c.mac_rate_num) / static_cast<double>(c.mac_rate_den);
+  c.utilization = peak > 0 ? static_cast<double>(c.macs) / peak : 0.0;
+}
+
+// c.energy_by_term and c.energy_j (pJ per event from the arch; bits moved through the buffer and the NoC).
+void set_energy(GemmCost& c, const arch::Arch& arch, i128 buffer_bits, i128 noc_bits) {
+  // energy by term (pJ), summed in enum order; each term in J beside the total
+  const auto mac_pj = arch.mac_pj.find(c.precision);
+  std::array<double, kEnergyTerms.size()> pj{};
+  pj[static_cast<std::size_t>(EnergyTerm::kMac)] =
+      static_cast<double>(c.macs) * (mac_pj == arch.mac_pj.end() ? 0.0 : mac_pj->second);
+  pj[static_cast<std::size_t>(EnergyTerm::kDram)] = static_cast<double>(c.dram_bytes) * 8.0 * arch.dram_pj_per_bit;
+  pj[static_cast<std::size_t>(EnergyTerm::kBuffer)] = static_cast<double>(buffer_bits) * arch.buffer_pj_per_bit;
+  pj[static_cast<std::size_t>(EnergyTerm::kNoc)] = static_cast<double>(noc_bits) * arch.noc_pj_per_bit;
+  pj[static_cast<std::size_t>(EnergyTerm::kDequant)] = static_cast<double>(c.dequant_ops) * arch.dequant_pj;
+  pj[static_cast<std::size_t>(EnergyTerm::kVector)] = static_cast<double>(c.vector_ops) * arch.vector_op_pj;
+  double energy_pj = 0;
+  for (std::size_t i = 0; i < pj.size(); ++i) {
+    energy_pj += pj[i];
+    c.energy_by_term.j[i] = pj[i] * 1e-12;
+  }
+  c.energy_j = energy_pj * 1e-12;
+}
+
+}  // namespace
+
 GemmCost Estimator::Impl::evaluate_at(const GemmShape& s, const quant::Scheme& scheme, const std::vector<Operand>& ops,
                                       const Tile& tile) {
   GemmCost c;
@@ -250,50 +311,9 @@ GemmCost Estimator::Impl::evaluate_at(const GemmShape& s, const quant::Scheme& s
   const std::int64_t dram_cycles = checked_narrow(
       (static_cast<i128>(c.dram_bytes) * arch.clock_mhz + arch.dram_mb_per_s - 1) / arch.dram_mb_per_s, "cycles");
 
-  // serial systolic timing: R cycles per fold to shift the stationary operand in (ws) or the outputs out (os)
-  const bool os = dataflow.preset == mapping::Preset::kOS, ws = dataflow.preset == mapping::Preset::kWS;
-  if ((arch.stationary_load == arch::Buffering::kSerial || arch.output_drain == arch::Buffering::kSerial) && !os && !ws)
-    throw InputError(
-        "pe_array.stationary_load / output_drain 'serial' is modelled for the os and ws dataflows only, "
-        "not " +
-        dataflow.name);
-  const std::int64_t fold_cycles = checked_mul(folds, arch.rows, "cycles");
-  const std::int64_t load_cycles = ws && arch.stationary_load == arch::Buffering::kSerial ? fold_cycles : 0;
-  const std::int64_t drain_cycles = os && arch.output_drain == arch::Buffering::kSerial ? fold_cycles : 0;
-  // the array terms add up (compute, then the serial load / drain); the rest overlap: the slowest bounds the GEMM
-  // (the first in enum order on a tie; the array's sum is reported as compute)
-  c.terms = {{Term::kCompute, compute_cycles},  {Term::kBuffer, buffer_cycles}, {Term::kDram, dram_cycles},
-             {Term::kDequant, dequant_cycles},  {Term::kVector, vector_cycles}, {Term::kStationaryLoad, load_cycles},
-             {Term::kOutputDrain, drain_cycles}};
-  c.cycles = checked_add(checked_add(compute_cycles, load_cycles, "cycles"), drain_cycles, "cycles");
-  c.bound = Term::kCompute;
-  for (const auto& t : c.terms)
-    if (t.term != Term::kCompute && t.term != Term::kStationaryLoad && t.term != Term::kOutputDrain &&
-        t.cycles > c.cycles) {
-      c.cycles = t.cycles;
-      c.bound = t.term;
-    }
-  c.latency_s = static_cast<double>(c.cycles) / (static_cast<double>(arch.clock_mhz) * 1e6);
-  const double peak = static_cast<double>(c.cycles) * static_cast<double>(arch.rows * arch.cols) *
-                      static_cast<double>(c.mac_rate_num) / static_cast<double>(c.mac_rate_den);
-  c.utilization = peak > 0 ? static_cast<double>(c.macs) / peak : 0.0;
-
-  // energy by term (pJ), summed in enum order; each term in J beside the total
-  const auto mac_pj = arch.mac_pj.find(c.precision);
-  std::array<double, kEnergyTerms.size()> pj{};
-  pj[static_cast<std::size_t>(EnergyTerm::kMac)] =
-      static_cast<double>(c.macs) * (mac_pj == arch.mac_pj.end() ? 0.0 : mac_pj->second);
-  pj[static_cast<std::size_t>(EnergyTerm::kDram)] = static_cast<double>(c.dram_bytes) * 8.0 * arch.dram_pj_per_bit;
-  pj[static_cast<std::size_t>(EnergyTerm::kBuffer)] = static_cast<double>(buffer_bits) * arch.buffer_pj_per_bit;
-  pj[static_cast<std::size_t>(EnergyTerm::kNoc)] = static_cast<double>(noc_bits) * arch.noc_pj_per_bit;
-  pj[static_cast<std::size_t>(EnergyTerm::kDequant)] = static_cast<double>(c.dequant_ops) * arch.dequant_pj;
-  pj[static_cast<std::size_t>(EnergyTerm::kVector)] = static_cast<double>(c.vector_ops) * arch.vector_op_pj;
-  double energy_pj = 0;
-  for (std::size_t i = 0; i < pj.size(); ++i) {
-    energy_pj += pj[i];
-    c.energy_by_term.j[i] = pj[i] * 1e-12;
-  }
-  c.energy_j = energy_pj * 1e-12;
+  set_timing(c, arch, dataflow,
+             CycleTerms{compute_cycles, buffer_cycles, dram_cycles, dequant_cycles, vector_cycles, folds});
+  set_energy(c, arch, buffer_bits, noc_bits);
   return c;
 }
 

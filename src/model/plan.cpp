@@ -320,7 +320,9 @@ DumpPlan dump_plan(const ExtractResult& ex, const Phases& ph, const std::optiona
   for (const auto& w : ex.workloads) {
     if (!w.shape_known) continue;
     if (w.kind == WorkloadKind::kConv && !w.calls.empty()) convs.insert(w.function);
-    for (const auto& [entry, calls] : w.calls) {
+    for (const auto& entry_calls : w.calls) {
+      const std::string& entry = entry_calls.first;  // a named reference: the lambdas below capture it
+      const std::int64_t calls = entry_calls.second;
       if (calls <= 0) continue;
       entries.insert(entry);
       for (const Dim* d : {&w.batch, &w.m, &w.n, &w.k})
@@ -363,7 +365,9 @@ DumpPlan dump_plan(const ExtractResult& ex, const Phases& ph, const std::optiona
   std::vector<ModelOp> ops;
   std::set<std::string> uncosted;
   for (const auto& o : ex.operators) {
-    for (const auto& [entry, calls] : o.calls) {
+    for (const auto& entry_calls : o.calls) {
+      const std::string& entry = entry_calls.first;  // a named reference: the lambdas below capture it
+      const std::int64_t calls = entry_calls.second;
       if (calls <= 0) continue;
       if (!o.shape_known) {
         uncosted.insert(o.function + " (" + o.note + ")");

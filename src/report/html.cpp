@@ -475,6 +475,7 @@ std::string roofline(const Roofline& rl, std::size_t index) {
   // labels beside their markers, never on top of one another (place_labels); a label without any free spot is
   // listed in a note below the plot
   std::vector<LabelAnchor> anchors;
+  anchors.reserve(labels.size());
   for (const auto& l : labels) anchors.push_back({l.x, l.y, l.r, l.text.size()});
   const auto boxes = place_labels(anchors, LabelBox{kPlotL, kPlotT, kPW, kPH});
   std::string unplaced;

@@ -25,6 +25,7 @@ std::vector<std::string> term_names() {
 // The energy terms of a phase as bar segments, in enum order (every term, zeros too: one legend for all rows).
 std::vector<Segment> energy_segments(const cost::EnergyByTerm& e) {
   std::vector<Segment> out;
+  out.reserve(cost::kEnergyTerms.size());
   for (const auto t : cost::kEnergyTerms) out.push_back({cost::to_string(t), e[t]});
   return out;
 }

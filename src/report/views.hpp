@@ -46,6 +46,7 @@ inline nlohmann::json energy_json(const cost::EnergyByTerm& e) {
 /// CSV column names of the energy terms: prefix + term + suffix ("energy_mac_mJ").
 inline std::vector<std::string> energy_columns(const std::string& prefix, const std::string& suffix) {
   std::vector<std::string> out;
+  out.reserve(cost::kEnergyTerms.size());
   for (const auto t : cost::kEnergyTerms) out.push_back(prefix + cost::to_string(t) + suffix);
   return out;
 }

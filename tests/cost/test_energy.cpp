@@ -38,9 +38,11 @@ void check_terms(const cost::GemmCost& c, const arch::Arch& a, const quant::Sche
       buffer_bits += static_cast<double>(static_cast<i128>(t.buffer_elems) * s.accum_bits);
       CHECK(t.noc_elems == 0);
     } else {
-      buffer_bits +=
-          static_cast<double>((static_cast<i128>(t.buffer_elems) * t.bits_num + t.bits_den - 1) / t.bits_den);
-      noc_bits += static_cast<double>(static_cast<i128>(t.noc_elems) * t.bits_num / t.bits_den);
+      // whole bits, rounded as the model rounds them (up for the buffer, down for the NoC)
+      const i128 buf = (static_cast<i128>(t.buffer_elems) * t.bits_num + t.bits_den - 1) / t.bits_den;
+      const i128 noc = static_cast<i128>(t.noc_elems) * t.bits_num / t.bits_den;
+      buffer_bits += static_cast<double>(buf);
+      noc_bits += static_cast<double>(noc);
       CHECK(t.noc_elems <= t.total_elems);
     }
   }
@@ -91,6 +93,7 @@ bool runs(const arch::Arch& a, const quant::Scheme& s) {
 
 TEST_CASE("energy terms have their JSON names and sum to the total") {
   std::vector<std::string> names;
+  names.reserve(cost::kEnergyTerms.size());
   for (const auto t : cost::kEnergyTerms) names.push_back(cost::to_string(t));
   CHECK(names == std::vector<std::string>{"mac", "dram", "buffer", "noc", "dequant", "vector"});
   cost::EnergyByTerm a, b;

@@ -197,6 +197,7 @@ TEST_CASE("--dataflows generated|all: each scheme's legal generated maps; search
     }
     const auto got = search::dataflows_for(all, arch, model, sch);
     std::vector<std::string> names;
+    names.reserve(got.size());
     for (const auto& d : got) names.push_back(d.name);
     std::vector<std::string> e_sorted = expect, n_sorted = names;
     std::sort(e_sorted.begin(), e_sorted.end());
