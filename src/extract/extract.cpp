@@ -693,6 +693,20 @@ FunctionScan scan_function(const ir::RelaxFunc& f, const std::set<std::string>& 
   return out;
 }
 
+// --entry E: the items E calls, each with E's count alone (workloads and operators alike).
+template <typename T>
+void keep_entry(std::vector<T>& items, const std::string& e) {
+  std::vector<T> kept;
+  for (auto& x : items) {
+    const auto it = x.calls.find(e);
+    if (it == x.calls.end() || it->second == 0) continue;
+    const std::int64_t n = it->second;
+    x.calls = {{e, n}};
+    kept.push_back(std::move(x));
+  }
+  items = std::move(kept);
+}
+
 }  // namespace
 
 // ------------------------------------------------------------------ driver
@@ -902,24 +916,8 @@ ExtractResult extract_workloads(const ir::Module& module, const ExtractOptions& 
 
   if (options.entry) {
     const std::string& e = *options.entry;
-    std::vector<Workload> kept;
-    for (auto& w : res.workloads) {
-      auto it = w.calls.find(e);
-      if (it == w.calls.end() || it->second == 0) continue;
-      const std::int64_t n = it->second;
-      w.calls = {{e, n}};
-      kept.push_back(std::move(w));
-    }
-    res.workloads = std::move(kept);
-    std::vector<OperatorWorkload> ops;
-    for (auto& o : res.operators) {
-      auto it = o.calls.find(e);
-      if (it == o.calls.end() || it->second == 0) continue;
-      const std::int64_t n = it->second;
-      o.calls = {{e, n}};
-      ops.push_back(std::move(o));
-    }
-    res.operators = std::move(ops);
+    keep_entry(res.workloads, e);
+    keep_entry(res.operators, e);
     std::vector<AttentionSite> a;
     for (auto& s : res.attention)
       if (s.entry == e) a.push_back(s);
