@@ -115,9 +115,14 @@ struct Phases {
   std::map<std::string, std::int64_t> bindings;  // --bind
   /// --calls NAME=N: calls of a function of a module without a Relax entry (default 1; docs/model.md "Any dump")
   std::map<std::string, std::int64_t> calls;
+  /// --entry NAME (repeatable): the Relax entries of a dump to cost (default: docs/model.md "Entries")
+  std::vector<std::string> entries;
   /// The symbol values of an entry of `phase` (prefill: n, m, seq_len, total_seq_len, ... -> seq_len; decode: ->
   /// context; batch_size, nseq, b, reserved_nseq -> batch; vocab_size from the config), then the user's bindings.
-  [[nodiscard]] std::map<std::string, std::int64_t> symbols(Phase phase, const std::optional<ModelConfig>& cfg) const;
+  /// `packed`: a prefill entry that packs the batch's tokens along one axis (MLC's batch_prefill): the length
+  /// symbols are batch x seq_len.
+  [[nodiscard]] std::map<std::string, std::int64_t> symbols(Phase phase, const std::optional<ModelConfig>& cfg,
+                                                            bool packed = false) const;
 };
 
 /// The GEMMs of a config's plan; `notes` receives its assumptions (MoE routing, sliding window).

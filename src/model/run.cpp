@@ -24,10 +24,15 @@ ModelResult run_model(cost::Estimator& est, const std::vector<ModelGemm>& gemms,
     shape.role = cost_role(g, s);
     cost::GemmCost c = est.gemm(shape, s, est.tile_for(g.function, g.shape));
     if (g.causal_diagonal) {
-      // the block runs whole (masked); only its key <= query pairs are MACs: b(b+1)/2 of b·b
+      // the block runs whole (its cycles and traffic are the b x b block's); only its key <= query pairs are MACs,
+      // b(b+1)/2 of b·b, and only they spend MAC energy (a masked PE is idle, docs/model.md "Attention")
       const std::int64_t b = shape.role == quant::GemmRole::kAttnQK ? shape.n : shape.k;
+      const double kept = static_cast<double>(b + 1) / static_cast<double>(2 * b);
       c.macs = checked_narrow(static_cast<i128>(c.macs / b) * (b + 1) / 2, "MACs");
-      c.utilization = c.utilization * static_cast<double>(b + 1) / static_cast<double>(2 * b);
+      c.utilization = c.utilization * kept;
+      double& mac_j = c.energy_by_term[cost::EnergyTerm::kMac];
+      c.energy_j -= mac_j * (1.0 - kept);
+      mac_j *= kept;
     }
     r.rows.emplace_back(g, c);
     EntryTotals& t = r.totals[g.entry];
