@@ -74,7 +74,8 @@ ModelResult run_model(cost::Estimator& est, const std::vector<ModelGemm>& gemms,
 ModelResult run_model(const std::function<cost::Estimator&(std::size_t)>& est_for, const arch::Arch& arch,
                       const Model& model, const std::optional<quant::Scheme>& scheme) {
   ModelResult r;
-  for (std::size_t i = 0; i < model.gemms.size(); ++i) add_gemm(r, model.gemms[i], gemm_cost(est_for(i), model.gemms[i], scheme));
+  for (std::size_t i = 0; i < model.gemms.size(); ++i)
+    add_gemm(r, model.gemms[i], gemm_cost(est_for(i), model.gemms[i], scheme));
   for (const auto& op : model.ops) add_op(r, op, cost::vector_op(arch, op.shape));
   return r;
 }

@@ -91,8 +91,7 @@ Table ranking_table(const search::SearchResult& r, bool wide) {
         row.insert(row.end(), {fixed(pre.latency_s * 1e3, 1), fixed(pre.energy_j, 3),
                                fixed(static_cast<double>(pre.dram_bytes) / 1e9, 3)});
       if (r.has_decode)
-        row.insert(row.end(),
-                   {fixed(dec.latency_s * 1e3, 2), fixed(dec.energy_j * 1e3, 2), megabytes(dec.dram_bytes)});
+        row.insert(row.end(), {fixed(dec.latency_s * 1e3, 2), fixed(dec.energy_j * 1e3, 2), megabytes(dec.dram_bytes)});
       for (const auto& name : entries) {
         const model::PhaseSum& e = other_entry(c, name).sum;
         row.insert(row.end(), {fixed(e.latency_s * 1e3, 3), fixed(e.energy_j * 1e3, 3), megabytes(e.dram_bytes)});
@@ -113,8 +112,8 @@ Table entries_table(const search::SearchResult& r) {
       for (const auto& name : entries) {
         const search::Config& c = s.top[i];
         const model::PhaseSum& e = other_entry(c, name).sum;
-        t.rows.push_back({s.scheme, std::to_string(i + 1), c.dataflow, array_text(c), name,
-                          fixed(e.latency_s * 1e3, 3), fixed(e.energy_j * 1e3, 3), megabytes(e.dram_bytes)});
+        t.rows.push_back({s.scheme, std::to_string(i + 1), c.dataflow, array_text(c), name, fixed(e.latency_s * 1e3, 3),
+                          fixed(e.energy_j * 1e3, 3), megabytes(e.dram_bytes)});
       }
   return t;
 }
@@ -162,12 +161,14 @@ std::string render(const search::SearchResult& r, Format fmt) {
   if (fmt == Format::kCsv) return render_csv(t);
   std::string out = "search of " + r.info.model + " on " + r.info.arch + " over dataflows " + r.info.dataflow +
                     (r.per_gemm ? r.objective == cost::Objective::kEdp
-                                       ? " (each GEMM its own, chosen by its own latency x energy: not the product of "
-                                         "the totals)"
-                                       : " (each GEMM its own)"
-                                 : " (one per model)") + ", objective " +
-                    cost::to_string(r.objective) + (r.has_prefill ? ", prefill " + std::to_string(r.info.seq_len) + " tokens" : "") +
-                    (r.has_decode ? ", decode at context " + std::to_string(r.info.context) : "") + "\n" + render_text(t) +
+                                      ? " (each GEMM its own, chosen by its own latency x energy: not the product of "
+                                        "the totals)"
+                                      : " (each GEMM its own)"
+                                : " (one per model)") +
+                    ", objective " + cost::to_string(r.objective) +
+                    (r.has_prefill ? ", prefill " + std::to_string(r.info.seq_len) + " tokens" : "") +
+                    (r.has_decode ? ", decode at context " + std::to_string(r.info.context) : "") + "\n" +
+                    render_text(t) +
                     (phases && others ? "\nother entries\n" + render_text(entries_table(r)) : std::string());
   Table g;
   g.headers = {"scheme",   "entry",  "function", "m",      "n",     "k",

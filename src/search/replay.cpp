@@ -215,8 +215,7 @@ Replay read_replay(const std::string& path, const model::Model& model, const std
     if (per_gemm) {
       auto dp = gp;
       dp.emplace_back("dataflow");
-      out.gemm_dataflows.push_back(
-          parse_dataflow_at(r, dp, r.get(g, gp, "dataflow", T::string).get<std::string>()));
+      out.gemm_dataflows.push_back(parse_dataflow_at(r, dp, r.get(g, gp, "dataflow", T::string).get<std::string>()));
     }
     auto tp = gp;
     tp.emplace_back("tile");

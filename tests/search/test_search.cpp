@@ -603,8 +603,8 @@ TEST_CASE("estimate --plan replays a --per-gemm search exactly; a bad GEMM dataf
     INFO(e.what());
     CHECK(e.where().file == bad);
     const std::size_t off = bad_text.find("\"zz\"");
-    CHECK(e.where().line == 1 + static_cast<std::size_t>(std::count(bad_text.begin(), bad_text.begin() +
-                                                                        static_cast<std::ptrdiff_t>(off), '\n')));
+    CHECK(e.where().line == 1 + static_cast<std::size_t>(std::count(
+                                    bad_text.begin(), bad_text.begin() + static_cast<std::ptrdiff_t>(off), '\n')));
   }
   // a GEMM of the plan the model does not have
   auto fewer = model;
