@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -64,6 +65,17 @@ double value(const search::Totals& t, cost::Objective o) {
   return 0;
 }
 
+// An ordinary Estimator (closed forms) at a configuration's dataflow and array.
+std::unique_ptr<cost::Estimator> estimator_at(const arch::Arch& arch, const search::Config& c, cost::Objective o) {
+  auto a = arch;
+  a.rows = c.rows;
+  a.cols = c.cols;
+  cost::Options co;
+  co.method = cost::ArrayMethod::kClosedForm;
+  co.objective = o;
+  return std::make_unique<cost::Estimator>(a, mapping::parse_dataflow(c.dataflow), co);
+}
+
 }  // namespace
 
 TEST_CASE("array_shapes: every R x C with R * C = budget, R ascending; parse_dataflows") {
@@ -92,13 +104,8 @@ TEST_CASE("the search winner equals the ordinary estimate path, and is the best 
       for (const auto& c : row.top) CHECK(value(row.top.front().totals, o) <= value(c.totals, o));
       // re-evaluate the winner with an ordinary Estimator at its dataflow and array
       const search::Config& best = row.top.front();
-      auto a = arch;
-      a.rows = best.rows;
-      a.cols = best.cols;
-      cost::Options co;
-      co.method = cost::ArrayMethod::kClosedForm;
-      co.objective = o;
-      cost::Estimator est(a, mapping::parse_dataflow(best.dataflow), co);
+      const auto ep = estimator_at(arch, best, o);
+      cost::Estimator& est = *ep;
       const auto e = model::estimate(est, model, ph, quant::parse_scheme(row.scheme));
       const auto cmp = model::compare(est, model, ph, {quant::parse_scheme(row.scheme)});
       CHECK(cmp.rows.front().prefill.latency_s == best.totals.prefill.latency_s);
@@ -254,6 +261,17 @@ std::string write_temp(const std::string& name, const std::string& text) {
   return p.string();
 }
 
+// A replay's GEMMs are the search's: tile, latency, energy and DRAM bytes, exactly.
+void check_same_gemms(const model::ModelResult& r, const search::Config& best) {
+  REQUIRE(r.rows.size() == best.gemms.size());
+  for (std::size_t i = 0; i < best.gemms.size(); ++i) {
+    CHECK(r.rows[i].second.tile == best.gemms[i].tile);
+    CHECK(r.rows[i].second.latency_s == best.gemms[i].latency_s);
+    CHECK(r.rows[i].second.energy_j == best.gemms[i].energy_j);
+    CHECK(r.rows[i].second.dram_bytes == best.gemms[i].dram_bytes);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("estimate --plan replays a saved search exactly; a plan that does not match the model is refused") {
@@ -281,13 +299,7 @@ TEST_CASE("estimate --plan replays a saved search exactly; a plan that does not 
       co.rules = rp.rules;
       cost::Estimator est(a, rp.dataflow, co);
       const auto e = model::estimate(est, model, ph, rp.scheme);
-      REQUIRE(e.result.rows.size() == best.gemms.size());
-      for (std::size_t i = 0; i < best.gemms.size(); ++i) {
-        CHECK(e.result.rows[i].second.tile == best.gemms[i].tile);
-        CHECK(e.result.rows[i].second.latency_s == best.gemms[i].latency_s);
-        CHECK(e.result.rows[i].second.energy_j == best.gemms[i].energy_j);
-        CHECK(e.result.rows[i].second.dram_bytes == best.gemms[i].dram_bytes);
-      }
+      check_same_gemms(e.result, best);
       const auto cmp = model::compare(est, model, ph, {rp.scheme});
       CHECK(cmp.rows.front().prefill.latency_s == best.totals.prefill.latency_s);
       CHECK(cmp.rows.front().decode.energy_j == best.totals.decode.energy_j);
@@ -466,14 +478,8 @@ TEST_CASE("entries that are neither prefill nor decode: in the totals, the ranki
         // the other entries' sums are compare's, at the best configuration's dataflow and array
         const auto& best = row.top.front();
         if (per_gemm) continue;
-        auto a = arch;
-        a.rows = best.rows;
-        a.cols = best.cols;
-        cost::Options co;
-        co.method = cost::ArrayMethod::kClosedForm;
-        co.objective = o;
-        cost::Estimator est(a, mapping::parse_dataflow(best.dataflow), co);
-        const auto cmp = model::compare(est, mixed_model(), ph, {quant::parse_scheme(row.scheme)});
+        const auto cmp =
+            model::compare(*estimator_at(arch, best, o), mixed_model(), ph, {quant::parse_scheme(row.scheme)});
         REQUIRE(cmp.rows.front().other.size() == 2);
         for (std::size_t i = 0; i < 2; ++i) {
           CHECK(cmp.rows.front().other[i].sum.latency_s == best.totals.other[i].sum.latency_s);
@@ -564,13 +570,7 @@ TEST_CASE("estimate --plan replays a --per-gemm search exactly; a bad GEMM dataf
     co.method = o.method;
     const model::EstimateResult e = search::replay(rp, arch, co, model, ph);
     CHECK(e.info.dataflow == "per-gemm");
-    REQUIRE(e.result.rows.size() == best.gemms.size());
-    for (std::size_t i = 0; i < best.gemms.size(); ++i) {
-      CHECK(e.result.rows[i].second.tile == best.gemms[i].tile);
-      CHECK(e.result.rows[i].second.latency_s == best.gemms[i].latency_s);
-      CHECK(e.result.rows[i].second.energy_j == best.gemms[i].energy_j);
-      CHECK(e.result.rows[i].second.dram_bytes == best.gemms[i].dram_bytes);
-    }
+    check_same_gemms(e.result, best);
     const model::CompareRow row = model::compare_row("", e.result);
     CHECK(row.prefill.latency_s == best.totals.prefill.latency_s);
     CHECK(row.prefill.energy_j == best.totals.prefill.energy_j);
