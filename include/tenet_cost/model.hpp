@@ -206,11 +206,22 @@ struct ModelResult {
 const quant::Scheme& scheme_of(const ModelGemm& g, const std::optional<quant::Scheme>& scheme);
 /// The role a GEMM is costed with under scheme `s`: an lm_head the scheme leaves unquantized is kLinearUnquantized.
 quant::GemmRole cost_role(const ModelGemm& g, const quant::Scheme& s);
+/// One GEMM's cost on `est` under `scheme` (scheme_of, cost_role; a causal diagonal block counts its key <= query
+/// MACs only).
+cost::GemmCost gemm_cost(cost::Estimator& est, const ModelGemm& g, const std::optional<quant::Scheme>& scheme);
+/// Append a GEMM's row (its cost per call) and add it x calls to its entry's totals.
+void add_gemm(ModelResult& r, const ModelGemm& g, const cost::GemmCost& c);
+/// Append an operator's row and add it x calls to its entry's totals.
+void add_op(ModelResult& r, const ModelOp& op, const cost::OpCost& c);
 /// Evaluate every workload.
 ModelResult run_model(cost::Estimator& est, const std::vector<ModelGemm>& gemms,
                       const std::optional<quant::Scheme>& scheme);
 /// Evaluate every GEMM and operator of a plan.
 ModelResult run_model(cost::Estimator& est, const Model& model, const std::optional<quant::Scheme>& scheme);
+/// Evaluate every GEMM and operator of a plan, GEMM i on `est_for(i)` (each GEMM its own dataflow: the replay of a
+/// `search --per-gemm` plan), the operators on `arch`. Same totals as run_model when est_for is one estimator.
+ModelResult run_model(const std::function<cost::Estimator&(std::size_t)>& est_for, const arch::Arch& arch,
+                      const Model& model, const std::optional<quant::Scheme>& scheme);
 
 /// What every estimate / compare result states about its run.
 struct RunInfo {
