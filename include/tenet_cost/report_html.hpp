@@ -23,16 +23,27 @@ struct Segment {
   double value = 0;
 };
 
+/// The figures of one phase or entry of a scheme's run.
+struct RunFigures {
+  double latency_s = 0;
+  std::int64_t dram_bytes = 0, scale_dram_bytes = 0;  // scale = scales + zero points
+  double energy_j = 0;
+  /// Energy by term (optional; when given, the energy bars are stacked by it and it must sum to energy_j within
+  /// 1e-6 relative).
+  std::vector<Segment> energy_by_term;
+};
+
+/// An entry that is neither prefill nor decode (a kernel file, --gemm shapes, a custom entry): one run of it.
+struct EntryFigures {
+  std::string entry;
+  RunFigures run;
+};
+
 /// (a) One row of the scheme comparison.
 struct SchemeRow {
   std::string scheme;
-  double prefill_latency_s = 0, decode_latency_s = 0;                 // whole prompt; one token
-  std::int64_t prefill_dram_bytes = 0, prefill_scale_dram_bytes = 0;  // scale = scales + zero points
-  std::int64_t decode_dram_bytes = 0, decode_scale_dram_bytes = 0;
-  double prefill_energy_j = 0, decode_energy_j = 0;
-  /// Energy by term (optional; when given per phase, the energy bars are stacked by it and
-  /// each list must sum to the phase's energy within 1e-9 relative).
-  std::vector<Segment> prefill_energy_by_term, decode_energy_by_term;
+  RunFigures prefill, decode;         // whole prompt; one token
+  std::vector<EntryFigures> entries;  // the other entries, the same names in every row
 };
 
 /// (b) One GEMM/operator of an entry: per-call cycles by term, times `calls`.
@@ -77,6 +88,7 @@ struct ReportDoc {
   std::string title;
   std::vector<Assumption> assumptions;  // (e) in the given order
   std::vector<SchemeRow> schemes;       // (a) empty = no comparison chart
+  bool show_prefill = true, show_decode = true;  // (a) the phases the model has (no chart of zeros)
   std::vector<Breakdown> breakdowns;    // (b) one chart each
   std::vector<Roofline> rooflines;      // (c) one chart each
   std::string tradeoff_title;           // (d) e.g. "decode, per token"

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -46,21 +47,29 @@ void check_energy_terms(const std::vector<Segment>& terms, double total, const s
     throw InputError("report: expected " + what + " terms to sum to " + num(total) + ", found " + num(sum));
 }
 
+void check_run(const RunFigures& f, const std::string& w) {
+  check_number(f.latency_s, w + " latency_s");
+  check_number(f.energy_j, w + " energy_j");
+  check_count(f.dram_bytes, w + " dram_bytes");
+  check_count(f.scale_dram_bytes, w + " scale_dram_bytes");
+  if (f.scale_dram_bytes > f.dram_bytes)
+    throw InputError("report: expected " + w + " scale_dram_bytes <= dram_bytes, found more");
+  check_energy_terms(f.energy_by_term, f.energy_j, w + " energy");
+}
+
 void validate(const ReportDoc& doc) {
   for (const auto& r : doc.schemes) {
     const std::string w = "scheme '" + r.scheme + "' ";
-    check_number(r.prefill_latency_s, w + "prefill latency_s");
-    check_number(r.decode_latency_s, w + "decode latency_s");
-    check_number(r.prefill_energy_j, w + "prefill energy_j");
-    check_number(r.decode_energy_j, w + "decode energy_j");
-    check_count(r.prefill_dram_bytes, w + "prefill dram_bytes");
-    check_count(r.decode_dram_bytes, w + "decode dram_bytes");
-    check_count(r.prefill_scale_dram_bytes, w + "prefill scale_dram_bytes");
-    check_count(r.decode_scale_dram_bytes, w + "decode scale_dram_bytes");
-    if (r.prefill_scale_dram_bytes > r.prefill_dram_bytes || r.decode_scale_dram_bytes > r.decode_dram_bytes)
-      throw InputError("report: expected " + w + "scale_dram_bytes <= dram_bytes, found more");
-    check_energy_terms(r.prefill_energy_by_term, r.prefill_energy_j, w + "prefill energy");
-    check_energy_terms(r.decode_energy_by_term, r.decode_energy_j, w + "decode energy");
+    check_run(r.prefill, w + "prefill");
+    check_run(r.decode, w + "decode");
+    for (const auto& e : r.entries) check_run(e.run, w + "entry '" + e.entry + "'");
+    if (r.entries.size() != doc.schemes.front().entries.size())
+      throw InputError("report: expected every scheme to list the entries of the first, found " + w + "with " +
+                       std::to_string(r.entries.size()));
+    for (std::size_t i = 0; i < r.entries.size(); ++i)
+      if (r.entries[i].entry != doc.schemes.front().entries[i].entry)
+        throw InputError("report: expected entry '" + doc.schemes.front().entries[i].entry + "' in " + w + ", found '" +
+                         r.entries[i].entry + "'");
   }
   for (const auto& b : doc.breakdowns) {
     for (const auto& r : b.rows) {
@@ -220,19 +229,61 @@ std::string figure(const std::string& id, const std::string& kind, const std::st
                      esc(id), kind, esc(title), body);
 }
 
+// One phase or entry of the comparison: its charts' ids, titles and units, and where each row keeps its figures.
+struct Part {
+  std::string id;      // "prefill", "decode", "entry-0", ...
+  std::string title;   // "Prefill", "Decode", "Entry 'gemm'"
+  std::string scope;   // "(whole prompt)", "per token", "(one run)"
+  std::string column;  // the data table's column prefix: "prefill", "decode", "entry 'gemm'"
+  bool large = false;  // seconds / GB / J, else ms / MB / mJ
+  std::function<const RunFigures&(const SchemeRow&)> get;
+};
+
+std::vector<Part> parts_of(const ReportDoc& doc) {
+  std::vector<Part> parts;
+  if (doc.show_prefill)
+    parts.push_back({"prefill", "Prefill", "(whole prompt)", "prefill", true,
+                     [](const SchemeRow& r) -> const RunFigures& { return r.prefill; }});
+  if (doc.show_decode)
+    parts.push_back({"decode", "Decode", "per token", "decode", false,
+                     [](const SchemeRow& r) -> const RunFigures& { return r.decode; }});
+  for (std::size_t i = 0; i < doc.schemes.front().entries.size(); ++i)
+    parts.push_back({"entry-" + std::to_string(i), "Entry '" + doc.schemes.front().entries[i].entry + "'", "(one run)",
+                     "entry '" + doc.schemes.front().entries[i].entry + "'", false,
+                     [i](const SchemeRow& r) -> const RunFigures& { return r.entries[i].run; }});
+  return parts;
+}
+
 std::string comparison(const ReportDoc& doc) {
   const auto& rows = doc.schemes;
   std::string out = "<section><h2>Scheme comparison</h2>\n";
-  auto dram_panel = [&](bool prefill) {
+  auto latency_panel = [&](const Part& p) {
     BarSpec s;
-    s.id = prefill ? "cmp-prefill-dram" : "cmp-decode-dram";
-    s.title = prefill ? "Prefill DRAM traffic (whole prompt)" : "Decode DRAM traffic per token";
-    s.axis = prefill ? "DRAM traffic (GB)" : "DRAM traffic per token (MB)";
-    s.unit = prefill ? 1e9 : 1e6;
+    s.id = "cmp-" + p.id + "-latency";
+    s.title = p.title + " latency " + p.scope;
+    s.axis = p.large ? "latency (s)" : "latency " + std::string(p.id == "decode" ? "per token " : "") + "(ms)";
+    s.unit = p.large ? 1 : 1e-3;
+    s.terms = {"latency-s"};
+    for (const auto& r : rows) {
+      BarRow b;
+      b.label = r.scheme;
+      b.seg = {p.get(r).latency_s};
+      b.attrs = fmt::format(" data-latency-s=\"{}\"", num(p.get(r).latency_s));
+      s.rows.push_back(std::move(b));
+    }
+    return figure(s.id, "bars", s.title, bar_chart(s));
+  };
+  auto dram_panel = [&](const Part& p) {
+    BarSpec s;
+    s.id = "cmp-" + p.id + "-dram";
+    s.title = p.title + " DRAM traffic " + p.scope;
+    s.axis =
+        p.large ? "DRAM traffic (GB)" : "DRAM traffic " + std::string(p.id == "decode" ? "per token " : "") + "(MB)";
+    s.unit = p.large ? 1e9 : 1e6;
     s.terms = {"weights, activations, KV, outputs", "scales + zero points"};
     for (const auto& r : rows) {
-      const std::int64_t all = prefill ? r.prefill_dram_bytes : r.decode_dram_bytes;
-      const std::int64_t sc = prefill ? r.prefill_scale_dram_bytes : r.decode_scale_dram_bytes;
+      const std::int64_t all = p.get(r).dram_bytes;
+      const std::int64_t sc = p.get(r).scale_dram_bytes;
       BarRow b;
       b.label = r.scheme;
       b.seg = {static_cast<double>(all - sc), static_cast<double>(sc)};
@@ -242,38 +293,21 @@ std::string comparison(const ReportDoc& doc) {
     }
     return figure(s.id, "bars", s.title, bar_chart(s));
   };
-  auto scalar_panel = [&](const std::string& id, const std::string& title, const std::string& axis, double unit,
-                          const std::string& attr, auto get) {
+  auto energy_panel = [&](const Part& p) {
     BarSpec s;
-    s.id = id;
-    s.title = title;
-    s.axis = axis;
-    s.unit = unit;
-    s.terms = {attr};
-    for (const auto& r : rows) {
-      BarRow b;
-      b.label = r.scheme;
-      b.seg = {get(r)};
-      b.attrs = fmt::format(" data-{}=\"{}\"", attr, num(get(r)));
-      s.rows.push_back(std::move(b));
-    }
-    return figure(s.id, "bars", s.title, bar_chart(s));
-  };
-  auto energy_panel = [&](bool prefill) {
-    BarSpec s;
-    s.id = prefill ? "cmp-prefill-energy" : "cmp-decode-energy";
-    s.title = prefill ? "Prefill energy (whole prompt)" : "Decode energy per token";
-    s.axis = prefill ? "energy (J)" : "energy per token (mJ)";
-    s.unit = prefill ? 1 : 1e-3;
+    s.id = "cmp-" + p.id + "-energy";
+    s.title = p.title + " energy " + p.scope;
+    s.axis = p.large ? "energy (J)" : "energy " + std::string(p.id == "decode" ? "per token " : "") + "(mJ)";
+    s.unit = p.large ? 1 : 1e-3;
     std::vector<std::string> terms;
     for (const auto& r : rows)
-      for (const auto& t : prefill ? r.prefill_energy_by_term : r.decode_energy_by_term)
+      for (const auto& t : p.get(r).energy_by_term)
         if (std::find(terms.begin(), terms.end(), t.term) == terms.end()) terms.push_back(t.term);
     const bool by_term = !terms.empty();
     s.terms = by_term ? terms : std::vector<std::string>{"energy"};
     for (const auto& r : rows) {
-      const auto& bt = prefill ? r.prefill_energy_by_term : r.decode_energy_by_term;
-      const double e = prefill ? r.prefill_energy_j : r.decode_energy_j;
+      const auto& bt = p.get(r).energy_by_term;
+      const double e = p.get(r).energy_j;
       BarRow b;
       b.label = r.scheme;
       if (by_term) {
@@ -290,24 +324,32 @@ std::string comparison(const ReportDoc& doc) {
     if (by_term) s.note = "stacked by energy term";
     return figure(s.id, "bars", s.title, bar_chart(s));
   };
-  out += scalar_panel("cmp-prefill-latency", "Prefill latency (whole prompt)", "latency (s)", 1, "latency-s",
-                      [](const SchemeRow& r) { return r.prefill_latency_s; });
-  out += scalar_panel("cmp-decode-latency", "Decode latency per token", "latency per token (ms)", 1e-3, "latency-s",
-                      [](const SchemeRow& r) { return r.decode_latency_s; });
-  out += dram_panel(true);
-  out += dram_panel(false);
-  out += energy_panel(true);
-  out += energy_panel(false);
+  const std::vector<Part> parts = parts_of(doc);
+  for (const auto& p : parts) out += latency_panel(p);
+  for (const auto& p : parts) out += dram_panel(p);
+  for (const auto& p : parts) out += energy_panel(p);
+  // columns: every part's latency, then each part's DRAM and scale bytes, then every part's energy
+  auto name = [](const Part& p) { return p.column; };
+  std::vector<std::string> headers{"scheme"};
+  for (const auto& p : parts) headers.push_back(name(p) + " latency_s");
+  for (const auto& p : parts) {
+    headers.push_back(name(p) + " dram_bytes");
+    headers.push_back(name(p) + " scale_dram_bytes");
+  }
+  for (const auto& p : parts) headers.push_back(name(p) + " energy_j");
   std::vector<std::vector<std::string>> table;
   table.reserve(rows.size());
-  for (const auto& r : rows)
-    table.push_back({r.scheme, num(r.prefill_latency_s), num(r.decode_latency_s), std::to_string(r.prefill_dram_bytes),
-                     std::to_string(r.prefill_scale_dram_bytes), std::to_string(r.decode_dram_bytes),
-                     std::to_string(r.decode_scale_dram_bytes), num(r.prefill_energy_j), num(r.decode_energy_j)});
-  out += details_table(
-      {"scheme", "prefill latency_s", "decode latency_s", "prefill dram_bytes", "prefill scale_dram_bytes",
-       "decode dram_bytes", "decode scale_dram_bytes", "prefill energy_j", "decode energy_j"},
-      table);
+  for (const auto& r : rows) {
+    std::vector<std::string> cells{r.scheme};
+    for (const auto& p : parts) cells.push_back(num(p.get(r).latency_s));
+    for (const auto& p : parts) {
+      cells.push_back(std::to_string(p.get(r).dram_bytes));
+      cells.push_back(std::to_string(p.get(r).scale_dram_bytes));
+    }
+    for (const auto& p : parts) cells.push_back(num(p.get(r).energy_j));
+    table.push_back(std::move(cells));
+  }
+  out += details_table(headers, table);
   out += "</section>\n";
   return out;
 }

@@ -30,6 +30,10 @@ std::vector<Segment> energy_segments(const cost::EnergyByTerm& e) {
   return out;
 }
 
+RunFigures run_figures(const model::PhaseSum& p) {
+  return RunFigures{p.latency_s, p.dram_bytes, p.scale_dram_bytes, p.energy_j, energy_segments(p.energy_by_term)};
+}
+
 std::vector<std::string> entries_in_order(const EstimateResult& e) {
   std::vector<std::string> out;
   for (const auto& row : e.result.rows)
@@ -133,23 +137,28 @@ ReportDoc compare_doc(const model::CompareResult& c, const std::vector<EstimateR
   std::string schemes;
   for (const auto& r : c.rows) schemes += (schemes.empty() ? "" : ", ") + r.scheme;
   doc.assumptions.push_back({"schemes", schemes});
+  // the phases the model has (compare's table rule: a phase of zero latency in every row is absent)
+  doc.show_prefill = doc.show_decode = false;
+  for (const auto& r : c.rows) {
+    doc.show_prefill = doc.show_prefill || r.prefill.latency_s > 0;
+    doc.show_decode = doc.show_decode || r.decode.latency_s > 0;
+  }
   for (const auto& r : c.rows) {
     SchemeRow s;
     s.scheme = r.scheme;
-    s.prefill_latency_s = r.prefill.latency_s;
-    s.decode_latency_s = r.decode.latency_s;
-    s.prefill_dram_bytes = r.prefill.dram_bytes;
-    s.prefill_scale_dram_bytes = r.prefill.scale_dram_bytes;
-    s.decode_dram_bytes = r.decode.dram_bytes;
-    s.decode_scale_dram_bytes = r.decode.scale_dram_bytes;
-    s.prefill_energy_j = r.prefill.energy_j;
-    s.decode_energy_j = r.decode.energy_j;
-    s.prefill_energy_by_term = energy_segments(r.prefill.energy_by_term);
-    s.decode_energy_by_term = energy_segments(r.decode.energy_by_term);
+    s.prefill = run_figures(r.prefill);
+    s.decode = run_figures(r.decode);
+    double latency = 0, energy = 0;  // the trade-off without a decode phase: every entry, summed
+    for (const auto& e : r.other) {
+      s.entries.push_back({e.entry, run_figures(e.sum)});
+      latency += e.sum.latency_s;
+      energy += e.sum.energy_j;
+    }
     doc.schemes.push_back(std::move(s));
-    doc.tradeoff.push_back({r.scheme, r.decode.latency_s, r.decode.energy_j});
+    if (doc.show_decode) doc.tradeoff.push_back({r.scheme, r.decode.latency_s, r.decode.energy_j});
+    else doc.tradeoff.push_back({r.scheme, r.prefill.latency_s + latency, r.prefill.energy_j + energy});
   }
-  doc.tradeoff_title = "decode, per token";
+  doc.tradeoff_title = doc.show_decode ? "decode, per token" : "every entry, one run each";
   for (std::size_t i = 0; i < per_scheme.size() && i < c.rows.size(); ++i) {
     const auto first = doc.breakdowns.size();
     add_breakdowns(per_scheme[i], doc);
@@ -172,20 +181,17 @@ ReportDoc search_doc(const search::SearchResult& r, const arch::Arch& arch) {
   add_common_assumptions(r.info, arch, doc);
   doc.assumptions.push_back({"objective", cost::to_string(r.objective)});
   doc.assumptions.push_back({"dataflow choice", r.per_gemm ? "each GEMM its own (--per-gemm)" : "one for the model"});
+  doc.show_prefill = r.has_prefill;
+  doc.show_decode = r.has_decode;
   std::set<std::string> listed;
   for (const auto& s : r.rows) {
     if (s.top.empty()) continue;
     const search::Config& b = s.top.front();
     SchemeRow row;
     row.scheme = config_label(s.scheme, b.dataflow, b.rows, b.cols);
-    row.prefill_latency_s = b.totals.prefill.latency_s;
-    row.decode_latency_s = b.totals.decode.latency_s;
-    row.prefill_dram_bytes = b.totals.prefill.dram_bytes;
-    row.prefill_scale_dram_bytes = b.totals.prefill.scale_dram_bytes;
-    row.decode_dram_bytes = b.totals.decode.dram_bytes;
-    row.decode_scale_dram_bytes = b.totals.decode.scale_dram_bytes;
-    row.prefill_energy_j = b.totals.prefill.energy_j;
-    row.decode_energy_j = b.totals.decode.energy_j;
+    row.prefill = run_figures(b.totals.prefill);
+    row.decode = run_figures(b.totals.decode);
+    for (const auto& e : b.totals.other) row.entries.push_back({e.entry, run_figures(e.sum)});
     doc.schemes.push_back(std::move(row));
     for (const auto& c : s.top) {
       const std::string label = config_label(s.scheme, c.dataflow, c.rows, c.cols);

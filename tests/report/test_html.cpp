@@ -97,14 +97,14 @@ TEST_CASE("report html: scheme comparison numbers equal the input exactly") {
   for (std::size_t i = 0; i < doc.schemes.size(); ++i) {
     const auto& r = doc.schemes[i];
     CHECK(pre_lat[i].attrs.at("data-label") == r.scheme);
-    CHECK(dbl(pre_lat[i].attrs.at("data-latency-s")) == r.prefill_latency_s);
-    CHECK(dbl(dec_lat[i].attrs.at("data-latency-s")) == r.decode_latency_s);
-    CHECK(pre_dram[i].attrs.at("data-dram-bytes") == std::to_string(r.prefill_dram_bytes));
-    CHECK(pre_dram[i].attrs.at("data-scale-dram-bytes") == std::to_string(r.prefill_scale_dram_bytes));
-    CHECK(dec_dram[i].attrs.at("data-dram-bytes") == std::to_string(r.decode_dram_bytes));
-    CHECK(dec_dram[i].attrs.at("data-scale-dram-bytes") == std::to_string(r.decode_scale_dram_bytes));
-    CHECK(dbl(pre_e[i].attrs.at("data-energy-j")) == r.prefill_energy_j);
-    CHECK(dbl(dec_e[i].attrs.at("data-energy-j")) == r.decode_energy_j);
+    CHECK(dbl(pre_lat[i].attrs.at("data-latency-s")) == r.prefill.latency_s);
+    CHECK(dbl(dec_lat[i].attrs.at("data-latency-s")) == r.decode.latency_s);
+    CHECK(pre_dram[i].attrs.at("data-dram-bytes") == std::to_string(r.prefill.dram_bytes));
+    CHECK(pre_dram[i].attrs.at("data-scale-dram-bytes") == std::to_string(r.prefill.scale_dram_bytes));
+    CHECK(dec_dram[i].attrs.at("data-dram-bytes") == std::to_string(r.decode.dram_bytes));
+    CHECK(dec_dram[i].attrs.at("data-scale-dram-bytes") == std::to_string(r.decode.scale_dram_bytes));
+    CHECK(dbl(pre_e[i].attrs.at("data-energy-j")) == r.prefill.energy_j);
+    CHECK(dbl(dec_e[i].attrs.at("data-energy-j")) == r.decode.energy_j);
   }
   // the stacked DRAM parts: other + scale = total, scale part = scale bytes
   const auto parts = with_attr(figure_elements(html, "cmp-decode-dram"), "data-term");
@@ -112,9 +112,9 @@ TEST_CASE("report html: scheme comparison numbers equal the input exactly") {
   for (std::size_t i = 0; i < doc.schemes.size(); ++i) {
     const auto& r = doc.schemes[i];
     CHECK(parts[2 * i + 1].attrs.at("data-term") == "scales + zero points");
-    CHECK(std::stoll(parts[2 * i + 1].attrs.at("data-value")) == r.decode_scale_dram_bytes);
+    CHECK(std::stoll(parts[2 * i + 1].attrs.at("data-value")) == r.decode.scale_dram_bytes);
     CHECK(std::stoll(parts[2 * i].attrs.at("data-value")) + std::stoll(parts[2 * i + 1].attrs.at("data-value")) ==
-          r.decode_dram_bytes);
+          r.decode.dram_bytes);
   }
   // energy by term: the parts of the one row that has terms are the terms
   const auto eparts = with_attr(figure_elements(html, "cmp-prefill-energy"), "data-term");
@@ -305,13 +305,13 @@ TEST_CASE("report html: non-finite or negative numbers are refused, naming the f
     std::function<void(ReportDoc&)> spoil;
   };
   const std::vector<Case> cases = {
-      {"prefill latency_s", [&](ReportDoc& d) { d.schemes[1].prefill_latency_s = nan; }},
-      {"decode energy_j", [&](ReportDoc& d) { d.schemes[0].decode_energy_j = inf; }},
-      {"decode latency_s", [&](ReportDoc& d) { d.schemes[2].decode_latency_s = -1.0; }},
-      {"prefill dram_bytes", [&](ReportDoc& d) { d.schemes[2].prefill_dram_bytes = -5; }},
-      {"scale_dram_bytes <= dram_bytes", [&](ReportDoc& d) { d.schemes[0].decode_scale_dram_bytes = 1LL << 62; }},
-      {"prefill energy term 'mac'", [&](ReportDoc& d) { d.schemes[1].prefill_energy_by_term[0].value = nan; }},
-      {"prefill energy terms to sum", [&](ReportDoc& d) { d.schemes[1].prefill_energy_by_term[0].value = 1.0; }},
+      {"prefill latency_s", [&](ReportDoc& d) { d.schemes[1].prefill.latency_s = nan; }},
+      {"decode energy_j", [&](ReportDoc& d) { d.schemes[0].decode.energy_j = inf; }},
+      {"decode latency_s", [&](ReportDoc& d) { d.schemes[2].decode.latency_s = -1.0; }},
+      {"prefill dram_bytes", [&](ReportDoc& d) { d.schemes[2].prefill.dram_bytes = -5; }},
+      {"scale_dram_bytes <= dram_bytes", [&](ReportDoc& d) { d.schemes[0].decode.scale_dram_bytes = 1LL << 62; }},
+      {"prefill energy term 'mac'", [&](ReportDoc& d) { d.schemes[1].prefill.energy_by_term[0].value = nan; }},
+      {"prefill energy terms to sum", [&](ReportDoc& d) { d.schemes[1].prefill.energy_by_term[0].value = 1.0; }},
       {"peak_macs_per_s", [&](ReportDoc& d) { d.rooflines[0].peak_macs_per_s = inf; }},
       {"positive roofs", [&](ReportDoc& d) { d.rooflines[0].dram_bytes_per_s = 0; }},
       {"latency_s", [&](ReportDoc& d) { d.rooflines[0].points[1].latency_s = -inf; }},

@@ -121,6 +121,41 @@ TEST_CASE("compare --format html: charts carry the JSON result's numbers") {
   CHECK(html == report::html::render(report::html::compare_doc(result, per, run.est.arch())));
 }
 
+TEST_CASE("compare --format html on entries that are neither prefill nor decode: their charts, no zero charts") {
+  model::Phases ph;
+  cost::Estimator est(arch::load_arch(arch::default_arch(), std::string(TC_SOURCE_DIR) + "/configs/arch"),
+                      mapping::parse_dataflow("os"));
+  const auto plan = model::plan_from_shapes({"64x256x512", "8x128x64"}, ph);
+  const auto schemes = model::compare_schemes("q0f16,q4f16_1", false);
+  const auto result = model::compare(est, plan, ph, schemes);
+  const json j = json::parse(report::render(result, report::Format::kJson));
+  const std::string html = report::html::render(report::html::compare_doc(result, {}, est.arch()));
+  for (const char* absent : {"cmp-prefill-latency", "cmp-decode-latency", "cmp-prefill-dram", "cmp-decode-energy"})
+    CHECK(html.find(std::string("id=\"") + absent + "\"") == std::string::npos);
+  const auto lat = elements_with(html, "cmp-entry-0-latency", "data-latency-s");
+  const auto dram = elements_with(html, "cmp-entry-0-dram", "data-dram-bytes");
+  const auto en = elements_with(html, "cmp-entry-0-energy", "data-energy-j");
+  const auto pts = elements_with(html, "tradeoff", "data-pareto");
+  REQUIRE(lat.size() == 2);
+  REQUIRE(pts.size() == 2);
+  for (std::size_t i = 0; i < 2; ++i) {
+    const auto& e = j["rows"][i]["entries"]["gemm"];
+    CHECK(lat[i].at("data-latency-s") == text_of(e["latency_s"]));
+    CHECK(dram[i].at("data-dram-bytes") == text_of(e["dram_bytes"]));
+    CHECK(dram[i].at("data-scale-dram-bytes") == text_of(e["scale_dram_bytes"]));
+    CHECK(en[i].at("data-energy-j") == text_of(e["energy_j"]));
+    // the trade-off without a decode phase: every entry, one run each
+    CHECK(pts[i].at("data-latency-s") == text_of(e["latency_s"]));
+    CHECK(pts[i].at("data-energy-j") == text_of(e["energy_j"]));
+  }
+  CHECK(html.find("Entry &#39;gemm&#39; latency (one run)") != std::string::npos);
+  CHECK(html.find("every entry, one run each") != std::string::npos);
+  // every scheme must list the same entries
+  auto doc = report::html::compare_doc(result, {}, est.arch());
+  doc.schemes[1].entries[0].entry = "other";
+  CHECK_THROWS_WITH(report::html::render(doc), Catch::Contains("expected entry 'gemm' in scheme"));
+}
+
 TEST_CASE("estimate --format html: breakdown and roofline carry the JSON result's numbers") {
   auto run = qwen_run();
   const auto e = model::estimate(run.est, run.plan, run.ph, quant::parse_scheme("q4f16_1"));
@@ -221,4 +256,15 @@ TEST_CASE("search --format html: each scheme's best configuration and the trade-
   }
   CHECK(html == report::html::render(report::html::search_doc(r, run.est.arch())));
   CHECK_THROWS_AS(report::render(r, report::Format::kHtml), InternalError);
+  // plain shapes: the entry's charts, no prefill/decode charts of zeros
+  const auto shapes = model::plan_from_shapes({"64x256x512"}, run.ph);
+  const auto g = search::run(run.est.arch(), shapes, run.ph, schemes, o);
+  const json gj = json::parse(report::render(g, report::Format::kJson));
+  const std::string ghtml = report::html::render(report::html::search_doc(g, run.est.arch()));
+  CHECK(ghtml.find("id=\"cmp-prefill-latency\"") == std::string::npos);
+  CHECK(ghtml.find("id=\"cmp-decode-latency\"") == std::string::npos);
+  const auto glat = elements_with(ghtml, "cmp-entry-0-latency", "data-latency-s");
+  REQUIRE(glat.size() == 2);
+  for (std::size_t i = 0; i < 2; ++i)
+    CHECK(glat[i].at("data-latency-s") == text_of(gj["rows"][i]["entries"]["gemm"]["latency_s"]));
 }
