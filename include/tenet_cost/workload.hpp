@@ -29,17 +29,63 @@ struct Dim {
 
 enum class WorkloadKind { kGemm, kConv };
 
+/// How a quantized weight's scales are shared (none when unquantized).
+enum class QuantGranularity { kNone, kTensor, kChannel, kGroup, kBlock };
+/// A quantized weight's zero point: none, a constant offset (symmetric), or a zero-point tensor.
+enum class ZeroPointKind { kNone, kSymmetric, kTensor };
+/// Which GEMM operand is the weight (none: both are activations, e.g. attention).
+enum class WeightOperand { kA, kB, kNone };
+/// Where a workload was found: a TIR prim_func, a Relax op, a packed-function call.
+enum class WorkloadSource { kTir, kRelax, kPacked };
+
+/// The output spellings (extract's JSON, CSV and table): "none" | "per-tensor" | "per-channel" | "per-group" |
+/// "per-block"; "none" | "symmetric" | "tensor"; "a" | "b" | "none"; "tir" | "relax" | "packed".
+constexpr const char* to_string(QuantGranularity g) {
+  switch (g) {
+    case QuantGranularity::kTensor: return "per-tensor";
+    case QuantGranularity::kChannel: return "per-channel";
+    case QuantGranularity::kGroup: return "per-group";
+    case QuantGranularity::kBlock: return "per-block";
+    case QuantGranularity::kNone: break;
+  }
+  return "none";
+}
+constexpr const char* to_string(ZeroPointKind z) {
+  switch (z) {
+    case ZeroPointKind::kSymmetric: return "symmetric";
+    case ZeroPointKind::kTensor: return "tensor";
+    case ZeroPointKind::kNone: break;
+  }
+  return "none";
+}
+constexpr const char* to_string(WeightOperand w) {
+  switch (w) {
+    case WeightOperand::kA: return "a";
+    case WeightOperand::kB: return "b";
+    case WeightOperand::kNone: break;
+  }
+  return "none";
+}
+constexpr const char* to_string(WorkloadSource s) {
+  switch (s) {
+    case WorkloadSource::kRelax: return "relax";
+    case WorkloadSource::kPacked: return "packed";
+    case WorkloadSource::kTir: break;
+  }
+  return "tir";
+}
+
 /// Quantization visible in the IR for a workload's weight operand.
 struct QuantInfo {
   std::string scheme = "none";         // MLC name ("q4f16_1", "q4f16_0", "e4m3_e4m3_f16", ...),
                                        // "none" when unquantized, "custom" when not an MLC scheme
-  std::string granularity = "none";    // "none" | "per-tensor" | "per-channel" | "per-group" | "per-block"
+  QuantGranularity granularity = QuantGranularity::kNone;
   int weight_bits = 0;                 // 0 = not quantized (weight is the plain dtype)
   int elems_per_storage = 1;           // e.g. 8 int4 per uint32
   std::int64_t group_size = 0;         // 0 = no groups
   std::string storage_dtype;           // "uint32", "int8", "float8_e4m3fn"
   std::string scale_dtype;             // "float16", "float32", "" when no scale
-  std::string zero_point = "none";     // "none" | "symmetric" (constant offset) | "tensor" (zero-point tensor)
+  ZeroPointKind zero_point = ZeroPointKind::kNone;
   std::string weight_layout;           // "NK" | "KN" | ""
   bool has_g_idx = false;              // GPTQ act-order indirection
   std::int64_t block_n = 0;            // "per-block": 2-D scale blocks of block_n (along N) x block_k
@@ -67,13 +113,13 @@ struct Workload {
   std::optional<Dim> m_padded;
   std::string layout = "NN";            // "NN" | "NT" | "TN" | "TT" (A: MxK unless T; B: KxN unless T)
   std::string dtype_a, dtype_b, dtype_out, dtype_accum;
-  std::string weight_operand = "b";     // "a" | "b" | "none" (both activations, e.g. attention)
+  WeightOperand weight_operand = WeightOperand::kB;
   QuantInfo quant;
   std::map<std::string, std::int64_t> calls;  // entry function -> calls per invocation
   ConvInfo conv;                        // kind == kConv
   bool shape_known = true;              // false: reported, never guessed
   std::string note;                     // why the shape is unknown, or other remarks
-  std::string source = "tir";           // "tir" | "relax" | "packed" | "synthesized"
+  WorkloadSource source = WorkloadSource::kTir;
   SourceLocation loc;
 };
 

@@ -249,14 +249,14 @@ std::string signature(const Workload& w) {
   const QuantInfo& q = w.quant;
   return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", static_cast<int>(w.kind), w.m.str(),
                      w.n.str(), w.k.str(), w.batch.str(), w.layout, w.dtype_a, w.dtype_b, w.dtype_out, w.dtype_accum,
-                     w.weight_operand, q.scheme, q.weight_bits, q.group_size, q.storage_dtype, q.scale_dtype,
-                     q.weight_layout, w.source, w.shape_known);
+                     to_string(w.weight_operand), q.scheme, q.weight_bits, q.group_size, q.storage_dtype, q.scale_dtype,
+                     q.weight_layout, to_string(w.source), w.shape_known);
 }
 
 /// R.matmul(a, b): numpy semantics, shapes from struct info.
 Workload relax_matmul(const Env& env, const ir::Binding& b, PrimTable& prims) {
   Workload w;
-  w.source = "relax";
+  w.source = WorkloadSource::kRelax;
   w.function = env.f.name + "/" + b.var;
   w.loc = b.loc;
   const ir::RExpr& call = *b.value;
@@ -361,13 +361,13 @@ Workload relax_matmul(const Env& env, const ir::Binding& b, PrimTable& prims) {
     return std::nullopt;
   };
   if (auto qb = weight_of(eb, true)) {
-    w.weight_operand = "b";
+    w.weight_operand = WeightOperand::kB;
     w.quant = *qb;
   } else if (auto qa = weight_of(ea, false)) {
-    w.weight_operand = "a";
+    w.weight_operand = WeightOperand::kA;
     w.quant = *qa;
   } else {
-    w.weight_operand = "none";
+    w.weight_operand = WeightOperand::kNone;
   }
   return w;
 }
@@ -375,12 +375,12 @@ Workload relax_matmul(const Env& env, const ir::Binding& b, PrimTable& prims) {
 /// R.call_dps_packed("fastertransformer.gemm_fp16_int[_bias]", (x, w, scale, [bias,] act, m, n, k, group)).
 Workload ft_gemm(const Env& env, const ir::Binding& b, const std::string& name) {
   Workload w;
-  w.source = "packed";
+  w.source = WorkloadSource::kPacked;
   w.function = env.f.name + "/" + b.var;
   w.loc = b.loc;
   w.note = name;
   w.layout = "NN";
-  w.weight_operand = "b";
+  w.weight_operand = WeightOperand::kB;
   const auto args = xrelax::call_args(*b.value);
   std::vector<ir::ExprPtr> prims;
   std::vector<ir::RExprPtr> tensors;
@@ -416,7 +416,7 @@ Workload ft_gemm(const Env& env, const ir::Binding& b, const std::string& name) 
   QuantInfo& q = w.quant;
   q.storage_dtype = sinfo_dtype(sw);
   q.scale_dtype = sinfo_dtype(ss);
-  q.zero_point = "symmetric";
+  q.zero_point = ZeroPointKind::kSymmetric;
   q.weight_layout = "KN";
   auto wn = const_dim(sw, 1);
   if (wn && w.n.known() && *wn * 2 == *w.n.value) {
@@ -431,14 +431,14 @@ Workload ft_gemm(const Env& env, const ir::Binding& b, const std::string& name) 
   }
   auto groups = tensor_known(ss) && ss->dims.size() >= 2 ? xtir::int_const(ss->dims[ss->dims.size() - 2].get())
                                                           : std::nullopt;
-  if (groups && *groups == 1) q.granularity = "per-channel";
+  if (groups && *groups == 1) q.granularity = QuantGranularity::kChannel;
   else if (groups && *groups > 1 && w.k.known() && *w.k.value % *groups == 0) {
-    q.granularity = "per-group";
+    q.granularity = QuantGranularity::kGroup;
     q.group_size = *w.k.value / *groups;
   }
   const std::string b4 = q.weight_bits == 8 ? "q8f16_ft" : "q4f16_ft";
   if (q.weight_bits == 0) q.scheme = "custom";
-  else q.scheme = q.granularity == "per-group" ? b4 + "_group" : b4;
+  else q.scheme = q.granularity == QuantGranularity::kGroup ? b4 + "_group" : b4;
   return w;
 }
 
@@ -943,10 +943,10 @@ ExtractResult extract_workloads(const ir::Module& module, const ExtractOptions& 
   bool all_f16 = true, all_f32 = true, all_bf16 = true, any_weight = false;
   for (const auto& w : res.workloads) {
     for (const Dim* d : {&w.m, &w.n, &w.k, &w.batch}) collect_symbols(*d, syms);
-    if (w.weight_operand == "none") continue;
+    if (w.weight_operand == WeightOperand::kNone) continue;
     any_weight = true;
     schemes.insert(w.quant.scheme);
-    const std::string& wd = w.weight_operand == "a" ? w.dtype_a : w.dtype_b;
+    const std::string& wd = w.weight_operand == WeightOperand::kA ? w.dtype_a : w.dtype_b;
     all_f16 = all_f16 && wd == "float16";
     all_f32 = all_f32 && wd == "float32";
     all_bf16 = all_bf16 && wd == "bfloat16";

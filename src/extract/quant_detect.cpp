@@ -252,8 +252,9 @@ QuantInfo detect_impl(const Expr& weight, const QuantContext& ctx, std::string& 
     if (pos_k >= 0 && pos_n >= 0) q.weight_layout = pos_n < pos_k ? "NK" : "KN";
     if (packing_axis.empty()) packing_axis = "K";
     // Zero point.
-    if (packed.size() > 1 || w.sub_tensor || (w.add_reinterpret && !packed_scale.empty())) q.zero_point = "tensor";
-    else if (w.sub_const) q.zero_point = "symmetric";
+    if (packed.size() > 1 || w.sub_tensor || (w.add_reinterpret && !packed_scale.empty()))
+      q.zero_point = ZeroPointKind::kTensor;
+    else if (w.sub_const) q.zero_point = ZeroPointKind::kSymmetric;
   } else if (!fp8_loads.empty()) {
     wq = fp8_loads.front();
     q.storage_dtype = ctx.dtype_of(wq->load->name);
@@ -270,8 +271,8 @@ QuantInfo detect_impl(const Expr& weight, const QuantContext& ctx, std::string& 
     q.elems_per_storage = 1;
     if (const auto layout = weight_layout(*wq, ctx)) q.weight_layout = *layout;
     packing_axis = "K";
-    if (int_loads.size() > 1 || w.sub_tensor) q.zero_point = "tensor";
-    else if (w.sub_const) q.zero_point = "symmetric";
+    if (int_loads.size() > 1 || w.sub_tensor) q.zero_point = ZeroPointKind::kTensor;
+    else if (w.sub_const) q.zero_point = ZeroPointKind::kSymmetric;
     note = "integer weight cast to float and scaled (no bit operations)";
   } else {
     return q;  // plain float weight
@@ -318,24 +319,24 @@ QuantInfo detect_impl(const Expr& weight, const QuantContext& ctx, std::string& 
     }
     if (k_div > 0 && n_div > 0 && !q.has_g_idx) {
       // one scale per block_n x block_k weights (MLC block-scale fp8, DeepSeek-V3): group_size stays 0
-      q.granularity = "per-block";
+      q.granularity = QuantGranularity::kBlock;
       q.block_n = n_div;
       q.block_k = k_div;
       q.group_size = 0;
       group_axis = "K";
-    } else if (q.group_size > 0 || q.group_size == -1) q.granularity = "per-group";
+    } else if (q.group_size > 0 || q.group_size == -1) q.granularity = QuantGranularity::kGroup;
     else if (k_ref) {
-      q.granularity = "per-group";
+      q.granularity = QuantGranularity::kGroup;
       q.group_size = 1;
-    } else if (n_ref) q.granularity = "per-channel";
-    else if (!any_var || !k_ref) q.granularity = "per-tensor";
+    } else if (n_ref) q.granularity = QuantGranularity::kChannel;
+    else if (!any_var || !k_ref) q.granularity = QuantGranularity::kTensor;
     if (q.group_size == -1) {
       q.group_size = 0;
       note = "g_idx group size not derivable (scale shape not static)";
     }
   } else if (!ctx.fallback_scale_dtype.empty() && q.storage_dtype.rfind("float8", 0) == 0) {
     q.scale_dtype = ctx.fallback_scale_dtype;
-    q.granularity = "per-tensor";
+    q.granularity = QuantGranularity::kTensor;
   }
   q.scheme = scheme_name(q, packing_axis);
   return q;
@@ -596,26 +597,26 @@ std::optional<ExternDecode> extern_decode(const FuncIndex& fi, const std::string
   }
   const std::int64_t g = settle("group size", group, note);
   if (scale.empty()) {
-    q.granularity = "none";
+    q.granularity = QuantGranularity::kNone;
     note += "; no scale parameter read by the decode";
   } else if (g > 0 && (!ctx.k_extent || g < *ctx.k_extent)) {
-    q.granularity = "per-group";
+    q.granularity = QuantGranularity::kGroup;
     q.group_size = g;
   } else if (g > 0 || n_scale || (!k_scale && !group.empty())) {
-    q.granularity = "per-channel";
+    q.granularity = QuantGranularity::kChannel;
   } else if (!k_scale) {
-    q.granularity = "per-tensor";
+    q.granularity = QuantGranularity::kTensor;
   } else {
-    q.granularity = "per-group";
+    q.granularity = QuantGranularity::kGroup;
     note += "; group size not recoverable (scale indexed along K, no static shape or dequantize_info)";
   }
 
   // Zero point: a zeros tensor (attribute or another parameter), else signed = symmetric.
   const std::string fmt = attr_value(src_fmt, "format");
   if (attr_true(attr_value(entry, "with_zeros")) || others > 0) {
-    q.zero_point = "tensor";
+    q.zero_point = ZeroPointKind::kTensor;
   } else if (fmt == "int" || nf.sign == 's') {
-    q.zero_point = "symmetric";
+    q.zero_point = ZeroPointKind::kSymmetric;
     note +=
         std::string("; signed source (") + (fmt == "int" ? "dequantize_info format int" : "the extern's name") + ")";
   } else if (fmt == "uint" || nf.sign == 'u') {
@@ -629,33 +630,35 @@ std::optional<ExternDecode> extern_decode(const FuncIndex& fi, const std::string
 std::string scheme_name(const QuantInfo& q, const std::string& packing_axis) {
   const bool f16 = q.scale_dtype == "float16", bf16 = q.scale_dtype == "bfloat16", f32 = q.scale_dtype == "float32";
   if (q.weight_bits == 4 && q.storage_dtype == "uint32" && q.elems_per_storage == 8 && !q.has_g_idx) {
-    if (q.zero_point == "symmetric" && q.group_size == 32 && q.granularity == "per-group") {
+    if (q.zero_point == ZeroPointKind::kSymmetric && q.group_size == 32 && q.granularity == QuantGranularity::kGroup) {
       if (f16 && q.weight_layout == "NK") return "q4f16_1";
       if (f16 && q.weight_layout == "KN") return "q4f16_0";
       if (bf16 && q.weight_layout == "NK") return "q4bf16_1";
       if (bf16 && q.weight_layout == "KN") return "q4bf16_0";
       if (f32 && q.weight_layout == "NK") return "q4f32_1";
     }
-    if (q.zero_point == "tensor" && q.group_size == 32 && f32 && q.weight_layout == "KN") return "q4f32_0";
+    if (q.zero_point == ZeroPointKind::kTensor && q.group_size == 32 && f32 && q.weight_layout == "KN")
+      return "q4f32_0";
   }
   if (q.weight_bits == 8 && q.storage_dtype == "uint32" && q.elems_per_storage == 4 && !q.has_g_idx &&
-      q.zero_point == "symmetric" && q.group_size == 32 && q.granularity == "per-group" && f16 &&
-      q.weight_layout == "NK")
+      q.zero_point == ZeroPointKind::kSymmetric && q.group_size == 32 && q.granularity == QuantGranularity::kGroup &&
+      f16 && q.weight_layout == "NK")
     return "q8f16_1";
-  if (q.weight_bits == 3 && q.zero_point == "symmetric" && q.group_size == 40 && f16 &&
+  if (q.weight_bits == 3 && q.zero_point == ZeroPointKind::kSymmetric && q.group_size == 40 && f16 &&
       (q.storage_dtype == "uint32" || q.storage_dtype == "uint16")) {
     if (q.weight_layout == "NK") return "q3f16_1";
     if (q.weight_layout == "KN") return "q3f16_0";
   }
-  if (q.weight_bits == 4 && q.zero_point == "tensor" && f16 && q.storage_dtype == "uint32") {
+  if (q.weight_bits == 4 && q.zero_point == ZeroPointKind::kTensor && f16 && q.storage_dtype == "uint32") {
     if (q.has_g_idx || packing_axis == "K") return "autogptq";
     if (packing_axis == "N" && q.group_size == 128) return "q4f16_autoawq";
   }
-  if (q.storage_dtype == "float8_e4m3fn" && q.granularity == "per-tensor") return "e4m3_e4m3_f16";
-  if (q.storage_dtype == "float8_e4m3fn" && q.granularity == "per-block" && q.zero_point == "none" &&
-      (q.scale_dtype == "float32" || q.scale_dtype == "bfloat16"))
+  if (q.storage_dtype == "float8_e4m3fn" && q.granularity == QuantGranularity::kTensor) return "e4m3_e4m3_f16";
+  if (q.storage_dtype == "float8_e4m3fn" && q.granularity == QuantGranularity::kBlock &&
+      q.zero_point == ZeroPointKind::kNone && (q.scale_dtype == "float32" || q.scale_dtype == "bfloat16"))
     return "fp8_e4m3fn_bf16_block_scale";
-  if (q.storage_dtype == "float8_e5m2" && (q.granularity == "per-tensor" || q.granularity == "none"))
+  if (q.storage_dtype == "float8_e5m2" &&
+      (q.granularity == QuantGranularity::kTensor || q.granularity == QuantGranularity::kNone))
     return "e5m2_e5m2_f16";
   return "custom";
 }

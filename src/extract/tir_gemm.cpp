@@ -263,7 +263,7 @@ TirGemm block_gemm(const ir::PrimFunc& f, const ir::Block& blk, std::size_t func
   g.func_index = func_index;
   g.w.function = f.name;
   g.w.loc = blk.loc.line ? blk.loc : f.loc;
-  g.w.source = "tir";
+  g.w.source = WorkloadSource::kTir;
   return g;
 }
 
@@ -496,7 +496,7 @@ std::vector<TirGemm> tensorized_gemms(const ir::PrimFunc& f, const FuncIndex& fi
       return region_roots(fi, r.buffer, &blk, 0, roots) && !roots.empty();
     };
     const bool ok_a = weight_ok(ra, fa), ok_b = weight_ok(rb, fb);
-    w.weight_operand = ok_b ? "b" : ok_a ? "a" : "none";
+    w.weight_operand = ok_b ? WeightOperand::kB : ok_a ? WeightOperand::kA : WeightOperand::kNone;
     g.nvars = ok_b || !ok_a ? nset : mset;
     w.note = note;
     out.push_back(std::move(g));
@@ -734,7 +734,7 @@ std::vector<TirGemm> analyze_prim_func(const ir::PrimFunc& f, std::size_t func_i
       else weight = 1;
     } else if (ca.ok) weight = 0;
     else if (cb.ok) weight = 1;
-    w.weight_operand = weight == 0 ? "a" : weight == 1 ? "b" : "none";
+    w.weight_operand = weight == 0 ? WeightOperand::kA : weight == 1 ? WeightOperand::kB : WeightOperand::kNone;
     if (weight >= 0) {
       const Cand& c = weight == 0 ? ca : cb;
       w.quant = c.q;

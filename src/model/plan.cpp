@@ -56,11 +56,13 @@ std::string to_string(GemmSource s) {
 
 namespace {
 
-// Workload::source as the extractor spells it (workload.hpp).
-GemmSource source_of(const std::string& s) {
-  if (s == "relax") return GemmSource::kRelax;
-  if (s == "packed") return GemmSource::kPacked;
-  if (s == "synthesized") return GemmSource::kSynthesized;
+// Where the extractor found a workload, as the plan reports it.
+GemmSource source_of(WorkloadSource s) {
+  switch (s) {
+    case WorkloadSource::kRelax: return GemmSource::kRelax;
+    case WorkloadSource::kPacked: return GemmSource::kPacked;
+    case WorkloadSource::kTir: break;
+  }
   return GemmSource::kTir;
 }
 
@@ -445,16 +447,17 @@ DumpPlan dump_plan(const ExtractResult& dump, const Phases& ph, const std::optio
       g.entry = entry;
       g.phase = phase_of_entry(entry);
       g.calls = calls;
-      g.shape = GemmShape{dim(w.batch, "batch"), dim(w.m, "m"), dim(w.n, "n"), dim(w.k, "k"),
-                          w.weight_operand == "none" ? quant::GemmRole::kAttnQK : quant::GemmRole::kLinear};
-      if (w.weight_operand != "none") {
+      g.shape =
+          GemmShape{dim(w.batch, "batch"), dim(w.m, "m"), dim(w.n, "n"), dim(w.k, "k"),
+                    w.weight_operand == WeightOperand::kNone ? quant::GemmRole::kAttnQK : quant::GemmRole::kLinear};
+      if (w.weight_operand != WeightOperand::kNone) {
         g.dump_scheme = quant::scheme_from(w.quant);
         if (w.quant.weight_bits == 0 && !w.dtype_b.empty())
           g.dump_scheme = quant::parse_scheme(w.dtype_b == "float32" ? "q0f32" : "q0f16");
       }
       g.source = source_of(w.source);
       // the final projection: N is the vocabulary (from the config, or a symbolic vocab_size)
-      g.lm_head = (cfg && g.shape.n == cfg->vocab && w.weight_operand != "none") ||
+      g.lm_head = (cfg && g.shape.n == cfg->vocab && w.weight_operand != WeightOperand::kNone) ||
                   w.n.expr.find("vocab") != std::string::npos || w.function.find("lm_head") != std::string::npos;
       out.push_back(g);
     }
@@ -559,7 +562,7 @@ ExtractResult run_once(const ExtractResult& ex, const std::string& entry, const 
   ExtractResult out = ex;
   std::set<std::string> names;
   for (const auto& w : ex.workloads)
-    if (w.source == "tir") names.insert(w.function);
+    if (w.source == WorkloadSource::kTir) names.insert(w.function);
   for (const auto& o : ex.operators) names.insert(o.function);
   for (const auto& [name, n] : ph.calls)
     if (!names.count(name))
@@ -572,7 +575,7 @@ ExtractResult run_once(const ExtractResult& ex, const std::string& entry, const 
     return it == ph.calls.end() ? std::int64_t{1} : it->second;
   };
   for (auto& w : out.workloads)
-    if (w.source == "tir") w.calls = {{entry, count(w.function)}};
+    if (w.source == WorkloadSource::kTir) w.calls = {{entry, count(w.function)}};
   for (auto& o : out.operators) o.calls = {{entry, count(o.function)}};
   notes.push_back("the module has no Relax entry: each GEMM, convolution and operator runs " +
                   std::string(ph.calls.empty() ? "once" : "once (but the --calls counts)") + " under the entry '" +

@@ -511,7 +511,7 @@ Scheme scheme_from_groups(const QuantInfo& q) {
   const int weight_bits = q.weight_bits;
   const std::int64_t group_size = q.group_size;
   const std::string& scale_dtype = q.scale_dtype;
-  const bool zero_point_tensor = q.zero_point == "tensor";
+  const bool zero_point_tensor = q.zero_point == ZeroPointKind::kTensor;
   const int elems_per_storage = q.elems_per_storage;
   const std::string& storage_dtype = q.storage_dtype;
   if (mlc_name != "none" && mlc_name != "custom" && !mlc_name.empty()) {
@@ -541,7 +541,7 @@ Scheme scheme_from_groups(const QuantInfo& q) {
 Scheme scheme_from(const QuantInfo& q) {
   const std::int64_t block_n = q.block_n, block_k = q.block_k;
   if (block_n <= 0 || block_k <= 0 || q.weight_bits <= 0) return scheme_from_groups(q);
-  if (q.storage_dtype == "float8_e4m3fn" && q.zero_point != "tensor") {
+  if (q.storage_dtype == "float8_e4m3fn" && q.zero_point != ZeroPointKind::kTensor) {
     const bool is_static = q.scheme == "fp8_e4m3fn_bf16_block_scale_static_activation";
     Scheme s = mlc_block_fp8(is_static ? q.scheme : "fp8_e4m3fn_bf16_block_scale", is_static, block_n, block_k);
     if (block_n != 128 || block_k != 128) s.name += "-block" + block_text(block_n, block_k);

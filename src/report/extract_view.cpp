@@ -30,7 +30,7 @@ std::string extract_json(const ExtractResult& r, int indent) {
     j["function"] = w.function;
     j["location"] = w.loc.str();
     j["kind"] = w.kind == WorkloadKind::kConv ? "conv" : "gemm";
-    j["source"] = w.source;
+    j["source"] = to_string(w.source);
     j["m"] = dim_json(w.m);
     j["n"] = dim_json(w.n);
     j["k"] = dim_json(w.k);
@@ -42,19 +42,19 @@ std::string extract_json(const ExtractResult& r, int indent) {
     }
     j["layout"] = w.layout;
     j["dtypes"] = {{"a", w.dtype_a}, {"b", w.dtype_b}, {"out", w.dtype_out}, {"accum", w.dtype_accum}};
-    j["weight_operand"] = w.weight_operand;
+    j["weight_operand"] = to_string(w.weight_operand);
     const QuantInfo& q = w.quant;
     j["quant"] = {{"scheme", q.scheme},
-                  {"granularity", q.granularity},
+                  {"granularity", to_string(q.granularity)},
                   {"weight_bits", q.weight_bits},
                   {"group_size", q.group_size},
                   {"storage_dtype", q.storage_dtype},
                   {"scale_dtype", q.scale_dtype},
-                  {"zero_point", q.zero_point},
+                  {"zero_point", to_string(q.zero_point)},
                   {"elems_per_storage", q.elems_per_storage},
                   {"weight_layout", q.weight_layout},
                   {"g_idx", q.has_g_idx}};
-    if (q.granularity == "per-block") j["quant"]["block"] = {q.block_n, q.block_k};
+    if (q.granularity == QuantGranularity::kBlock) j["quant"]["block"] = {q.block_n, q.block_k};
     nlohmann::json calls = nlohmann::json::object();
     for (const auto& [e, n] : w.calls) calls[e] = n;
     j["calls"] = calls;
@@ -127,8 +127,9 @@ std::string quant_text(const QuantInfo& q) {
   std::string s = q.scheme + " (int" + std::to_string(q.weight_bits);
   if (q.storage_dtype.rfind("float", 0) == 0) s = q.scheme + " (" + q.storage_dtype;
   if (q.group_size > 0) s += " g" + std::to_string(q.group_size);
-  else if (q.granularity == "per-block") s += " block " + std::to_string(q.block_n) + "x" + std::to_string(q.block_k);
-  else if (q.granularity != "none") s += " " + q.granularity;
+  else if (q.granularity == QuantGranularity::kBlock)
+    s += " block " + std::to_string(q.block_n) + "x" + std::to_string(q.block_k);
+  else if (q.granularity != QuantGranularity::kNone) s += std::string(" ") + to_string(q.granularity);
   if (!q.weight_layout.empty()) s += " " + q.weight_layout;
   return s + ")";
 }
@@ -168,16 +169,16 @@ std::string render(const ExtractResult& r, Format fmt) {
                         w.dtype_b,
                         w.dtype_out,
                         w.dtype_accum,
-                        w.weight_operand,
+                        to_string(w.weight_operand),
                         q.scheme,
-                        q.granularity,
+                        to_string(q.granularity),
                         std::to_string(q.weight_bits),
                         std::to_string(q.group_size),
                         std::to_string(q.block_n),
                         std::to_string(q.block_k),
                         q.storage_dtype,
                         q.scale_dtype,
-                        q.zero_point,
+                        to_string(q.zero_point),
                         q.weight_layout,
                         calls_text(w.calls),
                         w.shape_known ? "true" : "false",
@@ -186,7 +187,8 @@ std::string render(const ExtractResult& r, Format fmt) {
                         ""});
     } else {
       t.rows.push_back({w.function, kind, d(w.batch), d(w.m), d(w.n), d(w.k), w.layout, w.dtype_a, w.dtype_b,
-                        w.dtype_out, w.dtype_accum, w.weight_operand, quant_text(w.quant), calls_text(w.calls)});
+                        w.dtype_out, w.dtype_accum, to_string(w.weight_operand), quant_text(w.quant),
+                        calls_text(w.calls)});
     }
   }
   if (csv) {

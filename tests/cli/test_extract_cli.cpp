@@ -92,7 +92,7 @@ TEST_CASE("own fixture: q8f16_1 (int8 in uint32 x4, group 32) is named") {
   CHECK(q.weight_bits == 8);
   CHECK(q.elems_per_storage == 4);
   CHECK(q.group_size == 32);
-  CHECK(q.zero_point == "symmetric");
+  CHECK(q.zero_point == ZeroPointKind::kSymmetric);
   CHECK(r.module_quant == "q8f16_1");
 }
 
@@ -112,7 +112,7 @@ TEST_CASE("own fixture: MLC block-scale fp8 (2-D 128x128 scale blocks) is named 
     CHECK(w.calls.at("decode") == 1);
     const auto& q = w.quant;
     CHECK(q.scheme == "fp8_e4m3fn_bf16_block_scale");
-    CHECK(q.granularity == "per-block");
+    CHECK(q.granularity == QuantGranularity::kBlock);
     CHECK(q.block_n == 128);
     CHECK(q.block_k == 128);
     CHECK(q.group_size == 0);
@@ -180,14 +180,14 @@ TEST_CASE("own fixture: Relax R.matmul and a FasterTransformer packed GEMM") {
   CHECK(s.n == Dim::symbolic("n"));
   CHECK(s.k == Dim::constant(64));
   CHECK(s.dtype_out == "float32");
-  CHECK(s.weight_operand == "none");
+  CHECK(s.weight_operand == WeightOperand::kNone);
   const auto& y = r.workloads[1];
   CHECK(y.layout == "NT");
   CHECK(y.n == Dim::constant(1024));
   CHECK(y.k == Dim::constant(512));
-  CHECK(y.weight_operand == "b");
+  CHECK(y.weight_operand == WeightOperand::kB);
   const auto& z = r.workloads[2];
-  CHECK(z.source == "packed");
+  CHECK(z.source == WorkloadSource::kPacked);
   CHECK(z.m == Dim::symbolic("n"));
   CHECK(z.n == Dim::constant(1024));
   CHECK(z.quant.scheme == "q4f16_ft");

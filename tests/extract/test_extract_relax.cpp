@@ -96,12 +96,12 @@ TEST_CASE("R.matmul with a permute_dims weight (NT) and attention matmuls (none)
   REQUIRE(r.workloads.size() == 2);
   const Workload& w = r.workloads[0];  // "decoding/m0" < "decoding/s"
   CHECK(w.function == "decoding/m0");
-  CHECK(w.source == "relax");
+  CHECK(w.source == WorkloadSource::kRelax);
   CHECK(w.m == Dim::constant(1));
   CHECK(w.n == Dim::constant(4096));
   CHECK(w.k == Dim::constant(4096));
   CHECK(w.layout == "NT");
-  CHECK(w.weight_operand == "b");
+  CHECK(w.weight_operand == WeightOperand::kB);
   CHECK(w.calls == std::map<std::string, std::int64_t>{{"decoding", 2}});
   const Workload& a = r.workloads[1];
   CHECK(a.batch == Dim::constant(32));
@@ -109,7 +109,7 @@ TEST_CASE("R.matmul with a permute_dims weight (NT) and attention matmuls (none)
   CHECK(a.n == Dim::symbolic("n"));
   CHECK(a.k == Dim::constant(128));
   CHECK(a.layout == "NT");
-  CHECK(a.weight_operand == "none");
+  CHECK(a.weight_operand == WeightOperand::kNone);
   CHECK(r.module_quant == "q0f16");
 }
 
@@ -127,7 +127,7 @@ TEST_CASE("R.matmul broadcasting batch dims (fixture 20 shape)") {
   CHECK(w.m == Dim::symbolic("b * m"));
   CHECK(w.n == Dim::symbolic("a * c * n"));
   CHECK(w.k == Dim::symbolic("k"));
-  CHECK(w.weight_operand == "none");
+  CHECK(w.weight_operand == WeightOperand::kNone);
   CHECK(r.symbols == std::vector<std::string>{"a", "b", "c", "k", "m", "n"});
 }
 
@@ -146,14 +146,14 @@ TEST_CASE("FasterTransformer packed GEMM (fixture 16)") {
   auto r = extract_workloads(m);
   REQUIRE(r.workloads.size() == 1);
   const Workload& w = r.workloads[0];
-  CHECK(w.source == "packed");
+  CHECK(w.source == WorkloadSource::kPacked);
   CHECK(w.m == Dim::constant(1));
   CHECK(w.n == Dim::constant(1024));
   CHECK(w.k == Dim::constant(4096));
   CHECK(w.quant.scheme == "q4f16_ft");
   CHECK(w.quant.weight_bits == 4);
   CHECK(w.quant.storage_dtype == "int8");
-  CHECK(w.quant.granularity == "per-channel");
+  CHECK(w.quant.granularity == QuantGranularity::kChannel);
   CHECK(w.calls == std::map<std::string, std::int64_t>{{"main", 1}});
 }
 
@@ -226,7 +226,7 @@ TEST_CASE("a dequantize prim_func feeding the GEMM weight through Relax bindings
   REQUIRE(r.workloads.size() == 1);
   const Workload& w = r.workloads[0];
   CHECK(w.function == "NT_matmul");
-  CHECK(w.weight_operand == "b");
+  CHECK(w.weight_operand == WeightOperand::kB);
   CHECK(w.quant.scheme == "q4f16_0");
   CHECK(w.quant.weight_layout == "KN");
   CHECK(w.quant.group_size == 32);

@@ -47,7 +47,7 @@ TEST_CASE("q4f16_1 decode GEMV: shape, layout, weight and quantization") {
   CHECK(w.k == Dim::constant(4096));
   CHECK(w.batch == Dim::constant(1));
   CHECK(w.layout == "NT");
-  CHECK(w.weight_operand == "b");
+  CHECK(w.weight_operand == WeightOperand::kB);
   CHECK(w.dtype_a == "float16");
   CHECK(w.dtype_b == "float16");
   CHECK(w.dtype_out == "float16");
@@ -56,10 +56,10 @@ TEST_CASE("q4f16_1 decode GEMV: shape, layout, weight and quantization") {
   CHECK(w.quant.weight_bits == 4);
   CHECK(w.quant.elems_per_storage == 8);
   CHECK(w.quant.group_size == 32);
-  CHECK(w.quant.granularity == "per-group");
+  CHECK(w.quant.granularity == QuantGranularity::kGroup);
   CHECK(w.quant.storage_dtype == "uint32");
   CHECK(w.quant.scale_dtype == "float16");
-  CHECK(w.quant.zero_point == "symmetric");
+  CHECK(w.quant.zero_point == ZeroPointKind::kSymmetric);
   CHECK(w.quant.weight_layout == "NK");
   CHECK_FALSE(w.quant.has_g_idx);
   CHECK(w.calls.empty());
@@ -119,7 +119,7 @@ TEST_CASE("attention QK^T: batch heads, both operands activations") {
   CHECK(w.n == Dim::symbolic("n"));
   CHECK(w.k == Dim::constant(128));
   CHECK(w.layout == "NT");
-  CHECK(w.weight_operand == "none");
+  CHECK(w.weight_operand == WeightOperand::kNone);
   CHECK(w.quant.scheme == "none");
   CHECK(r.module_quant.empty());
 }
@@ -142,7 +142,7 @@ TEST_CASE("fp32 accumulation with cast operands; output dtype follows the epilog
   CHECK(w.dtype_accum == "float32");
   CHECK(w.dtype_out == "float16");
   CHECK(w.layout == "NN");
-  CHECK(w.weight_operand == "b");  // static 2-D param beats the symbolic activation
+  CHECK(w.weight_operand == WeightOperand::kB);  // static 2-D param beats the symbolic activation
   CHECK(w.quant.scheme == "none");
   CHECK(w.quant.weight_bits == 0);
   CHECK(r.module_quant == "q0f16");
@@ -172,7 +172,7 @@ TEST_CASE("rfactor-scheduled GEMV gives the unscheduled shape") {
   CHECK(w.n == Dim::constant(32000));
   CHECK(w.k == Dim::constant(4096));
   CHECK(w.layout == "NT");
-  CHECK(w.weight_operand == "b");
+  CHECK(w.weight_operand == WeightOperand::kB);
   CHECK(w.dtype_out == "float32");
   CHECK(w.quant.scheme == "q4f16_1");
   CHECK(w.quant.group_size == 32);
@@ -227,7 +227,7 @@ TEST_CASE("conv3d with strided windows") {
   CHECK(w.m == Dim::constant(14308));
   CHECK(w.n == Dim::constant(1280));
   CHECK(w.k == Dim::constant(3 * 2 * 14 * 14));
-  CHECK(w.weight_operand == "b");
+  CHECK(w.weight_operand == WeightOperand::kB);
   CHECK(w.conv.spatial_dims == 3);
   CHECK(w.conv.strides == std::vector<std::int64_t>{2, 14, 14});
   CHECK(w.conv.dilations == std::vector<std::int64_t>{1, 1, 1});
@@ -267,11 +267,11 @@ TEST_CASE("AutoGPTQ: zero-point tensor, g_idx indirection, group from the scale 
   const QuantInfo& q = r.workloads[0].quant;
   CHECK(q.scheme == "autogptq");
   CHECK(q.weight_bits == 4);
-  CHECK(q.zero_point == "tensor");
+  CHECK(q.zero_point == ZeroPointKind::kTensor);
   CHECK(q.has_g_idx);
   CHECK(q.group_size == 128);
   CHECK(q.weight_layout == "KN");
-  CHECK(q.granularity == "per-group");
+  CHECK(q.granularity == QuantGranularity::kGroup);
 }
 
 TEST_CASE("q4f32_0: scale and min packed in a uint32 as two bf16 halves") {
@@ -292,7 +292,7 @@ TEST_CASE("q4f32_0: scale and min packed in a uint32 as two bf16 halves") {
   const QuantInfo& q = r.workloads[0].quant;
   CHECK(q.scheme == "q4f32_0");
   CHECK(q.scale_dtype == "float32");
-  CHECK(q.zero_point == "tensor");
+  CHECK(q.zero_point == ZeroPointKind::kTensor);
   CHECK(q.group_size == 32);
   CHECK(q.weight_layout == "KN");
 }
@@ -312,7 +312,7 @@ TEST_CASE("fp8 e4m3 weight with a per-tensor scale") {
   CHECK(q.scheme == "e4m3_e4m3_f16");
   CHECK(q.weight_bits == 8);
   CHECK(q.storage_dtype == "float8_e4m3fn");
-  CHECK(q.granularity == "per-tensor");
+  CHECK(q.granularity == QuantGranularity::kTensor);
   CHECK(q.scale_dtype == "float32");
   CHECK(q.weight_layout == "NK");
 }

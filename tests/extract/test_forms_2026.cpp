@@ -46,7 +46,7 @@ TEST_CASE("2026 Relax forms: out_ty=, pure=False, module attrs, device mesh, DTe
   CHECK(z.m == Dim::symbolic("n"));
   CHECK(z.n == Dim::constant(4096));
   CHECK(z.k == Dim::constant(1024));
-  CHECK(z.weight_operand == "b");
+  CHECK(z.weight_operand == WeightOperand::kB);
   // out_ty= gives the call_tir output its struct info, exactly as out_sinfo= does
   const ir::Module m = ir::load_module(tc_test::fixture("extract/relax_2026_forms.py"));
   REQUIRE(m.relax_funcs.size() == 1);
@@ -61,16 +61,16 @@ TEST_CASE("weight-only integer dequantize without bit operations, signed int4 in
   const QuantInfo& pc = find(r, "int8_per_channel_NK").quant;
   CHECK(pc.weight_bits == 8);
   CHECK(pc.storage_dtype == "int8");
-  CHECK(pc.granularity == "per-channel");
+  CHECK(pc.granularity == QuantGranularity::kChannel);
   CHECK(pc.weight_layout == "NK");
   CHECK(pc.scale_dtype == "float16");
-  CHECK(pc.zero_point == "none");
+  CHECK(pc.zero_point == ZeroPointKind::kNone);
   const QuantInfo& pg = find(r, "int8_per_group_KN_zp").quant;
   CHECK(pg.weight_bits == 8);
-  CHECK(pg.granularity == "per-group");
+  CHECK(pg.granularity == QuantGranularity::kGroup);
   CHECK(pg.group_size == 64);
   CHECK(pg.weight_layout == "KN");
-  CHECK(pg.zero_point == "tensor");
+  CHECK(pg.zero_point == ZeroPointKind::kTensor);
   const Workload& i4 = find(r, "int4_in_int8_per_group_NK");
   CHECK(i4.quant.weight_bits == 4);
   CHECK(i4.quant.elems_per_storage == 2);
@@ -82,7 +82,7 @@ TEST_CASE("weight-only integer dequantize without bit operations, signed int4 in
     CHECK(w.m == Dim::constant(1));
     CHECK(w.n == Dim::constant(512));
     CHECK(w.k == Dim::constant(1024));
-    CHECK(w.weight_operand == "b");
+    CHECK(w.weight_operand == WeightOperand::kB);
   }
   CHECK(r.module_quant == "custom");
 }
@@ -156,7 +156,7 @@ TEST_CASE("grouped and depthwise conv: groups as batch, m = N*OH*OW, n = F/group
     CHECK(w.m == Dim::constant(n_ * oh * ow));
     CHECK(w.n == Dim::constant(f / groups));
     CHECK(w.k == Dim::constant(c / groups * kh * kw));
-    CHECK(w.weight_operand == "b");
+    CHECK(w.weight_operand == WeightOperand::kB);
     CHECK(w.conv.spatial_dims == 2);  // the group's channel index is not a window
   };
   check("depthwise_conv2d", 1, 32, 32, 32, 112, 112, 3, 3);
@@ -199,7 +199,7 @@ TEST_CASE("MoE experts through an indirection array: experts as batch, the exper
   CHECK(g.m == Dim::constant(1));
   CHECK(g.n == Dim::constant(14336));
   CHECK(g.k == Dim::constant(4096));
-  CHECK(g.weight_operand == "b");
+  CHECK(g.weight_operand == WeightOperand::kB);
   CHECK(g.layout == "NT");
   CHECK_THAT(g.note, Catch::Contains("indirection array by e (experts as batch)"));
   const Workload& q = find(r, "moe_dequantize_gemv");
@@ -207,10 +207,10 @@ TEST_CASE("MoE experts through an indirection array: experts as batch, the exper
   CHECK(q.m == Dim::constant(1));
   CHECK(q.n == Dim::constant(4096));
   CHECK(q.k == Dim::constant(14336));
-  CHECK(q.weight_operand == "b");
+  CHECK(q.weight_operand == WeightOperand::kB);
   CHECK(q.quant.weight_bits == 4);
   CHECK(q.quant.group_size == 32);
-  CHECK(q.quant.granularity == "per-group");
+  CHECK(q.quant.granularity == QuantGranularity::kGroup);
   CHECK(q.quant.storage_dtype == "uint32");
   CHECK_FALSE(q.quant.has_g_idx);  // indptr selects the expert, it is no act-order g_idx
   CHECK(q.quant.scheme == "q4f16_1");

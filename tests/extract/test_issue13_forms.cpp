@@ -129,15 +129,15 @@ TEST_CASE("extern dequantize: facts from dequantize_info, the extern's name and 
   CHECK(w.n == Dim::constant(1024));
   CHECK(w.k == Dim::constant(4096));
   CHECK(w.layout == "NT");
-  CHECK(w.weight_operand == "b");  // the decoded weight, not the activation
+  CHECK(w.weight_operand == WeightOperand::kB);  // the decoded weight, not the activation
   CHECK(w.quant.weight_bits == 4);
   CHECK(w.quant.elems_per_storage == 2);
   CHECK(w.quant.storage_dtype == "int8");
   CHECK(w.quant.scale_dtype == "float16");
-  CHECK(w.quant.granularity == "per-group");
+  CHECK(w.quant.granularity == QuantGranularity::kGroup);
   CHECK(w.quant.group_size == 32);
   CHECK(w.quant.weight_layout == "NK");
-  CHECK(w.quant.zero_point == "symmetric");
+  CHECK(w.quant.zero_point == ZeroPointKind::kSymmetric);
   CHECK(w.quant.scheme == "custom");
   CHECK(w.note.find("decoded by extern decode_i4s_to_f16_scale in block B_decode_local_o from B (int8)") !=
         std::string::npos);
@@ -146,11 +146,11 @@ TEST_CASE("extern dequantize: facts from dequantize_info, the extern's name and 
   CHECK(w.note.find("group size 32 from dequantize_info (agrees") != std::string::npos);
 
   const Workload& u = find(r, "gemv_u2_pure_extern");
-  CHECK(u.weight_operand == "b");
+  CHECK(u.weight_operand == WeightOperand::kB);
   CHECK(u.quant.weight_bits == 2);
   CHECK(u.quant.elems_per_storage == 4);
-  CHECK(u.quant.granularity == "per-channel");
-  CHECK(u.quant.zero_point == "none");
+  CHECK(u.quant.granularity == QuantGranularity::kChannel);
+  CHECK(u.quant.zero_point == ZeroPointKind::kNone);
   CHECK(u.note.find("bits 2 from the extern's name (agrees") != std::string::npos);
   CHECK(u.note.find("unsigned source without zero point (the extern's name)") != std::string::npos);
 }
@@ -196,7 +196,7 @@ TEST_CASE("extern dequantize in a separate producer prim_func called from Relax 
   CHECK(w.quant.group_size == 128);
   CHECK(w.quant.storage_dtype == "int8");
   CHECK(w.quant.weight_layout == "NK");
-  CHECK(w.quant.zero_point == "none");
+  CHECK(w.quant.zero_point == ZeroPointKind::kNone);
   CHECK(w.note.find("weight dequantized by decode") != std::string::npos);
   CHECK(w.note.find("group size 128 from dequantize_info (agrees") != std::string::npos);
 }

@@ -44,14 +44,14 @@ void check_shape(const Workload& w, Dim b, Dim m, Dim n, Dim k) {
 
 void check_q4(const Workload& w, const std::string& scheme, const std::string& layout) {
   INFO(w.function);
-  CHECK(w.weight_operand == "b");
+  CHECK(w.weight_operand == WeightOperand::kB);
   CHECK(w.quant.scheme == scheme);
   CHECK(w.quant.weight_bits == 4);
   CHECK(w.quant.elems_per_storage == 8);
   CHECK(w.quant.group_size == 32);
-  CHECK(w.quant.granularity == "per-group");
+  CHECK(w.quant.granularity == QuantGranularity::kGroup);
   CHECK(w.quant.storage_dtype == "uint32");
-  CHECK(w.quant.zero_point == "symmetric");
+  CHECK(w.quant.zero_point == ZeroPointKind::kSymmetric);
   CHECK(w.quant.weight_layout == layout);
 }
 
@@ -142,7 +142,7 @@ TEST_CASE("fixture 02: Llama-7B fp16 at Relax level (R.matmul + permute_dims)") 
   const auto& qkvo = find(r, "decoding/lv66");
   check_shape(qkvo, C(1), C(1), C(4096), C(4096));
   CHECK(qkvo.layout == "NT");
-  CHECK(qkvo.weight_operand == "b");
+  CHECK(qkvo.weight_operand == WeightOperand::kB);
   CHECK(qkvo.quant.scheme == "none");
   CHECK(qkvo.calls == std::map<std::string, std::int64_t>{{"decoding", 4}});
   check_shape(find(r, "decoding/lv105"), C(1), C(1), C(11008), C(4096));
@@ -152,7 +152,7 @@ TEST_CASE("fixture 02: Llama-7B fp16 at Relax level (R.matmul + permute_dims)") 
   CHECK(lm.calls == std::map<std::string, std::int64_t>{{"decoding", 1}, {"encoding", 1}});
   const auto& qk = find(r, "decoding/lv90");
   check_shape(qk, C(32), C(1), S("n"), C(128));
-  CHECK(qk.weight_operand == "none");
+  CHECK(qk.weight_operand == WeightOperand::kNone);
   CHECK(qk.layout == "NT");
   check_shape(find(r, "decoding/lv97"), C(32), C(1), C(128), S("n"));
   check_shape(find(r, "encoding/lv8"), C(1), S("n"), C(4096), C(4096));
@@ -187,7 +187,7 @@ TEST_CASE("fixture 03: Llama-7B q4 KN with fused decode-matmul and separate deco
   check_shape(find(r, "fused_NT_matmul4_add1"), C(1), S("n"), C(4096), C(11008));
   const auto& att = find(r, "fused_full_NT_matmul_divide1_maximum_minimum_cast");
   check_shape(att, C(32), C(1), S("n"), C(128));
-  CHECK(att.weight_operand == "none");
+  CHECK(att.weight_operand == WeightOperand::kNone);
   check_shape(find(r, "matmul8"), C(32), S("n"), C(128), S("m"));
   const std::string text = slurp(p);
   for (const auto& w : r.workloads) CHECK(w.calls == text_count(text, "R.call_tir(cls." + w.function + ","));
@@ -202,7 +202,7 @@ TEST_CASE("fixture 04: RedPajama-3B q4f32_0 (packed scale+min)") {
   check_shape(lm, C(1), C(1), C(50432), C(2560));
   CHECK(lm.quant.scheme == "q4f32_0");
   CHECK(lm.quant.scale_dtype == "float32");
-  CHECK(lm.quant.zero_point == "tensor");
+  CHECK(lm.quant.zero_point == ZeroPointKind::kTensor);
   CHECK(lm.quant.group_size == 32);
   CHECK(lm.quant.weight_layout == "KN");
   CHECK(lm.calls.empty());
@@ -230,7 +230,7 @@ TEST_CASE("fixtures 06-15: single dlight prim_funcs") {
     const auto r = run(p);
     REQUIRE(r.workloads.size() == 1);
     check_shape(r.workloads[0], C(32), C(1), S("n"), C(128));
-    CHECK(r.workloads[0].weight_operand == "none");
+    CHECK(r.workloads[0].weight_operand == WeightOperand::kNone);
     CHECK(r.workloads[0].layout == "NT");
     CHECK(r.workloads[0].dtype_out == "float32");
   }
@@ -256,7 +256,7 @@ TEST_CASE("fixtures 06-15: single dlight prim_funcs") {
     CHECK(w.quant.scheme == "autogptq");
     CHECK(w.quant.has_g_idx);
     CHECK(w.quant.group_size == 128);
-    CHECK(w.quant.zero_point == "tensor");
+    CHECK(w.quant.zero_point == ZeroPointKind::kTensor);
     CHECK(w.quant.weight_layout == "KN");
   }
   if (auto p = real("10_tvm_dlight_q4_low_batch_gemv_batch_size.py"); !p.empty()) {
@@ -270,7 +270,7 @@ TEST_CASE("fixtures 06-15: single dlight prim_funcs") {
     REQUIRE(r.workloads.size() == 1);
     check_shape(r.workloads[0], C(1), S("m"), C(4096), C(4096));
     CHECK(r.workloads[0].layout == "NN");
-    CHECK(r.workloads[0].weight_operand == "b");
+    CHECK(r.workloads[0].weight_operand == WeightOperand::kB);
     CHECK(r.workloads[0].dtype_a == "float32");
     CHECK(r.module_quant == "q0f32");
   }
@@ -296,7 +296,7 @@ TEST_CASE("fixtures 06-15: single dlight prim_funcs") {
     REQUIRE(r.workloads.size() == 1);
     check_shape(r.workloads[0], C(1), S("n"), C(2048), C(2048));
     CHECK(r.workloads[0].layout == "NT");
-    CHECK(r.workloads[0].weight_operand == "b");
+    CHECK(r.workloads[0].weight_operand == WeightOperand::kB);
   }
   if (auto p = real("15_tvm_dlight_conv3d.py"); !p.empty()) {
     const auto r = run(p);
@@ -353,7 +353,7 @@ TEST_CASE("fixtures 17-19: dlight-bench prim_func files") {
     REQUIRE(r.workloads.size() == 2);
     check_shape(find(r, "matmul"), C(32), S("n"), C(128), S("m"));
     check_shape(find(r, "matmul1"), C(32), C(1), C(128), S("n"));
-    for (const auto& w : r.workloads) CHECK(w.weight_operand == "none");
+    for (const auto& w : r.workloads) CHECK(w.weight_operand == WeightOperand::kNone);
   }
 }
 
