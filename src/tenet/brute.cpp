@@ -237,6 +237,8 @@ struct FastMap {
 };
 
 constexpr i64 kNone = INT64_MAX;  // no image
+constexpr i64 kAbsent = -1;      // space/time code of an instance outside a non-box domain
+constexpr std::uint32_t kNoInstance = UINT32_MAX;
 
 /// flags[i] |= bit for every element of [a, a_end) also in [b, b_end) (both sorted).
 void mark(const i64* a, const i64* a_end, const i64* b, const i64* b_end, std::uint8_t* flags, std::uint8_t bit) {
@@ -252,6 +254,34 @@ void mark(const i64* a, const i64* a_end, const i64* b, const i64* b_end, std::u
       ++b;
     }
   }
+}
+
+/// The instances ordered by (time rank, PE rank) when no two share a (stamp, PE) pair (a unit space-time map, the
+/// common case): one scatter into a dense (stamp, PE) table and one scan instead of two counting sorts. The order
+/// is the same: with distinct keys the sorted order is unique. False (nothing usable written) when the table would
+/// be large or two instances share a pair; the caller sorts.
+bool unit_order(const std::vector<i64>& tcode, const std::vector<i64>& scode, std::size_t nT, std::size_t nS,
+                i64 present, Workspace& ws, std::vector<std::uint32_t>& order, std::vector<std::uint32_t>& tstart) {
+  const std::size_t cells = nT * nS;  // nT, nS <= present <= 2^31: no overflow in 64 bits
+  if (nS == 0 || cells / nS != nT || cells > 2 * static_cast<std::size_t>(present) + 1024) return false;
+  std::vector<std::uint32_t>& cell = ws.cell;
+  cell.assign(cells, kNoInstance);
+  const std::size_t n = tcode.size();
+  for (std::size_t p = 0; p < n; ++p) {
+    if (tcode[p] == kAbsent) continue;
+    std::uint32_t& c = cell[static_cast<std::size_t>(tcode[p]) * nS + static_cast<std::size_t>(scode[p])];
+    if (c != kNoInstance) return false;  // two instances at one (stamp, PE)
+    c = static_cast<std::uint32_t>(p);
+  }
+  std::size_t i = 0;
+  for (std::size_t t = 0; t < nT; ++t) {
+    tstart[t] = static_cast<std::uint32_t>(i);
+    const std::uint32_t* row = cell.data() + t * nS;
+    for (std::size_t s = 0; s < nS; ++s)
+      if (row[s] != kNoInstance) order[i++] = row[s];
+  }
+  tstart[nT] = static_cast<std::uint32_t>(i);
+  return true;
 }
 
 void small_sort(i64* b, i64* e) {
@@ -313,7 +343,6 @@ Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::
     for (const Piece& p : m.domain.pieces) dom_ev.emplace_back(p);
 
   const std::size_t N = static_cast<std::size_t>(n);
-  constexpr i64 kAbsent = -1;
   // Time codes, later (same storage) the element codes; PE codes. Reused buffers:
   // every slot read is written first (no clearing needed).
   std::vector<i64>& tcode = ws.codes_a;
@@ -480,19 +509,20 @@ Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::
   std::vector<std::uint32_t>& tmp = ws.tmp;
   order.resize(static_cast<std::size_t>(present));
   tmp.resize(static_cast<std::size_t>(present));
-  {
-    std::vector<std::uint32_t> cnt(nS + 1, 0);
-    for (std::size_t p = 0; p < N; ++p)
-      if (scode[p] != kAbsent) ++cnt[static_cast<std::size_t>(scode[p]) + 1];
-    for (std::size_t i = 0; i < nS; ++i) cnt[i + 1] += cnt[i];
-    for (std::size_t p = 0; p < N; ++p)
-      if (scode[p] != kAbsent) tmp[cnt[static_cast<std::size_t>(scode[p])]++] = static_cast<std::uint32_t>(p);
-  }
   std::vector<std::uint32_t> tstart(nT + 1, 0);
-  for (std::size_t p = 0; p < N; ++p)
-    if (tcode[p] != kAbsent) ++tstart[static_cast<std::size_t>(tcode[p]) + 1];
-  for (std::size_t t = 0; t < nT; ++t) tstart[t + 1] += tstart[t];
-  {
+  if (!unit_order(tcode, scode, nT, nS, present, ws, order, tstart)) {
+    {
+      std::vector<std::uint32_t> cnt(nS + 1, 0);
+      for (std::size_t p = 0; p < N; ++p)
+        if (scode[p] != kAbsent) ++cnt[static_cast<std::size_t>(scode[p]) + 1];
+      for (std::size_t i = 0; i < nS; ++i) cnt[i + 1] += cnt[i];
+      for (std::size_t p = 0; p < N; ++p)
+        if (scode[p] != kAbsent) tmp[cnt[static_cast<std::size_t>(scode[p])]++] = static_cast<std::uint32_t>(p);
+    }
+    std::fill(tstart.begin(), tstart.end(), 0);
+    for (std::size_t p = 0; p < N; ++p)
+      if (tcode[p] != kAbsent) ++tstart[static_cast<std::size_t>(tcode[p]) + 1];
+    for (std::size_t t = 0; t < nT; ++t) tstart[t + 1] += tstart[t];
     std::vector<std::uint32_t> fill(tstart.begin(), tstart.end() - 1);
     for (std::uint32_t p : tmp) order[fill[static_cast<std::size_t>(tcode[p])]++] = p;
   }
