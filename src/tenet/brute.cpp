@@ -257,12 +257,13 @@ void mark(const i64* a, const i64* a_end, const i64* b, const i64* b_end, std::u
 }
 
 /// The instances ordered by (time rank, PE rank) when no two share a (stamp, PE) pair (a unit space-time map, the
-/// common case): one scatter into a dense (stamp, PE) table and one scan instead of two counting sorts. The order
-/// is the same: with distinct keys the sorted order is unique. False (nothing usable written) when the table would
-/// be large or two instances share a pair; the caller sorts.
+/// common case): one scatter into a dense (stamp, PE) table and one scan instead of two counting sorts and a pass
+/// finding the groups. The result is the same: with distinct keys the sorted order is unique, and every instance is
+/// its own group (ws.order, ws.gstart, ws.gs; tstart[t], tg[t]: first instance / group of stamp t). False (nothing
+/// usable written) when the table would be large or two instances share a pair; the caller sorts.
 bool unit_order(const std::vector<i64>& tcode, const std::vector<i64>& scode, std::size_t nT, std::size_t nS,
-                i64 present, Workspace& ws, std::vector<std::uint32_t>& order, std::vector<std::uint32_t>& tstart) {
-  const std::size_t cells = nT * nS;  // nT, nS <= present <= 2^31: no overflow in 64 bits
+                i64 present, Workspace& ws, std::vector<std::uint32_t>& tstart, std::vector<std::uint32_t>& tg) {
+  const std::size_t cells = nT * nS;  // nT, nS <= present < 2^32: no overflow in 64 bits
   if (nS == 0 || cells / nS != nT || cells > 2 * static_cast<std::size_t>(present) + 1024) return false;
   std::vector<std::uint32_t>& cell = ws.cell;
   cell.assign(cells, kNoInstance);
@@ -273,14 +274,23 @@ bool unit_order(const std::vector<i64>& tcode, const std::vector<i64>& scode, st
     if (c != kNoInstance) return false;  // two instances at one (stamp, PE)
     c = static_cast<std::uint32_t>(p);
   }
-  std::size_t i = 0;
+  ws.order.resize(static_cast<std::size_t>(present));
+  ws.gstart.resize(static_cast<std::size_t>(present) + 1);
+  ws.gs.resize(static_cast<std::size_t>(present));
+  std::uint32_t i = 0;
   for (std::size_t t = 0; t < nT; ++t) {
-    tstart[t] = static_cast<std::uint32_t>(i);
+    tstart[t] = tg[t] = i;
     const std::uint32_t* row = cell.data() + t * nS;
     for (std::size_t s = 0; s < nS; ++s)
-      if (row[s] != kNoInstance) order[i++] = row[s];
+      if (row[s] != kNoInstance) {
+        ws.order[i] = row[s];
+        ws.gstart[i] = i;
+        ws.gs[i] = static_cast<std::uint32_t>(s);
+        ++i;
+      }
   }
-  tstart[nT] = static_cast<std::uint32_t>(i);
+  tstart[nT] = tg[nT] = i;
+  ws.gstart[i] = i;
   return true;
 }
 
@@ -504,13 +514,17 @@ Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::
     iex[r].erase(std::unique(iex[r].begin(), iex[r].end()), iex[r].end());
   }
 
-  // Order the instances by (time rank, PE rank): two stable counting sorts.
+  // Order the instances by (time rank, PE rank) and find the groups (a group = one (stamp, PE) pair): a unit map
+  // through a dense table, otherwise two stable counting sorts.
   std::vector<std::uint32_t>& order = ws.order;
   std::vector<std::uint32_t>& tmp = ws.tmp;
-  order.resize(static_cast<std::size_t>(present));
+  std::vector<std::uint32_t>& gstart = ws.gstart;  // first position of each group
+  std::vector<std::uint32_t>& gs = ws.gs;          // its PE rank
   tmp.resize(static_cast<std::size_t>(present));
   std::vector<std::uint32_t> tstart(nT + 1, 0);
-  if (!unit_order(tcode, scode, nT, nS, present, ws, order, tstart)) {
+  std::vector<std::uint32_t> tg(nT + 1, 0);  // groups of stamp t: [tg[t], tg[t+1])
+  if (!unit_order(tcode, scode, nT, nS, present, ws, tstart, tg)) {
+    order.resize(static_cast<std::size_t>(present));
     {
       std::vector<std::uint32_t> cnt(nS + 1, 0);
       for (std::size_t p = 0; p < N; ++p)
@@ -523,31 +537,29 @@ Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::
     for (std::size_t p = 0; p < N; ++p)
       if (tcode[p] != kAbsent) ++tstart[static_cast<std::size_t>(tcode[p]) + 1];
     for (std::size_t t = 0; t < nT; ++t) tstart[t + 1] += tstart[t];
-    std::vector<std::uint32_t> fill(tstart.begin(), tstart.end() - 1);
-    for (std::uint32_t p : tmp) order[fill[static_cast<std::size_t>(tcode[p])]++] = p;
-  }
-  // Group boundaries (a group = one (stamp, PE) pair): gstart over `order`.
-  std::vector<std::uint32_t>& gstart = ws.gstart;  // first position of each group
-  std::vector<std::uint32_t>& gs = ws.gs;          // its PE rank
-  gstart.clear();
-  gs.clear();
-  std::vector<std::uint32_t> tg(nT + 1, 0);  // groups of stamp t: [tg[t], tg[t+1])
-  gstart.reserve(order.size() + 1);
-  gs.reserve(order.size());
-  for (std::size_t t = 0; t < nT; ++t) {
-    tg[t] = static_cast<std::uint32_t>(gstart.size());
-    i64 last = -1;
-    for (std::uint32_t i = tstart[t]; i < tstart[t + 1]; ++i) {
-      const i64 sc = scode[order[i]];
-      if (sc != last) {
-        gstart.push_back(i);
-        gs.push_back(static_cast<std::uint32_t>(sc));
-        last = sc;
+    {
+      std::vector<std::uint32_t> fill(tstart.begin(), tstart.end() - 1);
+      for (std::uint32_t p : tmp) order[fill[static_cast<std::size_t>(tcode[p])]++] = p;
+    }
+    gstart.clear();
+    gs.clear();
+    gstart.reserve(order.size() + 1);
+    gs.reserve(order.size());
+    for (std::size_t t = 0; t < nT; ++t) {
+      tg[t] = static_cast<std::uint32_t>(gstart.size());
+      i64 last = -1;
+      for (std::uint32_t i = tstart[t]; i < tstart[t + 1]; ++i) {
+        const i64 sc = scode[order[i]];
+        if (sc != last) {
+          gstart.push_back(i);
+          gs.push_back(static_cast<std::uint32_t>(sc));
+          last = sc;
+        }
       }
     }
+    tg[nT] = static_cast<std::uint32_t>(gstart.size());
+    gstart.push_back(static_cast<std::uint32_t>(present));
   }
-  tg[nT] = static_cast<std::uint32_t>(gstart.size());
-  gstart.push_back(static_cast<std::uint32_t>(present));
   out.nSTD = static_cast<i64>(gs.size());
   bool any_tensor = false;
   for (std::size_t k = 0; k < m.tensors.size(); ++k) any_tensor = any_tensor || want[k];
