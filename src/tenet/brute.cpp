@@ -264,7 +264,8 @@ void mark(const i64* a, const i64* a_end, const i64* b, const i64* b_end, std::u
 bool unit_order(const std::vector<i64>& tcode, const std::vector<i64>& scode, std::size_t nT, std::size_t nS,
                 i64 present, Workspace& ws, std::vector<std::uint32_t>& tstart, std::vector<std::uint32_t>& tg) {
   const std::size_t cells = nT * nS;  // nT, nS <= present < 2^32: no overflow in 64 bits
-  if (nS == 0 || cells / nS != nT || cells > 2 * static_cast<std::size_t>(present) + 1024) return false;
+  if (nS == 0 || cells / nS != nT || cells > 2 * static_cast<std::size_t>(present) + 1024 || cells >= kNoInstance)
+    return false;
   std::vector<std::uint32_t>& cell = ws.cell;
   cell.assign(cells, kNoInstance);
   const std::size_t n = tcode.size();
@@ -274,6 +275,11 @@ bool unit_order(const std::vector<i64>& tcode, const std::vector<i64>& scode, st
     if (c != kNoInstance) return false;  // two instances at one (stamp, PE)
     c = static_cast<std::uint32_t>(p);
   }
+  ws.cell_of.resize(n);
+  for (std::size_t p = 0; p < n; ++p)
+    ws.cell_of[p] = tcode[p] == kAbsent ? kNoInstance
+                                        : static_cast<std::uint32_t>(static_cast<std::size_t>(tcode[p]) * nS +
+                                                                     static_cast<std::size_t>(scode[p]));
   ws.order.resize(static_cast<std::size_t>(present));
   ws.gstart.resize(static_cast<std::size_t>(present) + 1);
   ws.gs.resize(static_cast<std::size_t>(present));
@@ -523,7 +529,8 @@ Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::
   tmp.resize(static_cast<std::size_t>(present));
   std::vector<std::uint32_t> tstart(nT + 1, 0);
   std::vector<std::uint32_t> tg(nT + 1, 0);  // groups of stamp t: [tg[t], tg[t+1])
-  if (!unit_order(tcode, scode, nT, nS, present, ws, tstart, tg)) {
+  const bool table = unit_order(tcode, scode, nT, nS, present, ws, tstart, tg);
+  if (!table) {
     order.resize(static_cast<std::size_t>(present));
     {
       std::vector<std::uint32_t> cnt(nS + 1, 0);
@@ -564,10 +571,15 @@ Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::
   bool any_tensor = false;
   for (std::size_t k = 0; k < m.tensors.size(); ++k) any_tensor = any_tensor || want[k];
   if (!any_tensor) return out;
-  // pos[p]: position of instance p in `order` (reuses tmp).
-  if (tmp.size() < N) tmp.resize(N);  // non-box domains: absent instances have no position
-  for (std::size_t i = 0; i < order.size(); ++i) tmp[order[i]] = static_cast<std::uint32_t>(i);
+  // pos[p]: position of instance p in `order` (reuses tmp; only built when a tensor needs it).
   std::vector<std::uint32_t>& pos = tmp;
+  bool have_pos = false;
+  auto need_pos = [&] {
+    if (have_pos) return;
+    if (tmp.size() < N) tmp.resize(N);  // non-box domains: absent instances have no position
+    for (std::size_t i = 0; i < order.size(); ++i) tmp[order[i]] = static_cast<std::uint32_t>(i);
+    have_pos = true;
+  };
   std::vector<char> present_mask;
   if (!m.is_box) {
     present_mask.assign(N, 0);
@@ -585,22 +597,30 @@ Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::
     FastMap aev(td.pieces, eenc, vals);
     const std::size_t na = aev.pieces.size();
     TensorCounts& tc = out.tensors[k];
-    // Element codes laid out in (stamp, PE) order, na slots per instance.
+    // Element codes laid out in (stamp, PE) order, na slots per instance; with a unit (stamp, PE) table and one
+    // access, in the table itself (cell t * nS + s, kNone in an idle cell): the sweep then reads the cells of the
+    // previous stamp (rank t - 1) and of the neighbour PEs directly.
+    const bool in_table = table && na == 1;
+    if (!in_table) need_pos();
+    const std::uint32_t* slot_of = in_table ? ws.cell_of.data() : pos.data();
     std::vector<i64>& ec = tcode;  // the time codes are no longer needed
-    ec.resize(static_cast<std::size_t>(present) * na);
+    if (in_table)
+      ec.assign(nT * nS, kNone);
+    else
+      ec.resize(static_cast<std::size_t>(present) * na);
     i64 tv = 0;
     if (aev.fast && na == 1 && nd > 0 && present_mask.empty()) {
       const FastPiece& fp = aev.pieces[0];
       const i64* ltab = fp.tab[nd - 1].data();
       runs([&](std::size_t p0) {
         const i64 b = outer_sum(fp);
-        const std::uint32_t* ps = pos.data() + p0;
+        const std::uint32_t* ps = slot_of + p0;
         for (std::size_t i = 0; i < run_len; ++i) ec[ps[i]] = b + ltab[i];
       });
       tv = present;
     } else odometer([&](std::size_t p) {
       if (!present_mask.empty() && !present_mask[p]) return;
-      i64* slot = ec.data() + static_cast<std::size_t>(pos[p]) * na;
+      i64* slot = ec.data() + static_cast<std::size_t>(slot_of[p]) * na;
       std::size_t cnt = 0;
       if (aev.fast) {
         for (const auto& fp : aev.pieces) slot[cnt++] = fp.sep_value(idx.data());
@@ -630,6 +650,31 @@ Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::
     }
     auto blk = [&](std::size_t g) { return ec.data() + static_cast<std::size_t>(gstart[g]) * na; };
     i64 uv = 0, uvt = 0, spi = 0;
+    if (in_table) {
+      // The unit sweep below on the table: prev(t) is rank t - 1; an idle cell holds kNone, which never matches.
+      for (std::size_t t = 0; t < nT; ++t) {
+        const i64* cur = ec.data() + t * nS;
+        const i64* prv = t > 0 ? cur - nS : nullptr;
+        for (std::size_t s = 0; s < nS; ++s) {
+          const i64 e0 = cur[s];
+          if (e0 == kNone) continue;
+          const bool in_t = prv != nullptr && prv[s] == e0;
+          bool in_s = false;
+          for (std::uint32_t s2 : iex[s])
+            if (cur[s2] == e0 || (prv != nullptr && prv[s2] == e0)) {
+              in_s = true;
+              break;
+            }
+          uv += !(in_t || in_s);
+          uvt += !in_t;
+          spi += in_s;
+        }
+      }
+      tc.uv = uv;
+      tc.uvt = uvt;
+      tc.spi = spi;
+      continue;
+    }
     if (unit) {
       // Every (PE, stamp) holds one instance with at most one element: ec[g] is
       // group g's element (kNone when none); same sweep, direct comparisons.
