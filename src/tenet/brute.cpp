@@ -257,16 +257,17 @@ void mark(const i64* a, const i64* a_end, const i64* b, const i64* b_end, std::u
 }
 
 /// The instances ordered by (time rank, PE rank) when no two share a (stamp, PE) pair (a unit space-time map, the
-/// common case): one scatter into a dense (stamp, PE) table and one scan instead of two counting sorts and a pass
-/// finding the groups. The result is the same: with distinct keys the sorted order is unique, and every instance is
-/// its own group (ws.order, ws.gstart, ws.gs; tstart[t], tg[t]: first instance / group of stamp t). False (nothing
-/// usable written) when the table would be large or two instances share a pair; the caller sorts.
-bool unit_order(const std::vector<i64>& tcode, const std::vector<i64>& scode, std::size_t nT, std::size_t nS,
-                i64 present, Workspace& ws, std::vector<std::uint32_t>& tstart, std::vector<std::uint32_t>& tg) {
+/// common case): one scatter into a dense (stamp, PE) table (ws.tmp) and one scan instead of two counting sorts and
+/// a pass finding the groups. The result is the same: with distinct keys the sorted order is unique, and every
+/// instance is its own group (ws.order, ws.gstart, ws.gs; tg[t]: first group of stamp t). Then scode[p] becomes the
+/// cell t * nS + s of instance p (the PE codes are not needed any more). False, with tcode and scode unchanged, when
+/// the table would be much larger than the instances or two instances share a pair; the caller sorts.
+bool unit_order(const std::vector<i64>& tcode, std::vector<i64>& scode, std::size_t nT, std::size_t nS, i64 present,
+                Workspace& ws, std::vector<std::uint32_t>& tg) {
   const std::size_t cells = nT * nS;  // nT, nS <= present < 2^32: no overflow in 64 bits
-  if (nS == 0 || cells / nS != nT || cells > 2 * static_cast<std::size_t>(present) + 1024 || cells >= kNoInstance)
-    return false;
-  std::vector<std::uint32_t>& cell = ws.cell;
+  const auto np = static_cast<std::size_t>(present);
+  if (nS == 0 || cells / nS != nT || cells > np + np / 4 + 1024 || cells >= kNoInstance) return false;
+  std::vector<std::uint32_t>& cell = ws.tmp;
   cell.assign(cells, kNoInstance);
   const std::size_t n = tcode.size();
   for (std::size_t p = 0; p < n; ++p) {
@@ -275,17 +276,12 @@ bool unit_order(const std::vector<i64>& tcode, const std::vector<i64>& scode, st
     if (c != kNoInstance) return false;  // two instances at one (stamp, PE)
     c = static_cast<std::uint32_t>(p);
   }
-  ws.cell_of.resize(n);
-  for (std::size_t p = 0; p < n; ++p)
-    ws.cell_of[p] = tcode[p] == kAbsent ? kNoInstance
-                                        : static_cast<std::uint32_t>(static_cast<std::size_t>(tcode[p]) * nS +
-                                                                     static_cast<std::size_t>(scode[p]));
-  ws.order.resize(static_cast<std::size_t>(present));
-  ws.gstart.resize(static_cast<std::size_t>(present) + 1);
-  ws.gs.resize(static_cast<std::size_t>(present));
+  ws.order.resize(np);
+  ws.gstart.resize(np + 1);
+  ws.gs.resize(np);
   std::uint32_t i = 0;
   for (std::size_t t = 0; t < nT; ++t) {
-    tstart[t] = tg[t] = i;
+    tg[t] = i;
     const std::uint32_t* row = cell.data() + t * nS;
     for (std::size_t s = 0; s < nS; ++s)
       if (row[s] != kNoInstance) {
@@ -295,8 +291,10 @@ bool unit_order(const std::vector<i64>& tcode, const std::vector<i64>& scode, st
         ++i;
       }
   }
-  tstart[nT] = tg[nT] = i;
+  tg[nT] = i;
   ws.gstart[i] = i;
+  for (std::size_t p = 0; p < n; ++p)
+    if (tcode[p] != kAbsent) scode[p] += tcode[p] * static_cast<i64>(nS);
   return true;
 }
 
@@ -526,12 +524,12 @@ Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::
   std::vector<std::uint32_t>& tmp = ws.tmp;
   std::vector<std::uint32_t>& gstart = ws.gstart;  // first position of each group
   std::vector<std::uint32_t>& gs = ws.gs;          // its PE rank
-  tmp.resize(static_cast<std::size_t>(present));
-  std::vector<std::uint32_t> tstart(nT + 1, 0);
   std::vector<std::uint32_t> tg(nT + 1, 0);  // groups of stamp t: [tg[t], tg[t+1])
-  const bool table = unit_order(tcode, scode, nT, nS, present, ws, tstart, tg);
+  const bool table = unit_order(tcode, scode, nT, nS, present, ws, tg);
   if (!table) {
+    tmp.resize(static_cast<std::size_t>(present));
     order.resize(static_cast<std::size_t>(present));
+    std::vector<std::uint32_t> tstart(nT + 1, 0);
     {
       std::vector<std::uint32_t> cnt(nS + 1, 0);
       for (std::size_t p = 0; p < N; ++p)
@@ -540,7 +538,6 @@ Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::
       for (std::size_t p = 0; p < N; ++p)
         if (scode[p] != kAbsent) tmp[cnt[static_cast<std::size_t>(scode[p])]++] = static_cast<std::uint32_t>(p);
     }
-    std::fill(tstart.begin(), tstart.end(), 0);
     for (std::size_t p = 0; p < N; ++p)
       if (tcode[p] != kAbsent) ++tstart[static_cast<std::size_t>(tcode[p]) + 1];
     for (std::size_t t = 0; t < nT; ++t) tstart[t + 1] += tstart[t];
@@ -602,7 +599,7 @@ Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::
     // previous stamp (rank t - 1) and of the neighbour PEs directly.
     const bool in_table = table && na == 1;
     if (!in_table) need_pos();
-    const std::uint32_t* slot_of = in_table ? ws.cell_of.data() : pos.data();
+    const i64* cell_of = scode.data();  // with the table: each instance's cell (unit_order)
     std::vector<i64>& ec = tcode;  // the time codes are no longer needed
     if (in_table)
       ec.assign(nT * nS, kNone);
@@ -612,15 +609,21 @@ Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::
     if (aev.fast && na == 1 && nd > 0 && present_mask.empty()) {
       const FastPiece& fp = aev.pieces[0];
       const i64* ltab = fp.tab[nd - 1].data();
-      runs([&](std::size_t p0) {
-        const i64 b = outer_sum(fp);
-        const std::uint32_t* ps = slot_of + p0;
-        for (std::size_t i = 0; i < run_len; ++i) ec[ps[i]] = b + ltab[i];
-      });
+      auto fill = [&](const auto* slot_of) {
+        runs([&](std::size_t p0) {
+          const i64 b = outer_sum(fp);
+          const auto* ps = slot_of + p0;
+          for (std::size_t i = 0; i < run_len; ++i) ec[static_cast<std::size_t>(ps[i])] = b + ltab[i];
+        });
+      };
+      if (in_table)
+        fill(cell_of);
+      else
+        fill(pos.data());
       tv = present;
     } else odometer([&](std::size_t p) {
       if (!present_mask.empty() && !present_mask[p]) return;
-      i64* slot = ec.data() + static_cast<std::size_t>(slot_of[p]) * na;
+      i64* slot = ec.data() + (in_table ? static_cast<std::size_t>(cell_of[p]) : static_cast<std::size_t>(pos[p]) * na);
       std::size_t cnt = 0;
       if (aev.fast) {
         for (const auto& fp : aev.pieces) slot[cnt++] = fp.sep_value(idx.data());

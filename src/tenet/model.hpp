@@ -59,7 +59,6 @@ struct Workspace {
   std::vector<i64> codes_a, codes_b;
   std::vector<std::int32_t> dense;
   std::vector<std::uint32_t> order, tmp, gstart, gs;
-  std::vector<std::uint32_t> cell, cell_of;  // (stamp, PE) table of a unit space-time map, each instance's cell
 };
 
 /// Brute force over the statement instances inside `box` (a sub-box of the
