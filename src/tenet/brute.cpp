@@ -237,7 +237,7 @@ struct FastMap {
 };
 
 constexpr i64 kNone = INT64_MAX;  // no image
-constexpr i64 kAbsent = -1;      // space/time code of an instance outside a non-box domain
+constexpr i64 kAbsent = -1;       // space/time code of an instance outside a non-box domain
 constexpr std::uint32_t kNoInstance = UINT32_MAX;
 
 /// flags[i] |= bit for every element of [a, a_end) also in [b, b_end) (both sorted).
@@ -601,10 +601,8 @@ Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::
     if (!in_table) need_pos();
     const i64* cell_of = scode.data();  // with the table: each instance's cell (unit_order)
     std::vector<i64>& ec = tcode;  // the time codes are no longer needed
-    if (in_table)
-      ec.assign(nT * nS, kNone);
-    else
-      ec.resize(static_cast<std::size_t>(present) * na);
+    if (in_table) ec.assign(nT * nS, kNone);
+    else ec.resize(static_cast<std::size_t>(present) * na);
     i64 tv = 0;
     if (aev.fast && na == 1 && nd > 0 && present_mask.empty()) {
       const FastPiece& fp = aev.pieces[0];
@@ -616,10 +614,8 @@ Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::
           for (std::size_t i = 0; i < run_len; ++i) ec[static_cast<std::size_t>(ps[i])] = b + ltab[i];
         });
       };
-      if (in_table)
-        fill(cell_of);
-      else
-        fill(pos.data());
+      if (in_table) fill(cell_of);
+      else fill(pos.data());
       tv = present;
     } else odometer([&](std::size_t p) {
       if (!present_mask.empty() && !present_mask[p]) return;

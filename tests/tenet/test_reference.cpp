@@ -134,9 +134,17 @@ Case make_case(int kind, std::int64_t P, std::int64_t Q, std::int64_t g) {
   c.P = P;
   c.Q = Q;
   const std::string p = std::to_string(P), q = std::to_string(Q), G = std::to_string(g);
-  c.reads = {{"A", "A[i,k]", [](auto i, auto, auto k) { return Vec{i, k}; }},
-             {"B", "B[k,j]", [](auto, auto j, auto k) { return Vec{k, j}; }},
-             {"SW", "SW[j,floor(k/" + G + ")]", [g](auto, auto j, auto k) { return Vec{j, k / g}; }}};
+  c.reads = {{"A", "A[i,k]",
+              [](auto i, auto, auto k) {
+                return Vec{i, k};
+              }},
+             {"B", "B[k,j]",
+              [](auto, auto j, auto k) {
+                return Vec{k, j};
+              }},
+             {"SW", "SW[j,floor(k/" + G + ")]", [g](auto, auto j, auto k) {
+                return Vec{j, k / g};
+              }}};
   c.writes = {{"C", "C[i,j]", [](auto i, auto j, auto) { return Vec{i, j}; }}};
   switch (kind) {
     case 0:  // ncf: j over the rows, k over the columns, i in time (unit)
@@ -165,15 +173,17 @@ Case make_case(int kind, std::int64_t P, std::int64_t Q, std::int64_t g) {
 
 TEST_CASE("brute force and counter equal a set-based reference (unit, sparse and shared (stamp, PE) pairs)") {
   std::mt19937_64 rng(20261123);
-  auto pick = [&](std::int64_t lo, std::int64_t hi) { return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng); };
+  auto pick = [&](std::int64_t lo, std::int64_t hi) {
+    return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
+  };
   for (int n = 0; n < 45; ++n) {
     const int kind = n % 3;
     Case c = make_case(kind, pick(2, 4), pick(2, 4), pick(2, 5));
     c.M = pick(1, 3 * c.P + 1);
     c.N = pick(1, 3 * c.Q + 1);
     c.K = pick(1, 4 * c.Q + 2);
-    INFO("kind " << kind << " array " << c.P << "x" << c.Q << " tile " << c.M << "x" << c.N << "x" << c.K
-                 << " space " << c.space_isl << " time " << c.time_isl);
+    INFO("kind " << kind << " array " << c.P << "x" << c.Q << " tile " << c.M << "x" << c.N << "x" << c.K << " space "
+                 << c.space_isl << " time " << c.time_isl);
     const Reference r = reference(c);
     const tenet::Problem p = problem(c);
     tenet::AnalyzeOptions brute;
