@@ -64,29 +64,29 @@ Reference reference(const Case& c) {
       }
   r.nT = static_cast<std::int64_t>(acc.size());
   r.nS = static_cast<std::int64_t>(pes.size());
-  const std::map<Pe, std::map<std::string, std::set<Vec>>>* prev = nullptr;
+  using Stamp = std::map<Pe, std::map<std::string, std::set<Vec>>>;
+  auto elements_at = [](const Stamp* stamp, const Pe& pe, const std::string& tensor) -> const std::set<Vec>* {
+    if (stamp == nullptr) return nullptr;
+    const auto p = stamp->find(pe);
+    if (p == stamp->end()) return nullptr;
+    const auto e = p->second.find(tensor);
+    return e == p->second.end() ? nullptr : &e->second;
+  };
+  const Stamp* prev = nullptr;
   for (const auto& [t, at] : acc) {
     r.nSTD += static_cast<std::int64_t>(at.size());
     for (const auto& [s, by_tensor] : at) {
       const std::array<Pe, 2> links = {Pe{s[0] - 1, s[1]}, Pe{s[0], s[1] - 1}};
       for (const auto& [name, elems] : by_tensor) {
-        auto elements_at = [&](const std::map<Pe, std::map<std::string, std::set<Vec>>>* stamp, const Pe& pe) {
-          const std::set<Vec>* none = nullptr;
-          if (stamp == nullptr) return none;
-          const auto p = stamp->find(pe);
-          if (p == stamp->end()) return none;
-          const auto e = p->second.find(name);
-          return e == p->second.end() ? none : &e->second;
-        };
         RefTensor& rt = r.tensors[name];
         for (const Vec& e : elems) {
           bool spatial = false, temporal = false;
           for (const Pe& n : links)
             for (const auto* stamp : {&at, prev}) {
-              const auto* other = elements_at(stamp, n);
+              const auto* other = elements_at(stamp, n, name);
               spatial = spatial || (other != nullptr && other->count(e) > 0);
             }
-          const auto* self_prev = elements_at(prev, s);
+          const auto* self_prev = elements_at(prev, s, name);
           temporal = self_prev != nullptr && self_prev->count(e) > 0;
           rt.uv += (spatial || temporal) ? 0 : 1;
           rt.uvt += temporal ? 0 : 1;
