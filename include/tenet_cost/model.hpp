@@ -115,9 +115,14 @@ struct Phases {
   std::map<std::string, std::int64_t> bindings;  // --bind
   /// --calls NAME=N: calls of a function of a module without a Relax entry (default 1; docs/model.md "Any dump")
   std::map<std::string, std::int64_t> calls;
+  /// --entry NAME (repeatable): the Relax entries of a dump to cost (default: docs/model.md "Entries")
+  std::vector<std::string> entries;
   /// The symbol values of an entry of `phase` (prefill: n, m, seq_len, total_seq_len, ... -> seq_len; decode: ->
   /// context; batch_size, nseq, b, reserved_nseq -> batch; vocab_size from the config), then the user's bindings.
-  [[nodiscard]] std::map<std::string, std::int64_t> symbols(Phase phase, const std::optional<ModelConfig>& cfg) const;
+  /// `packed`: a prefill entry that packs the batch's tokens along one axis (MLC's batch_prefill): the length
+  /// symbols are batch x seq_len.
+  [[nodiscard]] std::map<std::string, std::int64_t> symbols(Phase phase, const std::optional<ModelConfig>& cfg,
+                                                            bool packed = false) const;
 };
 
 /// The GEMMs of a config's plan; `notes` receives its assumptions (MoE routing, sliding window).
@@ -201,11 +206,22 @@ struct ModelResult {
 const quant::Scheme& scheme_of(const ModelGemm& g, const std::optional<quant::Scheme>& scheme);
 /// The role a GEMM is costed with under scheme `s`: an lm_head the scheme leaves unquantized is kLinearUnquantized.
 quant::GemmRole cost_role(const ModelGemm& g, const quant::Scheme& s);
+/// One GEMM's cost on `est` under `scheme` (scheme_of, cost_role; a causal diagonal block counts its key <= query
+/// MACs only).
+cost::GemmCost gemm_cost(cost::Estimator& est, const ModelGemm& g, const std::optional<quant::Scheme>& scheme);
+/// Append a GEMM's row (its cost per call) and add it x calls to its entry's totals.
+void add_gemm(ModelResult& r, const ModelGemm& g, const cost::GemmCost& c);
+/// Append an operator's row and add it x calls to its entry's totals.
+void add_op(ModelResult& r, const ModelOp& op, const cost::OpCost& c);
 /// Evaluate every workload.
 ModelResult run_model(cost::Estimator& est, const std::vector<ModelGemm>& gemms,
                       const std::optional<quant::Scheme>& scheme);
 /// Evaluate every GEMM and operator of a plan.
 ModelResult run_model(cost::Estimator& est, const Model& model, const std::optional<quant::Scheme>& scheme);
+/// Evaluate every GEMM and operator of a plan, GEMM i on `est_for(i)` (each GEMM its own dataflow: the replay of a
+/// `search --per-gemm` plan), the operators on `arch`. Same totals as run_model when est_for is one estimator.
+ModelResult run_model(const std::function<cost::Estimator&(std::size_t)>& est_for, const arch::Arch& arch,
+                      const Model& model, const std::optional<quant::Scheme>& scheme);
 
 /// What every estimate / compare result states about its run.
 struct RunInfo {

@@ -52,9 +52,11 @@ struct Options {
   double engine_time_limit_s = cost::kDefaultEngineTimeLimit;  // per TENET engine evaluation (<= 0: none)
 };
 
-/// Totals of one configuration over the model (per phase as in compare, and over every entry).
+/// Totals of one configuration over the model (per phase and other entry as in compare, and over every entry: the
+/// objective ranks configurations by the latter).
 struct Totals {
   model::PhaseSum prefill, decode;
+  std::vector<model::EntrySum> other;  // the entries that are neither prefill nor decode, by name (ratios unset)
   double latency_s = 0, energy_j = 0;  // every entry
   std::int64_t dram_bytes = 0;
 };
@@ -96,7 +98,8 @@ struct SearchResult {
   model::RunInfo info;  // dataflow: the candidate set, e.g. "os,ws,is,ncf"
   cost::Objective objective = cost::Objective::kLatency;
   bool per_gemm = false;
-  std::vector<SchemeResult> rows;   // in the order of the schemes
+  bool has_prefill = false, has_decode = false;  // the model has a prefill / decode entry (the view's columns)
+  std::vector<SchemeResult> rows;                // in the order of the schemes
   std::vector<ParetoPoint> pareto;  // non-dominated (latency, energy) over every configuration, latency ascending
 };
 
@@ -109,15 +112,22 @@ SearchResult run(const arch::Arch& arch, const model::Model& model, const model:
 struct Replay {
   std::optional<quant::Scheme> scheme;  // nullopt: the dump's own quantization ("... (dump)")
   std::string scheme_name;              // as the plan names it
-  mapping::Dataflow dataflow;
-  std::int64_t rows = 0, cols = 0;    // the PE array
+  mapping::Dataflow dataflow;           // one dataflow for the model (gemm_dataflows empty)
+  std::vector<mapping::Dataflow> gemm_dataflows;  // a --per-gemm plan: GEMM i's dataflow, in plan order
+  std::int64_t rows = 0, cols = 0;                // the PE array
   std::vector<cost::TileRule> rules;  // each GEMM's tile and order, targeted by function and shape (M x N x K)
 };
 /// Reads the plan at `path` and checks it against the model and arch: the row of scheme `quant` (or the only row
-/// when `quant` is empty), one dataflow for the model (not --per-gemm), the arch's name, and the GEMMs (function,
-/// entry, batch, m, n, k, in plan order). Throws InputError at file:line:col of the value that does not match.
+/// when `quant` is empty), its dataflow (or, for a --per-gemm plan, each GEMM's), the arch's name, and the GEMMs
+/// (function, entry, batch, m, n, k, in plan order). Throws InputError at file:line:col of the value that does not
+/// match.
 Replay read_replay(const std::string& path, const model::Model& model, const std::string& arch_name,
                    const std::string& quant);
+/// estimate --plan: the model run at the plan's array, each GEMM at its tile and order on its dataflow (one
+/// estimator per distinct dataflow; info.dataflow "per-gemm" and a note for a --per-gemm plan). `o` gives the
+/// other cost options; its tile rules are the plan's.
+model::EstimateResult replay(const Replay& plan, arch::Arch arch, cost::Options o, const model::Model& model,
+                             const model::Phases& phases);
 
 /// compare --search: each scheme's compare row at its own best configuration (`result`, from run with the same
 /// arguments): exactly the row `compare` gives with that dataflow and array (model::compare of that scheme), the

@@ -21,14 +21,12 @@ CLI::App* add_estimate(CLI::App& app, const Command& self, Context& ctx) {
                   "Replay a saved `search --format json` result: its dataflow, array and each GEMM's tile and order");
   cmd->callback([&ctx, args, replay, cmd] {
     const auto format = report::parse_format(args->format);
-    auto run = [&](cost::Estimator& est, const model::Model& plan, const model::Phases& ph,
-                   const std::optional<quant::Scheme>& scheme) {
-      const auto memory = check_capacity(*args, est.arch(), plan, {scheme});
-      auto result = model::estimate(est, plan, ph, scheme);
+    // the memory check (its notes), then the view
+    auto emit = [&](model::EstimateResult result, const arch::Arch& ar, const model::Model& plan) {
+      const auto memory = check_capacity(*args, ar, plan, {result.scheme});
       result.info.notes.insert(result.info.notes.end(), memory.begin(), memory.end());
-      ctx.result = format == report::Format::kHtml
-                       ? report::html::render(report::html::estimate_doc(result, est.arch()))
-                       : report::render(result, format);
+      ctx.result = format == report::Format::kHtml ? report::html::render(report::html::estimate_doc(result, ar))
+                                                   : report::render(result, format);
     };
     if (!replay->empty()) {
       for (const char* flag : {"--tile", "--dataflow"})
@@ -36,13 +34,10 @@ CLI::App* add_estimate(CLI::App& app, const Command& self, Context& ctx) {
       arch::Arch ar = load_arch(*args);
       const model::Phases ph = phases(*args);
       const model::Model plan = load_plan(*args, ph, false);
-      search::Replay r = search::read_replay(*replay, plan, ar.name, args->quant);
+      const search::Replay r = search::read_replay(*replay, plan, ar.name, args->quant);
       ar.rows = r.rows;
       ar.cols = r.cols;
-      cost::Options o = cost_options(*args);
-      o.rules = std::move(r.rules);
-      cost::Estimator est(std::move(ar), std::move(r.dataflow), o);
-      run(est, plan, ph, r.scheme);
+      emit(search::replay(r, ar, cost_options(*args), plan, ph), ar, plan);
       return;
     }
     std::optional<quant::Scheme> scheme;
@@ -50,7 +45,7 @@ CLI::App* add_estimate(CLI::App& app, const Command& self, Context& ctx) {
     cost::Estimator est = make_estimator(*args);
     const model::Phases ph = phases(*args);
     const model::Model plan = load_plan(*args, ph, false);
-    run(est, plan, ph, scheme);
+    emit(model::estimate(est, plan, ph, scheme), est.arch(), plan);
   });
   return cmd;
 }

@@ -26,6 +26,10 @@ void add_model_options(CLI::App* cmd, ModelArgs& a) {
   cmd->add_option("--calls", a.calls,
                   "NAME=N: calls of a function of a module without a Relax entry (repeatable; default 1 each)")
       ->allow_extra_args(false);
+  cmd->add_option("--entry", a.entries,
+                  "Cost only this Relax entry of the dump (repeatable; default: every entry, one per phase, picked "
+                  "by --batch)")
+      ->allow_extra_args(false);
   cmd->add_option("--gemm", a.gemms, "Cost a plain GEMM MxNxK[xB] without a dump (repeatable; with --quant)")
       ->allow_extra_args(false);
   cmd->add_option("--seq-len", a.seq_len, "Prefill tokens (default 2048)");
@@ -55,6 +59,7 @@ model::Phases phases(const ModelArgs& a) {
   ph.attention = model::parse_attention(a.attention);
   if (!a.bind.empty()) ph.bindings = parse_bindings(a.bind);
   ph.calls = model::parse_calls(a.calls);
+  ph.entries = a.entries;
   return ph;
 }
 

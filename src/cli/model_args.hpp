@@ -18,6 +18,7 @@ struct ModelArgs {
   std::vector<std::string> tiles;  // --tile, repeatable: [TARGET:]m=..,n=..,k=..[,order=..]
   std::vector<std::string> gemms;  // --gemm MxNxK[xB], repeatable: plain shapes without a dump
   std::vector<std::string> calls;  // --calls NAME=N, repeatable: counts of a module without a Relax entry
+  std::vector<std::string> entries;  // --entry NAME, repeatable: the dump's entries to cost
   std::int64_t seq_len = 2048, context = 2048, batch = 1;
   bool strict = false;                                // --strict: a plan over the arch's dram.bytes is an error
   std::vector<std::string> set;                       // --set KEY=VALUE (arch overrides), in order

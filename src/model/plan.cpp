@@ -199,6 +199,12 @@ void check_phases(const Phases& ph) {
 }
 
 const char* const kBatchSymbols[] = {"batch_size", "nseq", "b", "reserved_nseq"};
+const char* const kLengthSymbols[] = {"n", "m", "seq_len", "total_seq_len", "kv_seq_len", "cache_len"};
+
+template <std::size_t N>
+bool any_of_symbols(const std::set<std::string>& ids, const char* const (&names)[N]) {
+  return std::any_of(std::begin(names), std::end(names), [&](const char* s) { return ids.count(s) != 0; });
+}
 
 // The identifiers of a symbolic extent ("nseq * n" -> nseq, n).
 std::set<std::string> identifiers(const std::string& expr) {
@@ -223,11 +229,13 @@ std::string joined(const std::vector<std::string>& v) {
 
 }  // namespace
 
-std::map<std::string, std::int64_t> Phases::symbols(Phase phase, const std::optional<ModelConfig>& cfg) const {
+std::map<std::string, std::int64_t> Phases::symbols(Phase phase, const std::optional<ModelConfig>& cfg,
+                                                    bool packed) const {
   std::map<std::string, std::int64_t> b;
-  const std::int64_t tokens = phase == Phase::kDecode ? context : seq_len;
-  for (const char* v : {"n", "m", "seq_len", "total_seq_len", "kv_seq_len", "cache_len"}) b[v] = tokens;
-  if (phase == Phase::kPrefill) b["total_seq_len"] = seq_len;
+  const std::int64_t prompt = packed ? checked_mul(seq_len, batch, "packed prefill tokens") : seq_len;
+  const std::int64_t tokens = phase == Phase::kDecode ? context : prompt;
+  for (const char* v : kLengthSymbols) b[v] = tokens;
+  if (phase == Phase::kPrefill) b["total_seq_len"] = prompt;
   for (const char* v : kBatchSymbols) b[v] = batch;
   if (cfg) b["vocab_size"] = cfg->vocab;
   for (const auto& [k, v] : bindings) b[k] = v;
@@ -250,6 +258,8 @@ std::vector<ModelGemm> workloads_from_config(const ModelConfig& cfg, const Phase
     throw InputError(
         "--bind names a dump's symbolic dims, but a config plan has none (it is sized by --batch, "
         "--seq-len and --context)");
+  if (!ph.entries.empty())
+    throw InputError("--entry names a dump's Relax entries, but a config plan has none (it runs prefill and decode)");
   layer_gemms(out, cfg, Phase::kPrefill, ph.seq_len, ph.seq_len, ph, notes);
   layer_gemms(out, cfg, Phase::kDecode, 1, ph.context, ph, notes);
   return out;
@@ -297,23 +307,114 @@ void check_all_bound(
   }
 }
 
+// The entries a dump's plan costs and how their symbols bind (docs/model.md "Entries").
+struct Entries {
+  ExtractResult costed;           // the dump without the calls of the entries left out
+  std::set<std::string> batched;  // entries with a batch symbol: one call serves the --batch sequences
+  std::set<std::string> packed;   // prefill entries whose rows pack the sequences' prompts (MLC's batch_prefill)
+};
+
+std::string quoted(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "'" : ", '") + x + "'";
+  return s;
+}
+
+// --entry's entries, else every entry, but one per phase when a dump has several (MLC's decode and batch_decode):
+// at --batch 1 the one without a batch symbol, at --batch N > 1 the one with (each falls back to the other kind).
+// A chosen prefill entry with a batch symbol whose GEMMs or operators have rows without one packs the sequences'
+// prompts along one axis: its length symbols bind to --batch x --seq-len.
+Entries choose_entries(const ExtractResult& ex, const Phases& ph, std::vector<std::string>* notes) {
+  Entries out;
+  std::set<std::string> all, unbatched_rows;
+  auto scan = [&](const std::map<std::string, std::int64_t>& calls, std::initializer_list<const Dim*> dims) {
+    std::set<std::string> ids;
+    for (const Dim* d : dims) ids.merge(identifiers(d->expr));
+    const bool batch = any_of_symbols(ids, kBatchSymbols);
+    const bool rows = !batch && any_of_symbols(ids, kLengthSymbols);
+    for (const auto& [entry, n] : calls) {
+      if (n <= 0) continue;
+      all.insert(entry);
+      if (batch) out.batched.insert(entry);
+      if (rows) unbatched_rows.insert(entry);
+    }
+  };
+  for (const auto& w : ex.workloads) scan(w.calls, {&w.batch, &w.m, &w.n, &w.k});
+  for (const auto& o : ex.operators) scan(o.calls, {&o.ops, &o.read_bytes, &o.write_bytes});
+  for (const auto& site : ex.attention) all.insert(site.entry);
+  std::set<std::string> keep;
+  for (const auto& e : ph.entries) {
+    if (!all.count(e))
+      throw InputError(
+          "--entry " + e + ": not an entry of the dump that calls a GEMM, an operator or attention" +
+          (all.empty() ? std::string(" (it has none)") : "; its entries: " + joined({all.begin(), all.end()})));
+    keep.insert(e);
+  }
+  std::vector<std::string> picked, left;  // where one phase has several entries
+  if (ph.entries.empty()) {
+    for (const auto& e : all)
+      if (phase_of_entry(e) == Phase::kOther) keep.insert(e);
+    for (const Phase phase : {Phase::kPrefill, Phase::kDecode}) {
+      std::vector<std::string> one, many;  // without / with a batch symbol
+      for (const auto& e : all)
+        if (phase_of_entry(e) == phase) (out.batched.count(e) ? many : one).push_back(e);
+      const bool batched = ph.batch > 1 ? !many.empty() : one.empty();
+      const auto& chosen = batched ? many : one;
+      const auto& other = batched ? one : many;
+      if (chosen.size() > 1)
+        throw InputError("entries " + quoted(chosen) + " all run the " + to_string(phase) + " phase" +
+                         (batched ? " with a batch symbol" : "") + ": name the ones to cost with --entry NAME");
+      if (chosen.empty()) continue;
+      keep.insert(chosen.front());
+      if (other.empty()) continue;
+      picked.push_back(chosen.front() + "' (" + to_string(phase) + ")");
+      left.insert(left.end(), other.begin(), other.end());
+    }
+  }
+  if (notes && !picked.empty()) {
+    std::string costed;
+    for (const auto& p : picked) costed += (costed.empty() ? "'" : ", '") + p;
+    notes->push_back("entries at --batch " + std::to_string(ph.batch) + ": " + costed + " costed; " + quoted(left) +
+                     " not (--entry NAME picks the entries to cost)");
+  }
+  for (const auto& e : keep)
+    if (phase_of_entry(e) == Phase::kPrefill && out.batched.count(e) && unbatched_rows.count(e)) {
+      out.packed.insert(e);
+      if (notes)
+        notes->push_back("entry '" + e + "' packs the prompts of its batch along one axis: its length symbols are " +
+                         std::to_string(ph.batch) + " x " + std::to_string(ph.seq_len) + " tokens");
+    }
+  out.costed = ex;
+  auto drop = [&](std::map<std::string, std::int64_t>& calls) {
+    for (auto it = calls.begin(); it != calls.end();) it = keep.count(it->first) ? std::next(it) : calls.erase(it);
+  };
+  for (auto& w : out.costed.workloads) drop(w.calls);
+  for (auto& o : out.costed.operators) drop(o.calls);
+  auto& sites = out.costed.attention;
+  sites.erase(std::remove_if(sites.begin(), sites.end(), [&](const auto& site) { return !keep.count(site.entry); }),
+              sites.end());
+  return out;
+}
+
 // The GEMMs and operators of a dump (workloads_from_extract's rules; operators: docs/model.md "Operators").
 // NOLINTNEXTLINE(readability-function-size): GEMMs, operators, per-sequence entries and attention share the bindings
-DumpPlan dump_plan(const ExtractResult& ex, const Phases& ph, const std::optional<ModelConfig>& cfg,
+DumpPlan dump_plan(const ExtractResult& dump, const Phases& ph, const std::optional<ModelConfig>& cfg,
                    std::vector<std::string>* notes) {
   check_phases(ph);
+  const Entries chosen = choose_entries(dump, ph, notes);
+  const ExtractResult& ex = chosen.costed;
+  const std::set<std::string>& batched_entries = chosen.batched;  // entries whose GEMMs have a batch symbol
   for (const auto& [name, value] : ph.bindings)
     if (std::find(ex.symbols.begin(), ex.symbols.end(), name) == ex.symbols.end())
       throw InputError("--bind " + name + "=" + std::to_string(value) + ": '" + name + "' is not a symbol of the dump" +
                        (ex.symbols.empty() ? std::string(" (it has none)") : "; its symbols: " + joined(ex.symbols)));
   std::vector<ModelGemm> out;
-  std::set<std::string> batched_entries;  // entries whose GEMMs have a batch symbol
   std::set<std::string> entries;
   std::map<std::string, std::map<std::string, std::int64_t>> binds;  // per entry
   auto bindings_for = [&](const std::string& entry) -> const std::map<std::string, std::int64_t>& {
     const auto it = binds.find(entry);
     if (it != binds.end()) return it->second;
-    return binds.emplace(entry, ph.symbols(phase_of_entry(entry), cfg)).first->second;
+    return binds.emplace(entry, ph.symbols(phase_of_entry(entry), cfg, chosen.packed.count(entry) != 0)).first->second;
   };
   check_all_bound(ex, bindings_for);
   std::set<std::string> convs;
@@ -325,10 +426,6 @@ DumpPlan dump_plan(const ExtractResult& ex, const Phases& ph, const std::optiona
       const std::int64_t calls = entry_calls.second;
       if (calls <= 0) continue;
       entries.insert(entry);
-      for (const Dim* d : {&w.batch, &w.m, &w.n, &w.k})
-        for (const auto& id : identifiers(d->expr))
-          if (std::find(std::begin(kBatchSymbols), std::end(kBatchSymbols), id) != std::end(kBatchSymbols))
-            batched_entries.insert(entry);
       const auto& b = bindings_for(entry);
       auto dim = [&](const Dim& d, const char* what) {
         Dim r;
@@ -373,10 +470,6 @@ DumpPlan dump_plan(const ExtractResult& ex, const Phases& ph, const std::optiona
         uncosted.insert(o.function + " (" + o.note + ")");
         continue;
       }
-      for (const Dim* d : {&o.ops, &o.read_bytes, &o.write_bytes})
-        for (const auto& id : identifiers(d->expr))
-          if (std::find(std::begin(kBatchSymbols), std::end(kBatchSymbols), id) != std::end(kBatchSymbols))
-            batched_entries.insert(entry);
       const auto& b = bindings_for(entry);
       auto value = [&](const Dim& d) {
         try {
@@ -547,8 +640,9 @@ cost::GemmShape parse_gemm_shape(const std::string& text) {
 
 Model plan_from_shapes(const std::vector<std::string>& shapes, const Phases& phases) {
   check_phases(phases);
-  if (!phases.bindings.empty() || !phases.calls.empty())
-    throw InputError("--bind and --calls name a dump's symbols and functions; --gemm shapes have none");
+  if (!phases.bindings.empty() || !phases.calls.empty() || !phases.entries.empty())
+    throw InputError(
+        "--bind, --calls and --entry name a dump's symbols, functions and entries; --gemm shapes have none");
   Model m;
   m.name = "gemm";
   for (const auto& s : shapes) {
@@ -583,13 +677,7 @@ const char* const kDefaultModel = "llama-2-7b";
 Model default_model(const std::string& workloads_dir, const Phases& phases) {
   const fs::path dir = fs::path(workloads_dir) / kDefaultModel;
   const ModelConfig cfg = load_hf_config((dir / "config.json").string());
-  if (phases.batch > 1) {
-    // the shipped dump has no batched entry: its config plans N sequences per step
-    Model m = plan_from_config((dir / "config.json").string(), cfg, phases);
-    m.notes.push_back("--batch " + std::to_string(phases.batch) + ": the shipped dump of " + kDefaultModel +
-                      " has no batched entry; the plan is built from its config.json");
-    return m;
-  }
+  // --batch N > 1 costs the dump's batch_prefill / batch_decode (docs/model.md "Entries")
   const ExtractResult ex = extract_workloads(ir::load_module((dir / "q0f16.py").string()), {});
   Model m = plan_from_extract(kDefaultModel, ex, phases, cfg);
   return m;

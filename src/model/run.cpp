@@ -15,59 +15,78 @@ quant::GemmRole cost_role(const ModelGemm& g, const quant::Scheme& s) {
   return g.shape.role;
 }
 
+cost::GemmCost gemm_cost(cost::Estimator& est, const ModelGemm& g, const std::optional<quant::Scheme>& scheme) {
+  const quant::Scheme& s = scheme_of(g, scheme);
+  cost::GemmShape shape = g.shape;
+  shape.role = cost_role(g, s);
+  cost::GemmCost c = est.gemm(shape, s, est.tile_for(g.function, g.shape));
+  if (g.causal_diagonal) {
+    // the block runs whole (its cycles and traffic are the b x b block's); only its key <= query pairs are MACs,
+    // b(b+1)/2 of b·b, and only they spend MAC energy (a masked PE is idle, docs/model.md "Attention")
+    const std::int64_t b = shape.role == quant::GemmRole::kAttnQK ? shape.n : shape.k;
+    const double kept = static_cast<double>(b + 1) / static_cast<double>(2 * b);
+    c.macs = checked_narrow(static_cast<i128>(c.macs / b) * (b + 1) / 2, "MACs");
+    c.utilization = c.utilization * kept;
+    double& mac_j = c.energy_by_term[cost::EnergyTerm::kMac];
+    c.energy_j -= mac_j * (1.0 - kept);
+    mac_j *= kept;
+  }
+  return c;
+}
+
+void add_gemm(ModelResult& r, const ModelGemm& g, const cost::GemmCost& c) {
+  r.rows.emplace_back(g, c);
+  EntryTotals& t = r.totals[g.entry];
+  r.entry_phase[g.entry] = g.phase;
+  const std::int64_t n = g.calls;
+  t.macs = checked_add(t.macs, checked_mul(c.macs, n, "total MACs"), "total MACs");
+  t.cycles = checked_add(t.cycles, checked_mul(c.cycles, n, "total cycles"), "total cycles");
+  t.dram_bytes = checked_add(t.dram_bytes, checked_mul(c.dram_bytes, n, "total DRAM bytes"), "total DRAM bytes");
+  t.buffer_bytes = checked_add(t.buffer_bytes, checked_mul(c.buffer_bytes, n, "buffer bytes"), "buffer bytes");
+  t.scale_dram_bytes =
+      checked_add(t.scale_dram_bytes, checked_mul(c.scale_dram_bytes, n, "scale bytes"), "scale bytes");
+  t.latency_s += c.latency_s * static_cast<double>(n);
+  t.energy_j += c.energy_j * static_cast<double>(n);
+  t.energy_by_term.add(c.energy_by_term, static_cast<double>(n));
+}
+
+void add_op(ModelResult& r, const ModelOp& op, const cost::OpCost& c) {
+  r.op_rows.emplace_back(op, c);
+  EntryTotals& t = r.totals[op.entry];
+  r.entry_phase[op.entry] = op.phase;
+  const std::int64_t n = op.calls;
+  const std::int64_t cycles = checked_mul(c.cycles, n, "total cycles");
+  const std::int64_t bytes = checked_mul(c.dram_bytes, n, "total DRAM bytes");
+  t.cycles = checked_add(t.cycles, cycles, "total cycles");
+  t.dram_bytes = checked_add(t.dram_bytes, bytes, "total DRAM bytes");
+  t.non_gemm_cycles = checked_add(t.non_gemm_cycles, cycles, "total cycles");
+  t.non_gemm_dram_bytes = checked_add(t.non_gemm_dram_bytes, bytes, "total DRAM bytes");
+  t.non_gemm_ops = checked_add(t.non_gemm_ops, checked_mul(c.shape.ops, n, "operator ops"), "operator ops");
+  t.latency_s += c.latency_s * static_cast<double>(n);
+  t.energy_j += c.energy_j * static_cast<double>(n);
+  t.non_gemm_latency_s += c.latency_s * static_cast<double>(n);
+  t.non_gemm_energy_j += c.energy_j * static_cast<double>(n);
+  t.energy_by_term.add(c.energy_by_term, static_cast<double>(n));
+}
+
 ModelResult run_model(cost::Estimator& est, const std::vector<ModelGemm>& gemms,
                       const std::optional<quant::Scheme>& scheme) {
   ModelResult r;
-  for (const auto& g : gemms) {
-    const quant::Scheme& s = scheme_of(g, scheme);
-    cost::GemmShape shape = g.shape;
-    shape.role = cost_role(g, s);
-    cost::GemmCost c = est.gemm(shape, s, est.tile_for(g.function, g.shape));
-    if (g.causal_diagonal) {
-      // the block runs whole (masked); only its key <= query pairs are MACs: b(b+1)/2 of b·b
-      const std::int64_t b = shape.role == quant::GemmRole::kAttnQK ? shape.n : shape.k;
-      c.macs = checked_narrow(static_cast<i128>(c.macs / b) * (b + 1) / 2, "MACs");
-      c.utilization = c.utilization * static_cast<double>(b + 1) / static_cast<double>(2 * b);
-    }
-    r.rows.emplace_back(g, c);
-    EntryTotals& t = r.totals[g.entry];
-    r.entry_phase[g.entry] = g.phase;
-    const std::int64_t n = g.calls;
-    t.macs = checked_add(t.macs, checked_mul(c.macs, n, "total MACs"), "total MACs");
-    t.cycles = checked_add(t.cycles, checked_mul(c.cycles, n, "total cycles"), "total cycles");
-    t.dram_bytes = checked_add(t.dram_bytes, checked_mul(c.dram_bytes, n, "total DRAM bytes"), "total DRAM bytes");
-    t.buffer_bytes = checked_add(t.buffer_bytes, checked_mul(c.buffer_bytes, n, "buffer bytes"), "buffer bytes");
-    t.scale_dram_bytes =
-        checked_add(t.scale_dram_bytes, checked_mul(c.scale_dram_bytes, n, "scale bytes"), "scale bytes");
-    t.latency_s += c.latency_s * static_cast<double>(n);
-    t.energy_j += c.energy_j * static_cast<double>(n);
-    t.energy_by_term.add(c.energy_by_term, static_cast<double>(n));
-  }
+  for (const auto& g : gemms) add_gemm(r, g, gemm_cost(est, g, scheme));
+  return r;
+}
+
+ModelResult run_model(const std::function<cost::Estimator&(std::size_t)>& est_for, const arch::Arch& arch,
+                      const Model& model, const std::optional<quant::Scheme>& scheme) {
+  ModelResult r;
+  for (std::size_t i = 0; i < model.gemms.size(); ++i)
+    add_gemm(r, model.gemms[i], gemm_cost(est_for(i), model.gemms[i], scheme));
+  for (const auto& op : model.ops) add_op(r, op, cost::vector_op(arch, op.shape));
   return r;
 }
 
 ModelResult run_model(cost::Estimator& est, const Model& model, const std::optional<quant::Scheme>& scheme) {
-  ModelResult r = run_model(est, model.gemms, scheme);
-  for (const auto& op : model.ops) {
-    const cost::OpCost c = cost::vector_op(est.arch(), op.shape);
-    r.op_rows.emplace_back(op, c);
-    EntryTotals& t = r.totals[op.entry];
-    r.entry_phase[op.entry] = op.phase;
-    const std::int64_t n = op.calls;
-    const std::int64_t cycles = checked_mul(c.cycles, n, "total cycles");
-    const std::int64_t bytes = checked_mul(c.dram_bytes, n, "total DRAM bytes");
-    t.cycles = checked_add(t.cycles, cycles, "total cycles");
-    t.dram_bytes = checked_add(t.dram_bytes, bytes, "total DRAM bytes");
-    t.non_gemm_cycles = checked_add(t.non_gemm_cycles, cycles, "total cycles");
-    t.non_gemm_dram_bytes = checked_add(t.non_gemm_dram_bytes, bytes, "total DRAM bytes");
-    t.non_gemm_ops = checked_add(t.non_gemm_ops, checked_mul(c.shape.ops, n, "operator ops"), "operator ops");
-    t.latency_s += c.latency_s * static_cast<double>(n);
-    t.energy_j += c.energy_j * static_cast<double>(n);
-    t.non_gemm_latency_s += c.latency_s * static_cast<double>(n);
-    t.non_gemm_energy_j += c.energy_j * static_cast<double>(n);
-    t.energy_by_term.add(c.energy_by_term, static_cast<double>(n));
-  }
-  return r;
+  return run_model([&est](std::size_t) -> cost::Estimator& { return est; }, est.arch(), model, scheme);
 }
 
 RunInfo run_info(const Model& model, const cost::Estimator& est, const Phases& phases) {

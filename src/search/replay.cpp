@@ -1,4 +1,5 @@
 // Replaying a saved search result (search.hpp read_replay, docs/search.md "Replaying a search").
+#include <map>
 #include <string_view>
 #include <variant>
 
@@ -120,6 +121,14 @@ struct Reader {
   }
 };
 
+mapping::Dataflow parse_dataflow_at(const Reader& r, const std::vector<Step>& path, const std::string& name) {
+  try {
+    return mapping::parse_dataflow(name);
+  } catch (const InputError& e) {
+    throw InputError(r.at(path), e.detail());
+  }
+}
+
 std::string shape_text(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch) {
   return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
          (batch != 1 ? " (batch " + std::to_string(batch) + ")" : "");
@@ -141,10 +150,6 @@ Replay read_replay(const std::string& path, const model::Model& model, const std
   if (arch.get<std::string>() != arch_name)
     throw InputError(r.at({"arch"}), "expected arch " + arch_name + " (the --arch of this run), found " +
                                          arch.get<std::string>() + " (pass --arch " + arch.get<std::string>() + ")");
-  if (r.doc.contains("per_gemm") && r.doc.at("per_gemm").is_boolean() && r.doc.at("per_gemm").get<bool>())
-    throw InputError(
-        r.at({"per_gemm"}),
-        "expected a plan with one dataflow for the model (search without --per-gemm), found per_gemm true");
   const json& rows = r.get(r.doc, {}, "rows", T::array);
   std::size_t pick = rows.size();
   std::string names;
@@ -179,12 +184,8 @@ Replay read_replay(const std::string& path, const model::Model& model, const std
     p.emplace_back(key);
     return p;
   };
-  if (df == "per-gemm") throw InputError(r.at(sub("dataflow")), "expected one dataflow for the model, found per-gemm");
-  try {
-    out.dataflow = mapping::parse_dataflow(df);
-  } catch (const InputError& e) {
-    throw InputError(r.at(sub("dataflow")), e.detail());
-  }
+  const bool per_gemm = df == "per-gemm";  // each GEMM names its own dataflow (search --per-gemm)
+  if (!per_gemm) out.dataflow = parse_dataflow_at(r, sub("dataflow"), df);
   out.rows = r.get(best, bp, "rows", T::number_integer).get<std::int64_t>();
   out.cols = r.get(best, bp, "cols", T::number_integer).get<std::int64_t>();
   if (out.rows < 1 || out.cols < 1)
@@ -211,6 +212,11 @@ Replay read_replay(const std::string& path, const model::Model& model, const std
       throw InputError(r.at(gp), "expected GEMM " + std::to_string(i + 1) + " to be " + mg.function + " in " +
                                      mg.entry + " " + shape_text(s.m, s.n, s.k, s.batch) + " (the model's), found " +
                                      fn + " in " + entry + " " + shape_text(m, n, k, b));
+    if (per_gemm) {
+      auto dp = gp;
+      dp.emplace_back("dataflow");
+      out.gemm_dataflows.push_back(parse_dataflow_at(r, dp, r.get(g, gp, "dataflow", T::string).get<std::string>()));
+    }
     auto tp = gp;
     tp.emplace_back("tile");
     cost::Tile tile;
@@ -230,6 +236,38 @@ Replay read_replay(const std::string& path, const model::Model& model, const std
                                        cost::to_string(tile));
     out.rules.push_back(cost::TileRule{mg.function, s.m, s.n, s.k, tile});
   }
+  return out;
+}
+
+model::EstimateResult replay(const Replay& plan, arch::Arch arch, cost::Options o, const model::Model& model,
+                             const model::Phases& phases) {
+  arch.rows = plan.rows;
+  arch.cols = plan.cols;
+  o.rules = plan.rules;
+  if (plan.gemm_dataflows.empty()) {
+    cost::Estimator est(std::move(arch), plan.dataflow, o);
+    return model::estimate(est, model, phases, plan.scheme);
+  }
+  if (plan.gemm_dataflows.size() != model.gemms.size())
+    throw InternalError("replay: one dataflow per GEMM of the model (read_replay checks it)");
+  // one estimator per distinct dataflow, in order of first use; GEMM i runs on its dataflow's
+  std::map<std::string, cost::Estimator> ests;
+  std::map<std::string, std::int64_t> count;
+  std::string used;
+  for (const auto& d : plan.gemm_dataflows) {
+    if (ests.try_emplace(d.name, arch, d, o).second) used += (used.empty() ? "" : ", ") + d.name;
+    ++count[d.name];
+  }
+  auto est_for = [&](std::size_t i) -> cost::Estimator& { return ests.at(plan.gemm_dataflows.at(i).name); };
+  model::EstimateResult out;
+  out.info = model::run_info(model, est_for(0), phases);
+  out.info.dataflow = "per-gemm";
+  std::string split;
+  for (const auto& [name, n] : count) split += (split.empty() ? "" : ", ") + name + " x" + std::to_string(n);
+  out.info.notes.push_back("each GEMM at its own dataflow from the plan (a search --per-gemm result): " + split +
+                           " GEMMs");
+  out.scheme = plan.scheme;
+  out.result = model::run_model(est_for, arch, model, plan.scheme);
   return out;
 }
 

@@ -98,28 +98,13 @@ bool better(const Totals& a, const Totals& b, cost::Objective o) {
   return a.dram_bytes < b.dram_bytes;
 }
 
-void add(Totals& t, model::Phase phase, std::int64_t calls, double latency_s, double energy_j,
-         std::int64_t dram_bytes) {
-  const double n = static_cast<double>(calls);
-  const std::int64_t bytes = checked_mul(dram_bytes, calls, "DRAM bytes");
-  t.latency_s += latency_s * n;
-  t.energy_j += energy_j * n;
-  t.dram_bytes = checked_add(t.dram_bytes, bytes, "DRAM bytes");
-  model::PhaseSum* p = phase == model::Phase::kPrefill  ? &t.prefill
-                       : phase == model::Phase::kDecode ? &t.decode
-                                                        : nullptr;
-  if (!p) return;
-  p->latency_s += latency_s * n;
-  p->energy_j += energy_j * n;
-  p->dram_bytes = checked_add(p->dram_bytes, bytes, "DRAM bytes");
-}
-
 // Totals from per-entry sums exactly as compare adds them (model::compare_row), and over every entry.
 Totals totals_of(const model::ModelResult& r) {
   Totals t;
   const model::CompareRow row = model::compare_row("", r);
   t.prefill = row.prefill;
   t.decode = row.decode;
+  t.other = row.other;
   for (const auto& [entry, e] : r.totals) {
     t.latency_s += e.latency_s;
     t.energy_j += e.energy_j;
@@ -204,6 +189,14 @@ SearchResult run(const arch::Arch& arch, const model::Model& model, const model:
   out.info.context = phases.context;
   out.objective = o.objective;
   out.per_gemm = o.per_gemm;
+  for (const auto& g : model.gemms) {
+    out.has_prefill = out.has_prefill || g.phase == model::Phase::kPrefill;
+    out.has_decode = out.has_decode || g.phase == model::Phase::kDecode;
+  }
+  for (const auto& op : model.ops) {
+    out.has_prefill = out.has_prefill || op.phase == model::Phase::kPrefill;
+    out.has_decode = out.has_decode || op.phase == model::Phase::kDecode;
+  }
   std::vector<ParetoPoint> points;
   for (std::size_t s = 0; s < ns; ++s) {
     const std::size_t nd = dfs[s].size();
@@ -213,10 +206,12 @@ SearchResult run(const arch::Arch& arch, const model::Model& model, const model:
     for (std::size_t a = 0; a < na; ++a) {
       if (o.per_gemm) {
         // each GEMM its best dataflow on this array (ties: the earlier dataflow)
+        // the totals are added as model::run_model adds them, so that estimate --plan replays them exactly
         Config c;
         c.dataflow = "per-gemm";
         c.rows = arrays[a].first;
         c.cols = arrays[a].second;
+        model::ModelResult chosen;
         for (std::size_t g = 0; g < model.gemms.size(); ++g) {
           std::size_t best = 0;
           for (std::size_t d = 1; d < nd; ++d)
@@ -225,10 +220,11 @@ SearchResult run(const arch::Arch& arch, const model::Model& model, const model:
               best = d;
           const auto& [mg, cost] = results[slot(s, a, best)].rows[g];
           c.gemms.push_back(choice_of(mg, cost, dfs[s][best].name));
-          add(c.totals, mg.phase, mg.calls, cost.latency_s, cost.energy_j, cost.dram_bytes);
+          model::add_gemm(chosen, mg, cost);
         }
         for (const auto& [op, cost] : results[slot(s, a, 0)].op_rows)  // the operators do not depend on the dataflow
-          add(c.totals, op.phase, op.calls, cost.latency_s, cost.energy_j, cost.dram_bytes);
+          model::add_op(chosen, op, cost);
+        c.totals = totals_of(chosen);
         configs.push_back(std::move(c));
       } else {
         for (std::size_t d = 0; d < nd; ++d) {

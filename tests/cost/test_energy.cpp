@@ -28,7 +28,8 @@ void check_terms(const cost::GemmCost& c, const arch::Arch& a, const quant::Sche
   INFO(s.name << " " << c.shape.batch << "x" << c.shape.m << "x" << c.shape.n << "x" << c.shape.k << " role "
               << static_cast<int>(c.shape.role) << " " << cost::to_string(c.array_model));
   const auto mac_pj = a.mac_pj.find(c.precision);
-  // every MAC of the array runs, masked ones too (a causal diagonal block reports only its key <= query MACs)
+  // a causal diagonal block runs whole but reports, and spends MAC energy on, only its key <= query MACs (a masked
+  // PE is idle): the MAC term is the reported MACs'
   const double array_macs = static_cast<double>(c.shape.batch) * static_cast<double>(c.shape.m) *
                             static_cast<double>(c.shape.n) * static_cast<double>(c.shape.k);
   CHECK(static_cast<double>(c.macs) <= array_macs);
@@ -49,7 +50,7 @@ void check_terms(const cost::GemmCost& c, const arch::Arch& a, const quant::Sche
   const auto& e = c.energy_by_term;
   const double tol = 1e-12;
   CHECK(e[EnergyTerm::kMac] ==
-        Approx(array_macs * (mac_pj == a.mac_pj.end() ? 0.0 : mac_pj->second) * 1e-12).epsilon(tol));
+        Approx(static_cast<double>(c.macs) * (mac_pj == a.mac_pj.end() ? 0.0 : mac_pj->second) * 1e-12).epsilon(tol));
   CHECK(e[EnergyTerm::kDram] == Approx(static_cast<double>(c.dram_bytes) * 8 * a.dram_pj_per_bit * 1e-12).epsilon(tol));
   CHECK(e[EnergyTerm::kBuffer] == Approx(buffer_bits * a.buffer_pj_per_bit * 1e-12).epsilon(tol));
   CHECK(e[EnergyTerm::kNoc] == Approx(noc_bits * a.noc_pj_per_bit * 1e-12).epsilon(tol));

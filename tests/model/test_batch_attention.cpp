@@ -2,6 +2,8 @@
 // traffic, causal MACs and tokens/s against the plan and the estimator.
 #include <catch2/catch.hpp>
 
+#include <optional>
+
 #include "tenet_cost/arch.hpp"
 #include "tenet_cost/error.hpp"
 #include "tenet_cost/mapping.hpp"
@@ -75,6 +77,28 @@ TEST_CASE("causal prefill attention: MACs are h·d·s(s+1)/2 per layer for QK an
       CHECK(a.score_bytes == 0);
     }
   }
+}
+
+TEST_CASE("causal diagonal blocks spend MAC energy on their key <= query pairs only") {
+  const auto cfg = small_config();
+  auto est = estimator();
+  model::Phases ph;
+  ph.seq_len = 300;  // rectangles and diagonal blocks of 37 and 38 queries
+  ph.context = 16;
+  const auto r = model::run_model(est, model::workloads_from_config(cfg, ph), std::nullopt);
+  // every attention row, rectangle or diagonal block, spends the same energy per counted MAC (fp16 x fp16)
+  std::optional<double> per_mac;
+  int diagonal = 0;
+  for (const auto& [g, c] : r.rows) {
+    if (g.phase != Phase::kPrefill || c.shape.role == quant::GemmRole::kLinear) continue;
+    diagonal += g.causal_diagonal ? 1 : 0;
+    const double e = c.energy_by_term[cost::EnergyTerm::kMac] / static_cast<double>(c.macs);
+    if (!per_mac) per_mac = e;
+    INFO(g.function << " " << c.shape.m << "x" << c.shape.n << "x" << c.shape.k);
+    CHECK(e == Approx(*per_mac).epsilon(1e-12));
+    CHECK(c.energy_j == Approx(c.energy_by_term.sum()).epsilon(1e-12));
+  }
+  CHECK(diagonal > 0);
 }
 
 TEST_CASE("unfused attention writes the scores to DRAM and reads them back") {
@@ -162,8 +186,12 @@ TEST_CASE("bindings and batch are checked against the dump") {
   }
   model::Phases batched;
   batched.batch = 4;
-  // a dump without a batch symbol: each entry runs once per sequence (calls x N), and the plan says so
-  const auto single = model::plan_from_dump(dump, model::Phases{}, model::load_hf_config(config));
+  // entries without a batch symbol (the shipped dump's decode and prefill, named by --entry): each runs once per
+  // sequence (calls x N), and the plan says so
+  batched.entries = {"decode", "prefill"};
+  model::Phases one;
+  one.entries = batched.entries;
+  const auto single = model::plan_from_dump(dump, one, model::load_hf_config(config));
   const auto seq = model::plan_from_dump(dump, batched, model::load_hf_config(config));
   REQUIRE(single.gemms.size() == seq.gemms.size());
   for (std::size_t i = 0; i < seq.gemms.size(); ++i) {

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -64,6 +65,17 @@ double value(const search::Totals& t, cost::Objective o) {
   return 0;
 }
 
+// An ordinary Estimator (closed forms) at a configuration's dataflow and array.
+std::unique_ptr<cost::Estimator> estimator_at(const arch::Arch& arch, const search::Config& c, cost::Objective o) {
+  auto a = arch;
+  a.rows = c.rows;
+  a.cols = c.cols;
+  cost::Options co;
+  co.method = cost::ArrayMethod::kClosedForm;
+  co.objective = o;
+  return std::make_unique<cost::Estimator>(a, mapping::parse_dataflow(c.dataflow), co);
+}
+
 }  // namespace
 
 TEST_CASE("array_shapes: every R x C with R * C = budget, R ascending; parse_dataflows") {
@@ -92,13 +104,8 @@ TEST_CASE("the search winner equals the ordinary estimate path, and is the best 
       for (const auto& c : row.top) CHECK(value(row.top.front().totals, o) <= value(c.totals, o));
       // re-evaluate the winner with an ordinary Estimator at its dataflow and array
       const search::Config& best = row.top.front();
-      auto a = arch;
-      a.rows = best.rows;
-      a.cols = best.cols;
-      cost::Options co;
-      co.method = cost::ArrayMethod::kClosedForm;
-      co.objective = o;
-      cost::Estimator est(a, mapping::parse_dataflow(best.dataflow), co);
+      const auto ep = estimator_at(arch, best, o);
+      cost::Estimator& est = *ep;
       const auto e = model::estimate(est, model, ph, quant::parse_scheme(row.scheme));
       const auto cmp = model::compare(est, model, ph, {quant::parse_scheme(row.scheme)});
       CHECK(cmp.rows.front().prefill.latency_s == best.totals.prefill.latency_s);
@@ -254,6 +261,17 @@ std::string write_temp(const std::string& name, const std::string& text) {
   return p.string();
 }
 
+// A replay's GEMMs are the search's: tile, latency, energy and DRAM bytes, exactly.
+void check_same_gemms(const model::ModelResult& r, const search::Config& best) {
+  REQUIRE(r.rows.size() == best.gemms.size());
+  for (std::size_t i = 0; i < best.gemms.size(); ++i) {
+    CHECK(r.rows[i].second.tile == best.gemms[i].tile);
+    CHECK(r.rows[i].second.latency_s == best.gemms[i].latency_s);
+    CHECK(r.rows[i].second.energy_j == best.gemms[i].energy_j);
+    CHECK(r.rows[i].second.dram_bytes == best.gemms[i].dram_bytes);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("estimate --plan replays a saved search exactly; a plan that does not match the model is refused") {
@@ -281,13 +299,7 @@ TEST_CASE("estimate --plan replays a saved search exactly; a plan that does not 
       co.rules = rp.rules;
       cost::Estimator est(a, rp.dataflow, co);
       const auto e = model::estimate(est, model, ph, rp.scheme);
-      REQUIRE(e.result.rows.size() == best.gemms.size());
-      for (std::size_t i = 0; i < best.gemms.size(); ++i) {
-        CHECK(e.result.rows[i].second.tile == best.gemms[i].tile);
-        CHECK(e.result.rows[i].second.latency_s == best.gemms[i].latency_s);
-        CHECK(e.result.rows[i].second.energy_j == best.gemms[i].energy_j);
-        CHECK(e.result.rows[i].second.dram_bytes == best.gemms[i].dram_bytes);
-      }
+      check_same_gemms(e.result, best);
       const auto cmp = model::compare(est, model, ph, {rp.scheme});
       CHECK(cmp.rows.front().prefill.latency_s == best.totals.prefill.latency_s);
       CHECK(cmp.rows.front().decode.energy_j == best.totals.decode.energy_j);
@@ -399,5 +411,239 @@ TEST_CASE("CLI: search --format json, then estimate --plan replays it; compare -
   const auto both = tc_test::run_cli("compare" + common + " --dataflows os");
   CHECK(both.exit_code == 2);
   CHECK(both.err.find("--dataflows needs --search") != std::string::npos);
+  std::filesystem::remove(plan);
+}
+
+namespace {
+
+// small_model() plus GEMMs of entries that are neither prefill nor decode (a dump's `embed`, --gemm's `gemm`).
+model::Model mixed_model() {
+  model::Model m = small_model();
+  auto add = [&](const char* fn, const char* entry, std::int64_t calls, std::int64_t rows, std::int64_t n,
+                 std::int64_t k) {
+    model::ModelGemm g;
+    g.function = fn;
+    g.entry = entry;
+    g.phase = model::Phase::kOther;
+    g.calls = calls;
+    g.shape = cost::GemmShape{1, rows, n, k, GemmRole::kLinear};
+    m.gemms.push_back(g);
+  };
+  add("proj", "embed", 3, 8, 8, 4);
+  add("big", "gemm", 5, 8, 8, 8);
+  return m;
+}
+
+model::Model other_only_model() {
+  model::Model m = mixed_model();
+  m.gemms.erase(m.gemms.begin(), m.gemms.begin() + 4);
+  return m;
+}
+
+double phase_value(const model::PhaseSum& p, cost::Objective o) {
+  search::Totals t;
+  t.latency_s = p.latency_s;
+  t.energy_j = p.energy_j;
+  t.dram_bytes = p.dram_bytes;
+  return value(t, o);
+}
+
+}  // namespace
+
+TEST_CASE("entries that are neither prefill nor decode: in the totals, the ranking and every output") {
+  const auto arch = tc_test::edge_arch(2, 4, 1 << 8);
+  const model::Phases ph;
+  for (const bool per_gemm : {false, true})
+    for (const auto o : {cost::Objective::kLatency, cost::Objective::kEnergy, cost::Objective::kDram}) {
+      auto so = options(o);
+      so.per_gemm = per_gemm;
+      const auto r = search::run(arch, mixed_model(), ph, schemes(), so);
+      CHECK(r.has_prefill);
+      CHECK(r.has_decode);
+      for (const auto& row : r.rows) {
+        INFO(row.scheme << " " << cost::to_string(o) << " per-gemm " << per_gemm);
+        for (const auto& c : row.top) {
+          // the objective's total = prefill + decode + each other entry, and the best is the least total
+          REQUIRE(c.totals.other.size() == 2);
+          CHECK(c.totals.other[0].entry == "embed");
+          CHECK(c.totals.other[1].entry == "gemm");
+          double sum = phase_value(c.totals.prefill, o) + phase_value(c.totals.decode, o);
+          for (const auto& e : c.totals.other) {
+            CHECK(e.sum.latency_s > 0);
+            sum += phase_value(e.sum, o);
+          }
+          CHECK(value(c.totals, o) == Approx(sum).epsilon(1e-12));
+          CHECK(value(row.top.front().totals, o) <= value(c.totals, o));
+        }
+        // the other entries' sums are compare's, at the best configuration's dataflow and array
+        const auto& best = row.top.front();
+        if (per_gemm) continue;
+        const auto cmp =
+            model::compare(*estimator_at(arch, best, o), mixed_model(), ph, {quant::parse_scheme(row.scheme)});
+        REQUIRE(cmp.rows.front().other.size() == 2);
+        for (std::size_t i = 0; i < 2; ++i) {
+          CHECK(cmp.rows.front().other[i].sum.latency_s == best.totals.other[i].sum.latency_s);
+          CHECK(cmp.rows.front().other[i].sum.energy_j == best.totals.other[i].sum.energy_j);
+          CHECK(cmp.rows.front().other[i].sum.dram_bytes == best.totals.other[i].sum.dram_bytes);
+        }
+      }
+    }
+}
+
+TEST_CASE("the search view: no column for a phase the model has not, the other entries as compare's `entries`") {
+  const auto arch = tc_test::edge_arch(2, 4, 1 << 8);
+  auto so = options(cost::Objective::kLatency);
+  so.top = 2;
+  {
+    const auto r = search::run(arch, other_only_model(), model::Phases{}, schemes(), so);
+    CHECK_FALSE(r.has_prefill);
+    CHECK_FALSE(r.has_decode);
+    const std::string table = report::render(r, report::Format::kTable);
+    INFO(table);
+    CHECK(table.find("prefill") == std::string::npos);
+    CHECK(table.find("decode") == std::string::npos);
+    CHECK(table.find("entry") != std::string::npos);
+    CHECK(table.find("other entries") == std::string::npos);  // the ranking is the entries table
+    const std::string csv = report::render(r, report::Format::kCsv);
+    CHECK(csv.substr(0, csv.find('\n')) == "scheme,rank,dataflow,array,entry,ms,mJ,MB");
+    CHECK(std::count(csv.begin(), csv.end(), '\n') == 1 + 3 * 2 * 2);  // schemes x top 2 x entries
+    const auto& b = r.rows[1].top.front();
+    const std::string line = "q4f16_1,1," + b.dataflow + "," + std::to_string(b.rows) + "x" + std::to_string(b.cols) +
+                             ",gemm," + report::fixed(b.totals.other[1].sum.latency_s * 1e3, 3) + ",";
+    CHECK(csv.find(line) != std::string::npos);
+    const auto j = nlohmann::json::parse(report::render(r, report::Format::kJson));
+    for (std::size_t s = 0; s < 3; ++s) {
+      const auto& best = r.rows[s].top.front();
+      const auto& entries = j["rows"][s]["entries"];
+      REQUIRE(entries.size() == 2);
+      CHECK(entries["gemm"]["latency_s"].get<double>() == best.totals.other[1].sum.latency_s);
+      CHECK(entries["gemm"]["energy_j"].get<double>() == best.totals.other[1].sum.energy_j);
+      CHECK(entries["embed"]["dram_bytes"].get<std::int64_t>() == best.totals.other[0].sum.dram_bytes);
+      CHECK(j["rows"][s]["best"]["entries"] == entries);
+      CHECK(j["rows"][s]["top"][0]["entries"]["gemm"]["latency_s"].get<double>() ==
+            r.rows[s].top[1].totals.other[1].sum.latency_s);
+      // compare's keys: prefill and decode stay (zero), as in compare's JSON
+      CHECK(j["rows"][s]["prefill"]["latency_s"].get<double>() == 0.0);
+    }
+  }
+  {
+    const auto r = search::run(arch, mixed_model(), model::Phases{}, schemes(), so);
+    const std::string csv = report::render(r, report::Format::kCsv);
+    CHECK(csv.substr(0, csv.find('\n')) ==
+          "scheme,rank,dataflow,array,prefill_ms,prefill_J,prefill_GB,decode_ms/tok,decode_mJ/tok,decode_MB/tok,"
+          "embed_ms,embed_mJ,embed_MB,gemm_ms,gemm_mJ,gemm_MB");
+    const std::string table = report::render(r, report::Format::kTable);
+    CHECK(table.find("prefill_ms") != std::string::npos);
+    CHECK(table.find("\nother entries\n") != std::string::npos);
+    // a plan without other entries: no `entries` key (the output of a prefill/decode model is unchanged)
+    const auto j = nlohmann::json::parse(
+        report::render(search::run(arch, small_model(), model::Phases{}, schemes(), so), report::Format::kJson));
+    CHECK_FALSE(j["rows"][0].contains("entries"));
+    CHECK_FALSE(j["rows"][0]["best"].contains("entries"));
+  }
+}
+
+TEST_CASE("estimate --plan replays a --per-gemm search exactly; a bad GEMM dataflow is refused at its location") {
+  const model::Phases ph;
+  const auto model = mixed_model();
+  const auto arch = tc_test::edge_arch(2, 4, 1 << 8);
+  auto o = options(cost::Objective::kLatency);
+  o.method = cost::ArrayMethod::kAuto;
+  o.per_gemm = true;
+  const auto r = search::run(arch, model, ph, schemes(), o);
+  const std::string text = report::render(r, report::Format::kJson);
+  const std::string path = write_temp("per_gemm_plan.json", text);
+  bool mixed_dataflows = false;
+  for (std::size_t s = 0; s < r.rows.size(); ++s) {
+    const auto& best = r.rows[s].top.front();
+    INFO(r.rows[s].scheme);
+    REQUIRE(best.dataflow == "per-gemm");
+    const search::Replay rp = search::read_replay(path, model, arch.name, r.rows[s].scheme);
+    REQUIRE(rp.gemm_dataflows.size() == best.gemms.size());
+    std::set<std::string> used;
+    for (std::size_t i = 0; i < best.gemms.size(); ++i) {
+      CHECK(rp.gemm_dataflows[i].name == best.gemms[i].dataflow);
+      used.insert(best.gemms[i].dataflow);
+    }
+    mixed_dataflows = mixed_dataflows || used.size() > 1;
+    cost::Options co;
+    co.method = o.method;
+    const model::EstimateResult e = search::replay(rp, arch, co, model, ph);
+    CHECK(e.info.dataflow == "per-gemm");
+    check_same_gemms(e.result, best);
+    const model::CompareRow row = model::compare_row("", e.result);
+    CHECK(row.prefill.latency_s == best.totals.prefill.latency_s);
+    CHECK(row.prefill.energy_j == best.totals.prefill.energy_j);
+    CHECK(row.prefill.dram_bytes == best.totals.prefill.dram_bytes);
+    CHECK(row.decode.latency_s == best.totals.decode.latency_s);
+    CHECK(row.decode.energy_j == best.totals.decode.energy_j);
+    CHECK(row.decode.dram_bytes == best.totals.decode.dram_bytes);
+    REQUIRE(row.other.size() == best.totals.other.size());
+    for (std::size_t i = 0; i < row.other.size(); ++i) {
+      CHECK(row.other[i].sum.latency_s == best.totals.other[i].sum.latency_s);
+      CHECK(row.other[i].sum.energy_j == best.totals.other[i].sum.energy_j);
+      CHECK(row.other[i].sum.dram_bytes == best.totals.other[i].sum.dram_bytes);
+    }
+  }
+  CHECK(mixed_dataflows);  // the replay is not one dataflow in disguise
+  // a GEMM's dataflow the tool does not know: refused at that value
+  const std::string bad_text = [&] {
+    std::string t = text;
+    const std::size_t at = t.find("\"dataflow\": \"", t.find("\"gemms\""));
+    REQUIRE(at != std::string::npos);
+    const std::size_t v = at + std::string("\"dataflow\": \"").size();
+    t.replace(v, t.find('"', v) - v, "zz");
+    return t;
+  }();
+  const std::string bad = write_temp("per_gemm_bad.json", bad_text);
+  try {
+    (void)search::read_replay(bad, model, arch.name, "q0f16");
+    FAIL("an unknown dataflow was accepted");
+  } catch (const InputError& e) {
+    INFO(e.what());
+    CHECK(e.where().file == bad);
+    const std::size_t off = bad_text.find("\"zz\"");
+    CHECK(e.where().line == 1 + static_cast<std::size_t>(std::count(
+                                    bad_text.begin(), bad_text.begin() + static_cast<std::ptrdiff_t>(off), '\n')));
+  }
+  // a GEMM of the plan the model does not have
+  auto fewer = model;
+  fewer.gemms.pop_back();
+  CHECK_THROWS_WITH(search::read_replay(path, fewer, arch.name, "q0f16"),
+                    Catch::Contains("expected 5 GEMMs (the model's), found 6"));
+  std::filesystem::remove(path);
+  std::filesystem::remove(bad);
+}
+
+TEST_CASE("CLI: search --per-gemm --format json -o plan, then estimate --plan replays it") {
+  const std::string cfg = tc_test::fixture("estimate/tiny_config.json");
+  const std::string common = " --hf-config " + cfg + " --arch eyeriss-12x14 --seq-len 24 --context 40";
+  const std::string plan = write_temp("cli_per_gemm_plan.json", "");
+  const auto s =
+      tc_test::run_cli("search" + common + " --quant q4f16_1 --dataflows os,ws --per-gemm --format json -o " + plan);
+  INFO(s.err);
+  REQUIRE(s.exit_code == 0);
+  std::ifstream in(plan);
+  const auto js = nlohmann::json::parse(in);
+  const auto e = tc_test::run_cli("estimate" + common + " --plan " + plan + " --format json");
+  INFO(e.err);
+  REQUIRE(e.exit_code == 0);
+  const auto je = nlohmann::json::parse(e.out);
+  const auto& best = js["rows"][0]["best"];
+  CHECK(je["dataflow"] == "per-gemm");
+  REQUIRE(je["workloads"].size() == best["gemms"].size());
+  for (std::size_t i = 0; i < best["gemms"].size(); ++i) {
+    CHECK(je["workloads"][i]["latency_s"] == best["gemms"][i]["latency_s"]);
+    CHECK(je["workloads"][i]["energy_j"] == best["gemms"][i]["energy_j"]);
+    CHECK(je["workloads"][i]["dram_bytes"] == best["gemms"][i]["dram_bytes"]);
+  }
+  for (const char* phase : {"prefill", "decode"}) {
+    CHECK(je["totals"][phase]["latency_s"] == js["rows"][0][phase]["latency_s"]);
+    CHECK(je["totals"][phase]["energy_j"] == js["rows"][0][phase]["energy_j"]);
+    CHECK(je["totals"][phase]["dram_bytes"] == js["rows"][0][phase]["dram_bytes"]);
+  }
+  const auto t = tc_test::run_cli("estimate" + common + " --plan " + plan);
+  CHECK(t.exit_code == 0);
+  CHECK(t.out.find("each GEMM at its own dataflow from the plan") != std::string::npos);
   std::filesystem::remove(plan);
 }

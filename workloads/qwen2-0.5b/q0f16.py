@@ -184,6 +184,109 @@ class Module:
                 p_output0_intermediate[v_ax0, v_ax1, v_ax2] = residual[v_ax0, v_ax1, v_ax2] + var_NT_matmul_intermediate[v_ax0, v_ax1, v_ax2]
 
     @T.prim_func(private=True)
+    def NT_matmul9(w9: T.Buffer((T.int64(1152), T.int64(896)), "float16"), p_x: T.handle, p_output0: T.handle):
+        T.func_attr({"tir.noalias": T.bool(True)})
+        batch_size = T.int64()
+        x = T.match_buffer(p_x, (batch_size, T.int64(1), T.int64(896)), "float16")
+        var_NT_matmul_intermediate = T.match_buffer(p_output0, (batch_size, T.int64(1), T.int64(1152)), "float16")
+        # with T.block("root"):
+        for i0, i1, i2, k in T.grid(batch_size, T.int64(1), T.int64(1152), T.int64(896)):
+            with T.block("NT_matmul"):
+                v_i0, v_i1, v_i2, v_k = T.axis.remap("SSSR", [i0, i1, i2, k])
+                T.reads(x[v_i0, v_i1, v_k], w9[v_i2, v_k])
+                T.writes(var_NT_matmul_intermediate[v_i0, v_i1, v_i2])
+                with T.init():
+                    var_NT_matmul_intermediate[v_i0, v_i1, v_i2] = T.float16(0)
+                var_NT_matmul_intermediate[v_i0, v_i1, v_i2] = var_NT_matmul_intermediate[v_i0, v_i1, v_i2] + x[v_i0, v_i1, v_k] * w9[v_i2, v_k]
+
+    @T.prim_func(private=True)
+    def fused_NT_matmul10_add10(w10: T.Buffer((T.int64(896), T.int64(896)), "float16"), p_x: T.handle, p_residual: T.handle, p_output0: T.handle):
+        T.func_attr({"tir.noalias": T.bool(True)})
+        batch_size = T.int64()
+        x = T.match_buffer(p_x, (batch_size, T.int64(1), T.int64(896)), "float16")
+        residual = T.match_buffer(p_residual, (batch_size, T.int64(1), T.int64(896)), "float16")
+        p_output0_intermediate = T.match_buffer(p_output0, (batch_size, T.int64(1), T.int64(896)), "float16")
+        # with T.block("root"):
+        var_NT_matmul_intermediate = T.alloc_buffer((batch_size, T.int64(1), T.int64(896)), "float16")
+        for i0, i1, i2, k in T.grid(batch_size, T.int64(1), T.int64(896), T.int64(896)):
+            with T.block("NT_matmul"):
+                v_i0, v_i1, v_i2, v_k = T.axis.remap("SSSR", [i0, i1, i2, k])
+                T.reads(x[v_i0, v_i1, v_k], w10[v_i2, v_k])
+                T.writes(var_NT_matmul_intermediate[v_i0, v_i1, v_i2])
+                with T.init():
+                    var_NT_matmul_intermediate[v_i0, v_i1, v_i2] = T.float16(0)
+                var_NT_matmul_intermediate[v_i0, v_i1, v_i2] = var_NT_matmul_intermediate[v_i0, v_i1, v_i2] + x[v_i0, v_i1, v_k] * w10[v_i2, v_k]
+        for ax0, ax1, ax2 in T.grid(batch_size, T.int64(1), T.int64(896)):
+            with T.block("T_add"):
+                v_ax0, v_ax1, v_ax2 = T.axis.remap("SSS", [ax0, ax1, ax2])
+                T.reads(residual[v_ax0, v_ax1, v_ax2], var_NT_matmul_intermediate[v_ax0, v_ax1, v_ax2])
+                T.writes(p_output0_intermediate[v_ax0, v_ax1, v_ax2])
+                p_output0_intermediate[v_ax0, v_ax1, v_ax2] = residual[v_ax0, v_ax1, v_ax2] + var_NT_matmul_intermediate[v_ax0, v_ax1, v_ax2]
+
+    @T.prim_func(private=True)
+    def NT_matmul11(w11: T.Buffer((T.int64(9728), T.int64(896)), "float16"), p_x: T.handle, p_output0: T.handle):
+        T.func_attr({"tir.noalias": T.bool(True)})
+        batch_size = T.int64()
+        x = T.match_buffer(p_x, (batch_size, T.int64(1), T.int64(896)), "float16")
+        var_NT_matmul_intermediate = T.match_buffer(p_output0, (batch_size, T.int64(1), T.int64(9728)), "float16")
+        # with T.block("root"):
+        for i0, i1, i2, k in T.grid(batch_size, T.int64(1), T.int64(9728), T.int64(896)):
+            with T.block("NT_matmul"):
+                v_i0, v_i1, v_i2, v_k = T.axis.remap("SSSR", [i0, i1, i2, k])
+                T.reads(x[v_i0, v_i1, v_k], w11[v_i2, v_k])
+                T.writes(var_NT_matmul_intermediate[v_i0, v_i1, v_i2])
+                with T.init():
+                    var_NT_matmul_intermediate[v_i0, v_i1, v_i2] = T.float16(0)
+                var_NT_matmul_intermediate[v_i0, v_i1, v_i2] = var_NT_matmul_intermediate[v_i0, v_i1, v_i2] + x[v_i0, v_i1, v_k] * w11[v_i2, v_k]
+
+    @T.prim_func(private=True)
+    def fused_NT_matmul12_add12(w12: T.Buffer((T.int64(896), T.int64(4864)), "float16"), p_x: T.handle, p_residual: T.handle, p_output0: T.handle):
+        T.func_attr({"tir.noalias": T.bool(True)})
+        batch_size = T.int64()
+        x = T.match_buffer(p_x, (batch_size, T.int64(1), T.int64(4864)), "float16")
+        residual = T.match_buffer(p_residual, (batch_size, T.int64(1), T.int64(896)), "float16")
+        p_output0_intermediate = T.match_buffer(p_output0, (batch_size, T.int64(1), T.int64(896)), "float16")
+        # with T.block("root"):
+        var_NT_matmul_intermediate = T.alloc_buffer((batch_size, T.int64(1), T.int64(896)), "float16")
+        for i0, i1, i2, k in T.grid(batch_size, T.int64(1), T.int64(896), T.int64(4864)):
+            with T.block("NT_matmul"):
+                v_i0, v_i1, v_i2, v_k = T.axis.remap("SSSR", [i0, i1, i2, k])
+                T.reads(x[v_i0, v_i1, v_k], w12[v_i2, v_k])
+                T.writes(var_NT_matmul_intermediate[v_i0, v_i1, v_i2])
+                with T.init():
+                    var_NT_matmul_intermediate[v_i0, v_i1, v_i2] = T.float16(0)
+                var_NT_matmul_intermediate[v_i0, v_i1, v_i2] = var_NT_matmul_intermediate[v_i0, v_i1, v_i2] + x[v_i0, v_i1, v_k] * w12[v_i2, v_k]
+        for ax0, ax1, ax2 in T.grid(batch_size, T.int64(1), T.int64(896)):
+            with T.block("T_add"):
+                v_ax0, v_ax1, v_ax2 = T.axis.remap("SSS", [ax0, ax1, ax2])
+                T.reads(residual[v_ax0, v_ax1, v_ax2], var_NT_matmul_intermediate[v_ax0, v_ax1, v_ax2])
+                T.writes(p_output0_intermediate[v_ax0, v_ax1, v_ax2])
+                p_output0_intermediate[v_ax0, v_ax1, v_ax2] = residual[v_ax0, v_ax1, v_ax2] + var_NT_matmul_intermediate[v_ax0, v_ax1, v_ax2]
+
+    @T.prim_func(private=True)
+    def fused_NT_matmul13_cast13(w13: T.Buffer((T.int64(151936), T.int64(896)), "float16"), p_x: T.handle, p_output0: T.handle):
+        T.func_attr({"tir.noalias": T.bool(True)})
+        batch_size = T.int64()
+        x = T.match_buffer(p_x, (batch_size, T.int64(1), T.int64(896)), "float16")
+        p_output0_intermediate = T.match_buffer(p_output0, (batch_size, T.int64(1), T.int64(151936)), "float32")
+        # with T.block("root"):
+        var_NT_matmul_intermediate = T.alloc_buffer((batch_size, T.int64(1), T.int64(151936)), "float16")
+        for i0, i1, i2, k in T.grid(batch_size, T.int64(1), T.int64(151936), T.int64(896)):
+            with T.block("NT_matmul"):
+                v_i0, v_i1, v_i2, v_k = T.axis.remap("SSSR", [i0, i1, i2, k])
+                T.reads(x[v_i0, v_i1, v_k], w13[v_i2, v_k])
+                T.writes(var_NT_matmul_intermediate[v_i0, v_i1, v_i2])
+                with T.init():
+                    var_NT_matmul_intermediate[v_i0, v_i1, v_i2] = T.float16(0)
+                var_NT_matmul_intermediate[v_i0, v_i1, v_i2] = var_NT_matmul_intermediate[v_i0, v_i1, v_i2] + x[v_i0, v_i1, v_k] * w13[v_i2, v_k]
+        for ax0, ax1, ax2 in T.grid(batch_size, T.int64(1), T.int64(151936)):
+            with T.block("compute"):
+                v_ax0, v_ax1, v_ax2 = T.axis.remap("SSS", [ax0, ax1, ax2])
+                T.reads(var_NT_matmul_intermediate[v_ax0, v_ax1, v_ax2])
+                T.writes(p_output0_intermediate[v_ax0, v_ax1, v_ax2])
+                p_output0_intermediate[v_ax0, v_ax1, v_ax2] = T.Cast("float32", var_NT_matmul_intermediate[v_ax0, v_ax1, v_ax2])
+
+    @T.prim_func(private=True)
     def rms_norm(var_A: T.handle, B: T.Buffer((T.int64(896),), "float16"), var_rms_norm: T.handle):
         T.func_attr({"tir.noalias": T.bool(True)})
         n = T.int64()
@@ -214,6 +317,43 @@ class Module:
         var_T_multiply_intermediate = T.match_buffer(p_output0, (T.int64(1), n, T.int64(4864)), "float16")
         # with T.block("root"):
         for ax0, ax1, ax2 in T.grid(T.int64(1), n, T.int64(4864)):
+            with T.block("T_multiply"):
+                v_ax0, v_ax1, v_ax2 = T.axis.remap("SSS", [ax0, ax1, ax2])
+                T.reads(lv[v_ax0, v_ax1, v_ax2], lv[v_ax0, v_ax1, v_ax2 + T.int64(4864)])
+                T.writes(var_T_multiply_intermediate[v_ax0, v_ax1, v_ax2])
+                var_T_multiply_intermediate[v_ax0, v_ax1, v_ax2] = lv[v_ax0, v_ax1, v_ax2] * T.sigmoid(lv[v_ax0, v_ax1, v_ax2]) * lv[v_ax0, v_ax1, v_ax2 + T.int64(4864)]
+
+    @T.prim_func(private=True)
+    def rms_norm1(var_A: T.handle, B: T.Buffer((T.int64(896),), "float16"), var_rms_norm: T.handle):
+        T.func_attr({"tir.noalias": T.bool(True)})
+        batch_size = T.int64()
+        A = T.match_buffer(var_A, (batch_size, T.int64(1), T.int64(896)), "float16")
+        rms_norm_1 = T.match_buffer(var_rms_norm, (batch_size, T.int64(1), T.int64(896)), "float16")
+        # with T.block("root"):
+        Ared_temp = T.alloc_buffer((batch_size, T.int64(1)))
+        for bsz, i, k in T.grid(batch_size, T.int64(1), T.int64(896)):
+            with T.block("Ared_temp"):
+                v_bsz, v_i, v_k = T.axis.remap("SSR", [bsz, i, k])
+                T.reads(A[v_bsz, v_i, v_k])
+                T.writes(Ared_temp[v_bsz, v_i])
+                with T.init():
+                    Ared_temp[v_bsz, v_i] = T.float32(0)
+                Ared_temp[v_bsz, v_i] = Ared_temp[v_bsz, v_i] + T.Cast("float32", A[v_bsz, v_i, v_k]) * T.Cast("float32", A[v_bsz, v_i, v_k])
+        for bsz, i, k in T.grid(batch_size, T.int64(1), T.int64(896)):
+            with T.block("rms_norm"):
+                v_bsz, v_i, v_k = T.axis.remap("SSS", [bsz, i, k])
+                T.reads(B[v_k], A[v_bsz, v_i, v_k], Ared_temp[v_bsz, v_i])
+                T.writes(rms_norm_1[v_bsz, v_i, v_k])
+                rms_norm_1[v_bsz, v_i, v_k] = T.Cast("float16", T.Cast("float32", B[v_k]) * (T.Cast("float32", A[v_bsz, v_i, v_k]) / T.sqrt(Ared_temp[v_bsz, v_i] * T.float32(0.0011160714285714285) + T.float32(1.0000000000000001e-05))))
+
+    @T.prim_func(private=True)
+    def fused_split_silu_multiply1(p_lv: T.handle, p_output0: T.handle):
+        T.func_attr({"tir.noalias": T.bool(True)})
+        batch_size = T.int64()
+        lv = T.match_buffer(p_lv, (batch_size, T.int64(1), T.int64(9728)), "float16")
+        var_T_multiply_intermediate = T.match_buffer(p_output0, (batch_size, T.int64(1), T.int64(4864)), "float16")
+        # with T.block("root"):
+        for ax0, ax1, ax2 in T.grid(batch_size, T.int64(1), T.int64(4864)):
             with T.block("T_multiply"):
                 v_ax0, v_ax1, v_ax2 = T.axis.remap("SSS", [ax0, ax1, ax2])
                 T.reads(lv[v_ax0, v_ax1, v_ax2], lv[v_ax0, v_ax1, v_ax2 + T.int64(4864)])
@@ -1264,3 +1404,1042 @@ class Module:
             lv510: R.Tuple(R.Tensor((1, 1, 151936), dtype="float32"), R.Object) = lv509, lv493
             R.output(lv510)
         return lv510
+
+    @R.function
+    def batch_prefill(input_embeds: R.Tensor((1, "n", 896), dtype="float16"), logit_positions: R.Tensor(("batch_size",), dtype="int32"), kv_cache: R.Object, model_params: R.Tuple(R.Tensor((896,), dtype="float16"), R.Tensor((1152, 896), dtype="float16"), R.Tensor((896, 896), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 896), dtype="float16"), R.Tensor((896, 4864), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 896), dtype="float16"), R.Tensor((896, 896), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 896), dtype="float16"), R.Tensor((896, 4864), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 896), dtype="float16"), R.Tensor((896, 896), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 896), dtype="float16"), R.Tensor((896, 4864), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 896), dtype="float16"), R.Tensor((896, 896), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 896), dtype="float16"), R.Tensor((896, 4864), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 896), dtype="float16"), R.Tensor((896, 896), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 896), dtype="float16"), R.Tensor((896, 4864), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 896), dtype="float16"), R.Tensor((896, 896), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 896), dtype="float16"), R.Tensor((896, 4864), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 896), dtype="float16"), R.Tensor((896, 896), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 896), dtype="float16"), R.Tensor((896, 4864), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 896), dtype="float16"), R.Tensor((896, 896), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 896), dtype="float16"), R.Tensor((896, 4864), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 896), dtype="float16"), R.Tensor((896, 896), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 896), dtype="float16"), R.Tensor((896, 4864), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 896), dtype="float16"), R.Tensor((896, 896), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 896), dtype="float16"), R.Tensor((896, 4864), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 896), dtype="float16"), R.Tensor((896, 896), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 896), dtype="float16"), R.Tensor((896, 4864), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 896), dtype="float16"), R.Tensor((896, 896), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 896), dtype="float16"), R.Tensor((896, 4864), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 896), dtype="float16"), R.Tensor((896, 896), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 896), dtype="float16"), R.Tensor((896, 4864), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 896), dtype="float16"), R.Tensor((896, 896), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 896), dtype="float16"), R.Tensor((896, 4864), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 896), dtype="float16"), R.Tensor((896, 896), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 896), dtype="float16"), R.Tensor((896, 4864), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 896), dtype="float16"), R.Tensor((896, 896), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 896), dtype="float16"), R.Tensor((896, 4864), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 896), dtype="float16"), R.Tensor((896, 896), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 896), dtype="float16"), R.Tensor((896, 4864), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 896), dtype="float16"), R.Tensor((896, 896), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 896), dtype="float16"), R.Tensor((896, 4864), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 896), dtype="float16"), R.Tensor((896, 896), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 896), dtype="float16"), R.Tensor((896, 4864), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 896), dtype="float16"), R.Tensor((896, 896), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 896), dtype="float16"), R.Tensor((896, 4864), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 896), dtype="float16"), R.Tensor((896, 896), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 896), dtype="float16"), R.Tensor((896, 4864), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 896), dtype="float16"), R.Tensor((896, 896), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 896), dtype="float16"), R.Tensor((896, 4864), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 896), dtype="float16"), R.Tensor((896, 896), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 896), dtype="float16"), R.Tensor((896, 4864), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 896), dtype="float16"), R.Tensor((896, 896), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 896), dtype="float16"), R.Tensor((896, 4864), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((151936, 896), dtype="float16"))) -> R.Tuple(R.Tensor(("batch_size", 1, 151936), dtype="float32"), R.Object):
+        n = T.int64()
+        batch_size = T.int64()
+        R.func_attr({"num_input": 3})
+        cls = Module
+        with R.dataflow():
+            lv1: R.Tensor((896,), dtype="float16") = model_params[0]
+            lv2 = R.call_tir(cls.rms_norm, (input_embeds, lv1), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv3: R.Tensor((1152, 896), dtype="float16") = model_params[1]
+            lv4 = R.call_tir(cls.NT_matmul5, (lv3, lv2), out_sinfo=R.Tensor((1, n, 1152), dtype="float16"))
+            lv5 = R.reshape(lv4, R.shape([1, n, 18, 64]))
+            lv6: R.Tuple(R.Tensor((1, n, 14, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16")) = R.split(lv5, indices_or_sections=[14, 16], axis=2)
+            lv7: R.Tensor((1, n, 14, 64), dtype="float16") = lv6[0]
+            lv8: R.Tensor((1, n, 2, 64), dtype="float16") = lv6[1]
+            lv9: R.Tensor((1, n, 2, 64), dtype="float16") = lv6[2]
+            lv10: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", kv_cache, cls.kv_cache_transpose_append, lv8, lv9, R.prim_value(0), sinfo_args=(R.Object,))
+            lv11 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv10, cls.attention, lv7, R.prim_value(0), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 14, 64), dtype="float16"))
+            lv12 = R.reshape(lv11, R.shape([1, n, 896]))
+            lv13: R.Tensor((896, 896), dtype="float16") = model_params[2]
+            lv14 = R.call_tir(cls.fused_NT_matmul6_add6, (lv13, lv12, input_embeds), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv15: R.Tensor((896,), dtype="float16") = model_params[3]
+            lv16 = R.call_tir(cls.rms_norm, (lv14, lv15), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv17: R.Tensor((9728, 896), dtype="float16") = model_params[4]
+            lv18 = R.call_tir(cls.NT_matmul7, (lv17, lv16), out_sinfo=R.Tensor((1, n, 9728), dtype="float16"))
+            lv19 = R.call_tir(cls.fused_split_silu_multiply, (lv18,), out_sinfo=R.Tensor((1, n, 4864), dtype="float16"))
+            lv20: R.Tensor((896, 4864), dtype="float16") = model_params[5]
+            lv21 = R.call_tir(cls.fused_NT_matmul8_add8, (lv20, lv19, lv14), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv22: R.Tensor((896,), dtype="float16") = model_params[6]
+            lv23 = R.call_tir(cls.rms_norm, (lv21, lv22), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv24: R.Tensor((1152, 896), dtype="float16") = model_params[7]
+            lv25 = R.call_tir(cls.NT_matmul5, (lv24, lv23), out_sinfo=R.Tensor((1, n, 1152), dtype="float16"))
+            lv26 = R.reshape(lv25, R.shape([1, n, 18, 64]))
+            lv27: R.Tuple(R.Tensor((1, n, 14, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16")) = R.split(lv26, indices_or_sections=[14, 16], axis=2)
+            lv28: R.Tensor((1, n, 14, 64), dtype="float16") = lv27[0]
+            lv29: R.Tensor((1, n, 2, 64), dtype="float16") = lv27[1]
+            lv30: R.Tensor((1, n, 2, 64), dtype="float16") = lv27[2]
+            lv31: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv10, cls.kv_cache_transpose_append, lv29, lv30, R.prim_value(1), sinfo_args=(R.Object,))
+            lv32 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv31, cls.attention, lv28, R.prim_value(1), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 14, 64), dtype="float16"))
+            lv33 = R.reshape(lv32, R.shape([1, n, 896]))
+            lv34: R.Tensor((896, 896), dtype="float16") = model_params[8]
+            lv35 = R.call_tir(cls.fused_NT_matmul6_add6, (lv34, lv33, lv21), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv36: R.Tensor((896,), dtype="float16") = model_params[9]
+            lv37 = R.call_tir(cls.rms_norm, (lv35, lv36), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv38: R.Tensor((9728, 896), dtype="float16") = model_params[10]
+            lv39 = R.call_tir(cls.NT_matmul7, (lv38, lv37), out_sinfo=R.Tensor((1, n, 9728), dtype="float16"))
+            lv40 = R.call_tir(cls.fused_split_silu_multiply, (lv39,), out_sinfo=R.Tensor((1, n, 4864), dtype="float16"))
+            lv41: R.Tensor((896, 4864), dtype="float16") = model_params[11]
+            lv42 = R.call_tir(cls.fused_NT_matmul8_add8, (lv41, lv40, lv35), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv43: R.Tensor((896,), dtype="float16") = model_params[12]
+            lv44 = R.call_tir(cls.rms_norm, (lv42, lv43), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv45: R.Tensor((1152, 896), dtype="float16") = model_params[13]
+            lv46 = R.call_tir(cls.NT_matmul5, (lv45, lv44), out_sinfo=R.Tensor((1, n, 1152), dtype="float16"))
+            lv47 = R.reshape(lv46, R.shape([1, n, 18, 64]))
+            lv48: R.Tuple(R.Tensor((1, n, 14, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16")) = R.split(lv47, indices_or_sections=[14, 16], axis=2)
+            lv49: R.Tensor((1, n, 14, 64), dtype="float16") = lv48[0]
+            lv50: R.Tensor((1, n, 2, 64), dtype="float16") = lv48[1]
+            lv51: R.Tensor((1, n, 2, 64), dtype="float16") = lv48[2]
+            lv52: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv31, cls.kv_cache_transpose_append, lv50, lv51, R.prim_value(2), sinfo_args=(R.Object,))
+            lv53 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv52, cls.attention, lv49, R.prim_value(2), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 14, 64), dtype="float16"))
+            lv54 = R.reshape(lv53, R.shape([1, n, 896]))
+            lv55: R.Tensor((896, 896), dtype="float16") = model_params[14]
+            lv56 = R.call_tir(cls.fused_NT_matmul6_add6, (lv55, lv54, lv42), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv57: R.Tensor((896,), dtype="float16") = model_params[15]
+            lv58 = R.call_tir(cls.rms_norm, (lv56, lv57), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv59: R.Tensor((9728, 896), dtype="float16") = model_params[16]
+            lv60 = R.call_tir(cls.NT_matmul7, (lv59, lv58), out_sinfo=R.Tensor((1, n, 9728), dtype="float16"))
+            lv61 = R.call_tir(cls.fused_split_silu_multiply, (lv60,), out_sinfo=R.Tensor((1, n, 4864), dtype="float16"))
+            lv62: R.Tensor((896, 4864), dtype="float16") = model_params[17]
+            lv63 = R.call_tir(cls.fused_NT_matmul8_add8, (lv62, lv61, lv56), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv64: R.Tensor((896,), dtype="float16") = model_params[18]
+            lv65 = R.call_tir(cls.rms_norm, (lv63, lv64), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv66: R.Tensor((1152, 896), dtype="float16") = model_params[19]
+            lv67 = R.call_tir(cls.NT_matmul5, (lv66, lv65), out_sinfo=R.Tensor((1, n, 1152), dtype="float16"))
+            lv68 = R.reshape(lv67, R.shape([1, n, 18, 64]))
+            lv69: R.Tuple(R.Tensor((1, n, 14, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16")) = R.split(lv68, indices_or_sections=[14, 16], axis=2)
+            lv70: R.Tensor((1, n, 14, 64), dtype="float16") = lv69[0]
+            lv71: R.Tensor((1, n, 2, 64), dtype="float16") = lv69[1]
+            lv72: R.Tensor((1, n, 2, 64), dtype="float16") = lv69[2]
+            lv73: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv52, cls.kv_cache_transpose_append, lv71, lv72, R.prim_value(3), sinfo_args=(R.Object,))
+            lv74 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv73, cls.attention, lv70, R.prim_value(3), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 14, 64), dtype="float16"))
+            lv75 = R.reshape(lv74, R.shape([1, n, 896]))
+            lv76: R.Tensor((896, 896), dtype="float16") = model_params[20]
+            lv77 = R.call_tir(cls.fused_NT_matmul6_add6, (lv76, lv75, lv63), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv78: R.Tensor((896,), dtype="float16") = model_params[21]
+            lv79 = R.call_tir(cls.rms_norm, (lv77, lv78), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv80: R.Tensor((9728, 896), dtype="float16") = model_params[22]
+            lv81 = R.call_tir(cls.NT_matmul7, (lv80, lv79), out_sinfo=R.Tensor((1, n, 9728), dtype="float16"))
+            lv82 = R.call_tir(cls.fused_split_silu_multiply, (lv81,), out_sinfo=R.Tensor((1, n, 4864), dtype="float16"))
+            lv83: R.Tensor((896, 4864), dtype="float16") = model_params[23]
+            lv84 = R.call_tir(cls.fused_NT_matmul8_add8, (lv83, lv82, lv77), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv85: R.Tensor((896,), dtype="float16") = model_params[24]
+            lv86 = R.call_tir(cls.rms_norm, (lv84, lv85), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv87: R.Tensor((1152, 896), dtype="float16") = model_params[25]
+            lv88 = R.call_tir(cls.NT_matmul5, (lv87, lv86), out_sinfo=R.Tensor((1, n, 1152), dtype="float16"))
+            lv89 = R.reshape(lv88, R.shape([1, n, 18, 64]))
+            lv90: R.Tuple(R.Tensor((1, n, 14, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16")) = R.split(lv89, indices_or_sections=[14, 16], axis=2)
+            lv91: R.Tensor((1, n, 14, 64), dtype="float16") = lv90[0]
+            lv92: R.Tensor((1, n, 2, 64), dtype="float16") = lv90[1]
+            lv93: R.Tensor((1, n, 2, 64), dtype="float16") = lv90[2]
+            lv94: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv73, cls.kv_cache_transpose_append, lv92, lv93, R.prim_value(4), sinfo_args=(R.Object,))
+            lv95 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv94, cls.attention, lv91, R.prim_value(4), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 14, 64), dtype="float16"))
+            lv96 = R.reshape(lv95, R.shape([1, n, 896]))
+            lv97: R.Tensor((896, 896), dtype="float16") = model_params[26]
+            lv98 = R.call_tir(cls.fused_NT_matmul6_add6, (lv97, lv96, lv84), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv99: R.Tensor((896,), dtype="float16") = model_params[27]
+            lv100 = R.call_tir(cls.rms_norm, (lv98, lv99), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv101: R.Tensor((9728, 896), dtype="float16") = model_params[28]
+            lv102 = R.call_tir(cls.NT_matmul7, (lv101, lv100), out_sinfo=R.Tensor((1, n, 9728), dtype="float16"))
+            lv103 = R.call_tir(cls.fused_split_silu_multiply, (lv102,), out_sinfo=R.Tensor((1, n, 4864), dtype="float16"))
+            lv104: R.Tensor((896, 4864), dtype="float16") = model_params[29]
+            lv105 = R.call_tir(cls.fused_NT_matmul8_add8, (lv104, lv103, lv98), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv106: R.Tensor((896,), dtype="float16") = model_params[30]
+            lv107 = R.call_tir(cls.rms_norm, (lv105, lv106), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv108: R.Tensor((1152, 896), dtype="float16") = model_params[31]
+            lv109 = R.call_tir(cls.NT_matmul5, (lv108, lv107), out_sinfo=R.Tensor((1, n, 1152), dtype="float16"))
+            lv110 = R.reshape(lv109, R.shape([1, n, 18, 64]))
+            lv111: R.Tuple(R.Tensor((1, n, 14, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16")) = R.split(lv110, indices_or_sections=[14, 16], axis=2)
+            lv112: R.Tensor((1, n, 14, 64), dtype="float16") = lv111[0]
+            lv113: R.Tensor((1, n, 2, 64), dtype="float16") = lv111[1]
+            lv114: R.Tensor((1, n, 2, 64), dtype="float16") = lv111[2]
+            lv115: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv94, cls.kv_cache_transpose_append, lv113, lv114, R.prim_value(5), sinfo_args=(R.Object,))
+            lv116 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv115, cls.attention, lv112, R.prim_value(5), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 14, 64), dtype="float16"))
+            lv117 = R.reshape(lv116, R.shape([1, n, 896]))
+            lv118: R.Tensor((896, 896), dtype="float16") = model_params[32]
+            lv119 = R.call_tir(cls.fused_NT_matmul6_add6, (lv118, lv117, lv105), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv120: R.Tensor((896,), dtype="float16") = model_params[33]
+            lv121 = R.call_tir(cls.rms_norm, (lv119, lv120), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv122: R.Tensor((9728, 896), dtype="float16") = model_params[34]
+            lv123 = R.call_tir(cls.NT_matmul7, (lv122, lv121), out_sinfo=R.Tensor((1, n, 9728), dtype="float16"))
+            lv124 = R.call_tir(cls.fused_split_silu_multiply, (lv123,), out_sinfo=R.Tensor((1, n, 4864), dtype="float16"))
+            lv125: R.Tensor((896, 4864), dtype="float16") = model_params[35]
+            lv126 = R.call_tir(cls.fused_NT_matmul8_add8, (lv125, lv124, lv119), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv127: R.Tensor((896,), dtype="float16") = model_params[36]
+            lv128 = R.call_tir(cls.rms_norm, (lv126, lv127), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv129: R.Tensor((1152, 896), dtype="float16") = model_params[37]
+            lv130 = R.call_tir(cls.NT_matmul5, (lv129, lv128), out_sinfo=R.Tensor((1, n, 1152), dtype="float16"))
+            lv131 = R.reshape(lv130, R.shape([1, n, 18, 64]))
+            lv132: R.Tuple(R.Tensor((1, n, 14, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16")) = R.split(lv131, indices_or_sections=[14, 16], axis=2)
+            lv133: R.Tensor((1, n, 14, 64), dtype="float16") = lv132[0]
+            lv134: R.Tensor((1, n, 2, 64), dtype="float16") = lv132[1]
+            lv135: R.Tensor((1, n, 2, 64), dtype="float16") = lv132[2]
+            lv136: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv115, cls.kv_cache_transpose_append, lv134, lv135, R.prim_value(6), sinfo_args=(R.Object,))
+            lv137 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv136, cls.attention, lv133, R.prim_value(6), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 14, 64), dtype="float16"))
+            lv138 = R.reshape(lv137, R.shape([1, n, 896]))
+            lv139: R.Tensor((896, 896), dtype="float16") = model_params[38]
+            lv140 = R.call_tir(cls.fused_NT_matmul6_add6, (lv139, lv138, lv126), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv141: R.Tensor((896,), dtype="float16") = model_params[39]
+            lv142 = R.call_tir(cls.rms_norm, (lv140, lv141), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv143: R.Tensor((9728, 896), dtype="float16") = model_params[40]
+            lv144 = R.call_tir(cls.NT_matmul7, (lv143, lv142), out_sinfo=R.Tensor((1, n, 9728), dtype="float16"))
+            lv145 = R.call_tir(cls.fused_split_silu_multiply, (lv144,), out_sinfo=R.Tensor((1, n, 4864), dtype="float16"))
+            lv146: R.Tensor((896, 4864), dtype="float16") = model_params[41]
+            lv147 = R.call_tir(cls.fused_NT_matmul8_add8, (lv146, lv145, lv140), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv148: R.Tensor((896,), dtype="float16") = model_params[42]
+            lv149 = R.call_tir(cls.rms_norm, (lv147, lv148), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv150: R.Tensor((1152, 896), dtype="float16") = model_params[43]
+            lv151 = R.call_tir(cls.NT_matmul5, (lv150, lv149), out_sinfo=R.Tensor((1, n, 1152), dtype="float16"))
+            lv152 = R.reshape(lv151, R.shape([1, n, 18, 64]))
+            lv153: R.Tuple(R.Tensor((1, n, 14, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16")) = R.split(lv152, indices_or_sections=[14, 16], axis=2)
+            lv154: R.Tensor((1, n, 14, 64), dtype="float16") = lv153[0]
+            lv155: R.Tensor((1, n, 2, 64), dtype="float16") = lv153[1]
+            lv156: R.Tensor((1, n, 2, 64), dtype="float16") = lv153[2]
+            lv157: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv136, cls.kv_cache_transpose_append, lv155, lv156, R.prim_value(7), sinfo_args=(R.Object,))
+            lv158 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv157, cls.attention, lv154, R.prim_value(7), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 14, 64), dtype="float16"))
+            lv159 = R.reshape(lv158, R.shape([1, n, 896]))
+            lv160: R.Tensor((896, 896), dtype="float16") = model_params[44]
+            lv161 = R.call_tir(cls.fused_NT_matmul6_add6, (lv160, lv159, lv147), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv162: R.Tensor((896,), dtype="float16") = model_params[45]
+            lv163 = R.call_tir(cls.rms_norm, (lv161, lv162), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv164: R.Tensor((9728, 896), dtype="float16") = model_params[46]
+            lv165 = R.call_tir(cls.NT_matmul7, (lv164, lv163), out_sinfo=R.Tensor((1, n, 9728), dtype="float16"))
+            lv166 = R.call_tir(cls.fused_split_silu_multiply, (lv165,), out_sinfo=R.Tensor((1, n, 4864), dtype="float16"))
+            lv167: R.Tensor((896, 4864), dtype="float16") = model_params[47]
+            lv168 = R.call_tir(cls.fused_NT_matmul8_add8, (lv167, lv166, lv161), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv169: R.Tensor((896,), dtype="float16") = model_params[48]
+            lv170 = R.call_tir(cls.rms_norm, (lv168, lv169), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv171: R.Tensor((1152, 896), dtype="float16") = model_params[49]
+            lv172 = R.call_tir(cls.NT_matmul5, (lv171, lv170), out_sinfo=R.Tensor((1, n, 1152), dtype="float16"))
+            lv173 = R.reshape(lv172, R.shape([1, n, 18, 64]))
+            lv174: R.Tuple(R.Tensor((1, n, 14, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16")) = R.split(lv173, indices_or_sections=[14, 16], axis=2)
+            lv175: R.Tensor((1, n, 14, 64), dtype="float16") = lv174[0]
+            lv176: R.Tensor((1, n, 2, 64), dtype="float16") = lv174[1]
+            lv177: R.Tensor((1, n, 2, 64), dtype="float16") = lv174[2]
+            lv178: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv157, cls.kv_cache_transpose_append, lv176, lv177, R.prim_value(8), sinfo_args=(R.Object,))
+            lv179 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv178, cls.attention, lv175, R.prim_value(8), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 14, 64), dtype="float16"))
+            lv180 = R.reshape(lv179, R.shape([1, n, 896]))
+            lv181: R.Tensor((896, 896), dtype="float16") = model_params[50]
+            lv182 = R.call_tir(cls.fused_NT_matmul6_add6, (lv181, lv180, lv168), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv183: R.Tensor((896,), dtype="float16") = model_params[51]
+            lv184 = R.call_tir(cls.rms_norm, (lv182, lv183), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv185: R.Tensor((9728, 896), dtype="float16") = model_params[52]
+            lv186 = R.call_tir(cls.NT_matmul7, (lv185, lv184), out_sinfo=R.Tensor((1, n, 9728), dtype="float16"))
+            lv187 = R.call_tir(cls.fused_split_silu_multiply, (lv186,), out_sinfo=R.Tensor((1, n, 4864), dtype="float16"))
+            lv188: R.Tensor((896, 4864), dtype="float16") = model_params[53]
+            lv189 = R.call_tir(cls.fused_NT_matmul8_add8, (lv188, lv187, lv182), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv190: R.Tensor((896,), dtype="float16") = model_params[54]
+            lv191 = R.call_tir(cls.rms_norm, (lv189, lv190), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv192: R.Tensor((1152, 896), dtype="float16") = model_params[55]
+            lv193 = R.call_tir(cls.NT_matmul5, (lv192, lv191), out_sinfo=R.Tensor((1, n, 1152), dtype="float16"))
+            lv194 = R.reshape(lv193, R.shape([1, n, 18, 64]))
+            lv195: R.Tuple(R.Tensor((1, n, 14, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16")) = R.split(lv194, indices_or_sections=[14, 16], axis=2)
+            lv196: R.Tensor((1, n, 14, 64), dtype="float16") = lv195[0]
+            lv197: R.Tensor((1, n, 2, 64), dtype="float16") = lv195[1]
+            lv198: R.Tensor((1, n, 2, 64), dtype="float16") = lv195[2]
+            lv199: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv178, cls.kv_cache_transpose_append, lv197, lv198, R.prim_value(9), sinfo_args=(R.Object,))
+            lv200 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv199, cls.attention, lv196, R.prim_value(9), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 14, 64), dtype="float16"))
+            lv201 = R.reshape(lv200, R.shape([1, n, 896]))
+            lv202: R.Tensor((896, 896), dtype="float16") = model_params[56]
+            lv203 = R.call_tir(cls.fused_NT_matmul6_add6, (lv202, lv201, lv189), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv204: R.Tensor((896,), dtype="float16") = model_params[57]
+            lv205 = R.call_tir(cls.rms_norm, (lv203, lv204), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv206: R.Tensor((9728, 896), dtype="float16") = model_params[58]
+            lv207 = R.call_tir(cls.NT_matmul7, (lv206, lv205), out_sinfo=R.Tensor((1, n, 9728), dtype="float16"))
+            lv208 = R.call_tir(cls.fused_split_silu_multiply, (lv207,), out_sinfo=R.Tensor((1, n, 4864), dtype="float16"))
+            lv209: R.Tensor((896, 4864), dtype="float16") = model_params[59]
+            lv210 = R.call_tir(cls.fused_NT_matmul8_add8, (lv209, lv208, lv203), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv211: R.Tensor((896,), dtype="float16") = model_params[60]
+            lv212 = R.call_tir(cls.rms_norm, (lv210, lv211), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv213: R.Tensor((1152, 896), dtype="float16") = model_params[61]
+            lv214 = R.call_tir(cls.NT_matmul5, (lv213, lv212), out_sinfo=R.Tensor((1, n, 1152), dtype="float16"))
+            lv215 = R.reshape(lv214, R.shape([1, n, 18, 64]))
+            lv216: R.Tuple(R.Tensor((1, n, 14, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16")) = R.split(lv215, indices_or_sections=[14, 16], axis=2)
+            lv217: R.Tensor((1, n, 14, 64), dtype="float16") = lv216[0]
+            lv218: R.Tensor((1, n, 2, 64), dtype="float16") = lv216[1]
+            lv219: R.Tensor((1, n, 2, 64), dtype="float16") = lv216[2]
+            lv220: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv199, cls.kv_cache_transpose_append, lv218, lv219, R.prim_value(10), sinfo_args=(R.Object,))
+            lv221 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv220, cls.attention, lv217, R.prim_value(10), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 14, 64), dtype="float16"))
+            lv222 = R.reshape(lv221, R.shape([1, n, 896]))
+            lv223: R.Tensor((896, 896), dtype="float16") = model_params[62]
+            lv224 = R.call_tir(cls.fused_NT_matmul6_add6, (lv223, lv222, lv210), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv225: R.Tensor((896,), dtype="float16") = model_params[63]
+            lv226 = R.call_tir(cls.rms_norm, (lv224, lv225), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv227: R.Tensor((9728, 896), dtype="float16") = model_params[64]
+            lv228 = R.call_tir(cls.NT_matmul7, (lv227, lv226), out_sinfo=R.Tensor((1, n, 9728), dtype="float16"))
+            lv229 = R.call_tir(cls.fused_split_silu_multiply, (lv228,), out_sinfo=R.Tensor((1, n, 4864), dtype="float16"))
+            lv230: R.Tensor((896, 4864), dtype="float16") = model_params[65]
+            lv231 = R.call_tir(cls.fused_NT_matmul8_add8, (lv230, lv229, lv224), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv232: R.Tensor((896,), dtype="float16") = model_params[66]
+            lv233 = R.call_tir(cls.rms_norm, (lv231, lv232), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv234: R.Tensor((1152, 896), dtype="float16") = model_params[67]
+            lv235 = R.call_tir(cls.NT_matmul5, (lv234, lv233), out_sinfo=R.Tensor((1, n, 1152), dtype="float16"))
+            lv236 = R.reshape(lv235, R.shape([1, n, 18, 64]))
+            lv237: R.Tuple(R.Tensor((1, n, 14, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16")) = R.split(lv236, indices_or_sections=[14, 16], axis=2)
+            lv238: R.Tensor((1, n, 14, 64), dtype="float16") = lv237[0]
+            lv239: R.Tensor((1, n, 2, 64), dtype="float16") = lv237[1]
+            lv240: R.Tensor((1, n, 2, 64), dtype="float16") = lv237[2]
+            lv241: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv220, cls.kv_cache_transpose_append, lv239, lv240, R.prim_value(11), sinfo_args=(R.Object,))
+            lv242 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv241, cls.attention, lv238, R.prim_value(11), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 14, 64), dtype="float16"))
+            lv243 = R.reshape(lv242, R.shape([1, n, 896]))
+            lv244: R.Tensor((896, 896), dtype="float16") = model_params[68]
+            lv245 = R.call_tir(cls.fused_NT_matmul6_add6, (lv244, lv243, lv231), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv246: R.Tensor((896,), dtype="float16") = model_params[69]
+            lv247 = R.call_tir(cls.rms_norm, (lv245, lv246), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv248: R.Tensor((9728, 896), dtype="float16") = model_params[70]
+            lv249 = R.call_tir(cls.NT_matmul7, (lv248, lv247), out_sinfo=R.Tensor((1, n, 9728), dtype="float16"))
+            lv250 = R.call_tir(cls.fused_split_silu_multiply, (lv249,), out_sinfo=R.Tensor((1, n, 4864), dtype="float16"))
+            lv251: R.Tensor((896, 4864), dtype="float16") = model_params[71]
+            lv252 = R.call_tir(cls.fused_NT_matmul8_add8, (lv251, lv250, lv245), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv253: R.Tensor((896,), dtype="float16") = model_params[72]
+            lv254 = R.call_tir(cls.rms_norm, (lv252, lv253), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv255: R.Tensor((1152, 896), dtype="float16") = model_params[73]
+            lv256 = R.call_tir(cls.NT_matmul5, (lv255, lv254), out_sinfo=R.Tensor((1, n, 1152), dtype="float16"))
+            lv257 = R.reshape(lv256, R.shape([1, n, 18, 64]))
+            lv258: R.Tuple(R.Tensor((1, n, 14, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16")) = R.split(lv257, indices_or_sections=[14, 16], axis=2)
+            lv259: R.Tensor((1, n, 14, 64), dtype="float16") = lv258[0]
+            lv260: R.Tensor((1, n, 2, 64), dtype="float16") = lv258[1]
+            lv261: R.Tensor((1, n, 2, 64), dtype="float16") = lv258[2]
+            lv262: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv241, cls.kv_cache_transpose_append, lv260, lv261, R.prim_value(12), sinfo_args=(R.Object,))
+            lv263 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv262, cls.attention, lv259, R.prim_value(12), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 14, 64), dtype="float16"))
+            lv264 = R.reshape(lv263, R.shape([1, n, 896]))
+            lv265: R.Tensor((896, 896), dtype="float16") = model_params[74]
+            lv266 = R.call_tir(cls.fused_NT_matmul6_add6, (lv265, lv264, lv252), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv267: R.Tensor((896,), dtype="float16") = model_params[75]
+            lv268 = R.call_tir(cls.rms_norm, (lv266, lv267), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv269: R.Tensor((9728, 896), dtype="float16") = model_params[76]
+            lv270 = R.call_tir(cls.NT_matmul7, (lv269, lv268), out_sinfo=R.Tensor((1, n, 9728), dtype="float16"))
+            lv271 = R.call_tir(cls.fused_split_silu_multiply, (lv270,), out_sinfo=R.Tensor((1, n, 4864), dtype="float16"))
+            lv272: R.Tensor((896, 4864), dtype="float16") = model_params[77]
+            lv273 = R.call_tir(cls.fused_NT_matmul8_add8, (lv272, lv271, lv266), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv274: R.Tensor((896,), dtype="float16") = model_params[78]
+            lv275 = R.call_tir(cls.rms_norm, (lv273, lv274), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv276: R.Tensor((1152, 896), dtype="float16") = model_params[79]
+            lv277 = R.call_tir(cls.NT_matmul5, (lv276, lv275), out_sinfo=R.Tensor((1, n, 1152), dtype="float16"))
+            lv278 = R.reshape(lv277, R.shape([1, n, 18, 64]))
+            lv279: R.Tuple(R.Tensor((1, n, 14, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16")) = R.split(lv278, indices_or_sections=[14, 16], axis=2)
+            lv280: R.Tensor((1, n, 14, 64), dtype="float16") = lv279[0]
+            lv281: R.Tensor((1, n, 2, 64), dtype="float16") = lv279[1]
+            lv282: R.Tensor((1, n, 2, 64), dtype="float16") = lv279[2]
+            lv283: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv262, cls.kv_cache_transpose_append, lv281, lv282, R.prim_value(13), sinfo_args=(R.Object,))
+            lv284 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv283, cls.attention, lv280, R.prim_value(13), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 14, 64), dtype="float16"))
+            lv285 = R.reshape(lv284, R.shape([1, n, 896]))
+            lv286: R.Tensor((896, 896), dtype="float16") = model_params[80]
+            lv287 = R.call_tir(cls.fused_NT_matmul6_add6, (lv286, lv285, lv273), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv288: R.Tensor((896,), dtype="float16") = model_params[81]
+            lv289 = R.call_tir(cls.rms_norm, (lv287, lv288), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv290: R.Tensor((9728, 896), dtype="float16") = model_params[82]
+            lv291 = R.call_tir(cls.NT_matmul7, (lv290, lv289), out_sinfo=R.Tensor((1, n, 9728), dtype="float16"))
+            lv292 = R.call_tir(cls.fused_split_silu_multiply, (lv291,), out_sinfo=R.Tensor((1, n, 4864), dtype="float16"))
+            lv293: R.Tensor((896, 4864), dtype="float16") = model_params[83]
+            lv294 = R.call_tir(cls.fused_NT_matmul8_add8, (lv293, lv292, lv287), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv295: R.Tensor((896,), dtype="float16") = model_params[84]
+            lv296 = R.call_tir(cls.rms_norm, (lv294, lv295), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv297: R.Tensor((1152, 896), dtype="float16") = model_params[85]
+            lv298 = R.call_tir(cls.NT_matmul5, (lv297, lv296), out_sinfo=R.Tensor((1, n, 1152), dtype="float16"))
+            lv299 = R.reshape(lv298, R.shape([1, n, 18, 64]))
+            lv300: R.Tuple(R.Tensor((1, n, 14, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16")) = R.split(lv299, indices_or_sections=[14, 16], axis=2)
+            lv301: R.Tensor((1, n, 14, 64), dtype="float16") = lv300[0]
+            lv302: R.Tensor((1, n, 2, 64), dtype="float16") = lv300[1]
+            lv303: R.Tensor((1, n, 2, 64), dtype="float16") = lv300[2]
+            lv304: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv283, cls.kv_cache_transpose_append, lv302, lv303, R.prim_value(14), sinfo_args=(R.Object,))
+            lv305 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv304, cls.attention, lv301, R.prim_value(14), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 14, 64), dtype="float16"))
+            lv306 = R.reshape(lv305, R.shape([1, n, 896]))
+            lv307: R.Tensor((896, 896), dtype="float16") = model_params[86]
+            lv308 = R.call_tir(cls.fused_NT_matmul6_add6, (lv307, lv306, lv294), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv309: R.Tensor((896,), dtype="float16") = model_params[87]
+            lv310 = R.call_tir(cls.rms_norm, (lv308, lv309), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv311: R.Tensor((9728, 896), dtype="float16") = model_params[88]
+            lv312 = R.call_tir(cls.NT_matmul7, (lv311, lv310), out_sinfo=R.Tensor((1, n, 9728), dtype="float16"))
+            lv313 = R.call_tir(cls.fused_split_silu_multiply, (lv312,), out_sinfo=R.Tensor((1, n, 4864), dtype="float16"))
+            lv314: R.Tensor((896, 4864), dtype="float16") = model_params[89]
+            lv315 = R.call_tir(cls.fused_NT_matmul8_add8, (lv314, lv313, lv308), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv316: R.Tensor((896,), dtype="float16") = model_params[90]
+            lv317 = R.call_tir(cls.rms_norm, (lv315, lv316), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv318: R.Tensor((1152, 896), dtype="float16") = model_params[91]
+            lv319 = R.call_tir(cls.NT_matmul5, (lv318, lv317), out_sinfo=R.Tensor((1, n, 1152), dtype="float16"))
+            lv320 = R.reshape(lv319, R.shape([1, n, 18, 64]))
+            lv321: R.Tuple(R.Tensor((1, n, 14, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16")) = R.split(lv320, indices_or_sections=[14, 16], axis=2)
+            lv322: R.Tensor((1, n, 14, 64), dtype="float16") = lv321[0]
+            lv323: R.Tensor((1, n, 2, 64), dtype="float16") = lv321[1]
+            lv324: R.Tensor((1, n, 2, 64), dtype="float16") = lv321[2]
+            lv325: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv304, cls.kv_cache_transpose_append, lv323, lv324, R.prim_value(15), sinfo_args=(R.Object,))
+            lv326 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv325, cls.attention, lv322, R.prim_value(15), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 14, 64), dtype="float16"))
+            lv327 = R.reshape(lv326, R.shape([1, n, 896]))
+            lv328: R.Tensor((896, 896), dtype="float16") = model_params[92]
+            lv329 = R.call_tir(cls.fused_NT_matmul6_add6, (lv328, lv327, lv315), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv330: R.Tensor((896,), dtype="float16") = model_params[93]
+            lv331 = R.call_tir(cls.rms_norm, (lv329, lv330), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv332: R.Tensor((9728, 896), dtype="float16") = model_params[94]
+            lv333 = R.call_tir(cls.NT_matmul7, (lv332, lv331), out_sinfo=R.Tensor((1, n, 9728), dtype="float16"))
+            lv334 = R.call_tir(cls.fused_split_silu_multiply, (lv333,), out_sinfo=R.Tensor((1, n, 4864), dtype="float16"))
+            lv335: R.Tensor((896, 4864), dtype="float16") = model_params[95]
+            lv336 = R.call_tir(cls.fused_NT_matmul8_add8, (lv335, lv334, lv329), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv337: R.Tensor((896,), dtype="float16") = model_params[96]
+            lv338 = R.call_tir(cls.rms_norm, (lv336, lv337), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv339: R.Tensor((1152, 896), dtype="float16") = model_params[97]
+            lv340 = R.call_tir(cls.NT_matmul5, (lv339, lv338), out_sinfo=R.Tensor((1, n, 1152), dtype="float16"))
+            lv341 = R.reshape(lv340, R.shape([1, n, 18, 64]))
+            lv342: R.Tuple(R.Tensor((1, n, 14, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16")) = R.split(lv341, indices_or_sections=[14, 16], axis=2)
+            lv343: R.Tensor((1, n, 14, 64), dtype="float16") = lv342[0]
+            lv344: R.Tensor((1, n, 2, 64), dtype="float16") = lv342[1]
+            lv345: R.Tensor((1, n, 2, 64), dtype="float16") = lv342[2]
+            lv346: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv325, cls.kv_cache_transpose_append, lv344, lv345, R.prim_value(16), sinfo_args=(R.Object,))
+            lv347 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv346, cls.attention, lv343, R.prim_value(16), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 14, 64), dtype="float16"))
+            lv348 = R.reshape(lv347, R.shape([1, n, 896]))
+            lv349: R.Tensor((896, 896), dtype="float16") = model_params[98]
+            lv350 = R.call_tir(cls.fused_NT_matmul6_add6, (lv349, lv348, lv336), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv351: R.Tensor((896,), dtype="float16") = model_params[99]
+            lv352 = R.call_tir(cls.rms_norm, (lv350, lv351), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv353: R.Tensor((9728, 896), dtype="float16") = model_params[100]
+            lv354 = R.call_tir(cls.NT_matmul7, (lv353, lv352), out_sinfo=R.Tensor((1, n, 9728), dtype="float16"))
+            lv355 = R.call_tir(cls.fused_split_silu_multiply, (lv354,), out_sinfo=R.Tensor((1, n, 4864), dtype="float16"))
+            lv356: R.Tensor((896, 4864), dtype="float16") = model_params[101]
+            lv357 = R.call_tir(cls.fused_NT_matmul8_add8, (lv356, lv355, lv350), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv358: R.Tensor((896,), dtype="float16") = model_params[102]
+            lv359 = R.call_tir(cls.rms_norm, (lv357, lv358), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv360: R.Tensor((1152, 896), dtype="float16") = model_params[103]
+            lv361 = R.call_tir(cls.NT_matmul5, (lv360, lv359), out_sinfo=R.Tensor((1, n, 1152), dtype="float16"))
+            lv362 = R.reshape(lv361, R.shape([1, n, 18, 64]))
+            lv363: R.Tuple(R.Tensor((1, n, 14, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16")) = R.split(lv362, indices_or_sections=[14, 16], axis=2)
+            lv364: R.Tensor((1, n, 14, 64), dtype="float16") = lv363[0]
+            lv365: R.Tensor((1, n, 2, 64), dtype="float16") = lv363[1]
+            lv366: R.Tensor((1, n, 2, 64), dtype="float16") = lv363[2]
+            lv367: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv346, cls.kv_cache_transpose_append, lv365, lv366, R.prim_value(17), sinfo_args=(R.Object,))
+            lv368 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv367, cls.attention, lv364, R.prim_value(17), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 14, 64), dtype="float16"))
+            lv369 = R.reshape(lv368, R.shape([1, n, 896]))
+            lv370: R.Tensor((896, 896), dtype="float16") = model_params[104]
+            lv371 = R.call_tir(cls.fused_NT_matmul6_add6, (lv370, lv369, lv357), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv372: R.Tensor((896,), dtype="float16") = model_params[105]
+            lv373 = R.call_tir(cls.rms_norm, (lv371, lv372), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv374: R.Tensor((9728, 896), dtype="float16") = model_params[106]
+            lv375 = R.call_tir(cls.NT_matmul7, (lv374, lv373), out_sinfo=R.Tensor((1, n, 9728), dtype="float16"))
+            lv376 = R.call_tir(cls.fused_split_silu_multiply, (lv375,), out_sinfo=R.Tensor((1, n, 4864), dtype="float16"))
+            lv377: R.Tensor((896, 4864), dtype="float16") = model_params[107]
+            lv378 = R.call_tir(cls.fused_NT_matmul8_add8, (lv377, lv376, lv371), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv379: R.Tensor((896,), dtype="float16") = model_params[108]
+            lv380 = R.call_tir(cls.rms_norm, (lv378, lv379), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv381: R.Tensor((1152, 896), dtype="float16") = model_params[109]
+            lv382 = R.call_tir(cls.NT_matmul5, (lv381, lv380), out_sinfo=R.Tensor((1, n, 1152), dtype="float16"))
+            lv383 = R.reshape(lv382, R.shape([1, n, 18, 64]))
+            lv384: R.Tuple(R.Tensor((1, n, 14, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16")) = R.split(lv383, indices_or_sections=[14, 16], axis=2)
+            lv385: R.Tensor((1, n, 14, 64), dtype="float16") = lv384[0]
+            lv386: R.Tensor((1, n, 2, 64), dtype="float16") = lv384[1]
+            lv387: R.Tensor((1, n, 2, 64), dtype="float16") = lv384[2]
+            lv388: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv367, cls.kv_cache_transpose_append, lv386, lv387, R.prim_value(18), sinfo_args=(R.Object,))
+            lv389 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv388, cls.attention, lv385, R.prim_value(18), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 14, 64), dtype="float16"))
+            lv390 = R.reshape(lv389, R.shape([1, n, 896]))
+            lv391: R.Tensor((896, 896), dtype="float16") = model_params[110]
+            lv392 = R.call_tir(cls.fused_NT_matmul6_add6, (lv391, lv390, lv378), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv393: R.Tensor((896,), dtype="float16") = model_params[111]
+            lv394 = R.call_tir(cls.rms_norm, (lv392, lv393), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv395: R.Tensor((9728, 896), dtype="float16") = model_params[112]
+            lv396 = R.call_tir(cls.NT_matmul7, (lv395, lv394), out_sinfo=R.Tensor((1, n, 9728), dtype="float16"))
+            lv397 = R.call_tir(cls.fused_split_silu_multiply, (lv396,), out_sinfo=R.Tensor((1, n, 4864), dtype="float16"))
+            lv398: R.Tensor((896, 4864), dtype="float16") = model_params[113]
+            lv399 = R.call_tir(cls.fused_NT_matmul8_add8, (lv398, lv397, lv392), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv400: R.Tensor((896,), dtype="float16") = model_params[114]
+            lv401 = R.call_tir(cls.rms_norm, (lv399, lv400), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv402: R.Tensor((1152, 896), dtype="float16") = model_params[115]
+            lv403 = R.call_tir(cls.NT_matmul5, (lv402, lv401), out_sinfo=R.Tensor((1, n, 1152), dtype="float16"))
+            lv404 = R.reshape(lv403, R.shape([1, n, 18, 64]))
+            lv405: R.Tuple(R.Tensor((1, n, 14, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16")) = R.split(lv404, indices_or_sections=[14, 16], axis=2)
+            lv406: R.Tensor((1, n, 14, 64), dtype="float16") = lv405[0]
+            lv407: R.Tensor((1, n, 2, 64), dtype="float16") = lv405[1]
+            lv408: R.Tensor((1, n, 2, 64), dtype="float16") = lv405[2]
+            lv409: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv388, cls.kv_cache_transpose_append, lv407, lv408, R.prim_value(19), sinfo_args=(R.Object,))
+            lv410 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv409, cls.attention, lv406, R.prim_value(19), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 14, 64), dtype="float16"))
+            lv411 = R.reshape(lv410, R.shape([1, n, 896]))
+            lv412: R.Tensor((896, 896), dtype="float16") = model_params[116]
+            lv413 = R.call_tir(cls.fused_NT_matmul6_add6, (lv412, lv411, lv399), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv414: R.Tensor((896,), dtype="float16") = model_params[117]
+            lv415 = R.call_tir(cls.rms_norm, (lv413, lv414), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv416: R.Tensor((9728, 896), dtype="float16") = model_params[118]
+            lv417 = R.call_tir(cls.NT_matmul7, (lv416, lv415), out_sinfo=R.Tensor((1, n, 9728), dtype="float16"))
+            lv418 = R.call_tir(cls.fused_split_silu_multiply, (lv417,), out_sinfo=R.Tensor((1, n, 4864), dtype="float16"))
+            lv419: R.Tensor((896, 4864), dtype="float16") = model_params[119]
+            lv420 = R.call_tir(cls.fused_NT_matmul8_add8, (lv419, lv418, lv413), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv421: R.Tensor((896,), dtype="float16") = model_params[120]
+            lv422 = R.call_tir(cls.rms_norm, (lv420, lv421), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv423: R.Tensor((1152, 896), dtype="float16") = model_params[121]
+            lv424 = R.call_tir(cls.NT_matmul5, (lv423, lv422), out_sinfo=R.Tensor((1, n, 1152), dtype="float16"))
+            lv425 = R.reshape(lv424, R.shape([1, n, 18, 64]))
+            lv426: R.Tuple(R.Tensor((1, n, 14, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16")) = R.split(lv425, indices_or_sections=[14, 16], axis=2)
+            lv427: R.Tensor((1, n, 14, 64), dtype="float16") = lv426[0]
+            lv428: R.Tensor((1, n, 2, 64), dtype="float16") = lv426[1]
+            lv429: R.Tensor((1, n, 2, 64), dtype="float16") = lv426[2]
+            lv430: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv409, cls.kv_cache_transpose_append, lv428, lv429, R.prim_value(20), sinfo_args=(R.Object,))
+            lv431 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv430, cls.attention, lv427, R.prim_value(20), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 14, 64), dtype="float16"))
+            lv432 = R.reshape(lv431, R.shape([1, n, 896]))
+            lv433: R.Tensor((896, 896), dtype="float16") = model_params[122]
+            lv434 = R.call_tir(cls.fused_NT_matmul6_add6, (lv433, lv432, lv420), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv435: R.Tensor((896,), dtype="float16") = model_params[123]
+            lv436 = R.call_tir(cls.rms_norm, (lv434, lv435), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv437: R.Tensor((9728, 896), dtype="float16") = model_params[124]
+            lv438 = R.call_tir(cls.NT_matmul7, (lv437, lv436), out_sinfo=R.Tensor((1, n, 9728), dtype="float16"))
+            lv439 = R.call_tir(cls.fused_split_silu_multiply, (lv438,), out_sinfo=R.Tensor((1, n, 4864), dtype="float16"))
+            lv440: R.Tensor((896, 4864), dtype="float16") = model_params[125]
+            lv441 = R.call_tir(cls.fused_NT_matmul8_add8, (lv440, lv439, lv434), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv442: R.Tensor((896,), dtype="float16") = model_params[126]
+            lv443 = R.call_tir(cls.rms_norm, (lv441, lv442), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv444: R.Tensor((1152, 896), dtype="float16") = model_params[127]
+            lv445 = R.call_tir(cls.NT_matmul5, (lv444, lv443), out_sinfo=R.Tensor((1, n, 1152), dtype="float16"))
+            lv446 = R.reshape(lv445, R.shape([1, n, 18, 64]))
+            lv447: R.Tuple(R.Tensor((1, n, 14, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16")) = R.split(lv446, indices_or_sections=[14, 16], axis=2)
+            lv448: R.Tensor((1, n, 14, 64), dtype="float16") = lv447[0]
+            lv449: R.Tensor((1, n, 2, 64), dtype="float16") = lv447[1]
+            lv450: R.Tensor((1, n, 2, 64), dtype="float16") = lv447[2]
+            lv451: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv430, cls.kv_cache_transpose_append, lv449, lv450, R.prim_value(21), sinfo_args=(R.Object,))
+            lv452 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv451, cls.attention, lv448, R.prim_value(21), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 14, 64), dtype="float16"))
+            lv453 = R.reshape(lv452, R.shape([1, n, 896]))
+            lv454: R.Tensor((896, 896), dtype="float16") = model_params[128]
+            lv455 = R.call_tir(cls.fused_NT_matmul6_add6, (lv454, lv453, lv441), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv456: R.Tensor((896,), dtype="float16") = model_params[129]
+            lv457 = R.call_tir(cls.rms_norm, (lv455, lv456), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv458: R.Tensor((9728, 896), dtype="float16") = model_params[130]
+            lv459 = R.call_tir(cls.NT_matmul7, (lv458, lv457), out_sinfo=R.Tensor((1, n, 9728), dtype="float16"))
+            lv460 = R.call_tir(cls.fused_split_silu_multiply, (lv459,), out_sinfo=R.Tensor((1, n, 4864), dtype="float16"))
+            lv461: R.Tensor((896, 4864), dtype="float16") = model_params[131]
+            lv462 = R.call_tir(cls.fused_NT_matmul8_add8, (lv461, lv460, lv455), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv463: R.Tensor((896,), dtype="float16") = model_params[132]
+            lv464 = R.call_tir(cls.rms_norm, (lv462, lv463), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv465: R.Tensor((1152, 896), dtype="float16") = model_params[133]
+            lv466 = R.call_tir(cls.NT_matmul5, (lv465, lv464), out_sinfo=R.Tensor((1, n, 1152), dtype="float16"))
+            lv467 = R.reshape(lv466, R.shape([1, n, 18, 64]))
+            lv468: R.Tuple(R.Tensor((1, n, 14, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16")) = R.split(lv467, indices_or_sections=[14, 16], axis=2)
+            lv469: R.Tensor((1, n, 14, 64), dtype="float16") = lv468[0]
+            lv470: R.Tensor((1, n, 2, 64), dtype="float16") = lv468[1]
+            lv471: R.Tensor((1, n, 2, 64), dtype="float16") = lv468[2]
+            lv472: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv451, cls.kv_cache_transpose_append, lv470, lv471, R.prim_value(22), sinfo_args=(R.Object,))
+            lv473 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv472, cls.attention, lv469, R.prim_value(22), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 14, 64), dtype="float16"))
+            lv474 = R.reshape(lv473, R.shape([1, n, 896]))
+            lv475: R.Tensor((896, 896), dtype="float16") = model_params[134]
+            lv476 = R.call_tir(cls.fused_NT_matmul6_add6, (lv475, lv474, lv462), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv477: R.Tensor((896,), dtype="float16") = model_params[135]
+            lv478 = R.call_tir(cls.rms_norm, (lv476, lv477), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv479: R.Tensor((9728, 896), dtype="float16") = model_params[136]
+            lv480 = R.call_tir(cls.NT_matmul7, (lv479, lv478), out_sinfo=R.Tensor((1, n, 9728), dtype="float16"))
+            lv481 = R.call_tir(cls.fused_split_silu_multiply, (lv480,), out_sinfo=R.Tensor((1, n, 4864), dtype="float16"))
+            lv482: R.Tensor((896, 4864), dtype="float16") = model_params[137]
+            lv483 = R.call_tir(cls.fused_NT_matmul8_add8, (lv482, lv481, lv476), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv484: R.Tensor((896,), dtype="float16") = model_params[138]
+            lv485 = R.call_tir(cls.rms_norm, (lv483, lv484), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv486: R.Tensor((1152, 896), dtype="float16") = model_params[139]
+            lv487 = R.call_tir(cls.NT_matmul5, (lv486, lv485), out_sinfo=R.Tensor((1, n, 1152), dtype="float16"))
+            lv488 = R.reshape(lv487, R.shape([1, n, 18, 64]))
+            lv489: R.Tuple(R.Tensor((1, n, 14, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16")) = R.split(lv488, indices_or_sections=[14, 16], axis=2)
+            lv490: R.Tensor((1, n, 14, 64), dtype="float16") = lv489[0]
+            lv491: R.Tensor((1, n, 2, 64), dtype="float16") = lv489[1]
+            lv492: R.Tensor((1, n, 2, 64), dtype="float16") = lv489[2]
+            lv493: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv472, cls.kv_cache_transpose_append, lv491, lv492, R.prim_value(23), sinfo_args=(R.Object,))
+            lv494 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv493, cls.attention, lv490, R.prim_value(23), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 14, 64), dtype="float16"))
+            lv495 = R.reshape(lv494, R.shape([1, n, 896]))
+            lv496: R.Tensor((896, 896), dtype="float16") = model_params[140]
+            lv497 = R.call_tir(cls.fused_NT_matmul6_add6, (lv496, lv495, lv483), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv498: R.Tensor((896,), dtype="float16") = model_params[141]
+            lv499 = R.call_tir(cls.rms_norm, (lv497, lv498), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv500: R.Tensor((9728, 896), dtype="float16") = model_params[142]
+            lv501 = R.call_tir(cls.NT_matmul7, (lv500, lv499), out_sinfo=R.Tensor((1, n, 9728), dtype="float16"))
+            lv502 = R.call_tir(cls.fused_split_silu_multiply, (lv501,), out_sinfo=R.Tensor((1, n, 4864), dtype="float16"))
+            lv503: R.Tensor((896, 4864), dtype="float16") = model_params[143]
+            lv504 = R.call_tir(cls.fused_NT_matmul8_add8, (lv503, lv502, lv497), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv505: R.Tensor((896,), dtype="float16") = model_params[144]
+            lv506 = R.call_tir(cls.rms_norm, (lv504, lv505), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv507 = R.take(lv506, logit_positions, axis=1)
+            lv508 = R.reshape(lv507, R.shape([batch_size, 1, 896]))
+            lv509: R.Tensor((151936, 896), dtype="float16") = model_params[145]
+            lv510 = R.call_tir(cls.fused_NT_matmul13_cast13, (lv509, lv508), out_sinfo=R.Tensor((batch_size, 1, 151936), dtype="float32"))
+            lv511: R.Tuple(R.Tensor((batch_size, 1, 151936), dtype="float32"), R.Object) = lv510, lv493
+            R.output(lv511)
+        return lv511
+
+    @R.function
+    def batch_decode(input_embeds: R.Tensor(("batch_size", 1, 896), dtype="float16"), kv_cache: R.Object, model_params: R.Tuple(R.Tensor((896,), dtype="float16"), R.Tensor((1152, 896), dtype="float16"), R.Tensor((896, 896), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 896), dtype="float16"), R.Tensor((896, 4864), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 896), dtype="float16"), R.Tensor((896, 896), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 896), dtype="float16"), R.Tensor((896, 4864), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 896), dtype="float16"), R.Tensor((896, 896), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 896), dtype="float16"), R.Tensor((896, 4864), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 896), dtype="float16"), R.Tensor((896, 896), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 896), dtype="float16"), R.Tensor((896, 4864), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 896), dtype="float16"), R.Tensor((896, 896), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 896), dtype="float16"), R.Tensor((896, 4864), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 896), dtype="float16"), R.Tensor((896, 896), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 896), dtype="float16"), R.Tensor((896, 4864), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 896), dtype="float16"), R.Tensor((896, 896), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 896), dtype="float16"), R.Tensor((896, 4864), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 896), dtype="float16"), R.Tensor((896, 896), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 896), dtype="float16"), R.Tensor((896, 4864), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 896), dtype="float16"), R.Tensor((896, 896), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 896), dtype="float16"), R.Tensor((896, 4864), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 896), dtype="float16"), R.Tensor((896, 896), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 896), dtype="float16"), R.Tensor((896, 4864), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 896), dtype="float16"), R.Tensor((896, 896), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 896), dtype="float16"), R.Tensor((896, 4864), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 896), dtype="float16"), R.Tensor((896, 896), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 896), dtype="float16"), R.Tensor((896, 4864), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 896), dtype="float16"), R.Tensor((896, 896), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 896), dtype="float16"), R.Tensor((896, 4864), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 896), dtype="float16"), R.Tensor((896, 896), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 896), dtype="float16"), R.Tensor((896, 4864), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 896), dtype="float16"), R.Tensor((896, 896), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 896), dtype="float16"), R.Tensor((896, 4864), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 896), dtype="float16"), R.Tensor((896, 896), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 896), dtype="float16"), R.Tensor((896, 4864), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 896), dtype="float16"), R.Tensor((896, 896), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 896), dtype="float16"), R.Tensor((896, 4864), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 896), dtype="float16"), R.Tensor((896, 896), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 896), dtype="float16"), R.Tensor((896, 4864), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 896), dtype="float16"), R.Tensor((896, 896), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 896), dtype="float16"), R.Tensor((896, 4864), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 896), dtype="float16"), R.Tensor((896, 896), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 896), dtype="float16"), R.Tensor((896, 4864), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 896), dtype="float16"), R.Tensor((896, 896), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 896), dtype="float16"), R.Tensor((896, 4864), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 896), dtype="float16"), R.Tensor((896, 896), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 896), dtype="float16"), R.Tensor((896, 4864), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 896), dtype="float16"), R.Tensor((896, 896), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 896), dtype="float16"), R.Tensor((896, 4864), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 896), dtype="float16"), R.Tensor((896, 896), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 896), dtype="float16"), R.Tensor((896, 4864), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((151936, 896), dtype="float16"))) -> R.Tuple(R.Tensor(("batch_size", 1, 151936), dtype="float32"), R.Object):
+        batch_size = T.int64()
+        R.func_attr({"num_input": 2})
+        cls = Module
+        with R.dataflow():
+            lv1: R.Tensor((896,), dtype="float16") = model_params[0]
+            lv2 = R.call_tir(cls.rms_norm1, (input_embeds, lv1), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv3: R.Tensor((1152, 896), dtype="float16") = model_params[1]
+            lv4 = R.call_tir(cls.NT_matmul9, (lv3, lv2), out_sinfo=R.Tensor((batch_size, 1, 1152), dtype="float16"))
+            lv5 = R.reshape(lv4, R.shape([batch_size, 1, 18, 64]))
+            lv6: R.Tuple(R.Tensor((batch_size, 1, 14, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16")) = R.split(lv5, indices_or_sections=[14, 16], axis=2)
+            lv7: R.Tensor((batch_size, 1, 14, 64), dtype="float16") = lv6[0]
+            lv8: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv6[1]
+            lv9: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv6[2]
+            lv10: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", kv_cache, cls.kv_cache_transpose_append, lv8, lv9, R.prim_value(0), sinfo_args=(R.Object,))
+            lv11 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv10, cls.attention, lv7, R.prim_value(0), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((batch_size, 1, 14, 64), dtype="float16"))
+            lv12 = R.reshape(lv11, R.shape([batch_size, 1, 896]))
+            lv13: R.Tensor((896, 896), dtype="float16") = model_params[2]
+            lv14 = R.call_tir(cls.fused_NT_matmul10_add10, (lv13, lv12, input_embeds), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv15: R.Tensor((896,), dtype="float16") = model_params[3]
+            lv16 = R.call_tir(cls.rms_norm1, (lv14, lv15), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv17: R.Tensor((9728, 896), dtype="float16") = model_params[4]
+            lv18 = R.call_tir(cls.NT_matmul11, (lv17, lv16), out_sinfo=R.Tensor((batch_size, 1, 9728), dtype="float16"))
+            lv19 = R.call_tir(cls.fused_split_silu_multiply1, (lv18,), out_sinfo=R.Tensor((batch_size, 1, 4864), dtype="float16"))
+            lv20: R.Tensor((896, 4864), dtype="float16") = model_params[5]
+            lv21 = R.call_tir(cls.fused_NT_matmul12_add12, (lv20, lv19, lv14), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv22: R.Tensor((896,), dtype="float16") = model_params[6]
+            lv23 = R.call_tir(cls.rms_norm1, (lv21, lv22), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv24: R.Tensor((1152, 896), dtype="float16") = model_params[7]
+            lv25 = R.call_tir(cls.NT_matmul9, (lv24, lv23), out_sinfo=R.Tensor((batch_size, 1, 1152), dtype="float16"))
+            lv26 = R.reshape(lv25, R.shape([batch_size, 1, 18, 64]))
+            lv27: R.Tuple(R.Tensor((batch_size, 1, 14, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16")) = R.split(lv26, indices_or_sections=[14, 16], axis=2)
+            lv28: R.Tensor((batch_size, 1, 14, 64), dtype="float16") = lv27[0]
+            lv29: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv27[1]
+            lv30: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv27[2]
+            lv31: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv10, cls.kv_cache_transpose_append, lv29, lv30, R.prim_value(1), sinfo_args=(R.Object,))
+            lv32 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv31, cls.attention, lv28, R.prim_value(1), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((batch_size, 1, 14, 64), dtype="float16"))
+            lv33 = R.reshape(lv32, R.shape([batch_size, 1, 896]))
+            lv34: R.Tensor((896, 896), dtype="float16") = model_params[8]
+            lv35 = R.call_tir(cls.fused_NT_matmul10_add10, (lv34, lv33, lv21), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv36: R.Tensor((896,), dtype="float16") = model_params[9]
+            lv37 = R.call_tir(cls.rms_norm1, (lv35, lv36), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv38: R.Tensor((9728, 896), dtype="float16") = model_params[10]
+            lv39 = R.call_tir(cls.NT_matmul11, (lv38, lv37), out_sinfo=R.Tensor((batch_size, 1, 9728), dtype="float16"))
+            lv40 = R.call_tir(cls.fused_split_silu_multiply1, (lv39,), out_sinfo=R.Tensor((batch_size, 1, 4864), dtype="float16"))
+            lv41: R.Tensor((896, 4864), dtype="float16") = model_params[11]
+            lv42 = R.call_tir(cls.fused_NT_matmul12_add12, (lv41, lv40, lv35), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv43: R.Tensor((896,), dtype="float16") = model_params[12]
+            lv44 = R.call_tir(cls.rms_norm1, (lv42, lv43), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv45: R.Tensor((1152, 896), dtype="float16") = model_params[13]
+            lv46 = R.call_tir(cls.NT_matmul9, (lv45, lv44), out_sinfo=R.Tensor((batch_size, 1, 1152), dtype="float16"))
+            lv47 = R.reshape(lv46, R.shape([batch_size, 1, 18, 64]))
+            lv48: R.Tuple(R.Tensor((batch_size, 1, 14, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16")) = R.split(lv47, indices_or_sections=[14, 16], axis=2)
+            lv49: R.Tensor((batch_size, 1, 14, 64), dtype="float16") = lv48[0]
+            lv50: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv48[1]
+            lv51: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv48[2]
+            lv52: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv31, cls.kv_cache_transpose_append, lv50, lv51, R.prim_value(2), sinfo_args=(R.Object,))
+            lv53 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv52, cls.attention, lv49, R.prim_value(2), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((batch_size, 1, 14, 64), dtype="float16"))
+            lv54 = R.reshape(lv53, R.shape([batch_size, 1, 896]))
+            lv55: R.Tensor((896, 896), dtype="float16") = model_params[14]
+            lv56 = R.call_tir(cls.fused_NT_matmul10_add10, (lv55, lv54, lv42), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv57: R.Tensor((896,), dtype="float16") = model_params[15]
+            lv58 = R.call_tir(cls.rms_norm1, (lv56, lv57), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv59: R.Tensor((9728, 896), dtype="float16") = model_params[16]
+            lv60 = R.call_tir(cls.NT_matmul11, (lv59, lv58), out_sinfo=R.Tensor((batch_size, 1, 9728), dtype="float16"))
+            lv61 = R.call_tir(cls.fused_split_silu_multiply1, (lv60,), out_sinfo=R.Tensor((batch_size, 1, 4864), dtype="float16"))
+            lv62: R.Tensor((896, 4864), dtype="float16") = model_params[17]
+            lv63 = R.call_tir(cls.fused_NT_matmul12_add12, (lv62, lv61, lv56), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv64: R.Tensor((896,), dtype="float16") = model_params[18]
+            lv65 = R.call_tir(cls.rms_norm1, (lv63, lv64), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv66: R.Tensor((1152, 896), dtype="float16") = model_params[19]
+            lv67 = R.call_tir(cls.NT_matmul9, (lv66, lv65), out_sinfo=R.Tensor((batch_size, 1, 1152), dtype="float16"))
+            lv68 = R.reshape(lv67, R.shape([batch_size, 1, 18, 64]))
+            lv69: R.Tuple(R.Tensor((batch_size, 1, 14, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16")) = R.split(lv68, indices_or_sections=[14, 16], axis=2)
+            lv70: R.Tensor((batch_size, 1, 14, 64), dtype="float16") = lv69[0]
+            lv71: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv69[1]
+            lv72: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv69[2]
+            lv73: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv52, cls.kv_cache_transpose_append, lv71, lv72, R.prim_value(3), sinfo_args=(R.Object,))
+            lv74 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv73, cls.attention, lv70, R.prim_value(3), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((batch_size, 1, 14, 64), dtype="float16"))
+            lv75 = R.reshape(lv74, R.shape([batch_size, 1, 896]))
+            lv76: R.Tensor((896, 896), dtype="float16") = model_params[20]
+            lv77 = R.call_tir(cls.fused_NT_matmul10_add10, (lv76, lv75, lv63), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv78: R.Tensor((896,), dtype="float16") = model_params[21]
+            lv79 = R.call_tir(cls.rms_norm1, (lv77, lv78), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv80: R.Tensor((9728, 896), dtype="float16") = model_params[22]
+            lv81 = R.call_tir(cls.NT_matmul11, (lv80, lv79), out_sinfo=R.Tensor((batch_size, 1, 9728), dtype="float16"))
+            lv82 = R.call_tir(cls.fused_split_silu_multiply1, (lv81,), out_sinfo=R.Tensor((batch_size, 1, 4864), dtype="float16"))
+            lv83: R.Tensor((896, 4864), dtype="float16") = model_params[23]
+            lv84 = R.call_tir(cls.fused_NT_matmul12_add12, (lv83, lv82, lv77), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv85: R.Tensor((896,), dtype="float16") = model_params[24]
+            lv86 = R.call_tir(cls.rms_norm1, (lv84, lv85), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv87: R.Tensor((1152, 896), dtype="float16") = model_params[25]
+            lv88 = R.call_tir(cls.NT_matmul9, (lv87, lv86), out_sinfo=R.Tensor((batch_size, 1, 1152), dtype="float16"))
+            lv89 = R.reshape(lv88, R.shape([batch_size, 1, 18, 64]))
+            lv90: R.Tuple(R.Tensor((batch_size, 1, 14, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16")) = R.split(lv89, indices_or_sections=[14, 16], axis=2)
+            lv91: R.Tensor((batch_size, 1, 14, 64), dtype="float16") = lv90[0]
+            lv92: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv90[1]
+            lv93: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv90[2]
+            lv94: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv73, cls.kv_cache_transpose_append, lv92, lv93, R.prim_value(4), sinfo_args=(R.Object,))
+            lv95 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv94, cls.attention, lv91, R.prim_value(4), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((batch_size, 1, 14, 64), dtype="float16"))
+            lv96 = R.reshape(lv95, R.shape([batch_size, 1, 896]))
+            lv97: R.Tensor((896, 896), dtype="float16") = model_params[26]
+            lv98 = R.call_tir(cls.fused_NT_matmul10_add10, (lv97, lv96, lv84), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv99: R.Tensor((896,), dtype="float16") = model_params[27]
+            lv100 = R.call_tir(cls.rms_norm1, (lv98, lv99), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv101: R.Tensor((9728, 896), dtype="float16") = model_params[28]
+            lv102 = R.call_tir(cls.NT_matmul11, (lv101, lv100), out_sinfo=R.Tensor((batch_size, 1, 9728), dtype="float16"))
+            lv103 = R.call_tir(cls.fused_split_silu_multiply1, (lv102,), out_sinfo=R.Tensor((batch_size, 1, 4864), dtype="float16"))
+            lv104: R.Tensor((896, 4864), dtype="float16") = model_params[29]
+            lv105 = R.call_tir(cls.fused_NT_matmul12_add12, (lv104, lv103, lv98), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv106: R.Tensor((896,), dtype="float16") = model_params[30]
+            lv107 = R.call_tir(cls.rms_norm1, (lv105, lv106), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv108: R.Tensor((1152, 896), dtype="float16") = model_params[31]
+            lv109 = R.call_tir(cls.NT_matmul9, (lv108, lv107), out_sinfo=R.Tensor((batch_size, 1, 1152), dtype="float16"))
+            lv110 = R.reshape(lv109, R.shape([batch_size, 1, 18, 64]))
+            lv111: R.Tuple(R.Tensor((batch_size, 1, 14, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16")) = R.split(lv110, indices_or_sections=[14, 16], axis=2)
+            lv112: R.Tensor((batch_size, 1, 14, 64), dtype="float16") = lv111[0]
+            lv113: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv111[1]
+            lv114: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv111[2]
+            lv115: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv94, cls.kv_cache_transpose_append, lv113, lv114, R.prim_value(5), sinfo_args=(R.Object,))
+            lv116 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv115, cls.attention, lv112, R.prim_value(5), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((batch_size, 1, 14, 64), dtype="float16"))
+            lv117 = R.reshape(lv116, R.shape([batch_size, 1, 896]))
+            lv118: R.Tensor((896, 896), dtype="float16") = model_params[32]
+            lv119 = R.call_tir(cls.fused_NT_matmul10_add10, (lv118, lv117, lv105), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv120: R.Tensor((896,), dtype="float16") = model_params[33]
+            lv121 = R.call_tir(cls.rms_norm1, (lv119, lv120), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv122: R.Tensor((9728, 896), dtype="float16") = model_params[34]
+            lv123 = R.call_tir(cls.NT_matmul11, (lv122, lv121), out_sinfo=R.Tensor((batch_size, 1, 9728), dtype="float16"))
+            lv124 = R.call_tir(cls.fused_split_silu_multiply1, (lv123,), out_sinfo=R.Tensor((batch_size, 1, 4864), dtype="float16"))
+            lv125: R.Tensor((896, 4864), dtype="float16") = model_params[35]
+            lv126 = R.call_tir(cls.fused_NT_matmul12_add12, (lv125, lv124, lv119), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv127: R.Tensor((896,), dtype="float16") = model_params[36]
+            lv128 = R.call_tir(cls.rms_norm1, (lv126, lv127), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv129: R.Tensor((1152, 896), dtype="float16") = model_params[37]
+            lv130 = R.call_tir(cls.NT_matmul9, (lv129, lv128), out_sinfo=R.Tensor((batch_size, 1, 1152), dtype="float16"))
+            lv131 = R.reshape(lv130, R.shape([batch_size, 1, 18, 64]))
+            lv132: R.Tuple(R.Tensor((batch_size, 1, 14, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16")) = R.split(lv131, indices_or_sections=[14, 16], axis=2)
+            lv133: R.Tensor((batch_size, 1, 14, 64), dtype="float16") = lv132[0]
+            lv134: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv132[1]
+            lv135: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv132[2]
+            lv136: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv115, cls.kv_cache_transpose_append, lv134, lv135, R.prim_value(6), sinfo_args=(R.Object,))
+            lv137 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv136, cls.attention, lv133, R.prim_value(6), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((batch_size, 1, 14, 64), dtype="float16"))
+            lv138 = R.reshape(lv137, R.shape([batch_size, 1, 896]))
+            lv139: R.Tensor((896, 896), dtype="float16") = model_params[38]
+            lv140 = R.call_tir(cls.fused_NT_matmul10_add10, (lv139, lv138, lv126), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv141: R.Tensor((896,), dtype="float16") = model_params[39]
+            lv142 = R.call_tir(cls.rms_norm1, (lv140, lv141), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv143: R.Tensor((9728, 896), dtype="float16") = model_params[40]
+            lv144 = R.call_tir(cls.NT_matmul11, (lv143, lv142), out_sinfo=R.Tensor((batch_size, 1, 9728), dtype="float16"))
+            lv145 = R.call_tir(cls.fused_split_silu_multiply1, (lv144,), out_sinfo=R.Tensor((batch_size, 1, 4864), dtype="float16"))
+            lv146: R.Tensor((896, 4864), dtype="float16") = model_params[41]
+            lv147 = R.call_tir(cls.fused_NT_matmul12_add12, (lv146, lv145, lv140), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv148: R.Tensor((896,), dtype="float16") = model_params[42]
+            lv149 = R.call_tir(cls.rms_norm1, (lv147, lv148), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv150: R.Tensor((1152, 896), dtype="float16") = model_params[43]
+            lv151 = R.call_tir(cls.NT_matmul9, (lv150, lv149), out_sinfo=R.Tensor((batch_size, 1, 1152), dtype="float16"))
+            lv152 = R.reshape(lv151, R.shape([batch_size, 1, 18, 64]))
+            lv153: R.Tuple(R.Tensor((batch_size, 1, 14, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16")) = R.split(lv152, indices_or_sections=[14, 16], axis=2)
+            lv154: R.Tensor((batch_size, 1, 14, 64), dtype="float16") = lv153[0]
+            lv155: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv153[1]
+            lv156: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv153[2]
+            lv157: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv136, cls.kv_cache_transpose_append, lv155, lv156, R.prim_value(7), sinfo_args=(R.Object,))
+            lv158 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv157, cls.attention, lv154, R.prim_value(7), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((batch_size, 1, 14, 64), dtype="float16"))
+            lv159 = R.reshape(lv158, R.shape([batch_size, 1, 896]))
+            lv160: R.Tensor((896, 896), dtype="float16") = model_params[44]
+            lv161 = R.call_tir(cls.fused_NT_matmul10_add10, (lv160, lv159, lv147), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv162: R.Tensor((896,), dtype="float16") = model_params[45]
+            lv163 = R.call_tir(cls.rms_norm1, (lv161, lv162), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv164: R.Tensor((9728, 896), dtype="float16") = model_params[46]
+            lv165 = R.call_tir(cls.NT_matmul11, (lv164, lv163), out_sinfo=R.Tensor((batch_size, 1, 9728), dtype="float16"))
+            lv166 = R.call_tir(cls.fused_split_silu_multiply1, (lv165,), out_sinfo=R.Tensor((batch_size, 1, 4864), dtype="float16"))
+            lv167: R.Tensor((896, 4864), dtype="float16") = model_params[47]
+            lv168 = R.call_tir(cls.fused_NT_matmul12_add12, (lv167, lv166, lv161), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv169: R.Tensor((896,), dtype="float16") = model_params[48]
+            lv170 = R.call_tir(cls.rms_norm1, (lv168, lv169), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv171: R.Tensor((1152, 896), dtype="float16") = model_params[49]
+            lv172 = R.call_tir(cls.NT_matmul9, (lv171, lv170), out_sinfo=R.Tensor((batch_size, 1, 1152), dtype="float16"))
+            lv173 = R.reshape(lv172, R.shape([batch_size, 1, 18, 64]))
+            lv174: R.Tuple(R.Tensor((batch_size, 1, 14, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16")) = R.split(lv173, indices_or_sections=[14, 16], axis=2)
+            lv175: R.Tensor((batch_size, 1, 14, 64), dtype="float16") = lv174[0]
+            lv176: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv174[1]
+            lv177: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv174[2]
+            lv178: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv157, cls.kv_cache_transpose_append, lv176, lv177, R.prim_value(8), sinfo_args=(R.Object,))
+            lv179 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv178, cls.attention, lv175, R.prim_value(8), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((batch_size, 1, 14, 64), dtype="float16"))
+            lv180 = R.reshape(lv179, R.shape([batch_size, 1, 896]))
+            lv181: R.Tensor((896, 896), dtype="float16") = model_params[50]
+            lv182 = R.call_tir(cls.fused_NT_matmul10_add10, (lv181, lv180, lv168), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv183: R.Tensor((896,), dtype="float16") = model_params[51]
+            lv184 = R.call_tir(cls.rms_norm1, (lv182, lv183), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv185: R.Tensor((9728, 896), dtype="float16") = model_params[52]
+            lv186 = R.call_tir(cls.NT_matmul11, (lv185, lv184), out_sinfo=R.Tensor((batch_size, 1, 9728), dtype="float16"))
+            lv187 = R.call_tir(cls.fused_split_silu_multiply1, (lv186,), out_sinfo=R.Tensor((batch_size, 1, 4864), dtype="float16"))
+            lv188: R.Tensor((896, 4864), dtype="float16") = model_params[53]
+            lv189 = R.call_tir(cls.fused_NT_matmul12_add12, (lv188, lv187, lv182), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv190: R.Tensor((896,), dtype="float16") = model_params[54]
+            lv191 = R.call_tir(cls.rms_norm1, (lv189, lv190), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv192: R.Tensor((1152, 896), dtype="float16") = model_params[55]
+            lv193 = R.call_tir(cls.NT_matmul9, (lv192, lv191), out_sinfo=R.Tensor((batch_size, 1, 1152), dtype="float16"))
+            lv194 = R.reshape(lv193, R.shape([batch_size, 1, 18, 64]))
+            lv195: R.Tuple(R.Tensor((batch_size, 1, 14, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16")) = R.split(lv194, indices_or_sections=[14, 16], axis=2)
+            lv196: R.Tensor((batch_size, 1, 14, 64), dtype="float16") = lv195[0]
+            lv197: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv195[1]
+            lv198: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv195[2]
+            lv199: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv178, cls.kv_cache_transpose_append, lv197, lv198, R.prim_value(9), sinfo_args=(R.Object,))
+            lv200 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv199, cls.attention, lv196, R.prim_value(9), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((batch_size, 1, 14, 64), dtype="float16"))
+            lv201 = R.reshape(lv200, R.shape([batch_size, 1, 896]))
+            lv202: R.Tensor((896, 896), dtype="float16") = model_params[56]
+            lv203 = R.call_tir(cls.fused_NT_matmul10_add10, (lv202, lv201, lv189), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv204: R.Tensor((896,), dtype="float16") = model_params[57]
+            lv205 = R.call_tir(cls.rms_norm1, (lv203, lv204), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv206: R.Tensor((9728, 896), dtype="float16") = model_params[58]
+            lv207 = R.call_tir(cls.NT_matmul11, (lv206, lv205), out_sinfo=R.Tensor((batch_size, 1, 9728), dtype="float16"))
+            lv208 = R.call_tir(cls.fused_split_silu_multiply1, (lv207,), out_sinfo=R.Tensor((batch_size, 1, 4864), dtype="float16"))
+            lv209: R.Tensor((896, 4864), dtype="float16") = model_params[59]
+            lv210 = R.call_tir(cls.fused_NT_matmul12_add12, (lv209, lv208, lv203), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv211: R.Tensor((896,), dtype="float16") = model_params[60]
+            lv212 = R.call_tir(cls.rms_norm1, (lv210, lv211), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv213: R.Tensor((1152, 896), dtype="float16") = model_params[61]
+            lv214 = R.call_tir(cls.NT_matmul9, (lv213, lv212), out_sinfo=R.Tensor((batch_size, 1, 1152), dtype="float16"))
+            lv215 = R.reshape(lv214, R.shape([batch_size, 1, 18, 64]))
+            lv216: R.Tuple(R.Tensor((batch_size, 1, 14, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16")) = R.split(lv215, indices_or_sections=[14, 16], axis=2)
+            lv217: R.Tensor((batch_size, 1, 14, 64), dtype="float16") = lv216[0]
+            lv218: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv216[1]
+            lv219: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv216[2]
+            lv220: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv199, cls.kv_cache_transpose_append, lv218, lv219, R.prim_value(10), sinfo_args=(R.Object,))
+            lv221 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv220, cls.attention, lv217, R.prim_value(10), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((batch_size, 1, 14, 64), dtype="float16"))
+            lv222 = R.reshape(lv221, R.shape([batch_size, 1, 896]))
+            lv223: R.Tensor((896, 896), dtype="float16") = model_params[62]
+            lv224 = R.call_tir(cls.fused_NT_matmul10_add10, (lv223, lv222, lv210), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv225: R.Tensor((896,), dtype="float16") = model_params[63]
+            lv226 = R.call_tir(cls.rms_norm1, (lv224, lv225), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv227: R.Tensor((9728, 896), dtype="float16") = model_params[64]
+            lv228 = R.call_tir(cls.NT_matmul11, (lv227, lv226), out_sinfo=R.Tensor((batch_size, 1, 9728), dtype="float16"))
+            lv229 = R.call_tir(cls.fused_split_silu_multiply1, (lv228,), out_sinfo=R.Tensor((batch_size, 1, 4864), dtype="float16"))
+            lv230: R.Tensor((896, 4864), dtype="float16") = model_params[65]
+            lv231 = R.call_tir(cls.fused_NT_matmul12_add12, (lv230, lv229, lv224), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv232: R.Tensor((896,), dtype="float16") = model_params[66]
+            lv233 = R.call_tir(cls.rms_norm1, (lv231, lv232), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv234: R.Tensor((1152, 896), dtype="float16") = model_params[67]
+            lv235 = R.call_tir(cls.NT_matmul9, (lv234, lv233), out_sinfo=R.Tensor((batch_size, 1, 1152), dtype="float16"))
+            lv236 = R.reshape(lv235, R.shape([batch_size, 1, 18, 64]))
+            lv237: R.Tuple(R.Tensor((batch_size, 1, 14, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16")) = R.split(lv236, indices_or_sections=[14, 16], axis=2)
+            lv238: R.Tensor((batch_size, 1, 14, 64), dtype="float16") = lv237[0]
+            lv239: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv237[1]
+            lv240: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv237[2]
+            lv241: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv220, cls.kv_cache_transpose_append, lv239, lv240, R.prim_value(11), sinfo_args=(R.Object,))
+            lv242 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv241, cls.attention, lv238, R.prim_value(11), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((batch_size, 1, 14, 64), dtype="float16"))
+            lv243 = R.reshape(lv242, R.shape([batch_size, 1, 896]))
+            lv244: R.Tensor((896, 896), dtype="float16") = model_params[68]
+            lv245 = R.call_tir(cls.fused_NT_matmul10_add10, (lv244, lv243, lv231), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv246: R.Tensor((896,), dtype="float16") = model_params[69]
+            lv247 = R.call_tir(cls.rms_norm1, (lv245, lv246), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv248: R.Tensor((9728, 896), dtype="float16") = model_params[70]
+            lv249 = R.call_tir(cls.NT_matmul11, (lv248, lv247), out_sinfo=R.Tensor((batch_size, 1, 9728), dtype="float16"))
+            lv250 = R.call_tir(cls.fused_split_silu_multiply1, (lv249,), out_sinfo=R.Tensor((batch_size, 1, 4864), dtype="float16"))
+            lv251: R.Tensor((896, 4864), dtype="float16") = model_params[71]
+            lv252 = R.call_tir(cls.fused_NT_matmul12_add12, (lv251, lv250, lv245), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv253: R.Tensor((896,), dtype="float16") = model_params[72]
+            lv254 = R.call_tir(cls.rms_norm1, (lv252, lv253), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv255: R.Tensor((1152, 896), dtype="float16") = model_params[73]
+            lv256 = R.call_tir(cls.NT_matmul9, (lv255, lv254), out_sinfo=R.Tensor((batch_size, 1, 1152), dtype="float16"))
+            lv257 = R.reshape(lv256, R.shape([batch_size, 1, 18, 64]))
+            lv258: R.Tuple(R.Tensor((batch_size, 1, 14, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16")) = R.split(lv257, indices_or_sections=[14, 16], axis=2)
+            lv259: R.Tensor((batch_size, 1, 14, 64), dtype="float16") = lv258[0]
+            lv260: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv258[1]
+            lv261: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv258[2]
+            lv262: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv241, cls.kv_cache_transpose_append, lv260, lv261, R.prim_value(12), sinfo_args=(R.Object,))
+            lv263 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv262, cls.attention, lv259, R.prim_value(12), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((batch_size, 1, 14, 64), dtype="float16"))
+            lv264 = R.reshape(lv263, R.shape([batch_size, 1, 896]))
+            lv265: R.Tensor((896, 896), dtype="float16") = model_params[74]
+            lv266 = R.call_tir(cls.fused_NT_matmul10_add10, (lv265, lv264, lv252), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv267: R.Tensor((896,), dtype="float16") = model_params[75]
+            lv268 = R.call_tir(cls.rms_norm1, (lv266, lv267), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv269: R.Tensor((9728, 896), dtype="float16") = model_params[76]
+            lv270 = R.call_tir(cls.NT_matmul11, (lv269, lv268), out_sinfo=R.Tensor((batch_size, 1, 9728), dtype="float16"))
+            lv271 = R.call_tir(cls.fused_split_silu_multiply1, (lv270,), out_sinfo=R.Tensor((batch_size, 1, 4864), dtype="float16"))
+            lv272: R.Tensor((896, 4864), dtype="float16") = model_params[77]
+            lv273 = R.call_tir(cls.fused_NT_matmul12_add12, (lv272, lv271, lv266), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv274: R.Tensor((896,), dtype="float16") = model_params[78]
+            lv275 = R.call_tir(cls.rms_norm1, (lv273, lv274), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv276: R.Tensor((1152, 896), dtype="float16") = model_params[79]
+            lv277 = R.call_tir(cls.NT_matmul9, (lv276, lv275), out_sinfo=R.Tensor((batch_size, 1, 1152), dtype="float16"))
+            lv278 = R.reshape(lv277, R.shape([batch_size, 1, 18, 64]))
+            lv279: R.Tuple(R.Tensor((batch_size, 1, 14, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16")) = R.split(lv278, indices_or_sections=[14, 16], axis=2)
+            lv280: R.Tensor((batch_size, 1, 14, 64), dtype="float16") = lv279[0]
+            lv281: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv279[1]
+            lv282: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv279[2]
+            lv283: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv262, cls.kv_cache_transpose_append, lv281, lv282, R.prim_value(13), sinfo_args=(R.Object,))
+            lv284 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv283, cls.attention, lv280, R.prim_value(13), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((batch_size, 1, 14, 64), dtype="float16"))
+            lv285 = R.reshape(lv284, R.shape([batch_size, 1, 896]))
+            lv286: R.Tensor((896, 896), dtype="float16") = model_params[80]
+            lv287 = R.call_tir(cls.fused_NT_matmul10_add10, (lv286, lv285, lv273), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv288: R.Tensor((896,), dtype="float16") = model_params[81]
+            lv289 = R.call_tir(cls.rms_norm1, (lv287, lv288), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv290: R.Tensor((9728, 896), dtype="float16") = model_params[82]
+            lv291 = R.call_tir(cls.NT_matmul11, (lv290, lv289), out_sinfo=R.Tensor((batch_size, 1, 9728), dtype="float16"))
+            lv292 = R.call_tir(cls.fused_split_silu_multiply1, (lv291,), out_sinfo=R.Tensor((batch_size, 1, 4864), dtype="float16"))
+            lv293: R.Tensor((896, 4864), dtype="float16") = model_params[83]
+            lv294 = R.call_tir(cls.fused_NT_matmul12_add12, (lv293, lv292, lv287), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv295: R.Tensor((896,), dtype="float16") = model_params[84]
+            lv296 = R.call_tir(cls.rms_norm1, (lv294, lv295), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv297: R.Tensor((1152, 896), dtype="float16") = model_params[85]
+            lv298 = R.call_tir(cls.NT_matmul9, (lv297, lv296), out_sinfo=R.Tensor((batch_size, 1, 1152), dtype="float16"))
+            lv299 = R.reshape(lv298, R.shape([batch_size, 1, 18, 64]))
+            lv300: R.Tuple(R.Tensor((batch_size, 1, 14, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16")) = R.split(lv299, indices_or_sections=[14, 16], axis=2)
+            lv301: R.Tensor((batch_size, 1, 14, 64), dtype="float16") = lv300[0]
+            lv302: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv300[1]
+            lv303: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv300[2]
+            lv304: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv283, cls.kv_cache_transpose_append, lv302, lv303, R.prim_value(14), sinfo_args=(R.Object,))
+            lv305 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv304, cls.attention, lv301, R.prim_value(14), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((batch_size, 1, 14, 64), dtype="float16"))
+            lv306 = R.reshape(lv305, R.shape([batch_size, 1, 896]))
+            lv307: R.Tensor((896, 896), dtype="float16") = model_params[86]
+            lv308 = R.call_tir(cls.fused_NT_matmul10_add10, (lv307, lv306, lv294), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv309: R.Tensor((896,), dtype="float16") = model_params[87]
+            lv310 = R.call_tir(cls.rms_norm1, (lv308, lv309), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv311: R.Tensor((9728, 896), dtype="float16") = model_params[88]
+            lv312 = R.call_tir(cls.NT_matmul11, (lv311, lv310), out_sinfo=R.Tensor((batch_size, 1, 9728), dtype="float16"))
+            lv313 = R.call_tir(cls.fused_split_silu_multiply1, (lv312,), out_sinfo=R.Tensor((batch_size, 1, 4864), dtype="float16"))
+            lv314: R.Tensor((896, 4864), dtype="float16") = model_params[89]
+            lv315 = R.call_tir(cls.fused_NT_matmul12_add12, (lv314, lv313, lv308), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv316: R.Tensor((896,), dtype="float16") = model_params[90]
+            lv317 = R.call_tir(cls.rms_norm1, (lv315, lv316), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv318: R.Tensor((1152, 896), dtype="float16") = model_params[91]
+            lv319 = R.call_tir(cls.NT_matmul9, (lv318, lv317), out_sinfo=R.Tensor((batch_size, 1, 1152), dtype="float16"))
+            lv320 = R.reshape(lv319, R.shape([batch_size, 1, 18, 64]))
+            lv321: R.Tuple(R.Tensor((batch_size, 1, 14, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16")) = R.split(lv320, indices_or_sections=[14, 16], axis=2)
+            lv322: R.Tensor((batch_size, 1, 14, 64), dtype="float16") = lv321[0]
+            lv323: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv321[1]
+            lv324: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv321[2]
+            lv325: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv304, cls.kv_cache_transpose_append, lv323, lv324, R.prim_value(15), sinfo_args=(R.Object,))
+            lv326 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv325, cls.attention, lv322, R.prim_value(15), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((batch_size, 1, 14, 64), dtype="float16"))
+            lv327 = R.reshape(lv326, R.shape([batch_size, 1, 896]))
+            lv328: R.Tensor((896, 896), dtype="float16") = model_params[92]
+            lv329 = R.call_tir(cls.fused_NT_matmul10_add10, (lv328, lv327, lv315), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv330: R.Tensor((896,), dtype="float16") = model_params[93]
+            lv331 = R.call_tir(cls.rms_norm1, (lv329, lv330), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv332: R.Tensor((9728, 896), dtype="float16") = model_params[94]
+            lv333 = R.call_tir(cls.NT_matmul11, (lv332, lv331), out_sinfo=R.Tensor((batch_size, 1, 9728), dtype="float16"))
+            lv334 = R.call_tir(cls.fused_split_silu_multiply1, (lv333,), out_sinfo=R.Tensor((batch_size, 1, 4864), dtype="float16"))
+            lv335: R.Tensor((896, 4864), dtype="float16") = model_params[95]
+            lv336 = R.call_tir(cls.fused_NT_matmul12_add12, (lv335, lv334, lv329), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv337: R.Tensor((896,), dtype="float16") = model_params[96]
+            lv338 = R.call_tir(cls.rms_norm1, (lv336, lv337), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv339: R.Tensor((1152, 896), dtype="float16") = model_params[97]
+            lv340 = R.call_tir(cls.NT_matmul9, (lv339, lv338), out_sinfo=R.Tensor((batch_size, 1, 1152), dtype="float16"))
+            lv341 = R.reshape(lv340, R.shape([batch_size, 1, 18, 64]))
+            lv342: R.Tuple(R.Tensor((batch_size, 1, 14, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16")) = R.split(lv341, indices_or_sections=[14, 16], axis=2)
+            lv343: R.Tensor((batch_size, 1, 14, 64), dtype="float16") = lv342[0]
+            lv344: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv342[1]
+            lv345: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv342[2]
+            lv346: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv325, cls.kv_cache_transpose_append, lv344, lv345, R.prim_value(16), sinfo_args=(R.Object,))
+            lv347 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv346, cls.attention, lv343, R.prim_value(16), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((batch_size, 1, 14, 64), dtype="float16"))
+            lv348 = R.reshape(lv347, R.shape([batch_size, 1, 896]))
+            lv349: R.Tensor((896, 896), dtype="float16") = model_params[98]
+            lv350 = R.call_tir(cls.fused_NT_matmul10_add10, (lv349, lv348, lv336), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv351: R.Tensor((896,), dtype="float16") = model_params[99]
+            lv352 = R.call_tir(cls.rms_norm1, (lv350, lv351), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv353: R.Tensor((9728, 896), dtype="float16") = model_params[100]
+            lv354 = R.call_tir(cls.NT_matmul11, (lv353, lv352), out_sinfo=R.Tensor((batch_size, 1, 9728), dtype="float16"))
+            lv355 = R.call_tir(cls.fused_split_silu_multiply1, (lv354,), out_sinfo=R.Tensor((batch_size, 1, 4864), dtype="float16"))
+            lv356: R.Tensor((896, 4864), dtype="float16") = model_params[101]
+            lv357 = R.call_tir(cls.fused_NT_matmul12_add12, (lv356, lv355, lv350), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv358: R.Tensor((896,), dtype="float16") = model_params[102]
+            lv359 = R.call_tir(cls.rms_norm1, (lv357, lv358), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv360: R.Tensor((1152, 896), dtype="float16") = model_params[103]
+            lv361 = R.call_tir(cls.NT_matmul9, (lv360, lv359), out_sinfo=R.Tensor((batch_size, 1, 1152), dtype="float16"))
+            lv362 = R.reshape(lv361, R.shape([batch_size, 1, 18, 64]))
+            lv363: R.Tuple(R.Tensor((batch_size, 1, 14, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16")) = R.split(lv362, indices_or_sections=[14, 16], axis=2)
+            lv364: R.Tensor((batch_size, 1, 14, 64), dtype="float16") = lv363[0]
+            lv365: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv363[1]
+            lv366: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv363[2]
+            lv367: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv346, cls.kv_cache_transpose_append, lv365, lv366, R.prim_value(17), sinfo_args=(R.Object,))
+            lv368 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv367, cls.attention, lv364, R.prim_value(17), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((batch_size, 1, 14, 64), dtype="float16"))
+            lv369 = R.reshape(lv368, R.shape([batch_size, 1, 896]))
+            lv370: R.Tensor((896, 896), dtype="float16") = model_params[104]
+            lv371 = R.call_tir(cls.fused_NT_matmul10_add10, (lv370, lv369, lv357), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv372: R.Tensor((896,), dtype="float16") = model_params[105]
+            lv373 = R.call_tir(cls.rms_norm1, (lv371, lv372), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv374: R.Tensor((9728, 896), dtype="float16") = model_params[106]
+            lv375 = R.call_tir(cls.NT_matmul11, (lv374, lv373), out_sinfo=R.Tensor((batch_size, 1, 9728), dtype="float16"))
+            lv376 = R.call_tir(cls.fused_split_silu_multiply1, (lv375,), out_sinfo=R.Tensor((batch_size, 1, 4864), dtype="float16"))
+            lv377: R.Tensor((896, 4864), dtype="float16") = model_params[107]
+            lv378 = R.call_tir(cls.fused_NT_matmul12_add12, (lv377, lv376, lv371), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv379: R.Tensor((896,), dtype="float16") = model_params[108]
+            lv380 = R.call_tir(cls.rms_norm1, (lv378, lv379), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv381: R.Tensor((1152, 896), dtype="float16") = model_params[109]
+            lv382 = R.call_tir(cls.NT_matmul9, (lv381, lv380), out_sinfo=R.Tensor((batch_size, 1, 1152), dtype="float16"))
+            lv383 = R.reshape(lv382, R.shape([batch_size, 1, 18, 64]))
+            lv384: R.Tuple(R.Tensor((batch_size, 1, 14, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16")) = R.split(lv383, indices_or_sections=[14, 16], axis=2)
+            lv385: R.Tensor((batch_size, 1, 14, 64), dtype="float16") = lv384[0]
+            lv386: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv384[1]
+            lv387: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv384[2]
+            lv388: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv367, cls.kv_cache_transpose_append, lv386, lv387, R.prim_value(18), sinfo_args=(R.Object,))
+            lv389 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv388, cls.attention, lv385, R.prim_value(18), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((batch_size, 1, 14, 64), dtype="float16"))
+            lv390 = R.reshape(lv389, R.shape([batch_size, 1, 896]))
+            lv391: R.Tensor((896, 896), dtype="float16") = model_params[110]
+            lv392 = R.call_tir(cls.fused_NT_matmul10_add10, (lv391, lv390, lv378), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv393: R.Tensor((896,), dtype="float16") = model_params[111]
+            lv394 = R.call_tir(cls.rms_norm1, (lv392, lv393), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv395: R.Tensor((9728, 896), dtype="float16") = model_params[112]
+            lv396 = R.call_tir(cls.NT_matmul11, (lv395, lv394), out_sinfo=R.Tensor((batch_size, 1, 9728), dtype="float16"))
+            lv397 = R.call_tir(cls.fused_split_silu_multiply1, (lv396,), out_sinfo=R.Tensor((batch_size, 1, 4864), dtype="float16"))
+            lv398: R.Tensor((896, 4864), dtype="float16") = model_params[113]
+            lv399 = R.call_tir(cls.fused_NT_matmul12_add12, (lv398, lv397, lv392), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv400: R.Tensor((896,), dtype="float16") = model_params[114]
+            lv401 = R.call_tir(cls.rms_norm1, (lv399, lv400), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv402: R.Tensor((1152, 896), dtype="float16") = model_params[115]
+            lv403 = R.call_tir(cls.NT_matmul9, (lv402, lv401), out_sinfo=R.Tensor((batch_size, 1, 1152), dtype="float16"))
+            lv404 = R.reshape(lv403, R.shape([batch_size, 1, 18, 64]))
+            lv405: R.Tuple(R.Tensor((batch_size, 1, 14, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16")) = R.split(lv404, indices_or_sections=[14, 16], axis=2)
+            lv406: R.Tensor((batch_size, 1, 14, 64), dtype="float16") = lv405[0]
+            lv407: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv405[1]
+            lv408: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv405[2]
+            lv409: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv388, cls.kv_cache_transpose_append, lv407, lv408, R.prim_value(19), sinfo_args=(R.Object,))
+            lv410 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv409, cls.attention, lv406, R.prim_value(19), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((batch_size, 1, 14, 64), dtype="float16"))
+            lv411 = R.reshape(lv410, R.shape([batch_size, 1, 896]))
+            lv412: R.Tensor((896, 896), dtype="float16") = model_params[116]
+            lv413 = R.call_tir(cls.fused_NT_matmul10_add10, (lv412, lv411, lv399), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv414: R.Tensor((896,), dtype="float16") = model_params[117]
+            lv415 = R.call_tir(cls.rms_norm1, (lv413, lv414), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv416: R.Tensor((9728, 896), dtype="float16") = model_params[118]
+            lv417 = R.call_tir(cls.NT_matmul11, (lv416, lv415), out_sinfo=R.Tensor((batch_size, 1, 9728), dtype="float16"))
+            lv418 = R.call_tir(cls.fused_split_silu_multiply1, (lv417,), out_sinfo=R.Tensor((batch_size, 1, 4864), dtype="float16"))
+            lv419: R.Tensor((896, 4864), dtype="float16") = model_params[119]
+            lv420 = R.call_tir(cls.fused_NT_matmul12_add12, (lv419, lv418, lv413), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv421: R.Tensor((896,), dtype="float16") = model_params[120]
+            lv422 = R.call_tir(cls.rms_norm1, (lv420, lv421), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv423: R.Tensor((1152, 896), dtype="float16") = model_params[121]
+            lv424 = R.call_tir(cls.NT_matmul9, (lv423, lv422), out_sinfo=R.Tensor((batch_size, 1, 1152), dtype="float16"))
+            lv425 = R.reshape(lv424, R.shape([batch_size, 1, 18, 64]))
+            lv426: R.Tuple(R.Tensor((batch_size, 1, 14, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16")) = R.split(lv425, indices_or_sections=[14, 16], axis=2)
+            lv427: R.Tensor((batch_size, 1, 14, 64), dtype="float16") = lv426[0]
+            lv428: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv426[1]
+            lv429: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv426[2]
+            lv430: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv409, cls.kv_cache_transpose_append, lv428, lv429, R.prim_value(20), sinfo_args=(R.Object,))
+            lv431 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv430, cls.attention, lv427, R.prim_value(20), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((batch_size, 1, 14, 64), dtype="float16"))
+            lv432 = R.reshape(lv431, R.shape([batch_size, 1, 896]))
+            lv433: R.Tensor((896, 896), dtype="float16") = model_params[122]
+            lv434 = R.call_tir(cls.fused_NT_matmul10_add10, (lv433, lv432, lv420), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv435: R.Tensor((896,), dtype="float16") = model_params[123]
+            lv436 = R.call_tir(cls.rms_norm1, (lv434, lv435), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv437: R.Tensor((9728, 896), dtype="float16") = model_params[124]
+            lv438 = R.call_tir(cls.NT_matmul11, (lv437, lv436), out_sinfo=R.Tensor((batch_size, 1, 9728), dtype="float16"))
+            lv439 = R.call_tir(cls.fused_split_silu_multiply1, (lv438,), out_sinfo=R.Tensor((batch_size, 1, 4864), dtype="float16"))
+            lv440: R.Tensor((896, 4864), dtype="float16") = model_params[125]
+            lv441 = R.call_tir(cls.fused_NT_matmul12_add12, (lv440, lv439, lv434), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv442: R.Tensor((896,), dtype="float16") = model_params[126]
+            lv443 = R.call_tir(cls.rms_norm1, (lv441, lv442), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv444: R.Tensor((1152, 896), dtype="float16") = model_params[127]
+            lv445 = R.call_tir(cls.NT_matmul9, (lv444, lv443), out_sinfo=R.Tensor((batch_size, 1, 1152), dtype="float16"))
+            lv446 = R.reshape(lv445, R.shape([batch_size, 1, 18, 64]))
+            lv447: R.Tuple(R.Tensor((batch_size, 1, 14, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16")) = R.split(lv446, indices_or_sections=[14, 16], axis=2)
+            lv448: R.Tensor((batch_size, 1, 14, 64), dtype="float16") = lv447[0]
+            lv449: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv447[1]
+            lv450: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv447[2]
+            lv451: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv430, cls.kv_cache_transpose_append, lv449, lv450, R.prim_value(21), sinfo_args=(R.Object,))
+            lv452 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv451, cls.attention, lv448, R.prim_value(21), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((batch_size, 1, 14, 64), dtype="float16"))
+            lv453 = R.reshape(lv452, R.shape([batch_size, 1, 896]))
+            lv454: R.Tensor((896, 896), dtype="float16") = model_params[128]
+            lv455 = R.call_tir(cls.fused_NT_matmul10_add10, (lv454, lv453, lv441), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv456: R.Tensor((896,), dtype="float16") = model_params[129]
+            lv457 = R.call_tir(cls.rms_norm1, (lv455, lv456), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv458: R.Tensor((9728, 896), dtype="float16") = model_params[130]
+            lv459 = R.call_tir(cls.NT_matmul11, (lv458, lv457), out_sinfo=R.Tensor((batch_size, 1, 9728), dtype="float16"))
+            lv460 = R.call_tir(cls.fused_split_silu_multiply1, (lv459,), out_sinfo=R.Tensor((batch_size, 1, 4864), dtype="float16"))
+            lv461: R.Tensor((896, 4864), dtype="float16") = model_params[131]
+            lv462 = R.call_tir(cls.fused_NT_matmul12_add12, (lv461, lv460, lv455), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv463: R.Tensor((896,), dtype="float16") = model_params[132]
+            lv464 = R.call_tir(cls.rms_norm1, (lv462, lv463), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv465: R.Tensor((1152, 896), dtype="float16") = model_params[133]
+            lv466 = R.call_tir(cls.NT_matmul9, (lv465, lv464), out_sinfo=R.Tensor((batch_size, 1, 1152), dtype="float16"))
+            lv467 = R.reshape(lv466, R.shape([batch_size, 1, 18, 64]))
+            lv468: R.Tuple(R.Tensor((batch_size, 1, 14, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16")) = R.split(lv467, indices_or_sections=[14, 16], axis=2)
+            lv469: R.Tensor((batch_size, 1, 14, 64), dtype="float16") = lv468[0]
+            lv470: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv468[1]
+            lv471: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv468[2]
+            lv472: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv451, cls.kv_cache_transpose_append, lv470, lv471, R.prim_value(22), sinfo_args=(R.Object,))
+            lv473 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv472, cls.attention, lv469, R.prim_value(22), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((batch_size, 1, 14, 64), dtype="float16"))
+            lv474 = R.reshape(lv473, R.shape([batch_size, 1, 896]))
+            lv475: R.Tensor((896, 896), dtype="float16") = model_params[134]
+            lv476 = R.call_tir(cls.fused_NT_matmul10_add10, (lv475, lv474, lv462), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv477: R.Tensor((896,), dtype="float16") = model_params[135]
+            lv478 = R.call_tir(cls.rms_norm1, (lv476, lv477), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv479: R.Tensor((9728, 896), dtype="float16") = model_params[136]
+            lv480 = R.call_tir(cls.NT_matmul11, (lv479, lv478), out_sinfo=R.Tensor((batch_size, 1, 9728), dtype="float16"))
+            lv481 = R.call_tir(cls.fused_split_silu_multiply1, (lv480,), out_sinfo=R.Tensor((batch_size, 1, 4864), dtype="float16"))
+            lv482: R.Tensor((896, 4864), dtype="float16") = model_params[137]
+            lv483 = R.call_tir(cls.fused_NT_matmul12_add12, (lv482, lv481, lv476), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv484: R.Tensor((896,), dtype="float16") = model_params[138]
+            lv485 = R.call_tir(cls.rms_norm1, (lv483, lv484), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv486: R.Tensor((1152, 896), dtype="float16") = model_params[139]
+            lv487 = R.call_tir(cls.NT_matmul9, (lv486, lv485), out_sinfo=R.Tensor((batch_size, 1, 1152), dtype="float16"))
+            lv488 = R.reshape(lv487, R.shape([batch_size, 1, 18, 64]))
+            lv489: R.Tuple(R.Tensor((batch_size, 1, 14, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16")) = R.split(lv488, indices_or_sections=[14, 16], axis=2)
+            lv490: R.Tensor((batch_size, 1, 14, 64), dtype="float16") = lv489[0]
+            lv491: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv489[1]
+            lv492: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv489[2]
+            lv493: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv472, cls.kv_cache_transpose_append, lv491, lv492, R.prim_value(23), sinfo_args=(R.Object,))
+            lv494 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv493, cls.attention, lv490, R.prim_value(23), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((batch_size, 1, 14, 64), dtype="float16"))
+            lv495 = R.reshape(lv494, R.shape([batch_size, 1, 896]))
+            lv496: R.Tensor((896, 896), dtype="float16") = model_params[140]
+            lv497 = R.call_tir(cls.fused_NT_matmul10_add10, (lv496, lv495, lv483), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv498: R.Tensor((896,), dtype="float16") = model_params[141]
+            lv499 = R.call_tir(cls.rms_norm1, (lv497, lv498), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv500: R.Tensor((9728, 896), dtype="float16") = model_params[142]
+            lv501 = R.call_tir(cls.NT_matmul11, (lv500, lv499), out_sinfo=R.Tensor((batch_size, 1, 9728), dtype="float16"))
+            lv502 = R.call_tir(cls.fused_split_silu_multiply1, (lv501,), out_sinfo=R.Tensor((batch_size, 1, 4864), dtype="float16"))
+            lv503: R.Tensor((896, 4864), dtype="float16") = model_params[143]
+            lv504 = R.call_tir(cls.fused_NT_matmul12_add12, (lv503, lv502, lv497), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv505: R.Tensor((896,), dtype="float16") = model_params[144]
+            lv506 = R.call_tir(cls.rms_norm1, (lv504, lv505), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv507: R.Tensor((151936, 896), dtype="float16") = model_params[145]
+            lv508 = R.call_tir(cls.fused_NT_matmul13_cast13, (lv507, lv506), out_sinfo=R.Tensor((batch_size, 1, 151936), dtype="float32"))
+            lv509: R.Tuple(R.Tensor((batch_size, 1, 151936), dtype="float32"), R.Object) = lv508, lv493
+            R.output(lv509)
+        return lv509

@@ -247,6 +247,144 @@ class Module:
                 p_output0_intermediate[v_ax0, v_ax1, v_ax2] = residual[v_ax0, v_ax1, v_ax2] + var_NT_matmul_intermediate[v_ax0, v_ax1, v_ax2]
 
     @T.prim_func(private=True)
+    def fused_fused_dequantize9_NT_matmul9(w9: T.Buffer((T.int64(1152), T.int64(112)), "uint32"), s9: T.Buffer((T.int64(1152), T.int64(28)), "float16"), p_x: T.handle, p_output0: T.handle):
+        T.func_attr({"tir.noalias": T.bool(True)})
+        batch_size = T.int64()
+        x = T.match_buffer(p_x, (batch_size, T.int64(1), T.int64(896)), "float16")
+        var_NT_matmul_intermediate = T.match_buffer(p_output0, (batch_size, T.int64(1), T.int64(1152)), "float16")
+        # with T.block("root"):
+        p_dequantize_intermediate = T.alloc_buffer((T.int64(1152), T.int64(896)), "float16")
+        for i, j in T.grid(T.int64(1152), T.int64(896)):
+            with T.block("dequantize"):
+                v_i, v_j = T.axis.remap("SS", [i, j])
+                T.reads(w9[v_i, v_j // T.int64(8)], s9[v_i, v_j // T.int64(32)])
+                T.writes(p_dequantize_intermediate[v_i, v_j])
+                p_dequantize_intermediate[v_i, v_j] = (T.Cast("float16", T.bitwise_and(T.shift_right(w9[v_i, v_j // T.int64(8)], T.Cast("uint32", v_j % T.int64(8)) * T.uint32(4)), T.uint32(15))) - T.float16(7)) * s9[v_i, v_j // T.int64(32)]
+        for i0, i1, i2, k in T.grid(batch_size, T.int64(1), T.int64(1152), T.int64(896)):
+            with T.block("NT_matmul"):
+                v_i0, v_i1, v_i2, v_k = T.axis.remap("SSSR", [i0, i1, i2, k])
+                T.reads(x[v_i0, v_i1, v_k], p_dequantize_intermediate[v_i2, v_k])
+                T.writes(var_NT_matmul_intermediate[v_i0, v_i1, v_i2])
+                with T.init():
+                    var_NT_matmul_intermediate[v_i0, v_i1, v_i2] = T.float16(0)
+                var_NT_matmul_intermediate[v_i0, v_i1, v_i2] = var_NT_matmul_intermediate[v_i0, v_i1, v_i2] + x[v_i0, v_i1, v_k] * p_dequantize_intermediate[v_i2, v_k]
+
+    @T.prim_func(private=True)
+    def fused_fused_dequantize10_fused_NT_matmul10_add10(w10: T.Buffer((T.int64(896), T.int64(112)), "uint32"), s10: T.Buffer((T.int64(896), T.int64(28)), "float16"), p_x: T.handle, p_residual: T.handle, p_output0: T.handle):
+        T.func_attr({"tir.noalias": T.bool(True)})
+        batch_size = T.int64()
+        x = T.match_buffer(p_x, (batch_size, T.int64(1), T.int64(896)), "float16")
+        residual = T.match_buffer(p_residual, (batch_size, T.int64(1), T.int64(896)), "float16")
+        p_output0_intermediate = T.match_buffer(p_output0, (batch_size, T.int64(1), T.int64(896)), "float16")
+        # with T.block("root"):
+        p_dequantize_intermediate = T.alloc_buffer((T.int64(896), T.int64(896)), "float16")
+        var_NT_matmul_intermediate = T.alloc_buffer((batch_size, T.int64(1), T.int64(896)), "float16")
+        for i, j in T.grid(T.int64(896), T.int64(896)):
+            with T.block("dequantize"):
+                v_i, v_j = T.axis.remap("SS", [i, j])
+                T.reads(w10[v_i, v_j // T.int64(8)], s10[v_i, v_j // T.int64(32)])
+                T.writes(p_dequantize_intermediate[v_i, v_j])
+                p_dequantize_intermediate[v_i, v_j] = (T.Cast("float16", T.bitwise_and(T.shift_right(w10[v_i, v_j // T.int64(8)], T.Cast("uint32", v_j % T.int64(8)) * T.uint32(4)), T.uint32(15))) - T.float16(7)) * s10[v_i, v_j // T.int64(32)]
+        for i0, i1, i2, k in T.grid(batch_size, T.int64(1), T.int64(896), T.int64(896)):
+            with T.block("NT_matmul"):
+                v_i0, v_i1, v_i2, v_k = T.axis.remap("SSSR", [i0, i1, i2, k])
+                T.reads(x[v_i0, v_i1, v_k], p_dequantize_intermediate[v_i2, v_k])
+                T.writes(var_NT_matmul_intermediate[v_i0, v_i1, v_i2])
+                with T.init():
+                    var_NT_matmul_intermediate[v_i0, v_i1, v_i2] = T.float16(0)
+                var_NT_matmul_intermediate[v_i0, v_i1, v_i2] = var_NT_matmul_intermediate[v_i0, v_i1, v_i2] + x[v_i0, v_i1, v_k] * p_dequantize_intermediate[v_i2, v_k]
+        for ax0, ax1, ax2 in T.grid(batch_size, T.int64(1), T.int64(896)):
+            with T.block("T_add"):
+                v_ax0, v_ax1, v_ax2 = T.axis.remap("SSS", [ax0, ax1, ax2])
+                T.reads(residual[v_ax0, v_ax1, v_ax2], var_NT_matmul_intermediate[v_ax0, v_ax1, v_ax2])
+                T.writes(p_output0_intermediate[v_ax0, v_ax1, v_ax2])
+                p_output0_intermediate[v_ax0, v_ax1, v_ax2] = residual[v_ax0, v_ax1, v_ax2] + var_NT_matmul_intermediate[v_ax0, v_ax1, v_ax2]
+
+    @T.prim_func(private=True)
+    def fused_fused_dequantize11_NT_matmul11(w11: T.Buffer((T.int64(9728), T.int64(112)), "uint32"), s11: T.Buffer((T.int64(9728), T.int64(28)), "float16"), p_x: T.handle, p_output0: T.handle):
+        T.func_attr({"tir.noalias": T.bool(True)})
+        batch_size = T.int64()
+        x = T.match_buffer(p_x, (batch_size, T.int64(1), T.int64(896)), "float16")
+        var_NT_matmul_intermediate = T.match_buffer(p_output0, (batch_size, T.int64(1), T.int64(9728)), "float16")
+        # with T.block("root"):
+        p_dequantize_intermediate = T.alloc_buffer((T.int64(9728), T.int64(896)), "float16")
+        for i, j in T.grid(T.int64(9728), T.int64(896)):
+            with T.block("dequantize"):
+                v_i, v_j = T.axis.remap("SS", [i, j])
+                T.reads(w11[v_i, v_j // T.int64(8)], s11[v_i, v_j // T.int64(32)])
+                T.writes(p_dequantize_intermediate[v_i, v_j])
+                p_dequantize_intermediate[v_i, v_j] = (T.Cast("float16", T.bitwise_and(T.shift_right(w11[v_i, v_j // T.int64(8)], T.Cast("uint32", v_j % T.int64(8)) * T.uint32(4)), T.uint32(15))) - T.float16(7)) * s11[v_i, v_j // T.int64(32)]
+        for i0, i1, i2, k in T.grid(batch_size, T.int64(1), T.int64(9728), T.int64(896)):
+            with T.block("NT_matmul"):
+                v_i0, v_i1, v_i2, v_k = T.axis.remap("SSSR", [i0, i1, i2, k])
+                T.reads(x[v_i0, v_i1, v_k], p_dequantize_intermediate[v_i2, v_k])
+                T.writes(var_NT_matmul_intermediate[v_i0, v_i1, v_i2])
+                with T.init():
+                    var_NT_matmul_intermediate[v_i0, v_i1, v_i2] = T.float16(0)
+                var_NT_matmul_intermediate[v_i0, v_i1, v_i2] = var_NT_matmul_intermediate[v_i0, v_i1, v_i2] + x[v_i0, v_i1, v_k] * p_dequantize_intermediate[v_i2, v_k]
+
+    @T.prim_func(private=True)
+    def fused_fused_dequantize12_fused_NT_matmul12_add12(w12: T.Buffer((T.int64(896), T.int64(608)), "uint32"), s12: T.Buffer((T.int64(896), T.int64(152)), "float16"), p_x: T.handle, p_residual: T.handle, p_output0: T.handle):
+        T.func_attr({"tir.noalias": T.bool(True)})
+        batch_size = T.int64()
+        x = T.match_buffer(p_x, (batch_size, T.int64(1), T.int64(4864)), "float16")
+        residual = T.match_buffer(p_residual, (batch_size, T.int64(1), T.int64(896)), "float16")
+        p_output0_intermediate = T.match_buffer(p_output0, (batch_size, T.int64(1), T.int64(896)), "float16")
+        # with T.block("root"):
+        p_dequantize_intermediate = T.alloc_buffer((T.int64(896), T.int64(4864)), "float16")
+        var_NT_matmul_intermediate = T.alloc_buffer((batch_size, T.int64(1), T.int64(896)), "float16")
+        for i, j in T.grid(T.int64(896), T.int64(4864)):
+            with T.block("dequantize"):
+                v_i, v_j = T.axis.remap("SS", [i, j])
+                T.reads(w12[v_i, v_j // T.int64(8)], s12[v_i, v_j // T.int64(32)])
+                T.writes(p_dequantize_intermediate[v_i, v_j])
+                p_dequantize_intermediate[v_i, v_j] = (T.Cast("float16", T.bitwise_and(T.shift_right(w12[v_i, v_j // T.int64(8)], T.Cast("uint32", v_j % T.int64(8)) * T.uint32(4)), T.uint32(15))) - T.float16(7)) * s12[v_i, v_j // T.int64(32)]
+        for i0, i1, i2, k in T.grid(batch_size, T.int64(1), T.int64(896), T.int64(4864)):
+            with T.block("NT_matmul"):
+                v_i0, v_i1, v_i2, v_k = T.axis.remap("SSSR", [i0, i1, i2, k])
+                T.reads(x[v_i0, v_i1, v_k], p_dequantize_intermediate[v_i2, v_k])
+                T.writes(var_NT_matmul_intermediate[v_i0, v_i1, v_i2])
+                with T.init():
+                    var_NT_matmul_intermediate[v_i0, v_i1, v_i2] = T.float16(0)
+                var_NT_matmul_intermediate[v_i0, v_i1, v_i2] = var_NT_matmul_intermediate[v_i0, v_i1, v_i2] + x[v_i0, v_i1, v_k] * p_dequantize_intermediate[v_i2, v_k]
+        for ax0, ax1, ax2 in T.grid(batch_size, T.int64(1), T.int64(896)):
+            with T.block("T_add"):
+                v_ax0, v_ax1, v_ax2 = T.axis.remap("SSS", [ax0, ax1, ax2])
+                T.reads(residual[v_ax0, v_ax1, v_ax2], var_NT_matmul_intermediate[v_ax0, v_ax1, v_ax2])
+                T.writes(p_output0_intermediate[v_ax0, v_ax1, v_ax2])
+                p_output0_intermediate[v_ax0, v_ax1, v_ax2] = residual[v_ax0, v_ax1, v_ax2] + var_NT_matmul_intermediate[v_ax0, v_ax1, v_ax2]
+
+    @T.prim_func(private=True)
+    def fused_fused_dequantize13_fused_NT_matmul13_cast13(w13: T.Buffer((T.int64(151936), T.int64(112)), "uint32"), s13: T.Buffer((T.int64(151936), T.int64(28)), "float16"), p_x: T.handle, p_output0: T.handle):
+        T.func_attr({"tir.noalias": T.bool(True)})
+        batch_size = T.int64()
+        x = T.match_buffer(p_x, (batch_size, T.int64(1), T.int64(896)), "float16")
+        p_output0_intermediate = T.match_buffer(p_output0, (batch_size, T.int64(1), T.int64(151936)), "float32")
+        # with T.block("root"):
+        p_dequantize_intermediate = T.alloc_buffer((T.int64(151936), T.int64(896)), "float16")
+        var_NT_matmul_intermediate = T.alloc_buffer((batch_size, T.int64(1), T.int64(151936)), "float16")
+        for i, j in T.grid(T.int64(151936), T.int64(896)):
+            with T.block("dequantize"):
+                v_i, v_j = T.axis.remap("SS", [i, j])
+                T.reads(w13[v_i, v_j // T.int64(8)], s13[v_i, v_j // T.int64(32)])
+                T.writes(p_dequantize_intermediate[v_i, v_j])
+                p_dequantize_intermediate[v_i, v_j] = (T.Cast("float16", T.bitwise_and(T.shift_right(w13[v_i, v_j // T.int64(8)], T.Cast("uint32", v_j % T.int64(8)) * T.uint32(4)), T.uint32(15))) - T.float16(7)) * s13[v_i, v_j // T.int64(32)]
+        for i0, i1, i2, k in T.grid(batch_size, T.int64(1), T.int64(151936), T.int64(896)):
+            with T.block("NT_matmul"):
+                v_i0, v_i1, v_i2, v_k = T.axis.remap("SSSR", [i0, i1, i2, k])
+                T.reads(x[v_i0, v_i1, v_k], p_dequantize_intermediate[v_i2, v_k])
+                T.writes(var_NT_matmul_intermediate[v_i0, v_i1, v_i2])
+                with T.init():
+                    var_NT_matmul_intermediate[v_i0, v_i1, v_i2] = T.float16(0)
+                var_NT_matmul_intermediate[v_i0, v_i1, v_i2] = var_NT_matmul_intermediate[v_i0, v_i1, v_i2] + x[v_i0, v_i1, v_k] * p_dequantize_intermediate[v_i2, v_k]
+        for ax0, ax1, ax2 in T.grid(batch_size, T.int64(1), T.int64(151936)):
+            with T.block("compute"):
+                v_ax0, v_ax1, v_ax2 = T.axis.remap("SSS", [ax0, ax1, ax2])
+                T.reads(var_NT_matmul_intermediate[v_ax0, v_ax1, v_ax2])
+                T.writes(p_output0_intermediate[v_ax0, v_ax1, v_ax2])
+                p_output0_intermediate[v_ax0, v_ax1, v_ax2] = T.Cast("float32", var_NT_matmul_intermediate[v_ax0, v_ax1, v_ax2])
+
+    @T.prim_func(private=True)
     def rms_norm(var_A: T.handle, B: T.Buffer((T.int64(896),), "float16"), var_rms_norm: T.handle):
         T.func_attr({"tir.noalias": T.bool(True)})
         n = T.int64()
@@ -277,6 +415,43 @@ class Module:
         var_T_multiply_intermediate = T.match_buffer(p_output0, (T.int64(1), n, T.int64(4864)), "float16")
         # with T.block("root"):
         for ax0, ax1, ax2 in T.grid(T.int64(1), n, T.int64(4864)):
+            with T.block("T_multiply"):
+                v_ax0, v_ax1, v_ax2 = T.axis.remap("SSS", [ax0, ax1, ax2])
+                T.reads(lv[v_ax0, v_ax1, v_ax2], lv[v_ax0, v_ax1, v_ax2 + T.int64(4864)])
+                T.writes(var_T_multiply_intermediate[v_ax0, v_ax1, v_ax2])
+                var_T_multiply_intermediate[v_ax0, v_ax1, v_ax2] = lv[v_ax0, v_ax1, v_ax2] * T.sigmoid(lv[v_ax0, v_ax1, v_ax2]) * lv[v_ax0, v_ax1, v_ax2 + T.int64(4864)]
+
+    @T.prim_func(private=True)
+    def rms_norm1(var_A: T.handle, B: T.Buffer((T.int64(896),), "float16"), var_rms_norm: T.handle):
+        T.func_attr({"tir.noalias": T.bool(True)})
+        batch_size = T.int64()
+        A = T.match_buffer(var_A, (batch_size, T.int64(1), T.int64(896)), "float16")
+        rms_norm_1 = T.match_buffer(var_rms_norm, (batch_size, T.int64(1), T.int64(896)), "float16")
+        # with T.block("root"):
+        Ared_temp = T.alloc_buffer((batch_size, T.int64(1)))
+        for bsz, i, k in T.grid(batch_size, T.int64(1), T.int64(896)):
+            with T.block("Ared_temp"):
+                v_bsz, v_i, v_k = T.axis.remap("SSR", [bsz, i, k])
+                T.reads(A[v_bsz, v_i, v_k])
+                T.writes(Ared_temp[v_bsz, v_i])
+                with T.init():
+                    Ared_temp[v_bsz, v_i] = T.float32(0)
+                Ared_temp[v_bsz, v_i] = Ared_temp[v_bsz, v_i] + T.Cast("float32", A[v_bsz, v_i, v_k]) * T.Cast("float32", A[v_bsz, v_i, v_k])
+        for bsz, i, k in T.grid(batch_size, T.int64(1), T.int64(896)):
+            with T.block("rms_norm"):
+                v_bsz, v_i, v_k = T.axis.remap("SSS", [bsz, i, k])
+                T.reads(B[v_k], A[v_bsz, v_i, v_k], Ared_temp[v_bsz, v_i])
+                T.writes(rms_norm_1[v_bsz, v_i, v_k])
+                rms_norm_1[v_bsz, v_i, v_k] = T.Cast("float16", T.Cast("float32", B[v_k]) * (T.Cast("float32", A[v_bsz, v_i, v_k]) / T.sqrt(Ared_temp[v_bsz, v_i] * T.float32(0.0011160714285714285) + T.float32(1.0000000000000001e-05))))
+
+    @T.prim_func(private=True)
+    def fused_split_silu_multiply1(p_lv: T.handle, p_output0: T.handle):
+        T.func_attr({"tir.noalias": T.bool(True)})
+        batch_size = T.int64()
+        lv = T.match_buffer(p_lv, (batch_size, T.int64(1), T.int64(9728)), "float16")
+        var_T_multiply_intermediate = T.match_buffer(p_output0, (batch_size, T.int64(1), T.int64(4864)), "float16")
+        # with T.block("root"):
+        for ax0, ax1, ax2 in T.grid(batch_size, T.int64(1), T.int64(4864)):
             with T.block("T_multiply"):
                 v_ax0, v_ax1, v_ax2 = T.axis.remap("SSS", [ax0, ax1, ax2])
                 T.reads(lv[v_ax0, v_ax1, v_ax2], lv[v_ax0, v_ax1, v_ax2 + T.int64(4864)])
@@ -1521,3 +1696,1236 @@ class Module:
             lv607: R.Tuple(R.Tensor((1, 1, 151936), dtype="float32"), R.Object) = lv606, lv586
             R.output(lv607)
         return lv607
+
+    @R.function
+    def batch_prefill(input_embeds: R.Tensor((1, "n", 896), dtype="float16"), logit_positions: R.Tensor(("batch_size",), dtype="int32"), kv_cache: R.Object, model_params: R.Tuple(R.Tensor((896,), dtype="float16"), R.Tensor((1152, 112), dtype="uint32"), R.Tensor((1152, 28), dtype="float16"), R.Tensor((896, 112), dtype="uint32"), R.Tensor((896, 28), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 112), dtype="uint32"), R.Tensor((9728, 28), dtype="float16"), R.Tensor((896, 608), dtype="uint32"), R.Tensor((896, 152), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 112), dtype="uint32"), R.Tensor((1152, 28), dtype="float16"), R.Tensor((896, 112), dtype="uint32"), R.Tensor((896, 28), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 112), dtype="uint32"), R.Tensor((9728, 28), dtype="float16"), R.Tensor((896, 608), dtype="uint32"), R.Tensor((896, 152), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 112), dtype="uint32"), R.Tensor((1152, 28), dtype="float16"), R.Tensor((896, 112), dtype="uint32"), R.Tensor((896, 28), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 112), dtype="uint32"), R.Tensor((9728, 28), dtype="float16"), R.Tensor((896, 608), dtype="uint32"), R.Tensor((896, 152), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 112), dtype="uint32"), R.Tensor((1152, 28), dtype="float16"), R.Tensor((896, 112), dtype="uint32"), R.Tensor((896, 28), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 112), dtype="uint32"), R.Tensor((9728, 28), dtype="float16"), R.Tensor((896, 608), dtype="uint32"), R.Tensor((896, 152), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 112), dtype="uint32"), R.Tensor((1152, 28), dtype="float16"), R.Tensor((896, 112), dtype="uint32"), R.Tensor((896, 28), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 112), dtype="uint32"), R.Tensor((9728, 28), dtype="float16"), R.Tensor((896, 608), dtype="uint32"), R.Tensor((896, 152), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 112), dtype="uint32"), R.Tensor((1152, 28), dtype="float16"), R.Tensor((896, 112), dtype="uint32"), R.Tensor((896, 28), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 112), dtype="uint32"), R.Tensor((9728, 28), dtype="float16"), R.Tensor((896, 608), dtype="uint32"), R.Tensor((896, 152), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 112), dtype="uint32"), R.Tensor((1152, 28), dtype="float16"), R.Tensor((896, 112), dtype="uint32"), R.Tensor((896, 28), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 112), dtype="uint32"), R.Tensor((9728, 28), dtype="float16"), R.Tensor((896, 608), dtype="uint32"), R.Tensor((896, 152), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 112), dtype="uint32"), R.Tensor((1152, 28), dtype="float16"), R.Tensor((896, 112), dtype="uint32"), R.Tensor((896, 28), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 112), dtype="uint32"), R.Tensor((9728, 28), dtype="float16"), R.Tensor((896, 608), dtype="uint32"), R.Tensor((896, 152), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 112), dtype="uint32"), R.Tensor((1152, 28), dtype="float16"), R.Tensor((896, 112), dtype="uint32"), R.Tensor((896, 28), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 112), dtype="uint32"), R.Tensor((9728, 28), dtype="float16"), R.Tensor((896, 608), dtype="uint32"), R.Tensor((896, 152), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 112), dtype="uint32"), R.Tensor((1152, 28), dtype="float16"), R.Tensor((896, 112), dtype="uint32"), R.Tensor((896, 28), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 112), dtype="uint32"), R.Tensor((9728, 28), dtype="float16"), R.Tensor((896, 608), dtype="uint32"), R.Tensor((896, 152), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 112), dtype="uint32"), R.Tensor((1152, 28), dtype="float16"), R.Tensor((896, 112), dtype="uint32"), R.Tensor((896, 28), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 112), dtype="uint32"), R.Tensor((9728, 28), dtype="float16"), R.Tensor((896, 608), dtype="uint32"), R.Tensor((896, 152), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 112), dtype="uint32"), R.Tensor((1152, 28), dtype="float16"), R.Tensor((896, 112), dtype="uint32"), R.Tensor((896, 28), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 112), dtype="uint32"), R.Tensor((9728, 28), dtype="float16"), R.Tensor((896, 608), dtype="uint32"), R.Tensor((896, 152), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 112), dtype="uint32"), R.Tensor((1152, 28), dtype="float16"), R.Tensor((896, 112), dtype="uint32"), R.Tensor((896, 28), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 112), dtype="uint32"), R.Tensor((9728, 28), dtype="float16"), R.Tensor((896, 608), dtype="uint32"), R.Tensor((896, 152), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 112), dtype="uint32"), R.Tensor((1152, 28), dtype="float16"), R.Tensor((896, 112), dtype="uint32"), R.Tensor((896, 28), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 112), dtype="uint32"), R.Tensor((9728, 28), dtype="float16"), R.Tensor((896, 608), dtype="uint32"), R.Tensor((896, 152), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 112), dtype="uint32"), R.Tensor((1152, 28), dtype="float16"), R.Tensor((896, 112), dtype="uint32"), R.Tensor((896, 28), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 112), dtype="uint32"), R.Tensor((9728, 28), dtype="float16"), R.Tensor((896, 608), dtype="uint32"), R.Tensor((896, 152), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 112), dtype="uint32"), R.Tensor((1152, 28), dtype="float16"), R.Tensor((896, 112), dtype="uint32"), R.Tensor((896, 28), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 112), dtype="uint32"), R.Tensor((9728, 28), dtype="float16"), R.Tensor((896, 608), dtype="uint32"), R.Tensor((896, 152), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 112), dtype="uint32"), R.Tensor((1152, 28), dtype="float16"), R.Tensor((896, 112), dtype="uint32"), R.Tensor((896, 28), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 112), dtype="uint32"), R.Tensor((9728, 28), dtype="float16"), R.Tensor((896, 608), dtype="uint32"), R.Tensor((896, 152), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 112), dtype="uint32"), R.Tensor((1152, 28), dtype="float16"), R.Tensor((896, 112), dtype="uint32"), R.Tensor((896, 28), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 112), dtype="uint32"), R.Tensor((9728, 28), dtype="float16"), R.Tensor((896, 608), dtype="uint32"), R.Tensor((896, 152), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 112), dtype="uint32"), R.Tensor((1152, 28), dtype="float16"), R.Tensor((896, 112), dtype="uint32"), R.Tensor((896, 28), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 112), dtype="uint32"), R.Tensor((9728, 28), dtype="float16"), R.Tensor((896, 608), dtype="uint32"), R.Tensor((896, 152), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 112), dtype="uint32"), R.Tensor((1152, 28), dtype="float16"), R.Tensor((896, 112), dtype="uint32"), R.Tensor((896, 28), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 112), dtype="uint32"), R.Tensor((9728, 28), dtype="float16"), R.Tensor((896, 608), dtype="uint32"), R.Tensor((896, 152), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 112), dtype="uint32"), R.Tensor((1152, 28), dtype="float16"), R.Tensor((896, 112), dtype="uint32"), R.Tensor((896, 28), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 112), dtype="uint32"), R.Tensor((9728, 28), dtype="float16"), R.Tensor((896, 608), dtype="uint32"), R.Tensor((896, 152), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 112), dtype="uint32"), R.Tensor((1152, 28), dtype="float16"), R.Tensor((896, 112), dtype="uint32"), R.Tensor((896, 28), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 112), dtype="uint32"), R.Tensor((9728, 28), dtype="float16"), R.Tensor((896, 608), dtype="uint32"), R.Tensor((896, 152), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 112), dtype="uint32"), R.Tensor((1152, 28), dtype="float16"), R.Tensor((896, 112), dtype="uint32"), R.Tensor((896, 28), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 112), dtype="uint32"), R.Tensor((9728, 28), dtype="float16"), R.Tensor((896, 608), dtype="uint32"), R.Tensor((896, 152), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 112), dtype="uint32"), R.Tensor((1152, 28), dtype="float16"), R.Tensor((896, 112), dtype="uint32"), R.Tensor((896, 28), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 112), dtype="uint32"), R.Tensor((9728, 28), dtype="float16"), R.Tensor((896, 608), dtype="uint32"), R.Tensor((896, 152), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((151936, 112), dtype="uint32"), R.Tensor((151936, 28), dtype="float16"))) -> R.Tuple(R.Tensor(("batch_size", 1, 151936), dtype="float32"), R.Object):
+        n = T.int64()
+        batch_size = T.int64()
+        R.func_attr({"num_input": 3})
+        cls = Module
+        with R.dataflow():
+            lv1: R.Tensor((896,), dtype="float16") = model_params[0]
+            lv2 = R.call_tir(cls.rms_norm, (input_embeds, lv1), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv3: R.Tensor((1152, 112), dtype="uint32") = model_params[1]
+            lv4: R.Tensor((1152, 28), dtype="float16") = model_params[2]
+            lv5 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv3, lv4, lv2), out_sinfo=R.Tensor((1, n, 1152), dtype="float16"))
+            lv6 = R.reshape(lv5, R.shape([1, n, 18, 64]))
+            lv7: R.Tuple(R.Tensor((1, n, 14, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16")) = R.split(lv6, indices_or_sections=[14, 16], axis=2)
+            lv8: R.Tensor((1, n, 14, 64), dtype="float16") = lv7[0]
+            lv9: R.Tensor((1, n, 2, 64), dtype="float16") = lv7[1]
+            lv10: R.Tensor((1, n, 2, 64), dtype="float16") = lv7[2]
+            lv11: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", kv_cache, cls.kv_cache_transpose_append, lv9, lv10, R.prim_value(0), sinfo_args=(R.Object,))
+            lv12 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv11, cls.attention, lv8, R.prim_value(0), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 14, 64), dtype="float16"))
+            lv13 = R.reshape(lv12, R.shape([1, n, 896]))
+            lv14: R.Tensor((896, 112), dtype="uint32") = model_params[3]
+            lv15: R.Tensor((896, 28), dtype="float16") = model_params[4]
+            lv16 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv14, lv15, lv13, input_embeds), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv17: R.Tensor((896,), dtype="float16") = model_params[5]
+            lv18 = R.call_tir(cls.rms_norm, (lv16, lv17), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv19: R.Tensor((9728, 112), dtype="uint32") = model_params[6]
+            lv20: R.Tensor((9728, 28), dtype="float16") = model_params[7]
+            lv21 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv19, lv20, lv18), out_sinfo=R.Tensor((1, n, 9728), dtype="float16"))
+            lv22 = R.call_tir(cls.fused_split_silu_multiply, (lv21,), out_sinfo=R.Tensor((1, n, 4864), dtype="float16"))
+            lv23: R.Tensor((896, 608), dtype="uint32") = model_params[8]
+            lv24: R.Tensor((896, 152), dtype="float16") = model_params[9]
+            lv25 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv23, lv24, lv22, lv16), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv26: R.Tensor((896,), dtype="float16") = model_params[10]
+            lv27 = R.call_tir(cls.rms_norm, (lv25, lv26), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv28: R.Tensor((1152, 112), dtype="uint32") = model_params[11]
+            lv29: R.Tensor((1152, 28), dtype="float16") = model_params[12]
+            lv30 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv28, lv29, lv27), out_sinfo=R.Tensor((1, n, 1152), dtype="float16"))
+            lv31 = R.reshape(lv30, R.shape([1, n, 18, 64]))
+            lv32: R.Tuple(R.Tensor((1, n, 14, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16")) = R.split(lv31, indices_or_sections=[14, 16], axis=2)
+            lv33: R.Tensor((1, n, 14, 64), dtype="float16") = lv32[0]
+            lv34: R.Tensor((1, n, 2, 64), dtype="float16") = lv32[1]
+            lv35: R.Tensor((1, n, 2, 64), dtype="float16") = lv32[2]
+            lv36: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv11, cls.kv_cache_transpose_append, lv34, lv35, R.prim_value(1), sinfo_args=(R.Object,))
+            lv37 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv36, cls.attention, lv33, R.prim_value(1), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 14, 64), dtype="float16"))
+            lv38 = R.reshape(lv37, R.shape([1, n, 896]))
+            lv39: R.Tensor((896, 112), dtype="uint32") = model_params[13]
+            lv40: R.Tensor((896, 28), dtype="float16") = model_params[14]
+            lv41 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv39, lv40, lv38, lv25), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv42: R.Tensor((896,), dtype="float16") = model_params[15]
+            lv43 = R.call_tir(cls.rms_norm, (lv41, lv42), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv44: R.Tensor((9728, 112), dtype="uint32") = model_params[16]
+            lv45: R.Tensor((9728, 28), dtype="float16") = model_params[17]
+            lv46 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv44, lv45, lv43), out_sinfo=R.Tensor((1, n, 9728), dtype="float16"))
+            lv47 = R.call_tir(cls.fused_split_silu_multiply, (lv46,), out_sinfo=R.Tensor((1, n, 4864), dtype="float16"))
+            lv48: R.Tensor((896, 608), dtype="uint32") = model_params[18]
+            lv49: R.Tensor((896, 152), dtype="float16") = model_params[19]
+            lv50 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv48, lv49, lv47, lv41), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv51: R.Tensor((896,), dtype="float16") = model_params[20]
+            lv52 = R.call_tir(cls.rms_norm, (lv50, lv51), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv53: R.Tensor((1152, 112), dtype="uint32") = model_params[21]
+            lv54: R.Tensor((1152, 28), dtype="float16") = model_params[22]
+            lv55 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv53, lv54, lv52), out_sinfo=R.Tensor((1, n, 1152), dtype="float16"))
+            lv56 = R.reshape(lv55, R.shape([1, n, 18, 64]))
+            lv57: R.Tuple(R.Tensor((1, n, 14, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16")) = R.split(lv56, indices_or_sections=[14, 16], axis=2)
+            lv58: R.Tensor((1, n, 14, 64), dtype="float16") = lv57[0]
+            lv59: R.Tensor((1, n, 2, 64), dtype="float16") = lv57[1]
+            lv60: R.Tensor((1, n, 2, 64), dtype="float16") = lv57[2]
+            lv61: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv36, cls.kv_cache_transpose_append, lv59, lv60, R.prim_value(2), sinfo_args=(R.Object,))
+            lv62 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv61, cls.attention, lv58, R.prim_value(2), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 14, 64), dtype="float16"))
+            lv63 = R.reshape(lv62, R.shape([1, n, 896]))
+            lv64: R.Tensor((896, 112), dtype="uint32") = model_params[23]
+            lv65: R.Tensor((896, 28), dtype="float16") = model_params[24]
+            lv66 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv64, lv65, lv63, lv50), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv67: R.Tensor((896,), dtype="float16") = model_params[25]
+            lv68 = R.call_tir(cls.rms_norm, (lv66, lv67), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv69: R.Tensor((9728, 112), dtype="uint32") = model_params[26]
+            lv70: R.Tensor((9728, 28), dtype="float16") = model_params[27]
+            lv71 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv69, lv70, lv68), out_sinfo=R.Tensor((1, n, 9728), dtype="float16"))
+            lv72 = R.call_tir(cls.fused_split_silu_multiply, (lv71,), out_sinfo=R.Tensor((1, n, 4864), dtype="float16"))
+            lv73: R.Tensor((896, 608), dtype="uint32") = model_params[28]
+            lv74: R.Tensor((896, 152), dtype="float16") = model_params[29]
+            lv75 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv73, lv74, lv72, lv66), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv76: R.Tensor((896,), dtype="float16") = model_params[30]
+            lv77 = R.call_tir(cls.rms_norm, (lv75, lv76), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv78: R.Tensor((1152, 112), dtype="uint32") = model_params[31]
+            lv79: R.Tensor((1152, 28), dtype="float16") = model_params[32]
+            lv80 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv78, lv79, lv77), out_sinfo=R.Tensor((1, n, 1152), dtype="float16"))
+            lv81 = R.reshape(lv80, R.shape([1, n, 18, 64]))
+            lv82: R.Tuple(R.Tensor((1, n, 14, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16")) = R.split(lv81, indices_or_sections=[14, 16], axis=2)
+            lv83: R.Tensor((1, n, 14, 64), dtype="float16") = lv82[0]
+            lv84: R.Tensor((1, n, 2, 64), dtype="float16") = lv82[1]
+            lv85: R.Tensor((1, n, 2, 64), dtype="float16") = lv82[2]
+            lv86: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv61, cls.kv_cache_transpose_append, lv84, lv85, R.prim_value(3), sinfo_args=(R.Object,))
+            lv87 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv86, cls.attention, lv83, R.prim_value(3), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 14, 64), dtype="float16"))
+            lv88 = R.reshape(lv87, R.shape([1, n, 896]))
+            lv89: R.Tensor((896, 112), dtype="uint32") = model_params[33]
+            lv90: R.Tensor((896, 28), dtype="float16") = model_params[34]
+            lv91 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv89, lv90, lv88, lv75), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv92: R.Tensor((896,), dtype="float16") = model_params[35]
+            lv93 = R.call_tir(cls.rms_norm, (lv91, lv92), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv94: R.Tensor((9728, 112), dtype="uint32") = model_params[36]
+            lv95: R.Tensor((9728, 28), dtype="float16") = model_params[37]
+            lv96 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv94, lv95, lv93), out_sinfo=R.Tensor((1, n, 9728), dtype="float16"))
+            lv97 = R.call_tir(cls.fused_split_silu_multiply, (lv96,), out_sinfo=R.Tensor((1, n, 4864), dtype="float16"))
+            lv98: R.Tensor((896, 608), dtype="uint32") = model_params[38]
+            lv99: R.Tensor((896, 152), dtype="float16") = model_params[39]
+            lv100 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv98, lv99, lv97, lv91), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv101: R.Tensor((896,), dtype="float16") = model_params[40]
+            lv102 = R.call_tir(cls.rms_norm, (lv100, lv101), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv103: R.Tensor((1152, 112), dtype="uint32") = model_params[41]
+            lv104: R.Tensor((1152, 28), dtype="float16") = model_params[42]
+            lv105 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv103, lv104, lv102), out_sinfo=R.Tensor((1, n, 1152), dtype="float16"))
+            lv106 = R.reshape(lv105, R.shape([1, n, 18, 64]))
+            lv107: R.Tuple(R.Tensor((1, n, 14, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16")) = R.split(lv106, indices_or_sections=[14, 16], axis=2)
+            lv108: R.Tensor((1, n, 14, 64), dtype="float16") = lv107[0]
+            lv109: R.Tensor((1, n, 2, 64), dtype="float16") = lv107[1]
+            lv110: R.Tensor((1, n, 2, 64), dtype="float16") = lv107[2]
+            lv111: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv86, cls.kv_cache_transpose_append, lv109, lv110, R.prim_value(4), sinfo_args=(R.Object,))
+            lv112 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv111, cls.attention, lv108, R.prim_value(4), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 14, 64), dtype="float16"))
+            lv113 = R.reshape(lv112, R.shape([1, n, 896]))
+            lv114: R.Tensor((896, 112), dtype="uint32") = model_params[43]
+            lv115: R.Tensor((896, 28), dtype="float16") = model_params[44]
+            lv116 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv114, lv115, lv113, lv100), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv117: R.Tensor((896,), dtype="float16") = model_params[45]
+            lv118 = R.call_tir(cls.rms_norm, (lv116, lv117), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv119: R.Tensor((9728, 112), dtype="uint32") = model_params[46]
+            lv120: R.Tensor((9728, 28), dtype="float16") = model_params[47]
+            lv121 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv119, lv120, lv118), out_sinfo=R.Tensor((1, n, 9728), dtype="float16"))
+            lv122 = R.call_tir(cls.fused_split_silu_multiply, (lv121,), out_sinfo=R.Tensor((1, n, 4864), dtype="float16"))
+            lv123: R.Tensor((896, 608), dtype="uint32") = model_params[48]
+            lv124: R.Tensor((896, 152), dtype="float16") = model_params[49]
+            lv125 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv123, lv124, lv122, lv116), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv126: R.Tensor((896,), dtype="float16") = model_params[50]
+            lv127 = R.call_tir(cls.rms_norm, (lv125, lv126), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv128: R.Tensor((1152, 112), dtype="uint32") = model_params[51]
+            lv129: R.Tensor((1152, 28), dtype="float16") = model_params[52]
+            lv130 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv128, lv129, lv127), out_sinfo=R.Tensor((1, n, 1152), dtype="float16"))
+            lv131 = R.reshape(lv130, R.shape([1, n, 18, 64]))
+            lv132: R.Tuple(R.Tensor((1, n, 14, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16")) = R.split(lv131, indices_or_sections=[14, 16], axis=2)
+            lv133: R.Tensor((1, n, 14, 64), dtype="float16") = lv132[0]
+            lv134: R.Tensor((1, n, 2, 64), dtype="float16") = lv132[1]
+            lv135: R.Tensor((1, n, 2, 64), dtype="float16") = lv132[2]
+            lv136: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv111, cls.kv_cache_transpose_append, lv134, lv135, R.prim_value(5), sinfo_args=(R.Object,))
+            lv137 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv136, cls.attention, lv133, R.prim_value(5), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 14, 64), dtype="float16"))
+            lv138 = R.reshape(lv137, R.shape([1, n, 896]))
+            lv139: R.Tensor((896, 112), dtype="uint32") = model_params[53]
+            lv140: R.Tensor((896, 28), dtype="float16") = model_params[54]
+            lv141 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv139, lv140, lv138, lv125), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv142: R.Tensor((896,), dtype="float16") = model_params[55]
+            lv143 = R.call_tir(cls.rms_norm, (lv141, lv142), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv144: R.Tensor((9728, 112), dtype="uint32") = model_params[56]
+            lv145: R.Tensor((9728, 28), dtype="float16") = model_params[57]
+            lv146 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv144, lv145, lv143), out_sinfo=R.Tensor((1, n, 9728), dtype="float16"))
+            lv147 = R.call_tir(cls.fused_split_silu_multiply, (lv146,), out_sinfo=R.Tensor((1, n, 4864), dtype="float16"))
+            lv148: R.Tensor((896, 608), dtype="uint32") = model_params[58]
+            lv149: R.Tensor((896, 152), dtype="float16") = model_params[59]
+            lv150 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv148, lv149, lv147, lv141), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv151: R.Tensor((896,), dtype="float16") = model_params[60]
+            lv152 = R.call_tir(cls.rms_norm, (lv150, lv151), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv153: R.Tensor((1152, 112), dtype="uint32") = model_params[61]
+            lv154: R.Tensor((1152, 28), dtype="float16") = model_params[62]
+            lv155 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv153, lv154, lv152), out_sinfo=R.Tensor((1, n, 1152), dtype="float16"))
+            lv156 = R.reshape(lv155, R.shape([1, n, 18, 64]))
+            lv157: R.Tuple(R.Tensor((1, n, 14, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16")) = R.split(lv156, indices_or_sections=[14, 16], axis=2)
+            lv158: R.Tensor((1, n, 14, 64), dtype="float16") = lv157[0]
+            lv159: R.Tensor((1, n, 2, 64), dtype="float16") = lv157[1]
+            lv160: R.Tensor((1, n, 2, 64), dtype="float16") = lv157[2]
+            lv161: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv136, cls.kv_cache_transpose_append, lv159, lv160, R.prim_value(6), sinfo_args=(R.Object,))
+            lv162 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv161, cls.attention, lv158, R.prim_value(6), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 14, 64), dtype="float16"))
+            lv163 = R.reshape(lv162, R.shape([1, n, 896]))
+            lv164: R.Tensor((896, 112), dtype="uint32") = model_params[63]
+            lv165: R.Tensor((896, 28), dtype="float16") = model_params[64]
+            lv166 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv164, lv165, lv163, lv150), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv167: R.Tensor((896,), dtype="float16") = model_params[65]
+            lv168 = R.call_tir(cls.rms_norm, (lv166, lv167), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv169: R.Tensor((9728, 112), dtype="uint32") = model_params[66]
+            lv170: R.Tensor((9728, 28), dtype="float16") = model_params[67]
+            lv171 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv169, lv170, lv168), out_sinfo=R.Tensor((1, n, 9728), dtype="float16"))
+            lv172 = R.call_tir(cls.fused_split_silu_multiply, (lv171,), out_sinfo=R.Tensor((1, n, 4864), dtype="float16"))
+            lv173: R.Tensor((896, 608), dtype="uint32") = model_params[68]
+            lv174: R.Tensor((896, 152), dtype="float16") = model_params[69]
+            lv175 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv173, lv174, lv172, lv166), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv176: R.Tensor((896,), dtype="float16") = model_params[70]
+            lv177 = R.call_tir(cls.rms_norm, (lv175, lv176), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv178: R.Tensor((1152, 112), dtype="uint32") = model_params[71]
+            lv179: R.Tensor((1152, 28), dtype="float16") = model_params[72]
+            lv180 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv178, lv179, lv177), out_sinfo=R.Tensor((1, n, 1152), dtype="float16"))
+            lv181 = R.reshape(lv180, R.shape([1, n, 18, 64]))
+            lv182: R.Tuple(R.Tensor((1, n, 14, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16")) = R.split(lv181, indices_or_sections=[14, 16], axis=2)
+            lv183: R.Tensor((1, n, 14, 64), dtype="float16") = lv182[0]
+            lv184: R.Tensor((1, n, 2, 64), dtype="float16") = lv182[1]
+            lv185: R.Tensor((1, n, 2, 64), dtype="float16") = lv182[2]
+            lv186: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv161, cls.kv_cache_transpose_append, lv184, lv185, R.prim_value(7), sinfo_args=(R.Object,))
+            lv187 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv186, cls.attention, lv183, R.prim_value(7), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 14, 64), dtype="float16"))
+            lv188 = R.reshape(lv187, R.shape([1, n, 896]))
+            lv189: R.Tensor((896, 112), dtype="uint32") = model_params[73]
+            lv190: R.Tensor((896, 28), dtype="float16") = model_params[74]
+            lv191 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv189, lv190, lv188, lv175), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv192: R.Tensor((896,), dtype="float16") = model_params[75]
+            lv193 = R.call_tir(cls.rms_norm, (lv191, lv192), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv194: R.Tensor((9728, 112), dtype="uint32") = model_params[76]
+            lv195: R.Tensor((9728, 28), dtype="float16") = model_params[77]
+            lv196 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv194, lv195, lv193), out_sinfo=R.Tensor((1, n, 9728), dtype="float16"))
+            lv197 = R.call_tir(cls.fused_split_silu_multiply, (lv196,), out_sinfo=R.Tensor((1, n, 4864), dtype="float16"))
+            lv198: R.Tensor((896, 608), dtype="uint32") = model_params[78]
+            lv199: R.Tensor((896, 152), dtype="float16") = model_params[79]
+            lv200 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv198, lv199, lv197, lv191), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv201: R.Tensor((896,), dtype="float16") = model_params[80]
+            lv202 = R.call_tir(cls.rms_norm, (lv200, lv201), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv203: R.Tensor((1152, 112), dtype="uint32") = model_params[81]
+            lv204: R.Tensor((1152, 28), dtype="float16") = model_params[82]
+            lv205 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv203, lv204, lv202), out_sinfo=R.Tensor((1, n, 1152), dtype="float16"))
+            lv206 = R.reshape(lv205, R.shape([1, n, 18, 64]))
+            lv207: R.Tuple(R.Tensor((1, n, 14, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16")) = R.split(lv206, indices_or_sections=[14, 16], axis=2)
+            lv208: R.Tensor((1, n, 14, 64), dtype="float16") = lv207[0]
+            lv209: R.Tensor((1, n, 2, 64), dtype="float16") = lv207[1]
+            lv210: R.Tensor((1, n, 2, 64), dtype="float16") = lv207[2]
+            lv211: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv186, cls.kv_cache_transpose_append, lv209, lv210, R.prim_value(8), sinfo_args=(R.Object,))
+            lv212 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv211, cls.attention, lv208, R.prim_value(8), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 14, 64), dtype="float16"))
+            lv213 = R.reshape(lv212, R.shape([1, n, 896]))
+            lv214: R.Tensor((896, 112), dtype="uint32") = model_params[83]
+            lv215: R.Tensor((896, 28), dtype="float16") = model_params[84]
+            lv216 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv214, lv215, lv213, lv200), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv217: R.Tensor((896,), dtype="float16") = model_params[85]
+            lv218 = R.call_tir(cls.rms_norm, (lv216, lv217), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv219: R.Tensor((9728, 112), dtype="uint32") = model_params[86]
+            lv220: R.Tensor((9728, 28), dtype="float16") = model_params[87]
+            lv221 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv219, lv220, lv218), out_sinfo=R.Tensor((1, n, 9728), dtype="float16"))
+            lv222 = R.call_tir(cls.fused_split_silu_multiply, (lv221,), out_sinfo=R.Tensor((1, n, 4864), dtype="float16"))
+            lv223: R.Tensor((896, 608), dtype="uint32") = model_params[88]
+            lv224: R.Tensor((896, 152), dtype="float16") = model_params[89]
+            lv225 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv223, lv224, lv222, lv216), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv226: R.Tensor((896,), dtype="float16") = model_params[90]
+            lv227 = R.call_tir(cls.rms_norm, (lv225, lv226), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv228: R.Tensor((1152, 112), dtype="uint32") = model_params[91]
+            lv229: R.Tensor((1152, 28), dtype="float16") = model_params[92]
+            lv230 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv228, lv229, lv227), out_sinfo=R.Tensor((1, n, 1152), dtype="float16"))
+            lv231 = R.reshape(lv230, R.shape([1, n, 18, 64]))
+            lv232: R.Tuple(R.Tensor((1, n, 14, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16")) = R.split(lv231, indices_or_sections=[14, 16], axis=2)
+            lv233: R.Tensor((1, n, 14, 64), dtype="float16") = lv232[0]
+            lv234: R.Tensor((1, n, 2, 64), dtype="float16") = lv232[1]
+            lv235: R.Tensor((1, n, 2, 64), dtype="float16") = lv232[2]
+            lv236: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv211, cls.kv_cache_transpose_append, lv234, lv235, R.prim_value(9), sinfo_args=(R.Object,))
+            lv237 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv236, cls.attention, lv233, R.prim_value(9), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 14, 64), dtype="float16"))
+            lv238 = R.reshape(lv237, R.shape([1, n, 896]))
+            lv239: R.Tensor((896, 112), dtype="uint32") = model_params[93]
+            lv240: R.Tensor((896, 28), dtype="float16") = model_params[94]
+            lv241 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv239, lv240, lv238, lv225), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv242: R.Tensor((896,), dtype="float16") = model_params[95]
+            lv243 = R.call_tir(cls.rms_norm, (lv241, lv242), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv244: R.Tensor((9728, 112), dtype="uint32") = model_params[96]
+            lv245: R.Tensor((9728, 28), dtype="float16") = model_params[97]
+            lv246 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv244, lv245, lv243), out_sinfo=R.Tensor((1, n, 9728), dtype="float16"))
+            lv247 = R.call_tir(cls.fused_split_silu_multiply, (lv246,), out_sinfo=R.Tensor((1, n, 4864), dtype="float16"))
+            lv248: R.Tensor((896, 608), dtype="uint32") = model_params[98]
+            lv249: R.Tensor((896, 152), dtype="float16") = model_params[99]
+            lv250 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv248, lv249, lv247, lv241), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv251: R.Tensor((896,), dtype="float16") = model_params[100]
+            lv252 = R.call_tir(cls.rms_norm, (lv250, lv251), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv253: R.Tensor((1152, 112), dtype="uint32") = model_params[101]
+            lv254: R.Tensor((1152, 28), dtype="float16") = model_params[102]
+            lv255 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv253, lv254, lv252), out_sinfo=R.Tensor((1, n, 1152), dtype="float16"))
+            lv256 = R.reshape(lv255, R.shape([1, n, 18, 64]))
+            lv257: R.Tuple(R.Tensor((1, n, 14, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16")) = R.split(lv256, indices_or_sections=[14, 16], axis=2)
+            lv258: R.Tensor((1, n, 14, 64), dtype="float16") = lv257[0]
+            lv259: R.Tensor((1, n, 2, 64), dtype="float16") = lv257[1]
+            lv260: R.Tensor((1, n, 2, 64), dtype="float16") = lv257[2]
+            lv261: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv236, cls.kv_cache_transpose_append, lv259, lv260, R.prim_value(10), sinfo_args=(R.Object,))
+            lv262 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv261, cls.attention, lv258, R.prim_value(10), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 14, 64), dtype="float16"))
+            lv263 = R.reshape(lv262, R.shape([1, n, 896]))
+            lv264: R.Tensor((896, 112), dtype="uint32") = model_params[103]
+            lv265: R.Tensor((896, 28), dtype="float16") = model_params[104]
+            lv266 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv264, lv265, lv263, lv250), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv267: R.Tensor((896,), dtype="float16") = model_params[105]
+            lv268 = R.call_tir(cls.rms_norm, (lv266, lv267), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv269: R.Tensor((9728, 112), dtype="uint32") = model_params[106]
+            lv270: R.Tensor((9728, 28), dtype="float16") = model_params[107]
+            lv271 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv269, lv270, lv268), out_sinfo=R.Tensor((1, n, 9728), dtype="float16"))
+            lv272 = R.call_tir(cls.fused_split_silu_multiply, (lv271,), out_sinfo=R.Tensor((1, n, 4864), dtype="float16"))
+            lv273: R.Tensor((896, 608), dtype="uint32") = model_params[108]
+            lv274: R.Tensor((896, 152), dtype="float16") = model_params[109]
+            lv275 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv273, lv274, lv272, lv266), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv276: R.Tensor((896,), dtype="float16") = model_params[110]
+            lv277 = R.call_tir(cls.rms_norm, (lv275, lv276), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv278: R.Tensor((1152, 112), dtype="uint32") = model_params[111]
+            lv279: R.Tensor((1152, 28), dtype="float16") = model_params[112]
+            lv280 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv278, lv279, lv277), out_sinfo=R.Tensor((1, n, 1152), dtype="float16"))
+            lv281 = R.reshape(lv280, R.shape([1, n, 18, 64]))
+            lv282: R.Tuple(R.Tensor((1, n, 14, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16")) = R.split(lv281, indices_or_sections=[14, 16], axis=2)
+            lv283: R.Tensor((1, n, 14, 64), dtype="float16") = lv282[0]
+            lv284: R.Tensor((1, n, 2, 64), dtype="float16") = lv282[1]
+            lv285: R.Tensor((1, n, 2, 64), dtype="float16") = lv282[2]
+            lv286: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv261, cls.kv_cache_transpose_append, lv284, lv285, R.prim_value(11), sinfo_args=(R.Object,))
+            lv287 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv286, cls.attention, lv283, R.prim_value(11), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 14, 64), dtype="float16"))
+            lv288 = R.reshape(lv287, R.shape([1, n, 896]))
+            lv289: R.Tensor((896, 112), dtype="uint32") = model_params[113]
+            lv290: R.Tensor((896, 28), dtype="float16") = model_params[114]
+            lv291 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv289, lv290, lv288, lv275), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv292: R.Tensor((896,), dtype="float16") = model_params[115]
+            lv293 = R.call_tir(cls.rms_norm, (lv291, lv292), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv294: R.Tensor((9728, 112), dtype="uint32") = model_params[116]
+            lv295: R.Tensor((9728, 28), dtype="float16") = model_params[117]
+            lv296 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv294, lv295, lv293), out_sinfo=R.Tensor((1, n, 9728), dtype="float16"))
+            lv297 = R.call_tir(cls.fused_split_silu_multiply, (lv296,), out_sinfo=R.Tensor((1, n, 4864), dtype="float16"))
+            lv298: R.Tensor((896, 608), dtype="uint32") = model_params[118]
+            lv299: R.Tensor((896, 152), dtype="float16") = model_params[119]
+            lv300 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv298, lv299, lv297, lv291), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv301: R.Tensor((896,), dtype="float16") = model_params[120]
+            lv302 = R.call_tir(cls.rms_norm, (lv300, lv301), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv303: R.Tensor((1152, 112), dtype="uint32") = model_params[121]
+            lv304: R.Tensor((1152, 28), dtype="float16") = model_params[122]
+            lv305 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv303, lv304, lv302), out_sinfo=R.Tensor((1, n, 1152), dtype="float16"))
+            lv306 = R.reshape(lv305, R.shape([1, n, 18, 64]))
+            lv307: R.Tuple(R.Tensor((1, n, 14, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16")) = R.split(lv306, indices_or_sections=[14, 16], axis=2)
+            lv308: R.Tensor((1, n, 14, 64), dtype="float16") = lv307[0]
+            lv309: R.Tensor((1, n, 2, 64), dtype="float16") = lv307[1]
+            lv310: R.Tensor((1, n, 2, 64), dtype="float16") = lv307[2]
+            lv311: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv286, cls.kv_cache_transpose_append, lv309, lv310, R.prim_value(12), sinfo_args=(R.Object,))
+            lv312 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv311, cls.attention, lv308, R.prim_value(12), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 14, 64), dtype="float16"))
+            lv313 = R.reshape(lv312, R.shape([1, n, 896]))
+            lv314: R.Tensor((896, 112), dtype="uint32") = model_params[123]
+            lv315: R.Tensor((896, 28), dtype="float16") = model_params[124]
+            lv316 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv314, lv315, lv313, lv300), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv317: R.Tensor((896,), dtype="float16") = model_params[125]
+            lv318 = R.call_tir(cls.rms_norm, (lv316, lv317), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv319: R.Tensor((9728, 112), dtype="uint32") = model_params[126]
+            lv320: R.Tensor((9728, 28), dtype="float16") = model_params[127]
+            lv321 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv319, lv320, lv318), out_sinfo=R.Tensor((1, n, 9728), dtype="float16"))
+            lv322 = R.call_tir(cls.fused_split_silu_multiply, (lv321,), out_sinfo=R.Tensor((1, n, 4864), dtype="float16"))
+            lv323: R.Tensor((896, 608), dtype="uint32") = model_params[128]
+            lv324: R.Tensor((896, 152), dtype="float16") = model_params[129]
+            lv325 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv323, lv324, lv322, lv316), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv326: R.Tensor((896,), dtype="float16") = model_params[130]
+            lv327 = R.call_tir(cls.rms_norm, (lv325, lv326), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv328: R.Tensor((1152, 112), dtype="uint32") = model_params[131]
+            lv329: R.Tensor((1152, 28), dtype="float16") = model_params[132]
+            lv330 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv328, lv329, lv327), out_sinfo=R.Tensor((1, n, 1152), dtype="float16"))
+            lv331 = R.reshape(lv330, R.shape([1, n, 18, 64]))
+            lv332: R.Tuple(R.Tensor((1, n, 14, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16")) = R.split(lv331, indices_or_sections=[14, 16], axis=2)
+            lv333: R.Tensor((1, n, 14, 64), dtype="float16") = lv332[0]
+            lv334: R.Tensor((1, n, 2, 64), dtype="float16") = lv332[1]
+            lv335: R.Tensor((1, n, 2, 64), dtype="float16") = lv332[2]
+            lv336: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv311, cls.kv_cache_transpose_append, lv334, lv335, R.prim_value(13), sinfo_args=(R.Object,))
+            lv337 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv336, cls.attention, lv333, R.prim_value(13), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 14, 64), dtype="float16"))
+            lv338 = R.reshape(lv337, R.shape([1, n, 896]))
+            lv339: R.Tensor((896, 112), dtype="uint32") = model_params[133]
+            lv340: R.Tensor((896, 28), dtype="float16") = model_params[134]
+            lv341 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv339, lv340, lv338, lv325), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv342: R.Tensor((896,), dtype="float16") = model_params[135]
+            lv343 = R.call_tir(cls.rms_norm, (lv341, lv342), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv344: R.Tensor((9728, 112), dtype="uint32") = model_params[136]
+            lv345: R.Tensor((9728, 28), dtype="float16") = model_params[137]
+            lv346 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv344, lv345, lv343), out_sinfo=R.Tensor((1, n, 9728), dtype="float16"))
+            lv347 = R.call_tir(cls.fused_split_silu_multiply, (lv346,), out_sinfo=R.Tensor((1, n, 4864), dtype="float16"))
+            lv348: R.Tensor((896, 608), dtype="uint32") = model_params[138]
+            lv349: R.Tensor((896, 152), dtype="float16") = model_params[139]
+            lv350 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv348, lv349, lv347, lv341), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv351: R.Tensor((896,), dtype="float16") = model_params[140]
+            lv352 = R.call_tir(cls.rms_norm, (lv350, lv351), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv353: R.Tensor((1152, 112), dtype="uint32") = model_params[141]
+            lv354: R.Tensor((1152, 28), dtype="float16") = model_params[142]
+            lv355 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv353, lv354, lv352), out_sinfo=R.Tensor((1, n, 1152), dtype="float16"))
+            lv356 = R.reshape(lv355, R.shape([1, n, 18, 64]))
+            lv357: R.Tuple(R.Tensor((1, n, 14, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16")) = R.split(lv356, indices_or_sections=[14, 16], axis=2)
+            lv358: R.Tensor((1, n, 14, 64), dtype="float16") = lv357[0]
+            lv359: R.Tensor((1, n, 2, 64), dtype="float16") = lv357[1]
+            lv360: R.Tensor((1, n, 2, 64), dtype="float16") = lv357[2]
+            lv361: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv336, cls.kv_cache_transpose_append, lv359, lv360, R.prim_value(14), sinfo_args=(R.Object,))
+            lv362 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv361, cls.attention, lv358, R.prim_value(14), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 14, 64), dtype="float16"))
+            lv363 = R.reshape(lv362, R.shape([1, n, 896]))
+            lv364: R.Tensor((896, 112), dtype="uint32") = model_params[143]
+            lv365: R.Tensor((896, 28), dtype="float16") = model_params[144]
+            lv366 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv364, lv365, lv363, lv350), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv367: R.Tensor((896,), dtype="float16") = model_params[145]
+            lv368 = R.call_tir(cls.rms_norm, (lv366, lv367), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv369: R.Tensor((9728, 112), dtype="uint32") = model_params[146]
+            lv370: R.Tensor((9728, 28), dtype="float16") = model_params[147]
+            lv371 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv369, lv370, lv368), out_sinfo=R.Tensor((1, n, 9728), dtype="float16"))
+            lv372 = R.call_tir(cls.fused_split_silu_multiply, (lv371,), out_sinfo=R.Tensor((1, n, 4864), dtype="float16"))
+            lv373: R.Tensor((896, 608), dtype="uint32") = model_params[148]
+            lv374: R.Tensor((896, 152), dtype="float16") = model_params[149]
+            lv375 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv373, lv374, lv372, lv366), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv376: R.Tensor((896,), dtype="float16") = model_params[150]
+            lv377 = R.call_tir(cls.rms_norm, (lv375, lv376), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv378: R.Tensor((1152, 112), dtype="uint32") = model_params[151]
+            lv379: R.Tensor((1152, 28), dtype="float16") = model_params[152]
+            lv380 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv378, lv379, lv377), out_sinfo=R.Tensor((1, n, 1152), dtype="float16"))
+            lv381 = R.reshape(lv380, R.shape([1, n, 18, 64]))
+            lv382: R.Tuple(R.Tensor((1, n, 14, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16")) = R.split(lv381, indices_or_sections=[14, 16], axis=2)
+            lv383: R.Tensor((1, n, 14, 64), dtype="float16") = lv382[0]
+            lv384: R.Tensor((1, n, 2, 64), dtype="float16") = lv382[1]
+            lv385: R.Tensor((1, n, 2, 64), dtype="float16") = lv382[2]
+            lv386: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv361, cls.kv_cache_transpose_append, lv384, lv385, R.prim_value(15), sinfo_args=(R.Object,))
+            lv387 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv386, cls.attention, lv383, R.prim_value(15), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 14, 64), dtype="float16"))
+            lv388 = R.reshape(lv387, R.shape([1, n, 896]))
+            lv389: R.Tensor((896, 112), dtype="uint32") = model_params[153]
+            lv390: R.Tensor((896, 28), dtype="float16") = model_params[154]
+            lv391 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv389, lv390, lv388, lv375), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv392: R.Tensor((896,), dtype="float16") = model_params[155]
+            lv393 = R.call_tir(cls.rms_norm, (lv391, lv392), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv394: R.Tensor((9728, 112), dtype="uint32") = model_params[156]
+            lv395: R.Tensor((9728, 28), dtype="float16") = model_params[157]
+            lv396 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv394, lv395, lv393), out_sinfo=R.Tensor((1, n, 9728), dtype="float16"))
+            lv397 = R.call_tir(cls.fused_split_silu_multiply, (lv396,), out_sinfo=R.Tensor((1, n, 4864), dtype="float16"))
+            lv398: R.Tensor((896, 608), dtype="uint32") = model_params[158]
+            lv399: R.Tensor((896, 152), dtype="float16") = model_params[159]
+            lv400 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv398, lv399, lv397, lv391), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv401: R.Tensor((896,), dtype="float16") = model_params[160]
+            lv402 = R.call_tir(cls.rms_norm, (lv400, lv401), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv403: R.Tensor((1152, 112), dtype="uint32") = model_params[161]
+            lv404: R.Tensor((1152, 28), dtype="float16") = model_params[162]
+            lv405 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv403, lv404, lv402), out_sinfo=R.Tensor((1, n, 1152), dtype="float16"))
+            lv406 = R.reshape(lv405, R.shape([1, n, 18, 64]))
+            lv407: R.Tuple(R.Tensor((1, n, 14, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16")) = R.split(lv406, indices_or_sections=[14, 16], axis=2)
+            lv408: R.Tensor((1, n, 14, 64), dtype="float16") = lv407[0]
+            lv409: R.Tensor((1, n, 2, 64), dtype="float16") = lv407[1]
+            lv410: R.Tensor((1, n, 2, 64), dtype="float16") = lv407[2]
+            lv411: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv386, cls.kv_cache_transpose_append, lv409, lv410, R.prim_value(16), sinfo_args=(R.Object,))
+            lv412 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv411, cls.attention, lv408, R.prim_value(16), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 14, 64), dtype="float16"))
+            lv413 = R.reshape(lv412, R.shape([1, n, 896]))
+            lv414: R.Tensor((896, 112), dtype="uint32") = model_params[163]
+            lv415: R.Tensor((896, 28), dtype="float16") = model_params[164]
+            lv416 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv414, lv415, lv413, lv400), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv417: R.Tensor((896,), dtype="float16") = model_params[165]
+            lv418 = R.call_tir(cls.rms_norm, (lv416, lv417), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv419: R.Tensor((9728, 112), dtype="uint32") = model_params[166]
+            lv420: R.Tensor((9728, 28), dtype="float16") = model_params[167]
+            lv421 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv419, lv420, lv418), out_sinfo=R.Tensor((1, n, 9728), dtype="float16"))
+            lv422 = R.call_tir(cls.fused_split_silu_multiply, (lv421,), out_sinfo=R.Tensor((1, n, 4864), dtype="float16"))
+            lv423: R.Tensor((896, 608), dtype="uint32") = model_params[168]
+            lv424: R.Tensor((896, 152), dtype="float16") = model_params[169]
+            lv425 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv423, lv424, lv422, lv416), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv426: R.Tensor((896,), dtype="float16") = model_params[170]
+            lv427 = R.call_tir(cls.rms_norm, (lv425, lv426), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv428: R.Tensor((1152, 112), dtype="uint32") = model_params[171]
+            lv429: R.Tensor((1152, 28), dtype="float16") = model_params[172]
+            lv430 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv428, lv429, lv427), out_sinfo=R.Tensor((1, n, 1152), dtype="float16"))
+            lv431 = R.reshape(lv430, R.shape([1, n, 18, 64]))
+            lv432: R.Tuple(R.Tensor((1, n, 14, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16")) = R.split(lv431, indices_or_sections=[14, 16], axis=2)
+            lv433: R.Tensor((1, n, 14, 64), dtype="float16") = lv432[0]
+            lv434: R.Tensor((1, n, 2, 64), dtype="float16") = lv432[1]
+            lv435: R.Tensor((1, n, 2, 64), dtype="float16") = lv432[2]
+            lv436: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv411, cls.kv_cache_transpose_append, lv434, lv435, R.prim_value(17), sinfo_args=(R.Object,))
+            lv437 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv436, cls.attention, lv433, R.prim_value(17), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 14, 64), dtype="float16"))
+            lv438 = R.reshape(lv437, R.shape([1, n, 896]))
+            lv439: R.Tensor((896, 112), dtype="uint32") = model_params[173]
+            lv440: R.Tensor((896, 28), dtype="float16") = model_params[174]
+            lv441 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv439, lv440, lv438, lv425), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv442: R.Tensor((896,), dtype="float16") = model_params[175]
+            lv443 = R.call_tir(cls.rms_norm, (lv441, lv442), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv444: R.Tensor((9728, 112), dtype="uint32") = model_params[176]
+            lv445: R.Tensor((9728, 28), dtype="float16") = model_params[177]
+            lv446 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv444, lv445, lv443), out_sinfo=R.Tensor((1, n, 9728), dtype="float16"))
+            lv447 = R.call_tir(cls.fused_split_silu_multiply, (lv446,), out_sinfo=R.Tensor((1, n, 4864), dtype="float16"))
+            lv448: R.Tensor((896, 608), dtype="uint32") = model_params[178]
+            lv449: R.Tensor((896, 152), dtype="float16") = model_params[179]
+            lv450 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv448, lv449, lv447, lv441), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv451: R.Tensor((896,), dtype="float16") = model_params[180]
+            lv452 = R.call_tir(cls.rms_norm, (lv450, lv451), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv453: R.Tensor((1152, 112), dtype="uint32") = model_params[181]
+            lv454: R.Tensor((1152, 28), dtype="float16") = model_params[182]
+            lv455 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv453, lv454, lv452), out_sinfo=R.Tensor((1, n, 1152), dtype="float16"))
+            lv456 = R.reshape(lv455, R.shape([1, n, 18, 64]))
+            lv457: R.Tuple(R.Tensor((1, n, 14, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16")) = R.split(lv456, indices_or_sections=[14, 16], axis=2)
+            lv458: R.Tensor((1, n, 14, 64), dtype="float16") = lv457[0]
+            lv459: R.Tensor((1, n, 2, 64), dtype="float16") = lv457[1]
+            lv460: R.Tensor((1, n, 2, 64), dtype="float16") = lv457[2]
+            lv461: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv436, cls.kv_cache_transpose_append, lv459, lv460, R.prim_value(18), sinfo_args=(R.Object,))
+            lv462 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv461, cls.attention, lv458, R.prim_value(18), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 14, 64), dtype="float16"))
+            lv463 = R.reshape(lv462, R.shape([1, n, 896]))
+            lv464: R.Tensor((896, 112), dtype="uint32") = model_params[183]
+            lv465: R.Tensor((896, 28), dtype="float16") = model_params[184]
+            lv466 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv464, lv465, lv463, lv450), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv467: R.Tensor((896,), dtype="float16") = model_params[185]
+            lv468 = R.call_tir(cls.rms_norm, (lv466, lv467), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv469: R.Tensor((9728, 112), dtype="uint32") = model_params[186]
+            lv470: R.Tensor((9728, 28), dtype="float16") = model_params[187]
+            lv471 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv469, lv470, lv468), out_sinfo=R.Tensor((1, n, 9728), dtype="float16"))
+            lv472 = R.call_tir(cls.fused_split_silu_multiply, (lv471,), out_sinfo=R.Tensor((1, n, 4864), dtype="float16"))
+            lv473: R.Tensor((896, 608), dtype="uint32") = model_params[188]
+            lv474: R.Tensor((896, 152), dtype="float16") = model_params[189]
+            lv475 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv473, lv474, lv472, lv466), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv476: R.Tensor((896,), dtype="float16") = model_params[190]
+            lv477 = R.call_tir(cls.rms_norm, (lv475, lv476), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv478: R.Tensor((1152, 112), dtype="uint32") = model_params[191]
+            lv479: R.Tensor((1152, 28), dtype="float16") = model_params[192]
+            lv480 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv478, lv479, lv477), out_sinfo=R.Tensor((1, n, 1152), dtype="float16"))
+            lv481 = R.reshape(lv480, R.shape([1, n, 18, 64]))
+            lv482: R.Tuple(R.Tensor((1, n, 14, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16")) = R.split(lv481, indices_or_sections=[14, 16], axis=2)
+            lv483: R.Tensor((1, n, 14, 64), dtype="float16") = lv482[0]
+            lv484: R.Tensor((1, n, 2, 64), dtype="float16") = lv482[1]
+            lv485: R.Tensor((1, n, 2, 64), dtype="float16") = lv482[2]
+            lv486: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv461, cls.kv_cache_transpose_append, lv484, lv485, R.prim_value(19), sinfo_args=(R.Object,))
+            lv487 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv486, cls.attention, lv483, R.prim_value(19), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 14, 64), dtype="float16"))
+            lv488 = R.reshape(lv487, R.shape([1, n, 896]))
+            lv489: R.Tensor((896, 112), dtype="uint32") = model_params[193]
+            lv490: R.Tensor((896, 28), dtype="float16") = model_params[194]
+            lv491 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv489, lv490, lv488, lv475), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv492: R.Tensor((896,), dtype="float16") = model_params[195]
+            lv493 = R.call_tir(cls.rms_norm, (lv491, lv492), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv494: R.Tensor((9728, 112), dtype="uint32") = model_params[196]
+            lv495: R.Tensor((9728, 28), dtype="float16") = model_params[197]
+            lv496 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv494, lv495, lv493), out_sinfo=R.Tensor((1, n, 9728), dtype="float16"))
+            lv497 = R.call_tir(cls.fused_split_silu_multiply, (lv496,), out_sinfo=R.Tensor((1, n, 4864), dtype="float16"))
+            lv498: R.Tensor((896, 608), dtype="uint32") = model_params[198]
+            lv499: R.Tensor((896, 152), dtype="float16") = model_params[199]
+            lv500 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv498, lv499, lv497, lv491), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv501: R.Tensor((896,), dtype="float16") = model_params[200]
+            lv502 = R.call_tir(cls.rms_norm, (lv500, lv501), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv503: R.Tensor((1152, 112), dtype="uint32") = model_params[201]
+            lv504: R.Tensor((1152, 28), dtype="float16") = model_params[202]
+            lv505 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv503, lv504, lv502), out_sinfo=R.Tensor((1, n, 1152), dtype="float16"))
+            lv506 = R.reshape(lv505, R.shape([1, n, 18, 64]))
+            lv507: R.Tuple(R.Tensor((1, n, 14, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16")) = R.split(lv506, indices_or_sections=[14, 16], axis=2)
+            lv508: R.Tensor((1, n, 14, 64), dtype="float16") = lv507[0]
+            lv509: R.Tensor((1, n, 2, 64), dtype="float16") = lv507[1]
+            lv510: R.Tensor((1, n, 2, 64), dtype="float16") = lv507[2]
+            lv511: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv486, cls.kv_cache_transpose_append, lv509, lv510, R.prim_value(20), sinfo_args=(R.Object,))
+            lv512 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv511, cls.attention, lv508, R.prim_value(20), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 14, 64), dtype="float16"))
+            lv513 = R.reshape(lv512, R.shape([1, n, 896]))
+            lv514: R.Tensor((896, 112), dtype="uint32") = model_params[203]
+            lv515: R.Tensor((896, 28), dtype="float16") = model_params[204]
+            lv516 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv514, lv515, lv513, lv500), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv517: R.Tensor((896,), dtype="float16") = model_params[205]
+            lv518 = R.call_tir(cls.rms_norm, (lv516, lv517), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv519: R.Tensor((9728, 112), dtype="uint32") = model_params[206]
+            lv520: R.Tensor((9728, 28), dtype="float16") = model_params[207]
+            lv521 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv519, lv520, lv518), out_sinfo=R.Tensor((1, n, 9728), dtype="float16"))
+            lv522 = R.call_tir(cls.fused_split_silu_multiply, (lv521,), out_sinfo=R.Tensor((1, n, 4864), dtype="float16"))
+            lv523: R.Tensor((896, 608), dtype="uint32") = model_params[208]
+            lv524: R.Tensor((896, 152), dtype="float16") = model_params[209]
+            lv525 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv523, lv524, lv522, lv516), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv526: R.Tensor((896,), dtype="float16") = model_params[210]
+            lv527 = R.call_tir(cls.rms_norm, (lv525, lv526), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv528: R.Tensor((1152, 112), dtype="uint32") = model_params[211]
+            lv529: R.Tensor((1152, 28), dtype="float16") = model_params[212]
+            lv530 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv528, lv529, lv527), out_sinfo=R.Tensor((1, n, 1152), dtype="float16"))
+            lv531 = R.reshape(lv530, R.shape([1, n, 18, 64]))
+            lv532: R.Tuple(R.Tensor((1, n, 14, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16")) = R.split(lv531, indices_or_sections=[14, 16], axis=2)
+            lv533: R.Tensor((1, n, 14, 64), dtype="float16") = lv532[0]
+            lv534: R.Tensor((1, n, 2, 64), dtype="float16") = lv532[1]
+            lv535: R.Tensor((1, n, 2, 64), dtype="float16") = lv532[2]
+            lv536: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv511, cls.kv_cache_transpose_append, lv534, lv535, R.prim_value(21), sinfo_args=(R.Object,))
+            lv537 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv536, cls.attention, lv533, R.prim_value(21), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 14, 64), dtype="float16"))
+            lv538 = R.reshape(lv537, R.shape([1, n, 896]))
+            lv539: R.Tensor((896, 112), dtype="uint32") = model_params[213]
+            lv540: R.Tensor((896, 28), dtype="float16") = model_params[214]
+            lv541 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv539, lv540, lv538, lv525), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv542: R.Tensor((896,), dtype="float16") = model_params[215]
+            lv543 = R.call_tir(cls.rms_norm, (lv541, lv542), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv544: R.Tensor((9728, 112), dtype="uint32") = model_params[216]
+            lv545: R.Tensor((9728, 28), dtype="float16") = model_params[217]
+            lv546 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv544, lv545, lv543), out_sinfo=R.Tensor((1, n, 9728), dtype="float16"))
+            lv547 = R.call_tir(cls.fused_split_silu_multiply, (lv546,), out_sinfo=R.Tensor((1, n, 4864), dtype="float16"))
+            lv548: R.Tensor((896, 608), dtype="uint32") = model_params[218]
+            lv549: R.Tensor((896, 152), dtype="float16") = model_params[219]
+            lv550 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv548, lv549, lv547, lv541), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv551: R.Tensor((896,), dtype="float16") = model_params[220]
+            lv552 = R.call_tir(cls.rms_norm, (lv550, lv551), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv553: R.Tensor((1152, 112), dtype="uint32") = model_params[221]
+            lv554: R.Tensor((1152, 28), dtype="float16") = model_params[222]
+            lv555 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv553, lv554, lv552), out_sinfo=R.Tensor((1, n, 1152), dtype="float16"))
+            lv556 = R.reshape(lv555, R.shape([1, n, 18, 64]))
+            lv557: R.Tuple(R.Tensor((1, n, 14, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16")) = R.split(lv556, indices_or_sections=[14, 16], axis=2)
+            lv558: R.Tensor((1, n, 14, 64), dtype="float16") = lv557[0]
+            lv559: R.Tensor((1, n, 2, 64), dtype="float16") = lv557[1]
+            lv560: R.Tensor((1, n, 2, 64), dtype="float16") = lv557[2]
+            lv561: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv536, cls.kv_cache_transpose_append, lv559, lv560, R.prim_value(22), sinfo_args=(R.Object,))
+            lv562 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv561, cls.attention, lv558, R.prim_value(22), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 14, 64), dtype="float16"))
+            lv563 = R.reshape(lv562, R.shape([1, n, 896]))
+            lv564: R.Tensor((896, 112), dtype="uint32") = model_params[223]
+            lv565: R.Tensor((896, 28), dtype="float16") = model_params[224]
+            lv566 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv564, lv565, lv563, lv550), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv567: R.Tensor((896,), dtype="float16") = model_params[225]
+            lv568 = R.call_tir(cls.rms_norm, (lv566, lv567), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv569: R.Tensor((9728, 112), dtype="uint32") = model_params[226]
+            lv570: R.Tensor((9728, 28), dtype="float16") = model_params[227]
+            lv571 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv569, lv570, lv568), out_sinfo=R.Tensor((1, n, 9728), dtype="float16"))
+            lv572 = R.call_tir(cls.fused_split_silu_multiply, (lv571,), out_sinfo=R.Tensor((1, n, 4864), dtype="float16"))
+            lv573: R.Tensor((896, 608), dtype="uint32") = model_params[228]
+            lv574: R.Tensor((896, 152), dtype="float16") = model_params[229]
+            lv575 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv573, lv574, lv572, lv566), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv576: R.Tensor((896,), dtype="float16") = model_params[230]
+            lv577 = R.call_tir(cls.rms_norm, (lv575, lv576), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv578: R.Tensor((1152, 112), dtype="uint32") = model_params[231]
+            lv579: R.Tensor((1152, 28), dtype="float16") = model_params[232]
+            lv580 = R.call_tir(cls.fused_fused_dequantize5_NT_matmul5, (lv578, lv579, lv577), out_sinfo=R.Tensor((1, n, 1152), dtype="float16"))
+            lv581 = R.reshape(lv580, R.shape([1, n, 18, 64]))
+            lv582: R.Tuple(R.Tensor((1, n, 14, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16"), R.Tensor((1, n, 2, 64), dtype="float16")) = R.split(lv581, indices_or_sections=[14, 16], axis=2)
+            lv583: R.Tensor((1, n, 14, 64), dtype="float16") = lv582[0]
+            lv584: R.Tensor((1, n, 2, 64), dtype="float16") = lv582[1]
+            lv585: R.Tensor((1, n, 2, 64), dtype="float16") = lv582[2]
+            lv586: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv561, cls.kv_cache_transpose_append, lv584, lv585, R.prim_value(23), sinfo_args=(R.Object,))
+            lv587 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv586, cls.attention, lv583, R.prim_value(23), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((1, n, 14, 64), dtype="float16"))
+            lv588 = R.reshape(lv587, R.shape([1, n, 896]))
+            lv589: R.Tensor((896, 112), dtype="uint32") = model_params[233]
+            lv590: R.Tensor((896, 28), dtype="float16") = model_params[234]
+            lv591 = R.call_tir(cls.fused_fused_dequantize6_fused_NT_matmul6_add6, (lv589, lv590, lv588, lv575), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv592: R.Tensor((896,), dtype="float16") = model_params[235]
+            lv593 = R.call_tir(cls.rms_norm, (lv591, lv592), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv594: R.Tensor((9728, 112), dtype="uint32") = model_params[236]
+            lv595: R.Tensor((9728, 28), dtype="float16") = model_params[237]
+            lv596 = R.call_tir(cls.fused_fused_dequantize7_NT_matmul7, (lv594, lv595, lv593), out_sinfo=R.Tensor((1, n, 9728), dtype="float16"))
+            lv597 = R.call_tir(cls.fused_split_silu_multiply, (lv596,), out_sinfo=R.Tensor((1, n, 4864), dtype="float16"))
+            lv598: R.Tensor((896, 608), dtype="uint32") = model_params[238]
+            lv599: R.Tensor((896, 152), dtype="float16") = model_params[239]
+            lv600 = R.call_tir(cls.fused_fused_dequantize8_fused_NT_matmul8_add8, (lv598, lv599, lv597, lv591), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv601: R.Tensor((896,), dtype="float16") = model_params[240]
+            lv602 = R.call_tir(cls.rms_norm, (lv600, lv601), out_sinfo=R.Tensor((1, n, 896), dtype="float16"))
+            lv603 = R.take(lv602, logit_positions, axis=1)
+            lv604 = R.reshape(lv603, R.shape([batch_size, 1, 896]))
+            lv605: R.Tensor((151936, 112), dtype="uint32") = model_params[241]
+            lv606: R.Tensor((151936, 28), dtype="float16") = model_params[242]
+            lv607 = R.call_tir(cls.fused_fused_dequantize13_fused_NT_matmul13_cast13, (lv605, lv606, lv604), out_sinfo=R.Tensor((batch_size, 1, 151936), dtype="float32"))
+            lv608: R.Tuple(R.Tensor((batch_size, 1, 151936), dtype="float32"), R.Object) = lv607, lv586
+            R.output(lv608)
+        return lv608
+
+    @R.function
+    def batch_decode(input_embeds: R.Tensor(("batch_size", 1, 896), dtype="float16"), kv_cache: R.Object, model_params: R.Tuple(R.Tensor((896,), dtype="float16"), R.Tensor((1152, 112), dtype="uint32"), R.Tensor((1152, 28), dtype="float16"), R.Tensor((896, 112), dtype="uint32"), R.Tensor((896, 28), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 112), dtype="uint32"), R.Tensor((9728, 28), dtype="float16"), R.Tensor((896, 608), dtype="uint32"), R.Tensor((896, 152), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 112), dtype="uint32"), R.Tensor((1152, 28), dtype="float16"), R.Tensor((896, 112), dtype="uint32"), R.Tensor((896, 28), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 112), dtype="uint32"), R.Tensor((9728, 28), dtype="float16"), R.Tensor((896, 608), dtype="uint32"), R.Tensor((896, 152), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 112), dtype="uint32"), R.Tensor((1152, 28), dtype="float16"), R.Tensor((896, 112), dtype="uint32"), R.Tensor((896, 28), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 112), dtype="uint32"), R.Tensor((9728, 28), dtype="float16"), R.Tensor((896, 608), dtype="uint32"), R.Tensor((896, 152), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 112), dtype="uint32"), R.Tensor((1152, 28), dtype="float16"), R.Tensor((896, 112), dtype="uint32"), R.Tensor((896, 28), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 112), dtype="uint32"), R.Tensor((9728, 28), dtype="float16"), R.Tensor((896, 608), dtype="uint32"), R.Tensor((896, 152), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 112), dtype="uint32"), R.Tensor((1152, 28), dtype="float16"), R.Tensor((896, 112), dtype="uint32"), R.Tensor((896, 28), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 112), dtype="uint32"), R.Tensor((9728, 28), dtype="float16"), R.Tensor((896, 608), dtype="uint32"), R.Tensor((896, 152), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 112), dtype="uint32"), R.Tensor((1152, 28), dtype="float16"), R.Tensor((896, 112), dtype="uint32"), R.Tensor((896, 28), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 112), dtype="uint32"), R.Tensor((9728, 28), dtype="float16"), R.Tensor((896, 608), dtype="uint32"), R.Tensor((896, 152), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 112), dtype="uint32"), R.Tensor((1152, 28), dtype="float16"), R.Tensor((896, 112), dtype="uint32"), R.Tensor((896, 28), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 112), dtype="uint32"), R.Tensor((9728, 28), dtype="float16"), R.Tensor((896, 608), dtype="uint32"), R.Tensor((896, 152), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 112), dtype="uint32"), R.Tensor((1152, 28), dtype="float16"), R.Tensor((896, 112), dtype="uint32"), R.Tensor((896, 28), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 112), dtype="uint32"), R.Tensor((9728, 28), dtype="float16"), R.Tensor((896, 608), dtype="uint32"), R.Tensor((896, 152), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 112), dtype="uint32"), R.Tensor((1152, 28), dtype="float16"), R.Tensor((896, 112), dtype="uint32"), R.Tensor((896, 28), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 112), dtype="uint32"), R.Tensor((9728, 28), dtype="float16"), R.Tensor((896, 608), dtype="uint32"), R.Tensor((896, 152), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 112), dtype="uint32"), R.Tensor((1152, 28), dtype="float16"), R.Tensor((896, 112), dtype="uint32"), R.Tensor((896, 28), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 112), dtype="uint32"), R.Tensor((9728, 28), dtype="float16"), R.Tensor((896, 608), dtype="uint32"), R.Tensor((896, 152), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 112), dtype="uint32"), R.Tensor((1152, 28), dtype="float16"), R.Tensor((896, 112), dtype="uint32"), R.Tensor((896, 28), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 112), dtype="uint32"), R.Tensor((9728, 28), dtype="float16"), R.Tensor((896, 608), dtype="uint32"), R.Tensor((896, 152), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 112), dtype="uint32"), R.Tensor((1152, 28), dtype="float16"), R.Tensor((896, 112), dtype="uint32"), R.Tensor((896, 28), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 112), dtype="uint32"), R.Tensor((9728, 28), dtype="float16"), R.Tensor((896, 608), dtype="uint32"), R.Tensor((896, 152), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 112), dtype="uint32"), R.Tensor((1152, 28), dtype="float16"), R.Tensor((896, 112), dtype="uint32"), R.Tensor((896, 28), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 112), dtype="uint32"), R.Tensor((9728, 28), dtype="float16"), R.Tensor((896, 608), dtype="uint32"), R.Tensor((896, 152), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 112), dtype="uint32"), R.Tensor((1152, 28), dtype="float16"), R.Tensor((896, 112), dtype="uint32"), R.Tensor((896, 28), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 112), dtype="uint32"), R.Tensor((9728, 28), dtype="float16"), R.Tensor((896, 608), dtype="uint32"), R.Tensor((896, 152), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 112), dtype="uint32"), R.Tensor((1152, 28), dtype="float16"), R.Tensor((896, 112), dtype="uint32"), R.Tensor((896, 28), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 112), dtype="uint32"), R.Tensor((9728, 28), dtype="float16"), R.Tensor((896, 608), dtype="uint32"), R.Tensor((896, 152), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 112), dtype="uint32"), R.Tensor((1152, 28), dtype="float16"), R.Tensor((896, 112), dtype="uint32"), R.Tensor((896, 28), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 112), dtype="uint32"), R.Tensor((9728, 28), dtype="float16"), R.Tensor((896, 608), dtype="uint32"), R.Tensor((896, 152), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 112), dtype="uint32"), R.Tensor((1152, 28), dtype="float16"), R.Tensor((896, 112), dtype="uint32"), R.Tensor((896, 28), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 112), dtype="uint32"), R.Tensor((9728, 28), dtype="float16"), R.Tensor((896, 608), dtype="uint32"), R.Tensor((896, 152), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 112), dtype="uint32"), R.Tensor((1152, 28), dtype="float16"), R.Tensor((896, 112), dtype="uint32"), R.Tensor((896, 28), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 112), dtype="uint32"), R.Tensor((9728, 28), dtype="float16"), R.Tensor((896, 608), dtype="uint32"), R.Tensor((896, 152), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 112), dtype="uint32"), R.Tensor((1152, 28), dtype="float16"), R.Tensor((896, 112), dtype="uint32"), R.Tensor((896, 28), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 112), dtype="uint32"), R.Tensor((9728, 28), dtype="float16"), R.Tensor((896, 608), dtype="uint32"), R.Tensor((896, 152), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 112), dtype="uint32"), R.Tensor((1152, 28), dtype="float16"), R.Tensor((896, 112), dtype="uint32"), R.Tensor((896, 28), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 112), dtype="uint32"), R.Tensor((9728, 28), dtype="float16"), R.Tensor((896, 608), dtype="uint32"), R.Tensor((896, 152), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 112), dtype="uint32"), R.Tensor((1152, 28), dtype="float16"), R.Tensor((896, 112), dtype="uint32"), R.Tensor((896, 28), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 112), dtype="uint32"), R.Tensor((9728, 28), dtype="float16"), R.Tensor((896, 608), dtype="uint32"), R.Tensor((896, 152), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 112), dtype="uint32"), R.Tensor((1152, 28), dtype="float16"), R.Tensor((896, 112), dtype="uint32"), R.Tensor((896, 28), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 112), dtype="uint32"), R.Tensor((9728, 28), dtype="float16"), R.Tensor((896, 608), dtype="uint32"), R.Tensor((896, 152), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 112), dtype="uint32"), R.Tensor((1152, 28), dtype="float16"), R.Tensor((896, 112), dtype="uint32"), R.Tensor((896, 28), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 112), dtype="uint32"), R.Tensor((9728, 28), dtype="float16"), R.Tensor((896, 608), dtype="uint32"), R.Tensor((896, 152), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((1152, 112), dtype="uint32"), R.Tensor((1152, 28), dtype="float16"), R.Tensor((896, 112), dtype="uint32"), R.Tensor((896, 28), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((9728, 112), dtype="uint32"), R.Tensor((9728, 28), dtype="float16"), R.Tensor((896, 608), dtype="uint32"), R.Tensor((896, 152), dtype="float16"), R.Tensor((896,), dtype="float16"), R.Tensor((151936, 112), dtype="uint32"), R.Tensor((151936, 28), dtype="float16"))) -> R.Tuple(R.Tensor(("batch_size", 1, 151936), dtype="float32"), R.Object):
+        batch_size = T.int64()
+        R.func_attr({"num_input": 2})
+        cls = Module
+        with R.dataflow():
+            lv1: R.Tensor((896,), dtype="float16") = model_params[0]
+            lv2 = R.call_tir(cls.rms_norm1, (input_embeds, lv1), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv3: R.Tensor((1152, 112), dtype="uint32") = model_params[1]
+            lv4: R.Tensor((1152, 28), dtype="float16") = model_params[2]
+            lv5 = R.call_tir(cls.fused_fused_dequantize9_NT_matmul9, (lv3, lv4, lv2), out_sinfo=R.Tensor((batch_size, 1, 1152), dtype="float16"))
+            lv6 = R.reshape(lv5, R.shape([batch_size, 1, 18, 64]))
+            lv7: R.Tuple(R.Tensor((batch_size, 1, 14, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16")) = R.split(lv6, indices_or_sections=[14, 16], axis=2)
+            lv8: R.Tensor((batch_size, 1, 14, 64), dtype="float16") = lv7[0]
+            lv9: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv7[1]
+            lv10: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv7[2]
+            lv11: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", kv_cache, cls.kv_cache_transpose_append, lv9, lv10, R.prim_value(0), sinfo_args=(R.Object,))
+            lv12 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv11, cls.attention, lv8, R.prim_value(0), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((batch_size, 1, 14, 64), dtype="float16"))
+            lv13 = R.reshape(lv12, R.shape([batch_size, 1, 896]))
+            lv14: R.Tensor((896, 112), dtype="uint32") = model_params[3]
+            lv15: R.Tensor((896, 28), dtype="float16") = model_params[4]
+            lv16 = R.call_tir(cls.fused_fused_dequantize10_fused_NT_matmul10_add10, (lv14, lv15, lv13, input_embeds), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv17: R.Tensor((896,), dtype="float16") = model_params[5]
+            lv18 = R.call_tir(cls.rms_norm1, (lv16, lv17), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv19: R.Tensor((9728, 112), dtype="uint32") = model_params[6]
+            lv20: R.Tensor((9728, 28), dtype="float16") = model_params[7]
+            lv21 = R.call_tir(cls.fused_fused_dequantize11_NT_matmul11, (lv19, lv20, lv18), out_sinfo=R.Tensor((batch_size, 1, 9728), dtype="float16"))
+            lv22 = R.call_tir(cls.fused_split_silu_multiply1, (lv21,), out_sinfo=R.Tensor((batch_size, 1, 4864), dtype="float16"))
+            lv23: R.Tensor((896, 608), dtype="uint32") = model_params[8]
+            lv24: R.Tensor((896, 152), dtype="float16") = model_params[9]
+            lv25 = R.call_tir(cls.fused_fused_dequantize12_fused_NT_matmul12_add12, (lv23, lv24, lv22, lv16), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv26: R.Tensor((896,), dtype="float16") = model_params[10]
+            lv27 = R.call_tir(cls.rms_norm1, (lv25, lv26), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv28: R.Tensor((1152, 112), dtype="uint32") = model_params[11]
+            lv29: R.Tensor((1152, 28), dtype="float16") = model_params[12]
+            lv30 = R.call_tir(cls.fused_fused_dequantize9_NT_matmul9, (lv28, lv29, lv27), out_sinfo=R.Tensor((batch_size, 1, 1152), dtype="float16"))
+            lv31 = R.reshape(lv30, R.shape([batch_size, 1, 18, 64]))
+            lv32: R.Tuple(R.Tensor((batch_size, 1, 14, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16")) = R.split(lv31, indices_or_sections=[14, 16], axis=2)
+            lv33: R.Tensor((batch_size, 1, 14, 64), dtype="float16") = lv32[0]
+            lv34: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv32[1]
+            lv35: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv32[2]
+            lv36: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv11, cls.kv_cache_transpose_append, lv34, lv35, R.prim_value(1), sinfo_args=(R.Object,))
+            lv37 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv36, cls.attention, lv33, R.prim_value(1), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((batch_size, 1, 14, 64), dtype="float16"))
+            lv38 = R.reshape(lv37, R.shape([batch_size, 1, 896]))
+            lv39: R.Tensor((896, 112), dtype="uint32") = model_params[13]
+            lv40: R.Tensor((896, 28), dtype="float16") = model_params[14]
+            lv41 = R.call_tir(cls.fused_fused_dequantize10_fused_NT_matmul10_add10, (lv39, lv40, lv38, lv25), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv42: R.Tensor((896,), dtype="float16") = model_params[15]
+            lv43 = R.call_tir(cls.rms_norm1, (lv41, lv42), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv44: R.Tensor((9728, 112), dtype="uint32") = model_params[16]
+            lv45: R.Tensor((9728, 28), dtype="float16") = model_params[17]
+            lv46 = R.call_tir(cls.fused_fused_dequantize11_NT_matmul11, (lv44, lv45, lv43), out_sinfo=R.Tensor((batch_size, 1, 9728), dtype="float16"))
+            lv47 = R.call_tir(cls.fused_split_silu_multiply1, (lv46,), out_sinfo=R.Tensor((batch_size, 1, 4864), dtype="float16"))
+            lv48: R.Tensor((896, 608), dtype="uint32") = model_params[18]
+            lv49: R.Tensor((896, 152), dtype="float16") = model_params[19]
+            lv50 = R.call_tir(cls.fused_fused_dequantize12_fused_NT_matmul12_add12, (lv48, lv49, lv47, lv41), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv51: R.Tensor((896,), dtype="float16") = model_params[20]
+            lv52 = R.call_tir(cls.rms_norm1, (lv50, lv51), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv53: R.Tensor((1152, 112), dtype="uint32") = model_params[21]
+            lv54: R.Tensor((1152, 28), dtype="float16") = model_params[22]
+            lv55 = R.call_tir(cls.fused_fused_dequantize9_NT_matmul9, (lv53, lv54, lv52), out_sinfo=R.Tensor((batch_size, 1, 1152), dtype="float16"))
+            lv56 = R.reshape(lv55, R.shape([batch_size, 1, 18, 64]))
+            lv57: R.Tuple(R.Tensor((batch_size, 1, 14, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16")) = R.split(lv56, indices_or_sections=[14, 16], axis=2)
+            lv58: R.Tensor((batch_size, 1, 14, 64), dtype="float16") = lv57[0]
+            lv59: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv57[1]
+            lv60: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv57[2]
+            lv61: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv36, cls.kv_cache_transpose_append, lv59, lv60, R.prim_value(2), sinfo_args=(R.Object,))
+            lv62 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv61, cls.attention, lv58, R.prim_value(2), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((batch_size, 1, 14, 64), dtype="float16"))
+            lv63 = R.reshape(lv62, R.shape([batch_size, 1, 896]))
+            lv64: R.Tensor((896, 112), dtype="uint32") = model_params[23]
+            lv65: R.Tensor((896, 28), dtype="float16") = model_params[24]
+            lv66 = R.call_tir(cls.fused_fused_dequantize10_fused_NT_matmul10_add10, (lv64, lv65, lv63, lv50), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv67: R.Tensor((896,), dtype="float16") = model_params[25]
+            lv68 = R.call_tir(cls.rms_norm1, (lv66, lv67), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv69: R.Tensor((9728, 112), dtype="uint32") = model_params[26]
+            lv70: R.Tensor((9728, 28), dtype="float16") = model_params[27]
+            lv71 = R.call_tir(cls.fused_fused_dequantize11_NT_matmul11, (lv69, lv70, lv68), out_sinfo=R.Tensor((batch_size, 1, 9728), dtype="float16"))
+            lv72 = R.call_tir(cls.fused_split_silu_multiply1, (lv71,), out_sinfo=R.Tensor((batch_size, 1, 4864), dtype="float16"))
+            lv73: R.Tensor((896, 608), dtype="uint32") = model_params[28]
+            lv74: R.Tensor((896, 152), dtype="float16") = model_params[29]
+            lv75 = R.call_tir(cls.fused_fused_dequantize12_fused_NT_matmul12_add12, (lv73, lv74, lv72, lv66), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv76: R.Tensor((896,), dtype="float16") = model_params[30]
+            lv77 = R.call_tir(cls.rms_norm1, (lv75, lv76), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv78: R.Tensor((1152, 112), dtype="uint32") = model_params[31]
+            lv79: R.Tensor((1152, 28), dtype="float16") = model_params[32]
+            lv80 = R.call_tir(cls.fused_fused_dequantize9_NT_matmul9, (lv78, lv79, lv77), out_sinfo=R.Tensor((batch_size, 1, 1152), dtype="float16"))
+            lv81 = R.reshape(lv80, R.shape([batch_size, 1, 18, 64]))
+            lv82: R.Tuple(R.Tensor((batch_size, 1, 14, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16")) = R.split(lv81, indices_or_sections=[14, 16], axis=2)
+            lv83: R.Tensor((batch_size, 1, 14, 64), dtype="float16") = lv82[0]
+            lv84: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv82[1]
+            lv85: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv82[2]
+            lv86: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv61, cls.kv_cache_transpose_append, lv84, lv85, R.prim_value(3), sinfo_args=(R.Object,))
+            lv87 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv86, cls.attention, lv83, R.prim_value(3), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((batch_size, 1, 14, 64), dtype="float16"))
+            lv88 = R.reshape(lv87, R.shape([batch_size, 1, 896]))
+            lv89: R.Tensor((896, 112), dtype="uint32") = model_params[33]
+            lv90: R.Tensor((896, 28), dtype="float16") = model_params[34]
+            lv91 = R.call_tir(cls.fused_fused_dequantize10_fused_NT_matmul10_add10, (lv89, lv90, lv88, lv75), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv92: R.Tensor((896,), dtype="float16") = model_params[35]
+            lv93 = R.call_tir(cls.rms_norm1, (lv91, lv92), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv94: R.Tensor((9728, 112), dtype="uint32") = model_params[36]
+            lv95: R.Tensor((9728, 28), dtype="float16") = model_params[37]
+            lv96 = R.call_tir(cls.fused_fused_dequantize11_NT_matmul11, (lv94, lv95, lv93), out_sinfo=R.Tensor((batch_size, 1, 9728), dtype="float16"))
+            lv97 = R.call_tir(cls.fused_split_silu_multiply1, (lv96,), out_sinfo=R.Tensor((batch_size, 1, 4864), dtype="float16"))
+            lv98: R.Tensor((896, 608), dtype="uint32") = model_params[38]
+            lv99: R.Tensor((896, 152), dtype="float16") = model_params[39]
+            lv100 = R.call_tir(cls.fused_fused_dequantize12_fused_NT_matmul12_add12, (lv98, lv99, lv97, lv91), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv101: R.Tensor((896,), dtype="float16") = model_params[40]
+            lv102 = R.call_tir(cls.rms_norm1, (lv100, lv101), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv103: R.Tensor((1152, 112), dtype="uint32") = model_params[41]
+            lv104: R.Tensor((1152, 28), dtype="float16") = model_params[42]
+            lv105 = R.call_tir(cls.fused_fused_dequantize9_NT_matmul9, (lv103, lv104, lv102), out_sinfo=R.Tensor((batch_size, 1, 1152), dtype="float16"))
+            lv106 = R.reshape(lv105, R.shape([batch_size, 1, 18, 64]))
+            lv107: R.Tuple(R.Tensor((batch_size, 1, 14, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16")) = R.split(lv106, indices_or_sections=[14, 16], axis=2)
+            lv108: R.Tensor((batch_size, 1, 14, 64), dtype="float16") = lv107[0]
+            lv109: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv107[1]
+            lv110: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv107[2]
+            lv111: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv86, cls.kv_cache_transpose_append, lv109, lv110, R.prim_value(4), sinfo_args=(R.Object,))
+            lv112 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv111, cls.attention, lv108, R.prim_value(4), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((batch_size, 1, 14, 64), dtype="float16"))
+            lv113 = R.reshape(lv112, R.shape([batch_size, 1, 896]))
+            lv114: R.Tensor((896, 112), dtype="uint32") = model_params[43]
+            lv115: R.Tensor((896, 28), dtype="float16") = model_params[44]
+            lv116 = R.call_tir(cls.fused_fused_dequantize10_fused_NT_matmul10_add10, (lv114, lv115, lv113, lv100), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv117: R.Tensor((896,), dtype="float16") = model_params[45]
+            lv118 = R.call_tir(cls.rms_norm1, (lv116, lv117), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv119: R.Tensor((9728, 112), dtype="uint32") = model_params[46]
+            lv120: R.Tensor((9728, 28), dtype="float16") = model_params[47]
+            lv121 = R.call_tir(cls.fused_fused_dequantize11_NT_matmul11, (lv119, lv120, lv118), out_sinfo=R.Tensor((batch_size, 1, 9728), dtype="float16"))
+            lv122 = R.call_tir(cls.fused_split_silu_multiply1, (lv121,), out_sinfo=R.Tensor((batch_size, 1, 4864), dtype="float16"))
+            lv123: R.Tensor((896, 608), dtype="uint32") = model_params[48]
+            lv124: R.Tensor((896, 152), dtype="float16") = model_params[49]
+            lv125 = R.call_tir(cls.fused_fused_dequantize12_fused_NT_matmul12_add12, (lv123, lv124, lv122, lv116), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv126: R.Tensor((896,), dtype="float16") = model_params[50]
+            lv127 = R.call_tir(cls.rms_norm1, (lv125, lv126), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv128: R.Tensor((1152, 112), dtype="uint32") = model_params[51]
+            lv129: R.Tensor((1152, 28), dtype="float16") = model_params[52]
+            lv130 = R.call_tir(cls.fused_fused_dequantize9_NT_matmul9, (lv128, lv129, lv127), out_sinfo=R.Tensor((batch_size, 1, 1152), dtype="float16"))
+            lv131 = R.reshape(lv130, R.shape([batch_size, 1, 18, 64]))
+            lv132: R.Tuple(R.Tensor((batch_size, 1, 14, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16")) = R.split(lv131, indices_or_sections=[14, 16], axis=2)
+            lv133: R.Tensor((batch_size, 1, 14, 64), dtype="float16") = lv132[0]
+            lv134: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv132[1]
+            lv135: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv132[2]
+            lv136: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv111, cls.kv_cache_transpose_append, lv134, lv135, R.prim_value(5), sinfo_args=(R.Object,))
+            lv137 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv136, cls.attention, lv133, R.prim_value(5), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((batch_size, 1, 14, 64), dtype="float16"))
+            lv138 = R.reshape(lv137, R.shape([batch_size, 1, 896]))
+            lv139: R.Tensor((896, 112), dtype="uint32") = model_params[53]
+            lv140: R.Tensor((896, 28), dtype="float16") = model_params[54]
+            lv141 = R.call_tir(cls.fused_fused_dequantize10_fused_NT_matmul10_add10, (lv139, lv140, lv138, lv125), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv142: R.Tensor((896,), dtype="float16") = model_params[55]
+            lv143 = R.call_tir(cls.rms_norm1, (lv141, lv142), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv144: R.Tensor((9728, 112), dtype="uint32") = model_params[56]
+            lv145: R.Tensor((9728, 28), dtype="float16") = model_params[57]
+            lv146 = R.call_tir(cls.fused_fused_dequantize11_NT_matmul11, (lv144, lv145, lv143), out_sinfo=R.Tensor((batch_size, 1, 9728), dtype="float16"))
+            lv147 = R.call_tir(cls.fused_split_silu_multiply1, (lv146,), out_sinfo=R.Tensor((batch_size, 1, 4864), dtype="float16"))
+            lv148: R.Tensor((896, 608), dtype="uint32") = model_params[58]
+            lv149: R.Tensor((896, 152), dtype="float16") = model_params[59]
+            lv150 = R.call_tir(cls.fused_fused_dequantize12_fused_NT_matmul12_add12, (lv148, lv149, lv147, lv141), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv151: R.Tensor((896,), dtype="float16") = model_params[60]
+            lv152 = R.call_tir(cls.rms_norm1, (lv150, lv151), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv153: R.Tensor((1152, 112), dtype="uint32") = model_params[61]
+            lv154: R.Tensor((1152, 28), dtype="float16") = model_params[62]
+            lv155 = R.call_tir(cls.fused_fused_dequantize9_NT_matmul9, (lv153, lv154, lv152), out_sinfo=R.Tensor((batch_size, 1, 1152), dtype="float16"))
+            lv156 = R.reshape(lv155, R.shape([batch_size, 1, 18, 64]))
+            lv157: R.Tuple(R.Tensor((batch_size, 1, 14, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16")) = R.split(lv156, indices_or_sections=[14, 16], axis=2)
+            lv158: R.Tensor((batch_size, 1, 14, 64), dtype="float16") = lv157[0]
+            lv159: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv157[1]
+            lv160: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv157[2]
+            lv161: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv136, cls.kv_cache_transpose_append, lv159, lv160, R.prim_value(6), sinfo_args=(R.Object,))
+            lv162 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv161, cls.attention, lv158, R.prim_value(6), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((batch_size, 1, 14, 64), dtype="float16"))
+            lv163 = R.reshape(lv162, R.shape([batch_size, 1, 896]))
+            lv164: R.Tensor((896, 112), dtype="uint32") = model_params[63]
+            lv165: R.Tensor((896, 28), dtype="float16") = model_params[64]
+            lv166 = R.call_tir(cls.fused_fused_dequantize10_fused_NT_matmul10_add10, (lv164, lv165, lv163, lv150), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv167: R.Tensor((896,), dtype="float16") = model_params[65]
+            lv168 = R.call_tir(cls.rms_norm1, (lv166, lv167), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv169: R.Tensor((9728, 112), dtype="uint32") = model_params[66]
+            lv170: R.Tensor((9728, 28), dtype="float16") = model_params[67]
+            lv171 = R.call_tir(cls.fused_fused_dequantize11_NT_matmul11, (lv169, lv170, lv168), out_sinfo=R.Tensor((batch_size, 1, 9728), dtype="float16"))
+            lv172 = R.call_tir(cls.fused_split_silu_multiply1, (lv171,), out_sinfo=R.Tensor((batch_size, 1, 4864), dtype="float16"))
+            lv173: R.Tensor((896, 608), dtype="uint32") = model_params[68]
+            lv174: R.Tensor((896, 152), dtype="float16") = model_params[69]
+            lv175 = R.call_tir(cls.fused_fused_dequantize12_fused_NT_matmul12_add12, (lv173, lv174, lv172, lv166), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv176: R.Tensor((896,), dtype="float16") = model_params[70]
+            lv177 = R.call_tir(cls.rms_norm1, (lv175, lv176), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv178: R.Tensor((1152, 112), dtype="uint32") = model_params[71]
+            lv179: R.Tensor((1152, 28), dtype="float16") = model_params[72]
+            lv180 = R.call_tir(cls.fused_fused_dequantize9_NT_matmul9, (lv178, lv179, lv177), out_sinfo=R.Tensor((batch_size, 1, 1152), dtype="float16"))
+            lv181 = R.reshape(lv180, R.shape([batch_size, 1, 18, 64]))
+            lv182: R.Tuple(R.Tensor((batch_size, 1, 14, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16")) = R.split(lv181, indices_or_sections=[14, 16], axis=2)
+            lv183: R.Tensor((batch_size, 1, 14, 64), dtype="float16") = lv182[0]
+            lv184: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv182[1]
+            lv185: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv182[2]
+            lv186: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv161, cls.kv_cache_transpose_append, lv184, lv185, R.prim_value(7), sinfo_args=(R.Object,))
+            lv187 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv186, cls.attention, lv183, R.prim_value(7), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((batch_size, 1, 14, 64), dtype="float16"))
+            lv188 = R.reshape(lv187, R.shape([batch_size, 1, 896]))
+            lv189: R.Tensor((896, 112), dtype="uint32") = model_params[73]
+            lv190: R.Tensor((896, 28), dtype="float16") = model_params[74]
+            lv191 = R.call_tir(cls.fused_fused_dequantize10_fused_NT_matmul10_add10, (lv189, lv190, lv188, lv175), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv192: R.Tensor((896,), dtype="float16") = model_params[75]
+            lv193 = R.call_tir(cls.rms_norm1, (lv191, lv192), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv194: R.Tensor((9728, 112), dtype="uint32") = model_params[76]
+            lv195: R.Tensor((9728, 28), dtype="float16") = model_params[77]
+            lv196 = R.call_tir(cls.fused_fused_dequantize11_NT_matmul11, (lv194, lv195, lv193), out_sinfo=R.Tensor((batch_size, 1, 9728), dtype="float16"))
+            lv197 = R.call_tir(cls.fused_split_silu_multiply1, (lv196,), out_sinfo=R.Tensor((batch_size, 1, 4864), dtype="float16"))
+            lv198: R.Tensor((896, 608), dtype="uint32") = model_params[78]
+            lv199: R.Tensor((896, 152), dtype="float16") = model_params[79]
+            lv200 = R.call_tir(cls.fused_fused_dequantize12_fused_NT_matmul12_add12, (lv198, lv199, lv197, lv191), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv201: R.Tensor((896,), dtype="float16") = model_params[80]
+            lv202 = R.call_tir(cls.rms_norm1, (lv200, lv201), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv203: R.Tensor((1152, 112), dtype="uint32") = model_params[81]
+            lv204: R.Tensor((1152, 28), dtype="float16") = model_params[82]
+            lv205 = R.call_tir(cls.fused_fused_dequantize9_NT_matmul9, (lv203, lv204, lv202), out_sinfo=R.Tensor((batch_size, 1, 1152), dtype="float16"))
+            lv206 = R.reshape(lv205, R.shape([batch_size, 1, 18, 64]))
+            lv207: R.Tuple(R.Tensor((batch_size, 1, 14, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16")) = R.split(lv206, indices_or_sections=[14, 16], axis=2)
+            lv208: R.Tensor((batch_size, 1, 14, 64), dtype="float16") = lv207[0]
+            lv209: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv207[1]
+            lv210: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv207[2]
+            lv211: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv186, cls.kv_cache_transpose_append, lv209, lv210, R.prim_value(8), sinfo_args=(R.Object,))
+            lv212 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv211, cls.attention, lv208, R.prim_value(8), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((batch_size, 1, 14, 64), dtype="float16"))
+            lv213 = R.reshape(lv212, R.shape([batch_size, 1, 896]))
+            lv214: R.Tensor((896, 112), dtype="uint32") = model_params[83]
+            lv215: R.Tensor((896, 28), dtype="float16") = model_params[84]
+            lv216 = R.call_tir(cls.fused_fused_dequantize10_fused_NT_matmul10_add10, (lv214, lv215, lv213, lv200), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv217: R.Tensor((896,), dtype="float16") = model_params[85]
+            lv218 = R.call_tir(cls.rms_norm1, (lv216, lv217), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv219: R.Tensor((9728, 112), dtype="uint32") = model_params[86]
+            lv220: R.Tensor((9728, 28), dtype="float16") = model_params[87]
+            lv221 = R.call_tir(cls.fused_fused_dequantize11_NT_matmul11, (lv219, lv220, lv218), out_sinfo=R.Tensor((batch_size, 1, 9728), dtype="float16"))
+            lv222 = R.call_tir(cls.fused_split_silu_multiply1, (lv221,), out_sinfo=R.Tensor((batch_size, 1, 4864), dtype="float16"))
+            lv223: R.Tensor((896, 608), dtype="uint32") = model_params[88]
+            lv224: R.Tensor((896, 152), dtype="float16") = model_params[89]
+            lv225 = R.call_tir(cls.fused_fused_dequantize12_fused_NT_matmul12_add12, (lv223, lv224, lv222, lv216), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv226: R.Tensor((896,), dtype="float16") = model_params[90]
+            lv227 = R.call_tir(cls.rms_norm1, (lv225, lv226), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv228: R.Tensor((1152, 112), dtype="uint32") = model_params[91]
+            lv229: R.Tensor((1152, 28), dtype="float16") = model_params[92]
+            lv230 = R.call_tir(cls.fused_fused_dequantize9_NT_matmul9, (lv228, lv229, lv227), out_sinfo=R.Tensor((batch_size, 1, 1152), dtype="float16"))
+            lv231 = R.reshape(lv230, R.shape([batch_size, 1, 18, 64]))
+            lv232: R.Tuple(R.Tensor((batch_size, 1, 14, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16")) = R.split(lv231, indices_or_sections=[14, 16], axis=2)
+            lv233: R.Tensor((batch_size, 1, 14, 64), dtype="float16") = lv232[0]
+            lv234: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv232[1]
+            lv235: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv232[2]
+            lv236: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv211, cls.kv_cache_transpose_append, lv234, lv235, R.prim_value(9), sinfo_args=(R.Object,))
+            lv237 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv236, cls.attention, lv233, R.prim_value(9), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((batch_size, 1, 14, 64), dtype="float16"))
+            lv238 = R.reshape(lv237, R.shape([batch_size, 1, 896]))
+            lv239: R.Tensor((896, 112), dtype="uint32") = model_params[93]
+            lv240: R.Tensor((896, 28), dtype="float16") = model_params[94]
+            lv241 = R.call_tir(cls.fused_fused_dequantize10_fused_NT_matmul10_add10, (lv239, lv240, lv238, lv225), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv242: R.Tensor((896,), dtype="float16") = model_params[95]
+            lv243 = R.call_tir(cls.rms_norm1, (lv241, lv242), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv244: R.Tensor((9728, 112), dtype="uint32") = model_params[96]
+            lv245: R.Tensor((9728, 28), dtype="float16") = model_params[97]
+            lv246 = R.call_tir(cls.fused_fused_dequantize11_NT_matmul11, (lv244, lv245, lv243), out_sinfo=R.Tensor((batch_size, 1, 9728), dtype="float16"))
+            lv247 = R.call_tir(cls.fused_split_silu_multiply1, (lv246,), out_sinfo=R.Tensor((batch_size, 1, 4864), dtype="float16"))
+            lv248: R.Tensor((896, 608), dtype="uint32") = model_params[98]
+            lv249: R.Tensor((896, 152), dtype="float16") = model_params[99]
+            lv250 = R.call_tir(cls.fused_fused_dequantize12_fused_NT_matmul12_add12, (lv248, lv249, lv247, lv241), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv251: R.Tensor((896,), dtype="float16") = model_params[100]
+            lv252 = R.call_tir(cls.rms_norm1, (lv250, lv251), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv253: R.Tensor((1152, 112), dtype="uint32") = model_params[101]
+            lv254: R.Tensor((1152, 28), dtype="float16") = model_params[102]
+            lv255 = R.call_tir(cls.fused_fused_dequantize9_NT_matmul9, (lv253, lv254, lv252), out_sinfo=R.Tensor((batch_size, 1, 1152), dtype="float16"))
+            lv256 = R.reshape(lv255, R.shape([batch_size, 1, 18, 64]))
+            lv257: R.Tuple(R.Tensor((batch_size, 1, 14, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16")) = R.split(lv256, indices_or_sections=[14, 16], axis=2)
+            lv258: R.Tensor((batch_size, 1, 14, 64), dtype="float16") = lv257[0]
+            lv259: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv257[1]
+            lv260: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv257[2]
+            lv261: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv236, cls.kv_cache_transpose_append, lv259, lv260, R.prim_value(10), sinfo_args=(R.Object,))
+            lv262 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv261, cls.attention, lv258, R.prim_value(10), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((batch_size, 1, 14, 64), dtype="float16"))
+            lv263 = R.reshape(lv262, R.shape([batch_size, 1, 896]))
+            lv264: R.Tensor((896, 112), dtype="uint32") = model_params[103]
+            lv265: R.Tensor((896, 28), dtype="float16") = model_params[104]
+            lv266 = R.call_tir(cls.fused_fused_dequantize10_fused_NT_matmul10_add10, (lv264, lv265, lv263, lv250), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv267: R.Tensor((896,), dtype="float16") = model_params[105]
+            lv268 = R.call_tir(cls.rms_norm1, (lv266, lv267), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv269: R.Tensor((9728, 112), dtype="uint32") = model_params[106]
+            lv270: R.Tensor((9728, 28), dtype="float16") = model_params[107]
+            lv271 = R.call_tir(cls.fused_fused_dequantize11_NT_matmul11, (lv269, lv270, lv268), out_sinfo=R.Tensor((batch_size, 1, 9728), dtype="float16"))
+            lv272 = R.call_tir(cls.fused_split_silu_multiply1, (lv271,), out_sinfo=R.Tensor((batch_size, 1, 4864), dtype="float16"))
+            lv273: R.Tensor((896, 608), dtype="uint32") = model_params[108]
+            lv274: R.Tensor((896, 152), dtype="float16") = model_params[109]
+            lv275 = R.call_tir(cls.fused_fused_dequantize12_fused_NT_matmul12_add12, (lv273, lv274, lv272, lv266), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv276: R.Tensor((896,), dtype="float16") = model_params[110]
+            lv277 = R.call_tir(cls.rms_norm1, (lv275, lv276), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv278: R.Tensor((1152, 112), dtype="uint32") = model_params[111]
+            lv279: R.Tensor((1152, 28), dtype="float16") = model_params[112]
+            lv280 = R.call_tir(cls.fused_fused_dequantize9_NT_matmul9, (lv278, lv279, lv277), out_sinfo=R.Tensor((batch_size, 1, 1152), dtype="float16"))
+            lv281 = R.reshape(lv280, R.shape([batch_size, 1, 18, 64]))
+            lv282: R.Tuple(R.Tensor((batch_size, 1, 14, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16")) = R.split(lv281, indices_or_sections=[14, 16], axis=2)
+            lv283: R.Tensor((batch_size, 1, 14, 64), dtype="float16") = lv282[0]
+            lv284: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv282[1]
+            lv285: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv282[2]
+            lv286: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv261, cls.kv_cache_transpose_append, lv284, lv285, R.prim_value(11), sinfo_args=(R.Object,))
+            lv287 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv286, cls.attention, lv283, R.prim_value(11), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((batch_size, 1, 14, 64), dtype="float16"))
+            lv288 = R.reshape(lv287, R.shape([batch_size, 1, 896]))
+            lv289: R.Tensor((896, 112), dtype="uint32") = model_params[113]
+            lv290: R.Tensor((896, 28), dtype="float16") = model_params[114]
+            lv291 = R.call_tir(cls.fused_fused_dequantize10_fused_NT_matmul10_add10, (lv289, lv290, lv288, lv275), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv292: R.Tensor((896,), dtype="float16") = model_params[115]
+            lv293 = R.call_tir(cls.rms_norm1, (lv291, lv292), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv294: R.Tensor((9728, 112), dtype="uint32") = model_params[116]
+            lv295: R.Tensor((9728, 28), dtype="float16") = model_params[117]
+            lv296 = R.call_tir(cls.fused_fused_dequantize11_NT_matmul11, (lv294, lv295, lv293), out_sinfo=R.Tensor((batch_size, 1, 9728), dtype="float16"))
+            lv297 = R.call_tir(cls.fused_split_silu_multiply1, (lv296,), out_sinfo=R.Tensor((batch_size, 1, 4864), dtype="float16"))
+            lv298: R.Tensor((896, 608), dtype="uint32") = model_params[118]
+            lv299: R.Tensor((896, 152), dtype="float16") = model_params[119]
+            lv300 = R.call_tir(cls.fused_fused_dequantize12_fused_NT_matmul12_add12, (lv298, lv299, lv297, lv291), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv301: R.Tensor((896,), dtype="float16") = model_params[120]
+            lv302 = R.call_tir(cls.rms_norm1, (lv300, lv301), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv303: R.Tensor((1152, 112), dtype="uint32") = model_params[121]
+            lv304: R.Tensor((1152, 28), dtype="float16") = model_params[122]
+            lv305 = R.call_tir(cls.fused_fused_dequantize9_NT_matmul9, (lv303, lv304, lv302), out_sinfo=R.Tensor((batch_size, 1, 1152), dtype="float16"))
+            lv306 = R.reshape(lv305, R.shape([batch_size, 1, 18, 64]))
+            lv307: R.Tuple(R.Tensor((batch_size, 1, 14, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16")) = R.split(lv306, indices_or_sections=[14, 16], axis=2)
+            lv308: R.Tensor((batch_size, 1, 14, 64), dtype="float16") = lv307[0]
+            lv309: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv307[1]
+            lv310: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv307[2]
+            lv311: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv286, cls.kv_cache_transpose_append, lv309, lv310, R.prim_value(12), sinfo_args=(R.Object,))
+            lv312 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv311, cls.attention, lv308, R.prim_value(12), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((batch_size, 1, 14, 64), dtype="float16"))
+            lv313 = R.reshape(lv312, R.shape([batch_size, 1, 896]))
+            lv314: R.Tensor((896, 112), dtype="uint32") = model_params[123]
+            lv315: R.Tensor((896, 28), dtype="float16") = model_params[124]
+            lv316 = R.call_tir(cls.fused_fused_dequantize10_fused_NT_matmul10_add10, (lv314, lv315, lv313, lv300), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv317: R.Tensor((896,), dtype="float16") = model_params[125]
+            lv318 = R.call_tir(cls.rms_norm1, (lv316, lv317), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv319: R.Tensor((9728, 112), dtype="uint32") = model_params[126]
+            lv320: R.Tensor((9728, 28), dtype="float16") = model_params[127]
+            lv321 = R.call_tir(cls.fused_fused_dequantize11_NT_matmul11, (lv319, lv320, lv318), out_sinfo=R.Tensor((batch_size, 1, 9728), dtype="float16"))
+            lv322 = R.call_tir(cls.fused_split_silu_multiply1, (lv321,), out_sinfo=R.Tensor((batch_size, 1, 4864), dtype="float16"))
+            lv323: R.Tensor((896, 608), dtype="uint32") = model_params[128]
+            lv324: R.Tensor((896, 152), dtype="float16") = model_params[129]
+            lv325 = R.call_tir(cls.fused_fused_dequantize12_fused_NT_matmul12_add12, (lv323, lv324, lv322, lv316), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv326: R.Tensor((896,), dtype="float16") = model_params[130]
+            lv327 = R.call_tir(cls.rms_norm1, (lv325, lv326), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv328: R.Tensor((1152, 112), dtype="uint32") = model_params[131]
+            lv329: R.Tensor((1152, 28), dtype="float16") = model_params[132]
+            lv330 = R.call_tir(cls.fused_fused_dequantize9_NT_matmul9, (lv328, lv329, lv327), out_sinfo=R.Tensor((batch_size, 1, 1152), dtype="float16"))
+            lv331 = R.reshape(lv330, R.shape([batch_size, 1, 18, 64]))
+            lv332: R.Tuple(R.Tensor((batch_size, 1, 14, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16")) = R.split(lv331, indices_or_sections=[14, 16], axis=2)
+            lv333: R.Tensor((batch_size, 1, 14, 64), dtype="float16") = lv332[0]
+            lv334: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv332[1]
+            lv335: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv332[2]
+            lv336: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv311, cls.kv_cache_transpose_append, lv334, lv335, R.prim_value(13), sinfo_args=(R.Object,))
+            lv337 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv336, cls.attention, lv333, R.prim_value(13), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((batch_size, 1, 14, 64), dtype="float16"))
+            lv338 = R.reshape(lv337, R.shape([batch_size, 1, 896]))
+            lv339: R.Tensor((896, 112), dtype="uint32") = model_params[133]
+            lv340: R.Tensor((896, 28), dtype="float16") = model_params[134]
+            lv341 = R.call_tir(cls.fused_fused_dequantize10_fused_NT_matmul10_add10, (lv339, lv340, lv338, lv325), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv342: R.Tensor((896,), dtype="float16") = model_params[135]
+            lv343 = R.call_tir(cls.rms_norm1, (lv341, lv342), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv344: R.Tensor((9728, 112), dtype="uint32") = model_params[136]
+            lv345: R.Tensor((9728, 28), dtype="float16") = model_params[137]
+            lv346 = R.call_tir(cls.fused_fused_dequantize11_NT_matmul11, (lv344, lv345, lv343), out_sinfo=R.Tensor((batch_size, 1, 9728), dtype="float16"))
+            lv347 = R.call_tir(cls.fused_split_silu_multiply1, (lv346,), out_sinfo=R.Tensor((batch_size, 1, 4864), dtype="float16"))
+            lv348: R.Tensor((896, 608), dtype="uint32") = model_params[138]
+            lv349: R.Tensor((896, 152), dtype="float16") = model_params[139]
+            lv350 = R.call_tir(cls.fused_fused_dequantize12_fused_NT_matmul12_add12, (lv348, lv349, lv347, lv341), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv351: R.Tensor((896,), dtype="float16") = model_params[140]
+            lv352 = R.call_tir(cls.rms_norm1, (lv350, lv351), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv353: R.Tensor((1152, 112), dtype="uint32") = model_params[141]
+            lv354: R.Tensor((1152, 28), dtype="float16") = model_params[142]
+            lv355 = R.call_tir(cls.fused_fused_dequantize9_NT_matmul9, (lv353, lv354, lv352), out_sinfo=R.Tensor((batch_size, 1, 1152), dtype="float16"))
+            lv356 = R.reshape(lv355, R.shape([batch_size, 1, 18, 64]))
+            lv357: R.Tuple(R.Tensor((batch_size, 1, 14, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16")) = R.split(lv356, indices_or_sections=[14, 16], axis=2)
+            lv358: R.Tensor((batch_size, 1, 14, 64), dtype="float16") = lv357[0]
+            lv359: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv357[1]
+            lv360: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv357[2]
+            lv361: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv336, cls.kv_cache_transpose_append, lv359, lv360, R.prim_value(14), sinfo_args=(R.Object,))
+            lv362 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv361, cls.attention, lv358, R.prim_value(14), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((batch_size, 1, 14, 64), dtype="float16"))
+            lv363 = R.reshape(lv362, R.shape([batch_size, 1, 896]))
+            lv364: R.Tensor((896, 112), dtype="uint32") = model_params[143]
+            lv365: R.Tensor((896, 28), dtype="float16") = model_params[144]
+            lv366 = R.call_tir(cls.fused_fused_dequantize10_fused_NT_matmul10_add10, (lv364, lv365, lv363, lv350), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv367: R.Tensor((896,), dtype="float16") = model_params[145]
+            lv368 = R.call_tir(cls.rms_norm1, (lv366, lv367), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv369: R.Tensor((9728, 112), dtype="uint32") = model_params[146]
+            lv370: R.Tensor((9728, 28), dtype="float16") = model_params[147]
+            lv371 = R.call_tir(cls.fused_fused_dequantize11_NT_matmul11, (lv369, lv370, lv368), out_sinfo=R.Tensor((batch_size, 1, 9728), dtype="float16"))
+            lv372 = R.call_tir(cls.fused_split_silu_multiply1, (lv371,), out_sinfo=R.Tensor((batch_size, 1, 4864), dtype="float16"))
+            lv373: R.Tensor((896, 608), dtype="uint32") = model_params[148]
+            lv374: R.Tensor((896, 152), dtype="float16") = model_params[149]
+            lv375 = R.call_tir(cls.fused_fused_dequantize12_fused_NT_matmul12_add12, (lv373, lv374, lv372, lv366), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv376: R.Tensor((896,), dtype="float16") = model_params[150]
+            lv377 = R.call_tir(cls.rms_norm1, (lv375, lv376), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv378: R.Tensor((1152, 112), dtype="uint32") = model_params[151]
+            lv379: R.Tensor((1152, 28), dtype="float16") = model_params[152]
+            lv380 = R.call_tir(cls.fused_fused_dequantize9_NT_matmul9, (lv378, lv379, lv377), out_sinfo=R.Tensor((batch_size, 1, 1152), dtype="float16"))
+            lv381 = R.reshape(lv380, R.shape([batch_size, 1, 18, 64]))
+            lv382: R.Tuple(R.Tensor((batch_size, 1, 14, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16")) = R.split(lv381, indices_or_sections=[14, 16], axis=2)
+            lv383: R.Tensor((batch_size, 1, 14, 64), dtype="float16") = lv382[0]
+            lv384: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv382[1]
+            lv385: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv382[2]
+            lv386: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv361, cls.kv_cache_transpose_append, lv384, lv385, R.prim_value(15), sinfo_args=(R.Object,))
+            lv387 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv386, cls.attention, lv383, R.prim_value(15), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((batch_size, 1, 14, 64), dtype="float16"))
+            lv388 = R.reshape(lv387, R.shape([batch_size, 1, 896]))
+            lv389: R.Tensor((896, 112), dtype="uint32") = model_params[153]
+            lv390: R.Tensor((896, 28), dtype="float16") = model_params[154]
+            lv391 = R.call_tir(cls.fused_fused_dequantize10_fused_NT_matmul10_add10, (lv389, lv390, lv388, lv375), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv392: R.Tensor((896,), dtype="float16") = model_params[155]
+            lv393 = R.call_tir(cls.rms_norm1, (lv391, lv392), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv394: R.Tensor((9728, 112), dtype="uint32") = model_params[156]
+            lv395: R.Tensor((9728, 28), dtype="float16") = model_params[157]
+            lv396 = R.call_tir(cls.fused_fused_dequantize11_NT_matmul11, (lv394, lv395, lv393), out_sinfo=R.Tensor((batch_size, 1, 9728), dtype="float16"))
+            lv397 = R.call_tir(cls.fused_split_silu_multiply1, (lv396,), out_sinfo=R.Tensor((batch_size, 1, 4864), dtype="float16"))
+            lv398: R.Tensor((896, 608), dtype="uint32") = model_params[158]
+            lv399: R.Tensor((896, 152), dtype="float16") = model_params[159]
+            lv400 = R.call_tir(cls.fused_fused_dequantize12_fused_NT_matmul12_add12, (lv398, lv399, lv397, lv391), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv401: R.Tensor((896,), dtype="float16") = model_params[160]
+            lv402 = R.call_tir(cls.rms_norm1, (lv400, lv401), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv403: R.Tensor((1152, 112), dtype="uint32") = model_params[161]
+            lv404: R.Tensor((1152, 28), dtype="float16") = model_params[162]
+            lv405 = R.call_tir(cls.fused_fused_dequantize9_NT_matmul9, (lv403, lv404, lv402), out_sinfo=R.Tensor((batch_size, 1, 1152), dtype="float16"))
+            lv406 = R.reshape(lv405, R.shape([batch_size, 1, 18, 64]))
+            lv407: R.Tuple(R.Tensor((batch_size, 1, 14, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16")) = R.split(lv406, indices_or_sections=[14, 16], axis=2)
+            lv408: R.Tensor((batch_size, 1, 14, 64), dtype="float16") = lv407[0]
+            lv409: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv407[1]
+            lv410: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv407[2]
+            lv411: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv386, cls.kv_cache_transpose_append, lv409, lv410, R.prim_value(16), sinfo_args=(R.Object,))
+            lv412 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv411, cls.attention, lv408, R.prim_value(16), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((batch_size, 1, 14, 64), dtype="float16"))
+            lv413 = R.reshape(lv412, R.shape([batch_size, 1, 896]))
+            lv414: R.Tensor((896, 112), dtype="uint32") = model_params[163]
+            lv415: R.Tensor((896, 28), dtype="float16") = model_params[164]
+            lv416 = R.call_tir(cls.fused_fused_dequantize10_fused_NT_matmul10_add10, (lv414, lv415, lv413, lv400), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv417: R.Tensor((896,), dtype="float16") = model_params[165]
+            lv418 = R.call_tir(cls.rms_norm1, (lv416, lv417), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv419: R.Tensor((9728, 112), dtype="uint32") = model_params[166]
+            lv420: R.Tensor((9728, 28), dtype="float16") = model_params[167]
+            lv421 = R.call_tir(cls.fused_fused_dequantize11_NT_matmul11, (lv419, lv420, lv418), out_sinfo=R.Tensor((batch_size, 1, 9728), dtype="float16"))
+            lv422 = R.call_tir(cls.fused_split_silu_multiply1, (lv421,), out_sinfo=R.Tensor((batch_size, 1, 4864), dtype="float16"))
+            lv423: R.Tensor((896, 608), dtype="uint32") = model_params[168]
+            lv424: R.Tensor((896, 152), dtype="float16") = model_params[169]
+            lv425 = R.call_tir(cls.fused_fused_dequantize12_fused_NT_matmul12_add12, (lv423, lv424, lv422, lv416), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv426: R.Tensor((896,), dtype="float16") = model_params[170]
+            lv427 = R.call_tir(cls.rms_norm1, (lv425, lv426), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv428: R.Tensor((1152, 112), dtype="uint32") = model_params[171]
+            lv429: R.Tensor((1152, 28), dtype="float16") = model_params[172]
+            lv430 = R.call_tir(cls.fused_fused_dequantize9_NT_matmul9, (lv428, lv429, lv427), out_sinfo=R.Tensor((batch_size, 1, 1152), dtype="float16"))
+            lv431 = R.reshape(lv430, R.shape([batch_size, 1, 18, 64]))
+            lv432: R.Tuple(R.Tensor((batch_size, 1, 14, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16")) = R.split(lv431, indices_or_sections=[14, 16], axis=2)
+            lv433: R.Tensor((batch_size, 1, 14, 64), dtype="float16") = lv432[0]
+            lv434: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv432[1]
+            lv435: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv432[2]
+            lv436: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv411, cls.kv_cache_transpose_append, lv434, lv435, R.prim_value(17), sinfo_args=(R.Object,))
+            lv437 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv436, cls.attention, lv433, R.prim_value(17), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((batch_size, 1, 14, 64), dtype="float16"))
+            lv438 = R.reshape(lv437, R.shape([batch_size, 1, 896]))
+            lv439: R.Tensor((896, 112), dtype="uint32") = model_params[173]
+            lv440: R.Tensor((896, 28), dtype="float16") = model_params[174]
+            lv441 = R.call_tir(cls.fused_fused_dequantize10_fused_NT_matmul10_add10, (lv439, lv440, lv438, lv425), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv442: R.Tensor((896,), dtype="float16") = model_params[175]
+            lv443 = R.call_tir(cls.rms_norm1, (lv441, lv442), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv444: R.Tensor((9728, 112), dtype="uint32") = model_params[176]
+            lv445: R.Tensor((9728, 28), dtype="float16") = model_params[177]
+            lv446 = R.call_tir(cls.fused_fused_dequantize11_NT_matmul11, (lv444, lv445, lv443), out_sinfo=R.Tensor((batch_size, 1, 9728), dtype="float16"))
+            lv447 = R.call_tir(cls.fused_split_silu_multiply1, (lv446,), out_sinfo=R.Tensor((batch_size, 1, 4864), dtype="float16"))
+            lv448: R.Tensor((896, 608), dtype="uint32") = model_params[178]
+            lv449: R.Tensor((896, 152), dtype="float16") = model_params[179]
+            lv450 = R.call_tir(cls.fused_fused_dequantize12_fused_NT_matmul12_add12, (lv448, lv449, lv447, lv441), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv451: R.Tensor((896,), dtype="float16") = model_params[180]
+            lv452 = R.call_tir(cls.rms_norm1, (lv450, lv451), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv453: R.Tensor((1152, 112), dtype="uint32") = model_params[181]
+            lv454: R.Tensor((1152, 28), dtype="float16") = model_params[182]
+            lv455 = R.call_tir(cls.fused_fused_dequantize9_NT_matmul9, (lv453, lv454, lv452), out_sinfo=R.Tensor((batch_size, 1, 1152), dtype="float16"))
+            lv456 = R.reshape(lv455, R.shape([batch_size, 1, 18, 64]))
+            lv457: R.Tuple(R.Tensor((batch_size, 1, 14, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16")) = R.split(lv456, indices_or_sections=[14, 16], axis=2)
+            lv458: R.Tensor((batch_size, 1, 14, 64), dtype="float16") = lv457[0]
+            lv459: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv457[1]
+            lv460: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv457[2]
+            lv461: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv436, cls.kv_cache_transpose_append, lv459, lv460, R.prim_value(18), sinfo_args=(R.Object,))
+            lv462 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv461, cls.attention, lv458, R.prim_value(18), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((batch_size, 1, 14, 64), dtype="float16"))
+            lv463 = R.reshape(lv462, R.shape([batch_size, 1, 896]))
+            lv464: R.Tensor((896, 112), dtype="uint32") = model_params[183]
+            lv465: R.Tensor((896, 28), dtype="float16") = model_params[184]
+            lv466 = R.call_tir(cls.fused_fused_dequantize10_fused_NT_matmul10_add10, (lv464, lv465, lv463, lv450), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv467: R.Tensor((896,), dtype="float16") = model_params[185]
+            lv468 = R.call_tir(cls.rms_norm1, (lv466, lv467), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv469: R.Tensor((9728, 112), dtype="uint32") = model_params[186]
+            lv470: R.Tensor((9728, 28), dtype="float16") = model_params[187]
+            lv471 = R.call_tir(cls.fused_fused_dequantize11_NT_matmul11, (lv469, lv470, lv468), out_sinfo=R.Tensor((batch_size, 1, 9728), dtype="float16"))
+            lv472 = R.call_tir(cls.fused_split_silu_multiply1, (lv471,), out_sinfo=R.Tensor((batch_size, 1, 4864), dtype="float16"))
+            lv473: R.Tensor((896, 608), dtype="uint32") = model_params[188]
+            lv474: R.Tensor((896, 152), dtype="float16") = model_params[189]
+            lv475 = R.call_tir(cls.fused_fused_dequantize12_fused_NT_matmul12_add12, (lv473, lv474, lv472, lv466), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv476: R.Tensor((896,), dtype="float16") = model_params[190]
+            lv477 = R.call_tir(cls.rms_norm1, (lv475, lv476), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv478: R.Tensor((1152, 112), dtype="uint32") = model_params[191]
+            lv479: R.Tensor((1152, 28), dtype="float16") = model_params[192]
+            lv480 = R.call_tir(cls.fused_fused_dequantize9_NT_matmul9, (lv478, lv479, lv477), out_sinfo=R.Tensor((batch_size, 1, 1152), dtype="float16"))
+            lv481 = R.reshape(lv480, R.shape([batch_size, 1, 18, 64]))
+            lv482: R.Tuple(R.Tensor((batch_size, 1, 14, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16")) = R.split(lv481, indices_or_sections=[14, 16], axis=2)
+            lv483: R.Tensor((batch_size, 1, 14, 64), dtype="float16") = lv482[0]
+            lv484: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv482[1]
+            lv485: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv482[2]
+            lv486: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv461, cls.kv_cache_transpose_append, lv484, lv485, R.prim_value(19), sinfo_args=(R.Object,))
+            lv487 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv486, cls.attention, lv483, R.prim_value(19), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((batch_size, 1, 14, 64), dtype="float16"))
+            lv488 = R.reshape(lv487, R.shape([batch_size, 1, 896]))
+            lv489: R.Tensor((896, 112), dtype="uint32") = model_params[193]
+            lv490: R.Tensor((896, 28), dtype="float16") = model_params[194]
+            lv491 = R.call_tir(cls.fused_fused_dequantize10_fused_NT_matmul10_add10, (lv489, lv490, lv488, lv475), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv492: R.Tensor((896,), dtype="float16") = model_params[195]
+            lv493 = R.call_tir(cls.rms_norm1, (lv491, lv492), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv494: R.Tensor((9728, 112), dtype="uint32") = model_params[196]
+            lv495: R.Tensor((9728, 28), dtype="float16") = model_params[197]
+            lv496 = R.call_tir(cls.fused_fused_dequantize11_NT_matmul11, (lv494, lv495, lv493), out_sinfo=R.Tensor((batch_size, 1, 9728), dtype="float16"))
+            lv497 = R.call_tir(cls.fused_split_silu_multiply1, (lv496,), out_sinfo=R.Tensor((batch_size, 1, 4864), dtype="float16"))
+            lv498: R.Tensor((896, 608), dtype="uint32") = model_params[198]
+            lv499: R.Tensor((896, 152), dtype="float16") = model_params[199]
+            lv500 = R.call_tir(cls.fused_fused_dequantize12_fused_NT_matmul12_add12, (lv498, lv499, lv497, lv491), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv501: R.Tensor((896,), dtype="float16") = model_params[200]
+            lv502 = R.call_tir(cls.rms_norm1, (lv500, lv501), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv503: R.Tensor((1152, 112), dtype="uint32") = model_params[201]
+            lv504: R.Tensor((1152, 28), dtype="float16") = model_params[202]
+            lv505 = R.call_tir(cls.fused_fused_dequantize9_NT_matmul9, (lv503, lv504, lv502), out_sinfo=R.Tensor((batch_size, 1, 1152), dtype="float16"))
+            lv506 = R.reshape(lv505, R.shape([batch_size, 1, 18, 64]))
+            lv507: R.Tuple(R.Tensor((batch_size, 1, 14, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16")) = R.split(lv506, indices_or_sections=[14, 16], axis=2)
+            lv508: R.Tensor((batch_size, 1, 14, 64), dtype="float16") = lv507[0]
+            lv509: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv507[1]
+            lv510: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv507[2]
+            lv511: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv486, cls.kv_cache_transpose_append, lv509, lv510, R.prim_value(20), sinfo_args=(R.Object,))
+            lv512 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv511, cls.attention, lv508, R.prim_value(20), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((batch_size, 1, 14, 64), dtype="float16"))
+            lv513 = R.reshape(lv512, R.shape([batch_size, 1, 896]))
+            lv514: R.Tensor((896, 112), dtype="uint32") = model_params[203]
+            lv515: R.Tensor((896, 28), dtype="float16") = model_params[204]
+            lv516 = R.call_tir(cls.fused_fused_dequantize10_fused_NT_matmul10_add10, (lv514, lv515, lv513, lv500), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv517: R.Tensor((896,), dtype="float16") = model_params[205]
+            lv518 = R.call_tir(cls.rms_norm1, (lv516, lv517), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv519: R.Tensor((9728, 112), dtype="uint32") = model_params[206]
+            lv520: R.Tensor((9728, 28), dtype="float16") = model_params[207]
+            lv521 = R.call_tir(cls.fused_fused_dequantize11_NT_matmul11, (lv519, lv520, lv518), out_sinfo=R.Tensor((batch_size, 1, 9728), dtype="float16"))
+            lv522 = R.call_tir(cls.fused_split_silu_multiply1, (lv521,), out_sinfo=R.Tensor((batch_size, 1, 4864), dtype="float16"))
+            lv523: R.Tensor((896, 608), dtype="uint32") = model_params[208]
+            lv524: R.Tensor((896, 152), dtype="float16") = model_params[209]
+            lv525 = R.call_tir(cls.fused_fused_dequantize12_fused_NT_matmul12_add12, (lv523, lv524, lv522, lv516), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv526: R.Tensor((896,), dtype="float16") = model_params[210]
+            lv527 = R.call_tir(cls.rms_norm1, (lv525, lv526), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv528: R.Tensor((1152, 112), dtype="uint32") = model_params[211]
+            lv529: R.Tensor((1152, 28), dtype="float16") = model_params[212]
+            lv530 = R.call_tir(cls.fused_fused_dequantize9_NT_matmul9, (lv528, lv529, lv527), out_sinfo=R.Tensor((batch_size, 1, 1152), dtype="float16"))
+            lv531 = R.reshape(lv530, R.shape([batch_size, 1, 18, 64]))
+            lv532: R.Tuple(R.Tensor((batch_size, 1, 14, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16")) = R.split(lv531, indices_or_sections=[14, 16], axis=2)
+            lv533: R.Tensor((batch_size, 1, 14, 64), dtype="float16") = lv532[0]
+            lv534: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv532[1]
+            lv535: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv532[2]
+            lv536: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv511, cls.kv_cache_transpose_append, lv534, lv535, R.prim_value(21), sinfo_args=(R.Object,))
+            lv537 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv536, cls.attention, lv533, R.prim_value(21), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((batch_size, 1, 14, 64), dtype="float16"))
+            lv538 = R.reshape(lv537, R.shape([batch_size, 1, 896]))
+            lv539: R.Tensor((896, 112), dtype="uint32") = model_params[213]
+            lv540: R.Tensor((896, 28), dtype="float16") = model_params[214]
+            lv541 = R.call_tir(cls.fused_fused_dequantize10_fused_NT_matmul10_add10, (lv539, lv540, lv538, lv525), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv542: R.Tensor((896,), dtype="float16") = model_params[215]
+            lv543 = R.call_tir(cls.rms_norm1, (lv541, lv542), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv544: R.Tensor((9728, 112), dtype="uint32") = model_params[216]
+            lv545: R.Tensor((9728, 28), dtype="float16") = model_params[217]
+            lv546 = R.call_tir(cls.fused_fused_dequantize11_NT_matmul11, (lv544, lv545, lv543), out_sinfo=R.Tensor((batch_size, 1, 9728), dtype="float16"))
+            lv547 = R.call_tir(cls.fused_split_silu_multiply1, (lv546,), out_sinfo=R.Tensor((batch_size, 1, 4864), dtype="float16"))
+            lv548: R.Tensor((896, 608), dtype="uint32") = model_params[218]
+            lv549: R.Tensor((896, 152), dtype="float16") = model_params[219]
+            lv550 = R.call_tir(cls.fused_fused_dequantize12_fused_NT_matmul12_add12, (lv548, lv549, lv547, lv541), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv551: R.Tensor((896,), dtype="float16") = model_params[220]
+            lv552 = R.call_tir(cls.rms_norm1, (lv550, lv551), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv553: R.Tensor((1152, 112), dtype="uint32") = model_params[221]
+            lv554: R.Tensor((1152, 28), dtype="float16") = model_params[222]
+            lv555 = R.call_tir(cls.fused_fused_dequantize9_NT_matmul9, (lv553, lv554, lv552), out_sinfo=R.Tensor((batch_size, 1, 1152), dtype="float16"))
+            lv556 = R.reshape(lv555, R.shape([batch_size, 1, 18, 64]))
+            lv557: R.Tuple(R.Tensor((batch_size, 1, 14, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16")) = R.split(lv556, indices_or_sections=[14, 16], axis=2)
+            lv558: R.Tensor((batch_size, 1, 14, 64), dtype="float16") = lv557[0]
+            lv559: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv557[1]
+            lv560: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv557[2]
+            lv561: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv536, cls.kv_cache_transpose_append, lv559, lv560, R.prim_value(22), sinfo_args=(R.Object,))
+            lv562 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv561, cls.attention, lv558, R.prim_value(22), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((batch_size, 1, 14, 64), dtype="float16"))
+            lv563 = R.reshape(lv562, R.shape([batch_size, 1, 896]))
+            lv564: R.Tensor((896, 112), dtype="uint32") = model_params[223]
+            lv565: R.Tensor((896, 28), dtype="float16") = model_params[224]
+            lv566 = R.call_tir(cls.fused_fused_dequantize10_fused_NT_matmul10_add10, (lv564, lv565, lv563, lv550), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv567: R.Tensor((896,), dtype="float16") = model_params[225]
+            lv568 = R.call_tir(cls.rms_norm1, (lv566, lv567), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv569: R.Tensor((9728, 112), dtype="uint32") = model_params[226]
+            lv570: R.Tensor((9728, 28), dtype="float16") = model_params[227]
+            lv571 = R.call_tir(cls.fused_fused_dequantize11_NT_matmul11, (lv569, lv570, lv568), out_sinfo=R.Tensor((batch_size, 1, 9728), dtype="float16"))
+            lv572 = R.call_tir(cls.fused_split_silu_multiply1, (lv571,), out_sinfo=R.Tensor((batch_size, 1, 4864), dtype="float16"))
+            lv573: R.Tensor((896, 608), dtype="uint32") = model_params[228]
+            lv574: R.Tensor((896, 152), dtype="float16") = model_params[229]
+            lv575 = R.call_tir(cls.fused_fused_dequantize12_fused_NT_matmul12_add12, (lv573, lv574, lv572, lv566), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv576: R.Tensor((896,), dtype="float16") = model_params[230]
+            lv577 = R.call_tir(cls.rms_norm1, (lv575, lv576), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv578: R.Tensor((1152, 112), dtype="uint32") = model_params[231]
+            lv579: R.Tensor((1152, 28), dtype="float16") = model_params[232]
+            lv580 = R.call_tir(cls.fused_fused_dequantize9_NT_matmul9, (lv578, lv579, lv577), out_sinfo=R.Tensor((batch_size, 1, 1152), dtype="float16"))
+            lv581 = R.reshape(lv580, R.shape([batch_size, 1, 18, 64]))
+            lv582: R.Tuple(R.Tensor((batch_size, 1, 14, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16"), R.Tensor((batch_size, 1, 2, 64), dtype="float16")) = R.split(lv581, indices_or_sections=[14, 16], axis=2)
+            lv583: R.Tensor((batch_size, 1, 14, 64), dtype="float16") = lv582[0]
+            lv584: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv582[1]
+            lv585: R.Tensor((batch_size, 1, 2, 64), dtype="float16") = lv582[2]
+            lv586: R.Object = R.call_pure_packed("vm.builtin.paged_attention_kv_cache_append", lv561, cls.kv_cache_transpose_append, lv584, lv585, R.prim_value(23), sinfo_args=(R.Object,))
+            lv587 = R.call_dps_packed("vm.builtin.paged_attention_kv_cache_attention", (lv586, cls.attention, lv583, R.prim_value(23), R.prim_value(1), R.prim_value(T.float32(1)), R.prim_value(10000)), out_sinfo=R.Tensor((batch_size, 1, 14, 64), dtype="float16"))
+            lv588 = R.reshape(lv587, R.shape([batch_size, 1, 896]))
+            lv589: R.Tensor((896, 112), dtype="uint32") = model_params[233]
+            lv590: R.Tensor((896, 28), dtype="float16") = model_params[234]
+            lv591 = R.call_tir(cls.fused_fused_dequantize10_fused_NT_matmul10_add10, (lv589, lv590, lv588, lv575), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv592: R.Tensor((896,), dtype="float16") = model_params[235]
+            lv593 = R.call_tir(cls.rms_norm1, (lv591, lv592), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv594: R.Tensor((9728, 112), dtype="uint32") = model_params[236]
+            lv595: R.Tensor((9728, 28), dtype="float16") = model_params[237]
+            lv596 = R.call_tir(cls.fused_fused_dequantize11_NT_matmul11, (lv594, lv595, lv593), out_sinfo=R.Tensor((batch_size, 1, 9728), dtype="float16"))
+            lv597 = R.call_tir(cls.fused_split_silu_multiply1, (lv596,), out_sinfo=R.Tensor((batch_size, 1, 4864), dtype="float16"))
+            lv598: R.Tensor((896, 608), dtype="uint32") = model_params[238]
+            lv599: R.Tensor((896, 152), dtype="float16") = model_params[239]
+            lv600 = R.call_tir(cls.fused_fused_dequantize12_fused_NT_matmul12_add12, (lv598, lv599, lv597, lv591), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv601: R.Tensor((896,), dtype="float16") = model_params[240]
+            lv602 = R.call_tir(cls.rms_norm1, (lv600, lv601), out_sinfo=R.Tensor((batch_size, 1, 896), dtype="float16"))
+            lv603: R.Tensor((151936, 112), dtype="uint32") = model_params[241]
+            lv604: R.Tensor((151936, 28), dtype="float16") = model_params[242]
+            lv605 = R.call_tir(cls.fused_fused_dequantize13_fused_NT_matmul13_cast13, (lv603, lv604, lv602), out_sinfo=R.Tensor((batch_size, 1, 151936), dtype="float32"))
+            lv606: R.Tuple(R.Tensor((batch_size, 1, 151936), dtype="float32"), R.Object) = lv605, lv586
+            R.output(lv606)
+        return lv606
