@@ -237,6 +237,8 @@ struct FastMap {
 };
 
 constexpr i64 kNone = INT64_MAX;  // no image
+constexpr i64 kAbsent = -1;       // space/time code of an instance outside a non-box domain
+constexpr std::uint32_t kNoInstance = UINT32_MAX;
 
 /// flags[i] |= bit for every element of [a, a_end) also in [b, b_end) (both sorted).
 void mark(const i64* a, const i64* a_end, const i64* b, const i64* b_end, std::uint8_t* flags, std::uint8_t bit) {
@@ -252,6 +254,48 @@ void mark(const i64* a, const i64* a_end, const i64* b, const i64* b_end, std::u
       ++b;
     }
   }
+}
+
+/// The instances ordered by (time rank, PE rank) when no two share a (stamp, PE) pair (a unit space-time map, the
+/// common case): one scatter into a dense (stamp, PE) table (ws.tmp) and one scan instead of two counting sorts and
+/// a pass finding the groups. The result is the same: with distinct keys the sorted order is unique, and every
+/// instance is its own group (ws.order, ws.gstart, ws.gs; tg[t]: first group of stamp t). Then scode[p] becomes the
+/// cell t * nS + s of instance p (the PE codes are not needed any more). False, with tcode and scode unchanged, when
+/// the table would be much larger than the instances or two instances share a pair; the caller sorts.
+bool unit_order(const std::vector<i64>& tcode, std::vector<i64>& scode, std::size_t nT, std::size_t nS, i64 present,
+                Workspace& ws, std::vector<std::uint32_t>& tg) {
+  const std::size_t cells = nT * nS;  // nT, nS <= present < 2^32: no overflow in 64 bits
+  const auto np = static_cast<std::size_t>(present);
+  if (nS == 0 || cells / nS != nT || cells > np + np / 4 + 1024 || cells >= kNoInstance) return false;
+  std::vector<std::uint32_t>& cell = ws.tmp;
+  cell.assign(cells, kNoInstance);
+  const std::size_t n = tcode.size();
+  for (std::size_t p = 0; p < n; ++p) {
+    if (tcode[p] == kAbsent) continue;
+    std::uint32_t& c = cell[static_cast<std::size_t>(tcode[p]) * nS + static_cast<std::size_t>(scode[p])];
+    if (c != kNoInstance) return false;  // two instances at one (stamp, PE)
+    c = static_cast<std::uint32_t>(p);
+  }
+  ws.order.resize(np);
+  ws.gstart.resize(np + 1);
+  ws.gs.resize(np);
+  std::uint32_t i = 0;
+  for (std::size_t t = 0; t < nT; ++t) {
+    tg[t] = i;
+    const std::uint32_t* row = cell.data() + t * nS;
+    for (std::size_t s = 0; s < nS; ++s)
+      if (row[s] != kNoInstance) {
+        ws.order[i] = row[s];
+        ws.gstart[i] = i;
+        ws.gs[i] = static_cast<std::uint32_t>(s);
+        ++i;
+      }
+  }
+  tg[nT] = i;
+  ws.gstart[i] = i;
+  for (std::size_t p = 0; p < n; ++p)
+    if (tcode[p] != kAbsent) scode[p] += tcode[p] * static_cast<i64>(nS);
+  return true;
 }
 
 void small_sort(i64* b, i64* e) {
@@ -313,7 +357,6 @@ Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::
     for (const Piece& p : m.domain.pieces) dom_ev.emplace_back(p);
 
   const std::size_t N = static_cast<std::size_t>(n);
-  constexpr i64 kAbsent = -1;
   // Time codes, later (same storage) the element codes; PE codes. Reused buffers:
   // every slot read is written first (no clearing needed).
   std::vector<i64>& tcode = ws.codes_a;
@@ -475,57 +518,65 @@ Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::
     iex[r].erase(std::unique(iex[r].begin(), iex[r].end()), iex[r].end());
   }
 
-  // Order the instances by (time rank, PE rank): two stable counting sorts.
+  // Order the instances by (time rank, PE rank) and find the groups (a group = one (stamp, PE) pair): a unit map
+  // through a dense table, otherwise two stable counting sorts.
   std::vector<std::uint32_t>& order = ws.order;
   std::vector<std::uint32_t>& tmp = ws.tmp;
-  order.resize(static_cast<std::size_t>(present));
-  tmp.resize(static_cast<std::size_t>(present));
-  {
-    std::vector<std::uint32_t> cnt(nS + 1, 0);
-    for (std::size_t p = 0; p < N; ++p)
-      if (scode[p] != kAbsent) ++cnt[static_cast<std::size_t>(scode[p]) + 1];
-    for (std::size_t i = 0; i < nS; ++i) cnt[i + 1] += cnt[i];
-    for (std::size_t p = 0; p < N; ++p)
-      if (scode[p] != kAbsent) tmp[cnt[static_cast<std::size_t>(scode[p])]++] = static_cast<std::uint32_t>(p);
-  }
-  std::vector<std::uint32_t> tstart(nT + 1, 0);
-  for (std::size_t p = 0; p < N; ++p)
-    if (tcode[p] != kAbsent) ++tstart[static_cast<std::size_t>(tcode[p]) + 1];
-  for (std::size_t t = 0; t < nT; ++t) tstart[t + 1] += tstart[t];
-  {
-    std::vector<std::uint32_t> fill(tstart.begin(), tstart.end() - 1);
-    for (std::uint32_t p : tmp) order[fill[static_cast<std::size_t>(tcode[p])]++] = p;
-  }
-  // Group boundaries (a group = one (stamp, PE) pair): gstart over `order`.
   std::vector<std::uint32_t>& gstart = ws.gstart;  // first position of each group
   std::vector<std::uint32_t>& gs = ws.gs;          // its PE rank
-  gstart.clear();
-  gs.clear();
   std::vector<std::uint32_t> tg(nT + 1, 0);  // groups of stamp t: [tg[t], tg[t+1])
-  gstart.reserve(order.size() + 1);
-  gs.reserve(order.size());
-  for (std::size_t t = 0; t < nT; ++t) {
-    tg[t] = static_cast<std::uint32_t>(gstart.size());
-    i64 last = -1;
-    for (std::uint32_t i = tstart[t]; i < tstart[t + 1]; ++i) {
-      const i64 sc = scode[order[i]];
-      if (sc != last) {
-        gstart.push_back(i);
-        gs.push_back(static_cast<std::uint32_t>(sc));
-        last = sc;
+  const bool table = unit_order(tcode, scode, nT, nS, present, ws, tg);
+  if (!table) {
+    tmp.resize(static_cast<std::size_t>(present));
+    order.resize(static_cast<std::size_t>(present));
+    std::vector<std::uint32_t> tstart(nT + 1, 0);
+    {
+      std::vector<std::uint32_t> cnt(nS + 1, 0);
+      for (std::size_t p = 0; p < N; ++p)
+        if (scode[p] != kAbsent) ++cnt[static_cast<std::size_t>(scode[p]) + 1];
+      for (std::size_t i = 0; i < nS; ++i) cnt[i + 1] += cnt[i];
+      for (std::size_t p = 0; p < N; ++p)
+        if (scode[p] != kAbsent) tmp[cnt[static_cast<std::size_t>(scode[p])]++] = static_cast<std::uint32_t>(p);
+    }
+    for (std::size_t p = 0; p < N; ++p)
+      if (tcode[p] != kAbsent) ++tstart[static_cast<std::size_t>(tcode[p]) + 1];
+    for (std::size_t t = 0; t < nT; ++t) tstart[t + 1] += tstart[t];
+    {
+      std::vector<std::uint32_t> fill(tstart.begin(), tstart.end() - 1);
+      for (std::uint32_t p : tmp) order[fill[static_cast<std::size_t>(tcode[p])]++] = p;
+    }
+    gstart.clear();
+    gs.clear();
+    gstart.reserve(order.size() + 1);
+    gs.reserve(order.size());
+    for (std::size_t t = 0; t < nT; ++t) {
+      tg[t] = static_cast<std::uint32_t>(gstart.size());
+      i64 last = -1;
+      for (std::uint32_t i = tstart[t]; i < tstart[t + 1]; ++i) {
+        const i64 sc = scode[order[i]];
+        if (sc != last) {
+          gstart.push_back(i);
+          gs.push_back(static_cast<std::uint32_t>(sc));
+          last = sc;
+        }
       }
     }
+    tg[nT] = static_cast<std::uint32_t>(gstart.size());
+    gstart.push_back(static_cast<std::uint32_t>(present));
   }
-  tg[nT] = static_cast<std::uint32_t>(gstart.size());
-  gstart.push_back(static_cast<std::uint32_t>(present));
   out.nSTD = static_cast<i64>(gs.size());
   bool any_tensor = false;
   for (std::size_t k = 0; k < m.tensors.size(); ++k) any_tensor = any_tensor || want[k];
   if (!any_tensor) return out;
-  // pos[p]: position of instance p in `order` (reuses tmp).
-  if (tmp.size() < N) tmp.resize(N);  // non-box domains: absent instances have no position
-  for (std::size_t i = 0; i < order.size(); ++i) tmp[order[i]] = static_cast<std::uint32_t>(i);
+  // pos[p]: position of instance p in `order` (reuses tmp; only built when a tensor needs it).
   std::vector<std::uint32_t>& pos = tmp;
+  bool have_pos = false;
+  auto need_pos = [&] {
+    if (have_pos) return;
+    if (tmp.size() < N) tmp.resize(N);  // non-box domains: absent instances have no position
+    for (std::size_t i = 0; i < order.size(); ++i) tmp[order[i]] = static_cast<std::uint32_t>(i);
+    have_pos = true;
+  };
   std::vector<char> present_mask;
   if (!m.is_box) {
     present_mask.assign(N, 0);
@@ -543,22 +594,32 @@ Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::
     FastMap aev(td.pieces, eenc, vals);
     const std::size_t na = aev.pieces.size();
     TensorCounts& tc = out.tensors[k];
-    // Element codes laid out in (stamp, PE) order, na slots per instance.
+    // Element codes laid out in (stamp, PE) order, na slots per instance; with a unit (stamp, PE) table and one
+    // access, in the table itself (cell t * nS + s, kNone in an idle cell): the sweep then reads the cells of the
+    // previous stamp (rank t - 1) and of the neighbour PEs directly.
+    const bool in_table = table && na == 1;
+    if (!in_table) need_pos();
+    const i64* cell_of = scode.data();  // with the table: each instance's cell (unit_order)
     std::vector<i64>& ec = tcode;  // the time codes are no longer needed
-    ec.resize(static_cast<std::size_t>(present) * na);
+    if (in_table) ec.assign(nT * nS, kNone);
+    else ec.resize(static_cast<std::size_t>(present) * na);
     i64 tv = 0;
     if (aev.fast && na == 1 && nd > 0 && present_mask.empty()) {
       const FastPiece& fp = aev.pieces[0];
       const i64* ltab = fp.tab[nd - 1].data();
-      runs([&](std::size_t p0) {
-        const i64 b = outer_sum(fp);
-        const std::uint32_t* ps = pos.data() + p0;
-        for (std::size_t i = 0; i < run_len; ++i) ec[ps[i]] = b + ltab[i];
-      });
+      auto fill = [&](const auto* slot_of) {
+        runs([&](std::size_t p0) {
+          const i64 b = outer_sum(fp);
+          const auto* ps = slot_of + p0;
+          for (std::size_t i = 0; i < run_len; ++i) ec[static_cast<std::size_t>(ps[i])] = b + ltab[i];
+        });
+      };
+      if (in_table) fill(cell_of);
+      else fill(pos.data());
       tv = present;
     } else odometer([&](std::size_t p) {
       if (!present_mask.empty() && !present_mask[p]) return;
-      i64* slot = ec.data() + static_cast<std::size_t>(pos[p]) * na;
+      i64* slot = ec.data() + (in_table ? static_cast<std::size_t>(cell_of[p]) : static_cast<std::size_t>(pos[p]) * na);
       std::size_t cnt = 0;
       if (aev.fast) {
         for (const auto& fp : aev.pieces) slot[cnt++] = fp.sep_value(idx.data());
@@ -588,6 +649,31 @@ Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::
     }
     auto blk = [&](std::size_t g) { return ec.data() + static_cast<std::size_t>(gstart[g]) * na; };
     i64 uv = 0, uvt = 0, spi = 0;
+    if (in_table) {
+      // The unit sweep below on the table: prev(t) is rank t - 1; an idle cell holds kNone, which never matches.
+      for (std::size_t t = 0; t < nT; ++t) {
+        const i64* cur = ec.data() + t * nS;
+        const i64* prv = t > 0 ? cur - nS : nullptr;
+        for (std::size_t s = 0; s < nS; ++s) {
+          const i64 e0 = cur[s];
+          if (e0 == kNone) continue;
+          const bool in_t = prv != nullptr && prv[s] == e0;
+          bool in_s = false;
+          for (std::uint32_t s2 : iex[s])
+            if (cur[s2] == e0 || (prv != nullptr && prv[s2] == e0)) {
+              in_s = true;
+              break;
+            }
+          uv += !(in_t || in_s);
+          uvt += !in_t;
+          spi += in_s;
+        }
+      }
+      tc.uv = uv;
+      tc.uvt = uvt;
+      tc.spi = spi;
+      continue;
+    }
     if (unit) {
       // Every (PE, stamp) holds one instance with at most one element: ec[g] is
       // group g's element (kNone when none); same sweep, direct comparisons.
