@@ -120,6 +120,9 @@ struct AnalyzeOptions {
   /// Large floor divisors (`floor(k/128)` of a group scale): count at a few small divisors and interpolate
   /// (docs/tenet-engine.md §3 "Large floor divisors"); false: count with the divisor as given (comparison).
   bool scaled_divisors = true;
+  /// Outer block dimensions (a time map's first coordinate floor(d/L), d unseen by the group's tensors): base of
+  /// one block instead of two (docs/tenet-engine.md §3 "Outer blocks"); false: the general base (comparison).
+  bool outer_blocks = true;
 
   // Debug output: one line per message to `debug_log` (stderr when empty).
   DebugLevel debug = DebugLevel::kNone;

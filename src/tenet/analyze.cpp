@@ -365,6 +365,86 @@ i64 skew_distance(const Model& m, std::size_t d, const std::vector<Interval>& bo
 
 bool exact_var(const Affine& a, std::size_t d);
 
+/// Outer block dimension (docs/tenet-engine.md §3 "Outer blocks"): the time
+/// map's first coordinate is exactly floor(d/L) (+ a constant), d appears
+/// nowhere else in the maps but in `d % m` terms (m | L) of coordinates that
+/// use no other variable, the domain starts at d = 0, the group's period of d
+/// is L, and no access of the group's tensors uses d. Then the blocks of L
+/// values of d are consecutive translated copies in the outermost time
+/// coordinate that the group's elements and PEs do not see, so every count of
+/// the group is affine in the number of whole blocks from one block on (not
+/// only from the base of the general argument). Returns L, or 0.
+i64 outer_block(const Model& m, std::size_t d, const std::vector<const Piece*>& tensor_pieces, i64 period) {
+  if (!m.is_box || m.nt == 0 || m.box[d].lo != 0 || m.time.pieces.size() != 1 || m.space.pieces.size() != 1)
+    return 0;
+  const Piece& tp = m.time.pieces[0];
+  const Piece& sp = m.space.pieces[0];
+  if (!unconstrained(tp) || !unconstrained(sp)) return 0;
+  auto coef = [](const Affine& a, std::size_t i) { return i < a.coeff.size() ? a.coeff[i] : i64{0}; };
+  i64 L = 0;
+  // Classify the piece's terms: 1 = floor(d/L), 2 = d % m (m | L checked below), 0 = no d; refuse anything else.
+  auto classify = [&](const Piece& p, bool allow_floor, std::vector<int>& kind) -> bool {
+    const std::size_t nv = p.vars.size();
+    kind.assign(p.terms.size(), 0);
+    for (std::size_t k = 0; k < p.terms.size(); ++k) {
+      const auto& t = p.terms[k];
+      for (std::size_t i = nv; i < t.num.coeff.size(); ++i)
+        if (t.num.coeff[i] != 0 && kind[i - nv] != 0) return false;  // a term of a term of d
+      if (coef(t.num, d) == 0) continue;
+      if (!exact_var(t.num, d) || t.den < 1) return false;
+      if (t.kind == relation::Term::Kind::kMod) {
+        kind[k] = 2;
+      } else {
+        if (!allow_floor || (L != 0 && L != t.den)) return false;
+        L = t.den;
+        kind[k] = 1;
+      }
+    }
+    return true;
+  };
+  // The outputs: no d itself; a coordinate with a d-term holds no other variable or term.
+  auto outputs = [&](const Piece& p, const std::vector<int>& kind, bool first_is_block) -> bool {
+    const std::size_t nv = p.vars.size();
+    for (std::size_t j = 0; j < p.out.size(); ++j) {
+      const Affine& o = p.out[j];
+      if (coef(o, d) != 0) return false;
+      bool dterm = false, other = false, floor_once = false;
+      for (std::size_t i = 0; i < o.coeff.size(); ++i) {
+        if (o.coeff[i] == 0) continue;
+        if (i >= nv && kind[i - nv] != 0) {
+          dterm = true;
+          if (kind[i - nv] == 1) {
+            if (!first_is_block || j != 0 || o.coeff[i] != 1 || floor_once) return false;
+            floor_once = true;
+          }
+        } else {
+          other = true;
+        }
+      }
+      if (dterm && other) return false;
+      if (first_is_block && j == 0 && !floor_once) return false;
+    }
+    return true;
+  };
+  std::vector<int> tkind, skind;
+  if (!classify(tp, true, tkind) || !outputs(tp, tkind, true) || L < 1 || period != L) return 0;
+  if (!classify(sp, false, skind) || !outputs(sp, skind, false)) return 0;
+  for (std::size_t k = 0; k < tp.terms.size(); ++k)
+    if (tkind[k] == 2 && L % tp.terms[k].den != 0) return 0;
+  for (std::size_t k = 0; k < sp.terms.size(); ++k)
+    if (skind[k] == 2 && L % sp.terms[k].den != 0) return 0;
+  for (const Piece* p : tensor_pieces) {
+    for (const auto& t : p->terms)
+      if (coef(t.num, d) != 0) return 0;
+    for (const auto& o : p->out)
+      if (coef(o, d) != 0) return 0;
+    for (const auto& dj : p->disjuncts)
+      for (const auto& c : dj)
+        if (coef(c.expr, d) != 0) return 0;
+  }
+  return L;
+}
+
 /// d appears in the pieces' terms only as (a*d + b) % c or as floor(d/c) (d alone, coefficient 1; no other
 /// floor, no mixing, no term of such a term).
 bool only_mod_terms(const std::vector<const Piece*>& pieces, std::size_t d) {
@@ -662,6 +742,18 @@ class Counter {
       for (const Piece& tp : m_.time.pieces) is_time = is_time || p == &tp;
       if (!is_time) nontime.push_back(p);
     }
+    // Outer block dimensions (docs §3 "Outer blocks"): affine from one whole block on.
+    std::vector<char> block(nd, 0);
+    if (o_.outer_blocks && !enumerate_) {
+      std::vector<const Piece*> tensor_pieces;
+      for (const Piece* p : nontime) {
+        bool is_space = false;
+        for (const Piece& sp : m_.space.pieces) is_space = is_space || p == &sp;
+        if (!is_space) tensor_pieces.push_back(p);
+      }
+      for (std::size_t d = 0; d < nd; ++d)
+        block[d] = g.stride[d] == 1 && outer_block(m_, d, tensor_pieces, g.L[d]) > 0;
+    }
     bool refine = true;  // use the skewed-time windows (dropped if an instance's time domain has holes)
     for (int attempt = 0; attempt <= kMaxRetries; ++attempt) {
       std::vector<std::size_t> comp;
@@ -700,7 +792,8 @@ class Counter {
         dp.r = N % dp.L;
         dp.n_true = N / dp.L;
         const i64 W = (Wd[d] + S - 1) / S;
-        dp.n0 = std::max<i64>(o_.min_base, (W + dp.L - 1) / dp.L) + extra[d];
+        const i64 base = block[d] ? std::max<i64>(1, o_.min_base - 1) : o_.min_base;
+        dp.n0 = std::max<i64>(base, (W + dp.L - 1) / dp.L) + extra[d];
         dp.compress = big[d] && !enumerate_ && m_.is_box && dp.n_true >= dp.n0 + slack;
       }
       decouple(g, plan);
@@ -776,7 +869,7 @@ class Counter {
           line += " d" + std::to_string(d) + "[L=" + std::to_string(plan[d].L) + " W=" + std::to_string(Wd[d]) +
                   " r=" + std::to_string(plan[d].r) + " n=" + std::to_string(plan[d].n_true) +
                   " n0=" + std::to_string(plan[d].n0) +
-                  (plan[d].compress ? (refined[d] ? " C skew" : " C")
+                  (block[d] ? " block" : "") + (plan[d].compress ? (refined[d] ? " C skew" : " C")
                    : virt[d]        ? (refined[d] ? " V skew" : " V")
                                     : "") +
                   "]";
