@@ -75,6 +75,19 @@ tenet::Problem gemm_g(long long M, long long N, long long K, int R, int g) {
       "{S[i,j,k] -> T[floor(i/" + r + "), floor(j/" + r + "), i%" + r + " + j%" + r + " + k]}");
 }
 
+/// The estimator's ncf tile (j over the rows, k over the columns, i in time; src/mapping/dataflow.cpp) with the
+/// group-wise weight scale SW[j, floor(k/g)]: i is an outer block dimension (docs/tenet-engine.md §3).
+tenet::Problem ncf_g(long long M, long long N, long long K, int R, int g) {
+  const std::string r = std::to_string(R), G = std::to_string(g);
+  return tenet::make_problem(
+      "{PE[i,j] : 0 <= i < " + r + " and 0 <= j < " + r + "}", "{PE[i,j] -> PE[i-1,j]; PE[i,j] -> PE[i,j-1]}",
+      "{S[i,j,k] : 0 <= i < " + std::to_string(M) + " and 0 <= j < " + std::to_string(N) + " and 0 <= k < " +
+          std::to_string(K) + "}",
+      {"{S[i,j,k] -> A[i,k]}", "{S[i,j,k] -> B[j,k]}", "{S[i,j,k] -> SW[j, floor(k/" + G + ")]}"},
+      {"{S[i,j,k] -> C[i,j]}"}, "{S[i,j,k] -> PE[j%" + r + ", k%" + r + "]}",
+      "{S[i,j,k] -> T[floor(i/" + r + "), floor(k/" + r + "), i%" + r + ", floor(j/" + r + ")]}");
+}
+
 /// Parametric counting: compile once, then every metric of many tiles (same residues).
 void parametric(const std::string& name, const tenet::Problem& templ, int R, const tenet::AnalyzeOptions& o = {}) {
   const double c0 = cpu_ms();
@@ -134,6 +147,15 @@ int bench_main(int argc, char** argv) {
   parametric("parametric gemm 256x512x512 g128 os 32x32", gemm_g(256, 512, 512, 32, 128), 32);
   parametric("parametric gemm 256x512x512 g32 os 32x32", gemm_g(256, 512, 512, 32, 32), 32);
   run("analyze gemm 256x512x512 g128 os 32x32", gemm_g(256, 512, 512, 32, 128), 1);
+  run("analyze ncf 128x512x256 g128 32x32", ncf_g(128, 512, 256, 32, 128), 1);
+  {
+    tenet::AnalyzeOptions general;  // the general base of two blocks for ncf's i (comparison)
+    general.outer_blocks = false;
+    const tenet::Problem p = ncf_g(128, 512, 256, 32, 128);
+    const Timing t = time_ms([&] { (void)tenet::analyze(p, general); }, 1);
+    std::printf("%-44s %10.2f %10.2f %12ld\n", "analyze ncf 128x512x256 g128, outer_blocks=false", t.wall, t.cpu,
+                peak_rss_kb());
+  }
   int nexp = 0;
   std::vector<fs::path> exps;
   for (const auto& set : fs::directory_iterator(data)) {

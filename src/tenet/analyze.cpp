@@ -369,12 +369,14 @@ bool exact_var(const Affine& a, std::size_t d);
 /// map's first coordinate is exactly floor(d/L) (+ a constant), d appears
 /// nowhere else in the maps but in `d % m` terms (m | L) of coordinates that
 /// use no other variable, the domain starts at d = 0, the group's period of d
-/// is L, and no access of the group's tensors uses d. Then the blocks of L
-/// values of d are consecutive translated copies in the outermost time
-/// coordinate that the group's elements and PEs do not see, so every count of
-/// the group is affine in the number of whole blocks from one block on (not
-/// only from the base of the general argument). Returns L, or 0.
-i64 outer_block(const Model& m, std::size_t d, const std::vector<const Piece*>& tensor_pieces, i64 period) {
+/// is L, and each of the group's tensors either ignores d or has d as one
+/// whole coordinate (the same in every piece). Then the blocks of L values of d
+/// are consecutive translated copies in the outermost time coordinate, on the
+/// same PEs, whose elements are the same or (whole coordinate) disjoint between
+/// blocks, so every count of the group is affine in the number of whole blocks
+/// from one block on (not only from the base of the general argument).
+/// Returns L, or 0.
+i64 outer_block(const Model& m, std::size_t d, const std::vector<std::vector<const Piece*>>& tensors, i64 period) {
   if (!m.is_box || m.nt == 0 || m.box[d].lo != 0 || m.time.pieces.size() != 1 || m.space.pieces.size() != 1)
     return 0;
   const Piece& tp = m.time.pieces[0];
@@ -433,14 +435,25 @@ i64 outer_block(const Model& m, std::size_t d, const std::vector<const Piece*>& 
     if (tkind[k] == 2 && L % tp.terms[k].den != 0) return 0;
   for (std::size_t k = 0; k < sp.terms.size(); ++k)
     if (skind[k] == 2 && L % sp.terms[k].den != 0) return 0;
-  for (const Piece* p : tensor_pieces) {
-    for (const auto& t : p->terms)
-      if (coef(t.num, d) != 0) return 0;
-    for (const auto& o : p->out)
-      if (coef(o, d) != 0) return 0;
-    for (const auto& dj : p->disjuncts)
-      for (const auto& c : dj)
-        if (coef(c.expr, d) != 0) return 0;
+  // Each tensor: d in no term or constraint; either no piece uses d, or every piece has d as one whole
+  // coordinate (exactly d), the same in every piece: elements of different blocks then differ.
+  for (const auto& pieces : tensors) {
+    int pos = -2;  // -2: no piece seen, -1: d unused, j: d is coordinate j
+    for (const Piece* p : pieces) {
+      for (const auto& t : p->terms)
+        if (coef(t.num, d) != 0) return 0;
+      for (const auto& dj : p->disjuncts)
+        for (const auto& c : dj)
+          if (coef(c.expr, d) != 0) return 0;
+      int here = -1;
+      for (std::size_t j = 0; j < p->out.size(); ++j) {
+        if (coef(p->out[j], d) == 0) continue;
+        if (here != -1 || !exact_var(p->out[j], d)) return 0;
+        here = static_cast<int>(j);
+      }
+      if (pos != -2 && pos != here) return 0;
+      pos = here;
+    }
   }
   return L;
 }
@@ -745,14 +758,11 @@ class Counter {
     // Outer block dimensions (docs §3 "Outer blocks"): affine from one whole block on.
     std::vector<char> block(nd, 0);
     if (o_.outer_blocks && !enumerate_) {
-      std::vector<const Piece*> tensor_pieces;
-      for (const Piece* p : nontime) {
-        bool is_space = false;
-        for (const Piece& sp : m_.space.pieces) is_space = is_space || p == &sp;
-        if (!is_space) tensor_pieces.push_back(p);
-      }
+      std::vector<std::vector<const Piece*>> tensors;
+      for (int k : g.members)
+        if (k >= 0) tensors.push_back(m_.tensors[static_cast<std::size_t>(k)].pieces);
       for (std::size_t d = 0; d < nd; ++d)
-        block[d] = g.stride[d] == 1 && outer_block(m_, d, tensor_pieces, g.L[d]) > 0;
+        block[d] = g.stride[d] == 1 && outer_block(m_, d, tensors, g.L[d]) > 0;
     }
     bool refine = true;  // use the skewed-time windows (dropped if an instance's time domain has holes)
     for (int attempt = 0; attempt <= kMaxRetries; ++attempt) {

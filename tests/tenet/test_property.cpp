@@ -479,7 +479,7 @@ namespace {
 /// with j in a time coordinate; floor(i/R) not first) must count as before; all must equal enumeration.
 struct BlockCase {
   int P = 2, Q = 2, R = 2, G = 2, variant = 0, m = 2;
-  bool w = false, a = false, si = false, xb = false;
+  bool w = false, a = false, si = false, xb = false, xc = false;
   int ni = 1, nj = 1, nk = 1;
 };
 
@@ -508,6 +508,8 @@ tenet::Problem block_problem(const BlockCase& c, std::string& desc) {
   if (c.si) reads.push_back("{S[i,j,k] -> SI[i%2,j]}");  // i in an access: this tensor's group keeps the base
   // Two pieces 3 blocks apart: the distinct elements of n blocks are 2, 4, 6, 7, 8, ... (affine from 3 blocks
   // only), so a group with this tensor must not take one block as its base.
+  // d as a whole coordinate but a different one in two pieces: |XC| = 2 ni nj - min(ni, nj)^2 is not affine in ni.
+  if (c.xc) reads.push_back("{S[i,j,k] -> XC[i,j]; S[i,j,k] -> XC[j,i]}");
   if (c.xb) reads.push_back("{S[i,j,k] -> XB[" + bi + "]; S[i,j,k] -> XB[" + bi + "+3]}");
   return described_problem(pe_dom, icn, dom, reads, {"{S[i,j,k] -> C[i,j]}"}, sp, tm, desc);
 }
@@ -543,6 +545,7 @@ TEST_CASE("counter equals brute-force enumeration on outer blocks (affine from o
     c.a = g.coin(0.3);
     c.si = g.coin(0.2);
     c.xb = g.coin(0.3);
+    c.xc = g.coin(0.2);
     c.ni = g.coin(0.8) ? c.R * g.uni(1, 6) + (g.coin() ? 0 : g.uni(1, c.R - 1)) : g.uni(1, 6 * c.R);
     c.nj = g.uni(1, 3 * c.P);
     c.nk = g.uni(1, 3 * c.G);
@@ -588,7 +591,8 @@ TEST_CASE("counter equals brute-force enumeration on outer blocks (affine from o
       }
     }
   }
-  CHECK(compressed * 4 > kCases);  // i sampled at one and two blocks in a good share of the cases
+  // i sampled at one and two blocks in a good share of the cases (a larger min_base raises the block base too).
+  if (std::getenv("TC_PROPERTY_MIN_BASE") == nullptr) CHECK(compressed * 4 > kCases);
   WARN("outer blocks in " << blocks << " of " << kCases << " cases, i compressed from one block in " << compressed
                           << "; " << parametric << " parametric evaluations");
 }
