@@ -2,7 +2,8 @@
 // GEMM and all shipped TENET experiments; peak RSS of the process.
 //   ./build/bench/bench_tenet_engine TENET_FIXTURES      (e.g. ../shared/fixtures/tenet: anchors/inputs, data)
 // A missing folder stops it with exit 2.
-// Plus parametric counting: the first compile of a tile, then microseconds per further tile.
+// Plus parametric counting: the first compile of a tile, then microseconds per further tile; last, the
+// estimator's ncf g128 tile with and without outer blocks (docs/tenet-engine.md §3).
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -147,15 +148,6 @@ int bench_main(int argc, char** argv) {
   parametric("parametric gemm 256x512x512 g128 os 32x32", gemm_g(256, 512, 512, 32, 128), 32);
   parametric("parametric gemm 256x512x512 g32 os 32x32", gemm_g(256, 512, 512, 32, 32), 32);
   run("analyze gemm 256x512x512 g128 os 32x32", gemm_g(256, 512, 512, 32, 128), 1);
-  run("analyze ncf 128x512x256 g128 32x32", ncf_g(128, 512, 256, 32, 128), 1);
-  {
-    tenet::AnalyzeOptions general;  // the general base of two blocks for ncf's i (comparison)
-    general.outer_blocks = false;
-    const tenet::Problem p = ncf_g(128, 512, 256, 32, 128);
-    const Timing t = time_ms([&] { (void)tenet::analyze(p, general); }, 1);
-    std::printf("%-44s %10.2f %10.2f %12ld\n", "analyze ncf 128x512x256 g128, outer_blocks=false", t.wall, t.cpu,
-                peak_rss_kb());
-  }
   int nexp = 0;
   std::vector<fs::path> exps;
   for (const auto& set : fs::directory_iterator(data)) {
@@ -175,7 +167,18 @@ int bench_main(int argc, char** argv) {
   std::printf("max per GEMM anchor: %.2f ms wall, %.2f ms cpu\n", anchors_max, anchors_max_cpu);
   std::printf("all %d experiments: %.1f ms wall, %.1f ms cpu in total\n", nexp, total_exp, total_exp_cpu);
   std::printf("peak RSS: %ld KB\n", peak_rss_kb());
-  {  // last (its peak RSS would mask the others'): the g128 compile without the interpolation in the group size
+  // last (their peak RSS would mask the others'): the estimator's ncf g128 tile with and without outer blocks,
+  // then the g128 compile without the interpolation in the group size
+  run("analyze ncf 128x512x256 g128 32x32", ncf_g(128, 512, 256, 32, 128), 1);
+  {
+    tenet::AnalyzeOptions general;  // the general base of two blocks for ncf's i (comparison)
+    general.outer_blocks = false;
+    const tenet::Problem p = ncf_g(128, 512, 256, 32, 128);
+    const Timing t = time_ms([&] { (void)tenet::analyze(p, general); }, 1);
+    std::printf("%-44s %10.2f %10.2f %12ld\n", "analyze ncf 128x512x256 g128, outer_blocks=false", t.wall, t.cpu,
+                peak_rss_kb());
+  }
+  {
     tenet::AnalyzeOptions plain;
     plain.scaled_divisors = false;
     parametric("parametric g128 32x32, scaled_divisors=false", gemm_g(256, 512, 512, 32, 128), 32, plain);
