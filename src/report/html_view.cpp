@@ -98,6 +98,12 @@ void add_common_assumptions(const model::RunInfo& info, const arch::Arch& a, Rep
   doc.assumptions.push_back({"timing terms", terms + "; a GEMM's cycles = the largest term (docs/model.md)"});
   doc.assumptions.push_back({"prefill", std::to_string(info.seq_len) + " tokens (whole prompt)"});
   doc.assumptions.push_back({"decode", "one token at context " + std::to_string(info.context)});
+  doc.assumptions.push_back({"sequences (--batch)", std::to_string(info.batch)});
+  doc.assumptions.push_back(
+      {"attention (--attention)", model::to_string(info.attention) + (info.attention == model::Attention::kFused
+                                                                          ? ": scores on chip, causal prefill"
+                                                                          : ": scores through DRAM, causal prefill")});
+  for (const auto& n : info.notes) doc.assumptions.push_back({"note", n});  // the plan's stated assumptions
 }
 
 void add_plan_assumptions(const EstimateResult& e, ReportDoc& doc) {
@@ -110,9 +116,8 @@ void add_plan_assumptions(const EstimateResult& e, ReportDoc& doc) {
   std::string b;
   for (auto v : batches) b += (b.empty() ? "" : ", ") + std::to_string(v);
   doc.assumptions.push_back({"batch (GEMM batch dims)", b.empty() ? "-" : b});
-  doc.assumptions.push_back(
-      {"attention", attention ? std::to_string(attention) + " attention GEMMs (QK and PV) per entry plan, dense"
-                              : "none in the plan"});
+  doc.assumptions.push_back({"attention GEMMs", attention ? std::to_string(attention) + " (QK and PV rows of the plan)"
+                                                          : "none in the plan"});
 }
 
 }  // namespace

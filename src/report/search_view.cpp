@@ -167,7 +167,8 @@ std::string render(const search::SearchResult& r, Format fmt) {
                                 : " (one per model)") +
                     ", objective " + cost::to_string(r.objective) +
                     (r.has_prefill ? ", prefill " + std::to_string(r.info.seq_len) + " tokens" : "") +
-                    (r.has_decode ? ", decode at context " + std::to_string(r.info.context) : "") + "\n" +
+                    (r.has_decode ? ", decode at context " + std::to_string(r.info.context) : "") + ", batch " +
+                    std::to_string(r.info.batch) + ", " + model::to_string(r.info.attention) + " attention\n" +
                     render_text(t) +
                     (phases && others ? "\nother entries\n" + render_text(entries_table(r)) : std::string());
   Table g;
@@ -187,7 +188,7 @@ std::string render(const search::SearchResult& r, Format fmt) {
     p.rows.push_back({x.scheme, x.dataflow, std::to_string(x.rows) + "x" + std::to_string(x.cols),
                       fixed(x.latency_s * 1e3, 3), fixed(x.energy_j * 1e3, 3)});
   out += "\nlatency-energy Pareto front (every entry, every configuration)\n" + render_text(p);
-  return out;
+  return out + notes_text(r.info);
 }
 
 }  // namespace tenet_cost::report

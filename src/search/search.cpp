@@ -187,6 +187,9 @@ SearchResult run(const arch::Arch& arch, const model::Model& model, const model:
   if (o.generated) out.info.dataflow += std::string(out.info.dataflow.empty() ? "" : ",") + "generated";
   out.info.seq_len = phases.seq_len;
   out.info.context = phases.context;
+  out.info.batch = phases.batch;
+  out.info.attention = phases.attention;
+  out.info.notes = model.notes;  // the plan's stated assumptions (entries chosen, MoE routing, windows, ...)
   out.objective = o.objective;
   out.per_gemm = o.per_gemm;
   for (const auto& g : model.gemms) {

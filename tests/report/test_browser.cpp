@@ -48,6 +48,9 @@ struct Browser {
     const std::string cmd = "timeout 60 '" + exe +
                             "' --headless --no-sandbox --disable-gpu --hide-scrollbars "
                             "--no-first-run --disable-extensions --force-device-scale-factor=1 "
+                            // paint everything (fonts, layout) before the screenshot or DOM dump, however loaded
+                            // the machine: a loaded CI once captured the trade-off chart with part of its text
+                            "--run-all-compositor-stages-before-draw --virtual-time-budget=10000 "
                             "--enable-logging=stderr --v=0 --user-data-dir='" +
                             (dir / "profile").string() + "' --window-size=" + std::to_string(w) + "," +
                             std::to_string(h) + " " + args + " 'file://" + page.string() + "' > '" + stdout_file +

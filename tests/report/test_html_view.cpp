@@ -150,6 +150,10 @@ TEST_CASE("compare --format html on entries that are neither prefill nor decode:
   }
   CHECK(html.find("Entry &#39;gemm&#39; latency (one run)") != std::string::npos);
   CHECK(html.find("every entry, one run each") != std::string::npos);
+  // the plan's notes and the run's batch are among the page's assumptions
+  REQUIRE(!plan.notes.empty());
+  CHECK(html.find(plan.notes.front().substr(0, 40)) != std::string::npos);
+  CHECK(html.find("sequences (--batch)") != std::string::npos);
   // every scheme must list the same entries
   auto doc = report::html::compare_doc(result, {}, est.arch());
   doc.schemes[1].entries[0].entry = "other";

@@ -647,3 +647,27 @@ TEST_CASE("CLI: search --per-gemm --format json -o plan, then estimate --plan re
   CHECK(t.out.find("each GEMM at its own dataflow from the plan") != std::string::npos);
   std::filesystem::remove(plan);
 }
+
+TEST_CASE("the search reports the run as compare does: batch, attention and the plan's notes") {
+  const auto arch = tc_test::edge_arch(2, 4, 1 << 8);
+  model::Phases ph;
+  ph.batch = 3;
+  ph.attention = model::Attention::kUnfused;
+  auto model = small_model();
+  model.notes = {"a stated assumption", "another"};
+  const search::SearchResult r = search::run(arch, model, ph, schemes(), options(cost::Objective::kLatency));
+  const auto ep = estimator_at(arch, r.rows.front().top.front(), cost::Objective::kLatency);
+  const auto c = model::compare(*ep, model, ph, {quant::parse_scheme("q0f16")});
+  CHECK(r.info.batch == c.info.batch);
+  CHECK(r.info.attention == c.info.attention);
+  CHECK(r.info.notes == c.info.notes);
+  CHECK(r.info.seq_len == c.info.seq_len);
+  CHECK(r.info.context == c.info.context);
+  const std::string text = report::render(r, report::Format::kTable);
+  CHECK(text.find("batch 3, unfused attention") != std::string::npos);
+  CHECK(text.find("note: a stated assumption\nnote: another\n") != std::string::npos);
+  const auto j = nlohmann::json::parse(report::render(r, report::Format::kJson));
+  CHECK(j["batch"] == 3);
+  CHECK(j["attention"] == "unfused");
+  CHECK(j["notes"] == nlohmann::json(model.notes));
+}
