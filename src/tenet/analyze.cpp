@@ -377,8 +377,7 @@ bool exact_var(const Affine& a, std::size_t d);
 /// from one block on (not only from the base of the general argument).
 /// Returns L, or 0.
 i64 outer_block(const Model& m, std::size_t d, const std::vector<std::vector<const Piece*>>& tensors, i64 period) {
-  if (!m.is_box || m.nt == 0 || m.box[d].lo != 0 || m.time.pieces.size() != 1 || m.space.pieces.size() != 1)
-    return 0;
+  if (!m.is_box || m.nt == 0 || m.box[d].lo != 0 || m.time.pieces.size() != 1 || m.space.pieces.size() != 1) return 0;
   const Piece& tp = m.time.pieces[0];
   const Piece& sp = m.space.pieces[0];
   if (!unconstrained(tp) || !unconstrained(sp)) return 0;
@@ -761,8 +760,7 @@ class Counter {
       std::vector<std::vector<const Piece*>> tensors;
       for (int k : g.members)
         if (k >= 0) tensors.push_back(m_.tensors[static_cast<std::size_t>(k)].pieces);
-      for (std::size_t d = 0; d < nd; ++d)
-        block[d] = g.stride[d] == 1 && outer_block(m_, d, tensors, g.L[d]) > 0;
+      for (std::size_t d = 0; d < nd; ++d) block[d] = g.stride[d] == 1 && outer_block(m_, d, tensors, g.L[d]) > 0;
     }
     bool refine = true;  // use the skewed-time windows (dropped if an instance's time domain has holes)
     for (int attempt = 0; attempt <= kMaxRetries; ++attempt) {
@@ -878,8 +876,8 @@ class Counter {
         for (std::size_t d = 0; d < nd; ++d)
           line += " d" + std::to_string(d) + "[L=" + std::to_string(plan[d].L) + " W=" + std::to_string(Wd[d]) +
                   " r=" + std::to_string(plan[d].r) + " n=" + std::to_string(plan[d].n_true) +
-                  " n0=" + std::to_string(plan[d].n0) +
-                  (block[d] ? " block" : "") + (plan[d].compress ? (refined[d] ? " C skew" : " C")
+                  " n0=" + std::to_string(plan[d].n0) + (block[d] ? " block" : "") +
+                  (plan[d].compress ? (refined[d] ? " C skew" : " C")
                    : virt[d]        ? (refined[d] ? " V skew" : " V")
                                     : "") +
                   "]";

@@ -493,12 +493,12 @@ tenet::Problem block_problem(const BlockCase& c, std::string& desc) {
   const std::string bi = "floor(i/" + R + ")", bk = "floor(k/" + Q + ")", bj = "floor(j/" + P + ")";
   const std::string ui = "i%" + R, um = "i%" + std::to_string(c.m);
   const std::vector<std::string> tms = {
-      bi + "," + bk + "," + ui + "," + bj,        // ncf
-      bi + "," + bj + "," + bk + "," + ui,        // another order
-      bi + "," + bk + "," + um + "," + bj,        // i % m, m | R (non-injective time map when m < R)
+      bi + "," + bk + "," + ui + "," + bj,               // ncf
+      bi + "," + bj + "," + bk + "," + ui,               // another order
+      bi + "," + bk + "," + um + "," + bj,               // i % m, m | R (non-injective time map when m < R)
       bi + "+1," + bk + "," + ui + "," + ui + "," + bj,  // a constant and the residue twice
-      bi + "," + bk + "," + ui + "+j%" + P + "," + bj,  // not qualifying: i with j in one coordinate
-      bk + "," + bi + "," + ui + "," + bj,        // not qualifying (for i): the block is not the first coordinate
+      bi + "," + bk + "," + ui + "+j%" + P + "," + bj,   // not qualifying: i with j in one coordinate
+      bk + "," + bi + "," + ui + "," + bj,  // not qualifying (for i): the block is not the first coordinate
   };
   const std::string tm = "{S[i,j,k] -> T[" + tms[static_cast<std::size_t>(c.variant)] + "]}";
   std::vector<std::string> reads;
