@@ -64,29 +64,31 @@ tenet::Problem gemm(long long M, long long N, long long K, int R) {
       "{S[i,j,k] -> T[floor(i/" + r + "), floor(j/" + r + "), i%" + r + " + j%" + r + " + k]}");
 }
 
-/// The estimator's OS systolic GEMM tile with a group-wise weight scale SW[j, floor(k/g)].
-tenet::Problem gemm_g(long long M, long long N, long long K, int R, int g) {
+/// A GEMM tile on an R x R systolic array with a group-wise weight scale SW[j, floor(k/g)] under the given maps.
+tenet::Problem gemm_scaled(long long M, long long N, long long K, int R, int g, const std::string& space,
+                           const std::string& time) {
   const std::string r = std::to_string(R), G = std::to_string(g);
   return tenet::make_problem(
       "{PE[i,j] : 0 <= i < " + r + " and 0 <= j < " + r + "}", "{PE[i,j] -> PE[i-1,j]; PE[i,j] -> PE[i,j-1]}",
       "{S[i,j,k] : 0 <= i < " + std::to_string(M) + " and 0 <= j < " + std::to_string(N) + " and 0 <= k < " +
           std::to_string(K) + "}",
       {"{S[i,j,k] -> A[i,k]}", "{S[i,j,k] -> B[j,k]}", "{S[i,j,k] -> SW[j, floor(k/" + G + ")]}"},
-      {"{S[i,j,k] -> C[i,j]}"}, "{S[i,j,k] -> PE[i%" + r + ", j%" + r + "]}",
-      "{S[i,j,k] -> T[floor(i/" + r + "), floor(j/" + r + "), i%" + r + " + j%" + r + " + k]}");
+      {"{S[i,j,k] -> C[i,j]}"}, "{S[i,j,k] -> PE[" + space + "]}", "{S[i,j,k] -> T[" + time + "]}");
+}
+
+/// The estimator's OS systolic GEMM tile with a group-wise weight scale SW[j, floor(k/g)].
+tenet::Problem gemm_g(long long M, long long N, long long K, int R, int g) {
+  const std::string r = std::to_string(R);
+  return gemm_scaled(M, N, K, R, g, "i%" + r + ", j%" + r,
+                     "floor(i/" + r + "), floor(j/" + r + "), i%" + r + " + j%" + r + " + k");
 }
 
 /// The estimator's ncf tile (j over the rows, k over the columns, i in time; src/mapping/dataflow.cpp) with the
 /// group-wise weight scale SW[j, floor(k/g)]: i is an outer block dimension (docs/tenet-engine.md §3).
 tenet::Problem ncf_g(long long M, long long N, long long K, int R, int g) {
-  const std::string r = std::to_string(R), G = std::to_string(g);
-  return tenet::make_problem(
-      "{PE[i,j] : 0 <= i < " + r + " and 0 <= j < " + r + "}", "{PE[i,j] -> PE[i-1,j]; PE[i,j] -> PE[i,j-1]}",
-      "{S[i,j,k] : 0 <= i < " + std::to_string(M) + " and 0 <= j < " + std::to_string(N) + " and 0 <= k < " +
-          std::to_string(K) + "}",
-      {"{S[i,j,k] -> A[i,k]}", "{S[i,j,k] -> B[j,k]}", "{S[i,j,k] -> SW[j, floor(k/" + G + ")]}"},
-      {"{S[i,j,k] -> C[i,j]}"}, "{S[i,j,k] -> PE[j%" + r + ", k%" + r + "]}",
-      "{S[i,j,k] -> T[floor(i/" + r + "), floor(k/" + r + "), i%" + r + ", floor(j/" + r + ")]}");
+  const std::string r = std::to_string(R);
+  return gemm_scaled(M, N, K, R, g, "j%" + r + ", k%" + r,
+                     "floor(i/" + r + "), floor(k/" + r + "), i%" + r + ", floor(j/" + r + ")");
 }
 
 /// Parametric counting: compile once, then every metric of many tiles (same residues).

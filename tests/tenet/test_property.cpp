@@ -36,6 +36,18 @@ tenet::AnalyzeOptions property_options() {
   return o;
 }
 
+/// Cases per run (TC_PROPERTY_CASES, else `quick` with TC_QUICK=1, else `full`) and the generator's seed
+/// (TC_PROPERTY_SEED + `offset`, else `fixed`).
+int property_cases(int quick, int full) {
+  if (const char* v = std::getenv("TC_PROPERTY_CASES")) return std::atoi(v);
+  const char* q = std::getenv("TC_QUICK");
+  return q != nullptr && std::string(q) == "1" ? quick : full;
+}
+unsigned property_seed(unsigned offset, unsigned fixed) {
+  const char* v = std::getenv("TC_PROPERTY_SEED");
+  return v != nullptr ? static_cast<unsigned>(std::atoi(v)) + offset : fixed;
+}
+
 std::string var(int d) { return std::string(1, static_cast<char>('a' + d)); }
 
 tenet::Problem random_problem(Gen& g, std::string& desc) {
@@ -151,9 +163,8 @@ void check_same_counts(const tenet::Metrics& a, const tenet::Metrics& b) { test:
 }  // namespace
 
 TEST_CASE("counter equals brute-force enumeration on random problems") {
-  const bool quick = std::getenv("TC_QUICK") != nullptr && std::string(std::getenv("TC_QUICK")) == "1";
-  const int kCases = std::getenv("TC_PROPERTY_CASES") ? std::atoi(std::getenv("TC_PROPERTY_CASES")) : quick ? 80 : 300;
-  Gen g(std::getenv("TC_PROPERTY_SEED") ? static_cast<unsigned>(std::atoi(std::getenv("TC_PROPERTY_SEED"))) : 20261122u);
+  const int kCases = property_cases(80, 300);
+  Gen g(property_seed(0u, 20261122u));
   int compared = 0, interpolated = 0;
   for (int it = 0; it < kCases; ++it) {
     std::string desc;
@@ -290,9 +301,8 @@ tenet::Problem skewed_problem(Gen& g, std::string& desc) {
 }  // namespace
 
 TEST_CASE("counter equals brute-force enumeration on skewed time maps") {
-  const bool quick = std::getenv("TC_QUICK") != nullptr && std::string(std::getenv("TC_QUICK")) == "1";
-  const int kCases = std::getenv("TC_PROPERTY_CASES") ? std::atoi(std::getenv("TC_PROPERTY_CASES")) : quick ? 60 : 200;
-  Gen g(std::getenv("TC_PROPERTY_SEED") ? static_cast<unsigned>(std::atoi(std::getenv("TC_PROPERTY_SEED"))) + 7u : 20261123u);
+  const int kCases = property_cases(60, 200);
+  Gen g(property_seed(7u, 20261123u));
   int interpolated = 0;
   for (int it = 0; it < kCases; ++it) {
     std::string desc;
@@ -366,9 +376,8 @@ tenet::Problem quant_systolic_problem(Gen& g, std::string& desc) {
 }  // namespace
 
 TEST_CASE("counter equals brute-force enumeration on group-quantized systolic GEMMs") {
-  const bool quick = std::getenv("TC_QUICK") != nullptr && std::string(std::getenv("TC_QUICK")) == "1";
-  const int kCases = std::getenv("TC_PROPERTY_CASES") ? std::atoi(std::getenv("TC_PROPERTY_CASES")) : quick ? 40 : 120;
-  Gen g(std::getenv("TC_PROPERTY_SEED") ? static_cast<unsigned>(std::atoi(std::getenv("TC_PROPERTY_SEED"))) + 13u : 20261124u);
+  const int kCases = property_cases(40, 120);
+  Gen g(property_seed(13u, 20261124u));
   int interpolated = 0;
   for (int it = 0; it < kCases; ++it) {
     std::string desc;
@@ -439,10 +448,8 @@ tenet::Problem large_divisor_problem(Gen& g, std::string& desc, bool& qualifies)
 }  // namespace
 
 TEST_CASE("counter equals brute-force enumeration with large floor divisors (interpolation in G)") {
-  const bool quick = std::getenv("TC_QUICK") != nullptr && std::string(std::getenv("TC_QUICK")) == "1";
-  const int kCases = std::getenv("TC_PROPERTY_CASES") ? std::atoi(std::getenv("TC_PROPERTY_CASES")) : quick ? 25 : 80;
-  Gen g(std::getenv("TC_PROPERTY_SEED") ? static_cast<unsigned>(std::atoi(std::getenv("TC_PROPERTY_SEED"))) + 17u
-                                        : 20261125u);
+  const int kCases = property_cases(25, 80);
+  Gen g(property_seed(17u, 20261125u));
   int scaled = 0, qualifying = 0;
   for (int it = 0; it < kCases; ++it) {
     std::string desc;
@@ -528,10 +535,8 @@ void scan_plan(const std::string& line, bool& block, bool& compressed_block) {
 }  // namespace
 
 TEST_CASE("counter equals brute-force enumeration on outer blocks (affine from one block)") {
-  const bool quick = std::getenv("TC_QUICK") != nullptr && std::string(std::getenv("TC_QUICK")) == "1";
-  const int kCases = std::getenv("TC_PROPERTY_CASES") ? std::atoi(std::getenv("TC_PROPERTY_CASES")) : quick ? 30 : 90;
-  Gen g(std::getenv("TC_PROPERTY_SEED") ? static_cast<unsigned>(std::atoi(std::getenv("TC_PROPERTY_SEED"))) + 19u
-                                        : 20261126u);
+  const int kCases = property_cases(30, 90);
+  Gen g(property_seed(19u, 20261126u));
   int blocks = 0, compressed = 0, parametric = 0;
   for (int it = 0; it < kCases; ++it) {
     BlockCase c;
