@@ -48,6 +48,14 @@ unsigned property_seed(unsigned offset, unsigned fixed) {
   return v != nullptr ? static_cast<unsigned>(std::atoi(v)) + offset : fixed;
 }
 
+/// The oracle: every metric by brute-force enumeration (TC_DEBUG_CASES=1 prints the case first).
+tenet::Metrics enumerated(const tenet::Problem& prob, int it, const std::string& desc) {
+  if (std::getenv("TC_DEBUG_CASES")) std::fprintf(stderr, "CASE %d\n%s\n", it, desc.c_str());
+  tenet::AnalyzeOptions en;
+  en.enumerate = true;
+  return tenet::analyze(prob, en);
+}
+
 std::string var(int d) { return std::string(1, static_cast<char>('a' + d)); }
 
 tenet::Problem random_problem(Gen& g, std::string& desc) {
@@ -170,11 +178,8 @@ TEST_CASE("counter equals brute-force enumeration on random problems") {
     std::string desc;
     const auto prob = random_problem(g, desc);
     INFO("case " << it << ":\n" << desc);
-    if (std::getenv("TC_DEBUG_CASES")) std::fprintf(stderr, "CASE %d\n%s\n", it, desc.c_str());
-    tenet::AnalyzeOptions en;
-    en.enumerate = true;
+    const auto b = enumerated(prob, it, desc);
     const auto a = tenet::analyze(prob, property_options());
-    const auto b = tenet::analyze(prob, en);
     CHECK(a.macs == b.macs);
     CHECK(a.ingress_delay == b.ingress_delay);
     CHECK(a.egress_delay == b.egress_delay);
@@ -308,11 +313,8 @@ TEST_CASE("counter equals brute-force enumeration on skewed time maps") {
     std::string desc;
     const auto prob = skewed_problem(g, desc);
     INFO("case " << it << ":\n" << desc);
-    if (std::getenv("TC_DEBUG_CASES")) std::fprintf(stderr, "CASE %d\n%s\n", it, desc.c_str());
-    tenet::AnalyzeOptions en;
-    en.enumerate = true;
+    const auto b = enumerated(prob, it, desc);
     const auto a = tenet::analyze(prob, property_options());
-    const auto b = tenet::analyze(prob, en);
     check_same_counts(a, b);
     if (a.instances_counted > 1) ++interpolated;
   }
@@ -383,10 +385,7 @@ TEST_CASE("counter equals brute-force enumeration on group-quantized systolic GE
     std::string desc;
     const auto prob = quant_systolic_problem(g, desc);
     INFO("case " << it << ":\n" << desc);
-    if (std::getenv("TC_DEBUG_CASES")) std::fprintf(stderr, "CASE %d\n%s\n", it, desc.c_str());
-    tenet::AnalyzeOptions en;
-    en.enumerate = true;
-    const auto b = tenet::analyze(prob, en);
+    const auto b = enumerated(prob, it, desc);
     // Default plan choice, then plan B forced wherever it has a virtual dimension.
     for (int forced = 0; forced < 2; ++forced) {
       INFO("virtual_plan = " << (forced ? "kForce" : "kAuto"));
@@ -456,10 +455,7 @@ TEST_CASE("counter equals brute-force enumeration with large floor divisors (int
     bool qualifies = false;
     const auto prob = large_divisor_problem(g, desc, qualifies);
     INFO("case " << it << ":\n" << desc);
-    if (std::getenv("TC_DEBUG_CASES")) std::fprintf(stderr, "CASE %d\n%s\n", it, desc.c_str());
-    tenet::AnalyzeOptions en;
-    en.enumerate = true;
-    const auto b = tenet::analyze(prob, en);
+    const auto b = enumerated(prob, it, desc);
     tenet::AnalyzeOptions ao = property_options();
     int affine = 0;
     ao.debug = tenet::DebugLevel::kCount;
@@ -557,10 +553,7 @@ TEST_CASE("counter equals brute-force enumeration on outer blocks (affine from o
     std::string desc;
     const auto prob = block_problem(c, desc);
     INFO("case " << it << ":\n" << desc);
-    if (std::getenv("TC_DEBUG_CASES")) std::fprintf(stderr, "CASE %d\n%s\n", it, desc.c_str());
-    tenet::AnalyzeOptions en;
-    en.enumerate = true;
-    const auto b = tenet::analyze(prob, en);
+    const auto b = enumerated(prob, it, desc);
     tenet::AnalyzeOptions ao = property_options();
     bool block = false, compressed_block = false;
     ao.debug = tenet::DebugLevel::kCount;
@@ -591,7 +584,7 @@ TEST_CASE("counter equals brute-force enumeration on outer blocks (affine from o
         std::string d2;
         INFO("parametric at i extent " << e.ni);
         const auto pa = tenet::evaluate(cp, std::vector<std::int64_t>{e.ni, e.nj, e.nk});
-        check_same_counts(pa, tenet::analyze(block_problem(e, d2), en));
+        check_same_counts(pa, enumerated(block_problem(e, d2), it, d2));
         ++parametric;
       }
     }
