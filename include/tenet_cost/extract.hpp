@@ -47,6 +47,10 @@ struct OperatorWorkload {
   std::vector<std::string> reads, writes;     // those param buffers
   std::map<std::string, std::int64_t> calls;  // entry function -> calls per invocation
   bool shape_known = true;                    // false: reported, never costed (note says why)
+  /// The fused epilogue of a GEMM / convolution prim_func of the same name (the blocks consuming its result:
+  /// a residual add, a bias, an activation): its element ops and the extra inputs it reads; the output write is
+  /// the GEMM's (docs/extract.md "Operators").
+  bool epilogue = false;
   std::string note;
   SourceLocation loc;
 };

@@ -896,6 +896,8 @@ ExtractResult extract_workloads(const ir::Module& module, const ExtractOptions& 
 
   // Non-GEMM operators (docs/extract.md "Operators"), per call-site shape.
   xops::OperatorInputs oin;
+  for (const auto& g : gemms)
+    if (!g.out_buffer.empty()) oin.epilogue_sources[g.func_index].insert(g.out_buffer);
   oin.not_operators = std::move(not_operators);
   oin.dequantizers = prims.dequantizers;
   std::map<std::string, std::vector<xops::CallSite>> op_sites;

@@ -146,6 +146,7 @@ struct TirGemm {
   ir::ExprPtr weight_load;        // the GEMM-side load of that param
   std::set<std::string> kvars, nvars;
   std::optional<std::int64_t> k_extent;
+  std::string out_buffer;  // the buffer the GEMM block accumulates into (its consumers are the fused epilogue)
 };
 
 /// All GEMM / conv blocks of one prim_func.

@@ -110,6 +110,10 @@ struct Template {
   SymPtr ops = xsym::sym_int(0);
   std::set<std::string> loaded, stored;
   std::string unknown;  // why a figure cannot be stated ("" = known)
+  /// Epilogue mode: the GEMM blocks' accumulators; only blocks that consume them (or what those blocks store,
+  /// transitively: `results`) are walked, and the GEMM blocks themselves are not.
+  const std::set<std::string>* gemm_out = nullptr;
+  std::set<std::string> results;
 };
 
 void loads_of(const ir::ExprPtr& e, std::set<std::string>& out) {
@@ -117,6 +121,41 @@ void loads_of(const ir::ExprPtr& e, std::set<std::string>& out) {
   std::vector<const ir::Expr*> loads;
   xtir::collect_loads(*e, loads, false);
   for (const auto* l : loads) out.insert(l->name);
+}
+
+// The buffers a statement tree loads and stores (every depth).
+void accesses(const ir::StmtPtr& st, std::set<std::string>& loads, std::set<std::string>& stores, int depth) {
+  if (!st || depth > 512) return;
+  if (st->kind == StmtKind::kStore) {
+    stores.insert(st->buffer.str());
+    for (const auto& i : st->indices) loads_of(i, loads);
+  }
+  loads_of(st->value, loads);
+  for (const auto& c : st->children) accesses(c, loads, stores, depth + 1);
+  accesses(st->body, loads, stores, depth + 1);
+  accesses(st->else_body, loads, stores, depth + 1);
+  if (st->kind == StmtKind::kBlock) {
+    accesses(st->block->init, loads, stores, depth + 1);
+    accesses(st->block->body, loads, stores, depth + 1);
+  }
+}
+
+bool meets(const std::set<std::string>& a, const std::set<std::string>& b) {
+  return std::any_of(a.begin(), a.end(), [&](const std::string& x) { return b.count(x) != 0; });
+}
+
+// Epilogue mode: whether to walk block `b` (a consumer of the GEMM's result, not the GEMM block); a consumer's
+// stores become results too. A consumer with a reduce iter var finishes the GEMM's own reduction (a schedule's
+// rfactor or cross-thread sum of partial accumulators): part of the GEMM, whose MACs count the whole K, so not
+// walked, but what it stores is the result the epilogue reads.
+bool epilogue_block(const ir::Block& b, Template& t) {
+  std::set<std::string> loads, stores;
+  accesses(b.init, loads, stores, 0);
+  accesses(b.body, loads, stores, 0);
+  if (meets(stores, *t.gemm_out) || !meets(loads, t.results)) return false;
+  t.results.insert(stores.begin(), stores.end());
+  return std::none_of(b.iter_vars.begin(), b.iter_vars.end(),
+                      [](const ir::IterVar& v) { return v.kind == ir::IterKind::kReduce; });
 }
 
 SymPtr extent_sym(const ir::ExprPtr& e, Template& t, const std::string& what) {
@@ -146,6 +185,7 @@ void walk(const ir::StmtPtr& st, std::vector<SymPtr> factors, Template& t, int d
       return;
     case StmtKind::kBlock: {
       const ir::Block& b = *st->block;
+      if (t.gemm_out && !b.iter_vars.empty() && !epilogue_block(b, t)) return;
       if (!b.iter_vars.empty()) {
         factors.clear();
         for (const auto& iv : b.iter_vars) factors.push_back(extent_sym(iv.extent, t, "block iter var " + iv.name));
@@ -205,9 +245,16 @@ struct Analyzed {
   std::string unknown;
 };
 
-Analyzed analyze(const ir::PrimFunc& f) {
+// `gemm_out`: the function's fused epilogue only (Template::gemm_out); its writes are the GEMM's, not counted.
+Analyzed analyze(const ir::PrimFunc& f, const std::set<std::string>* gemm_out = nullptr) {
   Template t;
+  t.gemm_out = gemm_out;
+  if (gemm_out) t.results = *gemm_out;
   walk(f.body, {}, t, 0);
+  if (gemm_out) {
+    for (const auto& r : t.results) t.loaded.erase(r);  // the GEMM's result and the epilogue's own stores
+    t.stored.clear();
+  }
   Analyzed a;
   a.ops = canonical(t.ops);
   a.read = a.write = xsym::sym_int(0);
@@ -271,16 +318,24 @@ std::vector<OperatorWorkload> module_operators(const ir::Module& module, const O
   for (std::size_t fi = 0; fi < module.prim_funcs.size(); ++fi) {
     const ir::PrimFunc& f = module.prim_funcs[fi];
     if (!seen.insert(f.name).second) continue;  // calls are attributed to the first definition
-    if (in.not_operators.count(fi) || in.dequantizers.count(f.name)) continue;
+    const auto sources = in.epilogue_sources.find(fi);
+    const bool epilogue = sources != in.epilogue_sources.end();
+    if ((in.not_operators.count(fi) && !epilogue) || in.dequantizers.count(f.name)) continue;
     OperatorWorkload base;
     base.function = f.name;
     base.loc = f.loc;
+    base.epilogue = epilogue;
+    if (epilogue)
+      base.note = "the fused epilogue of the GEMM " + f.name +
+                  ": element ops and the extra inputs it reads (the output write is the GEMM's)";
     Analyzed a;
     try {
-      a = analyze(f);
+      a = analyze(f, epilogue ? &sources->second : nullptr);
     } catch (const InputError& e) {  // an overflowing figure
       a.unknown = e.what();
     }
+    // a GEMM without an epilogue (or one that only casts its result) has no operator record
+    if (epilogue && a.unknown.empty() && a.reads.empty() && xsym::to_text(*a.ops) == "0") continue;
     if (!a.unknown.empty()) {
       base.shape_known = false;
       base.ops = base.read_bytes = base.write_bytes = Dim::symbolic("?");

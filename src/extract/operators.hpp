@@ -26,6 +26,9 @@ struct OperatorInputs {
   /// skipped; prim_func names that only dequantize a GEMM's weight (costed with the GEMM's scheme).
   std::set<std::size_t> not_operators;
   std::set<std::string> dequantizers;
+  /// GEMM / convolution prim_funcs (index) -> the buffers their GEMM blocks accumulate into: the blocks that
+  /// consume them (transitively) are the function's fused epilogue, an operator record with `epilogue` set.
+  std::map<std::size_t, std::set<std::string>> epilogue_sources;
   /// The call_tir sites of a prim_func name (null when it is not called).
   std::function<const std::vector<CallSite>*(const std::string&)> sites;
   /// Direct call counts per Relax function -> counts including the calls made through other Relax functions.

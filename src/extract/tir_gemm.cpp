@@ -660,6 +660,7 @@ std::vector<TirGemm> analyze_prim_func(const ir::PrimFunc& f, std::size_t func_i
 
     w.dtype_a = operand_dtype(ea, fi);
     w.dtype_b = operand_dtype(eb, fi);
+    g.out_buffer = site.store->buffer;
     w.dtype_accum = fi.dtype_of(site.store->buffer);
     w.dtype_out = output_dtype(fi, site.store->buffer, site.store);
 

@@ -483,7 +483,7 @@ DumpPlan dump_plan(const ExtractResult& dump, const Phases& ph, const std::optio
           throw InputError(o.loc, "operator " + o.function + " called from '" + entry + "': " + e.what());
         }
       };
-      ops.push_back(ModelOp{o.function, entry, phase_of_entry(entry), calls,
+      ops.push_back(ModelOp{o.epilogue ? o.function + " (epilogue)" : o.function, entry, phase_of_entry(entry), calls,
                             cost::OpShape{value(o.ops), value(o.read_bytes), value(o.write_bytes)}, GemmSource::kTir});
     }
   }

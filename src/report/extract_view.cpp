@@ -96,6 +96,7 @@ std::string extract_json(const ExtractResult& r, int indent) {
                    {"writes", o.writes},
                    {"calls", calls},
                    {"shape_known", o.shape_known},
+                   {"epilogue", o.epilogue},
                    {"note", o.note}});
   }
   nlohmann::json doc;
@@ -192,12 +193,13 @@ std::string render(const ExtractResult& r, Format fmt) {
     }
   }
   if (csv) {
-    // operators: kind "op", the GEMM columns empty, their figures in the last three
+    // operators: kind "op" (a GEMM's fused epilogue: "epilogue"), the GEMM columns empty, their figures in the
+    // last three
     for (const auto& o : r.operators) {
       std::vector<std::string> row(t.headers.size());
       row[0] = o.function;
       row[1] = o.loc.str();
-      row[2] = "op";
+      row[2] = o.epilogue ? "epilogue" : "op";
       row[row.size() - 5] = calls_text(o.calls);
       row[row.size() - 4] = o.shape_known ? "true" : "false";
       row[row.size() - 3] = d(o.ops);
@@ -214,8 +216,8 @@ std::string render(const ExtractResult& r, Format fmt) {
     o.headers = {"operator", "ops", "read bytes", "write bytes", "reads", "writes", "calls"};
     o.right_align = {false, true, true, true};
     for (const auto& x : r.operators)
-      o.rows.push_back({x.function, d(x.ops), d(x.read_bytes), d(x.write_bytes), names_text(x.reads),
-                        names_text(x.writes), calls_text(x.calls)});
+      o.rows.push_back({x.function + (x.epilogue ? " (epilogue)" : ""), d(x.ops), d(x.read_bytes), d(x.write_bytes),
+                        names_text(x.reads), names_text(x.writes), calls_text(x.calls)});
     out += "\n" + render_text(o);
   }
   if (!r.attention.empty()) {

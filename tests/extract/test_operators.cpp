@@ -137,3 +137,62 @@ TEST_CASE("operators: generated element-wise kernels count domain x operations")
     CHECK(o.calls.at("main") == calls);
   }
 }
+
+TEST_CASE("operators: a GEMM's fused epilogue is the blocks consuming its result; a plain GEMM has none") {
+  const std::string text = R"(# from tvm.script import tir as T
+@I.ir_module
+class Module:
+    @T.prim_func(private=True)
+    def mm_bias_relu(A: T.Buffer((T.int64(8), T.int64(16)), "float16"), B: T.Buffer((T.int64(32), T.int64(16)), "float16"), bias: T.Buffer((T.int64(32),), "float16"), C: T.Buffer((T.int64(8), T.int64(32)), "float32")):
+        mm = T.alloc_buffer((T.int64(8), T.int64(32)), "float16")
+        biased = T.alloc_buffer((T.int64(8), T.int64(32)), "float16")
+        for i, j, k in T.grid(T.int64(8), T.int64(32), T.int64(16)):
+            with T.block("mm"):
+                v_i, v_j, v_k = T.axis.remap("SSR", [i, j, k])
+                with T.init():
+                    mm[v_i, v_j] = T.float16(0)
+                mm[v_i, v_j] = mm[v_i, v_j] + A[v_i, v_k] * B[v_j, v_k]
+        for i, j in T.grid(T.int64(8), T.int64(32)):
+            with T.block("bias"):
+                v_i, v_j = T.axis.remap("SS", [i, j])
+                biased[v_i, v_j] = mm[v_i, v_j] + bias[v_j]
+        for i, j in T.grid(T.int64(8), T.int64(32)):
+            with T.block("relu"):
+                v_i, v_j = T.axis.remap("SS", [i, j])
+                C[v_i, v_j] = T.Cast("float32", T.max(biased[v_i, v_j], T.float16(0)))
+    @T.prim_func(private=True)
+    def mm_cast(A: T.Buffer((T.int64(8), T.int64(16)), "float16"), B: T.Buffer((T.int64(32), T.int64(16)), "float16"), C: T.Buffer((T.int64(8), T.int64(32)), "float32")):
+        mm = T.alloc_buffer((T.int64(8), T.int64(32)), "float16")
+        for i, j, k in T.grid(T.int64(8), T.int64(32), T.int64(16)):
+            with T.block("mm"):
+                v_i, v_j, v_k = T.axis.remap("SSR", [i, j, k])
+                with T.init():
+                    mm[v_i, v_j] = T.float16(0)
+                mm[v_i, v_j] = mm[v_i, v_j] + A[v_i, v_k] * B[v_j, v_k]
+        for i, j in T.grid(T.int64(8), T.int64(32)):
+            with T.block("cast"):
+                v_i, v_j = T.axis.remap("SS", [i, j])
+                C[v_i, v_j] = T.Cast("float32", mm[v_i, v_j])
+)";
+  const ExtractResult r = extract_workloads(ir::parse_tvmscript(text, "epi.py"));
+  REQUIRE(r.workloads.size() == 2);  // both GEMMs stay GEMMs
+  REQUIRE(r.operators.size() == 1);  // a cast alone is no work and reads nothing: no record for mm_cast
+  const OperatorWorkload& e = r.operators.front();
+  CHECK(e.function == "mm_bias_relu");
+  CHECK(e.epilogue);
+  CHECK(*e.ops.value == 8 * 32 * 2);     // the add and the max per output element (casts are free)
+  CHECK(*e.read_bytes.value == 32 * 2);  // the bias, fp16; A, B and the GEMM's result are the GEMM's
+  CHECK(*e.write_bytes.value == 0);      // the output write is the GEMM's
+  CHECK(e.reads == std::vector<std::string>{"bias"});
+}
+
+TEST_CASE("operators: a schedule's cross-thread reduction of partial sums is the GEMM's, not an epilogue") {
+  for (const char* name : {"fixtures/real/24_tvm2026_tirx_sblock_q4f16_1_lm_head_gemv_scheduled.py",
+                           "fixtures/real/25_tvm_dlight_q4f16_1_lm_head_gemv_scheduled.py"}) {
+    const std::string path = tc_test::shared_path(name);
+    if (path.empty()) return;  // ../shared absent
+    const ExtractResult r = extract_workloads(ir::load_module(path));
+    REQUIRE(!r.workloads.empty());
+    for (const auto& o : r.operators) CHECK_FALSE(o.epilogue);
+  }
+}

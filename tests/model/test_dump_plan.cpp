@@ -89,6 +89,20 @@ TEST_CASE("the shipped Llama-2-7B dump: rms_norm and silu_mul against hand count
   }
   CHECK(norm);
   CHECK(silu);
+  // the residual add fused into the o_proj and down_proj GEMMs: one add per output element and the residual read
+  // (fp16); the output write is the GEMM's. 32 calls each; the lm_head's cast epilogue is no work.
+  int epilogues = 0;
+  for (const auto& o : m.ops) {
+    if (o.function.find("(epilogue)") == std::string::npos) continue;
+    CHECK(o.function.find("lm_head") == std::string::npos);
+    if (o.entry != "prefill") continue;
+    ++epilogues;
+    CHECK(o.calls == 32);
+    CHECK(o.shape.ops == 16 * 4096);
+    CHECK(o.shape.dram_read_bytes == 2 * 16 * 4096);
+    CHECK(o.shape.dram_write_bytes == 0);
+  }
+  CHECK(epilogues == 2);
 }
 
 TEST_CASE("a module without a Relax entry runs each function once under its name; --calls sets counts") {
