@@ -86,13 +86,13 @@ struct Assumption {
 
 struct ReportDoc {
   std::string title;
-  std::vector<Assumption> assumptions;  // (e) in the given order
-  std::vector<SchemeRow> schemes;       // (a) empty = no comparison chart
+  std::vector<Assumption> assumptions;           // (e) in the given order
+  std::vector<SchemeRow> schemes;                // (a) empty = no comparison chart
   bool show_prefill = true, show_decode = true;  // (a) the phases the model has (no chart of zeros)
-  std::vector<Breakdown> breakdowns;    // (b) one chart each
-  std::vector<Roofline> rooflines;      // (c) one chart each
-  std::string tradeoff_title;           // (d) e.g. "decode, per token"
-  std::vector<TradeoffPoint> tradeoff;  // (d) empty = no scatter
+  std::vector<Breakdown> breakdowns;             // (b) one chart each
+  std::vector<Roofline> rooflines;               // (c) one chart each
+  std::string tradeoff_title;                    // (d) e.g. "decode, per token"
+  std::vector<TradeoffPoint> tradeoff;           // (d) empty = no scatter
 };
 
 /// The whole page. Throws InputError naming the field when a number is not finite

@@ -110,9 +110,9 @@ SearchResult run(const arch::Arch& arch, const model::Model& model, const model:
 
 /// A saved search result (`search --format json`) for one scheme, as `estimate --plan FILE` replays it.
 struct Replay {
-  std::optional<quant::Scheme> scheme;  // nullopt: the dump's own quantization ("... (dump)")
-  std::string scheme_name;              // as the plan names it
-  mapping::Dataflow dataflow;           // one dataflow for the model (gemm_dataflows empty)
+  std::optional<quant::Scheme> scheme;            // nullopt: the dump's own quantization ("... (dump)")
+  std::string scheme_name;                        // as the plan names it
+  mapping::Dataflow dataflow;                     // one dataflow for the model (gemm_dataflows empty)
   std::vector<mapping::Dataflow> gemm_dataflows;  // a --per-gemm plan: GEMM i's dataflow, in plan order
   std::int64_t rows = 0, cols = 0;                // the PE array
   std::vector<cost::TileRule> rules;  // each GEMM's tile and order, targeted by function and shape (M x N x K)

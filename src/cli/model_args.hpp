@@ -15,9 +15,9 @@ struct ModelArgs {
   std::string dump, arch, dataflow = "os", quant, bind, hf_config, format = "table", array_model = "auto";
   std::string attention = "fused";
   std::string objective = "latency";
-  std::vector<std::string> tiles;  // --tile, repeatable: [TARGET:]m=..,n=..,k=..[,order=..]
-  std::vector<std::string> gemms;  // --gemm MxNxK[xB], repeatable: plain shapes without a dump
-  std::vector<std::string> calls;  // --calls NAME=N, repeatable: counts of a module without a Relax entry
+  std::vector<std::string> tiles;    // --tile, repeatable: [TARGET:]m=..,n=..,k=..[,order=..]
+  std::vector<std::string> gemms;    // --gemm MxNxK[xB], repeatable: plain shapes without a dump
+  std::vector<std::string> calls;    // --calls NAME=N, repeatable: counts of a module without a Relax entry
   std::vector<std::string> entries;  // --entry NAME, repeatable: the dump's entries to cost
   std::int64_t seq_len = 2048, context = 2048, batch = 1;
   bool strict = false;                                // --strict: a plan over the arch's dram.bytes is an error

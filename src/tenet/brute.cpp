@@ -600,7 +600,7 @@ Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::
     const bool in_table = table && na == 1;
     if (!in_table) need_pos();
     const i64* cell_of = scode.data();  // with the table: each instance's cell (unit_order)
-    std::vector<i64>& ec = tcode;  // the time codes are no longer needed
+    std::vector<i64>& ec = tcode;       // the time codes are no longer needed
     if (in_table) ec.assign(nT * nS, kNone);
     else ec.resize(static_cast<std::size_t>(present) * na);
     i64 tv = 0;
