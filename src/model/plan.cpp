@@ -369,16 +369,13 @@ Entries choose_entries(const ExtractResult& ex, const Phases& ph, std::vector<st
       if (chosen.empty()) continue;
       keep.insert(chosen.front());
       if (other.empty()) continue;
-      picked.push_back(chosen.front() + "' (" + to_string(phase) + ")");
+      picked.push_back("'" + chosen.front() + "' (" + to_string(phase) + ")");
       left.insert(left.end(), other.begin(), other.end());
     }
   }
-  if (notes && !picked.empty()) {
-    std::string costed;
-    for (const auto& p : picked) costed += (costed.empty() ? "'" : ", '") + p;
-    notes->push_back("entries at --batch " + std::to_string(ph.batch) + ": " + costed + " costed; " + quoted(left) +
-                     " not (--entry NAME picks the entries to cost)");
-  }
+  if (notes && !picked.empty())
+    notes->push_back("entries at --batch " + std::to_string(ph.batch) + ": " + joined(picked) + " costed; " +
+                     quoted(left) + " not (--entry NAME picks the entries to cost)");
   for (const auto& e : keep)
     if (phase_of_entry(e) == Phase::kPrefill && out.batched.count(e) && unbatched_rows.count(e)) {
       out.packed.insert(e);

@@ -236,20 +236,21 @@ struct Part {
   std::string scope;   // "(whole prompt)", "per token", "(one run)"
   std::string column;  // the data table's column prefix: "prefill", "decode", "entry 'gemm'"
   bool large = false;  // seconds / GB / J, else ms / MB / mJ
+  std::string per;     // the axes' "per token " (decode), else ""
   std::function<const RunFigures&(const SchemeRow&)> get;
 };
 
 std::vector<Part> parts_of(const ReportDoc& doc) {
   std::vector<Part> parts;
   if (doc.show_prefill)
-    parts.push_back({"prefill", "Prefill", "(whole prompt)", "prefill", true,
+    parts.push_back({"prefill", "Prefill", "(whole prompt)", "prefill", true, "",
                      [](const SchemeRow& r) -> const RunFigures& { return r.prefill; }});
   if (doc.show_decode)
-    parts.push_back({"decode", "Decode", "per token", "decode", false,
+    parts.push_back({"decode", "Decode", "per token", "decode", false, "per token ",
                      [](const SchemeRow& r) -> const RunFigures& { return r.decode; }});
   for (std::size_t i = 0; i < doc.schemes.front().entries.size(); ++i)
     parts.push_back({"entry-" + std::to_string(i), "Entry '" + doc.schemes.front().entries[i].entry + "'", "(one run)",
-                     "entry '" + doc.schemes.front().entries[i].entry + "'", false,
+                     "entry '" + doc.schemes.front().entries[i].entry + "'", false, "",
                      [i](const SchemeRow& r) -> const RunFigures& { return r.entries[i].run; }});
   return parts;
 }
@@ -261,7 +262,7 @@ std::string comparison(const ReportDoc& doc) {
     BarSpec s;
     s.id = "cmp-" + p.id + "-latency";
     s.title = p.title + " latency " + p.scope;
-    s.axis = p.large ? "latency (s)" : "latency " + std::string(p.id == "decode" ? "per token " : "") + "(ms)";
+    s.axis = p.large ? "latency (s)" : "latency " + p.per + "(ms)";
     s.unit = p.large ? 1 : 1e-3;
     s.terms = {"latency-s"};
     for (const auto& r : rows) {
@@ -277,8 +278,7 @@ std::string comparison(const ReportDoc& doc) {
     BarSpec s;
     s.id = "cmp-" + p.id + "-dram";
     s.title = p.title + " DRAM traffic " + p.scope;
-    s.axis =
-        p.large ? "DRAM traffic (GB)" : "DRAM traffic " + std::string(p.id == "decode" ? "per token " : "") + "(MB)";
+    s.axis = p.large ? "DRAM traffic (GB)" : "DRAM traffic " + p.per + "(MB)";
     s.unit = p.large ? 1e9 : 1e6;
     s.terms = {"weights, activations, KV, outputs", "scales + zero points"};
     for (const auto& r : rows) {
@@ -297,7 +297,7 @@ std::string comparison(const ReportDoc& doc) {
     BarSpec s;
     s.id = "cmp-" + p.id + "-energy";
     s.title = p.title + " energy " + p.scope;
-    s.axis = p.large ? "energy (J)" : "energy " + std::string(p.id == "decode" ? "per token " : "") + "(mJ)";
+    s.axis = p.large ? "energy (J)" : "energy " + p.per + "(mJ)";
     s.unit = p.large ? 1 : 1e-3;
     std::vector<std::string> terms;
     for (const auto& r : rows)
@@ -329,14 +329,13 @@ std::string comparison(const ReportDoc& doc) {
   for (const auto& p : parts) out += dram_panel(p);
   for (const auto& p : parts) out += energy_panel(p);
   // columns: every part's latency, then each part's DRAM and scale bytes, then every part's energy
-  auto name = [](const Part& p) { return p.column; };
   std::vector<std::string> headers{"scheme"};
-  for (const auto& p : parts) headers.push_back(name(p) + " latency_s");
+  for (const auto& p : parts) headers.push_back(p.column + " latency_s");
   for (const auto& p : parts) {
-    headers.push_back(name(p) + " dram_bytes");
-    headers.push_back(name(p) + " scale_dram_bytes");
+    headers.push_back(p.column + " dram_bytes");
+    headers.push_back(p.column + " scale_dram_bytes");
   }
-  for (const auto& p : parts) headers.push_back(name(p) + " energy_j");
+  for (const auto& p : parts) headers.push_back(p.column + " energy_j");
   std::vector<std::vector<std::string>> table;
   table.reserve(rows.size());
   for (const auto& r : rows) {

@@ -250,12 +250,11 @@ model::EstimateResult replay(const Replay& plan, arch::Arch arch, cost::Options 
   }
   if (plan.gemm_dataflows.size() != model.gemms.size())
     throw InternalError("replay: one dataflow per GEMM of the model (read_replay checks it)");
-  // one estimator per distinct dataflow, in order of first use; GEMM i runs on its dataflow's
+  // one estimator per distinct dataflow; GEMM i runs on its dataflow's
   std::map<std::string, cost::Estimator> ests;
   std::map<std::string, std::int64_t> count;
-  std::string used;
   for (const auto& d : plan.gemm_dataflows) {
-    if (ests.try_emplace(d.name, arch, d, o).second) used += (used.empty() ? "" : ", ") + d.name;
+    ests.try_emplace(d.name, arch, d, o);
     ++count[d.name];
   }
   auto est_for = [&](std::size_t i) -> cost::Estimator& { return ests.at(plan.gemm_dataflows.at(i).name); };
