@@ -123,6 +123,12 @@ struct AnalyzeOptions {
   /// Outer block dimensions (a time map's first coordinate floor(d/L), d unseen by the group's tensors): base of
   /// one block instead of two (docs/tenet-engine.md §3 "Outer blocks"); false: the general base (comparison).
   bool outer_blocks = true;
+  /// Inner blocks (docs/tenet-engine.md §3 "Inner blocks"): a block coordinate floor(d/c) after other time
+  /// coordinates is affine from one block on too (false: the general base; for comparison).
+  bool inner_blocks = true;
+  /// Free rows (docs/tenet-engine.md §3 "Free rows"): a dimension held as `d % S` by one PE coordinate and carried
+  /// by every tensor of a count group is counted on one residue (false: on all; for comparison).
+  bool free_rows = true;
 
   // Debug output: one line per message to `debug_log` (stderr when empty).
   DebugLevel debug = DebugLevel::kNone;

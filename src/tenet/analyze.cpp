@@ -364,6 +364,7 @@ i64 skew_distance(const Model& m, std::size_t d, const std::vector<Interval>& bo
 }
 
 bool exact_var(const Affine& a, std::size_t d);
+bool uses(const Affine& a, std::size_t d);
 
 /// Outer block dimension (docs/tenet-engine.md §3 "Outer blocks"): the time
 /// map's first coordinate is exactly floor(d/L) (+ a constant), d appears
@@ -455,6 +456,189 @@ i64 outer_block(const Model& m, std::size_t d, const std::vector<std::vector<con
     }
   }
   return L;
+}
+
+/// Inner block dimension (docs/tenet-engine.md §3 "Inner blocks"): like an outer block, but the block coordinate
+/// floor(d/c) (c | L) is time coordinate p >= 1, after coordinates that do not see d. Blocks are then consecutive
+/// translated copies inside every prefix (the coordinates before p); the prefixes add one link each, from the last
+/// stamp of a prefix (d in the last block) to the first stamp of the next (d in block 0). A tensor of the group may
+/// carry d as one whole coordinate `d` or `floor(d/g)` (g | L): elements of different blocks differ. When N_d is a
+/// whole number of blocks, one block makes that link join block 0 to itself, so each carrying tensor needs a
+/// witness: a coordinate `e` (e != d, the same in every piece) whose only time coordinate is q > p, exactly
+/// floor(e/ce); with N_e > ce the link's two stamps differ in floor(e/ce), so in e, so in the element.
+struct InnerBlock {
+  i64 L = 0;                                                  // 0: d does not qualify
+  std::vector<std::vector<std::pair<std::size_t, i64>>> need;  // per carrying tensor: its witnesses (e, ce)
+};
+
+// NOLINTNEXTLINE(readability-function-size): the qualification of an inner block, kept together
+InnerBlock inner_block(const Model& m, std::size_t d, const std::vector<std::vector<const Piece*>>& tensors,
+                       i64 period) {
+  InnerBlock out;
+  if (!m.is_box || m.nt == 0 || m.box[d].lo != 0 || period < 1 || m.time.pieces.size() != 1 ||
+      m.space.pieces.size() != 1)
+    return out;
+  const Piece& tp = m.time.pieces[0];
+  const Piece& sp = m.space.pieces[0];
+  if (!unconstrained(tp) || !unconstrained(sp)) return out;
+  auto coef = [](const Affine& a, std::size_t i) { return i < a.coeff.size() ? a.coeff[i] : i64{0}; };
+  // Terms of a map piece that see d: 1 = floor(d/c) (time only, one c), 2 = d % m with m | period.
+  auto classify = [&](const Piece& p, bool allow_floor, std::vector<int>& kind, i64& c) -> bool {
+    const std::size_t nv = p.vars.size();
+    kind.assign(p.terms.size(), 0);
+    for (std::size_t k = 0; k < p.terms.size(); ++k) {
+      const auto& t = p.terms[k];
+      for (std::size_t i = nv; i < t.num.coeff.size(); ++i)
+        if (t.num.coeff[i] != 0 && kind[i - nv] != 0) return false;  // a term of a term of d
+      if (coef(t.num, d) == 0) continue;
+      if (!exact_var(t.num, d) || t.den < 1) return false;
+      if (t.kind == relation::Term::Kind::kMod) {
+        if (period % t.den != 0) return false;
+        kind[k] = 2;
+      } else {
+        if (!allow_floor || c != 0 || period % t.den != 0) return false;
+        c = t.den;
+        kind[k] = 1;
+      }
+    }
+    return true;
+  };
+  std::vector<int> tkind, skind;
+  i64 c = 0, unused = 0;
+  if (!classify(tp, true, tkind, c) || c == 0 || !classify(sp, false, skind, unused)) return out;
+  const std::size_t tnv = tp.vars.size();
+  // Time outputs: coordinate p is exactly floor(d/c) (+ a constant), p >= 1; before p no d; after p a
+  // coordinate with a d % m term holds no other variable or term. Space: the same rule for its coordinates.
+  std::size_t p = 0;
+  bool found = false;
+  for (std::size_t j = 0; j < tp.out.size(); ++j) {
+    const Affine& o = tp.out[j];
+    if (coef(o, d) != 0) return out;
+    bool dterm = false, other = false, block = false;
+    for (std::size_t i = 0; i < o.coeff.size(); ++i) {
+      if (o.coeff[i] == 0) continue;
+      if (i >= tnv && tkind[i - tnv] != 0) {
+        dterm = true;
+        if (tkind[i - tnv] == 1) {
+          if (o.coeff[i] != 1) return out;
+          block = true;
+        }
+      } else {
+        other = true;
+      }
+    }
+    if (dterm && (other || (!found && !block))) return out;  // d before the block coordinate, or mixed
+    if (block) {
+      p = j;
+      found = true;
+    }
+  }
+  if (!found || p == 0) return out;  // p == 0 is outer_block()'s case
+  const std::size_t snv = sp.vars.size();
+  for (const Affine& o : sp.out) {
+    if (coef(o, d) != 0) return out;
+    bool dterm = false, other = false;
+    for (std::size_t i = 0; i < o.coeff.size(); ++i)
+      if (o.coeff[i] != 0) (i >= snv && skind[i - snv] != 0 ? dterm : other) = true;
+    if (dterm && other) return out;
+  }
+  // The witnesses a carrying tensor may use: e whose only appearance in the time map is coordinate q > p,
+  // exactly floor(e/ce) (coefficient 1, no constant), with e starting at 0.
+  std::vector<i64> witness(m.nd, 0);  // ce, or 0
+  for (std::size_t e = 0; e < m.nd && e < tnv; ++e) {
+    if (e == d || m.box[e].lo != 0) continue;
+    bool ok = true;
+    std::size_t term = tp.terms.size();  // the one term of e
+    for (std::size_t k = 0; k < tp.terms.size() && ok; ++k) {
+      const auto& t = tp.terms[k];
+      for (std::size_t i = tnv; i < t.num.coeff.size(); ++i)
+        ok = ok && !(t.num.coeff[i] != 0 && i - tnv == term);  // a term of e's term
+      if (!uses(t.num, e)) continue;
+      ok = ok && term == tp.terms.size() && t.kind == relation::Term::Kind::kFloor && exact_var(t.num, e) && t.den >= 1;
+      term = k;
+    }
+    if (!ok || term == tp.terms.size()) continue;
+    int seen = 0;
+    for (std::size_t j = 0; j < tp.out.size() && ok; ++j) {
+      const Affine& o = tp.out[j];
+      if (coef(o, e) != 0) ok = false;
+      if (coef(o, tnv + term) == 0) continue;
+      ++seen;
+      ok = ok && j > p && o.constant == 0;
+      for (std::size_t x = 0; x < o.coeff.size() && ok; ++x) ok = o.coeff[x] == (x == tnv + term ? 1 : 0);
+    }
+    if (ok && seen == 1) witness[e] = tp.terms[term].den;
+  }
+  // Tensors: d in no constraint; either no piece sees d, or every piece has it as the same whole coordinate
+  // (`d`, or a coordinate that is exactly floor(d/g) with g | L), d in no other term or coordinate.
+  for (const auto& pieces : tensors) {
+    int pos = -2;  // -2: no piece seen, -1: d unused, j: d is coordinate j
+    i64 form = -1;  // 0: d itself, g: floor(d/g)
+    std::vector<std::array<i64, 3>> wit;
+    bool first = true;
+    for (const Piece* pc : pieces) {
+      for (const auto& dj : pc->disjuncts)
+        for (const auto& cn : dj)
+          if (coef(cn.expr, d) != 0) return out;
+      const std::size_t nv = pc->vars.size();
+      std::vector<char> dt(pc->terms.size(), 0);
+      for (std::size_t k = 0; k < pc->terms.size(); ++k) {
+        const auto& t = pc->terms[k];
+        for (std::size_t i = nv; i < t.num.coeff.size(); ++i)
+          if (t.num.coeff[i] != 0 && dt[i - nv]) return out;
+        if (coef(t.num, d) == 0) continue;
+        if (t.kind != relation::Term::Kind::kFloor || !exact_var(t.num, d) || t.den < 1 || period % t.den != 0)
+          return out;
+        dt[k] = 1;
+      }
+      int here = -1;
+      i64 f = -1;
+      for (std::size_t j = 0; j < pc->out.size(); ++j) {
+        const Affine& o = pc->out[j];
+        bool sees = coef(o, d) != 0;
+        for (std::size_t k = 0; k < pc->terms.size(); ++k) sees = sees || (coef(o, nv + k) != 0 && dt[k]);
+        if (!sees) continue;
+        if (here != -1) return out;
+        here = static_cast<int>(j);
+        if (exact_var(o, d)) {
+          f = 0;
+        } else {
+          for (std::size_t k = 0; k < pc->terms.size() && f < 0; ++k) {
+            Affine only;
+            only.coeff.assign(nv + k + 1, 0);
+            only.coeff[nv + k] = 1;
+            bool eq = o.constant == 0 && coef(o, nv + k) == 1;
+            for (std::size_t x = 0; x < o.coeff.size() && eq; ++x) eq = o.coeff[x] == coef(only, x);
+            if (dt[k] && eq) f = pc->terms[k].den;
+          }
+          if (f < 0) return out;
+        }
+      }
+      for (std::size_t k = 0; k < pc->terms.size(); ++k)  // a d-term used by another term or not by `here`
+        if (dt[k] && (here < 0 || coef(pc->out[static_cast<std::size_t>(here)], nv + k) == 0)) return out;
+      if (pos != -2 && (pos != here || form != f)) return out;
+      pos = here;
+      form = f;
+      // witnesses of this piece: coordinates that are exactly a witness variable; keep those common to all pieces
+      std::vector<std::array<i64, 3>> w;  // (e, coordinate, ce)
+      for (std::size_t j = 0; j < pc->out.size(); ++j)
+        for (std::size_t e = 0; e < nv && e < witness.size(); ++e)
+          if (witness[e] != 0 && exact_var(pc->out[j], e))
+            w.push_back({static_cast<i64>(e), static_cast<i64>(j), witness[e]});
+      if (first) {
+        wit = w;
+      } else {
+        std::erase_if(wit, [&](const auto& x) { return std::find(w.begin(), w.end(), x) == w.end(); });
+      }
+      first = false;
+    }
+    if (pos >= 0) {
+      out.need.emplace_back();
+      for (const auto& x : wit) out.need.back().emplace_back(static_cast<std::size_t>(x[0]), x[2]);
+    }
+  }
+  out.L = period;
+  return out;
 }
 
 /// d appears in the pieces' terms only as (a*d + b) % c or as floor(d/c) (d alone, coefficient 1; no other
@@ -656,6 +840,106 @@ i64 free_stride(const Model& m, std::size_t d, const std::vector<const Piece*>& 
   return S;
 }
 
+/// Whether every interconnect image of a PE in its own row (space coordinate q) is the same for every row: each
+/// piece either moves to another row (coordinate q = q + c, c != 0) or keeps the row (q = q) with its other
+/// coordinates and constraints not seeing q.
+bool row_invariant(const relation::Relation& icn, std::size_t q) {
+  for (const Piece& p : icn.pieces) {
+    if (q >= p.out.size() || q >= p.vars.size()) return false;
+    const Affine& o = p.out[q];
+    if (!exact_var(Affine{0, o.coeff}, q)) return false;  // coordinate q is the input's q plus a constant
+    if (o.constant != 0) continue;                         // another row: never a neighbour in the same row
+    for (const auto& t : p.terms)
+      if (uses(t.num, q)) return false;
+    for (std::size_t j = 0; j < p.out.size(); ++j)
+      if (j != q && uses(p.out[j], q)) return false;
+    for (const auto& dj : p.disjuncts)
+      for (const auto& c : dj)
+        if (uses(c.expr, q)) return false;
+  }
+  return true;
+}
+
+/// Free rows (docs/tenet-engine.md §3 "Free rows"): the space map holds d as one coordinate q that is exactly
+/// d % S, the time map sees d only as floor(d/S), and every tensor of the group (there is no space-time member)
+/// carries d as one whole coordinate. Then the S residues of d run on the S rows of coordinate q at the same
+/// stamps, no element is shared between two residues, and the interconnect relates the rows alike
+/// (row_invariant): every tensor count is S times the count of residue 0. Returns S (sub = 1), or 1.
+i64 free_rows(const Model& m, std::size_t d, const std::vector<int>& members, std::vector<std::vector<char>>& contains,
+              i64& sub) {
+  const i64 lo = m.box[d].lo, N = m.box[d].hi - m.box[d].lo + 1;
+  if (m.space.pieces.size() != 1 || m.time.pieces.size() != 1 || members.empty()) return 1;
+  for (int k : members)
+    if (k < 0) return 1;
+  const Piece& sp = m.space.pieces[0];
+  const Piece& tp = m.time.pieces[0];
+  if (!unconstrained(sp) || !unconstrained(tp)) return 1;
+  auto d_terms = [&](const Piece& p, relation::Term::Kind kind, i64& S, std::vector<char>& dt) -> bool {
+    const std::size_t nv = p.vars.size();
+    dt.assign(p.terms.size(), 0);
+    for (std::size_t k = 0; k < p.terms.size(); ++k) {
+      const auto& t = p.terms[k];
+      for (std::size_t i = nv; i < t.num.coeff.size(); ++i)
+        if (t.num.coeff[i] != 0 && dt[i - nv]) return false;  // a term of a term of d
+      if (!uses(t.num, d)) continue;
+      if (t.kind != kind || !exact_var(t.num, d) || (S != 0 && t.den != S)) return false;
+      S = t.den;
+      dt[k] = 1;
+    }
+    for (const auto& o : p.out)
+      if (uses(o, d)) return false;
+    return true;
+  };
+  i64 S = 0;
+  std::vector<char> sdt, tdt;
+  if (!d_terms(sp, relation::Term::Kind::kMod, S, sdt) || S < 2) return 1;
+  std::size_t q = sp.out.size();
+  const std::size_t snv = sp.vars.size();
+  for (std::size_t j = 0; j < sp.out.size(); ++j) {
+    const Affine& o = sp.out[j];
+    bool dterm = false, other = o.constant != 0;
+    for (std::size_t i = 0; i < o.coeff.size(); ++i)
+      if (o.coeff[i] != 0) {
+        if (i >= snv && sdt[i - snv] && o.coeff[i] == 1 && !dterm) dterm = true;
+        else other = true;
+      }
+    if (dterm && (other || q != sp.out.size())) return 1;
+    if (dterm) q = j;
+  }
+  if (q == sp.out.size()) return 1;
+  if (!d_terms(tp, relation::Term::Kind::kFloor, S, tdt)) return 1;
+  if (floor_mod(lo, S) != 0 || N % S != 0 || !row_invariant(m.icn, q)) return 1;
+  for (int k : members) {
+    int pos = -1;
+    for (const Piece* p : m.tensors[static_cast<std::size_t>(k)].pieces) {
+      for (const auto& t : p->terms)
+        if (uses(t.num, d)) return 1;
+      for (const auto& dj : p->disjuncts)
+        for (const auto& c : dj)
+          if (uses(c.expr, d)) return 1;
+      int here = -1;
+      for (std::size_t j = 0; j < p->out.size(); ++j) {
+        if (!uses(p->out[j], d)) continue;
+        if (here != -1 || !exact_var(p->out[j], d)) return 1;
+        here = static_cast<int>(j);
+      }
+      if (here < 0 || (pos != -1 && pos != here)) return 1;
+      pos = here;
+    }
+    if (pos < 0) return 1;
+  }
+  for (auto& c : contains) c[d] = 1;
+  sub = 1;
+  return S;
+}
+
+/// The stride of a free dimension d of a group (free_stride, then free_rows when `rows`), or 1.
+i64 tile_stride(const Model& m, std::size_t d, const std::vector<const Piece*>& st, const std::vector<int>& members,
+                std::vector<std::vector<char>>& contains, i64& sub, bool rows) {
+  const i64 S = free_stride(m, d, st, members, contains, sub);
+  return S > 1 || !rows ? S : free_rows(m, d, members, contains, sub);
+}
+
 void debug(const AnalyzeOptions& o, const std::string& line) {
   if (o.debug_log) {
     o.debug_log(line);
@@ -756,11 +1040,18 @@ class Counter {
     }
     // Outer block dimensions (docs §3 "Outer blocks"): affine from one whole block on.
     std::vector<char> block(nd, 0);
+    std::vector<InnerBlock> inner(nd);  // inner block dimensions (docs §3 "Inner blocks")
     if (o_.outer_blocks && !enumerate_) {
       std::vector<std::vector<const Piece*>> tensors;
       for (int k : g.members)
         if (k >= 0) tensors.push_back(m_.tensors[static_cast<std::size_t>(k)].pieces);
       for (std::size_t d = 0; d < nd; ++d) block[d] = g.stride[d] == 1 && outer_block(m_, d, tensors, g.L[d]) > 0;
+      if (o_.inner_blocks)
+        for (std::size_t d = 0; d < nd; ++d)
+          if (!block[d] && g.stride[d] == 1) {
+            inner[d] = inner_block(m_, d, tensors, g.L[d]);
+            block[d] = inner[d].L > 0;
+          }
     }
     bool refine = true;  // use the skewed-time windows (dropped if an instance's time domain has holes)
     for (int attempt = 0; attempt <= kMaxRetries; ++attempt) {
@@ -868,6 +1159,10 @@ class Counter {
           std::fill(virt.begin(), virt.end(), 0);
         }
       }
+      if (!inner_witnessed(plan, virt, g, inner, block)) {  // an inner block lost its witness: plan again
+        --attempt;
+        continue;
+      }
       for (std::size_t d = 0; d < nd; ++d)
         if (plan[d].compress) comp.push_back(d);
       const std::size_t dc = comp.size();
@@ -876,7 +1171,7 @@ class Counter {
         for (std::size_t d = 0; d < nd; ++d)
           line += " d" + std::to_string(d) + "[L=" + std::to_string(plan[d].L) + " W=" + std::to_string(Wd[d]) +
                   " r=" + std::to_string(plan[d].r) + " n=" + std::to_string(plan[d].n_true) +
-                  " n0=" + std::to_string(plan[d].n0) + (block[d] ? " block" : "") +
+                  " n0=" + std::to_string(plan[d].n0) + (inner[d].L > 0 ? " inner block" : block[d] ? " block" : "") +
                   (plan[d].compress ? (refined[d] ? " C skew" : " C")
                    : virt[d]        ? (refined[d] ? " V skew" : " V")
                                     : "") +
@@ -1093,6 +1388,32 @@ class Counter {
     }
   }
 
+  /// An inner block dimension d with N_d a whole number of blocks needs, for every tensor carrying it, a witness e
+  /// with N_e > ce on the whole region the plan claims (docs §3 "Inner blocks"). Clears block[d] (and returns
+  /// false) for the first d without one.
+  bool inner_witnessed(const std::vector<DimPlan>& plan, const std::vector<char>& virt, const Group& g,
+                       std::vector<InnerBlock>& inner, std::vector<char>& block) const {
+    for (std::size_t d = 0; d < m_.nd; ++d) {
+      if (inner[d].L == 0 || plan[d].r != 0) continue;
+      bool all = true;
+      for (const auto& need : inner[d].need) {
+        bool any = false;
+        for (const auto& [e, ce] : need) {
+          const DimPlan& pe = plan[e];
+          const i64 least = pe.compress || virt[e] ? checked_mul(g.stride[e], checked_add(pe.r, checked_mul(pe.n0, pe.L)))
+                                                   : m_.box[e].hi - m_.box[e].lo + 1;
+          any = any || least > ce;
+        }
+        all = all && any;
+      }
+      if (all) continue;
+      inner[d] = InnerBlock{};
+      block[d] = 0;
+      return false;
+    }
+    return true;
+  }
+
   int retries() const { return retries_; }
   std::size_t instances() const { return cache_.size() + extra_instances_; }
   /// Every instance this counter brute-forced had a hole-free time domain (see Counts::time_dense).
@@ -1203,7 +1524,8 @@ class Counter {
       std::vector<const Piece*> st2;
       for (const Piece& p : m2.space.pieces) st2.push_back(&p);
       for (const Piece& p : m2.time.pieces) st2.push_back(&p);
-      for (std::size_t d = 0; d < nd; ++d) g2.stride[d] = free_stride(m2, d, st2, g2.members, g2.contains, g2.sub[d]);
+      for (std::size_t d = 0; d < nd; ++d)
+        g2.stride[d] = tile_stride(m2, d, st2, g2.members, g2.contains, g2.sub[d], o_.free_rows);
       return sc;
     };
     std::vector<i64> ext(nd);
@@ -1457,7 +1779,8 @@ void solve_groups(const Model& m, std::vector<Group>& groups, const AnalyzeOptio
     g.sub.assign(m.nd, 1);
     g.contains.assign(g.members.size(), std::vector<char>(m.nd, 0));
     if (options.enumerate || !m.is_box) continue;
-    for (std::size_t d = 0; d < m.nd; ++d) g.stride[d] = free_stride(m, d, st_pieces, g.members, g.contains, g.sub[d]);
+    for (std::size_t d = 0; d < m.nd; ++d)
+      g.stride[d] = tile_stride(m, d, st_pieces, g.members, g.contains, g.sub[d], options.free_rows);
   }
   for (Group& g : groups) counter.solve(g);
 }

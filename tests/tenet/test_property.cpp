@@ -484,12 +484,19 @@ struct BlockCase {
   int P = 2, Q = 2, R = 2, G = 2, variant = 0, m = 2;
   bool w = false, a = false, si = false, xb = false, xc = false;
   int ni = 1, nj = 1, nk = 1;
+  int icn = 0;  // 0: systolic, 1: mesh, 2: a row link on one row only, 3: a link that swaps the coordinates
 };
 
 tenet::Problem block_problem(const BlockCase& c, std::string& desc) {
   const std::string P = std::to_string(c.P), Q = std::to_string(c.Q), R = std::to_string(c.R);
   const std::string pe_dom = "{PE[p,q] : 0<=p<" + P + " and 0<=q<" + Q + "}";
-  const std::string icn = "PE[p,q] -> PE[p+1,q]; PE[p,q] -> PE[p,q+1]";
+  const std::vector<std::string> icns = {
+      "PE[p,q] -> PE[p+1,q]; PE[p,q] -> PE[p,q+1]",
+      "PE[p,q] -> PE[p+1,q]; PE[p,q] -> PE[p-1,q]; PE[p,q] -> PE[p,q+1]; PE[p,q] -> PE[p,q-1]",
+      "PE[p,q] -> PE[p+1,q]; PE[p,q] -> PE[p,q+1] : p = 0",  // rows differ: no free rows
+      "PE[p,q] -> PE[p,q+1]; PE[p,q] -> PE[q,p]",            // the row moves with the column: no free rows
+  };
+  const std::string icn = icns[static_cast<std::size_t>(c.icn)];
   const std::string dom = "{S[i,j,k] : 0<=i<" + std::to_string(c.ni) + " and 0<=j<" + std::to_string(c.nj) +
                           " and 0<=k<" + std::to_string(c.nk) + "}";
   const std::string sp = "{S[i,j,k] -> PE[j%" + P + ",k%" + Q + "]}";
@@ -502,6 +509,7 @@ tenet::Problem block_problem(const BlockCase& c, std::string& desc) {
       bi + "+1," + bk + "," + ui + "," + ui + "," + bj,  // a constant and the residue twice
       bi + "," + bk + "," + ui + "+j%" + P + "," + bj,   // not qualifying: i with j in one coordinate
       bk + "," + bi + "," + ui + "," + bj,  // not qualifying (for i): the block is not the first coordinate
+      "k%" + Q + "," + bi + "," + bk + "," + ui + "," + bj,  // k's residue before its block coordinate
   };
   const std::string tm = "{S[i,j,k] -> T[" + tms[static_cast<std::size_t>(c.variant)] + "]}";
   std::vector<std::string> reads;
@@ -517,13 +525,18 @@ tenet::Problem block_problem(const BlockCase& c, std::string& desc) {
   return described_problem(pe_dom, icn, dom, reads, {"{S[i,j,k] -> C[i,j]}"}, sp, tm, desc);
 }
 
-/// i's entry of the plan lines: "d0[...]" contains " block" (qualified) and " C" (compressed).
+/// The entry of dimension d in a plan line ("d0[...]"), or "".
+std::string plan_entry(const std::string& line, int d) {
+  const auto p = line.find(" d" + std::to_string(d) + "[");
+  if (p == std::string::npos) return "";
+  return line.substr(p, line.find(']', p) - p);
+}
+
+/// i's entry of the plan lines: "d0[...]" contains " block" (qualified as an outer block, not " inner block") and
+/// " C" (compressed).
 void scan_plan(const std::string& line, bool& block, bool& compressed_block) {
-  const auto p = line.find(" d0[");
-  if (p == std::string::npos) return;
-  const auto e = line.find(']', p);
-  const std::string d0 = line.substr(p, e - p);
-  if (d0.find(" block") == std::string::npos) return;
+  const std::string d0 = plan_entry(line, 0);
+  if (d0.find(" block") == std::string::npos || d0.find(" inner block") != std::string::npos) return;
   block = true;
   if (d0.find(" C") != std::string::npos && d0.find("n0=1") != std::string::npos) compressed_block = true;
 }
@@ -593,4 +606,69 @@ TEST_CASE("counter equals brute-force enumeration on outer blocks (affine from o
   if (std::getenv("TC_PROPERTY_MIN_BASE") == nullptr) CHECK(compressed * 4 > kCases);
   WARN("outer blocks in " << blocks << " of " << kCases << " cases, i compressed from one block in " << compressed
                           << "; " << parametric << " parametric evaluations");
+}
+
+TEST_CASE("counter equals brute-force enumeration on inner blocks and free rows (ncf-shaped maps)") {
+  // docs/tenet-engine.md §3 "Inner blocks" (k's block coordinate floor(k/Q) after floor(i/R); j's witnesses) and
+  // "Free rows" (j % P alone on a PE coordinate, carried by every tensor of the scale's group): every count equals
+  // enumeration, no self-check fails, and the closed forms evaluated at further numbers of blocks of j and k
+  // (whole groups and remainders) equal enumeration too.
+  const int kCases = property_cases(30, 90);
+  Gen g(property_seed(23u, 20261124u));
+  int inner = 0, rows = 0, parametric = 0;
+  for (int it = 0; it < kCases; ++it) {
+    BlockCase c;
+    c.P = g.uni(2, 4);
+    c.Q = g.uni(2, 3);
+    c.R = g.uni(2, 5);
+    c.m = c.R % 2 == 0 && g.coin() ? 2 : c.R;
+    c.G = g.coin(0.8) ? c.Q * g.uni(2, 4) : g.uni(2, 7);
+    const int variants[] = {0, 0, 0, 2, 3, 5, 1, 4, 6};
+    c.variant = variants[g.uni(0, 8)];
+    c.icn = g.coin(0.6) ? 0 : g.uni(1, 3);
+    c.w = g.coin();
+    c.a = g.coin(0.3);
+    c.si = g.coin(0.2);
+    c.xc = g.coin(0.1);
+    c.ni = c.R * g.uni(1, 3) + (g.coin() ? 0 : g.uni(0, c.R - 1));
+    c.nj = g.coin(0.7) ? c.P * g.uni(1, 3) : g.uni(1, 3 * c.P);
+    c.nk = g.coin(0.7) ? c.G * g.uni(1, 3) + (g.coin() ? 0 : c.Q * g.uni(0, c.G / c.Q)) : g.uni(1, 3 * c.G);
+    std::string desc;
+    const auto prob = block_problem(c, desc);
+    INFO("case " << it << ":\n" << desc);
+    tenet::AnalyzeOptions ao = property_options();
+    ao.debug = tenet::DebugLevel::kCount;
+    std::string plans;
+    bool k_inner = false, j_rows = false;
+    ao.debug_log = [&](const std::string& l) {
+      k_inner = k_inner || plan_entry(l, 2).find(" inner block") != std::string::npos;
+      j_rows = j_rows || l.find(" free d1/") != std::string::npos;
+      plans += l + "\n";
+    };
+    const auto a = tenet::analyze(prob, ao);
+    INFO("plans:\n" << plans);
+    CHECK(plans.find("self-check failed") == std::string::npos);
+    check_same_counts(a, enumerated(prob, it, desc));
+    if (c.icn >= 2) CHECK_FALSE(j_rows);  // the rows are not alike
+    inner += k_inner ? 1 : 0;
+    rows += j_rows ? 1 : 0;
+    if (it % 2 == 0) {
+      auto po = property_options();
+      const auto cp = tenet::compile_parametric(prob, po);
+      for (int q = 1; q <= 4; q += g.uni(1, 2)) {
+        BlockCase e = c;
+        if (g.coin()) e.nk = q * c.G + c.nk % c.G;
+        if (g.coin()) e.nj = q * c.P + c.nj % c.P;
+        std::string d2;
+        INFO("parametric at j, k extents " << e.nj << ", " << e.nk);
+        const auto pa = tenet::evaluate(cp, std::vector<std::int64_t>{e.ni, e.nj, e.nk});
+        check_same_counts(pa, enumerated(block_problem(e, d2), it, d2));
+        ++parametric;
+      }
+    }
+  }
+  CHECK(inner * 5 > kCases);  // both steps are exercised
+  CHECK(rows * 5 > kCases);
+  WARN("k an inner block in " << inner << " of " << kCases << " cases, j free rows in " << rows << "; "
+                              << parametric << " parametric evaluations");
 }
