@@ -465,7 +465,8 @@ i64 outer_block(const Model& m, std::size_t d, const std::vector<std::vector<con
 /// carry d as one whole coordinate `d` or `floor(d/g)` (g | L): elements of different blocks differ. When N_d is a
 /// whole number of blocks, one block makes that link join block 0 to itself, so each carrying tensor needs a
 /// witness: a coordinate `e` (e != d, the same in every piece) whose only time coordinate is q > p, exactly
-/// floor(e/ce); with N_e > ce the link's two stamps differ in floor(e/ce), so in e, so in the element.
+/// floor(e/ce); with N_e > ce the link's two stamps differ in floor(e/ce), so in e, so in the element. Or e is
+/// the only variable the coordinates before p see (a prefix witness, ce = 0): two prefixes differ in e.
 struct InnerBlock {
   i64 L = 0;                                                  // 0: d does not qualify
   std::vector<std::vector<std::pair<std::size_t, i64>>> need;  // per carrying tensor: its witnesses (e, ce)
@@ -569,6 +570,27 @@ InnerBlock inner_block(const Model& m, std::size_t d, const std::vector<std::vec
     }
     if (ok && seen == 1) witness[e] = tp.terms[term].den;
   }
+  // A prefix witness: when every coordinate before p sees one variable e only (directly or through terms), two
+  // different prefixes have different e, so the link's two stamps differ in e whatever its extent (ce = 0).
+  std::vector<std::vector<char>> tdeps(tp.terms.size(), std::vector<char>(tnv, 0));
+  for (std::size_t k = 0; k < tp.terms.size(); ++k)
+    for (std::size_t i = 0; i < tp.terms[k].num.coeff.size(); ++i)
+      if (tp.terms[k].num.coeff[i] != 0) {
+        if (i < tnv) tdeps[k][i] = 1;
+        else
+          for (std::size_t v = 0; v < tnv; ++v) tdeps[k][v] = tdeps[k][v] || tdeps[i - tnv][v];
+      }
+  std::vector<char> prefix_vars(tnv, 0);
+  for (std::size_t j = 0; j < p; ++j)
+    for (std::size_t i = 0; i < tp.out[j].coeff.size(); ++i)
+      if (tp.out[j].coeff[i] != 0) {
+        if (i < tnv) prefix_vars[i] = 1;
+        else
+          for (std::size_t v = 0; v < tnv; ++v) prefix_vars[v] = prefix_vars[v] || tdeps[i - tnv][v];
+      }
+  std::size_t prefix_e = tnv;
+  if (std::count(prefix_vars.begin(), prefix_vars.end(), 1) == 1)
+    prefix_e = static_cast<std::size_t>(std::find(prefix_vars.begin(), prefix_vars.end(), 1) - prefix_vars.begin());
   // Tensors: d in no constraint; either no piece sees d, or every piece has it as the same whole coordinate
   // (`d`, or a coordinate that is exactly floor(d/g) with g | L), d in no other term or coordinate.
   for (const auto& pieces : tensors) {
@@ -623,8 +645,8 @@ InnerBlock inner_block(const Model& m, std::size_t d, const std::vector<std::vec
       std::vector<std::array<i64, 3>> w;  // (e, coordinate, ce)
       for (std::size_t j = 0; j < pc->out.size(); ++j)
         for (std::size_t e = 0; e < nv && e < witness.size(); ++e)
-          if (witness[e] != 0 && exact_var(pc->out[j], e))
-            w.push_back({static_cast<i64>(e), static_cast<i64>(j), witness[e]});
+          if ((witness[e] != 0 || e == prefix_e) && exact_var(pc->out[j], e))
+            w.push_back({static_cast<i64>(e), static_cast<i64>(j), e == prefix_e ? 0 : witness[e]});
       if (first) {
         wit = w;
       } else {
