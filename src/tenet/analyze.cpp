@@ -366,6 +366,28 @@ i64 skew_distance(const Model& m, std::size_t d, const std::vector<Interval>& bo
 bool exact_var(const Affine& a, std::size_t d);
 bool uses(const Affine& a, std::size_t d);
 
+/// Terms of a map piece that see d: kind 1 = floor(d/den) (one divisor; only when allow_floor), 2 = d % m, 0 = no d.
+/// False for anything else (d with another variable or a coefficient, a term of a term of d).
+bool classify_d_terms(const Piece& p, std::size_t d, bool allow_floor, std::vector<int>& kind, i64& den) {
+  const std::size_t nv = p.vars.size();
+  kind.assign(p.terms.size(), 0);
+  for (std::size_t k = 0; k < p.terms.size(); ++k) {
+    const auto& t = p.terms[k];
+    for (std::size_t i = nv; i < t.num.coeff.size(); ++i)
+      if (t.num.coeff[i] != 0 && kind[i - nv] != 0) return false;  // a term of a term of d
+    if (!uses(t.num, d)) continue;
+    if (!exact_var(t.num, d) || t.den < 1) return false;
+    if (t.kind == relation::Term::Kind::kMod) {
+      kind[k] = 2;
+    } else {
+      if (!allow_floor || (den != 0 && den != t.den)) return false;
+      den = t.den;
+      kind[k] = 1;
+    }
+  }
+  return true;
+}
+
 /// Outer block dimension (docs/tenet-engine.md §3 "Outer blocks"): the time
 /// map's first coordinate is exactly floor(d/L) (+ a constant), d appears
 /// nowhere else in the maps but in `d % m` terms (m | L) of coordinates that
@@ -383,27 +405,7 @@ i64 outer_block(const Model& m, std::size_t d, const std::vector<std::vector<con
   const Piece& sp = m.space.pieces[0];
   if (!unconstrained(tp) || !unconstrained(sp)) return 0;
   auto coef = [](const Affine& a, std::size_t i) { return i < a.coeff.size() ? a.coeff[i] : i64{0}; };
-  i64 L = 0;
-  // Classify the piece's terms: 1 = floor(d/L), 2 = d % m (m | L checked below), 0 = no d; refuse anything else.
-  auto classify = [&](const Piece& p, bool allow_floor, std::vector<int>& kind) -> bool {
-    const std::size_t nv = p.vars.size();
-    kind.assign(p.terms.size(), 0);
-    for (std::size_t k = 0; k < p.terms.size(); ++k) {
-      const auto& t = p.terms[k];
-      for (std::size_t i = nv; i < t.num.coeff.size(); ++i)
-        if (t.num.coeff[i] != 0 && kind[i - nv] != 0) return false;  // a term of a term of d
-      if (coef(t.num, d) == 0) continue;
-      if (!exact_var(t.num, d) || t.den < 1) return false;
-      if (t.kind == relation::Term::Kind::kMod) {
-        kind[k] = 2;
-      } else {
-        if (!allow_floor || (L != 0 && L != t.den)) return false;
-        L = t.den;
-        kind[k] = 1;
-      }
-    }
-    return true;
-  };
+  i64 L = 0, unused = 0;  // the terms: floor(d/L), d % m (m | L checked below)
   // The outputs: no d itself; a coordinate with a d-term holds no other variable or term.
   auto outputs = [&](const Piece& p, const std::vector<int>& kind, bool first_is_block) -> bool {
     const std::size_t nv = p.vars.size();
@@ -429,8 +431,8 @@ i64 outer_block(const Model& m, std::size_t d, const std::vector<std::vector<con
     return true;
   };
   std::vector<int> tkind, skind;
-  if (!classify(tp, true, tkind) || !outputs(tp, tkind, true) || L < 1 || period != L) return 0;
-  if (!classify(sp, false, skind) || !outputs(sp, skind, false)) return 0;
+  if (!classify_d_terms(tp, d, true, tkind, L) || !outputs(tp, tkind, true) || L < 1 || period != L) return 0;
+  if (!classify_d_terms(sp, d, false, skind, unused) || !outputs(sp, skind, false)) return 0;
   for (std::size_t k = 0; k < tp.terms.size(); ++k)
     if (tkind[k] == 2 && L % tp.terms[k].den != 0) return 0;
   for (std::size_t k = 0; k < sp.terms.size(); ++k)
@@ -468,7 +470,7 @@ i64 outer_block(const Model& m, std::size_t d, const std::vector<std::vector<con
 /// floor(e/ce); with N_e > ce the link's two stamps differ in floor(e/ce), so in e, so in the element. Or e is
 /// the only variable the coordinates before p see (a prefix witness, ce = 0): two prefixes differ in e.
 struct InnerBlock {
-  i64 L = 0;                                                  // 0: d does not qualify
+  i64 L = 0;                                                   // 0: d does not qualify
   std::vector<std::vector<std::pair<std::size_t, i64>>> need;  // per carrying tensor: its witnesses (e, ce)
 };
 
@@ -483,30 +485,14 @@ InnerBlock inner_block(const Model& m, std::size_t d, const std::vector<std::vec
   const Piece& sp = m.space.pieces[0];
   if (!unconstrained(tp) || !unconstrained(sp)) return out;
   auto coef = [](const Affine& a, std::size_t i) { return i < a.coeff.size() ? a.coeff[i] : i64{0}; };
-  // Terms of a map piece that see d: 1 = floor(d/c) (time only, one c), 2 = d % m with m | period.
-  auto classify = [&](const Piece& p, bool allow_floor, std::vector<int>& kind, i64& c) -> bool {
-    const std::size_t nv = p.vars.size();
-    kind.assign(p.terms.size(), 0);
-    for (std::size_t k = 0; k < p.terms.size(); ++k) {
-      const auto& t = p.terms[k];
-      for (std::size_t i = nv; i < t.num.coeff.size(); ++i)
-        if (t.num.coeff[i] != 0 && kind[i - nv] != 0) return false;  // a term of a term of d
-      if (coef(t.num, d) == 0) continue;
-      if (!exact_var(t.num, d) || t.den < 1) return false;
-      if (t.kind == relation::Term::Kind::kMod) {
-        if (period % t.den != 0) return false;
-        kind[k] = 2;
-      } else {
-        if (!allow_floor || c != 0 || period % t.den != 0) return false;
-        c = t.den;
-        kind[k] = 1;
-      }
-    }
-    return true;
-  };
   std::vector<int> tkind, skind;
   i64 c = 0, unused = 0;
-  if (!classify(tp, true, tkind, c) || c == 0 || !classify(sp, false, skind, unused)) return out;
+  if (!classify_d_terms(tp, d, true, tkind, c) || c == 0 || period % c != 0 ||
+      !classify_d_terms(sp, d, false, skind, unused))
+    return out;
+  for (const Piece* pc : {&tp, &sp})  // d % m with m | period
+    for (const auto& t : pc->terms)
+      if (t.kind == relation::Term::Kind::kMod && uses(t.num, d) && period % t.den != 0) return out;
   const std::size_t tnv = tp.vars.size();
   // Time outputs: coordinate p is exactly floor(d/c) (+ a constant), p >= 1; before p no d; after p a
   // coordinate with a d % m term holds no other variable or term. Space: the same rule for its coordinates.
@@ -530,6 +516,7 @@ InnerBlock inner_block(const Model& m, std::size_t d, const std::vector<std::vec
     }
     if (dterm && (other || (!found && !block))) return out;  // d before the block coordinate, or mixed
     if (block) {
+      if (found) return out;  // two block coordinates
       p = j;
       found = true;
     }
@@ -594,7 +581,7 @@ InnerBlock inner_block(const Model& m, std::size_t d, const std::vector<std::vec
   // Tensors: d in no constraint; either no piece sees d, or every piece has it as the same whole coordinate
   // (`d`, or a coordinate that is exactly floor(d/g) with g | L), d in no other term or coordinate.
   for (const auto& pieces : tensors) {
-    int pos = -2;  // -2: no piece seen, -1: d unused, j: d is coordinate j
+    int pos = -2;   // -2: no piece seen, -1: d unused, j: d is coordinate j
     i64 form = -1;  // 0: d itself, g: floor(d/g)
     std::vector<std::array<i64, 3>> wit;
     bool first = true;
@@ -870,7 +857,7 @@ bool row_invariant(const relation::Relation& icn, std::size_t q) {
     if (q >= p.out.size() || q >= p.vars.size()) return false;
     const Affine& o = p.out[q];
     if (!exact_var(Affine{0, o.coeff}, q)) return false;  // coordinate q is the input's q plus a constant
-    if (o.constant != 0) continue;                         // another row: never a neighbour in the same row
+    if (o.constant != 0) continue;                        // another row: never a neighbour in the same row
     for (const auto& t : p.terms)
       if (uses(t.num, q)) return false;
     for (std::size_t j = 0; j < p.out.size(); ++j)
@@ -1193,7 +1180,10 @@ class Counter {
         for (std::size_t d = 0; d < nd; ++d)
           line += " d" + std::to_string(d) + "[L=" + std::to_string(plan[d].L) + " W=" + std::to_string(Wd[d]) +
                   " r=" + std::to_string(plan[d].r) + " n=" + std::to_string(plan[d].n_true) +
-                  " n0=" + std::to_string(plan[d].n0) + (inner[d].L > 0 ? " inner block" : block[d] ? " block" : "") +
+                  " n0=" + std::to_string(plan[d].n0) +
+                  (inner[d].L > 0 ? " inner block"
+                   : block[d]     ? " block"
+                                  : "") +
                   (plan[d].compress ? (refined[d] ? " C skew" : " C")
                    : virt[d]        ? (refined[d] ? " V skew" : " V")
                                     : "") +
@@ -1422,8 +1412,9 @@ class Counter {
         bool any = false;
         for (const auto& [e, ce] : need) {
           const DimPlan& pe = plan[e];
-          const i64 least = pe.compress || virt[e] ? checked_mul(g.stride[e], checked_add(pe.r, checked_mul(pe.n0, pe.L)))
-                                                   : m_.box[e].hi - m_.box[e].lo + 1;
+          const i64 least = pe.compress || virt[e]
+                                ? checked_mul(g.stride[e], checked_add(pe.r, checked_mul(pe.n0, pe.L)))
+                                : m_.box[e].hi - m_.box[e].lo + 1;
           any = any || least > ce;
         }
         all = all && any;

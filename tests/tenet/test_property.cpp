@@ -496,7 +496,7 @@ tenet::Problem block_problem(const BlockCase& c, std::string& desc) {
       "PE[p,q] -> PE[p+1,q]; PE[p,q] -> PE[p,q+1] : p = 0",  // rows differ: no free rows
       "PE[p,q] -> PE[p,q+1]; PE[p,q] -> PE[q,p]",            // the row moves with the column: no free rows
   };
-  const std::string icn = icns[static_cast<std::size_t>(c.icn)];
+  const std::string& icn = icns[static_cast<std::size_t>(c.icn)];
   const std::string dom = "{S[i,j,k] : 0<=i<" + std::to_string(c.ni) + " and 0<=j<" + std::to_string(c.nj) +
                           " and 0<=k<" + std::to_string(c.nk) + "}";
   const std::string sp = "{S[i,j,k] -> PE[j%" + P + ",k%" + Q + "]}";
@@ -669,6 +669,6 @@ TEST_CASE("counter equals brute-force enumeration on inner blocks and free rows 
   }
   CHECK(inner * 5 > kCases);  // both steps are exercised
   CHECK(rows * 5 > kCases);
-  WARN("k an inner block in " << inner << " of " << kCases << " cases, j free rows in " << rows << "; "
-                              << parametric << " parametric evaluations");
+  WARN("k an inner block in " << inner << " of " << kCases << " cases, j free rows in " << rows << "; " << parametric
+                              << " parametric evaluations");
 }
