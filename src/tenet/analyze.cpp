@@ -906,14 +906,19 @@ i64 free_rows(const Model& m, std::size_t d, const std::vector<int>& members, st
   const std::size_t snv = sp.vars.size();
   for (std::size_t j = 0; j < sp.out.size(); ++j) {
     const Affine& o = sp.out[j];
-    bool dterm = false, other = o.constant != 0;
+    int dterms = 0;  // uses of d's terms: exactly one, with coefficient 1, alone in the coordinate
+    bool other = o.constant != 0, unit = true;
     for (std::size_t i = 0; i < o.coeff.size(); ++i)
       if (o.coeff[i] != 0) {
-        if (i >= snv && sdt[i - snv] && o.coeff[i] == 1 && !dterm) dterm = true;
-        else other = true;
+        if (i >= snv && sdt[i - snv]) {
+          ++dterms;
+          unit = unit && o.coeff[i] == 1;
+        } else {
+          other = true;
+        }
       }
-    if (dterm && (other || q != sp.out.size())) return 1;
-    if (dterm) q = j;
+    if (dterms > 0 && (dterms > 1 || !unit || other || q != sp.out.size())) return 1;
+    if (dterms > 0) q = j;
   }
   if (q == sp.out.size()) return 1;
   if (!d_terms(tp, relation::Term::Kind::kFloor, S, tdt)) return 1;
