@@ -367,8 +367,8 @@ bool exact_var(const Affine& a, std::size_t d);
 
 /// Outer block dimension (docs/tenet-engine.md §3 "Outer blocks"): the time
 /// map's first coordinate is exactly floor(d/L) (+ a constant), d appears
-/// nowhere else in the maps but in `d % m` terms (m | L) of coordinates that
-/// use no other variable, the domain starts at d = 0, the group's period of d
+/// nowhere else in the maps but in `d % m` terms (m | L; other coordinates may
+/// combine them with other variables), the domain starts at d = 0, the group's period of d
 /// is L, and each of the group's tensors either ignores d or has d as one
 /// whole coordinate (the same in every piece). Then the blocks of L values of d
 /// are consecutive translated copies in the outermost time coordinate, on the
@@ -403,27 +403,25 @@ i64 outer_block(const Model& m, std::size_t d, const std::vector<std::vector<con
     }
     return true;
   };
-  // The outputs: no d itself; a coordinate with a d-term holds no other variable or term.
+  // The outputs: no d itself. The time map's first coordinate is exactly floor(d/L) (coefficient 1) plus a
+  // constant; every other coordinate has no floor term of d and may combine its d % m terms with other variables
+  // and terms (the skewed systolic maps' k + i%32 + 2*(j%32), docs §3 "Outer blocks": within a block the stamps,
+  // PEs and elements still depend on d % L and the other dimensions only).
   auto outputs = [&](const Piece& p, const std::vector<int>& kind, bool first_is_block) -> bool {
     const std::size_t nv = p.vars.size();
     for (std::size_t j = 0; j < p.out.size(); ++j) {
       const Affine& o = p.out[j];
       if (coef(o, d) != 0) return false;
-      bool dterm = false, other = false, floor_once = false;
+      const bool block_coord = first_is_block && j == 0;
+      bool floor_once = false;
       for (std::size_t i = 0; i < o.coeff.size(); ++i) {
         if (o.coeff[i] == 0) continue;
-        if (i >= nv && kind[i - nv] != 0) {
-          dterm = true;
-          if (kind[i - nv] == 1) {
-            if (!first_is_block || j != 0 || o.coeff[i] != 1 || floor_once) return false;
-            floor_once = true;
-          }
-        } else {
-          other = true;
-        }
+        const bool floor_term = i >= nv && kind[i - nv] == 1;
+        if (floor_term && (!block_coord || o.coeff[i] != 1 || floor_once)) return false;
+        if (!floor_term && block_coord) return false;  // the block coordinate holds nothing else
+        floor_once = floor_once || floor_term;
       }
-      if (dterm && other) return false;
-      if (first_is_block && j == 0 && !floor_once) return false;
+      if (block_coord && !floor_once) return false;
     }
     return true;
   };
@@ -800,8 +798,10 @@ class Counter {
         dp.r = N % dp.L;
         dp.n_true = N / dp.L;
         const i64 W = (Wd[d] + S - 1) / S;
-        const i64 base = block[d] ? std::max<i64>(1, o_.min_base - 1) : o_.min_base;
-        dp.n0 = std::max<i64>(base, (W + dp.L - 1) / dp.L) + extra[d];
+        // An outer block dimension needs no window (docs §3 "Outer blocks": affine from one block on, whatever
+        // its d % m terms are combined with); the others need theirs.
+        dp.n0 = (block[d] ? std::max<i64>(1, o_.min_base - 1) : std::max<i64>(o_.min_base, (W + dp.L - 1) / dp.L)) +
+                extra[d];
         dp.compress = big[d] && !enumerate_ && m_.is_box && dp.n_true >= dp.n0 + slack;
       }
       decouple(g, plan);

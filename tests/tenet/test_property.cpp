@@ -478,10 +478,12 @@ namespace {
 
 /// Outer blocks (docs/tenet-engine.md §3 "Outer blocks"): ncf-shaped maps whose first time coordinate is
 /// floor(i/R), so the blocks of i are consecutive copies that the scale `SW[j, floor(k/G)]` does not see; the
-/// counter then samples one and two blocks of i instead of two and three. Variants that do not qualify (i combined
-/// with j in a time coordinate; floor(i/R) not first) must count as before; all must equal enumeration.
+/// counter then samples one and two blocks of i instead of two and three; i % R may share a coordinate with other
+/// variables (variant 4 and the skewed OS maps of variant 8, the estimator's gen:ij-k-r-1s). Variants that do not
+/// qualify (floor(i/R) not first, or sharing its coordinate; i in a term with j) must count as before; all must
+/// equal enumeration.
 struct BlockCase {
-  int P = 2, Q = 2, R = 2, G = 2, variant = 0, m = 2;
+  int P = 2, Q = 2, R = 2, G = 2, variant = 0, m = 2, skew = 1;
   bool w = false, a = false, si = false, xb = false, xc = false;
   int ni = 1, nj = 1, nk = 1;
 };
@@ -492,7 +494,9 @@ tenet::Problem block_problem(const BlockCase& c, std::string& desc) {
   const std::string icn = "PE[p,q] -> PE[p+1,q]; PE[p,q] -> PE[p,q+1]";
   const std::string dom = "{S[i,j,k] : 0<=i<" + std::to_string(c.ni) + " and 0<=j<" + std::to_string(c.nj) +
                           " and 0<=k<" + std::to_string(c.nk) + "}";
-  const std::string sp = "{S[i,j,k] -> PE[j%" + P + ",k%" + Q + "]}";
+  // variant 8 (the estimator's generated OS maps gen:ij-k-r-1s): PE[i%P, j%Q], i's block R = P
+  const std::string sp = c.variant == 8 ? "{S[i,j,k] -> PE[i%" + P + ",j%" + Q + "]}"
+                                        : "{S[i,j,k] -> PE[j%" + P + ",k%" + Q + "]}";
   const std::string bi = "floor(i/" + R + ")", bk = "floor(k/" + Q + ")", bj = "floor(j/" + P + ")";
   const std::string ui = "i%" + R, um = "i%" + std::to_string(c.m);
   const std::vector<std::string> tms = {
@@ -500,8 +504,11 @@ tenet::Problem block_problem(const BlockCase& c, std::string& desc) {
       bi + "," + bj + "," + bk + "," + ui,               // another order
       bi + "," + bk + "," + um + "," + bj,               // i % m, m | R (non-injective time map when m < R)
       bi + "+1," + bk + "," + ui + "," + ui + "," + bj,  // a constant and the residue twice
-      bi + "," + bk + "," + ui + "+j%" + P + "," + bj,   // not qualifying: i with j in one coordinate
+      bi + "," + bk + "," + ui + "+j%" + P + "," + bj,   // i with j in one coordinate (qualifies since 2026-11-24)
       bk + "," + bi + "," + ui + "," + bj,  // not qualifying (for i): the block is not the first coordinate
+      bi + "+j%" + P + "," + bk + "," + ui + "," + bj,  // not qualifying: the block coordinate holds j too
+      bi + "," + bk + ",(i+j)%" + R + "," + bj,          // not qualifying: i and j in one term
+      bi + ",floor(j/" + Q + "),k+" + ui + "+" + std::to_string(c.skew) + "*(j%" + Q + ")",  // skewed OS
   };
   const std::string tm = "{S[i,j,k] -> T[" + tms[static_cast<std::size_t>(c.variant)] + "]}";
   std::vector<std::string> reads;
@@ -541,7 +548,12 @@ TEST_CASE("counter equals brute-force enumeration on outer blocks (affine from o
     c.R = g.uni(2, 6);
     c.m = c.R % 2 == 0 && g.coin() ? 2 : c.R;
     c.G = g.coin(0.8) ? c.Q * g.uni(2, 3) : g.uni(2, 7);  // G = 128 = 4 x 32 in the estimator's ncf
-    c.variant = g.uni(0, 5);
+    c.variant = g.uni(0, 8);
+    if (c.variant == 8) {  // skewed OS: i's block is the array's row count
+      c.R = c.P;
+      c.m = c.R;
+      c.skew = g.uni(0, 2);
+    }
     c.w = g.coin();
     c.a = g.coin(0.3);
     c.si = g.coin(0.2);
@@ -568,14 +580,18 @@ TEST_CASE("counter equals brute-force enumeration on outer blocks (affine from o
     // self-check: its cross-piece window does not count the offset of the floor terms; the retry grows the base.)
     if (!c.xb) CHECK(plans.find("self-check failed") == std::string::npos);
     check_same_counts(a, b);
-    if (c.variant >= 4) CHECK_FALSE(block);
+    const bool qualifying = c.variant <= 4 || c.variant == 8;
+    if (!qualifying) CHECK_FALSE(block);
     // Groups with equal periods are counted together: the scale's group (k's period G, not Q) has no i-access.
     // (i % m with m < R on whole blocks makes i a free tile dimension instead: one residue class is counted.)
     const bool free_tile = c.variant == 2 && c.m < c.R && c.ni % c.R == 0;
-    if (c.variant < 4 && c.G % c.Q == 0 && c.G > c.Q && !free_tile) CHECK(block);
+    if (qualifying && (c.variant == 8 || (c.G % c.Q == 0 && c.G > c.Q)) && !free_tile) CHECK(block);
+    // The skewed OS maps: i sampled from one block although i % R shares the last coordinate with k and j % Q
+    // (the general window, 1 + the spread of k + skew (j % Q), would ask for two).
+    if (c.variant == 8 && c.ni >= 4 * c.R) CHECK(compressed_block);
     blocks += block ? 1 : 0;
     compressed += compressed_block ? 1 : 0;
-    if (c.variant < 4 && it % 3 == 0) {
+    if (qualifying && it % 3 == 0) {
       // Parametric: the closed forms claimed from one block on, evaluated at 1..6 blocks (+ the remainder).
       const auto cp = tenet::compile_parametric(prob, property_options());
       for (int q = 1; q <= 6; q += g.uni(1, 2)) {
