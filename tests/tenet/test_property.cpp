@@ -495,8 +495,8 @@ tenet::Problem block_problem(const BlockCase& c, std::string& desc) {
   const std::string dom = "{S[i,j,k] : 0<=i<" + std::to_string(c.ni) + " and 0<=j<" + std::to_string(c.nj) +
                           " and 0<=k<" + std::to_string(c.nk) + "}";
   // variant 8 (the estimator's generated OS maps gen:ij-k-r-1s): PE[i%P, j%Q], i's block R = P
-  const std::string sp = c.variant == 8 ? "{S[i,j,k] -> PE[i%" + P + ",j%" + Q + "]}"
-                                        : "{S[i,j,k] -> PE[j%" + P + ",k%" + Q + "]}";
+  const std::string sp =
+      c.variant == 8 ? "{S[i,j,k] -> PE[i%" + P + ",j%" + Q + "]}" : "{S[i,j,k] -> PE[j%" + P + ",k%" + Q + "]}";
   const std::string bi = "floor(i/" + R + ")", bk = "floor(k/" + Q + ")", bj = "floor(j/" + P + ")";
   const std::string ui = "i%" + R, um = "i%" + std::to_string(c.m);
   const std::vector<std::string> tms = {
@@ -505,9 +505,9 @@ tenet::Problem block_problem(const BlockCase& c, std::string& desc) {
       bi + "," + bk + "," + um + "," + bj,               // i % m, m | R (non-injective time map when m < R)
       bi + "+1," + bk + "," + ui + "," + ui + "," + bj,  // a constant and the residue twice
       bi + "," + bk + "," + ui + "+j%" + P + "," + bj,   // i with j in one coordinate (qualifies since 2026-11-24)
-      bk + "," + bi + "," + ui + "," + bj,  // not qualifying (for i): the block is not the first coordinate
+      bk + "," + bi + "," + ui + "," + bj,              // not qualifying (for i): the block is not the first coordinate
       bi + "+j%" + P + "," + bk + "," + ui + "," + bj,  // not qualifying: the block coordinate holds j too
-      bi + "," + bk + ",(i+j)%" + R + "," + bj,          // not qualifying: i and j in one term
+      bi + "," + bk + ",(i+j)%" + R + "," + bj,         // not qualifying: i and j in one term
       bi + ",floor(j/" + Q + "),k+" + ui + "+" + std::to_string(c.skew) + "*(j%" + Q + ")",  // skewed OS
   };
   const std::string tm = "{S[i,j,k] -> T[" + tms[static_cast<std::size_t>(c.variant)] + "]}";
