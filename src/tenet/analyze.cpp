@@ -365,6 +365,24 @@ i64 skew_distance(const Model& m, std::size_t d, const std::vector<Interval>& bo
 
 bool exact_var(const Affine& a, std::size_t d);
 
+/// The outer block of one value (docs/tenet-engine.md §3 "Outer blocks", L = 1): the time map's first coordinate
+/// is exactly d (+ a constant), and neither map uses d anywhere else (no other coordinate, no term).
+bool direct_first_coordinate(const Piece& tp, const Piece& sp, std::size_t d) {
+  auto coef = [](const Affine& a, std::size_t i) { return i < a.coeff.size() ? a.coeff[i] : i64{0}; };
+  if (tp.out.empty()) return false;
+  const Affine& first = tp.out[0];
+  for (std::size_t i = 0; i < first.coeff.size(); ++i)
+    if (first.coeff[i] != (i == d ? 1 : 0)) return false;
+  if (coef(first, d) != 1) return false;
+  for (const Piece* p : {&tp, &sp}) {
+    for (const auto& t : p->terms)
+      if (coef(t.num, d) != 0) return false;
+    for (std::size_t j = p == &tp ? 1 : 0; j < p->out.size(); ++j)
+      if (coef(p->out[j], d) != 0) return false;
+  }
+  return true;
+}
+
 /// Outer block dimension (docs/tenet-engine.md §3 "Outer blocks"): the time
 /// map's first coordinate is exactly floor(d/L) (+ a constant), d appears
 /// nowhere else in the maps but in `d % m` terms (m | L) of coordinates that
@@ -428,12 +446,16 @@ i64 outer_block(const Model& m, std::size_t d, const std::vector<std::vector<con
     return true;
   };
   std::vector<int> tkind, skind;
-  if (!classify(tp, true, tkind) || !outputs(tp, tkind, true) || L < 1 || period != L) return 0;
-  if (!classify(sp, false, skind) || !outputs(sp, skind, false)) return 0;
-  for (std::size_t k = 0; k < tp.terms.size(); ++k)
-    if (tkind[k] == 2 && L % tp.terms[k].den != 0) return 0;
-  for (std::size_t k = 0; k < sp.terms.size(); ++k)
-    if (skind[k] == 2 && L % sp.terms[k].den != 0) return 0;
+  if (period == 1 && direct_first_coordinate(tp, sp, d)) {
+    L = 1;  // blocks of one value: the first coordinate is d itself (floor(d/1)), e.g. T[n, ...] of a conv
+  } else {
+    if (!classify(tp, true, tkind) || !outputs(tp, tkind, true) || L < 1 || period != L) return 0;
+    if (!classify(sp, false, skind) || !outputs(sp, skind, false)) return 0;
+    for (std::size_t k = 0; k < tp.terms.size(); ++k)
+      if (tkind[k] == 2 && L % tp.terms[k].den != 0) return 0;
+    for (std::size_t k = 0; k < sp.terms.size(); ++k)
+      if (skind[k] == 2 && L % sp.terms[k].den != 0) return 0;
+  }
   // Each tensor: d in no term or constraint; either no piece uses d, or every piece has d as one whole
   // coordinate (exactly d), the same in every piece: elements of different blocks then differ.
   for (const auto& pieces : tensors) {
