@@ -1638,6 +1638,53 @@ std::vector<Group> make_groups(const Model& m, bool enumerate) {
   return groups;
 }
 
+/// Split each group by its members' free tile strides on m.box (analyze() only: the strides depend on the box,
+/// and a parametric problem's groups must not). A member whose dimension d is a free tile dimension on its own
+/// (free_stride) is counted in a group of members with the same strides, so one tensor that needs d whole
+/// (AlexNet's I[n, c, 4 ox + rx, 4 oy + ry] needs rx, which no map sees) no longer makes the others (W, O and the
+/// space/time counts) enumerate every value of d. Each group is counted exactly on its own (docs §3 step 3);
+/// grouping only shares the space/time work of one brute-forced instance.
+void split_by_strides(const Model& m, std::vector<Group>& groups) {
+  if (!m.is_box) return;
+  std::vector<const Piece*> st_pieces;
+  for (const Piece& p : m.space.pieces) st_pieces.push_back(&p);
+  for (const Piece& p : m.time.pieces) st_pieces.push_back(&p);
+  std::vector<Group> out;
+  for (Group& g : groups) {
+    std::vector<std::vector<i64>> sigs;          // stride and sub of every dimension, one per part
+    std::vector<std::vector<int>> parts;         // the members of each part, in the group's order
+    for (int k : g.members) {
+      std::vector<std::vector<char>> contains(1, std::vector<char>(m.nd, 0));
+      std::vector<i64> sig;
+      for (std::size_t d = 0; d < m.nd; ++d) {
+        i64 sub = 1;
+        sig.push_back(free_stride(m, d, st_pieces, {k}, contains, sub));
+        sig.push_back(sub);
+      }
+      const auto it = std::find(sigs.begin(), sigs.end(), sig);
+      if (it == sigs.end()) {
+        sigs.push_back(sig);
+        parts.push_back({k});
+      } else {
+        parts[static_cast<std::size_t>(it - sigs.begin())].push_back(k);
+      }
+    }
+    if (parts.size() == 1) {
+      out.push_back(std::move(g));
+      continue;
+    }
+    for (const auto& members : parts) {
+      std::vector<const Piece*> pieces = st_pieces;
+      for (int k : members)
+        if (k >= 0)
+          for (const Piece* p : m.tensors[static_cast<std::size_t>(k)].pieces)
+            if (std::find(pieces.begin(), pieces.end(), p) == pieces.end()) pieces.push_back(p);
+      out.push_back(Group{members, pieces, g.L, g.W, {}, {}, {}, {}, {}});
+    }
+  }
+  groups = std::move(out);
+}
+
 /// Solve every group on m.box (strides from m.box): the closed forms end up in the groups.
 void solve_groups(const Model& m, std::vector<Group>& groups, const AnalyzeOptions& options, Counter& counter) {
   std::vector<const Piece*> st_pieces;
@@ -1767,6 +1814,7 @@ Metrics analyze_impl(const Problem& problem, const AnalyzeOptions& options) {
   require_box(m, problem, options);
   if (m.is_box && !options.enumerate) check_space_in_pe(m, m.box, &problem.mapping.space_map.loc);
   auto groups = make_groups(m, options.enumerate);
+  if (!options.enumerate && options.split_free_groups) split_by_strides(m, groups);
   Limits limits(options);
   i64 retries = 0, instances = 0;
   const RawCounts rc = count_all(m, groups, options, false, limits, retries, instances);

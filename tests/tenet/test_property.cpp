@@ -636,10 +636,10 @@ tenet::Problem wrap_problem(Gen& g, std::string& desc) {
 
 }  // namespace
 
-TEST_CASE("wrap-around windows: conv maps whose inner time coordinates wrap pass the first self-check") {
+TEST_CASE("wrap-around windows and split free-dimension groups: conv maps equal enumeration, first self-check passes") {
   const int kCases = property_cases(25, 60);
   Gen g(property_seed(29u, 20261124u));
-  int interpolated = 0;
+  int interpolated = 0, split = 0;
   for (int it = 0; it < kCases; ++it) {
     std::string desc;
     const auto prob = wrap_problem(g, desc);
@@ -654,7 +654,25 @@ TEST_CASE("wrap-around windows: conv maps whose inner time coordinates wrap pass
     check_same_counts(a, b);
     CHECK(plans.find("self-check failed") == std::string::npos);
     if (a.instances_counted > 1) ++interpolated;
+    // rx, ry are seen by no map and by I only inside s*ox + rx: W, O and the space/time counts are counted in a
+    // group of their own where rx and ry are free tile dimensions (one value each), I in another.
+    auto groups_in = [](const std::string& log) {
+      int n = 0;
+      for (std::size_t p = log.find("group attempt 0"); p != std::string::npos; p = log.find("group attempt 0", p + 1))
+        ++n;
+      return n;
+    };
+    tenet::AnalyzeOptions whole = ao;
+    whole.split_free_groups = false;
+    std::string plans_whole;
+    whole.debug_log = [&](const std::string& l) { plans_whole += l + "\n"; };
+    check_same_counts(tenet::analyze(prob, whole), b);
+    if (desc.find("rx<1 ") == std::string::npos || desc.find("ry<1}") == std::string::npos) {
+      CHECK(groups_in(plans) > groups_in(plans_whole));
+      ++split;
+    }
   }
   CHECK(interpolated * 2 > kCases);
-  WARN("interpolated in " << interpolated << " of " << kCases << " wrap-around cases");
+  WARN("interpolated in " << interpolated << " of " << kCases << " wrap-around cases, " << split
+                          << " counted in split groups");
 }
