@@ -230,7 +230,12 @@ struct RunInfo {
   std::int64_t batch = 1;
   Attention attention = Attention::kFused;
   std::vector<std::string> notes;  // the plan's notes
+  /// the model has GEMMs or operators of that phase (the views show a phase's columns and charts only then)
+  bool has_prefill = false, has_decode = false;
 };
+/// What every output states about the run: the model's and arch's names, the dataflow (or candidate set), the
+/// phases' parameters, the plan's notes and which phases the model has.
+RunInfo run_info(const Model& model, std::string arch, std::string dataflow, const Phases& phases);
 RunInfo run_info(const Model& model, const cost::Estimator& est, const Phases& phases);
 
 struct EstimateResult {

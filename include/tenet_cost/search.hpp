@@ -98,8 +98,7 @@ struct SearchResult {
   model::RunInfo info;  // dataflow: the candidate set, e.g. "os,ws,is,ncf"
   cost::Objective objective = cost::Objective::kLatency;
   bool per_gemm = false;
-  bool has_prefill = false, has_decode = false;  // the model has a prefill / decode entry (the view's columns)
-  std::vector<SchemeResult> rows;                // in the order of the schemes
+  std::vector<SchemeResult> rows;   // in the order of the schemes
   std::vector<ParetoPoint> pareto;  // non-dominated (latency, energy) over every configuration, latency ascending
 };
 

@@ -1,4 +1,6 @@
 // Running a plan on the cost model: per-GEMM costs and per-entry totals (docs/model.md).
+#include <algorithm>
+
 #include "tenet_cost/checked.hpp"
 #include "tenet_cost/model.hpp"
 
@@ -89,17 +91,27 @@ ModelResult run_model(cost::Estimator& est, const Model& model, const std::optio
   return run_model([&est](std::size_t) -> cost::Estimator& { return est; }, est.arch(), model, scheme);
 }
 
-RunInfo run_info(const Model& model, const cost::Estimator& est, const Phases& phases) {
+RunInfo run_info(const Model& model, std::string arch, std::string dataflow, const Phases& phases) {
   RunInfo info;
   info.model = model.name;
-  info.arch = est.arch().name;
-  info.dataflow = est.dataflow().name;
+  info.arch = std::move(arch);
+  info.dataflow = std::move(dataflow);
   info.seq_len = phases.seq_len;
   info.context = phases.context;
   info.batch = phases.batch;
   info.attention = phases.attention;
-  info.notes = model.notes;
+  info.notes = model.notes;  // the plan's stated assumptions (entries chosen, MoE routing, windows, ...)
+  const auto has = [&](Phase p) {
+    return std::any_of(model.gemms.begin(), model.gemms.end(), [&](const ModelGemm& g) { return g.phase == p; }) ||
+           std::any_of(model.ops.begin(), model.ops.end(), [&](const ModelOp& o) { return o.phase == p; });
+  };
+  info.has_prefill = has(Phase::kPrefill);
+  info.has_decode = has(Phase::kDecode);
   return info;
+}
+
+RunInfo run_info(const Model& model, const cost::Estimator& est, const Phases& phases) {
+  return run_info(model, est.arch().name, est.dataflow().name, phases);
 }
 
 EstimateResult estimate(cost::Estimator& est, const Model& model, const Phases& phases,

@@ -1,4 +1,6 @@
 // The view of a CompareResult: one row per scheme (docs/estimate-formats.md).
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "tenet_cost/error.hpp"
@@ -89,11 +91,9 @@ std::string render(const model::CompareResult& c, Format fmt) {
     if (!c.searched.empty()) j["searched"] = c.searched;
     return dump_json(j);
   }
-  bool phases = false, other = false;
-  for (const auto& r : c.rows) {
-    phases = phases || r.prefill.latency_s > 0 || r.decode.latency_s > 0;
-    other = other || !r.other.empty();
-  }
+  const bool phases = c.info.has_prefill || c.info.has_decode;
+  const bool other =
+      std::any_of(c.rows.begin(), c.rows.end(), [](const model::CompareRow& r) { return !r.other.empty(); });
   const std::string head =
       "model " + c.info.model + " on " + c.info.arch + " (" + c.info.dataflow + " dataflow), " + run_info_text(c.info);
   if (other && !phases) {

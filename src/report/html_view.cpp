@@ -142,12 +142,8 @@ ReportDoc compare_doc(const model::CompareResult& c, const std::vector<EstimateR
   std::string schemes;
   for (const auto& r : c.rows) schemes += (schemes.empty() ? "" : ", ") + r.scheme;
   doc.assumptions.push_back({"schemes", schemes});
-  // the phases the model has (compare's table rule: a phase of zero latency in every row is absent)
-  doc.show_prefill = doc.show_decode = false;
-  for (const auto& r : c.rows) {
-    doc.show_prefill = doc.show_prefill || r.prefill.latency_s > 0;
-    doc.show_decode = doc.show_decode || r.decode.latency_s > 0;
-  }
+  doc.show_prefill = c.info.has_prefill;  // the phases the model has
+  doc.show_decode = c.info.has_decode;
   for (const auto& r : c.rows) {
     SchemeRow s;
     s.scheme = r.scheme;
@@ -186,8 +182,8 @@ ReportDoc search_doc(const search::SearchResult& r, const arch::Arch& arch) {
   add_common_assumptions(r.info, arch, doc);
   doc.assumptions.push_back({"objective", cost::to_string(r.objective)});
   doc.assumptions.push_back({"dataflow choice", r.per_gemm ? "each GEMM its own (--per-gemm)" : "one for the model"});
-  doc.show_prefill = r.has_prefill;
-  doc.show_decode = r.has_decode;
+  doc.show_prefill = r.info.has_prefill;
+  doc.show_decode = r.info.has_decode;
   std::set<std::string> listed;
   for (const auto& s : r.rows) {
     if (s.top.empty()) continue;

@@ -76,8 +76,8 @@ std::vector<std::string> other_entries(const search::SearchResult& r) {
 Table ranking_table(const search::SearchResult& r, bool wide) {
   Table t;
   t.headers = {"scheme", "rank", "dataflow", "array"};
-  if (r.has_prefill) t.headers.insert(t.headers.end(), {"prefill_ms", "prefill_J", "prefill_GB"});
-  if (r.has_decode) t.headers.insert(t.headers.end(), {"decode_ms/tok", "decode_mJ/tok", "decode_MB/tok"});
+  if (r.info.has_prefill) t.headers.insert(t.headers.end(), {"prefill_ms", "prefill_J", "prefill_GB"});
+  if (r.info.has_decode) t.headers.insert(t.headers.end(), {"decode_ms/tok", "decode_mJ/tok", "decode_MB/tok"});
   const std::vector<std::string> entries = wide ? other_entries(r) : std::vector<std::string>{};
   for (const auto& e : entries) t.headers.insert(t.headers.end(), {e + "_ms", e + "_mJ", e + "_MB"});
   t.right_align.assign(t.headers.size(), true);
@@ -87,10 +87,10 @@ Table ranking_table(const search::SearchResult& r, bool wide) {
       const search::Config& c = s.top[i];
       std::vector<std::string> row = {s.scheme, std::to_string(i + 1), c.dataflow, array_text(c)};
       const model::PhaseSum &pre = c.totals.prefill, &dec = c.totals.decode;
-      if (r.has_prefill)
+      if (r.info.has_prefill)
         row.insert(row.end(), {fixed(pre.latency_s * 1e3, 1), fixed(pre.energy_j, 3),
                                fixed(static_cast<double>(pre.dram_bytes) / 1e9, 3)});
-      if (r.has_decode)
+      if (r.info.has_decode)
         row.insert(row.end(), {fixed(dec.latency_s * 1e3, 2), fixed(dec.energy_j * 1e3, 2), megabytes(dec.dram_bytes)});
       for (const auto& name : entries) {
         const model::PhaseSum& e = other_entry(c, name).sum;
@@ -156,7 +156,7 @@ std::string render(const search::SearchResult& r, Format fmt) {
   }
   // no prefill or decode entry: the ranking is the entries table (one row per configuration and entry); both: the
   // text prints the other entries as a second table, the CSV (one table) as three columns per entry
-  const bool phases = r.has_prefill || r.has_decode, others = !other_entries(r).empty();
+  const bool phases = r.info.has_prefill || r.info.has_decode, others = !other_entries(r).empty();
   const Table t = phases ? ranking_table(r, fmt == Format::kCsv) : entries_table(r);
   if (fmt == Format::kCsv) return render_csv(t);
   std::string out = "search of " + r.info.model + " on " + r.info.arch + " over dataflows " + r.info.dataflow +
@@ -166,8 +166,8 @@ std::string render(const search::SearchResult& r, Format fmt) {
                                       : " (each GEMM its own)"
                                 : " (one per model)") +
                     ", objective " + cost::to_string(r.objective) +
-                    (r.has_prefill ? ", prefill " + std::to_string(r.info.seq_len) + " tokens" : "") +
-                    (r.has_decode ? ", decode at context " + std::to_string(r.info.context) : "") + ", batch " +
+                    (r.info.has_prefill ? ", prefill " + std::to_string(r.info.seq_len) + " tokens" : "") +
+                    (r.info.has_decode ? ", decode at context " + std::to_string(r.info.context) : "") + ", batch " +
                     std::to_string(r.info.batch) + ", " + model::to_string(r.info.attention) + " attention\n" +
                     render_text(t) +
                     (phases && others ? "\nother entries\n" + render_text(entries_table(r)) : std::string());

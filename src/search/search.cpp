@@ -181,25 +181,12 @@ SearchResult run(const arch::Arch& arch, const model::Model& model, const model:
     if (e) std::rethrow_exception(e);
 
   SearchResult out;
-  out.info.model = model.name;
-  out.info.arch = arch.name;
-  for (const auto& df : o.dataflows) out.info.dataflow += (out.info.dataflow.empty() ? "" : ",") + df.name;
-  if (o.generated) out.info.dataflow += std::string(out.info.dataflow.empty() ? "" : ",") + "generated";
-  out.info.seq_len = phases.seq_len;
-  out.info.context = phases.context;
-  out.info.batch = phases.batch;
-  out.info.attention = phases.attention;
-  out.info.notes = model.notes;  // the plan's stated assumptions (entries chosen, MoE routing, windows, ...)
+  std::string candidates;  // the candidate set, e.g. "os,ws,is,ncf,generated"
+  for (const auto& df : o.dataflows) candidates += (candidates.empty() ? "" : ",") + df.name;
+  if (o.generated) candidates += std::string(candidates.empty() ? "" : ",") + "generated";
+  out.info = model::run_info(model, arch.name, candidates, phases);
   out.objective = o.objective;
   out.per_gemm = o.per_gemm;
-  for (const auto& g : model.gemms) {
-    out.has_prefill = out.has_prefill || g.phase == model::Phase::kPrefill;
-    out.has_decode = out.has_decode || g.phase == model::Phase::kDecode;
-  }
-  for (const auto& op : model.ops) {
-    out.has_prefill = out.has_prefill || op.phase == model::Phase::kPrefill;
-    out.has_decode = out.has_decode || op.phase == model::Phase::kDecode;
-  }
   std::vector<ParetoPoint> points;
   for (std::size_t s = 0; s < ns; ++s) {
     const std::size_t nd = dfs[s].size();

@@ -458,8 +458,8 @@ TEST_CASE("entries that are neither prefill nor decode: in the totals, the ranki
       auto so = options(o);
       so.per_gemm = per_gemm;
       const auto r = search::run(arch, mixed_model(), ph, schemes(), so);
-      CHECK(r.has_prefill);
-      CHECK(r.has_decode);
+      CHECK(r.info.has_prefill);
+      CHECK(r.info.has_decode);
       for (const auto& row : r.rows) {
         INFO(row.scheme << " " << cost::to_string(o) << " per-gemm " << per_gemm);
         for (const auto& c : row.top) {
@@ -496,8 +496,8 @@ TEST_CASE("the search view: no column for a phase the model has not, the other e
   so.top = 2;
   {
     const auto r = search::run(arch, other_only_model(), model::Phases{}, schemes(), so);
-    CHECK_FALSE(r.has_prefill);
-    CHECK_FALSE(r.has_decode);
+    CHECK_FALSE(r.info.has_prefill);
+    CHECK_FALSE(r.info.has_decode);
     const std::string table = report::render(r, report::Format::kTable);
     INFO(table);
     CHECK(table.find("prefill") == std::string::npos);
