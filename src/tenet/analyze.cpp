@@ -502,8 +502,8 @@ std::vector<char> wrap_changes(const Model& m, std::size_t d, const std::vector<
         }
       if (n_terms == 1) {
         const relation::Term& t = tp.terms[term];
-        const bool plain = t.kind == relation::Term::Kind::kFloor && t.num.constant == 0 &&
-                           e < t.num.coeff.size() && t.num.coeff[e] == 1;
+        const bool plain = t.kind == relation::Term::Kind::kFloor && t.num.constant == 0 && e < t.num.coeff.size() &&
+                           t.num.coeff[e] == 1;
         if (plain && stride[e] == 1) ok = min_extent[e] >= t.den + 1;
         if (plain && stride[e] == t.den) ok = min_extent[e] >= 2 * sub[e];  // two tiles
       }
@@ -1651,8 +1651,8 @@ void split_by_strides(const Model& m, std::vector<Group>& groups) {
   for (const Piece& p : m.time.pieces) st_pieces.push_back(&p);
   std::vector<Group> out;
   for (Group& g : groups) {
-    std::vector<std::vector<i64>> sigs;          // stride and sub of every dimension, one per part
-    std::vector<std::vector<int>> parts;         // the members of each part, in the group's order
+    std::vector<std::vector<i64>> sigs;   // stride and sub of every dimension, one per part
+    std::vector<std::vector<int>> parts;  // the members of each part, in the group's order
     for (int k : g.members) {
       std::vector<std::vector<char>> contains(1, std::vector<char>(m.nd, 0));
       std::vector<i64> sig;

@@ -503,8 +503,8 @@ tenet::Problem block_problem(const BlockCase& c, std::string& desc) {
       bi + "+1," + bk + "," + ui + "," + ui + "," + bj,  // a constant and the residue twice
       bi + "," + bk + "," + ui + "+j%" + P + "," + bj,   // not qualifying: i with j in one coordinate
       bk + "," + bi + "," + ui + "," + bj,  // not qualifying (for i): the block is not the first coordinate
-      "i," + bk + "," + bj,                  // blocks of one value: i itself first (a conv's T[n, ...])
-      "i+j%" + P + "," + bk + "," + bj,      // not qualifying: i first but with j (stamps of two i interleave)
+      "i," + bk + "," + bj,                 // blocks of one value: i itself first (a conv's T[n, ...])
+      "i+j%" + P + "," + bk + "," + bj,     // not qualifying: i first but with j (stamps of two i interleave)
   };
   const std::string tm = "{S[i,j,k] -> T[" + tms[static_cast<std::size_t>(c.variant)] + "]}";
   std::vector<std::string> reads;
@@ -613,18 +613,18 @@ tenet::Problem wrap_problem(Gen& g, std::string& desc) {
   const int nk = g.uni(1, 3 * P), nc = g.uni(1, 3 * Q), nox = g.uni(3, 13), noy = g.uni(3, 13), nrx = g.uni(1, 3),
             nry = g.uni(1, 3);
   const std::string dom = "{S[k,c,ox,oy,rx,ry] : 0<=k<" + std::to_string(nk) + " and 0<=c<" + std::to_string(nc) +
-                          " and 0<=ox<" + std::to_string(nox) + " and 0<=oy<" + std::to_string(noy) +
-                          " and 0<=rx<" + std::to_string(nrx) + " and 0<=ry<" + std::to_string(nry) + "}";
+                          " and 0<=ox<" + std::to_string(nox) + " and 0<=oy<" + std::to_string(noy) + " and 0<=rx<" +
+                          std::to_string(nrx) + " and 0<=ry<" + std::to_string(nry) + "}";
   const bool two_d = variant == 1;
   const std::string pe_dom = two_d ? "{PE[p,q] : 0<=p<" + Ps + " and 0<=q<" + Qs + "}" : "{PE[p] : 0<=p<" + Ps + "}";
   const std::string icn = two_d ? "PE[p,q] -> PE[p-1,q]; PE[p,q] -> PE[p,q-1]" : "PE[p] -> PE[p+1]";
   const std::vector<std::string> sps = {"PE[k%" + Ps + "]", "PE[k%" + Ps + ",c%" + Qs + "]", "PE[c%" + Ps + "]",
                                         "PE[k%" + Ps + "]"};
   const std::vector<std::string> tms = {
-      "floor(k/" + Ps + "),c,ox,oy",                   // conv2d_kp
+      "floor(k/" + Ps + "),c,ox,oy",                    // conv2d_kp
       "floor(k/" + Ps + "),floor(c/" + Qs + "),oy,ox",  // conv2d_ws
-      "floor(c/" + Ps + "),k,oy,ox",                   // conv2d_nlr
-      "floor(k/" + Ps + "),oy,ox,c",                   // c innermost
+      "floor(c/" + Ps + "),k,oy,ox",                    // conv2d_nlr
+      "floor(k/" + Ps + "),oy,ox,c",                    // c innermost
   };
   const auto v = static_cast<std::size_t>(variant);
   return described_problem(
