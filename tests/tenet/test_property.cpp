@@ -634,22 +634,25 @@ tenet::Problem wrap_problem(Gen& g, std::string& desc) {
       "{S[k,c,ox,oy,rx,ry] -> T[" + tms[v] + "]}", desc);
 }
 
+/// The counter's plans (DebugLevel::kCount) appended to `log`, one line per message.
+tenet::AnalyzeOptions logged(tenet::AnalyzeOptions ao, std::string& log) {
+  ao.debug = tenet::DebugLevel::kCount;
+  ao.debug_log = [&log](const std::string& l) { log += l + "\n"; };
+  return ao;
+}
+
 }  // namespace
 
 TEST_CASE("wrap-around windows and split free-dimension groups: conv maps equal enumeration, first self-check passes") {
-  const int kCases = property_cases(25, 60);
   Gen g(property_seed(29u, 20261124u));
   int interpolated = 0, split = 0;
+  const int kCases = property_cases(25, 60);
   for (int it = 0; it < kCases; ++it) {
-    std::string desc;
+    std::string desc, plans, plans_whole;
     const auto prob = wrap_problem(g, desc);
-    INFO("case " << it << ":\n" << desc);
     const auto b = enumerated(prob, it, desc);
-    tenet::AnalyzeOptions ao = property_options();
-    ao.debug = tenet::DebugLevel::kCount;
-    std::string plans;
-    ao.debug_log = [&](const std::string& l) { plans += l + "\n"; };
-    const auto a = tenet::analyze(prob, ao);
+    INFO("case " << it << ":\n" << desc);
+    const auto a = tenet::analyze(prob, logged(property_options(), plans));
     INFO("plans:\n" << plans);
     check_same_counts(a, b);
     CHECK(plans.find("self-check failed") == std::string::npos);
@@ -662,10 +665,8 @@ TEST_CASE("wrap-around windows and split free-dimension groups: conv maps equal 
         ++n;
       return n;
     };
-    tenet::AnalyzeOptions whole = ao;
+    tenet::AnalyzeOptions whole = logged(property_options(), plans_whole);
     whole.split_free_groups = false;
-    std::string plans_whole;
-    whole.debug_log = [&](const std::string& l) { plans_whole += l + "\n"; };
     check_same_counts(tenet::analyze(prob, whole), b);
     if (desc.find("rx<1 ") == std::string::npos || desc.find("ry<1}") == std::string::npos) {
       CHECK(groups_in(plans) > groups_in(plans_whole));
