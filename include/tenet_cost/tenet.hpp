@@ -123,6 +123,9 @@ struct AnalyzeOptions {
   /// Outer block dimensions (a time map's first coordinate floor(d/L), d unseen by the group's tensors): base of
   /// one block instead of two (docs/tenet-engine.md §3 "Outer blocks"); false: the general base (comparison).
   bool outer_blocks = true;
+  /// analyze(): count tensors whose free tile dimensions differ in separate groups (docs/tenet-engine.md §3
+  /// step 3); false: one group per set of periods, as before (comparison).
+  bool split_free_groups = true;
 
   // Debug output: one line per message to `debug_log` (stderr when empty).
   DebugLevel debug = DebugLevel::kNone;
