@@ -169,8 +169,8 @@ int bench_main(int argc, char** argv) {
   std::printf("max per GEMM anchor: %.2f ms wall, %.2f ms cpu\n", anchors_max, anchors_max_cpu);
   std::printf("all %d experiments: %.1f ms wall, %.1f ms cpu in total\n", nexp, total_exp, total_exp_cpu);
   std::printf("peak RSS: %ld KB\n", peak_rss_kb());
-  // last (their peak RSS would mask the others'): the estimator's ncf g128 tile with and without outer blocks,
-  // then the g128 compile without the interpolation in the group size
+  // last (their peak RSS would mask the others'): the estimator's ncf g128 tile with and without outer blocks, the
+  // OS g128 compile without outer blocks, then without the interpolation in the group size
   run("analyze ncf 128x512x256 g128 32x32", ncf_g(128, 512, 256, 32, 128), 1);
   {
     tenet::AnalyzeOptions general;  // the general base of two blocks for ncf's i (comparison)
@@ -179,6 +179,11 @@ int bench_main(int argc, char** argv) {
     const Timing t = time_ms([&] { (void)tenet::analyze(p, general); }, 1);
     std::printf("%-44s %10.2f %10.2f %12ld\n", "analyze ncf 128x512x256 g128, outer_blocks=false", t.wall, t.cpu,
                 peak_rss_kb());
+  }
+  {
+    tenet::AnalyzeOptions general;  // OS's i sampled at two and three blocks, the general base (comparison)
+    general.outer_blocks = false;
+    parametric("parametric g128 os 32x32, outer_blocks=false", gemm_g(256, 512, 512, 32, 128), 32, general);
   }
   {
     tenet::AnalyzeOptions plain;

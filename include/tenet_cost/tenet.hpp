@@ -129,6 +129,9 @@ struct AnalyzeOptions {
   /// Free rows (docs/tenet-engine.md §3 "Free rows"): a dimension held as `d % S` by one PE coordinate and carried
   /// by every tensor of a count group is counted on one residue (false: on all; for comparison).
   bool free_rows = true;
+  /// analyze(): count tensors whose free tile dimensions differ in separate groups (docs/tenet-engine.md §3
+  /// step 3); false: one group per set of periods, as before (comparison).
+  bool split_free_groups = true;
 
   // Debug output: one line per message to `debug_log` (stderr when empty).
   DebugLevel debug = DebugLevel::kNone;

@@ -191,6 +191,59 @@ i64 cross_window(const detail::TensorDef& td, std::size_t d, const std::vector<I
   return std::min<i64>(w, 1 << 20);
 }
 
+/// Wrap-around window of d for one tensor (docs/tenet-engine.md §3 step 1): the smallest extent of d from which
+/// the tensor's elements at the two faces of d (N - 1 apart: the last stamp of a time prefix and the first stamp
+/// of the next) never coincide. A coordinate a*d + rest (rest spread R, with the conventions of window())
+/// separates them once (N - 1)|a| > R, i.e. N >= R / |a| + 2; one separating coordinate suffices (elements meet
+/// only when all coordinates agree). A piece that sees d only through terms needs its window + 1, several pieces
+/// the cross-piece window + 1; a piece that ignores d needs nothing, nor one with a coordinate a*e + c of a
+/// dimension e with changes[e] (wrap_changes(): e differs between the two stamps of every wrap of d).
+i64 wrap_window(const detail::TensorDef& td, std::size_t d, const std::vector<Interval>& box,
+                const std::vector<char>& big, const std::vector<char>& changes) {
+  i64 need = 1;
+  const auto sbox = shrunk_box(box, big);
+  for (const Piece* p : td.pieces) {
+    const std::size_t nv = p->vars.size();
+    // A coordinate a*e + c of a dimension e that differs between the two stamps of every wrap of d separates them.
+    bool separated = false;
+    for (const auto& o : p->out) {
+      std::size_t only = SIZE_MAX, n_used = 0;
+      for (std::size_t i = 0; i < o.coeff.size(); ++i)
+        if (o.coeff[i] != 0) {
+          only = i;
+          ++n_used;
+        }
+      separated = separated || (n_used == 1 && only < nv && only < changes.size() && changes[only]);
+    }
+    if (separated) continue;
+    const auto cols = relation::column_bounds(*p, sbox);
+    i128 best = -1;
+    for (const auto& o : p->out) {
+      if (d >= o.coeff.size() || o.coeff[d] == 0) continue;
+      i128 rest = 0;
+      for (std::size_t i = 0; i < o.coeff.size(); ++i) {
+        if (i == d || o.coeff[i] == 0) continue;
+        const bool mod = i >= nv && p->terms[i - nv].kind == relation::Term::Kind::kMod;
+        const i128 spread = mod ? p->terms[i - nv].den - 1 : static_cast<i128>(cols[i].hi) - cols[i].lo;
+        const i128 c = o.coeff[i] < 0 ? -static_cast<i128>(o.coeff[i]) : static_cast<i128>(o.coeff[i]);
+        rest += c * spread;
+      }
+      const i128 ad = o.coeff[d] < 0 ? -static_cast<i128>(o.coeff[d]) : static_cast<i128>(o.coeff[d]);
+      const i128 n = rest / ad + 2;
+      best = best < 0 ? n : std::min(best, n);
+    }
+    if (best < 0) {
+      bool in_term = false;  // some term depends on d (terms of terms included: the window sees them)
+      for (const auto& t : p->terms) in_term = in_term || (d < t.num.coeff.size() && t.num.coeff[d] != 0);
+      if (in_term) need = std::max(need, checked_add(window({p}, d, box, big), 1));
+      continue;
+    }
+    need = std::max(need, static_cast<i64>(std::min<i128>(best, i128{1} << 20)));
+  }
+  if (td.pieces.size() > 1) need = std::max(need, checked_add(cross_window(td, d, box, big), 1));
+  return std::min<i64>(need, 1 << 20);
+}
+
 /// Extents up to which a parametric closed form is valid: the sound bounds that
 /// depend on the box (skewed-time distances, the PE-domain check) are taken on
 /// this box, which contains every smaller one.
@@ -388,10 +441,123 @@ bool classify_d_terms(const Piece& p, std::size_t d, bool allow_floor, std::vect
   return true;
 }
 
+/// d wraps around in the time order: some time coordinate but the first uses d (directly or through a term), so
+/// when an earlier coordinate steps, d goes from its high face back to its low face between consecutive stamps.
+bool wraps_in_time(const Model& m, std::size_t d) {
+  for (const Piece& p : m.time.pieces) {
+    const std::size_t nv = p.vars.size();
+    std::vector<char> dep(p.terms.size(), 0);
+    auto uses_d = [&](const Affine& a) {
+      for (std::size_t i = 0; i < a.coeff.size(); ++i)
+        if (a.coeff[i] != 0 && (i == d || (i >= nv && dep[i - nv]))) return true;
+      return false;
+    };
+    for (std::size_t k = 0; k < p.terms.size(); ++k) dep[k] = static_cast<char>(uses_d(p.terms[k].num));
+    for (std::size_t j = 1; j < p.out.size(); ++j)
+      if (uses_d(p.out[j])) return true;
+  }
+  return false;
+}
+
+/// The dimensions that differ between the two stamps of every wrap of d (see wraps_in_time): the time map is one
+/// piece, d is in no term and jd is the first coordinate with d; a coordinate j that is a function of e alone (e
+/// in no other coordinate) either steps (j is where the two stamps first differ) or wraps (j after it), so with j
+/// = jd - 1 (it steps or wraps for every wrap of d) or j > jd (it wraps) and at least two values of the
+/// coordinate in every sampled instance, e differs. Coordinates a*e + c (a != 0) qualify when e has >= 2
+/// sampled values (min_extent, in enumerated values), floor(e/c) when every sampled e spans more than c values
+/// (stride 1: min_extent >= c + 1; a free tile stride S = c: two tiles of `sub` enumerated values).
+std::vector<char> wrap_changes(const Model& m, std::size_t d, const std::vector<i64>& min_extent,
+                               const std::vector<i64>& stride, const std::vector<i64>& sub) {
+  std::vector<char> out(m.nd, 0);
+  if (m.time.pieces.size() != 1) return out;
+  const Piece& tp = m.time.pieces[0];
+  const std::size_t nv = tp.vars.size();
+  for (const auto& t : tp.terms)
+    if (d < t.num.coeff.size() && t.num.coeff[d] != 0) return out;
+  std::size_t jd = SIZE_MAX;
+  for (std::size_t j = 0; j < tp.out.size() && jd == SIZE_MAX; ++j)
+    if (d < tp.out[j].coeff.size() && tp.out[j].coeff[d] != 0) jd = j;
+  if (jd == SIZE_MAX || jd == 0) return out;
+  // Variables a column depends on: a variable itself, a term its numerator's variables (one level suffices for
+  // the check below: a term of a term is refused).
+  auto vars_of = [&](const Affine& a, std::vector<std::size_t>& vs, bool& nested) {
+    for (std::size_t i = 0; i < a.coeff.size(); ++i) {
+      if (a.coeff[i] == 0) continue;
+      if (i < nv) {
+        vs.push_back(i);
+        continue;
+      }
+      const Affine& num = tp.terms[i - nv].num;
+      for (std::size_t q = 0; q < num.coeff.size(); ++q)
+        if (num.coeff[q] != 0) {
+          if (q >= nv) nested = true;
+          vs.push_back(q);
+        }
+    }
+    std::sort(vs.begin(), vs.end());
+    vs.erase(std::unique(vs.begin(), vs.end()), vs.end());
+  };
+  std::vector<int> coords(m.nd, 0);  // number of time coordinates using each variable
+  std::vector<std::vector<std::size_t>> cv(tp.out.size());
+  std::vector<char> bad(tp.out.size(), 0);
+  for (std::size_t j = 0; j < tp.out.size(); ++j) {
+    bool nested = false;
+    vars_of(tp.out[j], cv[j], nested);
+    bad[j] = nested;
+    for (std::size_t v : cv[j]) ++coords[v];
+  }
+  for (std::size_t j = 0; j < tp.out.size(); ++j) {
+    if (bad[j] || cv[j].size() != 1 || !(j + 1 == jd || j > jd)) continue;
+    const std::size_t e = cv[j][0];
+    if (e == d || coords[e] != 1) continue;
+    const Affine& o = tp.out[j];
+    bool ok = false;
+    if (e < o.coeff.size() && o.coeff[e] != 0) {
+      ok = true;  // a*e + c, possibly plus terms of e: require the plain form
+      for (std::size_t i = nv; i < o.coeff.size(); ++i) ok = ok && o.coeff[i] == 0;
+      ok = ok && min_extent[e] >= 2;
+    } else {
+      std::size_t term = SIZE_MAX, n_terms = 0;
+      for (std::size_t i = nv; i < o.coeff.size(); ++i)
+        if (o.coeff[i] != 0) {
+          term = i - nv;
+          ++n_terms;
+        }
+      if (n_terms == 1) {
+        const relation::Term& t = tp.terms[term];
+        const bool plain = t.kind == relation::Term::Kind::kFloor && t.num.constant == 0 && e < t.num.coeff.size() &&
+                           t.num.coeff[e] == 1;
+        if (plain && stride[e] == 1) ok = min_extent[e] >= t.den + 1;
+        if (plain && stride[e] == t.den) ok = min_extent[e] >= 2 * sub[e];  // two tiles
+      }
+    }
+    out[e] = static_cast<char>(ok);
+  }
+  return out;
+}
+
+/// The outer block of one value (docs/tenet-engine.md §3 "Outer blocks", L = 1): the time map's first coordinate
+/// is exactly d (+ a constant), and neither map uses d anywhere else (no other coordinate, no term).
+bool direct_first_coordinate(const Piece& tp, const Piece& sp, std::size_t d) {
+  auto coef = [](const Affine& a, std::size_t i) { return i < a.coeff.size() ? a.coeff[i] : i64{0}; };
+  if (tp.out.empty()) return false;
+  const Affine& first = tp.out[0];
+  for (std::size_t i = 0; i < first.coeff.size(); ++i)
+    if (first.coeff[i] != (i == d ? 1 : 0)) return false;
+  if (coef(first, d) != 1) return false;
+  for (const Piece* p : {&tp, &sp}) {
+    for (const auto& t : p->terms)
+      if (coef(t.num, d) != 0) return false;
+    for (std::size_t j = p == &tp ? 1 : 0; j < p->out.size(); ++j)
+      if (coef(p->out[j], d) != 0) return false;
+  }
+  return true;
+}
+
 /// Outer block dimension (docs/tenet-engine.md §3 "Outer blocks"): the time
 /// map's first coordinate is exactly floor(d/L) (+ a constant), d appears
-/// nowhere else in the maps but in `d % m` terms (m | L) of coordinates that
-/// use no other variable, the domain starts at d = 0, the group's period of d
+/// nowhere else in the maps but in `d % m` terms (m | L; other coordinates may
+/// combine them with other variables), the domain starts at d = 0, the group's period of d
 /// is L, and each of the group's tensors either ignores d or has d as one
 /// whole coordinate (the same in every piece). Then the blocks of L values of d
 /// are consecutive translated copies in the outermost time coordinate, on the
@@ -406,37 +572,39 @@ i64 outer_block(const Model& m, std::size_t d, const std::vector<std::vector<con
   if (!unconstrained(tp) || !unconstrained(sp)) return 0;
   auto coef = [](const Affine& a, std::size_t i) { return i < a.coeff.size() ? a.coeff[i] : i64{0}; };
   i64 L = 0, unused = 0;  // the terms: floor(d/L), d % m (m | L checked below)
-  // The outputs: no d itself; a coordinate with a d-term holds no other variable or term.
+  // The outputs: no d itself. The time map's first coordinate is exactly floor(d/L) (coefficient 1) plus a
+  // constant; every other coordinate has no floor term of d and may combine its d % m terms with other variables
+  // and terms (the skewed systolic maps' k + i%32 + 2*(j%32), docs §3 "Outer blocks": within a block the stamps,
+  // PEs and elements still depend on d % L and the other dimensions only).
   auto outputs = [&](const Piece& p, const std::vector<int>& kind, bool first_is_block) -> bool {
     const std::size_t nv = p.vars.size();
     for (std::size_t j = 0; j < p.out.size(); ++j) {
       const Affine& o = p.out[j];
       if (coef(o, d) != 0) return false;
-      bool dterm = false, other = false, floor_once = false;
+      const bool block_coord = first_is_block && j == 0;
+      bool floor_once = false;
       for (std::size_t i = 0; i < o.coeff.size(); ++i) {
         if (o.coeff[i] == 0) continue;
-        if (i >= nv && kind[i - nv] != 0) {
-          dterm = true;
-          if (kind[i - nv] == 1) {
-            if (!first_is_block || j != 0 || o.coeff[i] != 1 || floor_once) return false;
-            floor_once = true;
-          }
-        } else {
-          other = true;
-        }
+        const bool floor_term = i >= nv && kind[i - nv] == 1;
+        if (floor_term && (!block_coord || o.coeff[i] != 1 || floor_once)) return false;
+        if (!floor_term && block_coord) return false;  // the block coordinate holds nothing else
+        floor_once = floor_once || floor_term;
       }
-      if (dterm && other) return false;
-      if (first_is_block && j == 0 && !floor_once) return false;
+      if (block_coord && !floor_once) return false;
     }
     return true;
   };
   std::vector<int> tkind, skind;
-  if (!classify_d_terms(tp, d, true, tkind, L) || !outputs(tp, tkind, true) || L < 1 || period != L) return 0;
-  if (!classify_d_terms(sp, d, false, skind, unused) || !outputs(sp, skind, false)) return 0;
-  for (std::size_t k = 0; k < tp.terms.size(); ++k)
-    if (tkind[k] == 2 && L % tp.terms[k].den != 0) return 0;
-  for (std::size_t k = 0; k < sp.terms.size(); ++k)
-    if (skind[k] == 2 && L % sp.terms[k].den != 0) return 0;
+  if (period == 1 && direct_first_coordinate(tp, sp, d)) {
+    L = 1;  // blocks of one value: the first coordinate is d itself (floor(d/1)), e.g. T[n, ...] of a conv
+  } else {
+    if (!classify_d_terms(tp, d, true, tkind, L) || !outputs(tp, tkind, true) || L < 1 || period != L) return 0;
+    if (!classify_d_terms(sp, d, false, skind, unused) || !outputs(sp, skind, false)) return 0;
+    for (std::size_t k = 0; k < tp.terms.size(); ++k)
+      if (tkind[k] == 2 && L % tp.terms[k].den != 0) return 0;
+    for (std::size_t k = 0; k < sp.terms.size(); ++k)
+      if (skind[k] == 2 && L % sp.terms[k].den != 0) return 0;
+  }
   // Each tensor: d in no term or constraint; either no piece uses d, or every piece has d as one whole
   // coordinate (exactly d), the same in every piece: elements of different blocks then differ.
   for (const auto& pieces : tensors) {
@@ -1067,6 +1235,17 @@ class Counter {
             block[d] = inner[d].L > 0;
           }
     }
+    // Dimensions the time map sees after its first coordinate: they wrap around when an earlier coordinate steps.
+    std::vector<char> wraps(nd, 0);
+    for (std::size_t d = 0; d < nd && !enumerate_; ++d) wraps[d] = wraps_in_time(m_, d);
+    // Fewest enumerated values of each dimension in any sampled instance: its true extent, or (compressed) at least
+    // its base, which is >= min_base periods (outer blocks: min_base - 1, at least one).
+    std::vector<i64> min_extent(nd, 0);
+    for (std::size_t d = 0; d < nd; ++d) {
+      const i64 S = g.stride[d], units = (m_.box[d].hi - m_.box[d].lo + 1) / S * g.sub[d];
+      const i64 base = block[d] ? std::max<i64>(1, o_.min_base - 1) : o_.min_base;
+      min_extent[d] = std::min(units, checked_mul(base, std::max<i64>(1, g.L[d] / S) * g.sub[d]));
+    }
     bool refine = true;  // use the skewed-time windows (dropped if an instance's time domain has holes)
     for (int attempt = 0; attempt <= kMaxRetries; ++attempt) {
       std::vector<std::size_t> comp;
@@ -1083,6 +1262,16 @@ class Counter {
           if (k >= 0) cross = std::max(cross, cross_window(m_.tensors[static_cast<std::size_t>(k)], d, m_.box, big));
         const i64 reach = constraint_reach(g.pieces, d, m_.box);
         Wd[d] = std::min<i64>(checked_add(std::max(window(g.pieces, d, m_.box, big), cross), reach), i64{1} << 20);
+        if (wraps[d]) {
+          // Wrap-around (docs §3 step 1): the first stamp of a time prefix follows the last stamp of the previous
+          // prefix, relating instances on opposite faces of d (N - 1 apart); their elements must not meet.
+          i64 wrap = 1;
+          const auto changes = wrap_changes(m_, d, min_extent, g.stride, g.sub);
+          for (int k : g.members)
+            if (k >= 0)
+              wrap = std::max(wrap, wrap_window(m_.tensors[static_cast<std::size_t>(k)], d, m_.box, big, changes));
+          Wd[d] = std::min<i64>(std::max(Wd[d], checked_add(wrap, reach)), i64{1} << 20);
+        }
         refined[d] = 0;
         if (refine && skew_[d] >= 0 && g.stride[d] == 1 && only_mod_terms(nontime, d)) {
           // Skewed time dimension (docs §3): the local relations reach skew_ away
@@ -1105,8 +1294,10 @@ class Counter {
         dp.r = N % dp.L;
         dp.n_true = N / dp.L;
         const i64 W = (Wd[d] + S - 1) / S;
-        const i64 base = block[d] ? std::max<i64>(1, o_.min_base - 1) : o_.min_base;
-        dp.n0 = std::max<i64>(base, (W + dp.L - 1) / dp.L) + extra[d];
+        // An outer block dimension needs no window (docs §3 "Outer blocks": affine from one block on, whatever
+        // its d % m terms are combined with); the others need theirs.
+        dp.n0 = (block[d] ? std::max<i64>(1, o_.min_base - 1) : std::max<i64>(o_.min_base, (W + dp.L - 1) / dp.L)) +
+                extra[d];
         dp.compress = big[d] && !enumerate_ && m_.is_box && dp.n_true >= dp.n0 + slack;
       }
       decouple(g, plan);
@@ -1787,6 +1978,53 @@ std::vector<Group> make_groups(const Model& m, bool enumerate) {
   return groups;
 }
 
+/// Split each group by its members' free tile strides on m.box (analyze() only: the strides depend on the box,
+/// and a parametric problem's groups must not). A member whose dimension d is a free tile dimension on its own
+/// (free_stride) is counted in a group of members with the same strides, so one tensor that needs d whole
+/// (AlexNet's I[n, c, 4 ox + rx, 4 oy + ry] needs rx, which no map sees) no longer makes the others (W, O and the
+/// space/time counts) enumerate every value of d. Each group is counted exactly on its own (docs §3 step 3);
+/// grouping only shares the space/time work of one brute-forced instance.
+void split_by_strides(const Model& m, std::vector<Group>& groups) {
+  if (!m.is_box) return;
+  std::vector<const Piece*> st_pieces;
+  for (const Piece& p : m.space.pieces) st_pieces.push_back(&p);
+  for (const Piece& p : m.time.pieces) st_pieces.push_back(&p);
+  std::vector<Group> out;
+  for (Group& g : groups) {
+    std::vector<std::vector<i64>> sigs;   // stride and sub of every dimension, one per part
+    std::vector<std::vector<int>> parts;  // the members of each part, in the group's order
+    for (int k : g.members) {
+      std::vector<std::vector<char>> contains(1, std::vector<char>(m.nd, 0));
+      std::vector<i64> sig;
+      for (std::size_t d = 0; d < m.nd; ++d) {
+        i64 sub = 1;
+        sig.push_back(free_stride(m, d, st_pieces, {k}, contains, sub));
+        sig.push_back(sub);
+      }
+      const auto it = std::find(sigs.begin(), sigs.end(), sig);
+      if (it == sigs.end()) {
+        sigs.push_back(sig);
+        parts.push_back({k});
+      } else {
+        parts[static_cast<std::size_t>(it - sigs.begin())].push_back(k);
+      }
+    }
+    if (parts.size() == 1) {
+      out.push_back(std::move(g));
+      continue;
+    }
+    for (const auto& members : parts) {
+      std::vector<const Piece*> pieces = st_pieces;
+      for (int k : members)
+        if (k >= 0)
+          for (const Piece* p : m.tensors[static_cast<std::size_t>(k)].pieces)
+            if (std::find(pieces.begin(), pieces.end(), p) == pieces.end()) pieces.push_back(p);
+      out.push_back(Group{members, pieces, g.L, g.W, {}, {}, {}, {}, {}});
+    }
+  }
+  groups = std::move(out);
+}
+
 /// Solve every group on m.box (strides from m.box): the closed forms end up in the groups.
 void solve_groups(const Model& m, std::vector<Group>& groups, const AnalyzeOptions& options, Counter& counter) {
   std::vector<const Piece*> st_pieces;
@@ -1917,6 +2155,7 @@ Metrics analyze_impl(const Problem& problem, const AnalyzeOptions& options) {
   require_box(m, problem, options);
   if (m.is_box && !options.enumerate) check_space_in_pe(m, m.box, &problem.mapping.space_map.loc);
   auto groups = make_groups(m, options.enumerate);
+  if (!options.enumerate && options.split_free_groups) split_by_strides(m, groups);
   Limits limits(options);
   i64 retries = 0, instances = 0;
   const RawCounts rc = count_all(m, groups, options, false, limits, retries, instances);

@@ -256,6 +256,31 @@ void mark(const i64* a, const i64* a_end, const i64* b, const i64* b_end, std::u
   }
 }
 
+/// Step of a sorted, de-duplicated run of elements when it is an arithmetic progression of at least two
+/// elements (e.g. a conv's input elements I[.., 4ox + rx, ..] of one (stamp, PE): rx varies), else 0.
+i64 progression_step(const i64* a, const i64* a_end) {
+  if (a_end - a < 2) return 0;
+  const i64 s = a[1] - a[0];
+  for (const i64* p = a + 2; p < a_end; ++p)
+    if (p[0] - p[-1] != s) return 0;
+  return s;
+}
+
+/// mark() for two runs: when both are arithmetic progressions with one step s (sa = sb = s > 0), their common
+/// elements are a contiguous index range of a (b[0] = a[0] + o s for an integer o: a's indices o .. o + |b| - 1),
+/// found without comparing elements; otherwise the merge.
+void mark_runs(const i64* a, const i64* a_end, i64 sa, const i64* b, const i64* b_end, i64 sb, std::uint8_t* flags,
+               std::uint8_t bit) {
+  if (sa <= 0 || sa != sb) {
+    mark(a, a_end, b, b_end, flags, bit);
+    return;
+  }
+  const i64 diff = b[0] - a[0];  // codes are < the encoder's range: no overflow
+  if (diff % sa != 0) return;
+  const i64 o = diff / sa, na = a_end - a, nb = b_end - b;
+  for (i64 i = std::max<i64>(0, o), e = std::min(na, o + nb); i < e; ++i) flags[i] |= bit;
+}
+
 /// The instances ordered by (time rank, PE rank) when no two share a (stamp, PE) pair (a unit space-time map, the
 /// common case): one scatter into a dense (stamp, PE) table (ws.tmp) and one scan instead of two counting sorts and
 /// a pass finding the groups. The result is the same: with distinct keys the sorted order is unique, and every
@@ -585,6 +610,7 @@ Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::
 
   std::vector<std::int32_t> cur_idx(nS, -1), prev_idx(nS, -1);
   std::vector<std::uint32_t> gend(gs.size());
+  std::vector<i64> gstep(gs.size(), 0);  // progression_step() of each group's elements (0: none)
   std::vector<std::uint8_t> flags;
   for (std::size_t k = 0; k < m.tensors.size(); ++k) {
     if (!want[k]) continue;
@@ -646,6 +672,7 @@ Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::
       i64* u = e - b > 1 ? std::unique(b, e) : e;
       while (u > b && *(u - 1) == kNone) --u;
       gend[g] = static_cast<std::uint32_t>(u - ec.data() - static_cast<std::ptrdiff_t>(gstart[g]) * static_cast<std::ptrdiff_t>(na));
+      gstep[g] = progression_step(b, u);
     }
     auto blk = [&](std::size_t g) { return ec.data() + static_cast<std::size_t>(gstart[g]) * na; };
     i64 uv = 0, uvt = 0, spi = 0;
@@ -747,16 +774,16 @@ Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::
         flags.assign(sz, 0);
         if (prev_idx[s] >= 0) {
           const auto pg = static_cast<std::size_t>(prev_idx[s]);
-          mark(a, a_end, blk(pg), blk(pg) + gend[pg], flags.data(), 1);
+          mark_runs(a, a_end, gstep[g], blk(pg), blk(pg) + gend[pg], gstep[pg], flags.data(), 1);
         }
         for (std::uint32_t s2 : iex[s]) {
           if (cur_idx[s2] >= 0) {
             const auto cg = static_cast<std::size_t>(cur_idx[s2]);
-            mark(a, a_end, blk(cg), blk(cg) + gend[cg], flags.data(), 2);
+            mark_runs(a, a_end, gstep[g], blk(cg), blk(cg) + gend[cg], gstep[cg], flags.data(), 2);
           }
           if (prev_idx[s2] >= 0) {
             const auto pg = static_cast<std::size_t>(prev_idx[s2]);
-            mark(a, a_end, blk(pg), blk(pg) + gend[pg], flags.data(), 2);
+            mark_runs(a, a_end, gstep[g], blk(pg), blk(pg) + gend[pg], gstep[pg], flags.data(), 2);
           }
         }
         for (std::uint8_t f : flags) {

@@ -477,11 +477,13 @@ TEST_CASE("counter equals brute-force enumeration with large floor divisors (int
 namespace {
 
 /// Outer blocks (docs/tenet-engine.md §3 "Outer blocks"): ncf-shaped maps whose first time coordinate is
-/// floor(i/R), so the blocks of i are consecutive copies that the scale `SW[j, floor(k/G)]` does not see; the
-/// counter then samples one and two blocks of i instead of two and three. Variants that do not qualify (i combined
-/// with j in a time coordinate; floor(i/R) not first) must count as before; all must equal enumeration.
+/// floor(i/R) (or i itself: blocks of one value, variant 9), so the blocks of i are consecutive copies that the scale
+/// `SW[j, floor(k/G)]` does not see; the counter then samples one and two blocks of i instead of two and three;
+/// i % R may share a coordinate with other variables (variant 4 and the skewed OS maps of variant 8, the estimator's
+/// gen:ij-k-r-1s). Variants that do not qualify (floor(i/R) not first, or sharing its coordinate; i in a term with
+/// j; i first but with j) must count as before; all must equal enumeration.
 struct BlockCase {
-  int P = 2, Q = 2, R = 2, G = 2, variant = 0, m = 2;
+  int P = 2, Q = 2, R = 2, G = 2, variant = 0, m = 2, skew = 1;
   bool w = false, a = false, si = false, xb = false, xc = false;
   int ni = 1, nj = 1, nk = 1;
   int icn = 0;  // 0: systolic, 1: mesh, 2: a row link on one row only, 3: a link that swaps the coordinates
@@ -499,7 +501,9 @@ tenet::Problem block_problem(const BlockCase& c, std::string& desc) {
   const std::string& icn = icns[static_cast<std::size_t>(c.icn)];
   const std::string dom = "{S[i,j,k] : 0<=i<" + std::to_string(c.ni) + " and 0<=j<" + std::to_string(c.nj) +
                           " and 0<=k<" + std::to_string(c.nk) + "}";
-  const std::string sp = "{S[i,j,k] -> PE[j%" + P + ",k%" + Q + "]}";
+  // variant 8 (the estimator's generated OS maps gen:ij-k-r-1s): PE[i%P, j%Q], i's block R = P
+  const std::string sp =
+      c.variant == 8 ? "{S[i,j,k] -> PE[i%" + P + ",j%" + Q + "]}" : "{S[i,j,k] -> PE[j%" + P + ",k%" + Q + "]}";
   const std::string bi = "floor(i/" + R + ")", bk = "floor(k/" + Q + ")", bj = "floor(j/" + P + ")";
   const std::string ui = "i%" + R, um = "i%" + std::to_string(c.m);
   const std::vector<std::string> tms = {
@@ -507,8 +511,13 @@ tenet::Problem block_problem(const BlockCase& c, std::string& desc) {
       bi + "," + bj + "," + bk + "," + ui,               // another order
       bi + "," + bk + "," + um + "," + bj,               // i % m, m | R (non-injective time map when m < R)
       bi + "+1," + bk + "," + ui + "," + ui + "," + bj,  // a constant and the residue twice
-      bi + "," + bk + "," + ui + "+j%" + P + "," + bj,   // not qualifying: i with j in one coordinate
-      bk + "," + bi + "," + ui + "," + bj,  // not qualifying (for i): the block is not the first coordinate
+      bi + "," + bk + "," + ui + "+j%" + P + "," + bj,   // i with j in one coordinate (qualifies since 2026-11-24)
+      bk + "," + bi + "," + ui + "," + bj,              // not qualifying (for i): the block is not the first coordinate
+      bi + "+j%" + P + "," + bk + "," + ui + "," + bj,  // not qualifying: the block coordinate holds j too
+      bi + "," + bk + ",(i+j)%" + R + "," + bj,         // not qualifying: i and j in one term
+      bi + ",floor(j/" + Q + "),k+" + ui + "+" + std::to_string(c.skew) + "*(j%" + Q + ")",  // skewed OS
+      "i," + bk + "," + bj,              // blocks of one value: i itself first (a conv's T[n, ...])
+      "i+j%" + P + "," + bk + "," + bj,  // not qualifying: i first but with j (stamps of two i interleave)
       "k%" + Q + "," + bi + "," + bk + "," + ui + "," + bj,  // k's residue before its block coordinate
   };
   const std::string tm = "{S[i,j,k] -> T[" + tms[static_cast<std::size_t>(c.variant)] + "]}";
@@ -554,7 +563,12 @@ TEST_CASE("counter equals brute-force enumeration on outer blocks (affine from o
     c.R = g.uni(2, 6);
     c.m = c.R % 2 == 0 && g.coin() ? 2 : c.R;
     c.G = g.coin(0.8) ? c.Q * g.uni(2, 3) : g.uni(2, 7);  // G = 128 = 4 x 32 in the estimator's ncf
-    c.variant = g.uni(0, 5);
+    c.variant = g.coin(0.25) ? g.uni(9, 10) : g.uni(0, 8);  // 9, 10: i itself as the first time coordinate (L = 1)
+    if (c.variant == 8) {  // skewed OS: i's block is the array's row count
+      c.R = c.P;
+      c.m = c.R;
+      c.skew = g.uni(0, 2);
+    }
     c.w = g.coin();
     c.a = g.coin(0.3);
     c.si = g.coin(0.2);
@@ -581,14 +595,20 @@ TEST_CASE("counter equals brute-force enumeration on outer blocks (affine from o
     // self-check: its cross-piece window does not count the offset of the floor terms; the retry grows the base.)
     if (!c.xb) CHECK(plans.find("self-check failed") == std::string::npos);
     check_same_counts(a, b);
-    if (c.variant >= 4) CHECK_FALSE(block);
+    const bool qualifying = c.variant <= 4 || c.variant == 8 || c.variant == 9;
+    if (!qualifying) CHECK_FALSE(block);
+    if (c.variant == 9 && !c.xc) CHECK(block);  // the space/time group (C, A: i a whole coordinate) qualifies
     // Groups with equal periods are counted together: the scale's group (k's period G, not Q) has no i-access.
     // (i % m with m < R on whole blocks makes i a free tile dimension instead: one residue class is counted.)
     const bool free_tile = c.variant == 2 && c.m < c.R && c.ni % c.R == 0;
-    if (c.variant < 4 && c.G % c.Q == 0 && c.G > c.Q && !free_tile) CHECK(block);
+    if ((c.variant <= 4 || c.variant == 8) && (c.variant == 8 || (c.G % c.Q == 0 && c.G > c.Q)) && !free_tile)
+      CHECK(block);
+    // The skewed OS maps: i sampled from one block although i % R shares the last coordinate with k and j % Q
+    // (the general window, 1 + the spread of k + skew (j % Q), would ask for two).
+    if (c.variant == 8 && c.ni >= 4 * c.R) CHECK(compressed_block);
     blocks += block ? 1 : 0;
     compressed += compressed_block ? 1 : 0;
-    if (c.variant < 4 && it % 3 == 0) {
+    if (qualifying && it % 3 == 0) {
       // Parametric: the closed forms claimed from one block on, evaluated at 1..6 blocks (+ the remainder).
       const auto cp = tenet::compile_parametric(prob, property_options());
       for (int q = 1; q <= 6; q += g.uni(1, 2)) {
@@ -608,6 +628,83 @@ TEST_CASE("counter equals brute-force enumeration on outer blocks (affine from o
                           << "; " << parametric << " parametric evaluations");
 }
 
+namespace {
+
+/// Wrap-around windows (docs/tenet-engine.md §3 step 1): conv2d maps whose inner time coordinates (ox, oy) go from
+/// their high face back to the low face when an outer coordinate steps (TENET's conv2d_kp / _ws / _nlr shapes),
+/// with the input halo I[c, s*ox + rx, s*oy + ry]: before the wrap window, the first self-check failed on them and
+/// every such experiment was counted twice.
+tenet::Problem wrap_problem(Gen& g, std::string& desc) {
+  const int P = g.uni(2, 4), Q = g.uni(2, 3), s = g.coin(0.7) ? 1 : 2, variant = g.uni(0, 3);
+  const std::string Ps = std::to_string(P), Qs = std::to_string(Q), ss = std::to_string(s);
+  const int nk = g.uni(1, 3 * P), nc = g.uni(1, 3 * Q), nox = g.uni(3, 13), noy = g.uni(3, 13), nrx = g.uni(1, 3),
+            nry = g.uni(1, 3);
+  const std::string dom = "{S[k,c,ox,oy,rx,ry] : 0<=k<" + std::to_string(nk) + " and 0<=c<" + std::to_string(nc) +
+                          " and 0<=ox<" + std::to_string(nox) + " and 0<=oy<" + std::to_string(noy) + " and 0<=rx<" +
+                          std::to_string(nrx) + " and 0<=ry<" + std::to_string(nry) + "}";
+  const bool two_d = variant == 1;
+  const std::string pe_dom = two_d ? "{PE[p,q] : 0<=p<" + Ps + " and 0<=q<" + Qs + "}" : "{PE[p] : 0<=p<" + Ps + "}";
+  const std::string icn = two_d ? "PE[p,q] -> PE[p-1,q]; PE[p,q] -> PE[p,q-1]" : "PE[p] -> PE[p+1]";
+  const std::vector<std::string> sps = {"PE[k%" + Ps + "]", "PE[k%" + Ps + ",c%" + Qs + "]", "PE[c%" + Ps + "]",
+                                        "PE[k%" + Ps + "]"};
+  const std::vector<std::string> tms = {
+      "floor(k/" + Ps + "),c,ox,oy",                    // conv2d_kp
+      "floor(k/" + Ps + "),floor(c/" + Qs + "),oy,ox",  // conv2d_ws
+      "floor(c/" + Ps + "),k,oy,ox",                    // conv2d_nlr
+      "floor(k/" + Ps + "),oy,ox,c",                    // c innermost
+  };
+  const auto v = static_cast<std::size_t>(variant);
+  return described_problem(
+      pe_dom, icn, dom,
+      {"{S[k,c,ox,oy,rx,ry] -> I[c," + ss + "ox+rx," + ss + "oy+ry]}", "{S[k,c,ox,oy,rx,ry] -> W[k,c,rx,ry]}"},
+      {"{S[k,c,ox,oy,rx,ry] -> O[k,ox,oy]}"}, "{S[k,c,ox,oy,rx,ry] -> " + sps[v] + "}",
+      "{S[k,c,ox,oy,rx,ry] -> T[" + tms[v] + "]}", desc);
+}
+
+/// The counter's plans (DebugLevel::kCount) appended to `log`, one line per message.
+tenet::AnalyzeOptions logged(tenet::AnalyzeOptions ao, std::string& log) {
+  ao.debug = tenet::DebugLevel::kCount;
+  ao.debug_log = [&log](const std::string& l) { log += l + "\n"; };
+  return ao;
+}
+
+}  // namespace
+
+TEST_CASE("wrap-around windows and split free-dimension groups: conv maps equal enumeration, first self-check passes") {
+  Gen g(property_seed(29u, 20261124u));
+  int interpolated = 0, split = 0;
+  const int kCases = property_cases(25, 60);
+  for (int it = 0; it < kCases; ++it) {
+    std::string desc, plans, plans_whole;
+    const auto prob = wrap_problem(g, desc);
+    const auto b = enumerated(prob, it, desc);
+    INFO("case " << it << ":\n" << desc);
+    const auto a = tenet::analyze(prob, logged(property_options(), plans));
+    INFO("plans:\n" << plans);
+    check_same_counts(a, b);
+    CHECK(plans.find("self-check failed") == std::string::npos);
+    if (a.instances_counted > 1) ++interpolated;
+    // rx, ry are seen by no map and by I only inside s*ox + rx: W, O and the space/time counts are counted in a
+    // group of their own where rx and ry are free tile dimensions (one value each), I in another.
+    auto groups_in = [](const std::string& log) {
+      int n = 0;
+      for (std::size_t p = log.find("group attempt 0"); p != std::string::npos; p = log.find("group attempt 0", p + 1))
+        ++n;
+      return n;
+    };
+    tenet::AnalyzeOptions whole = logged(property_options(), plans_whole);
+    whole.split_free_groups = false;
+    check_same_counts(tenet::analyze(prob, whole), b);
+    if (desc.find("rx<1 ") == std::string::npos || desc.find("ry<1}") == std::string::npos) {
+      CHECK(groups_in(plans) > groups_in(plans_whole));
+      ++split;
+    }
+  }
+  CHECK(interpolated * 2 > kCases);
+  WARN("interpolated in " << interpolated << " of " << kCases << " wrap-around cases, " << split
+                          << " counted in split groups");
+}
+
 TEST_CASE("counter equals brute-force enumeration on inner blocks and free rows (ncf-shaped maps)") {
   // docs/tenet-engine.md §3 "Inner blocks" (k's block coordinate floor(k/Q) after floor(i/R); j's witnesses) and
   // "Free rows" (j % P alone on a PE coordinate, carried by every tensor of the scale's group): every count equals
@@ -623,7 +720,7 @@ TEST_CASE("counter equals brute-force enumeration on inner blocks and free rows 
     c.R = g.uni(2, 5);
     c.m = c.R % 2 == 0 && g.coin() ? 2 : c.R;
     c.G = g.coin(0.8) ? c.Q * g.uni(2, 4) : g.uni(2, 7);
-    const int variants[] = {0, 0, 0, 2, 3, 5, 1, 4, 6};
+    const int variants[] = {0, 0, 0, 2, 3, 5, 1, 4, 11};
     c.variant = variants[g.uni(0, 8)];
     c.icn = g.coin(0.6) ? 0 : g.uni(1, 3);
     c.w = g.coin();
