@@ -562,9 +562,9 @@ TEST_CASE("counter equals brute-force enumeration on outer blocks (affine from o
     c.Q = g.uni(2, 3);
     c.R = g.uni(2, 6);
     c.m = c.R % 2 == 0 && g.coin() ? 2 : c.R;
-    c.G = g.coin(0.8) ? c.Q * g.uni(2, 3) : g.uni(2, 7);  // G = 128 = 4 x 32 in the estimator's ncf
+    c.G = g.coin(0.8) ? c.Q * g.uni(2, 3) : g.uni(2, 7);    // G = 128 = 4 x 32 in the estimator's ncf
     c.variant = g.coin(0.25) ? g.uni(9, 10) : g.uni(0, 8);  // 9, 10: i itself as the first time coordinate (L = 1)
-    if (c.variant == 8) {  // skewed OS: i's block is the array's row count
+    if (c.variant == 8) {                                   // skewed OS: i's block is the array's row count
       c.R = c.P;
       c.m = c.R;
       c.skew = g.uni(0, 2);
