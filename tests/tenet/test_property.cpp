@@ -563,7 +563,7 @@ TEST_CASE("counter equals brute-force enumeration on outer blocks (affine from o
     c.R = g.uni(2, 6);
     c.m = c.R % 2 == 0 && g.coin() ? 2 : c.R;
     c.G = g.coin(0.8) ? c.Q * g.uni(2, 3) : g.uni(2, 7);    // G = 128 = 4 x 32 in the estimator's ncf
-    c.variant = g.coin(0.25) ? g.uni(9, 10) : g.uni(0, 8);  // 9, 10: i itself as the first time coordinate (L = 1)
+    c.variant = g.coin(0.15) ? g.uni(9, 10) : g.uni(0, 8);  // 9, 10: i itself as the first time coordinate (L = 1)
     if (c.variant == 8) {                                   // skewed OS: i's block is the array's row count
       c.R = c.P;
       c.m = c.R;
@@ -622,8 +622,9 @@ TEST_CASE("counter equals brute-force enumeration on outer blocks (affine from o
       }
     }
   }
-  // i sampled at one and two blocks in a good share of the cases (a larger min_base raises the block base too).
-  if (std::getenv("TC_PROPERTY_MIN_BASE") == nullptr) CHECK(compressed * 4 > kCases);
+  // i sampled at one and two blocks in a good share of the cases (22-38 of 90 over seeds 1-12; a larger min_base
+  // raises the block base too).
+  if (std::getenv("TC_PROPERTY_MIN_BASE") == nullptr) CHECK(compressed * 5 > kCases);
   WARN("outer blocks in " << blocks << " of " << kCases << " cases, i compressed from one block in " << compressed
                           << "; " << parametric << " parametric evaluations");
 }
