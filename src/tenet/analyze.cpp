@@ -636,7 +636,10 @@ i64 outer_block(const Model& m, std::size_t d, const std::vector<std::vector<con
 /// whole number of blocks, one block makes that link join block 0 to itself, so each carrying tensor needs a
 /// witness: a coordinate `e` (e != d, the same in every piece) whose only time coordinate is q > p, exactly
 /// floor(e/ce); with N_e > ce the link's two stamps differ in floor(e/ce), so in e, so in the element. Or e is
-/// the only variable the coordinates before p see (a prefix witness, ce = 0): two prefixes differ in e.
+/// the only variable the coordinates before p see (a prefix witness, ce = 0): two prefixes differ in e. Or (a
+/// skew witness, (d, -1), tensors carrying `d` itself) coordinate p + 1 holds d only as s * (d % m), s != 0,
+/// m >= 2: the link's two stamps are at opposite extremes of d % m. Coordinates after p may mix d % m terms
+/// with other variables (the skewed OS map's k + i%32 + j%32).
 struct InnerBlock {
   i64 L = 0;                                                   // 0: d does not qualify
   std::vector<std::vector<std::pair<std::size_t, i64>>> need;  // per carrying tensor: its witnesses (e, ce)
@@ -682,7 +685,9 @@ InnerBlock inner_block(const Model& m, std::size_t d, const std::vector<std::vec
         other = true;
       }
     }
-    if (dterm && (other || (!found && !block))) return out;  // d before the block coordinate, or mixed
+    // d before the block coordinate, or the block coordinate mixed; after it, d % m terms may share a coordinate
+    // with other variables and terms (the skewed OS map's k + i%32 + j%32: blocks are still translated copies)
+    if (dterm && ((block && other) || (!found && !block))) return out;
     if (block) {
       if (found) return out;  // two block coordinates
       p = j;
@@ -697,6 +702,22 @@ InnerBlock inner_block(const Model& m, std::size_t d, const std::vector<std::vec
     for (std::size_t i = 0; i < o.coeff.size(); ++i)
       if (o.coeff[i] != 0) (i >= snv && skind[i - snv] != 0 ? dterm : other) = true;
     if (dterm && other) return out;
+  }
+  // A skew witness: coordinate p + 1 holds d only in one term s * (d % m), s != 0, m >= 2, next to terms of other
+  // variables. Given the prefix and coordinate p, d ranges over a box independent of the rest, so the last stamp
+  // of a prefix (d in the last whole block) has d % m at one extreme (m - 1 or 0) and the first stamp of the next
+  // prefix (block 0) at the other: instances carrying d as `d` differ across the link (docs §3 "Inner blocks").
+  bool skew_witness = false;
+  if (p + 1 < tp.out.size()) {
+    const Affine& o = tp.out[p + 1];
+    int dterms = 0;
+    bool mod_ok = false;
+    for (std::size_t k = 0; k < tp.terms.size(); ++k) {
+      if (coef(o, tnv + k) == 0 || tkind[k] == 0) continue;
+      ++dterms;
+      mod_ok = tkind[k] == 2 && tp.terms[k].den >= 2;
+    }
+    skew_witness = dterms == 1 && mod_ok;
   }
   // The witnesses a carrying tensor may use: e whose only appearance in the time map is coordinate q > p,
   // exactly floor(e/ce) (coefficient 1, no constant), with e starting at 0.
@@ -812,6 +833,7 @@ InnerBlock inner_block(const Model& m, std::size_t d, const std::vector<std::vec
     if (pos >= 0) {
       out.need.emplace_back();
       for (const auto& x : wit) out.need.back().emplace_back(static_cast<std::size_t>(x[0]), x[2]);
+      if (skew_witness && form == 0) out.need.back().emplace_back(d, -1);  // holds at every extent
     }
   }
   out.L = period;
@@ -1611,7 +1633,7 @@ class Counter {
           const i64 least = pe.compress || virt[e]
                                 ? checked_mul(g.stride[e], checked_add(pe.r, checked_mul(pe.n0, pe.L)))
                                 : m_.box[e].hi - m_.box[e].lo + 1;
-          any = any || least > ce;
+          any = any || ce < 0 || least > ce;  // ce < 0: a skew witness
         }
         all = all && any;
       }

@@ -713,7 +713,7 @@ TEST_CASE("counter equals brute-force enumeration on inner blocks and free rows 
   // (whole groups and remainders) equal enumeration too.
   const int kCases = property_cases(30, 90);
   Gen g(property_seed(23u, 20261124u));
-  int inner = 0, rows = 0, parametric = 0;
+  int inner = 0, rows = 0, parametric = 0, skew_cases = 0, skew_inner = 0;
   for (int it = 0; it < kCases; ++it) {
     BlockCase c;
     c.P = g.uni(2, 4);
@@ -721,15 +721,21 @@ TEST_CASE("counter equals brute-force enumeration on inner blocks and free rows 
     c.R = g.uni(2, 5);
     c.m = c.R % 2 == 0 && g.coin() ? 2 : c.R;
     c.G = g.coin(0.8) ? c.Q * g.uni(2, 4) : g.uni(2, 7);
-    const int variants[] = {0, 0, 0, 2, 3, 5, 1, 4, 11};
-    c.variant = variants[g.uni(0, 8)];
+    const int variants[] = {0, 0, 0, 2, 3, 5, 1, 4, 11, 8, 8};
+    c.variant = variants[g.uni(0, 10)];
+    if (c.variant == 8) {  // skewed OS: j's block coordinate floor(j/Q) after floor(i/R), j % Q in the skewed time
+      c.R = c.P;
+      c.m = c.R;
+      c.skew = g.uni(0, 2);  // 0: no skew witness (j must then keep two blocks when N_j is whole blocks)
+    }
     c.icn = g.coin(0.6) ? 0 : g.uni(1, 3);
     c.w = g.coin();
     c.a = g.coin(0.3);
     c.si = g.coin(0.2);
     c.xc = g.coin(0.1);
     c.ni = c.R * g.uni(1, 3) + (g.coin() ? 0 : g.uni(0, c.R - 1));
-    c.nj = g.coin(0.7) ? c.P * g.uni(1, 3) : g.uni(1, 3 * c.P);
+    const int jb = c.variant == 8 ? c.Q : c.P;  // j's block
+    c.nj = g.coin(0.7) ? jb * g.uni(1, 3) : g.uni(1, 3 * jb);
     c.nk = g.coin(0.7) ? c.G * g.uni(1, 3) + (g.coin() ? 0 : c.Q * g.uni(0, c.G / c.Q)) : g.uni(1, 3 * c.G);
     std::string desc;
     const auto prob = block_problem(c, desc);
@@ -737,9 +743,12 @@ TEST_CASE("counter equals brute-force enumeration on inner blocks and free rows 
     tenet::AnalyzeOptions ao = property_options();
     ao.debug = tenet::DebugLevel::kCount;
     std::string plans;
-    bool k_inner = false, j_rows = false;
+    bool k_inner = false, j_rows = false, j_inner = false;
     ao.debug_log = [&](const std::string& l) {
       k_inner = k_inner || plan_entry(l, 2).find(" inner block") != std::string::npos;
+      // j's entry in the scale's group (k's period there is G, not 1)
+      j_inner = j_inner || (plan_entry(l, 1).find(" inner block") != std::string::npos &&
+                            plan_entry(l, 2).find("[L=1 ") == std::string::npos);
       j_rows = j_rows || l.find(" free d1/") != std::string::npos;
       plans += l + "\n";
     };
@@ -750,13 +759,19 @@ TEST_CASE("counter equals brute-force enumeration on inner blocks and free rows 
     if (c.icn >= 2) CHECK_FALSE(j_rows);  // the rows are not alike
     inner += k_inner ? 1 : 0;
     rows += j_rows ? 1 : 0;
+    // the skewed OS map: j from one block when its last block is whole, by the skew witness (none when skew = 0)
+    if (c.variant == 8 && c.nj % c.Q == 0) {
+      if (c.skew == 0) CHECK_FALSE(j_inner);
+      skew_cases += 1;
+      skew_inner += j_inner && c.skew > 0 ? 1 : 0;
+    }
     if (it % 2 == 0) {
       auto po = property_options();
       const auto cp = tenet::compile_parametric(prob, po);
       for (int q = 1; q <= 4; q += g.uni(1, 2)) {
         BlockCase e = c;
         if (g.coin()) e.nk = q * c.G + c.nk % c.G;
-        if (g.coin()) e.nj = q * c.P + c.nj % c.P;
+        if (g.coin()) e.nj = q * jb + c.nj % jb;
         std::string d2;
         INFO("parametric at j, k extents " << e.nj << ", " << e.nk);
         const auto pa = tenet::evaluate(cp, std::vector<std::int64_t>{e.ni, e.nj, e.nk});
@@ -767,6 +782,8 @@ TEST_CASE("counter equals brute-force enumeration on inner blocks and free rows 
   }
   CHECK(inner * 5 > kCases);  // both steps are exercised
   CHECK(rows * 5 > kCases);
+  CHECK(skew_inner * 3 > skew_cases);  // the skew witness is exercised
   WARN("k an inner block in " << inner << " of " << kCases << " cases, j free rows in " << rows << "; " << parametric
-                              << " parametric evaluations");
+                              << " parametric evaluations; skewed OS with whole j blocks " << skew_cases
+                              << ", j an inner block in " << skew_inner);
 }
