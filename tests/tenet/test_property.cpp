@@ -550,6 +550,18 @@ void scan_plan(const std::string& line, bool& block, bool& compressed_block) {
   if (d0.find(" C") != std::string::npos && d0.find("n0=1") != std::string::npos) compressed_block = true;
 }
 
+/// The array (P x Q), i's block R, i's residue m (2 or R) and the scale's group G (mostly a multiple of Q) of a
+/// random block case.
+BlockCase block_dims(Gen& g, int r_max, int groups_max) {
+  BlockCase c;
+  c.P = g.uni(2, 4);
+  c.Q = g.uni(2, 3);
+  c.R = g.uni(2, r_max);
+  c.m = c.R % 2 == 0 && g.coin() ? 2 : c.R;
+  c.G = g.coin(0.8) ? c.Q * g.uni(2, groups_max) : g.uni(2, 7);
+  return c;
+}
+
 }  // namespace
 
 TEST_CASE("counter equals brute-force enumeration on outer blocks (affine from one block)") {
@@ -557,12 +569,7 @@ TEST_CASE("counter equals brute-force enumeration on outer blocks (affine from o
   Gen g(property_seed(19u, 20261126u));
   int blocks = 0, compressed = 0, parametric = 0;
   for (int it = 0; it < kCases; ++it) {
-    BlockCase c;
-    c.P = g.uni(2, 4);
-    c.Q = g.uni(2, 3);
-    c.R = g.uni(2, 6);
-    c.m = c.R % 2 == 0 && g.coin() ? 2 : c.R;
-    c.G = g.coin(0.8) ? c.Q * g.uni(2, 3) : g.uni(2, 7);    // G = 128 = 4 x 32 in the estimator's ncf
+    BlockCase c = block_dims(g, 6, 3);                      // G = 128 = 4 x 32 in the estimator's ncf
     c.variant = g.coin(0.15) ? g.uni(9, 10) : g.uni(0, 8);  // 9, 10: i itself as the first time coordinate (L = 1)
     if (c.variant == 8) {                                   // skewed OS: i's block is the array's row count
       c.R = c.P;
@@ -715,12 +722,7 @@ TEST_CASE("counter equals brute-force enumeration on inner blocks and free rows 
   Gen g(property_seed(23u, 20261124u));
   int inner = 0, rows = 0, parametric = 0;
   for (int it = 0; it < kCases; ++it) {
-    BlockCase c;
-    c.P = g.uni(2, 4);
-    c.Q = g.uni(2, 3);
-    c.R = g.uni(2, 5);
-    c.m = c.R % 2 == 0 && g.coin() ? 2 : c.R;
-    c.G = g.coin(0.8) ? c.Q * g.uni(2, 4) : g.uni(2, 7);
+    BlockCase c = block_dims(g, 5, 4);
     const int variants[] = {0, 0, 0, 2, 3, 5, 1, 4, 11};
     c.variant = variants[g.uni(0, 8)];
     c.icn = g.coin(0.6) ? 0 : g.uni(1, 3);
