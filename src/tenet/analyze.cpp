@@ -672,7 +672,7 @@ InnerBlock inner_block(const Model& m, std::size_t d, const std::vector<std::vec
   for (std::size_t j = 0; j < tp.out.size(); ++j) {
     const Affine& o = tp.out[j];
     if (coef(o, d) != 0) return out;
-    bool dterm = false, other = false, block = false;
+    bool dterm = false, other = false, block = false, residue = false;
     for (std::size_t i = 0; i < o.coeff.size(); ++i) {
       if (o.coeff[i] == 0) continue;
       if (i >= tnv && tkind[i - tnv] != 0) {
@@ -680,14 +680,18 @@ InnerBlock inner_block(const Model& m, std::size_t d, const std::vector<std::vec
         if (tkind[i - tnv] == 1) {
           if (o.coeff[i] != 1) return out;
           block = true;
+        } else {
+          residue = true;
         }
       } else {
         other = true;
       }
     }
-    // d before the block coordinate, or the block coordinate mixed; after it, d % m terms may share a coordinate
-    // with other variables and terms (the skewed OS map's k + i%32 + j%32: blocks are still translated copies)
-    if (dterm && ((block && other) || (!found && !block))) return out;
+    // d before the block coordinate, or the block coordinate mixed (with another variable, or with d % m: the
+    // values of consecutive blocks would overlap and their stamps interleave); after it, d % m terms may share a
+    // coordinate with other variables and terms (the skewed OS map's k + i%32 + j%32: blocks are still translated
+    // copies)
+    if (dterm && ((block && (other || residue)) || (!found && !block))) return out;
     if (block) {
       if (found) return out;  // two block coordinates
       p = j;

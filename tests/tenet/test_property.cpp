@@ -518,7 +518,8 @@ tenet::Problem block_problem(const BlockCase& c, std::string& desc) {
       bi + ",floor(j/" + Q + "),k+" + ui + "+" + std::to_string(c.skew) + "*(j%" + Q + ")",  // skewed OS
       "i," + bk + "," + bj,              // blocks of one value: i itself first (a conv's T[n, ...])
       "i+j%" + P + "," + bk + "," + bj,  // not qualifying: i first but with j (stamps of two i interleave)
-      "k%" + Q + "," + bi + "," + bk + "," + ui + "," + bj,  // k's residue before its block coordinate
+      "k%" + Q + "," + bi + "," + bk + "," + ui + "," + bj,                   // k's residue before its block coordinate
+      bi + "," + bk + "+k%" + std::to_string(2 * c.Q) + "," + ui + "," + bj,  // not qualifying: k's block mixed
   };
   const std::string tm = "{S[i,j,k] -> T[" + tms[static_cast<std::size_t>(c.variant)] + "]}";
   std::vector<std::string> reads;
@@ -714,6 +715,37 @@ TEST_CASE("wrap-around windows and split free-dimension groups: conv maps equal 
   CHECK(interpolated * 2 > kCases);
   WARN("interpolated in " << interpolated << " of " << kCases << " wrap-around cases, " << split
                           << " counted in split groups");
+}
+
+TEST_CASE("a block coordinate mixed with its own residue is no inner block (values of two blocks overlap)") {
+  // T[floor(i/R), floor(k/Q) + k%(2Q), i%R, floor(j/P)]: the block coordinate's values of consecutive k blocks
+  // overlap, so the blocks' stamps interleave and are not translated copies; k must keep the general base, and
+  // every count must equal enumeration.
+  const int kCases = property_cases(10, 30);
+  Gen g(property_seed(31u, 20261124u));
+  for (int it = 0; it < kCases; ++it) {
+    BlockCase c = block_dims(g, 4, 4);
+    c.variant = 12;
+    c.w = g.coin();
+    c.a = g.coin(0.3);
+    c.ni = c.R * g.uni(1, 2);
+    c.nj = c.P * g.uni(1, 2);
+    c.nk = c.G * g.uni(2, 3);
+    std::string desc, plans;
+    const auto prob = block_problem(c, desc);
+    INFO("case " << it << ":\n" << desc);
+    tenet::AnalyzeOptions ao = property_options();
+    ao.debug = tenet::DebugLevel::kCount;
+    bool k_inner = false;
+    ao.debug_log = [&](const std::string& l) {
+      k_inner = k_inner || plan_entry(l, 2).find(" inner block") != std::string::npos;
+      plans += l + "\n";
+    };
+    const auto a = tenet::analyze(prob, ao);
+    INFO("plans:\n" << plans);
+    CHECK_FALSE(k_inner);
+    check_same_counts(a, enumerated(prob, it, desc));
+  }
 }
 
 TEST_CASE("counter equals brute-force enumeration on inner blocks and free rows (ncf-shaped maps)") {
