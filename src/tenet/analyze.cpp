@@ -1207,6 +1207,12 @@ struct ScaledDim {
   i64 G = 0, Ga = 0;  // the divisor and the smallest divisor sampled
 };
 
+/// The thread's brute-force buffers, shared by every Counter of the thread (brute_force is never re-entered).
+detail::Workspace& thread_workspace() {
+  thread_local detail::Workspace ws;
+  return ws;
+}
+
 class Counter {
  public:
   /// `parametric`: the closed forms must hold for every larger extent of the
@@ -1219,7 +1225,7 @@ class Counter {
         enumerate_(o.enumerate),
         parametric_(parametric),
         limits_(limits),
-        ws_(workspace != nullptr ? workspace : &workspace_) {
+        ws_(workspace != nullptr ? workspace : &thread_workspace()) {
     skew_.assign(m.nd, -1);
     if (!enumerate_ && o.skewed_time_windows)
       for (std::size_t d = 0; d < m.nd; ++d) skew_[d] = skew_distance(m, d, parametric ? huge_box(m.box) : m.box);
@@ -1228,7 +1234,7 @@ class Counter {
         if (skew_[d] >= 0)
           debug(o_, "skewed time dimension d" + std::to_string(d) + ": local distance " + std::to_string(skew_[d]));
   }
-  Counter(const Counter&) = delete;  // ws_ may point at workspace_
+  Counter(const Counter&) = delete;
   Counter& operator=(const Counter&) = delete;
 
   /// Exact counts of every group member.
@@ -1918,8 +1924,10 @@ class Counter {
   std::size_t extra_instances_ = 0;  // instances brute-forced by inner counters (large floor divisors)
   std::vector<i64> skew_;      // skew_distance() of each dimension (-1: not a skewed time dimension)
   std::map<std::vector<i64>, std::pair<Counts, std::vector<char>>> cache_;
-  detail::Workspace workspace_;  // brute_force's buffers, reused by every instance of this count
-  detail::Workspace* ws_;        // &workspace_ or an enclosing counter's (the inner counts of solve_scaled)
+  // brute_force's buffers: the thread's (scratch of one brute_force call, which never runs another: every count of
+  // the thread reuses them, saving the allocation and first-touch page faults of each new count), or an enclosing
+  // counter's (the inner counts of solve_scaled)
+  detail::Workspace* ws_;
 };
 
 std::vector<i64> lcm_periods(const std::vector<const Piece*>& pieces, std::size_t nd) {
