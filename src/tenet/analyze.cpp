@@ -314,6 +314,9 @@ class IntervalSystem {
 
 bool unconstrained(const Piece& p) { return p.disjuncts.size() == 1 && p.disjuncts[0].empty(); }
 
+/// The coefficient of column i of `a` (0 past its last column).
+i64 coeff_of(const Affine& a, std::size_t i) { return i < a.coeff.size() ? a.coeff[i] : i64{0}; }
+
 /// Skewed time dimension (docs/tenet-engine.md §3 "Skewed time"): d appears in
 /// the time map only in the last coordinate, as +-d, and in the space map at
 /// most inside `(a*d+b) % c`; both maps are single unconstrained pieces whose
@@ -330,19 +333,18 @@ i64 skew_distance(const Model& m, std::size_t d, const std::vector<Interval>& bo
   std::vector<Interval> pe_box;
   if (!relation::as_box(m.pedom.pieces[0], pe_box) || pe_box.size() != m.ns) return -1;
   const std::size_t nv = m.nd;
-  auto coef = [](const Affine& a, std::size_t i) { return i < a.coeff.size() ? a.coeff[i] : i64{0}; };
   // d in the time map: only +-d in the last coordinate.
   for (const auto& t : tp.terms)
-    if (coef(t.num, d) != 0) return -1;
+    if (coeff_of(t.num, d) != 0) return -1;
   for (std::size_t j = 0; j + 1 < m.nt; ++j)
-    if (coef(tp.out[j], d) != 0) return -1;
-  const i64 ad = coef(tp.out[m.nt - 1], d);
+    if (coeff_of(tp.out[j], d) != 0) return -1;
+  const i64 ad = coeff_of(tp.out[m.nt - 1], d);
   if (ad != 1 && ad != -1) return -1;
   // d in the space map: only inside mod terms.
   for (const auto& o : sp.out)
-    if (coef(o, d) != 0) return -1;
+    if (coeff_of(o, d) != 0) return -1;
   for (const auto& t : sp.terms)
-    if (coef(t.num, d) != 0 && t.kind != relation::Term::Kind::kMod) return -1;
+    if (coeff_of(t.num, d) != 0 && t.kind != relation::Term::Kind::kMod) return -1;
 
   IntervalSystem sys;
   std::vector<std::size_t> dv(nv);
@@ -402,7 +404,7 @@ i64 skew_distance(const Model& m, std::size_t d, const std::vector<Interval>& bo
   for (const Piece& p : m.icn.pieces) {
     for (std::size_t j = 0; j < m.ns; ++j) {
       const Affine& o = p.out[j];
-      bool translation = coef(o, j) == 1;
+      bool translation = coeff_of(o, j) == 1;
       for (std::size_t i = 0; i < o.coeff.size(); ++i)
         if (i != j && o.coeff[i] != 0) translation = false;
       const i64 w = pe_box[j].hi - pe_box[j].lo;
@@ -539,17 +541,16 @@ std::vector<char> wrap_changes(const Model& m, std::size_t d, const std::vector<
 /// The outer block of one value (docs/tenet-engine.md §3 "Outer blocks", L = 1): the time map's first coordinate
 /// is exactly d (+ a constant), and neither map uses d anywhere else (no other coordinate, no term).
 bool direct_first_coordinate(const Piece& tp, const Piece& sp, std::size_t d) {
-  auto coef = [](const Affine& a, std::size_t i) { return i < a.coeff.size() ? a.coeff[i] : i64{0}; };
   if (tp.out.empty()) return false;
   const Affine& first = tp.out[0];
   for (std::size_t i = 0; i < first.coeff.size(); ++i)
     if (first.coeff[i] != (i == d ? 1 : 0)) return false;
-  if (coef(first, d) != 1) return false;
+  if (coeff_of(first, d) != 1) return false;
   for (const Piece* p : {&tp, &sp}) {
     for (const auto& t : p->terms)
-      if (coef(t.num, d) != 0) return false;
+      if (coeff_of(t.num, d) != 0) return false;
     for (std::size_t j = p == &tp ? 1 : 0; j < p->out.size(); ++j)
-      if (coef(p->out[j], d) != 0) return false;
+      if (coeff_of(p->out[j], d) != 0) return false;
   }
   return true;
 }
@@ -570,7 +571,6 @@ i64 outer_block(const Model& m, std::size_t d, const std::vector<std::vector<con
   const Piece& tp = m.time.pieces[0];
   const Piece& sp = m.space.pieces[0];
   if (!unconstrained(tp) || !unconstrained(sp)) return 0;
-  auto coef = [](const Affine& a, std::size_t i) { return i < a.coeff.size() ? a.coeff[i] : i64{0}; };
   i64 L = 0, unused = 0;  // the terms: floor(d/L), d % m (m | L checked below)
   // The outputs: no d itself. The time map's first coordinate is exactly floor(d/L) (coefficient 1) plus a
   // constant; every other coordinate has no floor term of d and may combine its d % m terms with other variables
@@ -580,7 +580,7 @@ i64 outer_block(const Model& m, std::size_t d, const std::vector<std::vector<con
     const std::size_t nv = p.vars.size();
     for (std::size_t j = 0; j < p.out.size(); ++j) {
       const Affine& o = p.out[j];
-      if (coef(o, d) != 0) return false;
+      if (coeff_of(o, d) != 0) return false;
       const bool block_coord = first_is_block && j == 0;
       bool floor_once = false;
       for (std::size_t i = 0; i < o.coeff.size(); ++i) {
@@ -611,13 +611,13 @@ i64 outer_block(const Model& m, std::size_t d, const std::vector<std::vector<con
     int pos = -2;  // -2: no piece seen, -1: d unused, j: d is coordinate j
     for (const Piece* p : pieces) {
       for (const auto& t : p->terms)
-        if (coef(t.num, d) != 0) return 0;
+        if (coeff_of(t.num, d) != 0) return 0;
       for (const auto& dj : p->disjuncts)
         for (const auto& c : dj)
-          if (coef(c.expr, d) != 0) return 0;
+          if (coeff_of(c.expr, d) != 0) return 0;
       int here = -1;
       for (std::size_t j = 0; j < p->out.size(); ++j) {
-        if (coef(p->out[j], d) == 0) continue;
+        if (coeff_of(p->out[j], d) == 0) continue;
         if (here != -1 || !exact_var(p->out[j], d)) return 0;
         here = static_cast<int>(j);
       }
@@ -655,7 +655,6 @@ InnerBlock inner_block(const Model& m, std::size_t d, const std::vector<std::vec
   const Piece& tp = m.time.pieces[0];
   const Piece& sp = m.space.pieces[0];
   if (!unconstrained(tp) || !unconstrained(sp)) return out;
-  auto coef = [](const Affine& a, std::size_t i) { return i < a.coeff.size() ? a.coeff[i] : i64{0}; };
   std::vector<int> tkind, skind;
   i64 c = 0, unused = 0;
   if (!classify_d_terms(tp, d, true, tkind, c) || c == 0 || period % c != 0 ||
@@ -671,7 +670,7 @@ InnerBlock inner_block(const Model& m, std::size_t d, const std::vector<std::vec
   bool found = false;
   for (std::size_t j = 0; j < tp.out.size(); ++j) {
     const Affine& o = tp.out[j];
-    if (coef(o, d) != 0) return out;
+    if (coeff_of(o, d) != 0) return out;
     bool dterm = false, other = false, block = false, residue = false;
     for (std::size_t i = 0; i < o.coeff.size(); ++i) {
       if (o.coeff[i] == 0) continue;
@@ -701,7 +700,7 @@ InnerBlock inner_block(const Model& m, std::size_t d, const std::vector<std::vec
   if (!found || p == 0) return out;  // p == 0 is outer_block()'s case
   const std::size_t snv = sp.vars.size();
   for (const Affine& o : sp.out) {
-    if (coef(o, d) != 0) return out;
+    if (coeff_of(o, d) != 0) return out;
     bool dterm = false, other = false;
     for (std::size_t i = 0; i < o.coeff.size(); ++i)
       if (o.coeff[i] != 0) (i >= snv && skind[i - snv] != 0 ? dterm : other) = true;
@@ -717,7 +716,7 @@ InnerBlock inner_block(const Model& m, std::size_t d, const std::vector<std::vec
     int dterms = 0;
     bool mod_ok = false;
     for (std::size_t k = 0; k < tp.terms.size(); ++k) {
-      if (coef(o, tnv + k) == 0 || tkind[k] == 0) continue;
+      if (coeff_of(o, tnv + k) == 0 || tkind[k] == 0) continue;
       ++dterms;
       mod_ok = tkind[k] == 2 && tp.terms[k].den >= 2;
     }
@@ -742,8 +741,8 @@ InnerBlock inner_block(const Model& m, std::size_t d, const std::vector<std::vec
     int seen = 0;
     for (std::size_t j = 0; j < tp.out.size() && ok; ++j) {
       const Affine& o = tp.out[j];
-      if (coef(o, e) != 0) ok = false;
-      if (coef(o, tnv + term) == 0) continue;
+      if (coeff_of(o, e) != 0) ok = false;
+      if (coeff_of(o, tnv + term) == 0) continue;
       ++seen;
       ok = ok && j > p && o.constant == 0;
       for (std::size_t x = 0; x < o.coeff.size() && ok; ++x) ok = o.coeff[x] == (x == tnv + term ? 1 : 0);
@@ -781,14 +780,14 @@ InnerBlock inner_block(const Model& m, std::size_t d, const std::vector<std::vec
     for (const Piece* pc : pieces) {
       for (const auto& dj : pc->disjuncts)
         for (const auto& cn : dj)
-          if (coef(cn.expr, d) != 0) return out;
+          if (coeff_of(cn.expr, d) != 0) return out;
       const std::size_t nv = pc->vars.size();
       std::vector<char> dt(pc->terms.size(), 0);
       for (std::size_t k = 0; k < pc->terms.size(); ++k) {
         const auto& t = pc->terms[k];
         for (std::size_t i = nv; i < t.num.coeff.size(); ++i)
           if (t.num.coeff[i] != 0 && dt[i - nv]) return out;
-        if (coef(t.num, d) == 0) continue;
+        if (coeff_of(t.num, d) == 0) continue;
         if (t.kind != relation::Term::Kind::kFloor || !exact_var(t.num, d) || t.den < 1 || period % t.den != 0)
           return out;
         dt[k] = 1;
@@ -797,8 +796,8 @@ InnerBlock inner_block(const Model& m, std::size_t d, const std::vector<std::vec
       i64 f = -1;
       for (std::size_t j = 0; j < pc->out.size(); ++j) {
         const Affine& o = pc->out[j];
-        bool sees = coef(o, d) != 0;
-        for (std::size_t k = 0; k < pc->terms.size(); ++k) sees = sees || (coef(o, nv + k) != 0 && dt[k]);
+        bool sees = coeff_of(o, d) != 0;
+        for (std::size_t k = 0; k < pc->terms.size(); ++k) sees = sees || (coeff_of(o, nv + k) != 0 && dt[k]);
         if (!sees) continue;
         if (here != -1) return out;
         here = static_cast<int>(j);
@@ -809,15 +808,15 @@ InnerBlock inner_block(const Model& m, std::size_t d, const std::vector<std::vec
             Affine only;
             only.coeff.assign(nv + k + 1, 0);
             only.coeff[nv + k] = 1;
-            bool eq = o.constant == 0 && coef(o, nv + k) == 1;
-            for (std::size_t x = 0; x < o.coeff.size() && eq; ++x) eq = o.coeff[x] == coef(only, x);
+            bool eq = o.constant == 0 && coeff_of(o, nv + k) == 1;
+            for (std::size_t x = 0; x < o.coeff.size() && eq; ++x) eq = o.coeff[x] == coeff_of(only, x);
             if (dt[k] && eq) f = pc->terms[k].den;
           }
           if (f < 0) return out;
         }
       }
       for (std::size_t k = 0; k < pc->terms.size(); ++k)  // a d-term used by another term or not by `here`
-        if (dt[k] && (here < 0 || coef(pc->out[static_cast<std::size_t>(here)], nv + k) == 0)) return out;
+        if (dt[k] && (here < 0 || coeff_of(pc->out[static_cast<std::size_t>(here)], nv + k) == 0)) return out;
       if (pos != -2 && (pos != here || form != f)) return out;
       pos = here;
       form = f;
