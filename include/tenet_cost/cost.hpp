@@ -124,9 +124,15 @@ struct TensorCost {
   std::int64_t bits_num = 16, bits_den = 1;
   std::string bits;                 // "4", "3.2"
   std::int64_t dram_elems = 0, dram_bytes = 0;      // buffer <-> DRAM (reads, or writes for outputs)
-  std::int64_t buffer_elems = 0, buffer_bytes = 0;  // array <-> buffer (unique volume)
-  std::int64_t total_elems = 0;     // accesses by the MACs (total volume)
-  std::int64_t noc_elems = 0;       // PE-to-PE transfers (docs/model.md "NoC traffic"); 0 for the output
+  quant::Apply apply = quant::Apply::kMac;  // where it is used (docs/model.md "Where scales are applied")
+  std::int64_t array_bits = 0;      // bits per element inside the array when not its storage bits (a weight
+                                    // dequantized at the edge moves at the MAC precision); 0 = storage bits
+  // Reads: uses = register + noc + buffer (docs/model.md "Data movement by reuse class"). The output: total_elems
+  // its writes by the MACs, buffer_elems its partial-sum writes and re-reads.
+  std::int64_t total_elems = 0;     // uses by the unit that applies it (the MACs; the edge dequantizer; the rescale)
+  std::int64_t register_elems = 0;  // uses served by that unit's register (the element it used at its previous stamp)
+  std::int64_t noc_elems = 0;       // uses served by a neighbour PE (PE-to-PE transfers); 0 for the output
+  std::int64_t buffer_elems = 0, buffer_bytes = 0;  // reads from the buffer (array <-> buffer unique volume)
 };
 
 struct GemmCost {

@@ -50,7 +50,7 @@ std::vector<mapping::Dataflow> dataflows_for(const DataflowSet& set, const arch:
   std::vector<std::vector<quant::Operand>> op_sets;
   for (const auto& g : model.gemms) {
     const quant::Scheme& s = model::scheme_of(g, scheme);
-    op_sets.push_back(quant::operands(s, model::cost_role(g, s)));
+    op_sets.push_back(quant::array_operands(quant::operands(s, model::cost_role(g, s), mapping::dequant_site(arch))));
   }
   std::vector<mapping::Generated> taken;
   for (const auto& d : set.listed) {
