@@ -236,3 +236,81 @@ TEST_CASE("reuse classes: hand-derived register / NoC / buffer counts of values 
     }
   }
 }
+
+namespace {
+
+// The energy of the scale and zero-point tensors of a GEMM (DRAM, buffer and NoC bits at their widths).
+double metadata_energy(const cost::GemmCost& c, const arch::Arch& a) {
+  double pj = 0;
+  for (const auto& t : c.tensors) {
+    if (!quant::is_quant_metadata(t.role)) continue;
+    const double bits = static_cast<double>(t.bits_num) / static_cast<double>(t.bits_den);
+    pj += static_cast<double>(t.dram_bytes) * 8 * a.dram_pj_per_bit;
+    pj += static_cast<double>(static_cast<i128>(t.buffer_elems) * t.bits_num / t.bits_den) * a.buffer_pj_per_bit;
+    pj += static_cast<double>(t.noc_elems) * bits * a.noc_pj_per_bit;
+  }
+  return pj * 1e-12;
+}
+
+}  // namespace
+
+TEST_CASE("fp8 block vs per-tensor scales, group vs channel scales: the energy differs by the extra work only") {
+  const arch::Arch a = tc_test::edge_arch(32, 32, 1 << 20);
+  cost::Options o;
+  o.tile = cost::Tile{128, 256, 512, "mnk"};  // the same tile for both schemes of a pair
+  cost::Estimator est(a, mapping::parse_dataflow("os"), o);
+  const std::int64_t M = 256, N = 512, K = 1024, kb = K / 128;
+  const GemmShape shape{1, M, N, K, GemmRole::kLinear};
+  const auto same_values = [](const cost::GemmCost& x, const cost::GemmCost& y) {
+    for (const char* name : {"A", "W", "C"}) {
+      INFO(name);
+      const auto& p = named(x, name);
+      const auto& q = named(y, name);
+      CHECK(p.dram_bytes == q.dram_bytes);
+      CHECK(p.buffer_elems == q.buffer_elems);
+      CHECK(p.noc_elems == q.noc_elems);
+      CHECK(p.register_elems == q.register_elems);
+    }
+    CHECK(x.energy_by_term[EnergyTerm::kMac] == y.energy_by_term[EnergyTerm::kMac]);
+    CHECK(x.dequant_ops == y.dequant_ops);
+  };
+  {
+    const auto& t = est.gemm(shape, quant::parse_scheme("fp8-tensor"));
+    const auto& b = est.gemm(shape, quant::parse_scheme("fp8-block128x128"));
+    same_values(t, b);
+    // per-tensor: a static activation scale (M*K ops) and one output rescale per output (M*N ops); the two fp32
+    // scales are applied at the output, read once per output tile
+    CHECK(t.vector_ops == M * K + M * N);
+    CHECK(named(t, "SW").apply == quant::Apply::kOutput);
+    CHECK(named(t, "SW").total_elems == M * N);
+    CHECK(named(t, "SW").buffer_elems == (M / 128) * (N / 256));
+    // block: dynamic activation scales per token and 128 along K (2*M*K ops: max, then scale) and a rescale of the
+    // partial sum per K block (M*N*K/128 ops); both scales used once per (output, K block) by the PE
+    CHECK(b.vector_ops == 2 * M * K + M * N * kb);
+    for (const char* s : {"SW", "SA"}) {
+      INFO(s);
+      CHECK(named(b, s).apply == quant::Apply::kGroup);
+      CHECK(named(b, s).total_elems == M * N * kb);
+      CHECK(named(b, s).register_elems == 0);  // the PE ran k - 1 at its previous stamp, which used no scale
+    }
+    // the whole energy difference is the scale tensors' traffic and the vector work
+    const double extra = metadata_energy(b, a) - metadata_energy(t, a) +
+                         static_cast<double>(b.vector_ops - t.vector_ops) * a.vector_op_pj * 1e-12;
+    CHECK(b.energy_j - t.energy_j == Approx(extra).epsilon(1e-9));
+    CHECK(b.energy_j / t.energy_j < 1.05);  // a few per cent, not 1.8x
+  }
+  {
+    const auto& g = est.gemm(shape, quant::parse_scheme("w4a16-g128"));
+    const auto& c = est.gemm(shape, quant::parse_scheme("w4a16-channel"));
+    same_values(g, c);
+    // both dequantize at the edge: the scales never enter the array, no vector work
+    CHECK(named(g, "SW").noc_elems == 0);
+    CHECK(named(c, "SW").noc_elems == 0);
+    CHECK(g.vector_ops == 0);
+    CHECK(c.vector_ops == 0);
+    // the group scale tensor is K/128 times the channel one: N*K/128 fp16 scales vs N, each fetched once per m tile
+    CHECK(named(g, "SW").dram_bytes == (M / 128) * N * kb * 2);
+    CHECK(named(c, "SW").dram_bytes == (M / 128) * N * 2);
+    CHECK(g.energy_j - c.energy_j == Approx(metadata_energy(g, a) - metadata_energy(c, a)).epsilon(1e-9));
+  }
+}
