@@ -68,6 +68,11 @@ TileRule parse_tile_rule(const std::string& text);
 
 /// The engine's default wall-clock limit per evaluation (tenet::AnalyzeOptions::time_limit_s).
 inline constexpr double kDefaultEngineTimeLimit = 60.0;
+/// The engine's default limit of statement instances in one brute-forced small instance
+/// (tenet::AnalyzeOptions::max_instance_points; --engine-points).
+inline constexpr std::int64_t kDefaultEnginePoints = 20'000'000;
+/// --engine-points N: 1 .. 2^40, else InputError naming the flag.
+std::int64_t checked_engine_points(std::int64_t points);
 
 struct Options {
   Tile tile;                    // user tile for every GEMM without a rule (0 = auto per dim)
@@ -76,6 +81,9 @@ struct Options {
   Objective objective = Objective::kLatency;
   /// Wall-clock limit of one TENET engine evaluation in seconds (--time-limit; <= 0: none).
   double engine_time_limit_s = kDefaultEngineTimeLimit;
+  /// Statement instances of one brute-forced small instance of the engine (--engine-points); the engine's total
+  /// work limit scales with it (200 x, at least its default).
+  std::int64_t engine_max_points = kDefaultEnginePoints;
 };
 
 struct GemmShape {

@@ -92,6 +92,8 @@ struct Estimator::Impl {
       tenet::AnalyzeOptions ao;
       ao.spatial_reuse = false;
       ao.time_limit_s = options.engine_time_limit_s;
+      ao.max_instance_points = options.engine_max_points;
+      ao.max_work = std::max(ao.max_work, checked_mul(options.engine_max_points, 200, "engine work limit"));
       ao.context = "a tile of a GEMM under dataflow " + dataflow.name + " on " + arch.name + " (compiled first at " +
                    std::to_string(tm) + "x" + std::to_string(tn) + "x" + std::to_string(tk) + ")";
       it = compiled.emplace(key, tenet::compile_parametric(mapping::tile_problem(arch, dataflow, tm, tn, tk, ops), ao))
