@@ -11,7 +11,7 @@ std::int64_t footprint(const Operand& op, const Nest& nest, bool tile_only) {
   std::int64_t f = 1;
   for (const auto& t : op.index) {
     if (t.dim == '0') continue;
-    const DimInfo& di = nest.d.at(loop_of(t.dim));
+    const DimInfo& di = nest.dim(loop_of(t.dim));
     const std::int64_t ext = tile_only ? std::min(di.tile, di.extent) : di.extent;
     f = checked_mul(f, ceil_div(ext, t.divisor), "footprint");
   }
@@ -19,20 +19,20 @@ std::int64_t footprint(const Operand& op, const Nest& nest, bool tile_only) {
 }
 
 DramMove dram_move(const Operand& op, const Nest& nest) {
-  std::string mine;
+  std::array<bool, 4> mine{};  // the loops the operand indexes, by slot
   for (const auto& t : op.index)
-    if (t.dim != '0') mine += loop_of(t.dim);
+    if (t.dim != '0') mine[static_cast<std::size_t>(loop_slot(loop_of(t.dim)))] = true;
   // the deepest loop of the operand that iterates: a loop of one trip runs once and changes no tile, so the nest is
   // normalised without it (orders that differ only in where a one-trip loop sits are the same nest)
   int deepest = -1;
   for (int pos = 0; pos < 3; ++pos) {
     const char l = nest.order[static_cast<std::size_t>(pos)];
-    if (nest.d.at(l).trips() > 1 && mine.find(l) != std::string::npos) deepest = pos;
+    if (nest.dim(l).trips() > 1 && mine[static_cast<std::size_t>(loop_slot(l))]) deepest = pos;
   }
   std::int64_t reps = 1;
   for (int pos = 0; pos <= deepest; ++pos) {
     const char l = nest.order[static_cast<std::size_t>(pos)];
-    if (mine.find(l) == std::string::npos) reps = checked_mul(reps, nest.d.at(l).trips(), "tile repetitions");
+    if (!mine[static_cast<std::size_t>(loop_slot(l))]) reps = checked_mul(reps, nest.dim(l).trips(), "tile repetitions");
   }
   const std::int64_t fp = footprint(op, nest, false);
   DramMove mv;

@@ -3,13 +3,14 @@
 // of one tile. Shared by the tile search and the evaluation.
 #pragma once
 
+#include <array>
 #include <cstdint>
-#include <map>
 #include <string>
 #include <vector>
 
 #include "tenet_cost/checked.hpp"
 #include "tenet_cost/cost.hpp"
+#include "tenet_cost/error.hpp"
 #include "tenet_cost/quant.hpp"
 
 namespace tenet_cost::cost::detail {
@@ -23,15 +24,20 @@ struct DimInfo {
 /// The loop ('m', 'n', 'k') that a statement dim ('i', 'j', 'k') runs in; '0' for a constant index.
 inline char loop_of(char dim) { return dim == 'i' ? 'm' : dim == 'j' ? 'n' : dim == 'k' ? 'k' : '0'; }
 
+/// The slot of loop 'm', 'n' or 'k' (0, 1, 2); 3 for anything else.
+inline int loop_slot(char loop) { return loop == 'm' ? 0 : loop == 'n' ? 1 : loop == 'k' ? 2 : 3; }
+
 struct Nest {
-  std::map<char, DimInfo> d;  // 'm','n','k'
-  std::string order;          // outermost first
-  Nest(const GemmShape& s, const Tile& t) : order(t.order) {
-    d['m'] = {s.m, t.m};
-    d['n'] = {s.n, t.n};
-    d['k'] = {s.k, t.k};
+  std::array<DimInfo, 3> dims;  // m, n, k
+  std::string order;            // outermost first
+  Nest(const GemmShape& s, const Tile& t) : dims{DimInfo{s.m, t.m}, DimInfo{s.n, t.n}, DimInfo{s.k, t.k}}, order(t.order) {}
+  /// The loop 'm', 'n' or 'k'; InternalError for another name.
+  [[nodiscard]] const DimInfo& dim(char loop) const {
+    const int i = loop_slot(loop);
+    if (i > 2) throw InternalError(std::string("no loop '") + loop + "' in a GEMM nest");
+    return dims[static_cast<std::size_t>(i)];
   }
-  [[nodiscard]] std::int64_t tiles() const { return d.at('m').trips() * d.at('n').trips() * d.at('k').trips(); }
+  [[nodiscard]] std::int64_t tiles() const { return dims[0].trips() * dims[1].trips() * dims[2].trips(); }
 };
 
 /// Elements of an operand moved between DRAM and the buffer (reads; for the output: writes + partial re-reads):

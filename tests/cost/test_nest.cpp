@@ -28,7 +28,7 @@ std::int64_t tile_elems(const quant::Operand& op, const Nest& nest, const std::m
   for (const auto& x : op.index) {
     if (x.dim == '0') continue;
     const char l = cost::detail::loop_of(x.dim);
-    const auto& d = nest.d.at(l);
+    const auto& d = nest.dim(l);
     const std::int64_t lo = t.at(l) * d.tile, hi = std::min(d.extent, lo + d.tile);
     e *= (hi - 1) / x.divisor - lo / x.divisor + 1;  // the groups the tile touches
   }
@@ -39,7 +39,7 @@ Moved simulate(const quant::Operand& op, const Nest& nest) {
   Moved mv;
   std::vector<std::int64_t> prev;
   std::map<std::vector<std::int64_t>, std::int64_t> k_done;  // output: reduction tiles accumulated per output tile
-  const std::int64_t k_trips = nest.d.at('k').trips();
+  const std::int64_t k_trips = nest.dim('k').trips();
   std::map<char, std::int64_t> last;
   const auto key = [&](const std::map<char, std::int64_t>& t) {
     std::vector<std::int64_t> kk;
@@ -53,7 +53,7 @@ Moved simulate(const quant::Operand& op, const Nest& nest) {
     else mv.partial += e;  // a spill (its read-back is counted when the nest returns)
   };
   const std::string order = nest.order;
-  const auto trips = [&](int pos) { return nest.d.at(order[static_cast<std::size_t>(pos)]).trips(); };
+  const auto trips = [&](int pos) { return nest.dim(order[static_cast<std::size_t>(pos)]).trips(); };
   for (std::int64_t a = 0; a < trips(0); ++a)
     for (std::int64_t b = 0; b < trips(1); ++b)
       for (std::int64_t c = 0; c < trips(2); ++c) {
