@@ -124,15 +124,45 @@ void write_special(const std::string& path, const struct stat& st, std::string_v
   if (::close(fd.release()) != 0) throw InputError(path + ": write failed: " + why(errno));
 }
 
-// In place (truncate + write): used when the directory is not writable or the
-// file has other hard links that a rename would detach.
+// In place: used when the directory is not writable or the file has other hard links that a rename would detach.
+// Nothing of the old contents is touched before the blocks of the new ones are reserved (fallocate): a full disk,
+// a file-size limit or a file system that cannot reserve space refuses the write with the file as it was. Then the
+// new contents are written over the old from offset 0 and the file is cut to their length.
 void write_in_place(const std::string& path, std::string_view content) {
-  Fd fd(::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+  Fd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
   if (fd.fd < 0) throw InputError(path + ": cannot open for writing: " + why(errno));
   clear_nonblock(fd.fd, path);
+  struct stat before {};
+  if (::fstat(fd.fd, &before) != 0) throw InputError(path + ": cannot write: " + why(errno));
+  if (!content.empty()) {
+    int rc = 0;
+    do {
+      rc = ::fallocate(fd.fd, 0, 0, static_cast<off_t>(content.size()));
+    } while (rc != 0 && errno == EINTR);
+    if (rc != 0) {
+      const int err = errno;
+      (void)::ftruncate(fd.fd, before.st_size);  // a failed reservation may have grown it
+      throw InputError(path + ": cannot reserve " + std::to_string(content.size()) +
+                       " bytes for the new contents in place (" + why(err) + "); the file is left as it was" +
+                       (err == EOPNOTSUPP ? " (its file system cannot reserve space; to replace it atomically, "
+                                            "remove its other hard links or make its directory writable)"
+                                          : ""));
+    }
+  }
   write_all(fd.fd, content, path);
+  if (::ftruncate(fd.fd, static_cast<off_t>(content.size())) != 0)
+    throw InputError(path + ": write failed: " + why(errno));
   if (::fsync(fd.fd) != 0 && errno != EINVAL) throw InputError(path + ": write failed: " + why(errno));
   if (::close(fd.release()) != 0) throw InputError(path + ": write failed: " + why(errno));
+}
+
+// The temporary file beside `target`: ".NAME.tmp.XXXXXX", NAME cut so that the name fits NAME_MAX.
+std::string temp_template(const std::string& dir, const std::string& target) {
+  const auto slash = target.rfind('/');
+  std::string base = target.substr(slash == std::string::npos ? 0 : slash + 1);
+  const std::size_t room = NAME_MAX - std::string(".").size() - std::string(".tmp.XXXXXX").size();
+  if (base.size() > room) base.resize(room);
+  return dir + "/." + base + ".tmp.XXXXXX";
 }
 
 mode_t current_umask() {
@@ -199,8 +229,7 @@ void write_output(const std::string& path, std::string_view content) {
     return;
   }
   const std::string dir = dir_of(target);
-  const auto slash = target.rfind('/');
-  std::string tmpl = dir + "/." + target.substr(slash == std::string::npos ? 0 : slash + 1) + ".tmp.XXXXXX";
+  std::string tmpl = temp_template(dir, target);
   Fd fd(::mkstemp(tmpl.data()));
   if (fd.fd < 0) {
     const int err = errno;

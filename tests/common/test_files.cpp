@@ -6,10 +6,13 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/un.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <climits>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -139,6 +142,46 @@ TEST_CASE("write_output: hard links keep sharing the new contents", "[output]") 
   REQUIRE(::link((d / "a.txt").c_str(), (d / "b.txt").c_str()) == 0);
   write_output(d / "a.txt", "new\n");
   CHECK(read_file(d / "b.txt") == "new\n");
+}
+
+TEST_CASE("write_output: a hard-linked file that cannot take the new contents keeps its old ones", "[output]") {
+  // a file-size limit stands in for a full disk (the same reservation fails): the new contents are refused before
+  // a byte of the old is touched, every link still reads the old contents, no temporary file is left
+  TempDir d;
+  const std::string old = "old contents\n";
+  put(d / "hl.txt", old);
+  REQUIRE(::link((d / "hl.txt").c_str(), (d / "hl2.txt").c_str()) == 0);
+  struct rlimit saved {};
+  REQUIRE(::getrlimit(RLIMIT_FSIZE, &saved) == 0);
+  const auto saved_handler = std::signal(SIGXFSZ, SIG_IGN);
+  struct rlimit small = saved;
+  small.rlim_cur = 4096;
+  REQUIRE(::setrlimit(RLIMIT_FSIZE, &small) == 0);
+  const std::string err = error_of([&] { write_output(d / "hl.txt", std::string(100000, 'x')); });
+  ::setrlimit(RLIMIT_FSIZE, &saved);
+  std::signal(SIGXFSZ, saved_handler);
+  CHECK(err.find("cannot reserve 100000 bytes") != std::string::npos);
+  CHECK(err.find("left as it was") != std::string::npos);
+  CHECK(read_file(d / "hl.txt") == old);
+  CHECK(read_file(d / "hl2.txt") == old);
+  CHECK(fs::file_size(d / "hl.txt") == old.size());
+  int files = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(d.path)) ++files;
+  CHECK(files == 2);
+  // within the limit it is written, both links see it, and a shorter content cuts the file
+  write_output(d / "hl.txt", "new\n");
+  CHECK(read_file(d / "hl2.txt") == "new\n");
+}
+
+TEST_CASE("write_output: a file name of NAME_MAX bytes is written atomically (its temporary name fits)", "[output]") {
+  TempDir d;
+  const std::string name(NAME_MAX - 1, 'n');
+  put(d / name, "old\n");
+  write_output(d / name, "new\n");
+  CHECK(read_file(d / name) == "new\n");
+  const std::string longest(NAME_MAX, 'm');
+  write_output(d / longest, "fresh\n");
+  CHECK(read_file(d / longest) == "fresh\n");
 }
 
 TEST_CASE("write_output: a FIFO is written, never replaced; without a reader it is an error", "[output]") {
