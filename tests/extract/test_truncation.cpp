@@ -206,7 +206,8 @@ TEST_CASE("truncation: every cut of the shipped models is refused or complete") 
 
 TEST_CASE("truncation: every cut of the project's and the shared fixtures is refused or complete") {
   for (const char* f : {"extract/mini_llm_q4f16_1.py", "extract/relax_matmul.py", "extract/relax_nested_calls.py",
-                        "extract/conv2d_dilated.py", "extract/q8f16_1_gemv.py"})
+                        "extract/conv2d_dilated.py", "extract/q8f16_1_gemv.py", "extract/relax_lowered_calls.py",
+                        "extract/relax_dist_inplace_grad.py"})
     check_cuts(tc_test::fixture(f));
   for (const char* f :
        {"01_mlc_llama2_13b_q4f16_1_batched_whole_module.py", "02_mlc_llama7b_fp16_relax_before_quantize.py",
