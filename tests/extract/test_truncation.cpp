@@ -207,7 +207,7 @@ TEST_CASE("truncation: every cut of the shipped models is refused or complete") 
 TEST_CASE("truncation: every cut of the project's and the shared fixtures is refused or complete") {
   for (const char* f : {"extract/mini_llm_q4f16_1.py", "extract/relax_matmul.py", "extract/relax_nested_calls.py",
                         "extract/conv2d_dilated.py", "extract/q8f16_1_gemv.py", "extract/relax_lowered_calls.py",
-                        "extract/relax_dist_inplace_grad.py"})
+                        "extract/relax_dist_inplace_grad.py", "extract/unused_prim_func.py"})
     check_cuts(tc_test::fixture(f));
   for (const char* f :
        {"01_mlc_llama2_13b_q4f16_1_batched_whole_module.py", "02_mlc_llama7b_fp16_relax_before_quantize.py",
@@ -224,4 +224,21 @@ TEST_CASE("truncation: every cut of the project's and the shared fixtures is ref
     if (p.empty()) continue;  // ../shared absent
     check_cuts(p);
   }
+}
+
+TEST_CASE("truncation (held back): a module after DeadCodeElimination keeps an unused public prim_func") {
+  const ExtractResult r = extract_workloads(ir::load_module(tc_test::fixture("extract/unused_prim_func.py")));
+  REQUIRE(r.workloads.size() == 2);
+  const Workload& kept = r.workloads[0];
+  const Workload& mm = r.workloads[1];
+  CHECK(kept.function == "gemm_kept");
+  CHECK(kept.m == Dim::constant(16));
+  CHECK(kept.n == Dim::constant(8));
+  CHECK(kept.k == Dim::constant(32));
+  CHECK(kept.calls.empty());
+  CHECK(mm.function == "matmul");
+  CHECK(mm.m == Dim::constant(4));
+  CHECK(mm.n == Dim::constant(8));
+  CHECK(mm.k == Dim::constant(16));
+  CHECK(mm.calls == std::map<std::string, std::int64_t>{{"main", 1}});
 }
