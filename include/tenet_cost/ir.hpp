@@ -653,6 +653,9 @@ struct Module {
   std::string source;                  // file name the module came from
   std::vector<PrimFunc> prim_funcs;    // in file order; names may repeat
   std::vector<RelaxFunc> relax_funcs;  // in file order
+  /// TVMScript: the other names a module class defines (`attention = R.ExternFunc(..)`), which a
+  /// `cls.attention` reference may name (docs/ir-formats.md "Truncated dumps").
+  std::vector<std::string> other_globals;
   std::string format;                  // "tvmscript", "tvm-json-legacy", "tvm-json-ffi"
 };
 
@@ -679,8 +682,8 @@ struct ParseOptions {
   bool ordered_debug_log = false;  // true: parse serially, so that debug log lines come in file
                                    // order (the CLI sets it with -v); the result is the same
   /// Refuse a dump that is not a whole printed module (docs/ir-formats.md "Truncated dumps":
-  /// no function at all, a `relax as R` header without a Relax function, a prim_func no Relax
-  /// function calls). Off only for tests that glue dumps together.
+  /// no function at all, a `relax as R` header without a Relax function, a call of a function the
+  /// module does not define). Off only for tests that glue dumps together.
   bool require_whole_module = true;
 };
 

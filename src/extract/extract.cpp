@@ -203,7 +203,7 @@ std::optional<QuantInfo> external_dequant(PrimTable& prims, const Root& r, std::
                                           const std::set<std::string>& kvars, const std::set<std::string>& nvars,
                                           std::optional<std::int64_t> k_extent, std::string& producer,
                                           std::string& note) {
-  if (r.kind != Root::kCall || !r.call || r.call->op.rfind("R.call_tir", 0) != 0 || r.call->args.empty()) return {};
+  if (r.kind != Root::kCall || !r.call || !xrelax::is_call_tir_op(r.call->op) || r.call->args.empty()) return {};
   const std::string d = xrelax::callee_name(*r.call->args[0]);
   const xtir::FuncIndex* fi = prims.index(d);
   if (!fi) return {};
@@ -583,16 +583,26 @@ struct Callee {
 
 // Facts about a Relax call op, computed once per distinct op.
 struct OpInfo {
-  bool call_tir = false;    // R.call_tir*
+  bool call_tir = false;    // R.call_tir*, R.dist.call_tir*
   bool packed = false;      // R.call_dps_packed / call_pure_packed / call_packed / call_builtin_with_ctx
   bool relax_call = false;  // a call of a Relax function of the module
+  bool prim_call = false;   // a direct call of a prim_func of the module (after LowerCallTIR)
   bool matmul = false;      // R.matmul
-  std::string callee;       // the Relax function called
 };
 
 // Facts about a packed function name, computed once per distinct name.
 struct PackedInfo {
   bool attention = false, append = false, ft_gemm = false, create = false;
+  bool graph_run = false;  // vm.builtin.cuda_graph.run_or_capture: runs a Relax function of the module
+};
+
+// The names of the module's functions.
+struct ModuleNames {
+  std::set<std::string> relax, prim;
+  explicit ModuleNames(const ir::Module& m) {
+    for (const auto& f : m.relax_funcs) relax.insert(f.name);
+    for (const auto& f : m.prim_funcs) prim.insert(f.name);
+  }
 };
 
 // A hint to load the cache line at p (never faults; null is fine). An asm statement:
@@ -619,13 +629,14 @@ inline void prefetch_binding(const std::vector<ir::Binding>& bs, std::size_t i) 
       prefetch(v->args[0].get());
 }
 
-OpInfo classify_op(const ir::Symbol& op, const std::set<std::string>& relax_names) {
+OpInfo classify_op(const ir::Symbol& op, const ModuleNames& names) {
   OpInfo i;
-  i.call_tir = op.rfind("R.call_tir", 0) == 0;
+  i.call_tir = xrelax::is_call_tir_op(op);
   i.packed = op == "R.call_dps_packed" || op == "R.call_pure_packed" || op == "R.call_packed" ||
              op == "R.call_builtin_with_ctx";
-  i.callee = relax_callee(op);
-  i.relax_call = relax_names.count(i.callee) > 0;
+  const std::string callee = relax_callee(op);
+  i.relax_call = names.relax.count(callee) > 0;
+  i.prim_call = !i.relax_call && names.prim.count(callee) > 0;
   i.matmul = op == "R.matmul";
   return i;
 }
@@ -636,6 +647,7 @@ PackedInfo classify_packed(const ir::Symbol& name) {
   i.append = name.find("kv_cache_append") != std::string::npos;
   i.ft_gemm = name.rfind("fastertransformer.gemm_fp16_int", 0) == 0;
   i.create = name.find("kv_cache_create") != std::string::npos;
+  i.graph_run = name == "vm.builtin.cuda_graph.run_or_capture";
   return i;
 }
 
@@ -650,7 +662,7 @@ struct ScanEvent {
 };
 
 // One Relax function's environment and the bindings the scan acts on, in order.
-// Reads only the function (and `relax_names`); never throws but bad_alloc, so it
+// Reads only the function (and `names`); never throws but bad_alloc, so it
 // runs on any thread. What is done with the events (counts, GEMMs, errors) is done
 // in function order on the calling thread.
 struct FunctionScan {
@@ -658,7 +670,7 @@ struct FunctionScan {
   std::vector<ScanEvent> events;
 };
 
-FunctionScan scan_function(const ir::RelaxFunc& f, const std::set<std::string>& relax_names) {
+FunctionScan scan_function(const ir::RelaxFunc& f, const ModuleNames& names) {
   FunctionScan out;
   out.env = std::make_unique<Env>(f);
   xtir::IdMap<OpInfo> ops;
@@ -676,13 +688,18 @@ FunctionScan scan_function(const ir::RelaxFunc& f, const std::set<std::string>& 
     if (pk == nullptr) pk = &(packed[name.id()] = classify_packed(name));
     e.create = pk->create;
     const OpInfo* op = ops.find(c.op.id());
-    if (op == nullptr) op = &(ops[c.op.id()] = classify_op(c.op, relax_names));
+    if (op == nullptr) op = &(ops[c.op.id()] = classify_op(c.op, names));
     if (op->call_tir && !c.args.empty() && c.args[0]) {
       e.kind = ScanEvent::kCallTir;
       e.callee_fn = c.args[0]->kind == ir::RExprKind::kGlobalFunc || c.args[0]->kind == ir::RExprKind::kVar;
       e.callee_id = c.args[0]->name.id();
+    } else if (op->prim_call) {  // `cls.f(args.., out)`: counted as a call_tir of f
+      e.kind = ScanEvent::kCallTir;
+      e.callee_fn = true;
+      e.callee_id = c.op.id();
     } else if (op->packed) {
       if (pk->attention || pk->append || pk->ft_gemm) e.kind = ScanEvent::kPacked;
+      else if (pk->graph_run) e.kind = ScanEvent::kRelaxCall;
     } else if (op->relax_call) {
       e.kind = ScanEvent::kRelaxCall;
     } else if (op->matmul) {
@@ -739,14 +756,7 @@ ExtractResult extract_workloads(const ir::Module& module, const ExtractOptions& 
   std::map<std::string, std::size_t> relax_index;  // signature -> position in relax_work
   std::vector<Workload> relax_work;
   std::map<std::string, AttentionSite> att;
-  std::set<std::string> relax_names;
-  for (const auto& f : module.relax_funcs) relax_names.insert(f.name);
-
-  xtir::IdMap<OpInfo> op_info;
-  auto info_of_op = [&](const ir::Symbol& op) -> const OpInfo& {
-    if (const OpInfo* i = op_info.find(op.id())) return *i;
-    return op_info[op.id()] = classify_op(op, relax_names);
-  };
+  const ModuleNames names(module);
   xtir::IdMap<PackedInfo> packed_info;
   auto info_of_packed = [&](const ir::Symbol& name) -> const PackedInfo& {
     if (const PackedInfo* i = packed_info.find(name.id())) return *i;
@@ -754,9 +764,9 @@ ExtractResult extract_workloads(const ir::Module& module, const ExtractOptions& 
   };
   // call_tir callee (`cls.f` / `f` / a packed name) -> its record, once per distinct callee expression.
   xtir::IdMap<Callee*> callee_by_fn, callee_by_other;
-  auto callee_of = [&](const ScanEvent& e, const ir::RExpr& callee_expr) -> Callee& {
+  auto callee_of = [&](const ScanEvent& e, const ir::RExpr& call) -> Callee& {
     Callee*& c = (e.callee_fn ? callee_by_fn : callee_by_other)[e.callee_id];
-    if (c == nullptr) c = &callees[xrelax::callee_name(callee_expr)];
+    if (c == nullptr) c = &callees[xrelax::tir_callee_name(call)];
     return *c;
   };
 
@@ -797,7 +807,7 @@ ExtractResult extract_workloads(const ir::Module& module, const ExtractOptions& 
       }
       try {
         if (e.kind == ScanEvent::kCallTir) {
-          Callee& callee = callee_of(e, *c.args[0]);
+          Callee& callee = callee_of(e, c);
           auto& n = local_calls[&callee];
           if (n == 0) local_order.push_back(&callee);
           n = checked_add(n, 1, "call count");
@@ -821,7 +831,7 @@ ExtractResult extract_workloads(const ir::Module& module, const ExtractOptions& 
             n = checked_add(n, 1, "call count");
           }
         } else if (e.kind == ScanEvent::kRelaxCall) {
-          auto& n = graph[f.name][info_of_op(c.op).callee];
+          auto& n = graph[f.name][xrelax::relax_call_target(c)];
           n = checked_add(n, 1, "call count");
         } else if (e.kind == ScanEvent::kMatmul) {
           Workload w = relax_matmul(env, b, prims);
@@ -844,7 +854,7 @@ ExtractResult extract_workloads(const ir::Module& module, const ExtractOptions& 
   // Each function's scan (its environment, the bindings to act on) on the threads;
   // what is done with them, in function order here.
   const std::size_t nr = module.relax_funcs.size();
-  auto scan = [&](std::size_t i) { return scan_function(module.relax_funcs[i], relax_names); };
+  auto scan = [&](std::size_t i) { return scan_function(module.relax_funcs[i], names); };
   if (threads <= 1 || nr < 2) {
     for (std::size_t i = 0; i < nr; ++i) take_scan(i, scan(i));
   } else {

@@ -28,13 +28,58 @@ std::string callee_name(const RExpr& e) {
   return e.name;
 }
 
+bool is_call_tir_op(std::string_view op) {
+  return op.starts_with("R.call_tir") || op == "R.dist.call_tir" || op == "R.dist.call_tir_local_view";
+}
+
+bool is_direct_call_op(std::string_view op) { return !op.empty() && !op.starts_with("R."); }
+
+std::string tir_callee_name(const RExpr& call) {
+  if (is_direct_call_op(call.op)) return unqualified_function(call.op);
+  return call.args.empty() || !call.args[0] ? std::string() : callee_name(*call.args[0]);
+}
+
+std::string relax_call_target(const RExpr& call) {
+  if (is_direct_call_op(call.op)) return unqualified_function(call.op);
+  // R.call_builtin_with_ctx("vm.builtin.cuda_graph.run_or_capture", (cls.f_capture, (args..), index), ..)
+  if (call.args.size() < 2 || !call.args[0] || call.args[0]->kind != RExprKind::kString ||
+      call.args[0]->name != "vm.builtin.cuda_graph.run_or_capture")
+    return {};
+  const RExpr* t = call.args[1].get();
+  if (t && t->kind == RExprKind::kTuple && !t->args.empty() && t->args[0]) t = t->args[0].get();
+  return t && t->kind == RExprKind::kGlobalFunc ? unqualified_function(t->name) : std::string();
+}
+
 std::vector<RExprPtr> call_args(const RExpr& call) {
+  if (is_direct_call_op(call.op)) return {call.args.begin(), call.args.end()};
   std::vector<RExprPtr> out;
   if (call.args.size() < 2) return out;
   if (call.args.size() == 2 && call.args[1] && call.args[1]->kind == RExprKind::kTuple) return call.args[1]->args;
   for (std::size_t i = 1; i < call.args.size(); ++i) out.push_back(call.args[i]);
   return out;
 }
+
+namespace {
+
+// The tensor R.builtin.alloc_tensor(shape, dtype, dev) / R.memory.alloc_tensor(storage, offset, shape, dtype)
+// (also R.vm.alloc_tensor) allocates: the output buffer of a direct prim_func call after CallTIRRewrite.
+StructInfoPtr alloc_tensor_sinfo(const RExpr& call) {
+  const std::size_t at = call.op == "R.builtin.alloc_tensor"                                    ? 0
+                         : call.op == "R.memory.alloc_tensor" || call.op == "R.vm.alloc_tensor" ? 2
+                                                                                                : call.args.size();
+  if (at + 1 >= call.args.size() || !call.args[at] || call.args[at]->kind != RExprKind::kShape) return nullptr;
+  const RExpr* dt = call.args[at + 1].get();
+  if (dt && dt->kind == RExprKind::kCall && dt->op == "R.dtype" && !dt->args.empty()) dt = dt->args[0].get();
+  auto t = std::make_shared<ir::StructInfo>();
+  t->kind = ir::SInfoKind::kTensor;
+  t->shape_known = true;
+  t->dims = call.args[at]->dims;
+  t->ndim = static_cast<int>(t->dims.size());
+  if (dt && dt->kind == RExprKind::kString) t->dtype = dt->name;
+  return t;
+}
+
+}  // namespace
 
 Env::Env(const ir::RelaxFunc& fn) : f(fn), bind(fn.bindings.size()) {
   for (const auto& p : fn.params) {
@@ -87,7 +132,7 @@ StructInfoPtr Env::sinfo_of(const RExprPtr& e, int depth) const {
         for (std::size_t i = 0; i < perm->size(); ++i) r->dims[i] = x->dims[(*perm)[i]];
         return r;
       }
-      return nullptr;
+      return alloc_tensor_sinfo(*e);
     }
     default: return nullptr;
   }

@@ -5,6 +5,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "extract/id_map.hpp"
@@ -16,8 +17,18 @@ namespace tenet_cost::xrelax {
 std::string unqualified_function(const std::string& name);
 /// `cls.f` / `f` -> "f"; packed names are returned unchanged.
 std::string callee_name(const ir::RExpr& e);
-/// The arguments after the callee of call_tir / call_dps_packed / call_packed
-/// (the tuple's elements when the args are given as one tuple).
+/// R.call_tir, R.call_tir_inplace, R.call_tir_with_grad, R.dist.call_tir, R.dist.call_tir_local_view.
+bool is_call_tir_op(std::string_view op);
+/// A direct call of a module function, `cls.f(a, b, out)` (ops that are not `R.*`; prim_funcs are
+/// called this way after LowerCallTIR / CallTIRRewrite, the output passed as the last arguments).
+bool is_direct_call_op(std::string_view op);
+/// The prim_func a call_tir-like or direct call runs: "f".
+std::string tir_callee_name(const ir::RExpr& call);
+/// The Relax function a call runs: `cls.f(..)` -> "f"; the captured function of
+/// `vm.builtin.cuda_graph.run_or_capture` (once per run of the caller); "" otherwise.
+std::string relax_call_target(const ir::RExpr& call);
+/// The arguments of a call: after the callee of call_tir / call_dps_packed / call_packed
+/// (the tuple's elements when the args are given as one tuple); all of them for a direct call.
 std::vector<ir::RExprPtr> call_args(const ir::RExpr& call);
 /// Axis permutation of an R.permute_dims call (axes=None reverses).
 std::optional<std::vector<std::size_t>> permutation(const ir::RExpr& call, std::size_t ndim);

@@ -238,7 +238,7 @@ class Reader {
         for (const auto& d : b.shape) collect_vars(*d, f.sym_vars, seen_sym);
       } else {
         param.name = var_name(p);
-        param.dtype = var_dtype(p);
+        param.dtype = dtype_of(p);
         param.kind = param.dtype == "handle" ? ParamKind::kHandle : ParamKind::kScalar;
       }
       f.params.push_back(std::move(param));
@@ -323,7 +323,7 @@ class Reader {
 
   std::string var_name(std::size_t idx) {
     const std::string& t = g_.type(idx);
-    if (t != "tir.Var" && t != "tir.SizeVar" && t != "relax.Var" && t != "relax.DataflowVar") {
+    if (t != "tir.Var" && t != "tir.SizeVar" && t != "relax.Var" && t != "relax.DataflowVar" && t != "Var") {
       g_.fail(idx, "", "expected a variable");
     }
     std::string n = g_.has(idx, "name_hint") ? g_.text(idx, "name_hint") : g_.text(idx, "name");
@@ -334,7 +334,9 @@ class Reader {
     return n;
   }
 
-  std::string var_dtype(std::size_t idx) {
+  // A TIR expression's dtype: the `dtype` field, or (TVM >= mid-2026, #19875) the PrimType in
+  // `ty` ("handle" for a PointerType).
+  std::string dtype_of(std::size_t idx) {
     std::string d = g_.text(idx, "dtype");
     if (!d.empty()) return d;
     for (const char* f : {"type_annotation", "ty"}) {
@@ -443,13 +445,13 @@ class Reader {
     if (auto b = binary_ops().find(t); b != binary_ops().end()) {
       e->kind = ExprKind::kBinary;
       e->bin_op = b->second;
-      e->dtype = g_.text(idx, "dtype");
+      e->dtype = dtype_of(idx);
       e->args = {expr_field(idx, "a"), expr_field(idx, "b")};
       if (e->dtype.empty()) e->dtype = e->args[0]->dtype;
       return e;
     }
     if (t == "IntImm") {
-      e->dtype = g_.text(idx, "dtype");
+      e->dtype = dtype_of(idx);
       e->int_value = g_.integer(idx, "value");
       e->kind = e->dtype == "bool" ? ExprKind::kBool : ExprKind::kInt;
       if (e->kind == ExprKind::kBool) e->int_value = e->int_value != 0 ? 1 : 0;
@@ -457,7 +459,7 @@ class Reader {
     }
     if (t == "FloatImm") {
       e->kind = ExprKind::kFloat;
-      e->dtype = g_.text(idx, "dtype");
+      e->dtype = dtype_of(idx);
       e->float_value = g_.real(idx, "value");
       return e;
     }
@@ -473,17 +475,17 @@ class Reader {
       e->name = g_.text(idx, "value");
       return e;
     }
-    if (t == "tir.Var" || t == "tir.SizeVar") {
+    if (t == "tir.Var" || t == "tir.SizeVar" || t == "Var") {
       e->kind = ExprKind::kVar;
       e->name = var_name(idx);
-      e->dtype = var_dtype(idx);
+      e->dtype = dtype_of(idx);
       return e;
     }
     if (t == "tir.BufferLoad") {
       e->kind = ExprKind::kLoad;
       const Buffer& b = buffer(g_.ref_required(idx, "buffer"));
       e->name = b.name;
-      e->dtype = g_.text(idx, "dtype");
+      e->dtype = dtype_of(idx);
       if (e->dtype.empty()) e->dtype = b.dtype;
       e->args = exprs(g_.array_field(idx, "indices"));
       // `predicate` (masked vector loads, TVM >= 0.17) is read for validity and dropped:
@@ -494,7 +496,7 @@ class Reader {
     if (t == "tir.Mod") {
       e->kind = ExprKind::kCall;
       e->name = "truncmod";
-      e->dtype = g_.text(idx, "dtype");
+      e->dtype = dtype_of(idx);
       e->args = {expr_field(idx, "a"), expr_field(idx, "b")};
       return e;
     }
@@ -507,32 +509,32 @@ class Reader {
     }
     if (t == "tir.Cast") {
       e->kind = ExprKind::kCast;
-      e->dtype = g_.text(idx, "dtype");
+      e->dtype = dtype_of(idx);
       e->args = {expr_field(idx, "value")};
       return e;
     }
     if (t == "tir.Select") {
       e->kind = ExprKind::kSelect;
-      e->dtype = g_.text(idx, "dtype");
+      e->dtype = dtype_of(idx);
       e->args = {expr_field(idx, "condition"), expr_field(idx, "true_value"), expr_field(idx, "false_value")};
       return e;
     }
     if (t == "tir.Ramp") {
       e->kind = ExprKind::kRamp;
-      e->dtype = g_.text(idx, "dtype");
+      e->dtype = dtype_of(idx);
       e->args = {expr_field(idx, "base"), expr_field(idx, "stride")};
       e->int_value = lanes(idx, e->dtype);
       return e;
     }
     if (t == "tir.Broadcast") {
       e->kind = ExprKind::kBroadcast;
-      e->dtype = g_.text(idx, "dtype");
+      e->dtype = dtype_of(idx);
       e->args = {expr_field(idx, "value")};
       e->int_value = lanes(idx, e->dtype);
       return e;
     }
-    if (t == "tir.Call") {
-      e->dtype = g_.text(idx, "dtype");
+    if (t == "tir.Call" || t == "Call") {
+      e->dtype = dtype_of(idx);
       e->args = exprs(g_.array_field(idx, "args"));
       std::string op;
       if (auto o = g_.ref(idx, "op")) op = op_name(*o);
@@ -550,7 +552,7 @@ class Reader {
     // expression slot) is kept as kOther, named after its type.
     e->kind = ExprKind::kOther;
     e->name = g_.raw_type(idx);
-    e->dtype = g_.text(idx, "dtype");
+    e->dtype = dtype_of(idx);
     return e;
   }
 
@@ -813,7 +815,7 @@ class Reader {
   }
 
   StructInfoPtr var_sinfo(std::size_t var) {
-    auto s = g_.ref(var, "struct_info_");
+    auto s = g_.has(var, "struct_info_") ? g_.ref(var, "struct_info_") : g_.ref(var, "ty");  // `ty`: 2026
     return s ? sinfo(*s) : nullptr;
   }
 
@@ -839,7 +841,7 @@ class Reader {
       }
       const auto nd = g_.integer_opt(idx, "ndim").value_or(-1);
       si->ndim = si->shape_known ? static_cast<int>(si->dims.size()) : (nd < -1 || nd > 1'000'000 ? -1 : static_cast<int>(nd));
-    } else if (t == "relax.TupleStructInfo") {
+    } else if (t == "relax.TupleStructInfo" || t == "TupleType") {
       si->kind = SInfoKind::kTuple;
       for (const std::size_t f : g_.array_field(idx, "fields")) si->fields.push_back(sinfo(f));
     } else if (t == "relax.PrimStructInfo") {
@@ -858,13 +860,13 @@ class Reader {
     auto r = make_node<RExpr>();
     r->loc = Loc{fname_, 0, 0};
     const std::string& t = g_.type(idx);
-    if (t == "relax.Var" || t == "relax.DataflowVar") {
+    if (t == "relax.Var" || t == "relax.DataflowVar" || t == "Var") {
       r->kind = RExprKind::kVar;
       r->name = var_name(idx);
     } else if (t == "GlobalVar") {
       r->kind = RExprKind::kGlobalFunc;
       r->name = g_.text(idx, "name_hint");
-    } else if (t == "relax.Call") {
+    } else if (t == "relax.Call" || t == "Call") {
       r->kind = RExprKind::kCall;
       if (auto op = g_.ref(idx, "op")) {
         std::string name = op_name(*op);
@@ -873,7 +875,8 @@ class Reader {
         r->op = name;
       }
       for (const std::size_t a : g_.array_field(idx, "args")) r->args.push_back(rexpr(a));
-      for (const std::size_t s : g_.array_field(idx, "sinfo_args")) r->sinfo_args.push_back(sinfo(s));
+      for (const std::size_t s : g_.array_field(idx, g_.has(idx, "ty_args") ? "ty_args" : "sinfo_args"))
+        r->sinfo_args.push_back(sinfo(s));
     } else if (t == "relax.Tuple") {
       r->kind = RExprKind::kTuple;
       for (const std::size_t a : g_.array_field(idx, "fields")) r->args.push_back(rexpr(a));
@@ -887,6 +890,9 @@ class Reader {
     } else if (t == "relax.PrimValue") {
       r->kind = RExprKind::kPrimValue;
       r->prim = expr_field(idx, "value");
+    } else if (t == "IntImm" || t == "FloatImm") {  // a bare PrimExpr argument (PrimValue phased out, #19891)
+      r->kind = RExprKind::kPrimValue;
+      r->prim = expr(idx);
     } else if (t == "relax.ShapeExpr") {
       r->kind = RExprKind::kShape;
       r->dims = exprs(g_.array_field(idx, "values"));

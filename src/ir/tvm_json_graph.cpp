@@ -53,6 +53,11 @@ std::string normalize_type(std::string_view raw) {
   }
   if (t == "tir.SBlock") return "tir.Block";
   if (t == "tir.SBlockRealize") return "tir.BlockRealize";
+  // the mid-2026 StructInfo -> Type rename (apache/tvm #19853, #19889): the same fields
+  if (t == "relax.TensorType") return "relax.TensorStructInfo";
+  if (t == "relax.ShapeType") return "relax.ShapeStructInfo";
+  if (t == "relax.PrimType") return "relax.PrimStructInfo";
+  if (t == "relax.ObjectType" || t == "relax.AnyType") return "relax.ObjectStructInfo";
   if (t == "str") return "String";
   return t;
 }

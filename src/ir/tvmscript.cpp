@@ -26,6 +26,7 @@
 #include "ir/node_pool.hpp"
 #include "ir/pyast.hpp"
 #include "ir/text_hash.hpp"
+#include "ir/whole_module.hpp"
 #include "tenet_cost/dtype.hpp"
 #include "tenet_cost/ir.hpp"
 
@@ -544,7 +545,8 @@ class Lowerer : public py::Parser::Sink {
       else if (path == "R.str") ci.kind = Callee::kStr;
       else if (path == "R.tuple") ci.kind = Callee::kTuple;
       else if (path == "R.const") ci.kind = Callee::kConst;
-      else if (path == "R.call_tir" || path == "R.call_tir_inplace" || path == "R.call_tir_with_grad")
+      else if (path == "R.call_tir" || path == "R.call_tir_inplace" || path == "R.call_tir_with_grad" ||
+               path == "R.dist.call_tir" || path == "R.dist.call_tir_local_view")
         ci.kind = Callee::kCallTir;
       else if (path == "R.call_dps_packed") ci.kind = Callee::kDps;
     }
@@ -758,6 +760,11 @@ void Lowerer::top_level(Stmt* s, const Stmt* cls) {
       spdlog::debug("{}:{}: skipping function '{}' (neither @T.prim_func nor @R.function)", file_, s->line, s->name);
       return;
     }
+    case SK::kAssign:  // a class member `attention = R.ExternFunc(..)`: a global `cls.attention` may name
+      if (cls != nullptr)
+        for (std::uint32_t i = 0; i < s->n_targets; ++i)
+          if (s->targets[i]->kind == NK::kName) mod_.other_globals.emplace_back(s->targets[i]->text);
+      break;
     default: break;
   }
   spdlog::debug("{}:{}: skipping top-level Python statement: {}", file_, s->line, clip(span(s)));
@@ -976,6 +983,7 @@ void Lowerer::lower_prim_func(const Stmt* def, bool is_private) {
                      "expected the body of prim_func '" + f.name +
                          "' after its declarations, found the end of the function (truncated dump?)");
   f.body = lower_suite(rest.data(), static_cast<std::uint32_t>(rest.size()));
+  require_output_used(f, rest.data(), rest.size());
   fn_ = nullptr;
 }
 
@@ -1771,7 +1779,7 @@ StructInfoPtr Lowerer::sinfo_uncached(const Node* n) {
     }
     return stable_.intern(std::move(si), fname_);
   }
-  if (m == "Object") {
+  if (m == "Object" || m == "Any") {  // R.Any: the 2026 spelling of R.Object
     si.kind = SInfoKind::kObject;
     return stable_.intern(std::move(si), fname_);
   }
@@ -1967,7 +1975,8 @@ RExprPtr Lowerer::rexpr_raw(const Node* n) {
   for (std::uint32_t k = 0; k < n->n; ++k) {
     const Node* a = n->kids[k];
     if (a->kind != NK::kKeyword) continue;
-    if (same_text(a->text, "out_sinfo") || same_text(a->text, "out_ty") || same_text(a->text, "sinfo_args")) {
+    if (same_text(a->text, "out_sinfo") || same_text(a->text, "out_ty") || same_text(a->text, "sinfo_args") ||
+        same_text(a->text, "ty_args")) {
       sinfo_list(a->a, e.sinfo_args);
       continue;
     }
@@ -2324,58 +2333,10 @@ std::optional<Module> parse_parallel(const std::string& text, const std::string&
   for (auto& r : results) {
     std::move(r.part.prim_funcs.begin(), r.part.prim_funcs.end(), std::back_inserter(mod.prim_funcs));
     std::move(r.part.relax_funcs.begin(), r.part.relax_funcs.end(), std::back_inserter(mod.relax_funcs));
+    std::move(r.part.other_globals.begin(), r.part.other_globals.end(), std::back_inserter(mod.other_globals));
     r.part = Module();
   }
   return mod;
-}
-
-// "f" of `cls.f` / `Module.f` / `f`.
-std::string_view last_name(std::string_view n) { return n.substr(n.rfind('.') + 1); }
-
-// Checks a parsed module is whole (docs/ir-formats.md "Truncated dumps"): TVM prints the
-// `# from tvm.script import relax as R` header only for a module with Relax functions, and a
-// module with Relax functions holds only the prim_funcs they call (dead-code
-// elimination runs before printing; every MLC and TVM dump we have calls each of its
-// prim_funcs). A dump cut between functions breaks one of these.
-void check_whole_module(const Module& mod, std::string_view text, const std::string& filename) {
-  bool relax_header = false;
-  for (std::size_t p = 0; p < text.size() && text[p] == '#';) {
-    const std::size_t e = std::min(text.find('\n', p), text.size());
-    const std::string_view line = text.substr(p, e - p);
-    if (line.find("from tvm.script import") != std::string_view::npos &&
-        line.find("relax as R") != std::string_view::npos)
-      relax_header = true;
-    p = e + 1;
-  }
-  auto end_of_file = [&] {
-    std::uint32_t lines = 1;
-    for (char c : text) lines += c == '\n' ? 1 : 0;
-    if (!text.empty() && text.back() == '\n') --lines;
-    return Loc{filename, std::max<std::uint32_t>(lines, 1), 1};
-  };
-  if (mod.prim_funcs.empty() && mod.relax_funcs.empty())
-    throw InputError(end_of_file(), "expected a @T.prim_func or @R.function, found none (empty or truncated dump?)");
-  if (relax_header && mod.relax_funcs.empty())
-    throw InputError(end_of_file(),
-                     "expected a Relax function (the header imports 'relax as R'), found the end of the file "
-                     "(truncated dump?)");
-  if (mod.relax_funcs.empty()) return;
-  std::unordered_set<std::string_view> called;
-  // function references in a call's (or a tuple's) arguments, a few levels deep
-  auto refs = [&](auto&& self, const RExpr& e, int depth) -> void {
-    if (e.kind == RExprKind::kGlobalFunc || e.kind == RExprKind::kVar) called.insert(last_name(e.name.view()));
-    if (e.kind == RExprKind::kCall) called.insert(last_name(e.op.view()));
-    if (depth < 3 && (e.kind == RExprKind::kCall || e.kind == RExprKind::kTuple))
-      for (const auto& a : e.args)
-        if (a) self(self, *a, depth + 1);
-  };
-  for (const auto& f : mod.relax_funcs)
-    for (const auto& b : f.bindings)
-      if (b.value && b.value->kind == RExprKind::kCall) refs(refs, *b.value, 0);
-  for (const auto& f : mod.prim_funcs)
-    if (!called.contains(f.name))
-      throw InputError(f.loc, "expected a call of prim_func '" + f.name +
-                                  "' from a Relax function of the module, found none (truncated dump?)");
 }
 
 }  // namespace

@@ -2,10 +2,12 @@
 // module in both dialects, the MetaSchedule line form, and malformed graphs.
 #include <catch2/catch.hpp>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 
 #include "ir_dump.hpp"
+#include "tenet_cost/extract.hpp"
 #include "tenet_cost/ir.hpp"
 #include "test_support.hpp"
 
@@ -288,6 +290,22 @@ TEST_CASE("legacy and tvm-ffi dialects give the same IR", "[ir_json]") {
   CHECK(da == tc_test::dump_module(b));
 }
 
+TEST_CASE("the mid-2026 StructInfo -> Type rename gives the same IR as the older dialects", "[ir_json]") {
+  // relax.TensorType, `ty` (PrimType for TIR, no dtype field), ir.Call with ty_args, ret_ty,
+  // ir.Var with `name` for TIR and Relax vars, PointerType handle params (make_gemm_json.py)
+  const Module a = read_tvm_json(slurp(tc_test::fixture("ir_json/gemm_legacy.json")), "a.json");
+  const Module c = read_tvm_json(slurp(tc_test::fixture("ir_json/gemm_ffi_2026.json")), "c.json");
+  CHECK(c.format == "tvm-json-ffi");
+  CHECK(tc_test::dump_module(a) == tc_test::dump_module(c));
+  const ExtractResult r = extract_workloads(c);
+  REQUIRE(r.workloads.size() == 2);
+  const Workload& nt = r.workloads[0].function == "NT_matmul" ? r.workloads[0] : r.workloads[1];
+  CHECK(nt.m == Dim::symbolic("n"));
+  CHECK(nt.n == Dim::constant(11008));
+  CHECK(nt.k == Dim::constant(4096));
+  CHECK(nt.calls == std::map<std::string, std::int64_t>{{"main", 1}});
+}
+
 TEST_CASE("MetaSchedule workload lines: [shash, base64(save_json)]", "[ir_json]") {
   const std::string legacy = slurp(tc_test::fixture("ir_json/gemm_legacy.json"));
   const std::string ffi = slurp(tc_test::fixture("ir_json/gemm_ffi.json"));
@@ -503,4 +521,34 @@ TEST_CASE("tir.Call ops, Cast, Select, IfThenElse, LetStmt, Allocate+DeclBuffer"
   CHECK(iff.else_body->value->kind == ExprKind::kSelect);
   CHECK(iff.else_body->value->args.size() == 3);
   CHECK(iff.else_body->value->args[0]->kind == ExprKind::kBool);
+}
+
+TEST_CASE("2026 Relax JSON (held back): relax.AnyType, ir.TupleType, ir.Var, ty_args, a GEMM from `ty`", "[ir_json]") {
+  const Module m = read_tvm_json(slurp(tc_test::fixture("ir_json/relax_2026.json")), "r.json");
+  REQUIRE(m.relax_funcs.size() == 1);
+  const RelaxFunc& f = m.relax_funcs[0];
+  REQUIRE(f.params.size() == 3);
+  REQUIRE(f.params[0].sinfo);
+  CHECK(f.params[0].sinfo->kind == SInfoKind::kTensor);
+  CHECK(f.params[0].sinfo->dims.size() == 3);
+  CHECK(f.params[0].sinfo->dtype == "float16");
+  REQUIRE(f.params[2].sinfo);
+  CHECK(f.params[2].sinfo->kind == SInfoKind::kObject);  // R.Any
+  REQUIRE(f.bindings.size() == 3);
+  CHECK(f.bindings[0].value->op == "R.matmul");
+  CHECK(f.bindings[1].value->op == "R.call_pure_packed");
+  REQUIRE(f.bindings[1].value->sinfo_args.size() == 1);  // ty_args
+  CHECK(f.bindings[1].value->sinfo_args[0]->kind == SInfoKind::kObject);
+  REQUIRE(f.bindings[2].sinfo);
+  CHECK(f.bindings[2].sinfo->kind == SInfoKind::kTuple);  // ir.TupleType
+  CHECK(f.bindings[2].sinfo->fields.size() == 2);
+  const ExtractResult r = extract_workloads(m);
+  REQUIRE(r.workloads.size() == 1);
+  const Workload& w = r.workloads[0];
+  CHECK(w.function == "main/y");
+  CHECK(w.m == Dim::constant(32));
+  CHECK(w.n == Dim::constant(128));
+  CHECK(w.k == Dim::constant(64));
+  CHECK(w.weight_operand == WeightOperand::kB);
+  CHECK(w.calls == std::map<std::string, std::int64_t>{{"main", 1}});
 }
