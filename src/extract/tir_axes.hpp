@@ -47,6 +47,14 @@ TirGemm block_gemm(const ir::PrimFunc& f, const ir::Block& blk, std::size_t func
 std::string gemm_layout(const OperandFacts& fa, const OperandFacts& fb, const std::set<std::string>& kset,
                         const std::set<std::string>& mset, const std::set<std::string>& nset);
 
+/// The type of an expression's value (a cast's, a load's buffer's, else the node's dtype).
+std::string expr_type(const ir::Expr& e, const FuncIndex& fi);
+/// An integer GEMM's weight (int8 x int8 -> int32) without a dequantize: bits and storage from its dtype, the
+/// granularity from a requantize of the accumulator `acc` (its output-channel dims given) in the function, the
+/// scheme w8a8-token-channel (per channel) or w8a8-tensor; a note appended to `w.note` (int_gemm.cpp).
+void integer_weight_quant(const FuncIndex& fi, const std::string& acc, const std::vector<std::size_t>& channel_dims_of_acc,
+                          const ir::Block* gemm_block, Workload& w);
+
 /// GEMMs whose multiply-accumulate is an intrinsic over buffer regions (tir_tensorized.cpp).
 std::vector<TirGemm> tensorized_gemms(const ir::PrimFunc& f, const FuncIndex& fi, std::size_t func_index);
 

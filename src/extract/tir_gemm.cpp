@@ -112,37 +112,162 @@ void direct_index_vars(const Expr& e, std::set<std::string>& out) {
     if (a) direct_index_vars(*a, out);
 }
 
-/// Grouped convolution's input channel index `f // q * c + r` (topi group_conv2d: f the output
-/// channel, q = F / groups output channels per group, r the reduce var over the c = C / groups
-/// input channels of a group): q when `load` has such an index for spatial var `f`.
-std::optional<std::int64_t> group_split(const Expr* load, const std::string& f,
-                                        const std::map<std::string, Axis>& axes) {
+/// A grouped convolution's output-channel axis: its channels per group (an extent expression) and the groups.
+struct GroupAxis {
+  ExprPtr per_group;
+  std::int64_t groups = 0;
+  bool transposed = false;  // the filter takes the channel in a group as `f % q` (conv_transpose)
+};
+
+bool is_bin(const Expr* e, ir::BinOp op) {
+  return e && e->kind == ExprKind::kBinary && e->bin_op == op && e->args.size() == 2 && e->args[0] && e->args[1];
+}
+bool is_var(const Expr* e, const std::string& name) {
+  return e && e->kind == ExprKind::kVar && e->name.str() == name;
+}
+
+/// Grouped convolution's input channel index `f // q * c + r` (topi group_conv2d / conv with groups: f the output
+/// channel, q = F / groups output channels per group, r the reduce var over the c = C / groups input channels of a
+/// group; q and c constants or, for symbolic channels, `F // groups` and `C // groups`): the group axis of `f` when
+/// `load` has such an index and q divides f's extent (a constant q; else q = `E // g` with E f's extent: g groups).
+std::optional<GroupAxis> group_axis(const Expr* load, const std::string& f, const std::map<std::string, Axis>& axes) {
   if (!load) return std::nullopt;
-  auto bin = [](const Expr* e, ir::BinOp op) {
-    return e && e->kind == ExprKind::kBinary && e->bin_op == op && e->args.size() == 2 && e->args[0] && e->args[1];
-  };
-  auto cint = [](const Expr* e) { return e ? int_const(e) : std::nullopt; };
+  const auto fa = axes.find(f);
+  if (fa == axes.end() || !fa->second.extent) return std::nullopt;
+  const Expr* extent = strip_cast(fa->second.extent.get());
   for (const auto& idx : load->args) {
     const Expr* add = strip_cast(idx.get());
-    if (!bin(add, ir::BinOp::kAdd)) continue;
+    if (!is_bin(add, ir::BinOp::kAdd)) continue;
     for (int side = 0; side < 2; ++side) {
       const Expr* mul = strip_cast(add->args[side].get());
       const Expr* r = strip_cast(add->args[1 - side].get());
-      if (!bin(mul, ir::BinOp::kMul) || !r || r->kind != ExprKind::kVar) continue;
+      if (!is_bin(mul, ir::BinOp::kMul) || !r || r->kind != ExprKind::kVar) continue;
       auto ra = axes.find(r->name);
       if (ra == axes.end() || !is_reduce(ra->second.kind) || !ra->second.extent) continue;
-      const auto c_ext = int_const(ra->second.extent.get());
       for (int ms = 0; ms < 2; ++ms) {
         const Expr* div = strip_cast(mul->args[ms].get());
-        const auto c = cint(strip_cast(mul->args[1 - ms].get()));
-        if (!bin(div, ir::BinOp::kFloorDiv) || !c || !c_ext || *c != *c_ext) continue;
-        const Expr* fv = strip_cast(div->args[0].get());
-        const auto q = cint(strip_cast(div->args[1].get()));
-        if (fv && fv->kind == ExprKind::kVar && fv->name.str() == f && q && *q >= 1) return q;
+        const Expr* c = strip_cast(mul->args[1 - ms].get());
+        if (!is_bin(div, ir::BinOp::kFloorDiv) || !is_var(strip_cast(div->args[0].get()), f) ||
+            !struct_eq(c, strip_cast(ra->second.extent.get())))
+          continue;
+        const Expr* q = strip_cast(div->args[1].get());
+        GroupAxis g;
+        g.per_group = div->args[1];
+        const auto qc = int_const(q), ec = int_const(extent);
+        if (qc && ec && *qc >= 1 && *ec % *qc == 0) g.groups = *ec / *qc;
+        else if (is_bin(q, ir::BinOp::kFloorDiv) && struct_eq(strip_cast(q->args[0].get()), extent))
+          g.groups = int_const(q->args[1].get()).value_or(0);
+        if (g.groups >= 1) return g;
       }
     }
   }
   return std::nullopt;
+}
+
+/// Does `load` index the channel within a group as `f % q`?
+bool has_group_mod(const Expr* load, const std::string& f, const ExprPtr& q) {
+  if (!load) return false;
+  return std::any_of(load->args.begin(), load->args.end(), [&](const ExprPtr& i) {
+    const Expr* x = strip_cast(i.get());
+    return is_bin(x, ir::BinOp::kFloorMod) && is_var(strip_cast(x->args[0].get()), f) &&
+           struct_eq(strip_cast(x->args[1].get()), strip_cast(q.get()));
+  });
+}
+
+/// Vars that reach an operand only through an indirection array (in the index of a load nested in an index).
+std::set<std::string> indirect_vars(const Expr& inlined) {
+  std::set<std::string> all, direct, out;
+  collect_vars(inlined, all);
+  direct_index_vars(inlined, direct);
+  for (const auto& v : all)
+    if (!direct.count(v)) out.insert(v);
+  return out;
+}
+
+/// The axis classes of a multiply-accumulate block (docs/extract.md §1 table): K, M, N, batch; a sliding window
+/// makes it a convolution (its input the operand with the window); a grouped conv's output channel is per group
+/// (`groups`); an axis reaching an operand only through an indirection array (MoE experts, `w[indptr[0, e], ..]`,
+/// also through a block-local buffer its producer fills) is a batch axis.
+struct AxisClasses {
+  std::set<std::string> k, m, n, batch, experts;
+  bool lone = false;
+  std::map<std::string, GroupAxis> groups;
+  bool conv = false;
+  int conv_input = -1;  // 0 = a, 1 = b
+};
+
+AxisClasses classify_axes(const std::vector<std::string>& order, const std::map<std::string, Axis>& axes,
+                          const OperandFacts& fa, const OperandFacts& fb, const std::set<std::string>& out_vars,
+                          const Expr& inlined_a, const Expr& inlined_b) {
+  AxisClasses c;
+  const std::set<std::string> ind_a = indirect_vars(inlined_a), ind_b = indirect_vars(inlined_b);
+  std::vector<std::string> transposed_groups;
+  for (const auto& name : order) {
+    const Axis& ax = axes.at(name);
+    const bool ia = fa.vars.count(name) > 0, ib = fb.vars.count(name) > 0;
+    if (is_reduce(ax.kind)) {
+      c.k.insert(name);
+      continue;
+    }
+    const bool ma = fa.mixed.count(name) > 0, mb = fb.mixed.count(name) > 0;
+    if (ma && mb) {
+      // a transposed grouped conv (topi conv2d_transpose with groups): the output channel splits the input
+      // channel in both operands and the filter takes its channel in the group as `f % q`; else an rfactor split
+      const auto ga = group_axis(fa.primary, name, axes), gb = group_axis(fb.primary, name, axes);
+      if (ga && gb && struct_eq(ga->per_group.get(), gb->per_group.get()) &&
+          (has_group_mod(fa.primary, name, ga->per_group) || has_group_mod(fb.primary, name, gb->per_group))) {
+        c.groups[name] = *ga;
+        c.groups[name].transposed = true;
+        c.conv = true;
+        transposed_groups.push_back(name);
+      } else {
+        c.k.insert(name);
+      }
+    } else if (ma != mb && ia && ib) {
+      // grouped conv: the output channel indexes the filter and, as `f // q * c + r`, the input's channel
+      c.conv = true;
+      c.conv_input = ma ? 0 : 1;
+      const auto g = group_axis((ma ? fa : fb).primary, name, axes);
+      if (g) c.groups[name] = *g;
+      (g ? (ma ? c.n : c.m) : (ma ? c.m : c.n)).insert(name);
+    } else if (ma || mb) {
+      c.conv = true;
+      c.conv_input = ma ? 0 : 1;
+      (ma ? c.m : c.n).insert(name);
+    } else if (ia && ib) {
+      c.batch.insert(name);
+    } else if (ind_a.count(name) || ind_b.count(name)) {
+      c.batch.insert(name);
+      c.experts.insert(name);
+    } else if (ia) {
+      c.m.insert(name);
+    } else if (ib) {
+      c.n.insert(name);
+    } else if (out_vars.count(name)) {
+      c.batch.insert(name);
+      c.lone = true;
+    }
+  }
+  for (const auto& name : transposed_groups) (c.conv_input == 1 ? c.m : c.n).insert(name);  // the filter's side
+  return c;
+}
+
+/// The shape axes of a grouped conv: each output-channel axis counts its channels per group, and a groups axis
+/// joins the batch. Returns the note.
+std::string group_shape_axes(const AxisClasses& ac, std::map<std::string, Axis>& shape_axes,
+                             std::vector<std::string>& shape_order, std::set<std::string>& shape_bset) {
+  std::string note;
+  for (const auto& [name, g] : ac.groups) {
+    shape_axes[name].extent = g.per_group;
+    const std::string gname = name + " groups";
+    shape_axes[gname] = Axis{gname, ir::IterKind::kSpatial, ir::make_int(g.groups, "int64")};
+    shape_order.push_back(gname);
+    shape_bset.insert(gname);
+    const auto per = xsym::from_ir(*g.per_group);
+    note += "; grouped " + std::string(g.transposed ? "transposed " : "") + "conv: " + std::to_string(g.groups) +
+            " groups of " + (per ? xsym::to_text(**per) : std::string("?")) + " output channels (groups as batch)";
+  }
+  return note;
 }
 
 }  // namespace
@@ -204,72 +329,33 @@ std::vector<TirGemm> analyze_prim_func(const ir::PrimFunc& f, std::size_t func_i
       if (i) collect_vars(*i, out_vars);
     if (fa.vars.empty() || fb.vars.empty()) continue;  // scaling by a scalar, not a GEMM
 
-    std::set<std::string> kset, mset, nset, bset, lone;
-    std::map<std::string, std::int64_t> group_q;  // grouped conv: output-channel var -> channels per group
-    bool conv = false;
-    int conv_input = -1;  // 0 = a, 1 = b
-    for (const auto& name : order) {
-      const Axis& ax = axes[name];
-      const bool ia = fa.vars.count(name) > 0, ib = fb.vars.count(name) > 0;
-      if (is_reduce(ax.kind)) {
-        kset.insert(name);
-        continue;
-      }
-      const bool ma = fa.mixed.count(name) > 0, mb = fb.mixed.count(name) > 0;
-      if (ma && mb) kset.insert(name);  // rfactor split of K
-      else if (ma != mb && ia && ib) {
-        // grouped conv: the output channel indexes the filter and, as `f // q * c + r`, the
-        // input's channel: groups = F / q as batch, q output channels per group as N
-        const auto q = group_split((ma ? fa : fb).primary, name, axes);
-        const auto e = ax.extent ? int_const(ax.extent.get()) : std::nullopt;
-        if (q && e && *e % *q == 0) {
-          group_q[name] = *q;
-          conv = true;
-          conv_input = ma ? 0 : 1;
-          (ma ? nset : mset).insert(name);
-        } else {
-          conv = true;
-          conv_input = ma ? 0 : 1;
-          (ma ? mset : nset).insert(name);
-        }
-      } else if (ma || mb) {
-        conv = true;
-        conv_input = ma ? 0 : 1;
-        (ma ? mset : nset).insert(name);
-      } else if (ia && ib) bset.insert(name);
-      else if (ia) mset.insert(name);
-      else if (ib) nset.insert(name);
-      else if (out_vars.count(name)) { bset.insert(name); lone.insert(name); }
-    }
+    // Producers inlined (dequantize, copies): an axis that reaches an operand only through an indirection array
+    // (MoE's expert index) is seen there; the weight candidates are judged on them too.
+    ExprPtr ia = inline_producers(ea, fi, site.store), ib = inline_producers(eb, fi, site.store);
+    AxisClasses ac = classify_axes(order, axes, fa, fb, out_vars, *ia, *ib);
+    std::set<std::string>&kset = ac.k, &mset = ac.m, &nset = ac.n, &bset = ac.batch;
+    const bool conv = ac.conv;
     if (kset.empty()) continue;
 
     TirGemm g = block_gemm(f, blk, func_index);
     Workload& w = g.w;
     std::string note = "block " + blk.name;
-    if (!lone.empty()) note += "; output-only axes counted as batch";
+    if (ac.lone) note += "; output-only axes counted as batch";
 
     // Conv: make operand a the input (sliding window) and b the filter.
-    if (conv && conv_input == 1) {
+    if (conv && ac.conv_input == 1) {
       std::swap(ea, eb);
       std::swap(fa, fb);
+      std::swap(ia, ib);
       std::swap(mset, nset);
     }
 
-    // Grouped conv: the output-channel axis counts q (its channels per group) in N and a
-    // groups axis of F / q joins the batch (docs/extract.md "Convolutions").
+    // Grouped conv: the output-channel axis counts its channels per group in N and a groups axis joins the batch
+    // (docs/extract.md "Convolutions").
     std::map<std::string, Axis> shape_axes = axes;
     std::vector<std::string> shape_order = order;
     std::set<std::string> shape_bset = bset;
-    for (const auto& [name, q] : group_q) {
-      const std::int64_t e = *int_const(axes[name].extent.get());
-      shape_axes[name].extent = ir::make_int(q, "int64");
-      const std::string gname = name + " groups";
-      shape_axes[gname] = Axis{gname, ir::IterKind::kSpatial, ir::make_int(e / q, "int64")};
-      shape_order.push_back(gname);
-      shape_bset.insert(gname);
-      note += "; grouped conv: " + std::to_string(e / q) + " groups of " + std::to_string(q) +
-              " output channels (groups as batch)";
-    }
+    note += group_shape_axes(ac, shape_axes, shape_order, shape_bset);
     std::string bad;
     auto m = extent_product(shape_order, mset, shape_axes, bad);
     auto n = m ? extent_product(shape_order, nset, shape_axes, bad) : std::nullopt;
@@ -307,7 +393,6 @@ std::vector<TirGemm> analyze_prim_func(const ir::PrimFunc& f, std::size_t func_i
     w.dtype_out = output_dtype(fi, site.store->buffer, site.store);
 
     // Which operand is the weight.
-    ExprPtr ia = inline_producers(ea, fi, site.store), ib = inline_producers(eb, fi, site.store);
     QuantContext qc;
     qc.kvars = kset;
     qc.k_extent = g.k_extent;
@@ -330,10 +415,11 @@ std::vector<TirGemm> analyze_prim_func(const ir::PrimFunc& f, std::size_t func_i
       c.quant = c.q.weight_bits > 0;
       // Shares a batch axis with the other operand, unless only through an indirection array
       // (MoE experts: the expert's weight chosen per batch element, docs/extract.md).
-      std::set<std::string> direct;
-      direct_index_vars(*facts.expr, direct);
+      std::set<std::string> direct, all;
+      direct_index_vars(*inl, direct);
+      collect_vars(*inl, all);
       bool shared = false;
-      for (const auto& vname : facts.vars)
+      for (const auto& vname : all)
         if (bset.count(vname)) {
           if (direct.count(vname)) shared = true;
           else c.indirect = vname;
@@ -372,6 +458,7 @@ std::vector<TirGemm> analyze_prim_func(const ir::PrimFunc& f, std::size_t func_i
     if (conv) weight = 1;
     else if (ca.ok && cb.ok) {
       if (ca.quant != cb.quant) weight = ca.quant ? 0 : 1;
+      else if (ca.indirect.empty() != cb.indirect.empty()) weight = ca.indirect.empty() ? 1 : 0;  // an expert's
       else if (ca.stat != cb.stat) weight = ca.stat ? 0 : 1;
       else if (ca.rank != cb.rank) weight = ca.rank < cb.rank ? 0 : 1;
       else weight = 1;
@@ -421,7 +508,7 @@ std::vector<TirGemm> analyze_prim_func(const ir::PrimFunc& f, std::size_t func_i
             if (is_reduce(it->second.kind)) rv = vname;
             else if (fa.mixed.count(vname)) sv = vname;
           }
-          if (sv.empty() || rv.empty() || group_q.count(sv)) continue;  // a group's channels, not a window
+          if (sv.empty() || rv.empty() || ac.groups.count(sv)) continue;  // a group's channels, not a window
           ++ci.spatial_dims;
           auto lf = linear_form(*idx);
           if (lf) {
@@ -437,6 +524,13 @@ std::vector<TirGemm> analyze_prim_func(const ir::PrimFunc& f, std::size_t func_i
       note += "; conv: m = batch x output pixels, n = output channels, k = input channels x kernel volume";
     }
     w.note = note;
+    std::vector<std::size_t> channel;  // the output's dims over the weight's own (output-channel) axes
+    for (std::size_t d = 0; d < site.store->indices.size(); ++d) {
+      std::set<std::string> vs;
+      if (site.store->indices[d]) collect_vars(*site.store->indices[d], vs);
+      if (std::any_of(vs.begin(), vs.end(), [&](const auto& x) { return g.nvars.count(x) > 0; })) channel.push_back(d);
+    }
+    integer_weight_quant(fi, site.store->buffer, channel, &blk, w);
     out.push_back(std::move(g));
   }
   for (auto& g : tensorized_gemms(f, fi, func_index)) out.push_back(std::move(g));

@@ -423,6 +423,14 @@ std::optional<TirGemm> site_gemm(const ir::PrimFunc& f, const FuncIndex& fi, std
     if (!qnote.empty()) note += "; " + qnote;
   }
   w.note = note;
+  std::vector<std::size_t> channel;  // the accumulator's dims over the weight's own (output-channel) axes
+  for (std::size_t d = 0; d < rc.region.size(); ++d)
+    if (rc.region[d].min) {
+      std::set<std::string> vs;
+      collect_vars(*rc.region[d].min, vs);
+      if (std::any_of(vs.begin(), vs.end(), [&](const auto& v) { return g.nvars.count(v) > 0; })) channel.push_back(d);
+    }
+  integer_weight_quant(fi, rc.buffer, channel, &blk, w);
   return g;
 }
 
