@@ -123,7 +123,9 @@ Rescale accumulator_rescale(const FuncIndex& fi, const std::string& acc, std::ve
       tracked[site.store->buffer] = channel_dims(idx.size(), [&](std::size_t d) { return idx[d].get(); }, ch);
     }
     for (const ir::Block* b : fi.blocks) {  // region copies (a fragment store to shared memory)
-      if (b == gemm_block || b->writes.size() != 1 || tracked.count(b->writes[0].buffer)) continue;
+      if (b == gemm_block || b->writes.size() != 1 || tracked.count(b->writes[0].buffer) ||
+          fi.writers.count(b->writes[0].buffer))  // a buffer a store writes: the store loop follows it
+        continue;
       for (const auto& rd : b->reads) {
         auto it = tracked.find(rd.buffer);
         if (it == tracked.end()) continue;

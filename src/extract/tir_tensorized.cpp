@@ -10,6 +10,7 @@
 
 #include "extract/tir_axes.hpp"
 #include "tenet_cost/checked.hpp"
+#include "tenet_cost/dtype.hpp"
 
 namespace tenet_cost::xtir {
 
@@ -39,7 +40,8 @@ bool is_opaque_call(const ir::Symbol& name) {
 std::string intrinsic_label(const Expr& call) {
   if (is_opaque_call(call.name))
     for (const auto& a : call.args)
-      if (a && a->kind == ExprKind::kString) return call.name.str() + " " + a->name.str();
+      if (a && a->kind == ExprKind::kString && a->name != "handle" && !parse_dtype(a->name.str()))
+        return call.name.str() + " " + a->name.str();  // the symbol, not the result type in front of it
   return call.name.str();
 }
 

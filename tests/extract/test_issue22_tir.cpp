@@ -156,3 +156,49 @@ TEST_CASE("MoE: a per-expert weight staged in a block-local buffer is a batch of
   CHECK(find(r, "moe_dequantize_gemv_in").quant.group_size == 32);
   CHECK(find(r, "moe_gemv").quant.weight_bits == 0);
 }
+
+TEST_CASE("issue 22 held-back fixtures: one per TIR class, checked after the recognisers were built") {
+  // tests/fixtures/extract/issue22_holdback.py (its header states each expectation)
+  const ExtractResult r = load("extract/issue22_holdback.py");
+  const Workload& rq = find(r, "int8_wmma_requant");  // the requantize found through the fragment store's region
+  CHECK(rq.m == Dim::constant(256));
+  CHECK(rq.n == Dim::constant(512));
+  CHECK(rq.k == Dim::constant(1024));
+  CHECK(rq.quant.granularity == QuantGranularity::kChannel);
+  CHECK(rq.quant.scheme == "w8a8-token-channel");
+  CHECK(rq.dtype_out == "int8");
+
+  const Workload& dp = find(r, "int8_dp4a");  // a stored dot-product extern over 4-element regions
+  CHECK(dp.m == Dim::constant(64));
+  CHECK(dp.n == Dim::constant(64));
+  CHECK(dp.k == Dim::constant(256));
+  CHECK(dp.layout == "NT");
+  CHECK(dp.quant.weight_bits == 8);
+  CHECK_THAT(dp.note, Catch::Contains("call_pure_extern __dp4a"));
+  CHECK_THAT(dp.note, Catch::Contains("fragment tile 1x1x4"));
+
+  const Workload& ct = find(r, "conv1d_transpose_g2");
+  CHECK(ct.batch == Dim::constant(2));
+  CHECK(ct.m == Dim::constant(12));
+  CHECK(ct.n == Dim::constant(4));
+  CHECK(ct.k == Dim::constant(24));
+
+  const Workload& moe = find(r, "moe_fp8_gemv");
+  CHECK(moe.batch == Dim::constant(2));
+  CHECK(moe.m == Dim::constant(1));
+  CHECK(moe.n == Dim::constant(1024));
+  CHECK(moe.k == Dim::constant(512));
+  CHECK(moe.weight_operand == WeightOperand::kB);
+  CHECK(moe.quant.weight_bits == 8);
+  CHECK(moe.quant.storage_dtype == "float8_e4m3fn");
+
+  for (const char* fn : {"NT_matmul_gqa_qk", "matmul_gqa_pv"}) {
+    INFO(fn);
+    const Workload& a = find(r, fn);
+    CHECK(a.weight_operand == WeightOperand::kNone);
+    CHECK(a.batch == Dim::constant(8));
+    CHECK(a.m == Dim::constant(256));
+  }
+  CHECK(find(r, "NT_matmul_gqa_qk").layout == "NT");
+  CHECK(find(r, "matmul_gqa_pv").layout == "NN");
+}

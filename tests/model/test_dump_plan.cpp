@@ -325,3 +325,12 @@ TEST_CASE("shipped fixture 03: its batched score.V GEMMs matmul2 / matmul8 are a
   }
   CHECK(pv >= 2);
 }
+
+TEST_CASE("held-back GQA attention pair (static): QK^T and score.V told apart by the cache operand's layout") {
+  const model::Model m = model::plan_from_dump(tc_test::fixture("extract/issue22_holdback.py"), model::Phases{}, std::nullopt);
+  for (const auto& g : m.gemms) {
+    if (g.function == "NT_matmul_gqa_qk") CHECK(g.shape.role == quant::GemmRole::kAttnQK);
+    if (g.function == "matmul_gqa_pv") CHECK(g.shape.role == quant::GemmRole::kAttnPV);
+    if (g.function == "int8_wmma_requant") CHECK(g.dump_scheme->name == "w8a8-token-channel");
+  }
+}
