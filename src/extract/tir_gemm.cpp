@@ -270,6 +270,47 @@ std::string group_shape_axes(const AxisClasses& ac, std::map<std::string, Axis>&
   return note;
 }
 
+/// The convolution facts of a conv block: its loops, and per windowed dimension of the input's primary load the
+/// stride and dilation (a group's channel index is no window). Returns the note.
+std::string conv_info(const std::vector<std::string>& order, const std::map<std::string, Axis>& axes,
+                      const OperandFacts& fa, const AxisClasses& ac, ConvInfo& ci) {
+  std::string note;
+  for (const auto& name : order) {
+    const Axis& ax = axes.at(name);
+    ci.loop_names.push_back(name);
+    std::optional<SymPtr> s;
+    if (ax.extent) s = xsym::from_ir(*ax.extent);
+    ci.loop_extents.push_back(s ? xsym::to_dim(*s) : Dim::symbolic("?"));
+    ci.loop_kinds.push_back(is_reduce(ax.kind) ? 'R' : 'S');
+  }
+  if (fa.primary) {
+    for (const auto& idx : fa.primary->args) {
+      if (!idx) continue;
+      std::set<std::string> vs;
+      collect_vars(*idx, vs);
+      std::string sv, rv;
+      for (const auto& vname : vs) {
+        auto it = axes.find(vname);
+        if (it == axes.end()) continue;
+        if (is_reduce(it->second.kind)) rv = vname;
+        else if (fa.mixed.count(vname)) sv = vname;
+      }
+      if (sv.empty() || rv.empty() || ac.groups.count(sv)) continue;  // a group's channels, not a window
+      ++ci.spatial_dims;
+      auto lf = linear_form(*idx);
+      if (lf) {
+        ci.strides.push_back(lf->coef[sv]);
+        ci.dilations.push_back(lf->coef[rv]);
+      } else {
+        ci.strides.push_back(0);
+        ci.dilations.push_back(0);
+        note += "; window index of " + sv + " is not linear";
+      }
+    }
+  }
+  return note + "; conv: m = batch x output pixels, n = output channels, k = input channels x kernel volume";
+}
+
 }  // namespace
 
 
@@ -487,41 +528,7 @@ std::vector<TirGemm> analyze_prim_func(const ir::PrimFunc& f, std::size_t func_i
 
     if (conv) {
       w.kind = WorkloadKind::kConv;
-      ConvInfo& ci = w.conv;
-      for (const auto& name : order) {
-        const Axis& ax = axes[name];
-        ci.loop_names.push_back(name);
-        std::optional<SymPtr> s;
-        if (ax.extent) s = xsym::from_ir(*ax.extent);
-        ci.loop_extents.push_back(s ? xsym::to_dim(*s) : Dim::symbolic("?"));
-        ci.loop_kinds.push_back(is_reduce(ax.kind) ? 'R' : 'S');
-      }
-      if (fa.primary) {
-        for (const auto& idx : fa.primary->args) {
-          if (!idx) continue;
-          std::set<std::string> vs;
-          collect_vars(*idx, vs);
-          std::string sv, rv;
-          for (const auto& vname : vs) {
-            auto it = axes.find(vname);
-            if (it == axes.end()) continue;
-            if (is_reduce(it->second.kind)) rv = vname;
-            else if (fa.mixed.count(vname)) sv = vname;
-          }
-          if (sv.empty() || rv.empty() || ac.groups.count(sv)) continue;  // a group's channels, not a window
-          ++ci.spatial_dims;
-          auto lf = linear_form(*idx);
-          if (lf) {
-            ci.strides.push_back(lf->coef[sv]);
-            ci.dilations.push_back(lf->coef[rv]);
-          } else {
-            ci.strides.push_back(0);
-            ci.dilations.push_back(0);
-            note += "; window index of " + sv + " is not linear";
-          }
-        }
-      }
-      note += "; conv: m = batch x output pixels, n = output channels, k = input channels x kernel volume";
+      note += conv_info(order, axes, fa, ac, w.conv);
     }
     w.note = note;
     std::vector<std::size_t> channel;  // the output's dims over the weight's own (output-channel) axes
