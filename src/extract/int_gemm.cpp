@@ -120,7 +120,8 @@ Rescale accumulator_rescale(const FuncIndex& fi, const std::string& acc, std::ve
       find_rescales(*site.store->value, tracked, ch, fi, r, 0);
       if (r.granularity == QuantGranularity::kChannel) return r;
       const auto& idx = site.store->indices;
-      tracked[site.store->buffer] = channel_dims(idx.size(), [&](std::size_t d) { return idx[d].get(); }, ch);
+      tracked[site.store->buffer] = channel_dims(
+          idx.size(), [&](std::size_t d) { return idx[d].get(); }, ch);
     }
     for (const ir::Block* b : fi.blocks) {  // region copies (a fragment store to shared memory)
       if (b == gemm_block || b->writes.size() != 1 || tracked.count(b->writes[0].buffer) ||
@@ -133,8 +134,8 @@ Rescale accumulator_rescale(const FuncIndex& fi, const std::string& acc, std::ve
         for (std::size_t d : it->second)
           if (d < rd.region.size() && rd.region[d].min) collect_vars(*rd.region[d].min, ch);
         const auto& wr = b->writes[0].region;
-        tracked[b->writes[0].buffer] =
-            channel_dims(wr.size(), [&](std::size_t d) { return wr[d].min.get(); }, ch);
+        tracked[b->writes[0].buffer] = channel_dims(
+            wr.size(), [&](std::size_t d) { return wr[d].min.get(); }, ch);
         break;
       }
     }
@@ -152,8 +153,9 @@ std::string expr_type(const Expr& e, const FuncIndex& fi) {
   return x ? x->dtype.str() : std::string();
 }
 
-void integer_weight_quant(const FuncIndex& fi, const std::string& acc, const std::vector<std::size_t>& channel_dims_of_acc,
-                          const ir::Block* gemm_block, Workload& w) {
+void integer_weight_quant(const FuncIndex& fi, const std::string& acc,
+                          const std::vector<std::size_t>& channel_dims_of_acc, const ir::Block* gemm_block,
+                          Workload& w) {
   if (w.weight_operand == WeightOperand::kNone || w.quant.weight_bits > 0) return;
   const std::string& wd = w.weight_operand == WeightOperand::kA ? w.dtype_a : w.dtype_b;
   const std::string& ad = w.weight_operand == WeightOperand::kA ? w.dtype_b : w.dtype_a;
@@ -174,8 +176,7 @@ void integer_weight_quant(const FuncIndex& fi, const std::string& acc, const std
     note += "; per-channel requantize of the accumulator (" + r.how + ", multiplier per output channel)";
   else if (r.granularity == QuantGranularity::kTensor)
     note += "; per-tensor requantize of the accumulator (" + r.how + ")";
-  else
-    note += "; no requantize in the kernel (the int32 result is rescaled outside it)";
+  else note += "; no requantize in the kernel (the int32 result is rescaled outside it)";
   if (w8a8) note += ": costed as " + q.scheme;
   w.note += "; " + note;
 }

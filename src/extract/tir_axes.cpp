@@ -66,7 +66,6 @@ std::vector<int> positions(const Expr* load, const std::set<std::string>& vars) 
   return out;
 }
 
-
 SymPtr unpadded(const SymPtr& s) {
   using xsym::SymKind;
   if (!s || s->kind != SymKind::kMul) return s;

@@ -22,10 +22,10 @@ struct Axis {
 
 /// What an operand's loads reference.
 struct OperandFacts {
-  ir::ExprPtr expr;                  // as written in the block (casts kept)
-  std::set<std::string> vars;        // iter vars referenced
-  std::set<std::string> mixed;       // spatial vars sharing an index with a reduce var
-  const ir::Expr* primary = nullptr; // the load with most iter vars
+  ir::ExprPtr expr;                   // as written in the block (casts kept)
+  std::set<std::string> vars;         // iter vars referenced
+  std::set<std::string> mixed;        // spatial vars sharing an index with a reduce var
+  const ir::Expr* primary = nullptr;  // the load with most iter vars
 };
 
 inline bool is_reduce(ir::IterKind k) { return k == ir::IterKind::kReduce; }
@@ -52,8 +52,9 @@ std::string expr_type(const ir::Expr& e, const FuncIndex& fi);
 /// An integer GEMM's weight (int8 x int8 -> int32) without a dequantize: bits and storage from its dtype, the
 /// granularity from a requantize of the accumulator `acc` (its output-channel dims given) in the function, the
 /// scheme w8a8-token-channel (per channel) or w8a8-tensor; a note appended to `w.note` (int_gemm.cpp).
-void integer_weight_quant(const FuncIndex& fi, const std::string& acc, const std::vector<std::size_t>& channel_dims_of_acc,
-                          const ir::Block* gemm_block, Workload& w);
+void integer_weight_quant(const FuncIndex& fi, const std::string& acc,
+                          const std::vector<std::size_t>& channel_dims_of_acc, const ir::Block* gemm_block,
+                          Workload& w);
 
 /// GEMMs whose multiply-accumulate is an intrinsic over buffer regions (tir_tensorized.cpp).
 std::vector<TirGemm> tensorized_gemms(const ir::PrimFunc& f, const FuncIndex& fi, std::size_t func_index);

@@ -27,7 +27,6 @@ using xsym::SymPtr;
 
 namespace {
 
-
 std::string expr_dtype(const Expr* e, const FuncIndex& fi) {
   if (!e) return "";
   switch (e->kind) {
@@ -122,9 +121,7 @@ struct GroupAxis {
 bool is_bin(const Expr* e, ir::BinOp op) {
   return e && e->kind == ExprKind::kBinary && e->bin_op == op && e->args.size() == 2 && e->args[0] && e->args[1];
 }
-bool is_var(const Expr* e, const std::string& name) {
-  return e && e->kind == ExprKind::kVar && e->name.str() == name;
-}
+bool is_var(const Expr* e, const std::string& name) { return e && e->kind == ExprKind::kVar && e->name.str() == name; }
 
 /// Grouped convolution's input channel index `f // q * c + r` (topi group_conv2d / conv with groups: f the output
 /// channel, q = F / groups output channels per group, r the reduce var over the c = C / groups input channels of a
@@ -312,7 +309,6 @@ std::string conv_info(const std::vector<std::string>& order, const std::map<std:
 }
 
 }  // namespace
-
 
 // NOLINTNEXTLINE(readability-function-size): one walk classifying every GEMM form of a PrimFunc
 std::vector<TirGemm> analyze_prim_func(const ir::PrimFunc& f, std::size_t func_index) {

@@ -242,7 +242,8 @@ std::optional<RootStore> root_store(const FuncIndex& fi, const ir::BufferRegion&
     }
     const ir::Block* copy = nullptr;
     for (const ir::Block* b : fi.blocks)
-      if (b != gemm && std::any_of(b->writes.begin(), b->writes.end(), [&](const auto& w) { return w.buffer == buffer; }))
+      if (b != gemm &&
+          std::any_of(b->writes.begin(), b->writes.end(), [&](const auto& w) { return w.buffer == buffer; }))
         copy = copy ? nullptr : b;  // exactly one writer
     if (!copy || copy->writes.size() != 1 || copy->reads.size() != 1) return std::nullopt;
     const ir::BufferRegion& w = copy->writes[0];
@@ -377,9 +378,8 @@ std::optional<TirGemm> site_gemm(const ir::PrimFunc& f, const FuncIndex& fi, std
     w.k = xsym::to_dim(*k);
     w.batch = xsym::to_dim(*bt);
     if ((*k)->kind == xsym::SymKind::kInt) g.k_extent = (*k)->value;
-    note += fmt::format(
-        "; M/N/K = the block's iter-var extents x the fragment tile {}x{}x{} (from the regions' sizes)", (*tile)[0],
-        (*tile)[1], (*tile)[2]);
+    note += fmt::format("; M/N/K = the block's iter-var extents x the fragment tile {}x{}x{} (from the regions' sizes)",
+                        (*tile)[0], (*tile)[1], (*tile)[2]);
   }
   g.kvars = kset;
   w.dtype_a = fi.dtype_of(ra.buffer);

@@ -456,9 +456,8 @@ DumpPlan dump_plan(const ExtractResult& dump, const Phases& ph, const std::optio
       g.entry = entry;
       g.phase = phase_of_entry(entry);
       g.calls = calls;
-      g.shape =
-          GemmShape{dim(w.batch, "batch"), dim(w.m, "m"), dim(w.n, "n"), dim(w.k, "k"),
-                    w.weight_operand == WeightOperand::kNone ? attention_role(w) : quant::GemmRole::kLinear};
+      g.shape = GemmShape{dim(w.batch, "batch"), dim(w.m, "m"), dim(w.n, "n"), dim(w.k, "k"),
+                          w.weight_operand == WeightOperand::kNone ? attention_role(w) : quant::GemmRole::kLinear};
       if (w.weight_operand != WeightOperand::kNone) {
         g.dump_scheme = quant::scheme_from(w.quant);
         if (w.quant.weight_bits == 0 && !w.dtype_b.empty())

@@ -327,7 +327,8 @@ TEST_CASE("shipped fixture 03: its batched score.V GEMMs matmul2 / matmul8 are a
 }
 
 TEST_CASE("held-back GQA attention pair (static): QK^T and score.V told apart by the cache operand's layout") {
-  const model::Model m = model::plan_from_dump(tc_test::fixture("extract/issue22_holdback.py"), model::Phases{}, std::nullopt);
+  const model::Model m =
+      model::plan_from_dump(tc_test::fixture("extract/issue22_holdback.py"), model::Phases{}, std::nullopt);
   for (const auto& g : m.gemms) {
     if (g.function == "NT_matmul_gqa_qk") CHECK(g.shape.role == quant::GemmRole::kAttnQK);
     if (g.function == "matmul_gqa_pv") CHECK(g.shape.role == quant::GemmRole::kAttnPV);
