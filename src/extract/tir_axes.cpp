@@ -6,7 +6,6 @@
 namespace tenet_cost::xtir {
 
 using ir::Expr;
-using ir::ExprKind;
 using ir::ExprPtr;
 using xsym::SymPtr;
 
