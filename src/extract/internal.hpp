@@ -91,6 +91,7 @@ struct FuncIndex {
   struct CallSite {
     const ir::Expr* call = nullptr;
     const ir::Block* block = nullptr;
+    std::vector<const ir::Block*> chain;  // enclosing blocks, outermost first (a blockized intrinsic's outer vars)
   };
   std::vector<CallSite> calls;
   explicit FuncIndex(const ir::PrimFunc& f);

@@ -15,7 +15,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "extract/internal.hpp"
+#include "extract/tir_axes.hpp"
 #include "tenet_cost/checked.hpp"
 
 namespace tenet_cost::xtir {
@@ -26,78 +26,6 @@ using ir::ExprPtr;
 using xsym::SymPtr;
 
 namespace {
-
-struct Axis {
-  std::string name;
-  ir::IterKind kind = ir::IterKind::kSpatial;
-  ir::ExprPtr extent;
-};
-
-struct OperandFacts {
-  ExprPtr expr;                      // as written in the block (casts kept)
-  std::set<std::string> vars;        // iter vars referenced
-  std::set<std::string> mixed;       // spatial vars sharing an index with a reduce var
-  const Expr* primary = nullptr;     // the load with most iter vars
-};
-
-bool is_reduce(ir::IterKind k) { return k == ir::IterKind::kReduce; }
-
-OperandFacts operand_facts(const ExprPtr& e, const std::map<std::string, Axis>& axes) {
-  OperandFacts f;
-  f.expr = e;
-  std::vector<const Expr*> loads;
-  collect_loads(*e, loads, false);
-  std::size_t best = 0;
-  std::vector<const Expr*> top;
-  collect_loads(*e, top, true);
-  for (const Expr* l : loads) {
-    for (const auto& idx : l->args) {
-      if (!idx) continue;
-      std::set<std::string> vs;
-      collect_vars(*idx, vs);
-      bool has_r = false;
-      for (const auto& v : vs) {
-        auto it = axes.find(v);
-        if (it == axes.end()) continue;
-        f.vars.insert(v);
-        has_r = has_r || is_reduce(it->second.kind);
-      }
-      if (has_r)
-        for (const auto& v : vs) {
-          auto it = axes.find(v);
-          if (it != axes.end() && !is_reduce(it->second.kind)) f.mixed.insert(v);
-        }
-    }
-  }
-  for (const Expr* l : top) {
-    std::set<std::string> vs;
-    for (const auto& idx : l->args)
-      if (idx) collect_vars(*idx, vs);
-    std::size_t n = 0;
-    for (const auto& v : vs) n += axes.count(v);
-    if (!f.primary || n > best) {
-      f.primary = l;
-      best = n;
-    }
-  }
-  return f;
-}
-
-/// Index positions of `load` referencing any of `vars`.
-std::vector<int> positions(const Expr* load, const std::set<std::string>& vars) {
-  std::vector<int> out;
-  if (!load) return out;
-  for (std::size_t d = 0; d < load->args.size(); ++d) {
-    std::set<std::string> vs;
-    if (load->args[d]) collect_vars(*load->args[d], vs);
-    for (const auto& v : vs)
-      if (vars.count(v)) {
-        out.push_back(static_cast<int>(d));
-        break;
-      }
-  }
-  return out;
-}
 
 std::string expr_dtype(const Expr* e, const FuncIndex& fi) {
   if (!e) return "";
@@ -154,47 +82,6 @@ bool param_rooted(const ExprPtr& inlined, const FuncIndex& fi) {
   return true;
 }
 
-/// Extent product of the given axes (in block order) as a symbolic value.
-// `(x + (d - 1)) // d * d` (an extent padded by a schedule to a multiple of d) -> x.
-SymPtr unpadded(const SymPtr& s) {
-  using xsym::SymKind;
-  if (!s || s->kind != SymKind::kMul) return s;
-  const SymPtr* div = &s->a;
-  const SymPtr* mul = &s->b;
-  if ((*div)->kind != SymKind::kFloorDiv) std::swap(div, mul);
-  if ((*div)->kind != SymKind::kFloorDiv || (*mul)->kind != SymKind::kInt) return s;
-  const std::int64_t d = (*mul)->value;
-  const SymPtr& sum = (*div)->a;
-  if (d < 2 || (*div)->b->kind != SymKind::kInt || (*div)->b->value != d || sum->kind != SymKind::kAdd) return s;
-  const SymPtr* x = &sum->a;
-  const SymPtr* c = &sum->b;
-  if ((*c)->kind != SymKind::kInt) std::swap(x, c);
-  if ((*c)->kind != SymKind::kInt || (*c)->value != d - 1 || (*x)->kind == SymKind::kInt) return s;
-  return *x;
-}
-
-std::optional<SymPtr> extent_product(const std::vector<std::string>& order, const std::set<std::string>& which,
-                                     const std::map<std::string, Axis>& axes, std::string& bad, bool unpad = false) {
-  std::vector<SymPtr> fs;
-  for (const auto& n : order) {
-    if (!which.count(n)) continue;
-    const Axis& a = axes.at(n);
-    std::optional<SymPtr> s;
-    if (a.extent) s = xsym::from_ir(*a.extent);
-    if (!s) {
-      bad = n;
-      return std::nullopt;
-    }
-    fs.push_back(unpad ? unpadded(*s) : *s);
-  }
-  try {
-    return xsym::product(fs);
-  } catch (const OverflowError&) {
-    bad = "the axes' product (it overflows 64 bits)";
-    return std::nullopt;
-  }
-}
-
 std::string per_tensor_scale_dtype(const FuncIndex& fi) {
   for (const auto& b : fi.param_buffer) {
     const ir::Buffer* buf = fi.buffer(b);
@@ -224,284 +111,201 @@ void direct_index_vars(const Expr& e, std::set<std::string>& out) {
     if (a) direct_index_vars(*a, out);
 }
 
-/// Grouped convolution's input channel index `f // q * c + r` (topi group_conv2d: f the output
-/// channel, q = F / groups output channels per group, r the reduce var over the c = C / groups
-/// input channels of a group): q when `load` has such an index for spatial var `f`.
-std::optional<std::int64_t> group_split(const Expr* load, const std::string& f,
-                                        const std::map<std::string, Axis>& axes) {
+/// A grouped convolution's output-channel axis: its channels per group (an extent expression) and the groups.
+struct GroupAxis {
+  ExprPtr per_group;
+  std::int64_t groups = 0;
+  bool transposed = false;  // the filter takes the channel in a group as `f % q` (conv_transpose)
+};
+
+bool is_bin(const Expr* e, ir::BinOp op) {
+  return e && e->kind == ExprKind::kBinary && e->bin_op == op && e->args.size() == 2 && e->args[0] && e->args[1];
+}
+bool is_var(const Expr* e, const std::string& name) { return e && e->kind == ExprKind::kVar && e->name.str() == name; }
+
+/// Grouped convolution's input channel index `f // q * c + r` (topi group_conv2d / conv with groups: f the output
+/// channel, q = F / groups output channels per group, r the reduce var over the c = C / groups input channels of a
+/// group; q and c constants or, for symbolic channels, `F // groups` and `C // groups`): the group axis of `f` when
+/// `load` has such an index and q divides f's extent (a constant q; else q = `E // g` with E f's extent: g groups).
+std::optional<GroupAxis> group_axis(const Expr* load, const std::string& f, const std::map<std::string, Axis>& axes) {
   if (!load) return std::nullopt;
-  auto bin = [](const Expr* e, ir::BinOp op) {
-    return e && e->kind == ExprKind::kBinary && e->bin_op == op && e->args.size() == 2 && e->args[0] && e->args[1];
-  };
-  auto cint = [](const Expr* e) { return e ? int_const(e) : std::nullopt; };
+  const auto fa = axes.find(f);
+  if (fa == axes.end() || !fa->second.extent) return std::nullopt;
+  const Expr* extent = strip_cast(fa->second.extent.get());
   for (const auto& idx : load->args) {
     const Expr* add = strip_cast(idx.get());
-    if (!bin(add, ir::BinOp::kAdd)) continue;
+    if (!is_bin(add, ir::BinOp::kAdd)) continue;
     for (int side = 0; side < 2; ++side) {
       const Expr* mul = strip_cast(add->args[side].get());
       const Expr* r = strip_cast(add->args[1 - side].get());
-      if (!bin(mul, ir::BinOp::kMul) || !r || r->kind != ExprKind::kVar) continue;
+      if (!is_bin(mul, ir::BinOp::kMul) || !r || r->kind != ExprKind::kVar) continue;
       auto ra = axes.find(r->name);
       if (ra == axes.end() || !is_reduce(ra->second.kind) || !ra->second.extent) continue;
-      const auto c_ext = int_const(ra->second.extent.get());
       for (int ms = 0; ms < 2; ++ms) {
         const Expr* div = strip_cast(mul->args[ms].get());
-        const auto c = cint(strip_cast(mul->args[1 - ms].get()));
-        if (!bin(div, ir::BinOp::kFloorDiv) || !c || !c_ext || *c != *c_ext) continue;
-        const Expr* fv = strip_cast(div->args[0].get());
-        const auto q = cint(strip_cast(div->args[1].get()));
-        if (fv && fv->kind == ExprKind::kVar && fv->name.str() == f && q && *q >= 1) return q;
+        const Expr* c = strip_cast(mul->args[1 - ms].get());
+        if (!is_bin(div, ir::BinOp::kFloorDiv) || !is_var(strip_cast(div->args[0].get()), f) ||
+            !struct_eq(c, strip_cast(ra->second.extent.get())))
+          continue;
+        const Expr* q = strip_cast(div->args[1].get());
+        GroupAxis g;
+        g.per_group = div->args[1];
+        const auto qc = int_const(q), ec = int_const(extent);
+        if (qc && ec && *qc >= 1 && *ec % *qc == 0) g.groups = *ec / *qc;
+        else if (is_bin(q, ir::BinOp::kFloorDiv) && struct_eq(strip_cast(q->args[0].get()), extent))
+          g.groups = int_const(q->args[1].get()).value_or(0);
+        if (g.groups >= 1) return g;
       }
     }
   }
   return std::nullopt;
 }
 
-/// A GEMM found in block `blk` of `f` (function, location, source set).
-TirGemm block_gemm(const ir::PrimFunc& f, const ir::Block& blk, std::size_t func_index) {
-  TirGemm g;
-  g.func_index = func_index;
-  g.w.function = f.name;
-  g.w.loc = blk.loc.line ? blk.loc : f.loc;
-  g.w.source = WorkloadSource::kTir;
-  return g;
+/// Does `load` index the channel within a group as `f % q`?
+bool has_group_mod(const Expr* load, const std::string& f, const ExprPtr& q) {
+  if (!load) return false;
+  return std::any_of(load->args.begin(), load->args.end(), [&](const ExprPtr& i) {
+    const Expr* x = strip_cast(i.get());
+    return is_bin(x, ir::BinOp::kFloorMod) && is_var(strip_cast(x->args[0].get()), f) &&
+           struct_eq(strip_cast(x->args[1].get()), strip_cast(q.get()));
+  });
 }
 
-/// Layout from the operands' primary loads: A is transposed when its K index comes before its
-/// last M index; B when its last N index comes before its K index (B[n, k] = NT).
-std::string gemm_layout(const OperandFacts& fa, const OperandFacts& fb, const std::set<std::string>& kset,
-                        const std::set<std::string>& mset, const std::set<std::string>& nset) {
-  const auto a_k = positions(fa.primary, kset), a_m = positions(fa.primary, mset);
-  const auto b_k = positions(fb.primary, kset), b_n = positions(fb.primary, nset);
-  const bool a_t = !a_k.empty() && !a_m.empty() && a_k.front() < a_m.back();
-  const bool b_t = !b_k.empty() && !b_n.empty() && b_n.back() < b_k.front();
-  return std::string(a_t ? "T" : "N") + (b_t ? "T" : "N");
+/// Vars that reach an operand only through an indirection array (in the index of a load nested in an index).
+std::set<std::string> indirect_vars(const Expr& inlined) {
+  std::set<std::string> all, direct, out;
+  collect_vars(inlined, all);
+  direct_index_vars(inlined, direct);
+  for (const auto& v : all)
+    if (!direct.count(v)) out.insert(v);
+  return out;
 }
 
-// ------------------------------------------------------------ tensorized blocks
+/// The axis classes of a multiply-accumulate block (docs/extract.md §1 table): K, M, N, batch; a sliding window
+/// makes it a convolution (its input the operand with the window); a grouped conv's output channel is per group
+/// (`groups`); an axis reaching an operand only through an indirection array (MoE experts, `w[indptr[0, e], ..]`,
+/// also through a block-local buffer its producer fills) is a batch axis.
+struct AxisClasses {
+  std::set<std::string> k, m, n, batch, experts;
+  bool lone = false;
+  std::map<std::string, GroupAxis> groups;
+  bool conv = false;
+  int conv_input = -1;  // 0 = a, 1 = b
+};
 
-/// A multiply-accumulate intrinsic over buffer regions (docs/extract.md "Tensorized blocks").
-bool is_mma_intrinsic(const ir::Symbol& name) {
-  return name == "tvm_mma_sync" || name == "tvm_bmma_sync" || name == "ptx_mma" || name == "ptx_mma_sp" ||
-         name == "mma_sync" || name == "wmma_mma_sync";
-}
-
-/// `"m16n8k16"` among a ptx_mma call's string arguments: m * n * k MACs per call.
-std::optional<std::int64_t> ptx_shape_macs(const Expr& call) {
-  for (const auto& a : call.args) {
-    if (!a || a->kind != ExprKind::kString) continue;
-    const std::string& t = a->name;
-    std::int64_t v[3] = {0, 0, 0};
-    const char tags[3] = {'m', 'n', 'k'};
-    std::size_t p = 0;
-    bool ok = true;
-    for (int i = 0; i < 3 && ok; ++i) {
-      ok = p < t.size() && t[p] == tags[i];
-      ++p;
-      std::size_t digits = 0;
-      while (ok && p < t.size() && t[p] >= '0' && t[p] <= '9' && digits < 6) {
-        v[i] = v[i] * 10 + (t[p] - '0');
-        ++p;
-        ++digits;
-      }
-      ok = ok && digits > 0;
-    }
-    if (ok && p == t.size()) return v[0] * v[1] * v[2];
-  }
-  return std::nullopt;
-}
-
-/// x when x * x == v.
-std::optional<std::int64_t> exact_sqrt(std::int64_t v) {
-  if (v <= 0) return std::nullopt;
-  auto r = static_cast<std::int64_t>(std::sqrt(static_cast<double>(v)));
-  while (r * r > v) --r;
-  while ((r + 1) * (r + 1) <= v) ++r;
-  if (r * r != v) return std::nullopt;
-  return r;
-}
-
-/// The region's min expressions as a load (to reuse the index helpers on it).
-ExprPtr region_load(const ir::BufferRegion& r) {
-  auto e = std::make_shared<Expr>();
-  e->kind = ExprKind::kLoad;
-  e->name = r.buffer;
-  for (const auto& rg : r.region) e->args.push_back(rg.min ? rg.min : ir::make_int(0));
-  return e;
-}
-
-/// The dtype of the function output the accumulator reaches through blocks (fragment stores).
-std::string region_output_dtype(const FuncIndex& fi, const std::string& acc, const ir::Block* gemm) {
-  std::set<std::string> seen{acc};
-  std::vector<std::string> frontier{acc};
-  for (int depth = 0; depth < 16 && !frontier.empty(); ++depth) {
-    std::vector<std::string> next;
-    for (const ir::Block* b : fi.blocks) {
-      if (b == gemm) continue;
-      const bool reads = std::any_of(b->reads.begin(), b->reads.end(), [&](const ir::BufferRegion& r) {
-        return std::find(frontier.begin(), frontier.end(), r.buffer) != frontier.end();
-      });
-      if (!reads) continue;
-      for (const auto& w : b->writes) {
-        if (fi.param_buffers.count(w.buffer)) return fi.dtype_of(w.buffer);
-        if (seen.insert(w.buffer).second) next.push_back(w.buffer);
-      }
-    }
-    frontier = std::move(next);
-  }
-  return fi.dtype_of(acc);
-}
-
-/// GEMMs whose multiply-accumulate is an intrinsic call over buffer regions (tensorized
-/// blocks): M/N/K/batch = the block's iter-var extents (the loops around the intrinsic) x
-/// the fragment tile, the tile from the regions' sizes (|A| = Mt*Kt, |B| = Kt*Nt, |C| = Mt*Nt).
-// NOLINTNEXTLINE(readability-function-size): one recognition, in the order the docs state it
-std::vector<TirGemm> tensorized_gemms(const ir::PrimFunc& f, const FuncIndex& fi, std::size_t func_index) {
-  std::vector<TirGemm> out;
-  // The intrinsics' MACs per block, from ptx_mma's "mMnNkK" shapes (one pass over the calls).
-  struct BlockMacs {
-    std::int64_t sum = 0;
-    bool all_shaped = true;
-    bool done = false;
-  };
-  std::map<const ir::Block*, BlockMacs> per_block;
-  for (const auto& cs : fi.calls) {
-    if (!cs.block || !is_mma_intrinsic(cs.call->name)) continue;
-    BlockMacs& bm = per_block[cs.block];
-    const auto macs = ptx_shape_macs(*cs.call);
-    if (!macs) {
-      bm.all_shaped = false;
+AxisClasses classify_axes(const std::vector<std::string>& order, const std::map<std::string, Axis>& axes,
+                          const OperandFacts& fa, const OperandFacts& fb, const std::set<std::string>& out_vars,
+                          const Expr& inlined_a, const Expr& inlined_b) {
+  AxisClasses c;
+  const std::set<std::string> ind_a = indirect_vars(inlined_a), ind_b = indirect_vars(inlined_b);
+  std::vector<std::string> transposed_groups;
+  for (const auto& name : order) {
+    const Axis& ax = axes.at(name);
+    const bool ia = fa.vars.count(name) > 0, ib = fb.vars.count(name) > 0;
+    if (is_reduce(ax.kind)) {
+      c.k.insert(name);
       continue;
     }
-    try {
-      bm.sum = checked_add(bm.sum, *macs, "the intrinsics' MACs");
-    } catch (const OverflowError&) {
-      bm.sum = INT64_MAX;  // more than any tile the regions can give (< 2^61): disagrees
+    const bool ma = fa.mixed.count(name) > 0, mb = fb.mixed.count(name) > 0;
+    if (ma && mb) {
+      // a transposed grouped conv (topi conv2d_transpose with groups): the output channel splits the input
+      // channel in both operands and the filter takes its channel in the group as `f % q`; else an rfactor split
+      const auto ga = group_axis(fa.primary, name, axes), gb = group_axis(fb.primary, name, axes);
+      if (ga && gb && struct_eq(ga->per_group.get(), gb->per_group.get()) &&
+          (has_group_mod(fa.primary, name, ga->per_group) || has_group_mod(fb.primary, name, gb->per_group))) {
+        c.groups[name] = *ga;
+        c.groups[name].transposed = true;
+        c.conv = true;
+        transposed_groups.push_back(name);
+      } else {
+        c.k.insert(name);
+      }
+    } else if (ma != mb && ia && ib) {
+      // grouped conv: the output channel indexes the filter and, as `f // q * c + r`, the input's channel
+      c.conv = true;
+      c.conv_input = ma ? 0 : 1;
+      const auto g = group_axis((ma ? fa : fb).primary, name, axes);
+      if (g) c.groups[name] = *g;
+      (g ? (ma ? c.n : c.m) : (ma ? c.m : c.n)).insert(name);
+    } else if (ma || mb) {
+      c.conv = true;
+      c.conv_input = ma ? 0 : 1;
+      (ma ? c.m : c.n).insert(name);
+    } else if (ia && ib) {
+      c.batch.insert(name);
+    } else if (ind_a.count(name) || ind_b.count(name)) {
+      c.batch.insert(name);
+      c.experts.insert(name);
+    } else if (ia) {
+      c.m.insert(name);
+    } else if (ib) {
+      c.n.insert(name);
+    } else if (out_vars.count(name)) {
+      c.batch.insert(name);
+      c.lone = true;
     }
   }
-  for (const auto& cs : fi.calls) {
-    if (!cs.block || !is_mma_intrinsic(cs.call->name)) continue;
-    BlockMacs& bm = per_block[cs.block];
-    if (bm.done) continue;
-    bm.done = true;
-    const ir::Block& blk = *cs.block;
-    if (std::none_of(blk.iter_vars.begin(), blk.iter_vars.end(),
-                     [](const ir::IterVar& v) { return is_reduce(v.kind); }))
-      continue;  // a fragment fill/load/store tile, never a workload
-    if (blk.writes.size() != 1) continue;
-    const ir::BufferRegion& rc = blk.writes[0];
-    std::vector<const ir::BufferRegion*> ops;
-    for (const auto& r : blk.reads)
-      if (r.buffer != rc.buffer) ops.push_back(&r);
-    if (ops.size() != 2) continue;
-    const ir::BufferRegion& ra = *ops[0];
-    const ir::BufferRegion& rb = *ops[1];
+  for (const auto& name : transposed_groups) (c.conv_input == 1 ? c.m : c.n).insert(name);  // the filter's side
+  return c;
+}
 
-    std::map<std::string, Axis> axes;
-    std::vector<std::string> order;
-    for (const auto& iv : blk.iter_vars) {
-      axes[iv.name] = Axis{iv.name, iv.kind, iv.extent};
-      order.push_back(iv.name);
-    }
-    const ExprPtr la = region_load(ra), lb = region_load(rb), lc = region_load(rc);
-    OperandFacts fa = operand_facts(la, axes), fb = operand_facts(lb, axes), fc = operand_facts(lc, axes);
-    std::set<std::string> kset, mset, nset, bset;
-    bool lone = false;
-    for (const auto& name : order) {
-      const bool ia = fa.vars.count(name) > 0, ib = fb.vars.count(name) > 0;
-      if (is_reduce(axes[name].kind)) kset.insert(name);
-      else if (ia && ib) bset.insert(name);
-      else if (ia) mset.insert(name);
-      else if (ib) nset.insert(name);
-      else if (fc.vars.count(name)) {
-        bset.insert(name);
-        lone = true;
-      }
-    }
-
-    TirGemm g = block_gemm(f, blk, func_index);
-    Workload& w = g.w;
-    std::string note = "block " + blk.name + "; tensorized (" + cs.call->name.str() + ")";
-    if (lone) note += "; output-only axes counted as batch";
-
-    // The fragment tile from the regions' element counts, checked against ptx_mma's shapes.
-    const auto ea = region_elems(ra), eb = region_elems(rb), ec = region_elems(rc);
-    std::optional<std::int64_t> mt, nt, kt;
-    if (ea && eb && ec) {
-      const std::int64_t a = *ea, b = *eb, c = *ec;
-      // sqrt(x * y / z) when exact (a product too large for 64 bits is no fragment tile)
-      auto ratio = [](std::int64_t x, std::int64_t y, std::int64_t z) -> std::optional<std::int64_t> {
-        if (x > INT64_MAX / y || (x * y) % z != 0) return std::nullopt;
-        return exact_sqrt(x * y / z);
-      };
-      mt = ratio(a, c, b);
-      nt = ratio(b, c, a);
-      kt = ratio(a, b, c);
-    }
-    const std::int64_t calls_macs = bm.sum;
-    const bool all_shaped = bm.all_shaped;
-    std::string bad;
-    if (!mt || !nt || !kt) {
-      bad = "fragment tile not derivable from the regions' sizes";
-    } else if (all_shaped && calls_macs > 0 && calls_macs != *mt * *nt * *kt) {
-      bad = fmt::format("fragment tile {}x{}x{} from the regions disagrees with the intrinsics' shapes ({} MACs)", *mt,
-                        *nt, *kt, calls_macs);
-    }
-    std::optional<SymPtr> m, n, k, bt;
-    if (bad.empty()) {
-      std::string which;
-      m = extent_product(order, mset, axes, which);
-      n = m ? extent_product(order, nset, axes, which) : std::nullopt;
-      k = n ? extent_product(order, kset, axes, which) : std::nullopt;
-      bt = k ? extent_product(order, bset, axes, which) : std::nullopt;
-      try {
-        if (bt) {
-          m = xsym::product({*m, xsym::sym_int(*mt)});
-          n = xsym::product({*n, xsym::sym_int(*nt)});
-          k = xsym::product({*k, xsym::sym_int(*kt)});
-        }
-      } catch (const OverflowError&) {
-        bt.reset();
-        which = "the axes' product (it overflows 64 bits)";
-      }
-      if (!bt) bad = "extent of " + which;
-    }
-    if (!bad.empty()) {
-      w.shape_known = false;
-      w.m = w.n = w.k = w.batch = Dim::symbolic("?");
-      note += "; " + bad;
-    } else {
-      w.m = xsym::to_dim(*m);
-      w.n = xsym::to_dim(*n);
-      w.k = xsym::to_dim(*k);
-      w.batch = xsym::to_dim(*bt);
-      if ((*k)->kind == xsym::SymKind::kInt) g.k_extent = (*k)->value;
-      note +=
-          fmt::format("; M/N/K = the block's iter-var extents x the fragment tile {}x{}x{} (from the regions' sizes)",
-                      *mt, *nt, *kt);
-    }
-    g.kvars = kset;
-    w.layout = gemm_layout(fa, fb, kset, mset, nset);
-    w.dtype_a = fi.dtype_of(ra.buffer);
-    w.dtype_b = fi.dtype_of(rb.buffer);
-    w.dtype_accum = fi.dtype_of(rc.buffer);
-    w.dtype_out = region_output_dtype(fi, rc.buffer, &blk);
-
-    // Weight: an operand copied (through fragment loads and shared copies) from parameters only,
-    // sharing no batch axis with the other; both -> b, as for an untensorized GEMM.
-    auto weight_ok = [&](const ir::BufferRegion& r, const OperandFacts& facts) {
-      for (const auto& v : facts.vars)
-        if (bset.count(v)) return false;
-      std::set<std::string> roots;
-      return region_roots(fi, r.buffer, &blk, 0, roots) && !roots.empty();
-    };
-    const bool ok_a = weight_ok(ra, fa), ok_b = weight_ok(rb, fb);
-    w.weight_operand = ok_b ? WeightOperand::kB : ok_a ? WeightOperand::kA : WeightOperand::kNone;
-    g.nvars = ok_b || !ok_a ? nset : mset;
-    w.note = note;
-    out.push_back(std::move(g));
+/// The shape axes of a grouped conv: each output-channel axis counts its channels per group, and a groups axis
+/// joins the batch. Returns the note.
+std::string group_shape_axes(const AxisClasses& ac, std::map<std::string, Axis>& shape_axes,
+                             std::vector<std::string>& shape_order, std::set<std::string>& shape_bset) {
+  std::string note;
+  for (const auto& [name, g] : ac.groups) {
+    shape_axes[name].extent = g.per_group;
+    const std::string gname = name + " groups";
+    shape_axes[gname] = Axis{gname, ir::IterKind::kSpatial, ir::make_int(g.groups, "int64")};
+    shape_order.push_back(gname);
+    shape_bset.insert(gname);
+    const auto per = xsym::from_ir(*g.per_group);
+    note += "; grouped " + std::string(g.transposed ? "transposed " : "") + "conv: " + std::to_string(g.groups) +
+            " groups of " + (per ? xsym::to_text(**per) : std::string("?")) + " output channels (groups as batch)";
   }
-  return out;
+  return note;
+}
+
+/// The convolution facts of a conv block: its loops, and per windowed dimension of the input's primary load the
+/// stride and dilation (a group's channel index is no window). Returns the note.
+std::string conv_info(const std::vector<std::string>& order, const std::map<std::string, Axis>& axes,
+                      const OperandFacts& fa, const AxisClasses& ac, ConvInfo& ci) {
+  std::string note;
+  for (const auto& name : order) {
+    const Axis& ax = axes.at(name);
+    ci.loop_names.push_back(name);
+    std::optional<SymPtr> s;
+    if (ax.extent) s = xsym::from_ir(*ax.extent);
+    ci.loop_extents.push_back(s ? xsym::to_dim(*s) : Dim::symbolic("?"));
+    ci.loop_kinds.push_back(is_reduce(ax.kind) ? 'R' : 'S');
+  }
+  if (fa.primary) {
+    for (const auto& idx : fa.primary->args) {
+      if (!idx) continue;
+      std::set<std::string> vs;
+      collect_vars(*idx, vs);
+      std::string sv, rv;
+      for (const auto& vname : vs) {
+        auto it = axes.find(vname);
+        if (it == axes.end()) continue;
+        if (is_reduce(it->second.kind)) rv = vname;
+        else if (fa.mixed.count(vname)) sv = vname;
+      }
+      if (sv.empty() || rv.empty() || ac.groups.count(sv)) continue;  // a group's channels, not a window
+      ++ci.spatial_dims;
+      auto lf = linear_form(*idx);
+      if (lf) {
+        ci.strides.push_back(lf->coef[sv]);
+        ci.dilations.push_back(lf->coef[rv]);
+      } else {
+        ci.strides.push_back(0);
+        ci.dilations.push_back(0);
+        note += "; window index of " + sv + " is not linear";
+      }
+    }
+  }
+  return note + "; conv: m = batch x output pixels, n = output channels, k = input channels x kernel volume";
 }
 
 }  // namespace
@@ -562,72 +366,33 @@ std::vector<TirGemm> analyze_prim_func(const ir::PrimFunc& f, std::size_t func_i
       if (i) collect_vars(*i, out_vars);
     if (fa.vars.empty() || fb.vars.empty()) continue;  // scaling by a scalar, not a GEMM
 
-    std::set<std::string> kset, mset, nset, bset, lone;
-    std::map<std::string, std::int64_t> group_q;  // grouped conv: output-channel var -> channels per group
-    bool conv = false;
-    int conv_input = -1;  // 0 = a, 1 = b
-    for (const auto& name : order) {
-      const Axis& ax = axes[name];
-      const bool ia = fa.vars.count(name) > 0, ib = fb.vars.count(name) > 0;
-      if (is_reduce(ax.kind)) {
-        kset.insert(name);
-        continue;
-      }
-      const bool ma = fa.mixed.count(name) > 0, mb = fb.mixed.count(name) > 0;
-      if (ma && mb) kset.insert(name);  // rfactor split of K
-      else if (ma != mb && ia && ib) {
-        // grouped conv: the output channel indexes the filter and, as `f // q * c + r`, the
-        // input's channel: groups = F / q as batch, q output channels per group as N
-        const auto q = group_split((ma ? fa : fb).primary, name, axes);
-        const auto e = ax.extent ? int_const(ax.extent.get()) : std::nullopt;
-        if (q && e && *e % *q == 0) {
-          group_q[name] = *q;
-          conv = true;
-          conv_input = ma ? 0 : 1;
-          (ma ? nset : mset).insert(name);
-        } else {
-          conv = true;
-          conv_input = ma ? 0 : 1;
-          (ma ? mset : nset).insert(name);
-        }
-      } else if (ma || mb) {
-        conv = true;
-        conv_input = ma ? 0 : 1;
-        (ma ? mset : nset).insert(name);
-      } else if (ia && ib) bset.insert(name);
-      else if (ia) mset.insert(name);
-      else if (ib) nset.insert(name);
-      else if (out_vars.count(name)) { bset.insert(name); lone.insert(name); }
-    }
+    // Producers inlined (dequantize, copies): an axis that reaches an operand only through an indirection array
+    // (MoE's expert index) is seen there; the weight candidates are judged on them too.
+    ExprPtr ia = inline_producers(ea, fi, site.store), ib = inline_producers(eb, fi, site.store);
+    AxisClasses ac = classify_axes(order, axes, fa, fb, out_vars, *ia, *ib);
+    std::set<std::string>&kset = ac.k, &mset = ac.m, &nset = ac.n, &bset = ac.batch;
+    const bool conv = ac.conv;
     if (kset.empty()) continue;
 
     TirGemm g = block_gemm(f, blk, func_index);
     Workload& w = g.w;
     std::string note = "block " + blk.name;
-    if (!lone.empty()) note += "; output-only axes counted as batch";
+    if (ac.lone) note += "; output-only axes counted as batch";
 
     // Conv: make operand a the input (sliding window) and b the filter.
-    if (conv && conv_input == 1) {
+    if (conv && ac.conv_input == 1) {
       std::swap(ea, eb);
       std::swap(fa, fb);
+      std::swap(ia, ib);
       std::swap(mset, nset);
     }
 
-    // Grouped conv: the output-channel axis counts q (its channels per group) in N and a
-    // groups axis of F / q joins the batch (docs/extract.md "Convolutions").
+    // Grouped conv: the output-channel axis counts its channels per group in N and a groups axis joins the batch
+    // (docs/extract.md "Convolutions").
     std::map<std::string, Axis> shape_axes = axes;
     std::vector<std::string> shape_order = order;
     std::set<std::string> shape_bset = bset;
-    for (const auto& [name, q] : group_q) {
-      const std::int64_t e = *int_const(axes[name].extent.get());
-      shape_axes[name].extent = ir::make_int(q, "int64");
-      const std::string gname = name + " groups";
-      shape_axes[gname] = Axis{gname, ir::IterKind::kSpatial, ir::make_int(e / q, "int64")};
-      shape_order.push_back(gname);
-      shape_bset.insert(gname);
-      note += "; grouped conv: " + std::to_string(e / q) + " groups of " + std::to_string(q) +
-              " output channels (groups as batch)";
-    }
+    note += group_shape_axes(ac, shape_axes, shape_order, shape_bset);
     std::string bad;
     auto m = extent_product(shape_order, mset, shape_axes, bad);
     auto n = m ? extent_product(shape_order, nset, shape_axes, bad) : std::nullopt;
@@ -665,7 +430,6 @@ std::vector<TirGemm> analyze_prim_func(const ir::PrimFunc& f, std::size_t func_i
     w.dtype_out = output_dtype(fi, site.store->buffer, site.store);
 
     // Which operand is the weight.
-    ExprPtr ia = inline_producers(ea, fi, site.store), ib = inline_producers(eb, fi, site.store);
     QuantContext qc;
     qc.kvars = kset;
     qc.k_extent = g.k_extent;
@@ -688,10 +452,11 @@ std::vector<TirGemm> analyze_prim_func(const ir::PrimFunc& f, std::size_t func_i
       c.quant = c.q.weight_bits > 0;
       // Shares a batch axis with the other operand, unless only through an indirection array
       // (MoE experts: the expert's weight chosen per batch element, docs/extract.md).
-      std::set<std::string> direct;
-      direct_index_vars(*facts.expr, direct);
+      std::set<std::string> direct, all;
+      direct_index_vars(*inl, direct);
+      collect_vars(*inl, all);
       bool shared = false;
-      for (const auto& vname : facts.vars)
+      for (const auto& vname : all)
         if (bset.count(vname)) {
           if (direct.count(vname)) shared = true;
           else c.indirect = vname;
@@ -730,6 +495,7 @@ std::vector<TirGemm> analyze_prim_func(const ir::PrimFunc& f, std::size_t func_i
     if (conv) weight = 1;
     else if (ca.ok && cb.ok) {
       if (ca.quant != cb.quant) weight = ca.quant ? 0 : 1;
+      else if (ca.indirect.empty() != cb.indirect.empty()) weight = ca.indirect.empty() ? 1 : 0;  // an expert's
       else if (ca.stat != cb.stat) weight = ca.stat ? 0 : 1;
       else if (ca.rank != cb.rank) weight = ca.rank < cb.rank ? 0 : 1;
       else weight = 1;
@@ -758,43 +524,16 @@ std::vector<TirGemm> analyze_prim_func(const ir::PrimFunc& f, std::size_t func_i
 
     if (conv) {
       w.kind = WorkloadKind::kConv;
-      ConvInfo& ci = w.conv;
-      for (const auto& name : order) {
-        const Axis& ax = axes[name];
-        ci.loop_names.push_back(name);
-        std::optional<SymPtr> s;
-        if (ax.extent) s = xsym::from_ir(*ax.extent);
-        ci.loop_extents.push_back(s ? xsym::to_dim(*s) : Dim::symbolic("?"));
-        ci.loop_kinds.push_back(is_reduce(ax.kind) ? 'R' : 'S');
-      }
-      if (fa.primary) {
-        for (const auto& idx : fa.primary->args) {
-          if (!idx) continue;
-          std::set<std::string> vs;
-          collect_vars(*idx, vs);
-          std::string sv, rv;
-          for (const auto& vname : vs) {
-            auto it = axes.find(vname);
-            if (it == axes.end()) continue;
-            if (is_reduce(it->second.kind)) rv = vname;
-            else if (fa.mixed.count(vname)) sv = vname;
-          }
-          if (sv.empty() || rv.empty() || group_q.count(sv)) continue;  // a group's channels, not a window
-          ++ci.spatial_dims;
-          auto lf = linear_form(*idx);
-          if (lf) {
-            ci.strides.push_back(lf->coef[sv]);
-            ci.dilations.push_back(lf->coef[rv]);
-          } else {
-            ci.strides.push_back(0);
-            ci.dilations.push_back(0);
-            note += "; window index of " + sv + " is not linear";
-          }
-        }
-      }
-      note += "; conv: m = batch x output pixels, n = output channels, k = input channels x kernel volume";
+      note += conv_info(order, axes, fa, ac, w.conv);
     }
     w.note = note;
+    std::vector<std::size_t> channel;  // the output's dims over the weight's own (output-channel) axes
+    for (std::size_t d = 0; d < site.store->indices.size(); ++d) {
+      std::set<std::string> vs;
+      if (site.store->indices[d]) collect_vars(*site.store->indices[d], vs);
+      if (std::any_of(vs.begin(), vs.end(), [&](const auto& x) { return g.nvars.count(x) > 0; })) channel.push_back(d);
+    }
+    integer_weight_quant(fi, site.store->buffer, channel, &blk, w);
     out.push_back(std::move(g));
   }
   for (auto& g : tensorized_gemms(f, fi, func_index)) out.push_back(std::move(g));

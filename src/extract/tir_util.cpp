@@ -209,7 +209,7 @@ void index_stmt(const ir::StmtPtr& s, FuncIndex& fi, std::vector<const ir::Block
     }
     case ir::StmtKind::kEvaluate:
       if (!in_init && s->value && s->value->kind == ExprKind::kCall)
-        fi.calls.push_back({s->value.get(), chain.empty() ? nullptr : chain.back()});
+        fi.calls.push_back({s->value.get(), chain.empty() ? nullptr : chain.back(), chain});
       break;
     default: break;
   }

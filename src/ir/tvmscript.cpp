@@ -1640,7 +1640,10 @@ ExprPtr Lowerer::expr(const Node* n) {
 }
 
 ExprPtr Lowerer::tir_call(const Node* n) {
-  const std::string_view m = member_of(n->a, Ns::kTir);
+  std::string_view m = member_of(n->a, Ns::kTir);
+  // a namespaced intrinsic, `T.metal.simdgroup_multiply_accumulate(..)`: named "metal.simdgroup_..."
+  const std::string path = m.empty() ? dotted(n->a) : std::string();
+  if (path.size() > 2 && path.compare(0, 2, "T.") == 0) m = std::string_view(path).substr(2);
   if (m.empty()) return other(n);
   const auto pos = positional(n);
   std::string_view kw_dtype;

@@ -395,6 +395,18 @@ Entries choose_entries(const ExtractResult& ex, const Phases& ph, std::vector<st
   return out;
 }
 
+// The attention role of a dump's GEMM without a weight operand, from its structure (docs/model.md "Attention in
+// dumps"): QK^T reduces over head_dim and its N runs over the keys; score·V reduces over the keys (operand A is the
+// probabilities) and its N is head_dim. The token axis is the symbolic one of K and N when exactly one is (a
+// sequence length; head_dim is a constant of the model); else the cache operand's layout decides: K and V are both
+// stored [token, head_dim] (head_dim innermost), so QK^T reads B transposed (K innermost: NT) and score·V plain (N
+// innermost: NN).
+quant::GemmRole attention_role(const Workload& w) {
+  if (!w.k.known() && w.n.known()) return quant::GemmRole::kAttnPV;
+  if (w.k.known() && !w.n.known()) return quant::GemmRole::kAttnQK;
+  return w.layout.size() == 2 && w.layout[1] == 'N' ? quant::GemmRole::kAttnPV : quant::GemmRole::kAttnQK;
+}
+
 // The GEMMs and operators of a dump (workloads_from_extract's rules; operators: docs/model.md "Operators").
 // NOLINTNEXTLINE(readability-function-size): GEMMs, operators, per-sequence entries and attention share the bindings
 DumpPlan dump_plan(const ExtractResult& dump, const Phases& ph, const std::optional<ModelConfig>& cfg,
@@ -444,9 +456,8 @@ DumpPlan dump_plan(const ExtractResult& dump, const Phases& ph, const std::optio
       g.entry = entry;
       g.phase = phase_of_entry(entry);
       g.calls = calls;
-      g.shape =
-          GemmShape{dim(w.batch, "batch"), dim(w.m, "m"), dim(w.n, "n"), dim(w.k, "k"),
-                    w.weight_operand == WeightOperand::kNone ? quant::GemmRole::kAttnQK : quant::GemmRole::kLinear};
+      g.shape = GemmShape{dim(w.batch, "batch"), dim(w.m, "m"), dim(w.n, "n"), dim(w.k, "k"),
+                          w.weight_operand == WeightOperand::kNone ? attention_role(w) : quant::GemmRole::kLinear};
       if (w.weight_operand != WeightOperand::kNone) {
         g.dump_scheme = quant::scheme_from(w.quant);
         if (w.quant.weight_bits == 0 && !w.dtype_b.empty())

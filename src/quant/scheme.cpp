@@ -518,6 +518,8 @@ Scheme scheme_from_groups(const QuantInfo& q) {
     const auto& mlc = mlc_schemes();
     const auto it = std::find_if(mlc.begin(), mlc.end(), [&](const Scheme& m) { return m.name == mlc_name; });
     if (it != mlc.end()) return *it;
+    // a generic catalog name the extractor gives an integer GEMM (w8a8-token-channel, w8a8-tensor)
+    if (mlc_name == "w8a8-token-channel" || mlc_name == "w8a8-tensor") return parse_scheme(mlc_name);
   }
   if (weight_bits <= 0) return parse_scheme("q0f16");
   Scheme s = mlc_group("custom", weight_bits, group_size, "float16", "", true);

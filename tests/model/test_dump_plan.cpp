@@ -269,3 +269,69 @@ TEST_CASE("every real TVMScript fixture with a GEMM is estimable (issue 12 item 
   CHECK(with_gemm >= 25);
   CHECK(estimable == with_gemm);
 }
+
+TEST_CASE("a dump's attention GEMMs: score.V is attention-pv, as the synthesized attention (issue 22)") {
+  // tests/fixtures/extract/attention_kinds.py: decode QK^T / score.V with n keys, static prefill pair (256 tokens)
+  model::Phases ph;
+  ph.bindings = {{"n", 2048}};
+  const model::Model m = model::plan_from_dump(tc_test::fixture("extract/attention_kinds.py"), ph, std::nullopt);
+  auto gemm = [&](const std::string& f) -> const model::ModelGemm& {
+    const auto it = std::find_if(m.gemms.begin(), m.gemms.end(), [&](const auto& g) { return g.function == f; });
+    REQUIRE(it != m.gemms.end());
+    return *it;
+  };
+  // symbolic: the token axis is K (score.V) or N (QK^T); static: the cache is read NT (QK^T) or NN (score.V)
+  CHECK(gemm("NT_matmul_decode_qk").shape.role == quant::GemmRole::kAttnQK);
+  CHECK(gemm("matmul_decode_pv").shape.role == quant::GemmRole::kAttnPV);
+  CHECK(gemm("NT_matmul_prefill_qk").shape.role == quant::GemmRole::kAttnQK);
+  CHECK(gemm("matmul_prefill_pv").shape.role == quant::GemmRole::kAttnPV);
+
+  // +kv8: one fp16 scale per cached token and head, for K and for V alike: 32 heads x 2048 keys x 2 bytes
+  // (as the QK role, V's scale would run along head_dim: 32 x 128 x 2 bytes)
+  cost::Estimator est = estimator();
+  const auto kv8 = quant::parse_scheme("w4a16-g128+kv8");
+  const auto pv = model::gemm_cost(est, gemm("matmul_decode_pv"), kv8);
+  const auto qk = model::gemm_cost(est, gemm("NT_matmul_decode_qk"), kv8);
+  CHECK(pv.scale_dram_bytes == 32 * 2048 * 2);
+  CHECK(qk.scale_dram_bytes == 32 * 2048 * 2);
+
+  // the synthesized decode attention of a 32-head, head_dim-128 config at 2048 keys costs the same
+  model::Phases hp;
+  hp.context = 2048;
+  const auto cfg = model::load_hf_config(std::string(TC_SOURCE_DIR) + "/workloads/llama-2-7b/config.json");
+  const auto synth = model::workloads_from_config(cfg, hp);
+  const auto spv = std::find_if(synth.begin(), synth.end(), [](const auto& g) {
+    return g.phase == model::Phase::kDecode && g.shape.role == quant::GemmRole::kAttnPV;
+  });
+  REQUIRE(spv != synth.end());
+  CHECK(spv->shape.batch == gemm("matmul_decode_pv").shape.batch);
+  CHECK(spv->shape.m == gemm("matmul_decode_pv").shape.m);
+  CHECK(spv->shape.n == gemm("matmul_decode_pv").shape.n);
+  CHECK(spv->shape.k == gemm("matmul_decode_pv").shape.k);
+  CHECK(model::gemm_cost(est, *spv, kv8).scale_dram_bytes == pv.scale_dram_bytes);
+}
+
+TEST_CASE("shipped fixture 03: its batched score.V GEMMs matmul2 / matmul8 are attention-pv (issue 22)") {
+  const std::string path = tc_test::shared_path("fixtures/real/03_mlc_llama7b_q4_fused_decode_matmul_whole_module.py");
+  if (path.empty()) return;  // ../shared is not there
+  const model::Model m = model::plan_from_dump(path, model::Phases{}, std::nullopt);
+  int pv = 0;
+  for (const auto& g : m.gemms) {
+    if (g.function == "matmul2" || g.function == "matmul8") {
+      CHECK(g.shape.role == quant::GemmRole::kAttnPV);
+      ++pv;
+    }
+    if (g.function.find("NT_matmul2_divide") != std::string::npos) CHECK(g.shape.role == quant::GemmRole::kAttnQK);
+  }
+  CHECK(pv >= 2);
+}
+
+TEST_CASE("held-back GQA attention pair (static): QK^T and score.V told apart by the cache operand's layout") {
+  const model::Model m =
+      model::plan_from_dump(tc_test::fixture("extract/issue22_holdback.py"), model::Phases{}, std::nullopt);
+  for (const auto& g : m.gemms) {
+    if (g.function == "NT_matmul_gqa_qk") CHECK(g.shape.role == quant::GemmRole::kAttnQK);
+    if (g.function == "matmul_gqa_pv") CHECK(g.shape.role == quant::GemmRole::kAttnPV);
+    if (g.function == "int8_wmma_requant") CHECK(g.dump_scheme->name == "w8a8-token-channel");
+  }
+}
