@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "extract/sym.hpp"
+#include "tenet_cost/dtype.hpp"
 #include "tenet_cost/extract.hpp"
 #include "tenet_cost/ir.hpp"
 
@@ -134,6 +135,11 @@ struct ExternDecode {
 };
 std::optional<ExternDecode> extern_decode(const FuncIndex& fi, const std::string& decoded, const ir::Expr& gemm_load,
                                           const QuantContext& ctx);
+
+/// One fact from several sources (`{"dequantize_info", 4}, {"the extern's name", 4}`): the first source's value;
+/// `note` gains "; <what> <value> from <source>" and, with several sources, whether they agree (all listed).
+std::int64_t settle(const std::string& what, const std::vector<std::pair<std::string, std::int64_t>>& facts,
+                    std::string& note);
 
 /// MLC scheme name for the facts ("custom" when none matches).
 std::string scheme_name(const QuantInfo& q, const std::string& packing_axis);

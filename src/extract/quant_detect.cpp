@@ -36,9 +36,9 @@ bool is_and(const Expr& e) {
 }
 bool is_reinterpret(const Expr& e) { return e.kind == ExprKind::kCall && e.name == "reinterpret"; }
 std::string reinterpret_dtype(const Expr& e) {
-  if (!e.dtype.empty()) return e.dtype;
+  if (!e.dtype.empty()) return canonical_dtype(e.dtype.str());
   for (const auto& a : e.args)
-    if (a && a->kind == ExprKind::kString) return a->name;
+    if (a && a->kind == ExprKind::kString) return canonical_dtype(a->name.str());
   return "";
 }
 
@@ -464,6 +464,8 @@ std::string fact_list(const std::vector<std::pair<std::string, std::int64_t>>& f
   return s;
 }
 
+}  // namespace
+
 /// The first source's value; a note part naming every source, and whether they disagree.
 std::int64_t settle(const std::string& what, const std::vector<std::pair<std::string, std::int64_t>>& facts,
                     std::string& note) {
@@ -475,8 +477,6 @@ std::int64_t settle(const std::string& what, const std::vector<std::pair<std::st
     note += agree ? " (agrees: " + fact_list(facts) + ")" : " (DISAGREE: " + fact_list(facts) + "; the first is used)";
   return facts.front().second;
 }
-
-}  // namespace
 
 // NOLINTNEXTLINE(readability-function-size): the facts of one decode, each with its sources
 std::optional<ExternDecode> extern_decode(const FuncIndex& fi, const std::string& decoded, const Expr& gemm_load,

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "extract/extern_gemm.hpp"
 #include "extract/internal.hpp"
 #include "tenet_cost/checked.hpp"
 
@@ -103,7 +104,7 @@ std::string expr_dtype(const Expr* e, const FuncIndex& fi) {
   if (!e) return "";
   switch (e->kind) {
     case ExprKind::kLoad: return fi.dtype_of(e->name);
-    case ExprKind::kCast: return e->dtype;
+    case ExprKind::kCast: return canonical_dtype(e->dtype.str());
     case ExprKind::kFloat: return e->dtype;
     case ExprKind::kCall:
       if (!e->dtype.empty()) return e->dtype;
@@ -510,6 +511,7 @@ std::vector<TirGemm> tensorized_gemms(const ir::PrimFunc& f, const FuncIndex& fi
 std::vector<TirGemm> analyze_prim_func(const ir::PrimFunc& f, std::size_t func_index) {
   std::vector<TirGemm> out;
   FuncIndex fi(f);
+  if (auto tk = triton_kernel_gemm(f, fi, func_index)) return {std::move(*tk)};  // an extern kernel's GEMM
   for (const StoreSite& site : fi.stores) {
     if (site.in_init || !site.block || !site.store->value) continue;
     const ir::Block& blk = *site.block;

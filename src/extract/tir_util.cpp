@@ -234,7 +234,7 @@ const ir::Buffer* FuncIndex::buffer(const std::string& name) const {
 
 std::string FuncIndex::dtype_of(const std::string& name) const {
   const ir::Buffer* b = buffer(name);
-  return b ? b->dtype : std::string();
+  return b ? canonical_dtype(b->dtype) : std::string();
 }
 
 namespace {
