@@ -237,10 +237,11 @@ struct RelaxWork {
 
 std::string signature(const Workload& w) {
   const QuantInfo& q = w.quant;
-  return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", static_cast<int>(w.kind), w.m.str(),
-                     w.n.str(), w.k.str(), w.batch.str(), w.layout, w.dtype_a, w.dtype_b, w.dtype_out, w.dtype_accum,
-                     to_string(w.weight_operand), q.scheme, q.weight_bits, q.group_size, q.storage_dtype, q.scale_dtype,
-                     q.weight_layout, to_string(w.source), w.shape_known);
+  return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", static_cast<int>(w.kind),
+                     w.m.str(), w.n.str(), w.k.str(), w.batch.str(), w.layout, w.dtype_a, w.dtype_b, w.dtype_out,
+                     w.dtype_accum, to_string(w.weight_operand), q.scheme, q.weight_bits, q.group_size, q.storage_dtype,
+                     q.scale_dtype, q.weight_layout, to_string(w.source), w.shape_known, q.block_n, q.block_k,
+                     q.tensor_scale_dtype);
 }
 
 /// R.matmul(a, b): numpy semantics, shapes from struct info.

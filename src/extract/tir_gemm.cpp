@@ -742,6 +742,7 @@ std::vector<TirGemm> analyze_prim_func(const ir::PrimFunc& f, std::size_t func_i
       const Cand& c = weight == 0 ? ca : cb;
       w.quant = c.q;
       if (!c.qnote.empty()) note += "; " + c.qnote;
+      activation_format(w.quant, weight == 1, *ia, *ib, qc, mset, nset, note);  // block-scaled W and A (quant_mx)
       if (!c.indirect.empty())
         note += "; weight indexed through an indirection array by " + c.indirect + " (experts as batch)";
       g.nvars = weight == 0 ? mset : nset;

@@ -144,6 +144,10 @@ bool is_float_dtype(const std::string& d) {
   const auto t = parse_dtype(d);
   return t && t->is_float();
 }
+bool is_exponent_dtype(const std::string& d) {
+  const auto t = parse_dtype(d);
+  return t && t->is_exponent_only();
+}
 
 // ------------------------------------------------------------------ debug log
 

@@ -1,6 +1,7 @@
 // Extern GEMMs of MLC-LLM's fp8 and MoE paths (issue 22): CUTLASS and Triton kernels called as packed functions
 // or launched from a prim_func. Every expectation is derived by hand from the fixture's argument shapes.
 #include <catch2/catch.hpp>
+#include <map>
 #include <string>
 
 #include "tenet_cost/extract.hpp"
@@ -197,4 +198,38 @@ class Module:
   std::string t = head;
   t.replace(t.find("CALL"), 4, "\"cutlass.moe_gemm_f16f16\", (x, w, workspace)");
   CHECK(extract_text(t).workloads.empty());
+}
+
+TEST_CASE("held-back extern GEMMs (written after the reader): DeepSeek-V3 shapes, call_pure_packed, helper calls") {
+  const ExtractResult r = extract_workloads(ir::load_module(tc_test::fixture("extract/extern_gemms_holdout.py")));
+  REQUIRE(r.workloads.size() == 3);
+  // Triton group GEMM: x (t, 7168), w (256, 4096, 7168), w_s (256, 32, 56); the helper runs once per decode and
+  // three times per prefill
+  const Workload& gu = find(r, "moe_layer/gu");
+  CHECK(gu.batch == Dim::constant(256));
+  CHECK(gu.m == Dim::symbolic("(t + 255) // 256"));
+  CHECK(gu.n == Dim::constant(4096));
+  CHECK(gu.k == Dim::constant(7168));
+  CHECK(gu.quant.scheme == "fp8_e4m3fn_bf16_block_scale");
+  CHECK(gu.quant.block_n == 128);
+  CHECK(gu.quant.block_k == 128);
+  CHECK(gu.calls == std::map<std::string, std::int64_t>{{"decode", 1}, {"moe_layer", 1}, {"prefill", 3}});
+  // kv_a: N 576 = 4.5 blocks of 128 (5 scale rows), launched with T.call_kernel
+  const Workload& kv =
+      find(r, "tir_w8a8_block_fp8_matmul_N576_K7168_block_n128_block_k128_infloat8_e4m3fn_outbfloat16");
+  CHECK(kv.m == Dim::symbolic("M"));
+  CHECK(kv.n == Dim::constant(576));
+  CHECK(kv.k == Dim::constant(7168));
+  CHECK(kv.quant.block_n == 128);
+  CHECK(kv.quant.block_k == 128);
+  CHECK(kv.calls == gu.calls);
+  // R.call_pure_packed with loose arguments; a 3-D activation (2, s, 1024): m = 2 s
+  const Workload& e5 = find(r, "prefill/e5");
+  CHECK(e5.m == Dim::symbolic("s * 2"));
+  CHECK(e5.n == Dim::constant(512));
+  CHECK(e5.k == Dim::constant(1024));
+  CHECK(e5.quant.scheme == "e5m2_e5m2_f16");
+  CHECK(e5.quant.granularity == QuantGranularity::kTensor);
+  CHECK(e5.dtype_out == "float16");
+  CHECK(e5.calls.at("prefill") == 1);
 }
