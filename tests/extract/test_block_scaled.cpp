@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 
+#include "find_workload.hpp"
 #include "tenet_cost/extract.hpp"
 #include "tenet_cost/ir.hpp"
 #include "tenet_cost/report.hpp"
@@ -13,12 +14,7 @@ using namespace tenet_cost;
 
 namespace {
 
-const Workload& find(const ExtractResult& r, const std::string& fn) {
-  for (const auto& w : r.workloads)
-    if (w.function == fn) return w;
-  FAIL("no workload " << fn);
-  throw 0;
-}
+const Workload& find(const ExtractResult& r, const std::string& fn) { return tc_test::workload_named(r, fn); }
 
 struct Expect {
   const char* function;
@@ -173,6 +169,21 @@ TEST_CASE("the shared exponent's other printed forms; what is no block scaling")
   CHECK(w.quant.scheme == "w4a16-nvfp4");
   CHECK(w.quant.tensor_scale_dtype.empty());
   CHECK(w.note.find("no per-tensor scale found") != std::string::npos);
+}
+
+TEST_CASE("the packed-lanes form TVM prints: a lane of a float4_e2m1fnx2 reinterpret picked by T.Shuffle") {
+  // 8 e2m1 per uint32 read two at a time (TVM's _shuffle_reinterpret_module), an e8m0 exponent per 32
+  const Workload w =
+      one(gemv("W: T.Buffer((256, 128), \"uint32\"), S: T.Buffer((256, 32), \"float8_e8m0fnu\")",
+               "T.Shuffle([T.Cast(\"float16x2\", T.reinterpret(\"float4_e2m1fnx2\", T.Cast(\"uint8\", T.bitwise_and("
+               "T.shift_right(W[i, j // 8], T.Cast(\"uint32\", j % 8 // 2 * 4 * 2)), T.uint32(255)))))], [j % 2]) * "
+               "T.Cast(\"float16\", S[i, j // 32])"));
+  CHECK(w.quant.scheme == "w4a16-mxfp4");
+  CHECK(w.quant.weight_bits == 4);
+  CHECK(w.quant.storage_dtype == "uint32");
+  CHECK(w.quant.elems_per_storage == 8);
+  CHECK(w.quant.group_size == 32);
+  CHECK(w.note.find("float4_e2m1fn elements (8 per uint32)") != std::string::npos);
 }
 
 TEST_CASE("exp2 of float scores (attention) is no shared exponent; an e8m0 load is never the fp8 weight") {

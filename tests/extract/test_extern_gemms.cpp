@@ -4,6 +4,7 @@
 #include <map>
 #include <string>
 
+#include "find_workload.hpp"
 #include "tenet_cost/extract.hpp"
 #include "tenet_cost/ir.hpp"
 #include "test_support.hpp"
@@ -12,12 +13,7 @@ using namespace tenet_cost;
 
 namespace {
 
-const Workload& find(const ExtractResult& r, const std::string& fn) {
-  for (const auto& w : r.workloads)
-    if (w.function == fn) return w;
-  FAIL("no workload " << fn);
-  throw 0;
-}
+const Workload& find(const ExtractResult& r, const std::string& fn) { return tc_test::workload_named(r, fn); }
 
 struct Expect {
   const char* function;
