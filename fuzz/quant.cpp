@@ -19,7 +19,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         (void)quant::parse_scheme(q.name);  // the canonical name parses again
         for (const auto role : {quant::GemmRole::kLinear, quant::GemmRole::kLinearUnquantized,
                                 quant::GemmRole::kAttnQK, quant::GemmRole::kAttnPV}) {
-          for (const auto& op : quant::operands(q, role)) {
+          for (const auto& op : quant::operands(q, role, quant::DequantSite::kEdge)) {
             (void)op.relation(false);
             (void)op.bits_text();
           }

@@ -68,6 +68,11 @@ TileRule parse_tile_rule(const std::string& text);
 
 /// The engine's default wall-clock limit per evaluation (tenet::AnalyzeOptions::time_limit_s).
 inline constexpr double kDefaultEngineTimeLimit = 60.0;
+/// The engine's default limit of statement instances in one brute-forced small instance
+/// (tenet::AnalyzeOptions::max_instance_points; --engine-points).
+inline constexpr std::int64_t kDefaultEnginePoints = 20'000'000;
+/// --engine-points N: 1 .. 2^40, else InputError naming the flag.
+std::int64_t checked_engine_points(std::int64_t points);
 
 struct Options {
   Tile tile;                    // user tile for every GEMM without a rule (0 = auto per dim)
@@ -76,6 +81,9 @@ struct Options {
   Objective objective = Objective::kLatency;
   /// Wall-clock limit of one TENET engine evaluation in seconds (--time-limit; <= 0: none).
   double engine_time_limit_s = kDefaultEngineTimeLimit;
+  /// Statement instances of one brute-forced small instance of the engine (--engine-points); the engine's total
+  /// work limit scales with it (200 x, at least its default).
+  std::int64_t engine_max_points = kDefaultEnginePoints;
 };
 
 struct GemmShape {
@@ -124,9 +132,15 @@ struct TensorCost {
   std::int64_t bits_num = 16, bits_den = 1;
   std::string bits;                 // "4", "3.2"
   std::int64_t dram_elems = 0, dram_bytes = 0;      // buffer <-> DRAM (reads, or writes for outputs)
-  std::int64_t buffer_elems = 0, buffer_bytes = 0;  // array <-> buffer (unique volume)
-  std::int64_t total_elems = 0;     // accesses by the MACs (total volume)
-  std::int64_t noc_elems = 0;       // PE-to-PE transfers (docs/model.md "NoC traffic"); 0 for the output
+  quant::Apply apply = quant::Apply::kMac;  // where it is used (docs/model.md "Where scales are applied")
+  std::int64_t array_bits = 0;      // bits per element inside the array when not its storage bits (a weight
+                                    // dequantized at the edge moves at the MAC precision); 0 = storage bits
+  // Reads: uses = register + noc + buffer (docs/model.md "Data movement by reuse class"). The output: total_elems
+  // its writes by the MACs, buffer_elems its partial-sum writes and re-reads.
+  std::int64_t total_elems = 0;     // uses by the unit that applies it (the MACs; the edge dequantizer; the rescale)
+  std::int64_t register_elems = 0;  // uses served by that unit's register (the element it used at its previous stamp)
+  std::int64_t noc_elems = 0;       // uses served by a neighbour PE (PE-to-PE transfers); 0 for the output
+  std::int64_t buffer_elems = 0, buffer_bytes = 0;  // reads from the buffer (array <-> buffer unique volume)
 };
 
 struct GemmCost {

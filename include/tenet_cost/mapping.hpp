@@ -81,14 +81,20 @@ std::vector<std::string> dataflow_presets();
 /// "os (output-stationary), ws (weight-stationary), ..., or a path to a TENET .m mapping file".
 std::string dataflow_choices();
 
+/// Where the arch dequantizes a weight stored below the MAC precision (its dequant.placement).
+inline quant::DequantSite dequant_site(const arch::Arch& arch) {
+  return arch.dequant_placement == arch::DequantPlacement::kPE ? quant::DequantSite::kPE : quant::DequantSite::kEdge;
+}
+
 /// PE domain + interconnect of an arch as a TENET `.p` spec.
 tenet::PEArraySpec pe_array(const arch::Arch& arch);
 
 /// Array-level metrics of one buffer tile, as the cost model uses them.
 struct TileMetrics {
   std::int64_t macs = 0, time_stamps = 0, active_pes = 0;
-  std::map<std::string, std::int64_t> unique;  // per operand name
+  std::map<std::string, std::int64_t> unique;  // per operand name: against the default neighbourhood
   std::map<std::string, std::int64_t> total;
+  std::map<std::string, std::int64_t> temporal_unique;  // against the PE's own previous stamp only
 };
 
 /// True when the closed forms can apply at all: a preset that has them on a systolic interconnect.
@@ -98,7 +104,7 @@ bool closed_forms_apply(const arch::Arch& arch, const Dataflow& dataflow);
 std::optional<TileMetrics> closed_form_tile(Preset preset, std::int64_t rows, std::int64_t cols, std::int64_t tm,
                                             std::int64_t tn, std::int64_t tk, const std::vector<quant::Operand>& ops);
 
-/// The TENET problem of one tile (statement from the operands, mapping from the dataflow).
+/// The TENET problem of one tile (statement from the operands in the array, mapping from the dataflow).
 tenet::Problem tile_problem(const arch::Arch& arch, const Dataflow& dataflow, std::int64_t tm, std::int64_t tn,
                             std::int64_t tk, const std::vector<quant::Operand>& ops);
 

@@ -97,6 +97,21 @@ std::string to_string(OperandRole r);
 /// Scale and zero-point tensors: the quantization metadata whose traffic is reported apart.
 inline bool is_quant_metadata(OperandRole r) { return r == OperandRole::kScale || r == OperandRole::kZeroPoint; }
 
+/// Where an operand is used (docs/model.md "Where scales are applied"). Values (A, B, C) are used by every MAC;
+/// a scale or zero point where its scheme applies it on this arch:
+enum class Apply {
+  kMac,     // by every MAC inside the PE (values; a weight-only scale with arch dequant.placement "pe")
+  kGroup,   // once per K group / block by the PE holding the partial sum (rescale-and-accumulate, or the shared
+            // exponent of a block-scaled dot product): the access relation holds only at `k mod g = 0`
+  kEdge,    // by the dequantizer at the array edge as its weight element enters: it never enters the array
+  kOutput,  // by the output rescale once per output (per-tensor / channel / token scales of low-precision MACs):
+            // it never enters the array
+};
+/// "mac" | "group" | "edge" | "output" (the JSON contract's spelling).
+std::string to_string(Apply a);
+/// Where the arch dequantizes a weight (or KV cache) stored below the MAC precision (arch dequant.placement).
+enum class DequantSite { kEdge, kPE };
+
 /// A tensor of the TENET statement with its storage size.
 struct Operand {
   std::string name;      // A, B, C, SA, SW, ZW, SK, ...
@@ -104,11 +119,21 @@ struct Operand {
   std::vector<IndexTerm> index;
   std::int64_t bits_num = 16, bits_den = 1;  // bits per element = num / den (int3 in uint32: 32/10)
   bool write = false;
+  /// Scales and zero points: the operand they belong to (kWeight: the weight or KV cache, kActivation: A).
+  OperandRole of = OperandRole::kWeight;
+  Apply apply = Apply::kMac;
+  std::int64_t apply_group = 0;  // kGroup: the K group / block size g (>= 2)
+  /// Bits per element inside the PE array (NoC transfers): the storage bits, or the MAC precision's bits for a
+  /// weight dequantized at the array edge. 0 = the storage bits.
+  std::int64_t array_bits = 0;
   bool operator==(const Operand&) const = default;
-  /// isl text of the access relation, e.g. "{S[i,j,k]->SW[j,floor(k/32)]}" (batched: S[b,i,j,k]).
+  /// isl text of the access relation, e.g. "{S[i,j,k]->SW[j,floor(k/32)]}" (batched: S[b,i,j,k]); a kGroup
+  /// operand's relation holds at `k mod g = 0` only.
   [[nodiscard]] std::string relation(bool batched = false) const;
   /// bits as text: "4", "3.2".
   [[nodiscard]] std::string bits_text() const;
+  /// Whether the operand is an operand of the PE array's statement (every kind but kOutput).
+  [[nodiscard]] bool in_array() const { return apply != Apply::kOutput; }
 };
 
 /// Which GEMM of the model: a linear layer (B = weight [k, j]), attention
@@ -117,8 +142,18 @@ struct Operand {
 enum class GemmRole { kLinear, kLinearUnquantized, kAttnQK, kAttnPV };
 
 /// The statement operands of a GEMM under a scheme: reads (A, B, extra
-/// scale / zero-point tensors) then the write C.
-std::vector<Operand> operands(const Scheme& s, GemmRole role);
+/// scale / zero-point tensors) then the write C, each scale placed where the
+/// scheme applies it on an arch that dequantizes at `site` (docs/model.md
+/// "Where scales are applied").
+std::vector<Operand> operands(const Scheme& s, GemmRole role, DequantSite site);
+/// The operands of the PE array's statement (Operand::in_array), in order.
+std::vector<Operand> array_operands(const std::vector<Operand>& ops);
+/// Bits of one element at a MAC precision ("fp16" -> 16, "int4" -> 4); throws InternalError on an unknown name.
+std::int64_t precision_bits(const std::string& precision);
+
+/// Sets each operand's Apply (and the array bits of a weight dequantized at the edge) from the scheme, the GEMM's
+/// role and the arch's dequantization site (docs/model.md "Where scales are applied"); operands() calls it.
+void place(std::vector<Operand>& ops, const Scheme& s, GemmRole role, DequantSite site);
 
 /// Extra vector work the scheme implies for one GEMM of M x N x K.
 struct ExtraWork {

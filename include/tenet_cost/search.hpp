@@ -50,6 +50,7 @@ struct Options {
   std::size_t top = 1;    // configurations listed per scheme
   unsigned jobs = 1;      // worker threads (same output for any count)
   double engine_time_limit_s = cost::kDefaultEngineTimeLimit;  // per TENET engine evaluation (<= 0: none)
+  std::int64_t engine_max_points = cost::kDefaultEnginePoints;  // per brute-forced instance (--engine-points)
 };
 
 /// Totals of one configuration over the model (per phase and other entry as in compare, and over every entry: the

@@ -32,6 +32,7 @@ search::Options search_options(const ModelArgs& a, const SearchArgs& s, const CL
   if (s.pe_budget != 0) o.arrays = search::array_shapes(s.pe_budget);
   o.jobs = static_cast<unsigned>(s.jobs);
   o.engine_time_limit_s = cost::checked_time_limit(a.time_limit);
+  o.engine_max_points = cost::checked_engine_points(a.engine_points);
   return o;
 }
 

@@ -27,6 +27,7 @@ struct SweepArgs {
   unsigned jobs = 0;
   double every = 10;
   double time_limit = cost::kDefaultEngineTimeLimit;
+  std::int64_t engine_points = cost::kDefaultEnginePoints;
   bool quiet = false;
   std::map<sweep::AxisKind, std::string> lists;  // --model a,b ...
   std::vector<std::string> set;                  // --set KEY=V1,V2
@@ -99,6 +100,7 @@ void run_sweep(const SweepArgs& a, Context& ctx) {
   opt.workloads_dir = (fs::path(data_root()) / "workloads").string();
   opt.jobs = a.jobs;
   opt.engine_time_limit_s = cost::checked_time_limit(a.time_limit);
+  opt.engine_max_points = cost::checked_engine_points(a.engine_points);
   opt.out = a.out;
   std::string source = "--shard";
   if (!a.shard.empty()) {
@@ -164,6 +166,7 @@ CLI::App* add_sweep(CLI::App& app, const Command& self, Context& ctx) {
   cmd->add_option("--progress-every", args->every, "Seconds between progress lines when stderr is not a terminal");
   cmd->add_flag("--quiet,-q", args->quiet, "No progress or summary on stderr");
   add_time_limit_option(cmd, args->time_limit);
+  add_engine_points_option(cmd, args->engine_points);
 
   auto* merge = cmd->add_subcommand("merge", "validate and de-duplicate results files into one (sorted by id)");
   merge->add_option("FILES", margs->files, "Results files (JSON lines)")->required();

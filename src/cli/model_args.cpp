@@ -44,6 +44,13 @@ void add_model_options(CLI::App* cmd, ModelArgs& a) {
                 "Weights + KV cache + activations over the arch's dram.bytes is an error (default: a warning)");
   cmd->add_option("--array-model", a.array_model, "auto | engine | closed-form (PE array <-> buffer level)");
   add_time_limit_option(cmd, a.time_limit);
+  add_engine_points_option(cmd, a.engine_points);
+}
+
+void add_engine_points_option(CLI::App* cmd, std::int64_t& points) {
+  cmd->add_option("--engine-points", points,
+                  "Statement instances the TENET engine may enumerate in one small instance (default 20000000); "
+                  "a search skips a candidate over it with a note");
 }
 
 void add_time_limit_option(CLI::App* cmd, double& seconds) {
@@ -82,6 +89,7 @@ cost::Options cost_options(const ModelArgs& a) {
   o.method = cost::parse_array_method(a.array_model);
   o.objective = cost::parse_objective(a.objective);
   o.engine_time_limit_s = cost::checked_time_limit(a.time_limit);
+  o.engine_max_points = cost::checked_engine_points(a.engine_points);
   return o;
 }
 

@@ -23,6 +23,7 @@ struct ModelArgs {
   bool strict = false;                                // --strict: a plan over the arch's dram.bytes is an error
   std::vector<std::string> set;                       // --set KEY=VALUE (arch overrides), in order
   double time_limit = cost::kDefaultEngineTimeLimit;  // --time-limit: seconds per TENET engine evaluation
+  std::int64_t engine_points = cost::kDefaultEnginePoints;  // --engine-points: instances per brute-forced instance
 };
 
 /// --arch, --set, --dataflow, --tile, --objective, --bind, --calls, --gemm, --seq-len, --context, --hf-config,
@@ -30,6 +31,8 @@ struct ModelArgs {
 void add_model_options(CLI::App* cmd, ModelArgs& a);
 /// --time-limit SECONDS (the TENET engine's wall-clock limit per evaluation).
 void add_time_limit_option(CLI::App* cmd, double& seconds);
+/// --engine-points N (the TENET engine's limit of statement instances per brute-forced small instance).
+void add_engine_points_option(CLI::App* cmd, std::int64_t& points);
 model::Phases phases(const ModelArgs& a);
 /// The cost options named by the flags (--tile rules, --array-model, --objective).
 cost::Options cost_options(const ModelArgs& a);

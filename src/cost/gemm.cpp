@@ -22,44 +22,35 @@ std::int64_t bits_to_bytes(std::int64_t elems, const Operand& op) {
   return checked_narrow((bits + den - 1) / den, "bytes");
 }
 
-// Which GEMM loop runs on the array's rows, on its columns and in time within a fold, where the dataflow says so
-// plainly (os, ws, is and generated mappings); nullopt for ncf and .m files (their NoC keeps the streaming rule).
-struct LoopRoles {
-  char rows, cols, time;
-};
-std::optional<LoopRoles> loop_roles(const mapping::Dataflow& d) {
-  if (d.generated) return LoopRoles{d.generated->space[0], d.generated->space[1], d.generated->time};
-  if (!d.preset) return std::nullopt;
-  switch (*d.preset) {
-    case mapping::Preset::kOS: return LoopRoles{'i', 'j', 'k'};
-    case mapping::Preset::kWS: return LoopRoles{'k', 'j', 'i'};
-    case mapping::Preset::kIS: return LoopRoles{'k', 'i', 'j'};
-    case mapping::Preset::kNCF: break;
-  }
-  return std::nullopt;
+// Buffer reads of a scale applied once per output (Apply::kOutput): the output rescale reads the scale's elements of
+// each output tile once, at the tile's last K step. Per output loop: the elements it spans summed over the tiles
+// (an index d: the extent; floor(d/g): per tile ceil(tile/g)), or one per tile (a loop it does not index).
+std::int64_t output_scale_reads(const Operand& op, const GemmShape& s, const Tile& t) {
+  const auto along = [&](char dim, std::int64_t extent, std::int64_t tile) {
+    const std::int64_t full = extent / tile, rem = extent % tile;
+    for (const auto& x : op.index)
+      if (x.dim == dim)
+        return checked_add(checked_mul(full, ceil_div(tile, x.divisor), "scale reads"),
+                           rem ? ceil_div(rem, x.divisor) : 0, "scale reads");
+    return ceil_div(extent, tile);
+  };
+  return checked_mul(checked_mul(along('i', s.m, t.m), along('j', s.n, t.n), "scale reads"), s.batch, "scale reads");
 }
 
-bool varies_along(const Operand& op, char loop) {
-  return std::any_of(op.index.begin(), op.index.end(), [&](const quant::IndexTerm& t) { return t.dim == loop; });
-}
-
-// PE-to-PE transfers of a read operand over one tm x tn x tk tile (docs/model.md "NoC traffic"), from its access
-// relation and the same unique / total volumes as the rest of the model:
-//  - it varies along the time loop: it streams through the array, every access beyond the buffer reads is a
-//    forwarded value: total - unique;
-//  - it does not vary along time but along a space loop: a register per PE for the fold, filled once; each PE's
-//    value comes from the buffer (unique) or from its neighbour along the space loop the operand does not vary
-//    along: (PEs x folds = rows-loop extent x cols-loop extent) - unique;
-//  - it varies along no loop of the fold (a per-tensor scale): one register, never forwarded: 0.
-std::int64_t noc_elems(const Operand& op, const std::optional<LoopRoles>& roles, std::int64_t tm, std::int64_t tn,
-                       std::int64_t tk, std::int64_t unique, std::int64_t total) {
-  if (!roles || varies_along(op, roles->time)) return std::max<std::int64_t>(0, total - unique);
-  if (!varies_along(op, roles->rows) && !varies_along(op, roles->cols)) return 0;
-  const auto extent = [&](char loop) { return loop == 'i' ? tm : loop == 'j' ? tn : tk; };
-  return std::max<std::int64_t>(0, checked_mul(extent(roles->rows), extent(roles->cols), "PE fills") - unique);
+// Bits per element of an operand inside the PE array (NoC transfers).
+i128 array_bits_of(const Operand& op, std::int64_t elems) {
+  if (op.array_bits > 0) return static_cast<i128>(elems) * op.array_bits;
+  return static_cast<i128>(elems) * op.bits_num / op.bits_den;
 }
 
 }  // namespace
+
+// The array level summed over the tiles of one GEMM: per statement operand its total, unique and temporal-unique
+// volumes, plus the cycles, time stamps and folds of the array.
+struct ArraySums {
+  std::map<std::string, std::int64_t> unique, total, temporal_unique;
+  std::int64_t c_writes = 0, compute_cycles = 0, folds = 0;
+};
 
 struct Estimator::Impl {
   arch::Arch arch;
@@ -101,6 +92,8 @@ struct Estimator::Impl {
       tenet::AnalyzeOptions ao;
       ao.spatial_reuse = false;
       ao.time_limit_s = options.engine_time_limit_s;
+      ao.max_instance_points = options.engine_max_points;
+      ao.max_work = std::max(ao.max_work, checked_mul(options.engine_max_points, 200, "engine work limit"));
       ao.context = "a tile of a GEMM under dataflow " + dataflow.name + " on " + arch.name + " (compiled first at " +
                    std::to_string(tm) + "x" + std::to_string(tn) + "x" + std::to_string(tk) + ")";
       it = compiled.emplace(key, tenet::compile_parametric(mapping::tile_problem(arch, dataflow, tm, tn, tk, ops), ao))
@@ -116,12 +109,14 @@ struct Estimator::Impl {
     for (const auto& t : engine_out.tensors) {
       tmx.unique[t.name] = t.unique_volume;
       tmx.total[t.name] = t.total_volume;
+      tmx.temporal_unique[t.name] = t.temporal_unique_volume;
     }
     model = ArrayModel::kEngine;
     return tmx;
   }
 
   GemmCost evaluate(const GemmShape& s, const quant::Scheme& scheme, const Tile& user);
+  ArraySums array_level(GemmCost& c, const std::vector<Operand>& arr, arch::Arch::Rate rate);
   GemmCost evaluate_at(const GemmShape& s, const quant::Scheme& scheme, const std::vector<Operand>& ops,
                        const Tile& tile);
 };
@@ -131,9 +126,9 @@ GemmCost Estimator::Impl::evaluate(const GemmShape& s, const quant::Scheme& sche
   if (s.batch <= 0 || s.m <= 0 || s.n <= 0 || s.k <= 0)
     throw InputError("GEMM dimensions must be positive (batch=" + std::to_string(s.batch) + ", m=" +
                      std::to_string(s.m) + ", n=" + std::to_string(s.n) + ", k=" + std::to_string(s.k) + ")");
-  const auto ops = quant::operands(scheme, s.role);
+  const auto ops = quant::operands(scheme, s.role, mapping::dequant_site(arch));
   if (dataflow.generated)
-    if (const auto why = mapping::illegality(*dataflow.generated, arch.interconnect, ops))
+    if (const auto why = mapping::illegality(*dataflow.generated, arch.interconnect, quant::array_operands(ops)))
       throw InputError("dataflow " + dataflow.name + " is not legal on " + arch.name + " for scheme " + scheme.name +
                        ": " + *why);
   const TileFloors f = tile_floors(arch, s, scheme);
@@ -203,6 +198,69 @@ void set_energy(GemmCost& c, const arch::Arch& arch, i128 buffer_bits, i128 noc_
 
 }  // namespace
 
+ArraySums Estimator::Impl::array_level(GemmCost& c, const std::vector<Operand>& arr, arch::Arch::Rate rate) {
+  ArraySums a;
+  const GemmShape& s = c.shape;
+  const auto add = [](std::map<std::string, std::int64_t>& to, const std::string& name, std::int64_t v,
+                      std::int64_t reps) { to[name] = checked_add(to[name], checked_mul(v, reps, "volume")); };
+  detail::for_each_tile_shape(s, c.tile, [&](std::int64_t tm, std::int64_t tn, std::int64_t tk, std::int64_t count) {
+    const std::int64_t reps = checked_mul(count, s.batch, "tiles");
+    const mapping::TileMetrics t = tile_metrics(tm, tn, tk, arr, c.array_model);
+    c.tiles = checked_add(c.tiles, reps);
+    c.time_stamps = checked_add(c.time_stamps, checked_mul(t.time_stamps, reps, "time stamps"));
+    a.compute_cycles =
+        checked_add(a.compute_cycles,
+                    checked_mul(ceil_div(checked_mul(t.time_stamps, rate.den, "cycles"), rate.num), reps, "cycles"));
+    c.active_pes = std::max(c.active_pes, t.active_pes);
+    if (dataflow.preset == mapping::Preset::kOS)
+      a.folds = checked_add(a.folds, checked_mul(ceil_div(tm, arch.rows) * ceil_div(tn, arch.cols), reps, "folds"));
+    else if (dataflow.preset == mapping::Preset::kWS)
+      a.folds = checked_add(a.folds, checked_mul(ceil_div(tn, arch.cols) * ceil_div(tk, arch.rows), reps, "folds"));
+    for (const auto& op : arr) {
+      const auto u = t.unique.find(op.name), v = t.total.find(op.name), w = t.temporal_unique.find(op.name);
+      if (u == t.unique.end() || v == t.total.end() || w == t.temporal_unique.end())
+        throw InternalError("array model returned no volume for tensor " + op.name);
+      add(a.unique, op.name, u->second, reps);
+      add(a.total, op.name, v->second, reps);
+      add(a.temporal_unique, op.name, w->second, reps);
+      if (op.write) a.c_writes = checked_add(a.c_writes, checked_mul(u->second, reps, "output writes"));
+    }
+  });
+  return a;
+}
+
+namespace {
+
+// Where a read operand's uses are served (docs/model.md "Data movement by reuse class"): from the register of the
+// unit that uses it (the same element as at its previous stamp), from a neighbour PE (NoC), or from the buffer.
+// `weight_unique`: the weight elements entering the array (what an edge dequantizer converts).
+void set_reuse_classes(TensorCost& tc, const Operand& op, const ArraySums& a, const GemmShape& s, const Tile& tile,
+                       std::int64_t weight_unique) {
+  switch (op.apply) {
+    case quant::Apply::kMac:
+    case quant::Apply::kGroup: {  // in the array: the engine's reuse analysis
+      const std::int64_t uv = a.unique.at(op.name), uvt = a.temporal_unique.at(op.name);
+      tc.total_elems = a.total.at(op.name);
+      tc.buffer_elems = uv;
+      tc.noc_elems = std::max<std::int64_t>(0, uvt - uv);
+      tc.register_elems = std::max<std::int64_t>(0, tc.total_elems - uvt);
+      return;
+    }
+    case quant::Apply::kEdge:  // read by the edge dequantizer as the weight enters; never in the array
+      tc.buffer_elems = a.unique.at(op.name);
+      tc.total_elems = std::max(weight_unique, tc.buffer_elems);
+      break;
+    case quant::Apply::kOutput:  // read by the output rescale once per output tile; one use per output
+      tc.buffer_elems = output_scale_reads(op, s, tile);
+      tc.total_elems = std::max(checked_mul(checked_mul(s.m, s.n, "outputs"), s.batch, "outputs"), tc.buffer_elems);
+      break;
+  }
+  tc.noc_elems = 0;
+  tc.register_elems = tc.total_elems - tc.buffer_elems;
+}
+
+}  // namespace
+
 GemmCost Estimator::Impl::evaluate_at(const GemmShape& s, const quant::Scheme& scheme, const std::vector<Operand>& ops,
                                       const Tile& tile) {
   GemmCost c;
@@ -215,36 +273,11 @@ GemmCost Estimator::Impl::evaluate_at(const GemmShape& s, const quant::Scheme& s
   c.mac_rate_num = rate.num;
   c.mac_rate_den = rate.den;
 
-  // array level: distinct tile shapes (full / remainder per dim)
-  std::map<std::string, std::int64_t> unique, total, noc;
-  const std::optional<LoopRoles> roles = loop_roles(dataflow);
-  std::int64_t c_writes = 0, compute_cycles = 0, folds = 0;
-  detail::for_each_tile_shape(s, c.tile, [&](std::int64_t tm, std::int64_t tn, std::int64_t tk, std::int64_t count) {
-    const std::int64_t reps = checked_mul(count, s.batch, "tiles");
-    const mapping::TileMetrics t = tile_metrics(tm, tn, tk, ops, c.array_model);
-    c.tiles = checked_add(c.tiles, reps);
-    c.time_stamps = checked_add(c.time_stamps, checked_mul(t.time_stamps, reps, "time stamps"));
-    compute_cycles =
-        checked_add(compute_cycles,
-                    checked_mul(ceil_div(checked_mul(t.time_stamps, rate.den, "cycles"), rate.num), reps, "cycles"));
-    c.active_pes = std::max(c.active_pes, t.active_pes);
-    if (dataflow.preset == mapping::Preset::kOS)
-      folds = checked_add(folds, checked_mul(ceil_div(tm, arch.rows) * ceil_div(tn, arch.cols), reps, "folds"));
-    else if (dataflow.preset == mapping::Preset::kWS)
-      folds = checked_add(folds, checked_mul(ceil_div(tn, arch.cols) * ceil_div(tk, arch.rows), reps, "folds"));
-    for (const auto& op : ops) {
-      const auto u = t.unique.find(op.name);
-      const auto v = t.total.find(op.name);
-      if (u == t.unique.end() || v == t.total.end())
-        throw InternalError("array model returned no volume for tensor " + op.name);
-      unique[op.name] = checked_add(unique[op.name], checked_mul(u->second, reps, "unique volume"));
-      total[op.name] = checked_add(total[op.name], checked_mul(v->second, reps, "total volume"));
-      if (!op.write)
-        noc[op.name] = checked_add(
-            noc[op.name], checked_mul(noc_elems(op, roles, tm, tn, tk, u->second, v->second), reps, "NoC transfers"));
-      if (op.write) c_writes = checked_add(c_writes, checked_mul(u->second, reps, "output writes"));
-    }
-  });
+  // array level: distinct tile shapes (full / remainder per dim), the statement of the operands in the array
+  const ArraySums a = array_level(c, quant::array_operands(ops), rate);
+  std::int64_t weight_unique = 0;
+  for (const auto& op : ops)
+    if (op.role == quant::OperandRole::kWeight) weight_unique = a.unique.at(op.name);
 
   // buffer <-> DRAM and per-tensor costs
   i128 buffer_bits = 0, noc_bits = 0;
@@ -253,15 +286,17 @@ GemmCost Estimator::Impl::evaluate_at(const GemmShape& s, const quant::Scheme& s
     TensorCost tc;
     tc.name = op.name;
     tc.role = op.role;
+    tc.apply = op.apply;
+    tc.array_bits = op.array_bits;
     tc.bits_num = op.bits_num;
     tc.bits_den = op.bits_den;
     tc.bits = op.bits_text();
     const detail::DramMove mv = detail::dram_move(op, nest);
-    tc.total_elems = total[op.name];
     if (op.write) {
       // partial sums live in the buffer at accumulator bits: every write after an element's
       // first needs a read to accumulate into
-      const std::int64_t writes = c_writes;
+      tc.total_elems = a.total.at(op.name);
+      const std::int64_t writes = a.c_writes;
       const std::int64_t reads = std::max<std::int64_t>(0, writes - out_elems);
       tc.buffer_elems = checked_add(writes, reads, "output buffer traffic");
       const i128 bbits = static_cast<i128>(tc.buffer_elems) * accum;
@@ -273,13 +308,12 @@ GemmCost Estimator::Impl::evaluate_at(const GemmShape& s, const quant::Scheme& s
                          static_cast<i128>(mv.partial) * s.batch * accum * 2;
       tc.dram_bytes = checked_narrow((dbits + 7) / 8, "DRAM bytes");
     } else {
-      tc.buffer_elems = unique[op.name];
+      set_reuse_classes(tc, op, a, s, c.tile, weight_unique);
       tc.buffer_bytes = bits_to_bytes(tc.buffer_elems, op);
       buffer_bits += (static_cast<i128>(tc.buffer_elems) * op.bits_num + op.bits_den - 1) / op.bits_den;
       tc.dram_elems = checked_mul(mv.first, s.batch, "DRAM elements");
       tc.dram_bytes = bits_to_bytes(tc.dram_elems, op);
-      tc.noc_elems = noc[op.name];
-      noc_bits += static_cast<i128>(tc.noc_elems) * op.bits_num / op.bits_den;
+      noc_bits += array_bits_of(op, tc.noc_elems);
     }
     if (detail::stays_on_chip(s, op)) {
       tc.dram_elems = 0;  // fused attention: the scores never leave the chip
@@ -299,8 +333,7 @@ GemmCost Estimator::Impl::evaluate_at(const GemmShape& s, const quant::Scheme& s
     if (arch.dequant_placement == arch::DequantPlacement::kPE) {
       c.dequant_ops = c.macs;
     } else {
-      for (const auto& op : ops)
-        if (op.role == quant::OperandRole::kWeight) c.dequant_ops = unique[op.name];
+      c.dequant_ops = weight_unique;
       dequant_cycles = ceil_div(c.dequant_ops, std::max<std::int64_t>(1, arch.dequant_per_cycle));
     }
   }
@@ -312,7 +345,7 @@ GemmCost Estimator::Impl::evaluate_at(const GemmShape& s, const quant::Scheme& s
       (static_cast<i128>(c.dram_bytes) * arch.clock_mhz + arch.dram_mb_per_s - 1) / arch.dram_mb_per_s, "cycles");
 
   set_timing(c, arch, dataflow,
-             CycleTerms{compute_cycles, buffer_cycles, dram_cycles, dequant_cycles, vector_cycles, folds});
+             CycleTerms{a.compute_cycles, buffer_cycles, dram_cycles, dequant_cycles, vector_cycles, a.folds});
   set_energy(c, arch, buffer_bits, noc_bits);
   return c;
 }

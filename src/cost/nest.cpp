@@ -22,9 +22,13 @@ DramMove dram_move(const Operand& op, const Nest& nest) {
   std::string mine;
   for (const auto& t : op.index)
     if (t.dim != '0') mine += loop_of(t.dim);
+  // the deepest loop of the operand that iterates: a loop of one trip runs once and changes no tile, so the nest is
+  // normalised without it (orders that differ only in where a one-trip loop sits are the same nest)
   int deepest = -1;
-  for (int pos = 0; pos < 3; ++pos)
-    if (mine.find(nest.order[static_cast<std::size_t>(pos)]) != std::string::npos) deepest = pos;
+  for (int pos = 0; pos < 3; ++pos) {
+    const char l = nest.order[static_cast<std::size_t>(pos)];
+    if (nest.d.at(l).trips() > 1 && mine.find(l) != std::string::npos) deepest = pos;
+  }
   std::int64_t reps = 1;
   for (int pos = 0; pos <= deepest; ++pos) {
     const char l = nest.order[static_cast<std::size_t>(pos)];

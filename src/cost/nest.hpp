@@ -34,7 +34,8 @@ struct Nest {
   [[nodiscard]] std::int64_t tiles() const { return d.at('m').trips() * d.at('n').trips() * d.at('k').trips(); }
 };
 
-/// Elements of an operand moved between DRAM and the buffer (reads; for the output: writes + partial re-reads).
+/// Elements of an operand moved between DRAM and the buffer (reads; for the output: writes + partial re-reads):
+/// the closed form of docs/model.md "Buffer <-> DRAM" on the nest without its one-trip loops.
 struct DramMove {
   std::int64_t first = 0;     // elements at the operand's own bits (reads, or final writes)
   std::int64_t partial = 0;   // output only: extra partial-sum writes (= re-reads), at accumulator bits

@@ -95,6 +95,13 @@ double checked_time_limit(double seconds) {
   return seconds;
 }
 
+std::int64_t checked_engine_points(std::int64_t points) {
+  if (points < 1 || points > (std::int64_t{1} << 40))
+    throw InputError("--engine-points: expected a number of statement instances from 1 to 2^40, found " +
+                     std::to_string(points));
+  return points;
+}
+
 Objective parse_objective(const std::string& text) {
   if (text == "latency") return Objective::kLatency;
   if (text == "energy") return Objective::kEnergy;

@@ -137,7 +137,8 @@ tenet::Problem tile_problem(const arch::Arch& arch, const Dataflow& dataflow, st
   p.statement.domain = {"{S[i,j,k]: 0<=i<" + std::to_string(tm) + " and 0<=j<" + std::to_string(tn) +
                             " and 0<=k<" + std::to_string(tk) + "}",
                         gen};
-  for (const auto& op : ops) (op.write ? p.statement.writes : p.statement.reads).push_back({op.relation(), gen});
+  for (const auto& op : ops)
+    if (op.in_array()) (op.write ? p.statement.writes : p.statement.reads).push_back({op.relation(), gen});
   p.mapping = dataflow.mapping(arch.rows, arch.cols);
   return p;
 }

@@ -597,7 +597,9 @@ std::string Operand::relation(bool batched) const {
     else
       out += std::string(1, t.dim);
   }
-  out += "]}";
+  out += "]";
+  if (apply == Apply::kGroup && apply_group > 1) out += " : k mod " + std::to_string(apply_group) + " = 0";
+  out += "}";
   return out;
 }
 
@@ -654,9 +656,15 @@ void add_b_extras(std::vector<Operand>& ops, const TensorFormat& f, const std::s
   if (f.zero_point) ops.push_back(make("Z" + suffix, OperandRole::kZeroPoint, idx, f.zero_bits, 1));
 }
 
+Operand activation_scale(const TensorFormat& f) {
+  Operand op = make("SA", OperandRole::kScale, activation_scale_index(f), f.scale_bits, 1);
+  op.of = OperandRole::kActivation;
+  return op;
+}
+
 }  // namespace
 
-std::vector<Operand> operands(const Scheme& s, GemmRole role) {
+std::vector<Operand> operands(const Scheme& s, GemmRole role, DequantSite site) {
   std::vector<Operand> ops;
   const std::int64_t model_bits = dtype_bits(s.model_dtype);
   switch (role) {
@@ -664,7 +672,7 @@ std::vector<Operand> operands(const Scheme& s, GemmRole role) {
       ops.push_back(stored("A", OperandRole::kActivation, {{'i', 1}, {'k', 1}}, s.activation));
       ops.push_back(stored("W", OperandRole::kWeight, {{'k', 1}, {'j', 1}}, s.weight));
       if (s.activation.scale != Granularity::kNone && s.activation.scale_bits > 0)
-        ops.push_back(make("SA", OperandRole::kScale, activation_scale_index(s.activation), s.activation.scale_bits, 1));
+        ops.push_back(activation_scale(s.activation));
       add_b_extras(ops, s.weight, "W", 'j', 'k');
       ops.push_back(make("C", OperandRole::kOutput, {{'i', 1}, {'j', 1}}, s.out_bits, 1, true));
       break;
@@ -698,6 +706,7 @@ std::vector<Operand> operands(const Scheme& s, GemmRole role) {
       break;
     }
   }
+  place(ops, s, role, site);
   return ops;
 }
 

@@ -25,7 +25,10 @@ json tensor_json(const cost::TensorCost& t) {
   j["dram_elements"] = t.dram_elems;
   j["buffer_elements"] = t.buffer_elems;
   j["total_accesses"] = t.total_elems;
+  j["register_elements"] = t.register_elems;
   j["noc_elements"] = t.noc_elems;
+  j["applied"] = quant::to_string(t.apply);
+  if (t.array_bits > 0) j["array_bits"] = t.array_bits;
   return j;
 }
 

@@ -50,7 +50,7 @@ std::vector<mapping::Dataflow> dataflows_for(const DataflowSet& set, const arch:
   std::vector<std::vector<quant::Operand>> op_sets;
   for (const auto& g : model.gemms) {
     const quant::Scheme& s = model::scheme_of(g, scheme);
-    op_sets.push_back(quant::operands(s, model::cost_role(g, s)));
+    op_sets.push_back(quant::array_operands(quant::operands(s, model::cost_role(g, s), mapping::dequant_site(arch))));
   }
   std::vector<mapping::Generated> taken;
   for (const auto& d : set.listed) {
@@ -168,6 +168,7 @@ SearchResult run(const arch::Arch& arch, const model::Model& model, const model:
       co.method = o.method;
       co.objective = o.objective;
       co.engine_time_limit_s = o.engine_time_limit_s;
+      co.engine_max_points = o.engine_max_points;
       cost::Estimator est(std::move(ar), dfs[s][d], co);
       results[i] = model::run_model(est, model, schemes[s]);  // GEMMs and the non-GEMM operators
     } catch (...) {
@@ -177,14 +178,37 @@ SearchResult run(const arch::Arch& arch, const model::Model& model, const model:
     ++done;
     if (progress) progress(done, total);
   });
-  for (const auto& e : errors)
-    if (e) std::rethrow_exception(e);
+  // a candidate whose evaluation fails on its input (the engine's limits, a tile that fits no buffer of this array,
+  // ...) is skipped with a note naming it and why; a scheme left without a candidate is that error; a bug propagates
+  std::vector<char> ok(total, 1);
+  std::vector<std::string> skipped;
+  for (std::size_t s = 0; s < ns; ++s) {
+    std::exception_ptr first_error;
+    for (std::size_t i = first[s]; i < first[s + 1]; ++i) {
+      if (!errors[i]) continue;
+      if (!first_error) first_error = errors[i];
+      ok[i] = 0;
+      const std::size_t nd = dfs[s].size(), a = (i - first[s]) / nd, d = (i - first[s]) % nd;
+      try {
+        std::rethrow_exception(errors[i]);
+      } catch (const InputError& e) {
+        skipped.push_back("search skipped " + dfs[s][d].name + " on " + std::to_string(arrays[a].first) + "x" +
+                          std::to_string(arrays[a].second) + " for " + model::scheme_label(model, schemes[s]) + ": " +
+                          e.what());
+      }
+    }
+    if (std::find(ok.begin() + static_cast<std::ptrdiff_t>(first[s]),
+                  ok.begin() + static_cast<std::ptrdiff_t>(first[s + 1]), 1) ==
+        ok.begin() + static_cast<std::ptrdiff_t>(first[s + 1]))
+      std::rethrow_exception(first_error);
+  }
 
   SearchResult out;
   std::string candidates;  // the candidate set, e.g. "os,ws,is,ncf,generated"
   for (const auto& df : o.dataflows) candidates += (candidates.empty() ? "" : ",") + df.name;
   if (o.generated) candidates += std::string(candidates.empty() ? "" : ",") + "generated";
   out.info = model::run_info(model, arch.name, candidates, phases);
+  for (auto& note : skipped) out.info.notes.push_back(std::move(note));
   out.objective = o.objective;
   out.per_gemm = o.per_gemm;
   std::vector<ParetoPoint> points;
@@ -202,22 +226,26 @@ SearchResult run(const arch::Arch& arch, const model::Model& model, const model:
         c.rows = arrays[a].first;
         c.cols = arrays[a].second;
         model::ModelResult chosen;
+        std::size_t d0 = 0;  // the first dataflow evaluated on this array
+        while (d0 < nd && !ok[slot(s, a, d0)]) ++d0;
+        if (d0 == nd) continue;
         for (std::size_t g = 0; g < model.gemms.size(); ++g) {
-          std::size_t best = 0;
-          for (std::size_t d = 1; d < nd; ++d)
-            if (cost::better(results[slot(s, a, d)].rows[g].second, results[slot(s, a, best)].rows[g].second,
-                             o.objective))
+          std::size_t best = d0;
+          for (std::size_t d = d0 + 1; d < nd; ++d)
+            if (ok[slot(s, a, d)] && cost::better(results[slot(s, a, d)].rows[g].second,
+                                                  results[slot(s, a, best)].rows[g].second, o.objective))
               best = d;
           const auto& [mg, cost] = results[slot(s, a, best)].rows[g];
           c.gemms.push_back(choice_of(mg, cost, dfs[s][best].name));
           model::add_gemm(chosen, mg, cost);
         }
-        for (const auto& [op, cost] : results[slot(s, a, 0)].op_rows)  // the operators do not depend on the dataflow
+        for (const auto& [op, cost] : results[slot(s, a, d0)].op_rows)  // the operators do not depend on the dataflow
           model::add_op(chosen, op, cost);
         c.totals = totals_of(chosen);
         configs.push_back(std::move(c));
       } else {
         for (std::size_t d = 0; d < nd; ++d) {
+          if (!ok[slot(s, a, d)]) continue;
           const model::ModelResult& r = results[slot(s, a, d)];
           Config c;
           c.dataflow = dfs[s][d].name;
@@ -262,6 +290,7 @@ model::CompareResult compare_at_best(const arch::Arch& arch, const model::Model&
     co.method = o.method;
     co.objective = o.objective;
     co.engine_time_limit_s = o.engine_time_limit_s;
+    co.engine_max_points = o.engine_max_points;
     cost::Estimator est(std::move(ar), mapping::parse_dataflow(best.dataflow), co);
     model::CompareResult one = model::compare(est, model, phases, {schemes[s]});
     if (s == 0) out.info = one.info;

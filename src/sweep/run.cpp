@@ -413,6 +413,7 @@ class Evaluation {
         o.method = ck_.methods.at(gr.cfg.array_model);
         o.objective = ck_.objectives.at(gr.cfg.objective);
         o.engine_time_limit_s = opt_.engine_time_limit_s;
+        o.engine_max_points = opt_.engine_max_points;
         est = mine.emplace(p.group, std::make_unique<cost::Estimator>(gr.arch, ck_.dataflows.at(gr.cfg.dataflow), o))
                   .first;
         ++estimators_;

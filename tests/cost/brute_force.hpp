@@ -1,6 +1,7 @@
 // Test oracle: a direct enumeration of TENET's definitions (docs/tenet-model.md §3)
-// for the preset dataflows on a systolic array: |TD|, |SD| and the unique volume of
-// each operand against the default neighbourhood. Independent of the closed forms.
+// for the preset dataflows on a systolic array: |TD|, |SD| and per operand its total volume (a kGroup operand is
+// accessed at k mod g = 0 only), its unique volume against the default neighbourhood and against the PE's own
+// previous stamp. Independent of the closed forms.
 #pragma once
 
 #include <algorithm>
@@ -16,7 +17,7 @@ namespace tc_test {
 
 struct BruteResult {
   long long time_stamps = 0, active_pes = 0;
-  std::map<std::string, long long> unique;
+  std::map<std::string, long long> unique, total, temporal_unique;
 };
 
 inline long long fdiv(long long a, long long b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
@@ -56,7 +57,10 @@ inline BruteResult brute_force(const std::string& kind, int R, int C, int tm, in
   r.active_pes = static_cast<long long>(sd.size());
   for (const auto& op : ops) {
     std::map<std::tuple<int, int, int>, std::set<std::vector<long long>>> acc;
+    long long total = 0;
     for (const auto& x : pts) {
+      if (op.apply == tenet_cost::quant::Apply::kGroup && x.k % op.apply_group != 0) continue;
+      ++total;
       std::vector<long long> e;
       for (const auto& t : op.index) {
         const long long v = t.dim == 'i' ? x.i : t.dim == 'j' ? x.j : t.dim == 'k' ? x.k : 0;
@@ -64,9 +68,12 @@ inline BruteResult brute_force(const std::string& kind, int R, int C, int tm, in
       }
       acc[{x.p, x.q, index[x.t]}].insert(e);
     }
-    long long uv = 0;
+    long long uv = 0, uvt = 0;
     for (const auto& [st, elems] : acc) {
       const auto [p, q, t] = st;
+      const auto own = acc.find({p, q, t - 1});
+      for (const auto& e : elems)
+        if (own == acc.end() || !own->second.count(e)) ++uvt;
       std::set<std::vector<long long>> nb;
       const std::vector<std::pair<int, int>> spaces = {{p, q}, {p - 1, q}, {p, q - 1}};
       for (const auto& [sp, sq] : spaces)
@@ -80,6 +87,8 @@ inline BruteResult brute_force(const std::string& kind, int R, int C, int tm, in
         if (!nb.count(e)) ++uv;
     }
     r.unique[op.name] = uv;
+    r.total[op.name] = total;
+    r.temporal_unique[op.name] = uvt;
   }
   return r;
 }

@@ -58,7 +58,7 @@ TEST_CASE("block schemes round-trip through their names and carry 2-D block scal
     const auto again = quant::parse_scheme(s.name);
     CHECK(again.name == s.name);
     CHECK(again.description == s.description);
-    CHECK(quant::operands(again, GemmRole::kLinear) == quant::operands(s, GemmRole::kLinear));
+    CHECK(quant::operands(again, GemmRole::kLinear, quant::DequantSite::kEdge) == quant::operands(s, GemmRole::kLinear, quant::DequantSite::kEdge));
     CHECK(s.weight.scale == Granularity::kBlock);
     CHECK(s.weight.block_n > 0);
     CHECK(s.weight.block_k > 0);
@@ -69,14 +69,14 @@ TEST_CASE("block schemes round-trip through their names and carry 2-D block scal
   CHECK(quant::parse_scheme("fp8_e4m3fn_bf16_block_scale-block128x128").name == "fp8_e4m3fn_bf16_block_scale");
 
   // relations: SW[floor(j/bn), floor(k/bk)], DeepSeek-style SA[i, floor(k/bk)], static SA[floor(k/bk)]
-  const auto ds = quant::operands(quant::parse_scheme("fp8-block128x64"), GemmRole::kLinear);
-  CHECK(op_named(ds, "SW").relation() == "{S[i,j,k]->SW[floor(j/128),floor(k/64)]}");
-  CHECK(op_named(ds, "SA").relation() == "{S[i,j,k]->SA[i,floor(k/64)]}");
+  const auto ds = quant::operands(quant::parse_scheme("fp8-block128x64"), GemmRole::kLinear, quant::DequantSite::kEdge);
+  CHECK(op_named(ds, "SW").relation() == "{S[i,j,k]->SW[floor(j/128),floor(k/64)] : k mod 64 = 0}");
+  CHECK(op_named(ds, "SA").relation() == "{S[i,j,k]->SA[i,floor(k/64)] : k mod 64 = 0}");
   CHECK(op_named(ds, "SW").bits_text() == "32");
   CHECK(op_named(ds, "W").bits_text() == "8");
-  const auto st = quant::operands(quant::parse_scheme("fp8_e4m3fn_bf16_block_scale_static_activation"), GemmRole::kLinear);
-  CHECK(op_named(st, "SA").relation() == "{S[i,j,k]->SA[floor(k/128)]}");
-  const auto wo = quant::operands(quant::parse_scheme("w4a16-block64x64-asym"), GemmRole::kLinear);
+  const auto st = quant::operands(quant::parse_scheme("fp8_e4m3fn_bf16_block_scale_static_activation"), GemmRole::kLinear, quant::DequantSite::kEdge);
+  CHECK(op_named(st, "SA").relation() == "{S[i,j,k]->SA[floor(k/128)] : k mod 128 = 0}");
+  const auto wo = quant::operands(quant::parse_scheme("w4a16-block64x64-asym"), GemmRole::kLinear, quant::DequantSite::kEdge);
   CHECK(op_named(wo, "SW").relation() == "{S[i,j,k]->SW[floor(j/64),floor(k/64)]}");
   CHECK(op_named(wo, "ZW").relation() == "{S[i,j,k]->ZW[floor(j/64),floor(k/64)]}");
   CHECK(wo.size() == 5);  // A, W, SW, ZW, C: weight-only, no activation scale
@@ -134,19 +134,24 @@ TEST_CASE("bad block specs are one-line errors that point to quant list") {
 TEST_CASE("block-scale closed forms match the brute-force enumeration of TENET's definitions") {
   // blocks that divide the tile and blocks that do not (tn = 9, 11; tk = 12, 13)
   const std::vector<std::array<int, 5>> sizes = {
-      {4, 4, 8, 8, 8}, {4, 4, 10, 9, 12}, {3, 5, 7, 11, 13}, {4, 4, 1, 9, 12}, {4, 4, 6, 4, 5}, {2, 3, 5, 6, 16}};
+      {4, 4, 8, 8, 8}, {4, 4, 10, 9, 12}, {3, 5, 7, 11, 13}, {4, 4, 1, 9, 12}, {4, 4, 6, 4, 5}, {2, 3, 5, 6, 16},
+      // one-row / one-column arrays and single-value last folds: PE(0,0) hands its register over between folds
+      {1, 4, 5, 9, 7}, {4, 1, 9, 5, 7}, {1, 1, 3, 4, 5}, {1, 3, 4, 7, 6}, {3, 1, 7, 4, 6}, {2, 2, 5, 5, 4},
+      {1, 1, 2, 3, 1}, {1, 3, 3, 4, 1}, {3, 1, 1, 5, 2}};
   for (const char* kind : {"os", "ws"})
     for (const char* scheme : kBlockSchemes)
       for (const auto& sz : sizes) {
-        const auto ops = quant::operands(quant::parse_scheme(scheme), GemmRole::kLinear);
+        const auto ops = quant::operands(quant::parse_scheme(scheme), GemmRole::kLinear, quant::DequantSite::kEdge);
         const auto cf = tc_test::cf_tile(kind, sz[0], sz[1], sz[2], sz[3], sz[4], ops);
         const auto bf = tc_test::brute_force(kind, sz[0], sz[1], sz[2], sz[3], sz[4], ops);
         INFO(kind << " " << scheme << " R=" << sz[0] << " C=" << sz[1] << " tile " << sz[2] << "x" << sz[3] << "x"
                   << sz[4]);
         CHECK(cf.time_stamps == bf.time_stamps);
-        for (const auto& op : ops) {
+        for (const auto& op : quant::array_operands(ops)) {
           INFO("operand " << op.relation());
           CHECK(cf.unique.at(op.name) == bf.unique.at(op.name));
+          CHECK(cf.total.at(op.name) == bf.total.at(op.name));
+          if (!op.write) CHECK(cf.temporal_unique.at(op.name) == bf.temporal_unique.at(op.name));
         }
       }
 }
@@ -161,7 +166,7 @@ TEST_CASE("the TENET engine's counts equal the block-scale closed forms") {
                                "w4a16-block2x4-asym"})
       for (const auto& c : cases) {
         arch::Arch a = block_arch(c.R, c.C);
-        const auto ops = quant::operands(quant::parse_scheme(scheme), GemmRole::kLinear);
+        const auto ops = quant::operands(quant::parse_scheme(scheme), GemmRole::kLinear, quant::DequantSite::kEdge);
         tenet::Metrics m;
         try {
           m = tenet::analyze(mapping::tile_problem(a, mapping::parse_dataflow(kind), c.tm, c.tn, c.tk, ops), {});
@@ -176,10 +181,12 @@ TEST_CASE("the TENET engine's counts equal the block-scale closed forms") {
         INFO(kind << " " << scheme << " R=" << c.R << " C=" << c.C << " tile " << c.tm << "x" << c.tn << "x" << c.tk);
         CHECK(m.time_stamps == cf.time_stamps);
         CHECK(m.macs == cf.macs);
-        REQUIRE(m.tensors.size() == ops.size());
+        REQUIRE(m.tensors.size() == quant::array_operands(ops).size());
         for (const auto& t : m.tensors) {
           INFO(t.name);
           CHECK(t.unique_volume == cf.unique.at(t.name));
+          CHECK(t.total_volume == cf.total.at(t.name));
+          if (t.access == tenet::Access::kRead) CHECK(t.temporal_unique_volume == cf.temporal_unique.at(t.name));
         }
       }
 }

@@ -41,10 +41,14 @@ void check_terms(const cost::GemmCost& c, const arch::Arch& a, const quant::Sche
     } else {
       // whole bits, rounded as the model rounds them (up for the buffer, down for the NoC)
       const i128 buf = (static_cast<i128>(t.buffer_elems) * t.bits_num + t.bits_den - 1) / t.bits_den;
-      const i128 noc = static_cast<i128>(t.noc_elems) * t.bits_num / t.bits_den;
+      const i128 noc = t.array_bits > 0 ? static_cast<i128>(t.noc_elems) * t.array_bits
+                                        : static_cast<i128>(t.noc_elems) * t.bits_num / t.bits_den;
       buffer_bits += static_cast<double>(buf);
       noc_bits += static_cast<double>(noc);
-      CHECK(t.noc_elems <= t.total_elems);
+      // every use is served by a register, a neighbour or the buffer
+      CHECK(t.register_elems + t.noc_elems + t.buffer_elems == t.total_elems);
+      CHECK(t.register_elems >= 0);
+      CHECK(t.noc_elems >= 0);
     }
   }
   const auto& e = c.energy_by_term;
@@ -69,7 +73,7 @@ const cost::TensorCost& named(const cost::GemmCost& c, const std::string& name) 
 
 // The read operand `name` of a scheme's linear GEMM has exactly these index dims.
 void require_index(const quant::Scheme& s, const std::string& name, const std::string& dims) {
-  for (const auto& op : quant::operands(s, GemmRole::kLinear))
+  for (const auto& op : quant::operands(s, GemmRole::kLinear, quant::DequantSite::kEdge))
     if (op.name == name) {
       std::string got;
       for (const auto& t : op.index) got += t.dim;
@@ -159,14 +163,17 @@ TEST_CASE("energy by term on the TENET engine: the same terms, the same NoC as t
   }
 }
 
-TEST_CASE("NoC: a per-tensor scale is a register, a per-channel scale moves along its channel only") {
-  // one tile per GEMM; R x C = 32 x 32; hand-derived hops per tensor
+TEST_CASE("reuse classes: hand-derived register / NoC / buffer counts of values and scales per placement") {
+  // one tile per GEMM; R x C = 32 x 32; hand-derived counts per tensor (docs/model.md "Data movement by reuse class")
   const std::int64_t R = 32, C = 32;
-  const arch::Arch a = tc_test::edge_arch(R, C, 1 << 22);
+  arch::Arch a = tc_test::edge_arch(R, C, 1 << 22);
+  arch::Arch pe = a;
+  pe.dequant_placement = arch::DequantPlacement::kPE;
   const auto fp8 = quant::parse_scheme("fp8-tensor");
   const auto w8a8 = quant::parse_scheme("w8a8-token-channel");
+  const auto chan = quant::parse_scheme("w4a16-channel");
+  const auto g32 = quant::parse_scheme("w4a16-g32");
   require_index(fp8, "SA", "0");
-  require_index(fp8, "SW", "0");
   require_index(w8a8, "SA", "i");
   require_index(w8a8, "SW", "j");
   for (const auto [tm, tn, tk] : {std::array<std::int64_t, 3>{16, 24, 64}, std::array<std::int64_t, 3>{40, 70, 96}}) {
@@ -177,36 +184,133 @@ TEST_CASE("NoC: a per-tensor scale is a register, a per-channel scale moves alon
     const GemmShape shape{1, tm, tn, tk, GemmRole::kLinear};
     const std::int64_t macs = tm * tn * tk;
     auto cdiv = [](std::int64_t x, std::int64_t y) { return (x + y - 1) / y; };
+    const auto classes = [](const cost::TensorCost& t) {
+      return std::array<std::int64_t, 4>{t.total_elems, t.register_elems, t.noc_elems, t.buffer_elems};
+    };
+    using Q = std::array<std::int64_t, 4>;  // total, register, noc, buffer
     {  // os: rows = i (m), columns = j (n), time = k
       cost::Estimator est(a, mapping::parse_dataflow("os"), o);
+      // per-tensor / per-token / per-channel scales of low-precision MACs: applied once per output by the output
+      // rescale, never in the array; read once per output tile (one tile here)
       const auto& f = est.gemm(shape, fp8);
-      CHECK(named(f, "SA").noc_elems == 0);
-      CHECK(named(f, "SW").noc_elems == 0);
-      CHECK(f.energy_by_term[EnergyTerm::kNoc] ==
-            Approx(static_cast<double>(named(f, "A").noc_elems + named(f, "W").noc_elems) * 8 * a.noc_pj_per_bit *
-                   1e-12));
+      CHECK(named(f, "SA").apply == quant::Apply::kOutput);
+      CHECK(classes(named(f, "SA")) == Q{tm * tn, tm * tn - 1, 0, 1});
       const auto& w = est.gemm(shape, w8a8);
-      // SW[j]: enters each column once per row fold, then hops down the column: tn x (tm - row folds)
-      CHECK(named(w, "SW").noc_elems == tn * (tm - cdiv(tm, R)));
-      // SA[i]: enters each row once per column fold, then hops along the row: tm x (tn - column folds)
-      CHECK(named(w, "SA").noc_elems == tm * (tn - cdiv(tn, C)));
-      // A[i,k] and W[k,j] stream in time (k): every access beyond the buffer reads is a hop, as before
-      CHECK(named(w, "A").noc_elems == macs - tm * tk * cdiv(tn, C));
-      CHECK(named(w, "W").noc_elems == macs - tn * tk * cdiv(tm, R));
+      CHECK(classes(named(w, "SW")) == Q{tm * tn, tm * tn - tn, 0, tn});
+      CHECK(classes(named(w, "SA")) == Q{tm * tn, tm * tn - tm, 0, tm});
+      // A[i,k] and W[k,j] stream in time (k): no register reuse, every access beyond the buffer reads is a hop
+      CHECK(classes(named(w, "A")) == Q{macs, 0, macs - tm * tk * cdiv(tn, C), tm * tk * cdiv(tn, C)});
+      CHECK(classes(named(w, "W")) == Q{macs, 0, macs - tn * tk * cdiv(tm, R), tn * tk * cdiv(tm, R)});
+      // the NoC carries A and W at their 8 bits; the scales never enter the array
+      CHECK(w.energy_by_term[EnergyTerm::kNoc] ==
+            Approx(static_cast<double>(named(w, "A").noc_elems + named(w, "W").noc_elems) * 8 * a.noc_pj_per_bit *
+                   1e-12));
+      // weight-only at the edge: the scale is read by the edge dequantizer (its register holds it while the weights
+      // of its channel enter), the weight crosses the array at the MAC precision (16 bits)
+      const auto& e = est.gemm(shape, g32);
+      CHECK(named(e, "SW").apply == quant::Apply::kEdge);
+      const std::int64_t entering = tn * tk * cdiv(tm, R), sw_reads = cdiv(tm, R) * tn * cdiv(tk, 32);
+      CHECK(classes(named(e, "SW")) == Q{entering, entering - sw_reads, 0, sw_reads});
+      CHECK(named(e, "W").array_bits == 16);
+      cost::Estimator per_mac(pe, mapping::parse_dataflow("os"), o);
+      // per MAC in the PE: SW[j] is held in each PE's register for the fold (the first use of each (i, j) comes
+      // from the PE above, or from the buffer in the fold's first row)
+      const auto& c = per_mac.gemm(shape, chan);
+      CHECK(classes(named(c, "SW")) == Q{macs, macs - tm * tn, tn * (tm - cdiv(tm, R)), cdiv(tm, R) * tn});
+      // SW[j, floor(k/32)]: the PE's register holds it for the 32 stamps of its group; a new group comes from the
+      // PE above (or the buffer): NoC once per group, not once per MAC
+      const auto& g = per_mac.gemm(shape, g32);
+      const std::int64_t groups = tm * tn * cdiv(tk, 32);
+      CHECK(classes(named(g, "SW")) == Q{macs, macs - groups, groups - sw_reads, sw_reads});
+      CHECK(named(g, "W").array_bits == 0);  // packed int4 in the array, dequantized in the PE
     }
     {  // ws: rows = k, columns = j (n), time = i (m)
-      cost::Estimator est(a, mapping::parse_dataflow("ws"), o);
-      const auto& f = est.gemm(shape, fp8);
-      CHECK(named(f, "SA").noc_elems == 0);
-      CHECK(named(f, "SW").noc_elems == 0);
-      const auto& w = est.gemm(shape, w8a8);
+      cost::Estimator est(pe, mapping::parse_dataflow("ws"), o);
+      const auto& c = est.gemm(shape, chan);
       // the stationary weight W[k,j] sits in its PE's register: read from the buffer, never forwarded
-      CHECK(named(w, "W").noc_elems == 0);
-      // SW[j] does not vary in time: down its column once per row fold
-      CHECK(named(w, "SW").noc_elems == tn * (tk - cdiv(tk, R)));
-      // SA[i] varies in time (i): it streams along the row with A
-      CHECK(named(w, "SA").noc_elems == macs - tm * cdiv(tn, C) * cdiv(tk, R));
-      CHECK(named(w, "A").noc_elems == macs - tm * tk * cdiv(tn, C));
+      CHECK(classes(named(c, "W")) == Q{macs, macs - tk * tn, 0, tk * tn});
+      // SW[j] does not vary in time: held per PE, down its column once per row fold
+      CHECK(classes(named(c, "SW")) == Q{macs, macs - tk * tn, tn * (tk - cdiv(tk, R)), tn * cdiv(tk, R)});
+      // A[i,k] varies in time (i): it streams along the row
+      CHECK(classes(named(c, "A")) == Q{macs, 0, macs - tm * tk * cdiv(tn, C), tm * tk * cdiv(tn, C)});
     }
+  }
+}
+
+namespace {
+
+// The energy of the scale and zero-point tensors of a GEMM (DRAM, buffer and NoC bits at their widths).
+double metadata_energy(const cost::GemmCost& c, const arch::Arch& a) {
+  double pj = 0;
+  for (const auto& t : c.tensors) {
+    if (!quant::is_quant_metadata(t.role)) continue;
+    const double bits = static_cast<double>(t.bits_num) / static_cast<double>(t.bits_den);
+    pj += static_cast<double>(t.dram_bytes) * 8 * a.dram_pj_per_bit;
+    pj += static_cast<double>(static_cast<i128>(t.buffer_elems) * t.bits_num / t.bits_den) * a.buffer_pj_per_bit;
+    pj += static_cast<double>(t.noc_elems) * bits * a.noc_pj_per_bit;
+  }
+  return pj * 1e-12;
+}
+
+}  // namespace
+
+TEST_CASE("fp8 block vs per-tensor scales, group vs channel scales: the energy differs by the extra work only") {
+  const arch::Arch a = tc_test::edge_arch(32, 32, 1 << 20);
+  cost::Options o;
+  o.tile = cost::Tile{128, 256, 512, "mnk"};  // the same tile for both schemes of a pair
+  cost::Estimator est(a, mapping::parse_dataflow("os"), o);
+  const std::int64_t M = 256, N = 512, K = 1024, kb = K / 128;
+  const GemmShape shape{1, M, N, K, GemmRole::kLinear};
+  const auto same_values = [](const cost::GemmCost& x, const cost::GemmCost& y) {
+    for (const char* name : {"A", "W", "C"}) {
+      INFO(name);
+      const auto& p = named(x, name);
+      const auto& q = named(y, name);
+      CHECK(p.dram_bytes == q.dram_bytes);
+      CHECK(p.buffer_elems == q.buffer_elems);
+      CHECK(p.noc_elems == q.noc_elems);
+      CHECK(p.register_elems == q.register_elems);
+    }
+    CHECK(x.energy_by_term[EnergyTerm::kMac] == y.energy_by_term[EnergyTerm::kMac]);
+    CHECK(x.dequant_ops == y.dequant_ops);
+  };
+  {
+    const auto& t = est.gemm(shape, quant::parse_scheme("fp8-tensor"));
+    const auto& b = est.gemm(shape, quant::parse_scheme("fp8-block128x128"));
+    same_values(t, b);
+    // per-tensor: a static activation scale (M*K ops) and one output rescale per output (M*N ops); the two fp32
+    // scales are applied at the output, read once per output tile
+    CHECK(t.vector_ops == M * K + M * N);
+    CHECK(named(t, "SW").apply == quant::Apply::kOutput);
+    CHECK(named(t, "SW").total_elems == M * N);
+    CHECK(named(t, "SW").buffer_elems == (M / 128) * (N / 256));
+    // block: dynamic activation scales per token and 128 along K (2*M*K ops: max, then scale) and a rescale of the
+    // partial sum per K block (M*N*K/128 ops); both scales used once per (output, K block) by the PE
+    CHECK(b.vector_ops == 2 * M * K + M * N * kb);
+    for (const char* s : {"SW", "SA"}) {
+      INFO(s);
+      CHECK(named(b, s).apply == quant::Apply::kGroup);
+      CHECK(named(b, s).total_elems == M * N * kb);
+      CHECK(named(b, s).register_elems == 0);  // the PE ran k - 1 at its previous stamp, which used no scale
+    }
+    // the whole energy difference is the scale tensors' traffic and the vector work
+    const double extra = metadata_energy(b, a) - metadata_energy(t, a) +
+                         static_cast<double>(b.vector_ops - t.vector_ops) * a.vector_op_pj * 1e-12;
+    CHECK(b.energy_j - t.energy_j == Approx(extra).epsilon(1e-9));
+    CHECK(b.energy_j / t.energy_j < 1.05);  // a few per cent, not 1.8x
+  }
+  {
+    const auto& g = est.gemm(shape, quant::parse_scheme("w4a16-g128"));
+    const auto& c = est.gemm(shape, quant::parse_scheme("w4a16-channel"));
+    same_values(g, c);
+    // both dequantize at the edge: the scales never enter the array, no vector work
+    CHECK(named(g, "SW").noc_elems == 0);
+    CHECK(named(c, "SW").noc_elems == 0);
+    CHECK(g.vector_ops == 0);
+    CHECK(c.vector_ops == 0);
+    // the group scale tensor is K/128 times the channel one: N*K/128 fp16 scales vs N, each fetched once per m tile
+    CHECK(named(g, "SW").dram_bytes == (M / 128) * N * kb * 2);
+    CHECK(named(c, "SW").dram_bytes == (M / 128) * N * 2);
+    CHECK(g.energy_j - c.energy_j == Approx(metadata_energy(g, a) - metadata_energy(c, a)).epsilon(1e-9));
   }
 }

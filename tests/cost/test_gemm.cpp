@@ -44,26 +44,31 @@ TEST_CASE("closed forms match a brute-force enumeration of TENET's definitions")
                                    {"q0f16+kv8", GemmRole::kAttnPV},      {"q0f16+kv4-g3", GemmRole::kAttnQK},
                                    {"q0f16+kv4-g3", GemmRole::kAttnPV}};
   const std::vector<std::array<int, 5>> sizes = {
-      {4, 4, 8, 8, 8}, {4, 4, 10, 9, 12}, {3, 5, 7, 11, 13}, {4, 4, 1, 9, 12}, {4, 4, 6, 4, 5}, {2, 3, 5, 6, 16}};
+      {4, 4, 8, 8, 8}, {4, 4, 10, 9, 12}, {3, 5, 7, 11, 13}, {4, 4, 1, 9, 12}, {4, 4, 6, 4, 5}, {2, 3, 5, 6, 16},
+      // one-row / one-column arrays and single-value last folds: PE(0,0) hands its register over between folds
+      {1, 4, 5, 9, 7}, {4, 1, 9, 5, 7}, {1, 1, 3, 4, 5}, {1, 3, 4, 7, 6}, {3, 1, 7, 4, 6}, {2, 2, 5, 5, 4},
+      {1, 1, 2, 3, 1}, {1, 3, 3, 4, 1}, {3, 1, 1, 5, 2}};
   for (const char* kind : {"os", "ws"})
     for (const auto& c : cases)
       for (const auto& sz : sizes) {
-        const auto ops = quant::operands(quant::parse_scheme(c.scheme), c.role);
+        const auto ops = quant::operands(quant::parse_scheme(c.scheme), c.role, quant::DequantSite::kEdge);
         const auto cf = tc_test::cf_tile(kind, sz[0], sz[1], sz[2], sz[3], sz[4], ops);
         const auto bf = tc_test::brute_force(kind, sz[0], sz[1], sz[2], sz[3], sz[4], ops);
         INFO(kind << " " << c.scheme << " role " << static_cast<int>(c.role) << " R=" << sz[0] << " C=" << sz[1]
                   << " tile " << sz[2] << "x" << sz[3] << "x" << sz[4]);
         CHECK(cf.time_stamps == bf.time_stamps);
         CHECK(cf.active_pes == bf.active_pes);
-        for (const auto& op : ops) {
+        for (const auto& op : quant::array_operands(ops)) {
           INFO("operand " << op.relation());
           CHECK(cf.unique.at(op.name) == bf.unique.at(op.name));
+          CHECK(cf.total.at(op.name) == bf.total.at(op.name));
+          if (!op.write) CHECK(cf.temporal_unique.at(op.name) == bf.temporal_unique.at(op.name));
         }
       }
 }
 
 TEST_CASE("closed forms reproduce TENET's published GEMM 256^3 anchors on 8x8") {
-  const auto ops = quant::operands(quant::parse_scheme("q0f16"), GemmRole::kLinear);
+  const auto ops = quant::operands(quant::parse_scheme("q0f16"), GemmRole::kLinear, quant::DequantSite::kEdge);
   const auto os = tc_test::cf_tile("os", 8, 8, 256, 256, 256, ops);
   CHECK(os.time_stamps == 276480);     // reuse_factor experiment 11
   CHECK(os.unique.at("A") == 2097152);
@@ -85,7 +90,7 @@ TEST_CASE("closed forms reproduce TENET's published GEMM 256^3 anchors on 8x8") 
 TEST_CASE("the TENET engine agrees with the closed forms on small tiles") {
   arch::Arch a = test_arch(4, 4);
   const auto df = mapping::parse_dataflow("os");
-  const auto ops = quant::operands(quant::parse_scheme("w4a16-g4"), GemmRole::kLinear);
+  const auto ops = quant::operands(quant::parse_scheme("w4a16-g4"), GemmRole::kLinear, quant::DequantSite::kEdge);
   tenet::Metrics m;
   try {
     m = tenet::analyze(mapping::tile_problem(a, df, 10, 9, 12, ops), {});
@@ -283,7 +288,7 @@ TEST_CASE("every dataflow preset on the TENET engine matches the brute-force ora
       {"w4a16-g4-asym", GemmRole::kLinear}, {"w8a8-token-channel", GemmRole::kLinear}, {"q0f16+kv4-g2", GemmRole::kAttnPV}};
   for (const char* kind : {"os", "ws", "is", "ncf"})
     for (const auto& [scheme, role] : cases) {
-      const auto ops = quant::operands(quant::parse_scheme(scheme), role);
+      const auto ops = quant::operands(quant::parse_scheme(scheme), role, quant::DequantSite::kEdge);
       const int tm = 7, tn = 6, tk = 9;
       tenet::Metrics m;
       try {
@@ -300,6 +305,8 @@ TEST_CASE("every dataflow preset on the TENET engine matches the brute-force ora
       for (const auto& t : m.tensors) {
         INFO(t.name);
         CHECK(t.unique_volume == bf.unique.at(t.name));
+        CHECK(t.total_volume == bf.total.at(t.name));
+        CHECK(t.temporal_unique_volume == bf.temporal_unique.at(t.name));
       }
     }
 }

@@ -15,7 +15,7 @@ using namespace tenet_cost;
 namespace {
 
 std::vector<quant::Operand> ops_of(const char* scheme) {
-  return quant::operands(quant::parse_scheme(scheme), quant::GemmRole::kLinear);
+  return quant::operands(quant::parse_scheme(scheme), quant::GemmRole::kLinear, quant::DequantSite::kEdge);
 }
 
 // Every candidate of the space, legal or not.

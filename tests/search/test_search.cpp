@@ -198,7 +198,7 @@ TEST_CASE("--dataflows generated|all: each scheme's legal generated maps; search
     for (const auto& g : every_generated()) {
       bool legal = true;
       for (const auto& mg : model.gemms)
-        legal = legal && mapping::is_legal(g, arch.interconnect, quant::operands(*sch, mg.shape.role));
+        legal = legal && mapping::is_legal(g, arch.interconnect, quant::operands(*sch, mg.shape.role, quant::DequantSite::kEdge));
       const bool twin = g.name() == "gen:ij-k-r-11" || g.name() == "gen:kj-i-c-11" || g.name() == "gen:ki-j-c-11";
       if (legal && !twin) expect.push_back(g.name());
     }
@@ -670,4 +670,34 @@ TEST_CASE("the search reports the run as compare does: batch, attention and the 
   CHECK(j["batch"] == 3);
   CHECK(j["attention"] == "unfused");
   CHECK(j["notes"] == nlohmann::json(model.notes));
+}
+
+TEST_CASE("a candidate over the engine's limits is skipped with a note; a scheme with none left is an error") {
+  const auto arch = tc_test::edge_arch(2, 4, 1 << 8);
+  const model::Phases ph;
+  const auto model = small_model();
+  search::Options o = options(cost::Objective::kLatency);
+  o.method = cost::ArrayMethod::kAuto;  // os by its closed forms, ncf by the engine
+  o.dataflows = search::parse_dataflows("os,ncf");
+  o.arrays = {{2, 4}};
+  o.engine_max_points = 1;  // no engine count fits: every ncf candidate fails
+  const std::vector<std::optional<quant::Scheme>> one = {quant::parse_scheme("q0f16")};
+  const search::SearchResult r = search::run(arch, model, ph, one, o);
+  REQUIRE(r.rows.size() == 1);
+  CHECK(r.rows[0].configurations == 1);  // os only
+  CHECK(r.rows[0].top.front().dataflow == "os");
+  const auto skipped = std::count_if(r.info.notes.begin(), r.info.notes.end(), [](const std::string& n) {
+    return n.rfind("search skipped ncf on 2x4 for q0f16: ", 0) == 0;
+  });
+  CHECK(skipped == 1);
+  // per-GEMM choice: each GEMM from the dataflows that were evaluated
+  o.per_gemm = true;
+  const search::SearchResult pg = search::run(arch, model, ph, one, o);
+  REQUIRE(pg.rows[0].top.size() == 1);
+  for (const auto& g : pg.rows[0].top.front().gemms) CHECK(g.dataflow == "os");
+  // nothing left to rank: the candidate's own error
+  o.per_gemm = false;
+  o.dataflows = search::parse_dataflows("ncf");
+  CHECK_THROWS_AS(search::run(arch, model, ph, one, o), InputError);
+  CHECK_THROWS_AS(cost::checked_engine_points(0), InputError);
 }
