@@ -85,6 +85,7 @@ struct QuantInfo {
   std::int64_t group_size = 0;         // 0 = no groups
   std::string storage_dtype;           // "uint32", "int8", "float8_e4m3fn"
   std::string scale_dtype;             // "float16", "float32", "" when no scale
+  std::string tensor_scale_dtype;      // second-level per-tensor scale (NVFP4: "float32"), "" when none
   ZeroPointKind zero_point = ZeroPointKind::kNone;
   std::string weight_layout;           // "NK" | "KN" | ""
   bool has_g_idx = false;              // GPTQ act-order indirection

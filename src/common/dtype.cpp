@@ -21,13 +21,48 @@ bool read_number(std::string_view s, std::size_t& i, int max_digits, int& out) {
   return i > start;
 }
 
+// The low-precision float formats TVM knows (ffi/dtype.h), with the bits each one names.
+struct FloatFormat {
+  std::string_view name;
+  int bits;
+};
+constexpr FloatFormat kFloatFormats[] = {
+    {"e3m4", 8},     {"e4m3", 8},    {"e4m3b11fnuz", 8}, {"e4m3fn", 8}, {"e4m3fnuz", 8}, {"e5m2", 8},
+    {"e5m2fnuz", 8}, {"e8m0fnu", 8}, {"e2m3fn", 6},      {"e3m2fn", 6}, {"e2m1fn", 4},
+};
+
+bool known_format(std::string_view format, int bits) {
+  for (const auto& f : kFloatFormats)
+    if (f.name == format) return f.bits == bits;
+  return false;
+}
+
+// "x<lanes>" after a type name (the whole rest of the text); false when malformed.
+bool read_lanes(std::string_view s, std::size_t i, int& lanes) {
+  if (i == s.size()) return true;
+  if (s[i] != 'x') return false;
+  ++i;
+  return read_number(s, i, 5, lanes) && lanes >= 1 && i == s.size();
+}
+
+// MLC's and TVM's pre-2025 fp8 names (apache/tvm #17712 renamed them).
+std::optional<DataType> old_fp8(std::string_view s) {
+  for (const auto& [old, format] : {std::pair<std::string_view, const char*>{"e4m3_float8", "e4m3fn"},
+                                    std::pair<std::string_view, const char*>{"e5m2_float8", "e5m2"}}) {
+    if (s.substr(0, old.size()) != old) continue;
+    DataType t{DataType::Code::kFloat, 8, 1, format};
+    if (!read_lanes(s, old.size(), t.lanes)) return std::nullopt;
+    return t;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<DataType> parse_dtype(std::string_view s) {
   if (s == "bool") return DataType{DataType::Code::kBool, 1, 1, ""};
   if (s == "handle") return DataType{DataType::Code::kHandle, 64, 1, ""};
-  if (s == "e4m3_float8") return DataType{DataType::Code::kFloat, 8, 1, "e4m3fn"};
-  if (s == "e5m2_float8") return DataType{DataType::Code::kFloat, 8, 1, "e5m2"};
+  if (!s.empty() && s[0] == 'e') return old_fp8(s);
   DataType t;
   std::size_t i = 0;
   if (s.substr(0, 4) == "uint") {
@@ -58,6 +93,7 @@ std::optional<DataType> parse_dtype(std::string_view s) {
     while (i < end && is_lower_alnum(s[i])) ++i;
     if (i == start || i != end) return std::nullopt;
     t.format = std::string(s.substr(start, end - start));
+    if (!known_format(t.format, t.bits)) return std::nullopt;
   }
   if (i != end) return std::nullopt;
   if (end < s.size()) {
@@ -81,6 +117,12 @@ std::string to_string(const DataType& t) {
   if (!t.format.empty()) out += "_" + t.format;
   if (t.lanes != 1) out += "x" + std::to_string(t.lanes);
   return out;
+}
+
+std::string canonical_dtype(std::string_view text) {
+  if (text.empty() || text[0] != 'e') return std::string(text);  // only the old fp8 names have another spelling
+  const auto t = parse_dtype(text);
+  return t ? to_string(*t) : std::string(text);
 }
 
 }  // namespace tenet_cost

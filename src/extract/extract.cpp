@@ -13,6 +13,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "extract/extern_gemm.hpp"
 #include "extract/internal.hpp"
 #include "extract/operators.hpp"
 #include "extract/parallel.hpp"
@@ -151,21 +152,10 @@ Dim bind_dim(const Dim& d, const std::map<std::string, std::int64_t>& bindings, 
 
 namespace {
 
-std::optional<SymPtr> dim_sym(const ir::ExprPtr& e) {
-  if (!e) return std::nullopt;
-  return xsym::from_ir(*e);
-}
-
-std::string sinfo_dtype(const ir::StructInfoPtr& s) { return s ? s->dtype.str() : std::string(); }
-
-bool tensor_known(const ir::StructInfoPtr& s) {
-  return s && s->kind == ir::SInfoKind::kTensor && s->shape_known && !s->dims.empty();
-}
-
-std::optional<std::int64_t> const_dim(const ir::StructInfoPtr& s, int from_end) {
-  if (!tensor_known(s) || static_cast<int>(s->dims.size()) < from_end) return std::nullopt;
-  return xtir::int_const(s->dims[s->dims.size() - static_cast<std::size_t>(from_end)].get());
-}
+using xrelax::const_dim;
+using xrelax::dim_sym;
+using xrelax::sinfo_dtype;
+using xrelax::tensor_known;
 
 /// Does this permute_dims swap the last two axes (a transposed operand)?
 bool swaps_last_two(const Env& env, const ir::RExprPtr& v) {
@@ -247,10 +237,11 @@ struct RelaxWork {
 
 std::string signature(const Workload& w) {
   const QuantInfo& q = w.quant;
-  return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", static_cast<int>(w.kind), w.m.str(),
-                     w.n.str(), w.k.str(), w.batch.str(), w.layout, w.dtype_a, w.dtype_b, w.dtype_out, w.dtype_accum,
-                     to_string(w.weight_operand), q.scheme, q.weight_bits, q.group_size, q.storage_dtype, q.scale_dtype,
-                     q.weight_layout, to_string(w.source), w.shape_known);
+  return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", static_cast<int>(w.kind),
+                     w.m.str(), w.n.str(), w.k.str(), w.batch.str(), w.layout, w.dtype_a, w.dtype_b, w.dtype_out,
+                     w.dtype_accum, to_string(w.weight_operand), q.scheme, q.weight_bits, q.group_size, q.storage_dtype,
+                     q.scale_dtype, q.weight_layout, to_string(w.source), w.shape_known, q.block_n, q.block_k,
+                     q.tensor_scale_dtype);
 }
 
 /// R.matmul(a, b): numpy semantics, shapes from struct info.
@@ -369,76 +360,6 @@ Workload relax_matmul(const Env& env, const ir::Binding& b, PrimTable& prims) {
   } else {
     w.weight_operand = WeightOperand::kNone;
   }
-  return w;
-}
-
-/// R.call_dps_packed("fastertransformer.gemm_fp16_int[_bias]", (x, w, scale, [bias,] act, m, n, k, group)).
-Workload ft_gemm(const Env& env, const ir::Binding& b, const std::string& name) {
-  Workload w;
-  w.source = WorkloadSource::kPacked;
-  w.function = env.f.name + "/" + b.var;
-  w.loc = b.loc;
-  w.note = name;
-  w.layout = "NN";
-  w.weight_operand = WeightOperand::kB;
-  const auto args = xrelax::call_args(*b.value);
-  std::vector<ir::ExprPtr> prims;
-  std::vector<ir::RExprPtr> tensors;
-  for (const auto& a : args) {
-    if (!a) continue;
-    if (a->kind == ir::RExprKind::kPrimValue && a->prim) prims.push_back(a->prim);
-    else if (a->kind == ir::RExprKind::kVar || a->kind == ir::RExprKind::kConstant) tensors.push_back(a);
-  }
-  std::optional<SymPtr> m, n, k;
-  if (prims.size() >= 3) {
-    m = dim_sym(prims[0]);
-    n = dim_sym(prims[1]);
-    k = dim_sym(prims[2]);
-  }
-  if (!m || !n || !k) {
-    w.shape_known = false;
-    w.m = w.n = w.k = Dim::symbolic("?");
-    w.note += "; M, N, K prim_values not found";
-  } else {
-    w.m = xsym::to_dim(*m);
-    w.n = xsym::to_dim(*n);
-    w.k = xsym::to_dim(*k);
-  }
-  ir::StructInfoPtr sx = tensors.size() > 0 ? env.sinfo_of(tensors[0]) : nullptr;
-  ir::StructInfoPtr sw = tensors.size() > 1 ? env.sinfo_of(tensors[1]) : nullptr;
-  ir::StructInfoPtr ss = tensors.size() > 2 ? env.sinfo_of(tensors[2]) : nullptr;
-  ir::StructInfoPtr so = b.value->sinfo_args.empty() ? b.sinfo : b.value->sinfo_args[0];
-  w.dtype_a = sinfo_dtype(sx);
-  w.dtype_b = w.dtype_a;  // the int weight is dequantized to the activation type inside the kernel
-  w.dtype_out = sinfo_dtype(so);
-  w.dtype_accum = "float32";
-  w.note += "; FasterTransformer fpA_intB kernels accumulate in float32";
-  QuantInfo& q = w.quant;
-  q.storage_dtype = sinfo_dtype(sw);
-  q.scale_dtype = sinfo_dtype(ss);
-  q.zero_point = ZeroPointKind::kSymmetric;
-  q.weight_layout = "KN";
-  auto wn = const_dim(sw, 1);
-  if (wn && w.n.known() && *wn * 2 == *w.n.value) {
-    q.weight_bits = 4;
-    q.elems_per_storage = 2;
-  } else if (wn && w.n.known() && *wn == *w.n.value) {
-    q.weight_bits = 8;
-    q.elems_per_storage = 1;
-  } else {
-    q.weight_bits = name.find("int4") != std::string::npos ? 4 : 0;
-    w.note += "; weight bits not derivable from the weight shape";
-  }
-  auto groups = tensor_known(ss) && ss->dims.size() >= 2 ? xtir::int_const(ss->dims[ss->dims.size() - 2].get())
-                                                          : std::nullopt;
-  if (groups && *groups == 1) q.granularity = QuantGranularity::kChannel;
-  else if (groups && *groups > 1 && w.k.known() && *w.k.value % *groups == 0) {
-    q.granularity = QuantGranularity::kGroup;
-    q.group_size = *w.k.value / *groups;
-  }
-  const std::string b4 = q.weight_bits == 8 ? "q8f16_ft" : "q4f16_ft";
-  if (q.weight_bits == 0) q.scheme = "custom";
-  else q.scheme = q.granularity == QuantGranularity::kGroup ? b4 + "_group" : b4;
   return w;
 }
 
@@ -592,7 +513,8 @@ struct OpInfo {
 
 // Facts about a packed function name, computed once per distinct name.
 struct PackedInfo {
-  bool attention = false, append = false, ft_gemm = false, create = false;
+  bool attention = false, append = false, create = false;
+  xrelax::ExternGemm gemm = xrelax::ExternGemm::kNone;  // a CUTLASS / Triton / FasterTransformer GEMM
   bool graph_run = false;  // vm.builtin.cuda_graph.run_or_capture: runs a Relax function of the module
 };
 
@@ -645,7 +567,7 @@ PackedInfo classify_packed(const ir::Symbol& name) {
   PackedInfo i;
   i.attention = xrelax::is_attention_builtin(name);
   i.append = name.find("kv_cache_append") != std::string::npos;
-  i.ft_gemm = name.rfind("fastertransformer.gemm_fp16_int", 0) == 0;
+  i.gemm = xrelax::extern_gemm_kind(name);
   i.create = name.find("kv_cache_create") != std::string::npos;
   i.graph_run = name == "vm.builtin.cuda_graph.run_or_capture";
   return i;
@@ -698,7 +620,7 @@ FunctionScan scan_function(const ir::RelaxFunc& f, const ModuleNames& names) {
       e.callee_fn = true;
       e.callee_id = c.op.id();
     } else if (op->packed) {
-      if (pk->attention || pk->append || pk->ft_gemm) e.kind = ScanEvent::kPacked;
+      if (pk->attention || pk->append || pk->gemm != xrelax::ExternGemm::kNone) e.kind = ScanEvent::kPacked;
       else if (pk->graph_run) e.kind = ScanEvent::kRelaxCall;
     } else if (op->relax_call) {
       e.kind = ScanEvent::kRelaxCall;
@@ -822,8 +744,8 @@ ExtractResult extract_workloads(const ir::Module& module, const ExtractOptions& 
               auto si = env.sinfo_of(a);
               if (tensor_known(si) && si->dims.size() >= 3) last_append_kv = const_dim(si, 2);
             }
-          } else if (pk.ft_gemm) {
-            Workload w = ft_gemm(env, b, name);
+          } else if (pk.gemm != xrelax::ExternGemm::kNone) {
+            Workload w = xrelax::extern_gemm(env, b, name, pk.gemm);
             const std::string key = signature(w);
             auto [it, fresh] = relax_index.emplace(key, relax_work.size());
             if (fresh) relax_work.push_back(w);

@@ -3,18 +3,21 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
-#include <utility>
 #include <map>
+#include <optional>
 #include <set>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "extract/sym.hpp"
+#include "tenet_cost/dtype.hpp"
 #include "tenet_cost/extract.hpp"
 #include "tenet_cost/ir.hpp"
 
@@ -66,6 +69,8 @@ std::size_t node_count(const ir::Expr& e, std::size_t limit);
 int dtype_bits(const std::string& dtype);
 bool is_int_dtype(const std::string& dtype);
 bool is_float_dtype(const std::string& dtype);
+/// float8_e8m0fnu (OCP Microscaling's shared exponent), with or without lanes.
+bool is_exponent_dtype(const std::string& dtype);
 
 // ------------------------------------------------------------ function index
 struct StoreSite {
@@ -135,6 +140,41 @@ struct ExternDecode {
 };
 std::optional<ExternDecode> extern_decode(const FuncIndex& fi, const std::string& decoded, const ir::Expr& gemm_load,
                                           const QuantContext& ctx);
+
+/// One fact from several sources (`{"dequantize_info", 4}, {"the extern's name", 4}`): the first source's value;
+/// `note` gains "; <what> <value> from <source>" and, with several sources, whether they agree (all listed).
+std::int64_t settle(const std::string& what, const std::vector<std::pair<std::string, std::int64_t>>& facts,
+                    std::string& note);
+
+/// Elements of a buffer with a static shape.
+std::optional<std::int64_t> static_elems(const ir::Buffer* b);
+/// Does e reference any of `vars`?
+bool refs_any(const ir::Expr& e, const std::set<std::string>& vars);
+/// `x // c` at the top of an index expression with x over `vars`: c (> 1).
+std::optional<std::int64_t> top_div(const ir::Expr& idx, const std::set<std::string>& vars);
+/// "NK" or "KN": which of a weight load's indices comes first, the one over N or the one over K.
+std::optional<std::string> load_layout(const ir::Expr& load, const QuantContext& ctx);
+
+/// A block-scaled low-precision operand (quant_mx.cpp, docs/extract.md "Microscaling and NVFP4"): elements of
+/// 4/6/8 bits with one scale per small block along K, OCP MX (an e8m0 exponent per 32) or NVFP4 (an e4m3
+/// scale per 16 and an fp32 scale per tensor).
+enum class BlockElement : std::uint8_t { kFp4E2M1, kFp6E2M3, kFp6E3M2, kFp8E4M3, kFp8E5M2, kInt8, kOther };
+enum class BlockScaling : std::uint8_t { kMx, kNvfp4, kOther };
+struct BlockScaled {
+  QuantInfo q;  // its facts (scheme: the weight-only name)
+  BlockElement element = BlockElement::kOther;
+  BlockScaling scaling = BlockScaling::kOther;
+  std::string note;
+};
+/// The block-scaled facts of an operand expression; nullopt when it holds no shared exponent (e8m0 load, an
+/// integer in ldexp's / exp2's exponent or shifted into a float's exponent field) and no element narrower than
+/// 8 bits (float4/float6 loads or reinterprets).
+std::optional<BlockScaled> block_scaled_operand(const ir::Expr& operand, const QuantContext& ctx);
+/// When the weight `q` (operand b when `weight_is_b`, else a) is block-scaled and the other operand is too
+/// (activations quantized in the same kernel), q.scheme becomes the W-and-A scheme (mxfp4, nvfp4, mxfp8-e4m3,
+/// w4a8-mxfp4-mxfp8, ..) and `note` describes the activations; `a_vars` / `b_vars` are each operand's own iter vars.
+void activation_format(QuantInfo& q, bool weight_is_b, const ir::Expr& a, const ir::Expr& b, QuantContext ctx,
+                       const std::set<std::string>& a_vars, const std::set<std::string>& b_vars, std::string& note);
 
 /// MLC scheme name for the facts ("custom" when none matches).
 std::string scheme_name(const QuantInfo& q, const std::string& packing_axis);

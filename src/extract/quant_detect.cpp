@@ -36,9 +36,9 @@ bool is_and(const Expr& e) {
 }
 bool is_reinterpret(const Expr& e) { return e.kind == ExprKind::kCall && e.name == "reinterpret"; }
 std::string reinterpret_dtype(const Expr& e) {
-  if (!e.dtype.empty()) return e.dtype;
+  if (!e.dtype.empty()) return canonical_dtype(e.dtype.str());
   for (const auto& a : e.args)
-    if (a && a->kind == ExprKind::kString) return a->name;
+    if (a && a->kind == ExprKind::kString) return canonical_dtype(a->name.str());
   return "";
 }
 
@@ -93,6 +93,8 @@ struct Walk {
   }
 };
 
+}  // namespace
+
 std::optional<std::int64_t> static_elems(const ir::Buffer* b) {
   if (!b) return std::nullopt;
   std::int64_t n = 1;
@@ -112,7 +114,6 @@ bool refs_any(const Expr& e, const std::set<std::string>& vars) {
   return false;
 }
 
-/// `x // c` at the top of an index expression with x over `vars`: c.
 std::optional<std::int64_t> top_div(const Expr& idx, const std::set<std::string>& vars) {
   const Expr* x = strip_cast(&idx);
   if (x->kind == ExprKind::kBinary && x->bin_op == ir::BinOp::kFloorDiv && x->args.size() == 2 && x->args[0]) {
@@ -121,6 +122,19 @@ std::optional<std::int64_t> top_div(const Expr& idx, const std::set<std::string>
   }
   return std::nullopt;
 }
+
+std::optional<std::string> load_layout(const Expr& load, const QuantContext& ctx) {
+  int pos_k = -1, pos_n = -1;
+  for (std::size_t d = 0; d < load.args.size(); ++d) {
+    if (!load.args[d]) continue;
+    if (pos_k < 0 && refs_any(*load.args[d], ctx.kvars)) pos_k = static_cast<int>(d);
+    if (pos_n < 0 && refs_any(*load.args[d], ctx.nvars)) pos_n = static_cast<int>(d);
+  }
+  if (pos_k < 0 || pos_n < 0) return std::nullopt;
+  return std::string(pos_n < pos_k ? "NK" : "KN");
+}
+
+namespace {
 
 bool has_load(const Expr& e) {
   std::vector<const Expr*> ls;
@@ -137,15 +151,8 @@ QuantInfo detect_impl(const Expr& weight, const QuantContext& ctx, std::string& 
 
 namespace {
 
-/// "NK" or "KN": which of the weight load's indices comes first, the one over N or the one over K.
 std::optional<std::string> weight_layout(const LoadInfo& w, const QuantContext& ctx) {
-  int pos_k = -1, pos_n = -1;
-  for (std::size_t d = 0; d < w.load->args.size(); ++d) {
-    if (pos_k < 0 && refs_any(*w.load->args[d], ctx.kvars)) pos_k = static_cast<int>(d);
-    if (pos_n < 0 && refs_any(*w.load->args[d], ctx.nvars)) pos_n = static_cast<int>(d);
-  }
-  if (pos_k < 0 || pos_n < 0) return std::nullopt;
-  return std::string(pos_n < pos_k ? "NK" : "KN");
+  return load_layout(*w.load, ctx);
 }
 
 /// The load of the buffer with most (static) elements: the weight among its scales / zero points.
@@ -165,6 +172,10 @@ const LoadInfo* largest(const std::vector<const LoadInfo*>& loads, const QuantCo
 }  // namespace
 
 QuantInfo detect_quant(const Expr& weight, const QuantContext& ctx, std::string& note) {
+  if (auto bs = block_scaled_operand(weight, ctx)) {  // OCP Microscaling, NVFP4 (quant_mx.cpp)
+    note = bs->note;
+    return bs->q;
+  }
   std::string pack_axis, group_axis;
   QuantInfo q = detect_impl(weight, ctx, note, pack_axis, group_axis);
   if (pack_axis == "N" && group_axis == "N") {
@@ -200,7 +211,7 @@ QuantInfo detect_impl(const Expr& weight, const QuantContext& ctx, std::string& 
     }
     if (is_int_dtype(dt) && li.under_bitop && li.under_reinterpret) packed_scale.push_back(&li);
     else if (is_int_dtype(dt) && li.under_bitop) packed.push_back(&li);
-    else if (dt.rfind("float8", 0) == 0) fp8_loads.push_back(&li);
+    else if (dt.rfind("float8", 0) == 0 && !is_exponent_dtype(dt)) fp8_loads.push_back(&li);
     else if (is_float_dtype(dt)) float_loads.push_back(&li);
     else if (is_int_dtype(dt) && !li.under_reinterpret) int_loads.push_back(&li);
   }
@@ -464,6 +475,8 @@ std::string fact_list(const std::vector<std::pair<std::string, std::int64_t>>& f
   return s;
 }
 
+}  // namespace
+
 /// The first source's value; a note part naming every source, and whether they disagree.
 std::int64_t settle(const std::string& what, const std::vector<std::pair<std::string, std::int64_t>>& facts,
                     std::string& note) {
@@ -475,8 +488,6 @@ std::int64_t settle(const std::string& what, const std::vector<std::pair<std::st
     note += agree ? " (agrees: " + fact_list(facts) + ")" : " (DISAGREE: " + fact_list(facts) + "; the first is used)";
   return facts.front().second;
 }
-
-}  // namespace
 
 // NOLINTNEXTLINE(readability-function-size): the facts of one decode, each with its sources
 std::optional<ExternDecode> extern_decode(const FuncIndex& fi, const std::string& decoded, const Expr& gemm_load,

@@ -210,6 +210,22 @@ Root Env::root(const RExprPtr& e, int depth) const {
   }
 }
 
+std::optional<SymPtr> dim_sym(const ir::ExprPtr& e) {
+  if (!e) return std::nullopt;
+  return xsym::from_ir(*e);
+}
+
+std::string sinfo_dtype(const StructInfoPtr& s) { return s ? canonical_dtype(s->dtype.str()) : std::string(); }
+
+bool tensor_known(const StructInfoPtr& s) {
+  return s && s->kind == ir::SInfoKind::kTensor && s->shape_known && !s->dims.empty();
+}
+
+std::optional<std::int64_t> const_dim(const StructInfoPtr& s, int from_end) {
+  if (!tensor_known(s) || static_cast<int>(s->dims.size()) < from_end) return std::nullopt;
+  return xtir::int_const(s->dims[s->dims.size() - static_cast<std::size_t>(from_end)].get());
+}
+
 bool is_attention_builtin(const std::string& name) {
   const auto p = name.rfind("kv_cache_");
   if (p == std::string::npos) return false;

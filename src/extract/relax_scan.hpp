@@ -35,6 +35,15 @@ std::optional<std::vector<std::size_t>> permutation(const ir::RExpr& call, std::
 /// vm.builtin.*kv_cache_*attention* (compute, not append/view/create).
 bool is_attention_builtin(const std::string& name);
 
+/// A TIR extent as a symbolic dim (nullopt when it is no integer expression over + - * // %).
+std::optional<xsym::SymPtr> dim_sym(const ir::ExprPtr& e);
+/// A struct info's dtype in its canonical spelling ("" when unknown).
+std::string sinfo_dtype(const ir::StructInfoPtr& s);
+/// A tensor struct info with a known shape of rank >= 1.
+bool tensor_known(const ir::StructInfoPtr& s);
+/// The dim `from_end` places from the end (1 = last) when it is an integer constant.
+std::optional<std::int64_t> const_dim(const ir::StructInfoPtr& s, int from_end);
+
 /// Where a Relax value comes from.
 struct Root {
   enum Kind { kUnknown, kParam, kCall, kConstant } kind = kUnknown;

@@ -15,6 +15,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "extract/extern_gemm.hpp"
+#include "extract/internal.hpp"
 #include "extract/tir_axes.hpp"
 #include "tenet_cost/checked.hpp"
 
@@ -31,7 +33,7 @@ std::string expr_dtype(const Expr* e, const FuncIndex& fi) {
   if (!e) return "";
   switch (e->kind) {
     case ExprKind::kLoad: return fi.dtype_of(e->name);
-    case ExprKind::kCast: return e->dtype;
+    case ExprKind::kCast: return canonical_dtype(e->dtype.str());
     case ExprKind::kFloat: return e->dtype;
     case ExprKind::kCall:
       if (!e->dtype.empty()) return e->dtype;
@@ -314,6 +316,7 @@ std::string conv_info(const std::vector<std::string>& order, const std::map<std:
 std::vector<TirGemm> analyze_prim_func(const ir::PrimFunc& f, std::size_t func_index) {
   std::vector<TirGemm> out;
   FuncIndex fi(f);
+  if (auto tk = triton_kernel_gemm(f, fi, func_index)) return {std::move(*tk)};  // an extern kernel's GEMM
   for (const StoreSite& site : fi.stores) {
     if (site.in_init || !site.block || !site.store->value) continue;
     const ir::Block& blk = *site.block;
@@ -506,6 +509,7 @@ std::vector<TirGemm> analyze_prim_func(const ir::PrimFunc& f, std::size_t func_i
       const Cand& c = weight == 0 ? ca : cb;
       w.quant = c.q;
       if (!c.qnote.empty()) note += "; " + c.qnote;
+      activation_format(w.quant, weight == 1, *ia, *ib, qc, mset, nset, note);  // block-scaled W and A (quant_mx)
       if (!c.indirect.empty())
         note += "; weight indexed through an indirection array by " + c.indirect + " (experts as batch)";
       g.nvars = weight == 0 ? mset : nset;

@@ -144,6 +144,10 @@ bool is_float_dtype(const std::string& d) {
   const auto t = parse_dtype(d);
   return t && t->is_float();
 }
+bool is_exponent_dtype(const std::string& d) {
+  const auto t = parse_dtype(d);
+  return t && t->is_exponent_only();
+}
 
 // ------------------------------------------------------------------ debug log
 
@@ -234,7 +238,7 @@ const ir::Buffer* FuncIndex::buffer(const std::string& name) const {
 
 std::string FuncIndex::dtype_of(const std::string& name) const {
   const ir::Buffer* b = buffer(name);
-  return b ? b->dtype : std::string();
+  return b ? canonical_dtype(b->dtype) : std::string();
 }
 
 namespace {

@@ -1709,12 +1709,17 @@ ExprPtr Lowerer::tir_call(const Node* n) {
                                                                                           : BinOp::kFloorMod;
     return binary(op, expr(pos[0]), expr(pos[1]), n);
   }
-  // Any other T.f(args): an intrinsic call (shift_right, bitwise_and, exp, ...).
+  // Any other T.f(args): an intrinsic call (shift_right, bitwise_and, exp, ...). T.Shuffle([vectors], [indices])
+  // (a lane of a float4_e2m1fnx2 reinterpret, TVM's fp4 dequantize) lists the vectors' and indices' elements.
   X e(ExprKind::kCall, n, kw_dtype);
   e.name = m;
   e.args.reserve(pos.size());
   for (const Node* a : pos) {
     if (a->kind == NK::kStarred) return other(n);
+    if (m == "Shuffle" && (a->kind == NK::kList || a->kind == NK::kTuple)) {
+      for (std::uint32_t k = 0; k < a->n; ++k) e.args.push_back(expr(a->kids[k]));
+      continue;
+    }
     e.args.push_back(expr(a));
   }
   if (e.dtype.empty() && !e.args.empty()) e.dtype = e.args[0]->dtype;

@@ -55,6 +55,7 @@ std::string extract_json(const ExtractResult& r, int indent) {
                   {"weight_layout", q.weight_layout},
                   {"g_idx", q.has_g_idx}};
     if (q.granularity == QuantGranularity::kBlock) j["quant"]["block"] = {q.block_n, q.block_k};
+    if (!q.tensor_scale_dtype.empty()) j["quant"]["tensor_scale_dtype"] = q.tensor_scale_dtype;  // NVFP4
     nlohmann::json calls = nlohmann::json::object();
     for (const auto& [e, n] : w.calls) calls[e] = n;
     j["calls"] = calls;
@@ -127,10 +128,14 @@ std::string quant_text(const QuantInfo& q) {
   if (q.weight_bits == 0) return q.scheme;
   std::string s = q.scheme + " (int" + std::to_string(q.weight_bits);
   if (q.storage_dtype.rfind("float", 0) == 0) s = q.scheme + " (" + q.storage_dtype;
+  // floats packed in integer words (MXFP4 / NVFP4 in uint32) have a low-precision float scale
+  else if (q.scale_dtype.rfind("float8", 0) == 0 && q.elems_per_storage > 1)
+    s = q.scheme + " (fp" + std::to_string(q.weight_bits);
   if (q.group_size > 0) s += " g" + std::to_string(q.group_size);
   else if (q.granularity == QuantGranularity::kBlock)
     s += " block " + std::to_string(q.block_n) + "x" + std::to_string(q.block_k);
   else if (q.granularity != QuantGranularity::kNone) s += std::string(" ") + to_string(q.granularity);
+  if (!q.tensor_scale_dtype.empty()) s += " +" + q.tensor_scale_dtype + " per tensor";
   if (!q.weight_layout.empty()) s += " " + q.weight_layout;
   return s + ")";
 }

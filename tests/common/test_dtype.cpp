@@ -26,6 +26,18 @@ TEST_CASE("parse_dtype reads TVM's and MLC's spellings and prints the canonical 
       {"float8_e5m2x4", Code::kFloat, 8, 4, "e5m2", "float8_e5m2x4"},
       {"float4_e2m1fn", Code::kFloat, 4, 1, "e2m1fn", "float4_e2m1fn"},
       {"e4m3_float8", Code::kFloat, 8, 1, "e4m3fn", "float8_e4m3fn"},
+      {"e5m2_float8", Code::kFloat, 8, 1, "e5m2", "float8_e5m2"},
+      {"e4m3_float8x4", Code::kFloat, 8, 4, "e4m3fn", "float8_e4m3fnx4"},
+      // the 2025 formats (apache/tvm #17630, #17831: DLPack 1.1's float8/6/4 codes)
+      {"float8_e8m0fnu", Code::kFloat, 8, 1, "e8m0fnu", "float8_e8m0fnu"},
+      {"float6_e2m3fn", Code::kFloat, 6, 1, "e2m3fn", "float6_e2m3fn"},
+      {"float6_e3m2fn", Code::kFloat, 6, 1, "e3m2fn", "float6_e3m2fn"},
+      {"float4_e2m1fnx2", Code::kFloat, 4, 2, "e2m1fn", "float4_e2m1fnx2"},
+      {"float8_e4m3fnuz", Code::kFloat, 8, 1, "e4m3fnuz", "float8_e4m3fnuz"},
+      {"float8_e4m3b11fnuz", Code::kFloat, 8, 1, "e4m3b11fnuz", "float8_e4m3b11fnuz"},
+      {"float8_e3m4", Code::kFloat, 8, 1, "e3m4", "float8_e3m4"},
+      {"float8_e4m3", Code::kFloat, 8, 1, "e4m3", "float8_e4m3"},
+      {"float8_e5m2fnuz", Code::kFloat, 8, 1, "e5m2fnuz", "float8_e5m2fnuz"},
       {"bool", Code::kBool, 1, 1, "", "bool"},
   };
   for (const auto& r : rows) {
@@ -42,12 +54,35 @@ TEST_CASE("parse_dtype reads TVM's and MLC's spellings and prints the canonical 
 }
 
 TEST_CASE("parse_dtype refuses what is no dtype (the old prefix test accepted int_anything)") {
-  for (const char* bad : {"", "int", "int_anything", "uint", "int0", "int256", "uint99999999999999999999", "float",
-                          "float16x", "float16x0", "int8x4x4", "int8_e4m3", "float8_", "Float16", "int32 ", "x4"}) {
+  for (const char* bad :
+       {"", "int", "int_anything", "uint", "int0", "int256", "uint99999999999999999999", "float", "float16x",
+        "float16x0", "int8x4x4", "int8_e4m3", "float8_", "Float16", "int32 ", "x4",
+        // a format TVM does not know, or one whose bits do not match its name
+        "float8_e2m1fn", "float4_e4m3fn", "float6_e2m1fn", "float8_abc", "float16_e5m2", "float8_e8m0fnux",
+        "e4m3_float8x", "e4m3_float8x0", "e4m3_float8_", "e4m3_float16", "e2m1_float4"}) {
     INFO(bad);
     CHECK_FALSE(parse_dtype(bad));
   }
   CHECK(parse_dtype("int8")->is_int());
   CHECK(parse_dtype("bfloat16")->is_float());
   CHECK_FALSE(parse_dtype("bool")->is_int());
+}
+
+TEST_CASE("low-precision float predicates and the canonical spelling of the old fp8 names") {
+  CHECK(parse_dtype("float4_e2m1fn")->is_low_float());
+  CHECK(parse_dtype("float8_e4m3fn")->is_low_float());
+  CHECK(parse_dtype("float8_e8m0fnu")->is_low_float());
+  CHECK_FALSE(parse_dtype("float16")->is_low_float());
+  CHECK_FALSE(parse_dtype("bfloat16")->is_low_float());
+  CHECK_FALSE(parse_dtype("uint8")->is_low_float());
+  CHECK(parse_dtype("float8_e8m0fnu")->is_exponent_only());
+  CHECK(parse_dtype("float8_e8m0fnux4")->is_exponent_only());
+  CHECK_FALSE(parse_dtype("float8_e4m3fn")->is_exponent_only());
+  CHECK_FALSE(parse_dtype("uint8")->is_exponent_only());
+  CHECK(tenet_cost::canonical_dtype("e4m3_float8") == "float8_e4m3fn");
+  CHECK(tenet_cost::canonical_dtype("e5m2_float8x2") == "float8_e5m2x2");
+  CHECK(tenet_cost::canonical_dtype("float8_e4m3fn") == "float8_e4m3fn");
+  CHECK(tenet_cost::canonical_dtype("float16") == "float16");
+  CHECK(tenet_cost::canonical_dtype("") == "");
+  CHECK(tenet_cost::canonical_dtype("e4m3_float") == "e4m3_float");  // no dtype: kept as is
 }
