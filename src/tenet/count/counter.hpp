@@ -1,0 +1,342 @@
+// Private to src/tenet: the exact counter (docs/tenet-engine.md §3). Its types, every field documented, and the
+// qualifications that decide how each dimension is counted (one file per kind of decision, docs/architecture.md
+// "tenet"). Shared by src/tenet/count/*.cpp and the stages around the counter (groups.cpp, metrics.cpp,
+// parametric.cpp); nothing outside src/tenet includes it.
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <cstddef>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tenet/model.hpp"
+
+namespace tenet_cost::tenet::detail {
+
+using relation::Affine;
+
+constexpr i64 kMaxEnumeratePoints = 30'000'000;  // --enumerate on the whole domain
+constexpr int kMaxRetries = 4;                   // self-check failures before the counter gives up
+constexpr std::size_t kMaxScaledDims = 64;       // interpolation over a floor divisor: at most this many dimensions
+
+/// Extents up to which a parametric closed form is valid: the sound bounds that
+/// depend on the box (skewed-time distances, the PE-domain check) are taken on
+/// this box, which contains every smaller one.
+constexpr i64 kParametricMaxExtent = i64{1} << 40;
+
+inline std::vector<Interval> huge_box(const std::vector<Interval>& box) {
+  std::vector<Interval> b(box);
+  for (auto& x : b) x.hi = x.lo > INT64_MAX - kParametricMaxExtent ? INT64_MAX : x.lo + kParametricMaxExtent - 1;
+  return b;
+}
+
+// ------------------------------------------------------------ small facts about the maps
+
+/// A piece without constraints (one empty disjunct).
+inline bool unconstrained(const Piece& p) { return p.disjuncts.size() == 1 && p.disjuncts[0].empty(); }
+
+/// The coefficient of column i of `a` (0 past its last column).
+inline i64 coeff_of(const Affine& a, std::size_t i) { return i < a.coeff.size() ? a.coeff[i] : i64{0}; }
+
+/// `a` is exactly column d (coefficient 1, nothing else, no constant).
+inline bool exact_var(const Affine& a, std::size_t d) {
+  if (a.constant != 0) return false;
+  for (std::size_t i = 0; i < a.coeff.size(); ++i)
+    if (a.coeff[i] != (i == d ? 1 : 0)) return false;
+  return d < a.coeff.size();
+}
+
+/// `a` has a non-zero coefficient on column d.
+inline bool uses(const Affine& a, std::size_t d) { return d < a.coeff.size() && a.coeff[d] != 0; }
+
+/// min(|c|, 2^20) without negating INT64_MIN.
+inline i64 capped_abs(i64 c) {
+  return c >= 0 ? std::min<i64>(c, i64{1} << 20) : c < -(i64{1} << 20) ? i64{1} << 20 : -c;
+}
+
+inline i128 mul128(i128 a, i128 b) {
+  i128 r;
+  if (__builtin_mul_overflow(a, b, &r)) throw_overflow("interpolated count");
+  return r;
+}
+inline i128 add128(i128 a, i128 b) {
+  i128 r;
+  if (__builtin_add_overflow(a, b, &r)) throw_overflow("interpolated count");
+  return r;
+}
+
+// ------------------------------------------------------------ the counter's types
+
+/// How one dimension of the iteration domain is counted in one attempt of Counter::solve.
+struct DimPlan {
+  bool compress = false;  // interpolated: sampled at r + (n0 + b) * L, b in {0, 1} (and 2 in the self-check)
+  i64 L = 1;              // the period of the dimension in the group (in units of its free stride)
+  i64 r = 0;              // the true extent's residue mod L (in units of the stride): N = r + n_true * L
+  i64 n_true = 0;         // the true extent's number of whole periods
+  i64 n0 = 0;             // the base: the fewest periods from which the counts are multilinear (plus retries' growth)
+};
+
+/// One group's counts as an exact closed form on a region of iteration-domain
+/// extents: dimension d is either compressed (extent N = S * (r + n * L) with
+/// n >= n0: the counts are multilinear in the n of the compressed dimensions)
+/// or kept (exactly the extent N it was counted at). coef[mask * nv + v] is the
+/// coefficient of value v on prod_{j in mask} (n_{comp[j]} - n0).
+struct ClosedForm {
+  struct Dim {
+    bool compress = false;
+    i64 S = 1, L = 1, r = 0, n0 = 0;  // compressed: stride, period and residue (in units of S), base
+    i64 N = 0;                        // kept: the exact extent
+  };
+  std::vector<Dim> dims;          // per dimension of the iteration domain
+  std::vector<std::size_t> comp;  // compressed dimensions
+  std::size_t nv = 0;             // values per extent (the group's flattened results)
+  std::vector<i128> coef;         // 2^|comp| x nv multilinear coefficients (Moebius transform of the samples)
+  // Interpolation over a floor divisor (docs/tenet-engine.md §3 "Large floor divisors"): when `inner` holds two
+  // forms, the value at extents with N_sd = q * G + r (q >= 1, r < Ga) is inner[0] + (inner[1] - inner[0]) * (G - Ga),
+  // inner[j] evaluated with N_sd replaced by q * (Ga + j) + r (the problem with divisor Ga + j instead of G).
+  std::size_t sd = 0;             // the scaled dimension
+  i64 G = 0, Ga = 0;              // its true divisor and the smaller divisor Ga sampled (Ga + 1 too)
+  std::vector<ClosedForm> inner;  // empty, or the forms at divisors Ga and Ga + 1
+
+  /// `ext` with dimension sd's extent q * G + r replaced by q * Gp + r (into `buf`, dims.size() <= kMaxScaledDims).
+  [[nodiscard]] const i64* substituted(const i64* ext, i64 Gp, i64* buf) const {
+    for (std::size_t d = 0; d < dims.size(); ++d) buf[d] = ext[d];
+    buf[sd] = ext[sd] / G * Gp + ext[sd] % G;
+    return buf;
+  }
+
+  /// Whether the extents lie in this form's region.
+  [[nodiscard]] bool matches(const i64* ext) const {
+    if (!inner.empty()) {
+      if (ext[sd] / G < 1 || ext[sd] % G >= Ga) return false;
+      std::array<i64, kMaxScaledDims> buf{};
+      return inner[0].matches(substituted(ext, Ga, buf.data())) &&
+             inner[1].matches(substituted(ext, Ga + 1, buf.data()));
+    }
+    for (std::size_t d = 0; d < dims.size(); ++d) {
+      const Dim& x = dims[d];
+      if (!x.compress) {
+        if (ext[d] != x.N) return false;
+        continue;
+      }
+      if (ext[d] % x.S != 0) return false;
+      const i64 u = ext[d] / x.S;
+      if (u % x.L != x.r || u / x.L < x.n0) return false;
+    }
+    return true;
+  }
+  /// Value v at the extents (which must match); checked 128-bit, allocation-free.
+  [[nodiscard]] i64 value(const i64* ext, std::size_t v) const {
+    if (!inner.empty()) {
+      std::array<i64, kMaxScaledDims> buf{};
+      const i128 a = inner[0].value(substituted(ext, Ga, buf.data()), v);
+      const i128 b = inner[1].value(substituted(ext, Ga + 1, buf.data()), v);
+      const i128 x = add128(a, mul128(b - a, G - Ga));
+      if (x < 0)
+        throw InputError(
+            "cannot count exactly: the interpolated count is negative (the counts are not affine in the floor "
+            "divisor for this mapping)");
+      return checked_narrow(x, "count");
+    }
+    i128 acc = 0;
+    const std::size_t nb = std::size_t{1} << comp.size();
+    for (std::size_t mask = 0; mask < nb; ++mask) {
+      i128 prod = coef[mask * nv + v];
+      if (prod == 0) continue;
+      for (std::size_t j = 0; j < comp.size(); ++j)
+        if (mask & (std::size_t{1} << j)) {
+          const Dim& x = dims[comp[j]];
+          prod = mul128(prod, ext[comp[j]] / x.S / x.L - x.n0);
+        }
+      acc = add128(acc, prod);
+    }
+    if (acc < 0)
+      throw InputError(
+          "cannot count exactly: the interpolated count is negative (the counts are not multilinear in the loop sizes "
+          "for this mapping)");
+    return checked_narrow(acc, "count");
+  }
+};
+
+/// One count group: counts that use the same relations and periods, counted together (docs §3 step 1).
+struct Group {
+  std::vector<int> members;          // -1 = space/time counts, k >= 0 = tensor k
+  std::vector<const Piece*> pieces;  // the relations the members use: space and time map pieces, then access pieces
+  std::vector<i64> L;                // per dimension: lcm of the periods of every piece (lcm_periods)
+  std::vector<i64> W;                // per dimension: 1 (unused: Counter::solve computes the windows)
+  std::vector<i64> result;           // flattened results of all members after solving
+  std::vector<i64> stride;           // free tile dimensions: enumerate one residue, scale (1 = not free)
+  std::vector<i64> sub;              // ... the first `sub` residues of each tile kept (the maps see d % sub)
+  std::vector<std::vector<char>> contains;  // [member][d]: the tensor's elements carry d's residue
+  ClosedForm form;  // the closed form solve() found (valid on a region of extents, see ClosedForm)
+};
+
+/// Inner block dimension (docs/tenet-engine.md §3 "Inner blocks"): like an outer block, but the block coordinate
+/// floor(d/c) (c | L) is time coordinate p >= 1, after coordinates that do not see d. Blocks are then consecutive
+/// translated copies inside every prefix (the coordinates before p); the prefixes add one link each, from the last
+/// stamp of a prefix (d in the last block) to the first stamp of the next (d in block 0). A tensor of the group may
+/// carry d as one whole coordinate `d` or `floor(d/g)` (g | L): elements of different blocks differ. When N_d is a
+/// whole number of blocks, one block makes that link join block 0 to itself, so each carrying tensor needs a
+/// witness: a coordinate `e` (e != d, the same in every piece) whose only time coordinate is q > p, exactly
+/// floor(e/ce); with N_e > ce the link's two stamps differ in floor(e/ce), so in e, so in the element. Or e is
+/// the only variable the coordinates before p see (a prefix witness, ce = 0): two prefixes differ in e. Or (a
+/// skew witness, (d, -1), tensors carrying `d` itself) coordinate p + 1 holds d only as s * (d % m), s != 0,
+/// m >= 2: the link's two stamps are at opposite extremes of d % m. Coordinates after p may mix d % m terms
+/// with other variables (the skewed OS map's k + i%32 + j%32).
+struct InnerBlock {
+  i64 L = 0;                                                   // 0: d does not qualify
+  std::vector<std::vector<std::pair<std::size_t, i64>>> need;  // per carrying tensor: its witnesses (e, ce)
+};
+
+/// A dimension whose only non-translation appearance in a group is floor(d/G) in the tensors' accesses
+/// (docs/tenet-engine.md §3 "Large floor divisors").
+struct ScaledDim {
+  std::size_t d = 0;  // the dimension
+  i64 G = 0;          // the divisor
+  i64 Ga = 0;         // the smallest divisor sampled (Ga and Ga + 1 are counted, Ga + 2 and 2 Ga + 1 checked)
+};
+
+/// The engine's resource limits (AnalyzeOptions::max_work, time_limit_s):
+/// charged before every brute-forced instance.
+class Limits {
+ public:
+  explicit Limits(const AnalyzeOptions& o) : o_(o), start_(std::chrono::steady_clock::now()) {}
+  /// Count one brute-forced instance of `points` statement instances and `accesses` relations per instance;
+  /// throws InputError past the work budget (unless enumerating) or the time limit.
+  void charge(i64 points, i64 accesses, bool enumerate);
+  /// Throws InputError past the time limit.
+  void check_time() const;
+  [[nodiscard]] i64 work() const { return work_; }
+
+ private:
+  const AnalyzeOptions& o_;                      // the limits
+  std::chrono::steady_clock::time_point start_;  // when counting started
+  i64 work_ = 0;                                 // point-accesses charged so far (saturating)
+  i64 instances_ = 0;                            // instances charged so far
+};
+
+/// One line to AnalyzeOptions::debug_log (stderr when unset).
+void debug(const AnalyzeOptions& o, const std::string& line);
+/// Seconds with 3 significant digits.
+std::string fmt_seconds(double s);
+
+/// Per dimension: the lcm of the periods of `pieces` (relation::periods).
+std::vector<i64> lcm_periods(const std::vector<const Piece*>& pieces, std::size_t nd);
+
+// ------------------------------------------------------------ windows (count/windows.cpp)
+
+i64 constraint_reach(const std::vector<const Piece*>& pieces, std::size_t d, const std::vector<Interval>& box);
+i64 window(const std::vector<const Piece*>& pieces, std::size_t d, const std::vector<Interval>& box,
+           const std::vector<char>& big);
+i64 cross_window(const TensorDef& td, std::size_t d, const std::vector<Interval>& box,
+                 const std::vector<char>& big_vars);
+i64 wrap_window(const TensorDef& td, std::size_t d, const std::vector<Interval>& box, const std::vector<char>& big,
+                const std::vector<char>& changes);
+i64 skew_distance(const Model& m, std::size_t d, const std::vector<Interval>& box);
+bool wraps_in_time(const Model& m, std::size_t d);
+std::vector<char> wrap_changes(const Model& m, std::size_t d, const std::vector<i64>& min_extent,
+                               const std::vector<i64>& stride, const std::vector<i64>& sub);
+bool only_mod_terms(const std::vector<const Piece*>& pieces, std::size_t d);
+
+// ------------------------------------------------------------ blocks (count/blocks.cpp)
+
+bool classify_d_terms(const Piece& p, std::size_t d, bool allow_floor, std::vector<int>& kind, i64& den);
+bool direct_first_coordinate(const Piece& tp, const Piece& sp, std::size_t d);
+i64 outer_block(const Model& m, std::size_t d, const std::vector<std::vector<const Piece*>>& tensors, i64 period);
+InnerBlock inner_block(const Model& m, std::size_t d, const std::vector<std::vector<const Piece*>>& tensors,
+                       i64 period);
+
+// ------------------------------------------------------------ free dimensions (count/free_dims.cpp)
+
+i64 free_stride(const Model& m, std::size_t d, const std::vector<const Piece*>& st, const std::vector<int>& members,
+                std::vector<std::vector<char>>& contains, i64& sub);
+bool row_invariant(const relation::Relation& icn, std::size_t q);
+i64 free_rows(const Model& m, std::size_t d, const std::vector<int>& members, std::vector<std::vector<char>>& contains,
+              i64& sub);
+i64 tile_stride(const Model& m, std::size_t d, const std::vector<const Piece*>& st, const std::vector<int>& members,
+                std::vector<std::vector<char>>& contains, i64& sub, bool rows);
+
+// ------------------------------------------------------------ the counter (count/solve.cpp, count/scaled.cpp)
+
+/// Counts the groups of one model exactly (docs/tenet-engine.md §3): solve() brute-forces small instances, fits the
+/// multilinear closed form and self-checks it; every brute-forced instance is cached (by its box, strides and the
+/// tensors it counted) for the life of the counter.
+class Counter {
+ public:
+  /// `parametric`: the closed forms must hold for every larger extent of the
+  /// compressed dimensions (up to kParametricMaxExtent), not only at m.box.
+  /// `workspace`: brute_force's buffers shared with an enclosing counter (nullptr: this counter's own).
+  Counter(const Model& m, const AnalyzeOptions& o, Limits& limits, bool parametric = false,
+          Workspace* workspace = nullptr);
+  Counter(const Counter&) = delete;
+  Counter& operator=(const Counter&) = delete;
+
+  /// Exact counts of every group member (g.result) and their closed form (g.form).
+  void solve(Group& g);
+
+  /// Two compressed dimensions in one coordinate or constraint (e.g. T[i+j],
+  /// A[i+k], i <= j) make counts piecewise (chambers), not multilinear: keep all
+  /// but the largest of them at their true size. Periodic terms (e % c) do not couple.
+  void decouple(const Group& g, std::vector<DimPlan>& plan) const;
+
+  /// An inner block dimension d with N_d a whole number of blocks needs, for every tensor carrying it, a witness e
+  /// with N_e > ce on the whole region the plan claims (docs §3 "Inner blocks"). Clears block[d] (and returns
+  /// false) for the first d without one.
+  bool inner_witnessed(const std::vector<DimPlan>& plan, const std::vector<char>& virt, const Group& g,
+                       std::vector<InnerBlock>& inner, std::vector<char>& block) const;
+
+  [[nodiscard]] int retries() const { return retries_; }
+  [[nodiscard]] std::size_t instances() const { return cache_.size() + extra_instances_; }
+  /// Every instance this counter brute-forced had a hole-free time domain (see Counts::time_dense).
+  [[nodiscard]] bool all_dense() const { return all_dense_; }
+
+  /// Large floor divisors (docs/tenet-engine.md §3): a dimension d qualifies in group g when it is a skewed
+  /// time dimension (local distance delta = skew_[d] >= 0), starts at 0, appears in no term of the space and
+  /// time maps, and in the group's tensor accesses only inside floor(d/G) (one G; outputs, other terms and
+  /// constraints see d only through that term; constraints not at all). Then every count, for a fixed number
+  /// of whole blocks q = N / G and remainder r = N % G, is affine in G once G >= 2 delta + 2 and G > r.
+  /// Only worth it when the sampled divisors are much smaller than G.
+  bool scaled_dim(const Group& g, ScaledDim& out) const;
+
+  /// Counts of g at divisors Ga and Ga + 1 (the interpolation), each an ordinary exact count of the problem with
+  /// floor(d/G) replaced by floor(d/G') and N_d = q G' + r; the value at G by the affine formula. Self-check: one
+  /// small instance (the smallest extents both closed forms cover, same remainder r) brute-forced at divisors
+  /// Ga + 2 and 2 Ga + 1 must lie on the line through the two forms' values there. False (the caller counts as
+  /// usual) when a check fails.
+  bool solve_scaled(Group& g, const ScaledDim& s);
+
+ private:
+  /// The counts of g's members on `box` (brute force, cached), scaled back from one residue of the free dimensions.
+  std::vector<i64> run(const Group& g, const std::vector<Interval>& box);
+
+  /// A piece of the space or time map (not of an access relation).
+  [[nodiscard]] bool is_space_time(const Piece* p) const {
+    for (const Piece& x : m_.space.pieces)
+      if (&x == p) return true;
+    for (const Piece& x : m_.time.pieces)
+      if (&x == p) return true;
+    return false;
+  }
+
+  const Model& m_;                   // the problem (its box: the extents counted)
+  const AnalyzeOptions& o_;          // switches, limits and the debug log
+  bool enumerate_;                   // o_.enumerate: brute force the whole box, no interpolation
+  bool parametric_;                  // closed forms must hold for every larger extent (see the constructor)
+  Limits& limits_;                   // shared with every counter of this count (inner counters of solve_scaled too)
+  int retries_ = 0;                  // self-check failures so far (inner counters' included)
+  bool dense_ = true;                // every instance run since the last reset had a hole-free time domain
+  bool all_dense_ = true;            // every instance run had a hole-free time domain
+  std::size_t extra_instances_ = 0;  // instances brute-forced by inner counters (large floor divisors)
+  std::vector<i64> skew_;            // skew_distance() of each dimension (-1: not a skewed time dimension)
+  /// brute-forced instances: key = box upper bounds, strides, subs; value = the counts and the tensors counted
+  std::map<std::vector<i64>, std::pair<Counts, std::vector<char>>> cache_;
+  // brute_force's buffers: the thread's (scratch of one brute_force call, which never runs another: every count of
+  // the thread reuses them, saving the allocation and first-touch page faults of each new count), or an enclosing
+  // counter's (the inner counts of solve_scaled)
+  Workspace* ws_;
+};
+
+}  // namespace tenet_cost::tenet::detail

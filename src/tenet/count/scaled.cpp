@@ -1,0 +1,190 @@
+// Large floor divisors (docs/tenet-engine.md §3 "Large floor divisors"): a group whose tensors see a skewed time
+// dimension d only as floor(d/G) is counted at two small divisors and interpolated in G.
+#include <algorithm>
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tenet/count/counter.hpp"
+
+namespace tenet_cost::tenet::detail {
+
+bool Counter::scaled_dim(const Group& g, ScaledDim& out) const {
+  if (enumerate_ || !m_.is_box || !o_.scaled_divisors || m_.nd > kMaxScaledDims) return false;
+  bool any_tensor = false;
+  for (int k : g.members) any_tensor = any_tensor || k >= 0;
+  if (!any_tensor) return false;
+  bool found = false;
+  for (std::size_t d = 0; d < m_.nd; ++d) {
+    if (skew_[d] < 0 || m_.box[d].lo != 0 || g.stride[d] != 1) continue;
+    i64 G = 0;
+    bool ok = true;
+    for (const Piece* p : g.pieces) {
+      if (!ok) break;
+      const bool st = is_space_time(p);
+      const std::size_t nv = p->vars.size();
+      std::vector<char> dep(p->terms.size(), 0);  // term t depends on d
+      auto uses_d = [&](const Affine& a) {
+        if (uses(a, d)) return true;
+        for (std::size_t q = nv; q < a.coeff.size(); ++q)
+          if (a.coeff[q] != 0 && dep[q - nv]) return true;
+        return false;
+      };
+      for (std::size_t t = 0; t < p->terms.size() && ok; ++t) {
+        const relation::Term& term = p->terms[t];
+        if (uses(term.num, d)) {
+          if (st || term.kind != relation::Term::Kind::kFloor || !exact_var(term.num, d) || (G != 0 && G != term.den))
+            ok = false;
+          G = term.den;
+          dep[t] = 1;
+        } else {
+          dep[t] = static_cast<char>(uses_d(term.num));
+        }
+      }
+      if (!st)
+        for (const auto& o : p->out) ok = ok && !uses(o, d);  // d only through the floor term
+      for (const auto& dj : p->disjuncts)
+        for (const auto& c : dj) ok = ok && !uses_d(c.expr);
+    }
+    if (!ok || G == 0) continue;
+    const i64 N = m_.box[d].hi + 1, q = N / G, r = N % G;
+    const i64 Ga = std::max(checked_add(checked_mul(skew_[d], 2), 3), r + 1);
+    if (q < 1 || G < 2 * (Ga + 2)) continue;  // not worth it: the sampled divisors must be much smaller
+    if (!found || G > out.G) out = ScaledDim{d, G, Ga};
+    found = true;
+  }
+  return found;
+}
+
+// NOLINTNEXTLINE(readability-function-size): the interpolation and its self-check, kept together
+bool Counter::solve_scaled(Group& g, const ScaledDim& s) {
+  const std::size_t nd = m_.nd;
+  const i64 q = (m_.box[s.d].hi + 1) / s.G, r = (m_.box[s.d].hi + 1) % s.G;
+  // The problem with divisor Gp: a copy of the model whose group pieces (and the tensors' pointers to them)
+  // point into the copy, with floor(d/G) replaced by floor(d/Gp), extents ext and N_d = qq Gp + r.
+  struct Scaled {
+    Model m;
+    Group g;
+  };
+  auto build = [&](i64 Gp, i64 qq, const std::vector<i64>& ext) {
+    auto sc = std::make_unique<Scaled>(Scaled{m_, Group{}});
+    Model& m2 = sc->m;
+    auto remap = [&](const Piece* p) -> Piece* {
+      auto find = [&](const relation::Relation& a, relation::Relation& b) -> Piece* {
+        for (std::size_t i = 0; i < a.pieces.size(); ++i)
+          if (&a.pieces[i] == p) return &b.pieces[i];
+        return nullptr;
+      };
+      Piece* x = find(m_.space, m2.space);
+      if (x == nullptr) x = find(m_.time, m2.time);
+      for (std::size_t i = 0; x == nullptr && i < m_.access_rels.size(); ++i)
+        x = find(m_.access_rels[i], m2.access_rels[i]);
+      if (x == nullptr) throw InternalError("tenet: a piece of a count group is not in the model");
+      return x;
+    };
+    for (auto& td : m2.tensors)
+      for (auto& p : td.pieces) p = remap(p);
+    Group& g2 = sc->g;
+    g2.members = g.members;
+    for (const Piece* p : g.pieces) {
+      Piece* x = remap(p);
+      if (!is_space_time(p))
+        for (auto& t : x->terms)
+          if (t.kind == relation::Term::Kind::kFloor && exact_var(t.num, s.d) && t.den == s.G) t.den = Gp;
+      g2.pieces.push_back(x);
+    }
+    for (std::size_t d = 0; d < nd; ++d) m2.box[d].hi = m2.box[d].lo + ext[d] - 1;
+    m2.box[s.d].hi = checked_add(checked_mul(qq, Gp), r) - 1;
+    g2.L = lcm_periods(g2.pieces, nd);
+    g2.W.assign(nd, 1);
+    g2.stride.assign(nd, 1);
+    g2.sub.assign(nd, 1);
+    g2.contains.assign(g2.members.size(), std::vector<char>(nd, 0));
+    std::vector<const Piece*> st2;
+    for (const Piece& p : m2.space.pieces) st2.push_back(&p);
+    for (const Piece& p : m2.time.pieces) st2.push_back(&p);
+    for (std::size_t d = 0; d < nd; ++d)
+      g2.stride[d] = tile_stride(m2, d, st2, g2.members, g2.contains, g2.sub[d], o_.free_rows);
+    return sc;
+  };
+  std::vector<i64> ext(nd);
+  for (std::size_t d = 0; d < nd; ++d) ext[d] = m_.box[d].hi - m_.box[d].lo + 1;
+  std::vector<std::vector<i64>> res;
+  ClosedForm line;  // the result's closed form: the line through the two inner forms
+  line.dims.assign(nd, {});
+  line.sd = s.d;
+  line.G = s.G;
+  line.Ga = s.Ga;
+  bool dense = true;
+  for (const i64 Gp : {s.Ga, s.Ga + 1}) {
+    auto sc = build(Gp, q, ext);
+    Counter inner(sc->m, o_, limits_, parametric_, ws_);
+    inner.solve(sc->g);
+    retries_ += inner.retries();
+    extra_instances_ += inner.instances();
+    dense = dense && inner.all_dense();
+    res.push_back(sc->g.result);
+    line.inner.push_back(std::move(sc->g.form));
+  }
+  // The check instance: the smallest extents (the compressed dimensions' bases, the fewest whole groups along
+  // d) that both forms cover; the true extents always qualify.
+  std::vector<i64> chk = ext;
+  for (std::size_t d = 0; d < nd; ++d) {
+    const auto& a = line.inner[0].dims[d];
+    const auto& b = line.inner[1].dims[d];
+    if (d == s.d || !a.compress || !b.compress || a.S != b.S || a.L != b.L || a.r != b.r) continue;
+    const i64 small = a.S * (a.r + std::max(a.n0, b.n0) * a.L);
+    if (small < chk[d]) {
+      const i64 keep = chk[d];
+      chk[d] = small;
+      if (!line.matches(chk.data())) chk[d] = keep;
+    }
+  }
+  i64 qc = q;
+  for (i64 qq = 1; qq < q; ++qq) {
+    chk[s.d] = qq * s.G + r;
+    if (line.matches(chk.data())) {
+      qc = qq;
+      break;
+    }
+  }
+  chk[s.d] = qc * s.G + r;
+  if (!line.matches(chk.data())) throw InternalError("tenet: the scaled closed forms do not cover their extents");
+  std::vector<std::vector<i64>> checks;
+  for (const i64 Gc : {s.Ga + 2, 2 * s.Ga + 1}) {
+    auto sc = build(Gc, qc, chk);
+    Counter inner(sc->m, o_, limits_, parametric_, ws_);
+    checks.push_back(inner.run(sc->g, sc->m.box));
+    extra_instances_ += inner.instances();
+    dense = dense && inner.all_dense();
+  }
+  const std::size_t nv = res[0].size();
+  bool ok = dense && checks[0].size() == nv && checks[1].size() == nv;
+  std::vector<i64> val(nv);
+  for (std::size_t v = 0; v < nv && ok; ++v) {
+    const i128 a = res[0][v], step = static_cast<i128>(res[1][v]) - a;
+    const i128 x = add128(a, mul128(step, s.G - s.Ga));
+    ok = ok && x >= 0;
+    if (ok) val[v] = checked_narrow(x, "count");
+    // The check instance: the line through the two forms' values there, at Ga + 2 and 2 Ga + 1.
+    std::array<i64, kMaxScaledDims> buf{};
+    const i128 ca = line.inner[0].value(line.substituted(chk.data(), s.Ga, buf.data()), v);
+    const i128 cb = line.inner[1].value(line.substituted(chk.data(), s.Ga + 1, buf.data()), v);
+    ok = ok && static_cast<i128>(checks[0][v]) == ca + 2 * (cb - ca) &&
+         static_cast<i128>(checks[1][v]) == ca + (s.Ga + 1) * (cb - ca);
+  }
+  if (o_.debug == DebugLevel::kCount || (!ok && o_.debug != DebugLevel::kNone))
+    debug(o_, "group: floor divisor " + std::to_string(s.G) + " of d" + std::to_string(s.d) + " sampled at " +
+                  std::to_string(s.Ga) + ".." + std::to_string(s.Ga + 2) + ", " + std::to_string(2 * s.Ga + 1) +
+                  (ok      ? ": affine"
+                   : dense ? ": not affine, counting as usual"
+                           : ": time domain with holes, counting as usual"));
+  if (!ok) return false;
+  g.result = std::move(val);
+  line.nv = nv;
+  g.form = std::move(line);
+  return true;
+}
+
+}  // namespace tenet_cost::tenet::detail
