@@ -259,6 +259,47 @@ i64 free_rows(const Model& m, std::size_t d, const std::vector<int>& members, st
 i64 tile_stride(const Model& m, std::size_t d, const std::vector<const Piece*>& st, const std::vector<int>& members,
                 std::vector<std::vector<char>>& contains, i64& sub, bool rows);
 
+/// What Counter::qualify() finds out about a group before planning: fixed for every attempt of Counter::solve but
+/// for the inner blocks, which inner_witnessed() may drop.
+struct Qualification {
+  std::vector<const Piece*> nontime;  // the group's pieces but the time map's (their windows still apply to a skewed
+                                      // time dimension)
+  std::vector<char> block;            // per dimension: an outer or inner block (affine from one whole block on)
+  std::vector<InnerBlock> inner;      // per dimension: the inner block (L = 0: none)
+  std::vector<char> wraps;            // per dimension: the time map sees it after its first coordinate (wraps_in_time)
+  std::vector<i64> min_extent;        // per dimension: the fewest enumerated values in any sampled instance (its true
+                                      // extent, or min_base periods, min_base - 1 for a block)
+};
+
+/// What one attempt of Counter::solve leaves to the next.
+struct Bases {
+  std::vector<i64> extra;  // per dimension: periods added to the base n0 after failed self-checks
+  bool refine = true;      // use the skewed-time windows (dropped when a sampled time domain has holes)
+};
+
+/// The plan of one attempt of Counter::solve (Counter::choose_plan).
+struct Plan {
+  std::vector<DimPlan> dims;      // per dimension: compressed or kept, period, residue, base
+  std::vector<i64> W;             // per dimension: its window, in units of the dimension
+  std::vector<char> refined;      // per dimension: W is the skewed-time window (tighter than the general one)
+  std::vector<char> virt;         // per dimension: virtual (plan B: kept at its true size but big for the others)
+  std::vector<std::size_t> comp;  // the compressed dimensions, in increasing order
+};
+
+/// How an attempt of Counter::solve ended. (kReplan, an inner block that lost its witness, is decided before
+/// sampling: Counter::solve plans again with the same attempt number.)
+enum class Retry {
+  kDone,      // counted: g.result and g.form are set
+  kGrowBase,  // the self-check failed: grow the bases of the compressed and virtual dimensions and try again
+  kDropSkew,  // a sampled instance's time domain has holes: plan again with the general windows, from attempt 0
+};
+
+/// The multilinear coefficients (Moebius transform) of the 2^dc samples f[mask] (bit j: n0 + 1 in the j-th
+/// compressed dimension), in (n - n0).
+std::vector<std::vector<i128>> moebius(const std::vector<std::vector<i64>>& f, std::size_t dc);
+/// The multilinear polynomial with coefficients c at n - n0 = delta (checked 128-bit).
+std::vector<i128> eval_multilinear(const std::vector<std::vector<i128>>& c, const std::vector<i64>& delta);
+
 // ------------------------------------------------------------ the counter (count/solve.cpp, count/scaled.cpp)
 
 /// Counts the groups of one model exactly (docs/tenet-engine.md §3): solve() brute-forces small instances, fits the
@@ -274,7 +315,8 @@ class Counter {
   Counter(const Counter&) = delete;
   Counter& operator=(const Counter&) = delete;
 
-  /// Exact counts of every group member (g.result) and their closed form (g.form).
+  /// Exact counts of every group member (g.result) and their closed form (g.form): solve_scaled when a dimension
+  /// qualifies, else qualify -> (choose_plan -> sample_and_check -> retry) until the self-check passes.
   void solve(Group& g);
 
   /// Two compressed dimensions in one coordinate or constraint (e.g. T[i+j],
@@ -309,6 +351,42 @@ class Counter {
   bool solve_scaled(Group& g, const ScaledDim& s);
 
  private:
+  // The steps of solve() (count/solve.cpp, count/plan.cpp, count/interpolate.cpp).
+  /// Which dimensions are blocks, wrap around in time, and their fewest sampled values.
+  [[nodiscard]] Qualification qualify(const Group& g) const;
+  /// Plan A (slack 3) or, when cheaper, plan B with virtual dimensions. A big dimension whose true size is only n0,
+  /// n0 + 1 or n0 + 2 periods is not worth interpolating. Plan A keeps it at its true size and not big: the other
+  /// dimensions' windows see its whole range. Plan B (slack 0) runs it at its true size in every instance but keeps
+  /// it big ("virtual"): that size is one of the sizes the multilinear argument covers (n >= n0), so the windows and
+  /// couplings of the others are those of a compression sampled at the true size. Both are exact; the plan with
+  /// fewer brute-forced points is used (docs §3 "Virtual dimensions"). Parametric: plan A with slack 0 only.
+  [[nodiscard]] Plan choose_plan(const Group& g, const Qualification& q, const Bases& bases) const;
+  /// The compressed dimensions, a fixed point: the windows depend on which dimensions are big, and decouple() drops
+  /// some. A big dimension is compressed when n_true >= n0 + slack.
+  void plan_fixed_point(const Group& g, const Qualification& q, const Bases& bases, i64 slack, Plan& plan) const;
+  /// The windows of every dimension (plan.W, plan.refined) given the big dimensions: the general window, the
+  /// cross-piece window, the constraint reach, the wrap-around window and the skewed-time window.
+  void windows(const Group& g, const Qualification& q, const Bases& bases, const std::vector<char>& big,
+               Plan& plan) const;
+  /// Points of the 2^dc base instances and the dc (+1) checks of a plan.
+  [[nodiscard]] double plan_cost(const Group& g, const std::vector<DimPlan>& plan) const;
+  /// The plan's debug line (DebugLevel::kCount).
+  void log_plan(const Group& g, const Qualification& q, const Bases& bases, const Plan& plan, int attempt) const;
+  /// Sample the 2^dc instances, interpolate, self-check; on success the values at the true extents and the closed
+  /// form go to g. Throws when dc > 12 or a predicted count is negative.
+  Retry sample_and_check(Group& g, const Plan& plan, int attempt);
+  /// After a failed self-check: grow the base of every compressed and virtual dimension by max(1, n0 / 2).
+  void grow_bases(const Plan& plan, Bases& bases) const;
+  /// The box of the sampled instance b (b[j]: periods beyond n0 in the j-th compressed dimension).
+  [[nodiscard]] std::vector<Interval> sizes_for(const Group& g, const Plan& plan, const std::vector<i64>& b) const;
+  /// The 2^dc instances n0 + {0, 1} of the compressed dimensions, brute-forced.
+  std::vector<std::vector<i64>> sample(const Group& g, const Plan& plan);
+  /// Self-check on more brute-forced instances: n0 + 2 in each compressed dimension alone, and in all of them at
+  /// once (dc > 1); true when the polynomial c predicts every one exactly.
+  bool self_check(const Group& g, const Plan& plan, const std::vector<std::vector<i128>>& c);
+  /// The closed form of the plan with coefficients `coef` into g.form.
+  void record_form(Group& g, const Plan& plan, const std::vector<std::vector<i128>>& coef) const;
+
   /// The counts of g's members on `box` (brute force, cached), scaled back from one residue of the free dimensions.
   std::vector<i64> run(const Group& g, const std::vector<Interval>& box);
 
