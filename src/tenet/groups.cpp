@@ -44,17 +44,17 @@ void split_by_strides(const Model& m, std::vector<Group>& groups) {
   std::vector<const Piece*> st_pieces;
   for (const Piece& p : m.space.pieces) st_pieces.push_back(&p);
   for (const Piece& p : m.time.pieces) st_pieces.push_back(&p);
+  const DimUse use(m);
   std::vector<Group> out;
   for (Group& g : groups) {
     std::vector<std::vector<i64>> sigs;   // stride and sub of every dimension, one per part
     std::vector<std::vector<int>> parts;  // the members of each part, in the group's order
     for (int k : g.members) {
-      std::vector<std::vector<char>> contains(1, std::vector<char>(m.nd, 0));
       std::vector<i64> sig;
       for (std::size_t d = 0; d < m.nd; ++d) {
-        i64 sub = 1;
-        sig.push_back(free_stride(m, d, st_pieces, {k}, contains, sub));
-        sig.push_back(sub);
+        const auto f = free_stride(m, use, d, st_pieces, {k});
+        sig.push_back(f ? f->stride : 1);
+        sig.push_back(f ? f->sub : 1);
       }
       const auto it = std::find(sigs.begin(), sigs.end(), sig);
       if (it == sigs.end()) {
@@ -82,16 +82,12 @@ void split_by_strides(const Model& m, std::vector<Group>& groups) {
 
 /// Solve every group on m.box (strides from m.box): the closed forms end up in the groups.
 void solve_groups(const Model& m, std::vector<Group>& groups, const AnalyzeOptions& options, Counter& counter) {
-  std::vector<const Piece*> st_pieces;
-  for (const Piece& p : m.space.pieces) st_pieces.push_back(&p);
-  for (const Piece& p : m.time.pieces) st_pieces.push_back(&p);
   for (Group& g : groups) {
     g.stride.assign(m.nd, 1);
     g.sub.assign(m.nd, 1);
     g.contains.assign(g.members.size(), std::vector<char>(m.nd, 0));
     if (options.enumerate || !m.is_box) continue;
-    for (std::size_t d = 0; d < m.nd; ++d)
-      g.stride[d] = tile_stride(m, d, st_pieces, g.members, g.contains, g.sub[d], options.free_rows);
+    set_free_dims(m, counter.dim_use(), g, options.free_rows);
   }
   for (Group& g : groups) counter.solve(g);
 }

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstddef>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -67,6 +68,64 @@ inline i128 add128(i128 a, i128 b) {
   if (__builtin_add_overflow(a, b, &r)) throw_overflow("interpolated count");
   return r;
 }
+
+// ------------------------------------------------------------ the occurrence analysis (count/dim_use.cpp)
+
+/// How one dimension d occurs in one piece of the maps: the facts the qualifications used to re-derive each on its
+/// own (docs/tenet-engine.md §3). Built once per model by DimUse; the qualifications read it.
+struct PieceUse {
+  struct Term {
+    bool direct = false;   // the numerator has d's column (floor((a*d + ...)/c), (a*d + ...) mod c)
+    bool exact = false;    // the numerator is exactly d: floor(d/c) or d mod c
+    bool nested = false;   // the numerator uses a term whose numerator has d's column (a term of a term of d)
+    bool depends = false;  // the term depends on d at all: directly or through terms, transitively
+  };
+  struct Coord {
+    bool direct = false;    // the coordinate has d's column
+    bool exact = false;     // the coordinate is exactly d
+    bool via_term = false;  // the coordinate uses a term that depends on d
+  };
+  std::vector<Term> terms;           // per term of the piece
+  std::vector<Coord> out;            // per output coordinate of the piece
+  bool constraint_direct = false;    // some constraint has d's column
+  bool constraint_via_term = false;  // some constraint uses a term that depends on d
+};
+
+/// The most telling way d occurs in a piece (a summary of PieceUse, for the debug log and the docs).
+enum class Occurrence {
+  kNone,         // d does not occur
+  kCoord,        // only as whole coordinates (exactly d)
+  kScaledCoord,  // in coordinates with a coefficient, an offset or other variables
+  kFloor,        // in floor(d/c) terms (and coordinates)
+  kMod,          // in d mod m terms (and the above)
+  kConstraint,   // in a constraint of the piece
+  kNested,       // in a term of a term, or in a term with other variables or a coefficient
+};
+
+/// The occurrence table: how every dimension occurs in every piece of a model's space map, time map and access
+/// relations (PieceUse), built once (Counter's constructor, split_by_strides, solve_scaled's scaled copies).
+class DimUse {
+ public:
+  explicit DimUse(const Model& m);
+  /// How dimension d occurs in piece p (p a piece of the model's space, time or access relations).
+  [[nodiscard]] const PieceUse& at(const Piece* p, std::size_t d) const;
+  /// The summary of at(p, d).
+  [[nodiscard]] Occurrence occurrence(const Piece* p, std::size_t d) const;
+
+ private:
+  std::size_t nd_ = 0;
+  std::vector<const Piece*> pieces_;  // the indexed pieces
+  std::vector<PieceUse> use_;         // [piece index * nd + d]
+};
+
+/// The facts of one piece and one dimension (DimUse's entries).
+PieceUse piece_use(const Piece& p, std::size_t d);
+
+/// The coordinate that carries d in every piece of a tensor when each piece either ignores d or has it as exactly
+/// one whole coordinate `d` (the same in every piece), with d in no term and no constraint: -1 when no piece uses d.
+/// nullopt otherwise (d in a term or constraint, a coordinate that is not exactly d, two coordinates, or pieces
+/// that disagree).
+std::optional<int> whole_coordinate(const DimUse& use, const std::vector<const Piece*>& pieces, std::size_t d);
 
 // ------------------------------------------------------------ the counter's types
 
@@ -251,13 +310,35 @@ InnerBlock inner_block(const Model& m, std::size_t d, const std::vector<std::vec
 
 // ------------------------------------------------------------ free dimensions (count/free_dims.cpp)
 
-i64 free_stride(const Model& m, std::size_t d, const std::vector<const Piece*>& st, const std::vector<int>& members,
-                std::vector<std::vector<char>>& contains, i64& sub);
+/// A free tile dimension of a group: one residue class of every tile is enumerated and the counts scaled back.
+struct FreeDim {
+  i64 stride = 1;              // S: the tile (of d's values)
+  i64 sub = 1;                 // the first `sub` residues of each tile are enumerated (the maps see d % sub)
+  std::vector<char> contains;  // per member: the tensor's elements carry d (its unique counts scale too)
+};
+
+/// Free stride (docs/tenet-engine.md §3 step 3). Preconditions for d: the maps see it only as floor(d/S) and
+/// d % M (one S, one M, M | S, S / M >= 2; no S: S = N_d), in no constraint and no coordinate; every access of a
+/// member either ignores it or uses it as one whole coordinate (the same in every piece; its floor and mod terms
+/// as the maps'); S | N_d and S | lo_d. Then the S residues of d are independent copies (or duplicates) of the
+/// same problem and the first M of every tile suffice. nullopt when d does not qualify.
+std::optional<FreeDim> free_stride(const Model& m, const DimUse& use, std::size_t d,
+                                   const std::vector<const Piece*>& st, const std::vector<int>& members);
+/// Whether every interconnect image of a PE in its own row (space coordinate q) is the same for every row: each
+/// piece either moves to another row (coordinate q = q + c, c != 0) or keeps the row (q = q) with its other
+/// coordinates and constraints not seeing q.
 bool row_invariant(const relation::Relation& icn, std::size_t q);
-i64 free_rows(const Model& m, std::size_t d, const std::vector<int>& members, std::vector<std::vector<char>>& contains,
-              i64& sub);
-i64 tile_stride(const Model& m, std::size_t d, const std::vector<const Piece*>& st, const std::vector<int>& members,
-                std::vector<std::vector<char>>& contains, i64& sub, bool rows);
+/// Free rows (docs/tenet-engine.md §3 "Free rows"). Preconditions for d: every member is a tensor; the space and
+/// time maps are single unconstrained pieces; the space map holds d as one coordinate q that is exactly d % S
+/// (S >= 2) and nowhere else; the time map sees d only as floor(d/S); every member carries d as one whole coordinate
+/// (whole_coordinate >= 0); S | N_d, S | lo_d and the interconnect treats the rows alike (row_invariant). Then every
+/// tensor count is S times the count of residue 0 (stride S, sub 1, every member carries d). nullopt otherwise.
+std::optional<FreeDim> free_rows(const Model& m, const DimUse& use, std::size_t d, const std::vector<int>& members);
+/// The free dimension d of a group: free_stride, else (when `rows`) free_rows; nullopt when neither applies.
+std::optional<FreeDim> free_dim(const Model& m, const DimUse& use, std::size_t d, const std::vector<const Piece*>& st,
+                                const std::vector<int>& members, bool rows);
+/// The strides, subs and carried dimensions of every dimension of g (free_dim on m.box; 1, 1, 0 when not free).
+void set_free_dims(const Model& m, const DimUse& use, Group& g, bool rows);
 
 /// What Counter::qualify() finds out about a group before planning: fixed for every attempt of Counter::solve but
 /// for the inner blocks, which inner_witnessed() may drop.
@@ -330,6 +411,8 @@ class Counter {
   bool inner_witnessed(const std::vector<DimPlan>& plan, const std::vector<char>& virt, const Group& g,
                        std::vector<InnerBlock>& inner, std::vector<char>& block) const;
 
+  /// The occurrence table of the counter's model.
+  [[nodiscard]] const DimUse& dim_use() const { return use_; }
   [[nodiscard]] int retries() const { return retries_; }
   [[nodiscard]] std::size_t instances() const { return cache_.size() + extra_instances_; }
   /// Every instance this counter brute-forced had a hole-free time domain (see Counts::time_dense).
@@ -400,6 +483,7 @@ class Counter {
   }
 
   const Model& m_;                   // the problem (its box: the extents counted)
+  DimUse use_;                       // how every dimension occurs in every piece of m_
   const AnalyzeOptions& o_;          // switches, limits and the debug log
   bool enumerate_;                   // o_.enumerate: brute force the whole box, no interpolation
   bool parametric_;                  // closed forms must hold for every larger extent (see the constructor)

@@ -1,38 +1,31 @@
 // Free tile dimensions (docs/tenet-engine.md §3 step 3 and "Free rows"): dimensions of which one residue per tile
 // is enumerated and the counts scaled back.
+#include <optional>
 #include <vector>
 
 #include "tenet/count/counter.hpp"
 
 namespace tenet_cost::tenet::detail {
 
-/// A dimension d is a free tile dimension of a group when the maps see it only
-/// as floor(d/S) and every access either ignores it or uses it as a whole index
-/// coordinate: then the S residues of d are independent copies (or duplicates)
-/// of the same problem and one residue suffices (docs/tenet-engine.md).
-i64 free_stride(const Model& m, std::size_t d, const std::vector<const Piece*>& st, const std::vector<int>& members,
-                std::vector<std::vector<char>>& contains, i64& sub) {
+std::optional<FreeDim> free_stride(const Model& m, const DimUse& use, std::size_t d,
+                                   const std::vector<const Piece*>& st, const std::vector<int>& members) {
   const i64 lo = m.box[d].lo, N = m.box[d].hi - m.box[d].lo + 1;
   i64 S = 0, M = 0;  // floor(d/S) and d % M are the only ways the maps may see d
-  sub = 1;
   int coord_pos = -1;
   auto scan = [&](const Piece& p, bool allow_coord, bool& has_coord) -> bool {
-    const std::size_t nv = p.vars.size();
-    (void)nv;
-    for (const auto& t : p.terms) {
-      if (!uses(t.num, d)) continue;
-      if (!exact_var(t.num, d)) return false;
+    const PieceUse& u = use.at(&p, d);
+    for (std::size_t k = 0; k < p.terms.size(); ++k) {
+      const auto& t = p.terms[k];
+      if (!u.terms[k].direct) continue;
+      if (!u.terms[k].exact) return false;
       i64& which = t.kind == relation::Term::Kind::kFloor ? S : M;
       if (which == 0) which = t.den;
       if (t.den != which) return false;
     }
-    for (const auto& dj : p.disjuncts)
-      for (const auto& c : dj)
-        if (uses(c.expr, d)) return false;
-    for (std::size_t j = 0; j < p.out.size(); ++j) {
-      const auto& o = p.out[j];
-      if (!uses(o, d)) continue;
-      if (!allow_coord || !exact_var(o, d) || has_coord) return false;
+    if (u.constraint_direct) return false;
+    for (std::size_t j = 0; j < u.out.size(); ++j) {
+      if (!u.out[j].direct) continue;
+      if (!allow_coord || !u.out[j].exact || has_coord) return false;
       // every piece of the tensor must carry d in the same coordinate
       if (coord_pos >= 0 && coord_pos != static_cast<int>(j)) return false;
       coord_pos = static_cast<int>(j);
@@ -42,7 +35,7 @@ i64 free_stride(const Model& m, std::size_t d, const std::vector<const Piece*>& 
   };
   for (const Piece* p : st) {
     bool dummy = false;
-    if (!scan(*p, false, dummy)) return 1;
+    if (!scan(*p, false, dummy)) return std::nullopt;
   }
   std::vector<char> cont(members.size(), 0);
   for (std::size_t i = 0; i < members.size(); ++i) {
@@ -52,24 +45,19 @@ i64 free_stride(const Model& m, std::size_t d, const std::vector<const Piece*>& 
     coord_pos = -1;
     for (const Piece* p : td.pieces) {
       bool has = false;
-      if (!scan(*p, true, has)) return 1;
-      if (agree >= 0 && agree != static_cast<int>(has)) return 1;
+      if (!scan(*p, true, has)) return std::nullopt;
+      if (agree >= 0 && agree != static_cast<int>(has)) return std::nullopt;
       agree = has;
     }
     cont[i] = agree == 1;
   }
   if (S == 0) S = N;  // d appears in no floor: the whole range is one tile
   if (M == 0) M = 1;
-  if (floor_mod(lo, S) != 0 || N % S != 0 || S % M != 0) return 1;
-  if (S / M <= 1) return 1;
-  for (std::size_t i = 0; i < members.size(); ++i) contains[i][d] = cont[i];
-  sub = M;
-  return S;
+  if (floor_mod(lo, S) != 0 || N % S != 0 || S % M != 0) return std::nullopt;
+  if (S / M <= 1) return std::nullopt;
+  return FreeDim{S, M, cont};
 }
 
-/// Whether every interconnect image of a PE in its own row (space coordinate q) is the same for every row: each
-/// piece either moves to another row (coordinate q = q + c, c != 0) or keeps the row (q = q) with its other
-/// coordinates and constraints not seeing q.
 bool row_invariant(const relation::Relation& icn, std::size_t q) {
   for (const Piece& p : icn.pieces) {
     if (q >= p.out.size() || q >= p.vars.size()) return false;
@@ -87,39 +75,29 @@ bool row_invariant(const relation::Relation& icn, std::size_t q) {
   return true;
 }
 
-/// Free rows (docs/tenet-engine.md §3 "Free rows"): the space map holds d as one coordinate q that is exactly
-/// d % S, the time map sees d only as floor(d/S), and every tensor of the group (there is no space-time member)
-/// carries d as one whole coordinate. Then the S residues of d run on the S rows of coordinate q at the same
-/// stamps, no element is shared between two residues, and the interconnect relates the rows alike
-/// (row_invariant): every tensor count is S times the count of residue 0. Returns S (sub = 1), or 1.
-i64 free_rows(const Model& m, std::size_t d, const std::vector<int>& members, std::vector<std::vector<char>>& contains,
-              i64& sub) {
-  const i64 lo = m.box[d].lo, N = m.box[d].hi - m.box[d].lo + 1;
-  if (m.space.pieces.size() != 1 || m.time.pieces.size() != 1 || members.empty()) return 1;
-  for (int k : members)
-    if (k < 0) return 1;
-  const Piece& sp = m.space.pieces[0];
-  const Piece& tp = m.time.pieces[0];
-  if (!unconstrained(sp) || !unconstrained(tp)) return 1;
-  auto d_terms = [&](const Piece& p, relation::Term::Kind kind, i64& S, std::vector<char>& dt) -> bool {
-    const std::size_t nv = p.vars.size();
-    dt.assign(p.terms.size(), 0);
-    for (std::size_t k = 0; k < p.terms.size(); ++k) {
-      const auto& t = p.terms[k];
-      for (std::size_t i = nv; i < t.num.coeff.size(); ++i)
-        if (t.num.coeff[i] != 0 && dt[i - nv]) return false;  // a term of a term of d
-      if (!uses(t.num, d)) continue;
-      if (t.kind != kind || !exact_var(t.num, d) || (S != 0 && t.den != S)) return false;
-      S = t.den;
-      dt[k] = 1;
-    }
-    for (const auto& o : p.out)
-      if (uses(o, d)) return false;
-    return true;
-  };
-  i64 S = 0;
-  std::vector<char> sdt, tdt;
-  if (!d_terms(sp, relation::Term::Kind::kMod, S, sdt) || S < 2) return 1;
+namespace {
+
+/// The terms of a single unconstrained map piece through which it sees d, all exactly `kind`(d / S) with one S
+/// (S: 0 until the first, shared between calls), and d in no coordinate and no term of such a term; nullopt
+/// otherwise. (free_rows: the space map's d % S, the time map's floor(d/S).)
+std::optional<std::vector<char>> terms_of(const PieceUse& u, const Piece& p, relation::Term::Kind kind, i64& S) {
+  std::vector<char> dt(p.terms.size(), 0);
+  for (std::size_t k = 0; k < p.terms.size(); ++k) {
+    const auto& t = p.terms[k];
+    if (u.terms[k].nested) return std::nullopt;  // a term of a term of d
+    if (!u.terms[k].direct) continue;
+    if (t.kind != kind || !u.terms[k].exact || (S != 0 && t.den != S)) return std::nullopt;
+    S = t.den;
+    dt[k] = 1;
+  }
+  for (const auto& c : u.out)
+    if (c.direct) return std::nullopt;
+  return dt;
+}
+
+/// The space coordinate q that is exactly one of d's terms (`sdt`) with coefficient 1 and nothing else, d's terms
+/// in no other coordinate; nullopt otherwise.
+std::optional<std::size_t> row_coordinate(const Piece& sp, const std::vector<char>& sdt) {
   std::size_t q = sp.out.size();
   const std::size_t snv = sp.vars.size();
   for (std::size_t j = 0; j < sp.out.size(); ++j) {
@@ -135,41 +113,55 @@ i64 free_rows(const Model& m, std::size_t d, const std::vector<int>& members, st
           other = true;
         }
       }
-    if (dterms > 0 && (dterms > 1 || !unit || other || q != sp.out.size())) return 1;
+    if (dterms > 0 && (dterms > 1 || !unit || other || q != sp.out.size())) return std::nullopt;
     if (dterms > 0) q = j;
   }
-  if (q == sp.out.size()) return 1;
-  if (!d_terms(tp, relation::Term::Kind::kFloor, S, tdt)) return 1;
-  if (floor_mod(lo, S) != 0 || N % S != 0 || !row_invariant(m.icn, q)) return 1;
-  for (int k : members) {
-    int pos = -1;
-    for (const Piece* p : m.tensors[static_cast<std::size_t>(k)].pieces) {
-      for (const auto& t : p->terms)
-        if (uses(t.num, d)) return 1;
-      for (const auto& dj : p->disjuncts)
-        for (const auto& c : dj)
-          if (uses(c.expr, d)) return 1;
-      int here = -1;
-      for (std::size_t j = 0; j < p->out.size(); ++j) {
-        if (!uses(p->out[j], d)) continue;
-        if (here != -1 || !exact_var(p->out[j], d)) return 1;
-        here = static_cast<int>(j);
-      }
-      if (here < 0 || (pos != -1 && pos != here)) return 1;
-      pos = here;
-    }
-    if (pos < 0) return 1;
-  }
-  for (auto& c : contains) c[d] = 1;
-  sub = 1;
-  return S;
+  if (q == sp.out.size()) return std::nullopt;
+  return q;
 }
 
-/// The stride of a free dimension d of a group (free_stride, then free_rows when `rows`), or 1.
-i64 tile_stride(const Model& m, std::size_t d, const std::vector<const Piece*>& st, const std::vector<int>& members,
-                std::vector<std::vector<char>>& contains, i64& sub, bool rows) {
-  const i64 S = free_stride(m, d, st, members, contains, sub);
-  return S > 1 || !rows ? S : free_rows(m, d, members, contains, sub);
+}  // namespace
+
+std::optional<FreeDim> free_rows(const Model& m, const DimUse& use, std::size_t d, const std::vector<int>& members) {
+  const i64 lo = m.box[d].lo, N = m.box[d].hi - m.box[d].lo + 1;
+  if (m.space.pieces.size() != 1 || m.time.pieces.size() != 1 || members.empty()) return std::nullopt;
+  for (int k : members)
+    if (k < 0) return std::nullopt;
+  const Piece& sp = m.space.pieces[0];
+  const Piece& tp = m.time.pieces[0];
+  if (!unconstrained(sp) || !unconstrained(tp)) return std::nullopt;
+  i64 S = 0;
+  const auto sdt = terms_of(use.at(&sp, d), sp, relation::Term::Kind::kMod, S);
+  if (!sdt || S < 2) return std::nullopt;
+  const auto q = row_coordinate(sp, *sdt);
+  if (!q) return std::nullopt;
+  if (!terms_of(use.at(&tp, d), tp, relation::Term::Kind::kFloor, S)) return std::nullopt;
+  if (floor_mod(lo, S) != 0 || N % S != 0 || !row_invariant(m.icn, *q)) return std::nullopt;
+  for (int k : members) {
+    const auto pos = whole_coordinate(use, m.tensors[static_cast<std::size_t>(k)].pieces, d);
+    if (!pos || *pos < 0) return std::nullopt;
+  }
+  return FreeDim{S, 1, std::vector<char>(members.size(), 1)};
+}
+
+std::optional<FreeDim> free_dim(const Model& m, const DimUse& use, std::size_t d, const std::vector<const Piece*>& st,
+                                const std::vector<int>& members, bool rows) {
+  auto f = free_stride(m, use, d, st, members);
+  if (f || !rows) return f;
+  return free_rows(m, use, d, members);
+}
+
+void set_free_dims(const Model& m, const DimUse& use, Group& g, bool rows) {
+  std::vector<const Piece*> st;
+  for (const Piece& p : m.space.pieces) st.push_back(&p);
+  for (const Piece& p : m.time.pieces) st.push_back(&p);
+  for (std::size_t d = 0; d < m.nd; ++d) {
+    const auto f = free_dim(m, use, d, st, g.members, rows);
+    if (!f) continue;
+    g.stride[d] = f->stride;
+    g.sub[d] = f->sub;
+    for (std::size_t i = 0; i < g.members.size(); ++i) g.contains[i][d] = f->contains[i];
+  }
 }
 
 }  // namespace tenet_cost::tenet::detail

@@ -101,11 +101,7 @@ bool Counter::solve_scaled(Group& g, const ScaledDim& s) {
     g2.stride.assign(nd, 1);
     g2.sub.assign(nd, 1);
     g2.contains.assign(g2.members.size(), std::vector<char>(nd, 0));
-    std::vector<const Piece*> st2;
-    for (const Piece& p : m2.space.pieces) st2.push_back(&p);
-    for (const Piece& p : m2.time.pieces) st2.push_back(&p);
-    for (std::size_t d = 0; d < nd; ++d)
-      g2.stride[d] = tile_stride(m2, d, st2, g2.members, g2.contains, g2.sub[d], o_.free_rows);
+    set_free_dims(m2, DimUse(m2), g2, o_.free_rows);
     return sc;
   };
   std::vector<i64> ext(nd);

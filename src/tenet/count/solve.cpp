@@ -30,6 +30,7 @@ detail::Workspace& thread_workspace() {
 
 Counter::Counter(const Model& m, const AnalyzeOptions& o, Limits& limits, bool parametric, Workspace* workspace)
     : m_(m),
+      use_(m),
       o_(o),
       enumerate_(o.enumerate),
       parametric_(parametric),
