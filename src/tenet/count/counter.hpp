@@ -246,7 +246,7 @@ struct Group {
 /// m >= 2: the link's two stamps are at opposite extremes of d % m. Coordinates after p may mix d % m terms
 /// with other variables (the skewed OS map's k + i%32 + j%32).
 struct InnerBlock {
-  i64 L = 0;                                                   // 0: d does not qualify
+  i64 L = 0;                                                   // the period (0: not an inner block)
   std::vector<std::vector<std::pair<std::size_t, i64>>> need;  // per carrying tensor: its witnesses (e, ce)
 };
 
@@ -302,11 +302,40 @@ bool only_mod_terms(const std::vector<const Piece*>& pieces, std::size_t d);
 
 // ------------------------------------------------------------ blocks (count/blocks.cpp)
 
-bool classify_d_terms(const Piece& p, std::size_t d, bool allow_floor, std::vector<int>& kind, i64& den);
-bool direct_first_coordinate(const Piece& tp, const Piece& sp, std::size_t d);
-i64 outer_block(const Model& m, std::size_t d, const std::vector<std::vector<const Piece*>>& tensors, i64 period);
-InnerBlock inner_block(const Model& m, std::size_t d, const std::vector<std::vector<const Piece*>>& tensors,
-                       i64 period);
+/// How a term of a map piece sees d (classify_d_terms).
+enum class DTerm : char {
+  kNone,   // not at all
+  kFloor,  // floor(d/c)
+  kMod,    // d mod m
+};
+/// The terms through which a map piece sees d.
+struct DTerms {
+  std::vector<DTerm> kind;  // per term of the piece
+  i64 den = 0;              // the one floor divisor c (0: no floor term)
+};
+/// The terms of a map piece that see d, when each is exactly floor(d/c) (one c; only when allow_floor) or d % m;
+/// nullopt for anything else (d with another variable or a coefficient, a term of a term of d).
+std::optional<DTerms> classify_d_terms(const PieceUse& u, const Piece& p, bool allow_floor);
+/// The outer block of one value (docs/tenet-engine.md §3 "Outer blocks", L = 1): the time map's first coordinate
+/// is exactly d (+ a constant), and neither map uses d anywhere else (no other coordinate, no term).
+bool direct_first_coordinate(const DimUse& use, const Piece& tp, const Piece& sp, std::size_t d);
+/// Outer block dimension (docs/tenet-engine.md §3 "Outer blocks"). Preconditions for d: a box starting at d = 0;
+/// single unconstrained space and time pieces; the time map's first coordinate is exactly floor(d/L) (+ a
+/// constant) with L the group's period of d (or exactly d when the period is 1), d appears nowhere else in the
+/// maps but in `d % m` terms (m | L; other coordinates may combine them with other variables); each of the group's
+/// tensors either ignores d or has d as one whole coordinate (whole_coordinate). Then the blocks of L values of d
+/// are consecutive translated copies in the outermost time coordinate, on the same PEs, whose elements are the same
+/// or (whole coordinate) disjoint between blocks, so every count of the group is affine in the number of whole
+/// blocks from one block on (not only from the base of the general argument). Returns L, nullopt otherwise.
+std::optional<i64> outer_block(const Model& m, const DimUse& use, std::size_t d,
+                               const std::vector<std::vector<const Piece*>>& tensors, i64 period);
+/// Inner block dimension (see InnerBlock). Preconditions for d: as an outer block but the block coordinate
+/// floor(d/c) (c | L) is time coordinate p >= 1 (block_coordinate), the space map mixes no term of d with anything
+/// (space_separates), and each tensor ignores d or carries it as the same whole coordinate `d` or `floor(d/g)`
+/// (g | L) in every piece, d in no constraint. Returns L = the period and each carrying tensor's witnesses; nullopt
+/// when d does not qualify.
+std::optional<InnerBlock> inner_block(const Model& m, const DimUse& use, std::size_t d,
+                                      const std::vector<std::vector<const Piece*>>& tensors, i64 period);
 
 // ------------------------------------------------------------ free dimensions (count/free_dims.cpp)
 

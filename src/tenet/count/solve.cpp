@@ -91,13 +91,15 @@ Qualification Counter::qualify(const Group& g) const {
     std::vector<std::vector<const Piece*>> tensors;
     for (int k : g.members)
       if (k >= 0) tensors.push_back(m_.tensors[static_cast<std::size_t>(k)].pieces);
-    for (std::size_t d = 0; d < nd; ++d) q.block[d] = g.stride[d] == 1 && outer_block(m_, d, tensors, g.L[d]) > 0;
+    for (std::size_t d = 0; d < nd; ++d)
+      q.block[d] = g.stride[d] == 1 && outer_block(m_, use_, d, tensors, g.L[d]).has_value();
     if (o_.inner_blocks)
       for (std::size_t d = 0; d < nd; ++d)
-        if (!q.block[d] && g.stride[d] == 1) {
-          q.inner[d] = inner_block(m_, d, tensors, g.L[d]);
-          q.block[d] = q.inner[d].L > 0;
-        }
+        if (!q.block[d] && g.stride[d] == 1)
+          if (auto ib = inner_block(m_, use_, d, tensors, g.L[d])) {
+            q.inner[d] = std::move(*ib);
+            q.block[d] = q.inner[d].L > 0;
+          }
   }
   // Dimensions the time map sees after its first coordinate: they wrap around when an earlier coordinate steps.
   q.wraps.assign(nd, 0);
