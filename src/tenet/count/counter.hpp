@@ -77,6 +77,7 @@ struct PieceUse {
   struct Term {
     bool direct = false;   // the numerator has d's column (floor((a*d + ...)/c), (a*d + ...) mod c)
     bool exact = false;    // the numerator is exactly d: floor(d/c) or d mod c
+    bool alone = false;    // d is the numerator's only column: a*d + b
     bool nested = false;   // the numerator uses a term whose numerator has d's column (a term of a term of d)
     bool depends = false;  // the term depends on d at all: directly or through terms, transitively
   };
@@ -287,18 +288,37 @@ std::vector<i64> lcm_periods(const std::vector<const Piece*>& pieces, std::size_
 
 // ------------------------------------------------------------ windows (count/windows.cpp)
 
-i64 constraint_reach(const std::vector<const Piece*>& pieces, std::size_t d, const std::vector<Interval>& box);
-i64 window(const std::vector<const Piece*>& pieces, std::size_t d, const std::vector<Interval>& box,
+/// Constraints of the pieces switch at a fixed position of d, not at a fixed distance from a face of the box (e.g.
+/// `A[i] : i < 5`): how far from the low face that position can be (0: no constraint on d). The window must add
+/// it: the part of the box beyond the switching point needs the whole window again. Through a floor term: not
+/// compressed (2^20).
+i64 constraint_reach(const DimUse& use, const std::vector<const Piece*>& pieces, std::size_t d,
+                     const std::vector<Interval>& box);
+/// Window (in units of the variable) of boundary effects of variable d in the pieces: 1 + the spread of the other
+/// columns in any expression involving d (docs §3 step 1). `big[v]`: variable v is compressed (its own growth is
+/// what we interpolate); kept variables contribute their whole range.
+i64 window(const DimUse& use, const std::vector<const Piece*>& pieces, std::size_t d, const std::vector<Interval>& box,
            const std::vector<char>& big);
+/// The window across the pieces of one tensor (elements of two pieces coincide when all coordinates agree).
 i64 cross_window(const TensorDef& td, std::size_t d, const std::vector<Interval>& box,
                  const std::vector<char>& big_vars);
-i64 wrap_window(const TensorDef& td, std::size_t d, const std::vector<Interval>& box, const std::vector<char>& big,
-                const std::vector<char>& changes);
-i64 skew_distance(const Model& m, std::size_t d, const std::vector<Interval>& box);
-bool wraps_in_time(const Model& m, std::size_t d);
-std::vector<char> wrap_changes(const Model& m, std::size_t d, const std::vector<i64>& min_extent,
+/// The wrap-around window of d for one tensor (docs §3 step 1 "Wrap-around"); `changes` from wrap_changes().
+i64 wrap_window(const DimUse& use, const TensorDef& td, std::size_t d, const std::vector<Interval>& box,
+                const std::vector<char>& big, const std::vector<char>& changes);
+/// Skewed time dimension (docs/tenet-engine.md §3 "Skewed time"). Preconditions for d: a box; single
+/// unconstrained space and time pieces whose terms each take one variable; a box PE domain; d in the time map only
+/// as +-d in the last coordinate, in the space map at most inside `(a*d+b) % c`. Returns the largest |x'_d - x_d|
+/// over the pairs of instances the metrics relate locally (sound: interval propagation over the differences of
+/// every column); nullopt when d does not qualify.
+std::optional<i64> skew_distance(const Model& m, const DimUse& use, std::size_t d, const std::vector<Interval>& box);
+/// d wraps around in the time order: some time coordinate but the first uses d (directly or through a term).
+bool wraps_in_time(const Model& m, const DimUse& use, std::size_t d);
+/// The dimensions that differ between the two stamps of every wrap of d (docs §3 step 1 "Wrap-around").
+std::vector<char> wrap_changes(const Model& m, const DimUse& use, std::size_t d, const std::vector<i64>& min_extent,
                                const std::vector<i64>& stride, const std::vector<i64>& sub);
-bool only_mod_terms(const std::vector<const Piece*>& pieces, std::size_t d);
+/// d appears in the pieces' terms only as (a*d + b) % c or as floor(d/c) (d alone, coefficient 1; no other
+/// floor, no mixing, no term of such a term).
+bool only_mod_terms(const DimUse& use, const std::vector<const Piece*>& pieces, std::size_t d);
 
 // ------------------------------------------------------------ blocks (count/blocks.cpp)
 
@@ -448,12 +468,12 @@ class Counter {
   [[nodiscard]] bool all_dense() const { return all_dense_; }
 
   /// Large floor divisors (docs/tenet-engine.md §3): a dimension d qualifies in group g when it is a skewed
-  /// time dimension (local distance delta = skew_[d] >= 0), starts at 0, appears in no term of the space and
+  /// time dimension (local distance delta = *skew_[d]), starts at 0, appears in no term of the space and
   /// time maps, and in the group's tensor accesses only inside floor(d/G) (one G; outputs, other terms and
   /// constraints see d only through that term; constraints not at all). Then every count, for a fixed number
   /// of whole blocks q = N / G and remainder r = N % G, is affine in G once G >= 2 delta + 2 and G > r.
-  /// Only worth it when the sampled divisors are much smaller than G.
-  bool scaled_dim(const Group& g, ScaledDim& out) const;
+  /// Only worth it when the sampled divisors are much smaller than G. The largest such G; nullopt when none.
+  [[nodiscard]] std::optional<ScaledDim> scaled_dim(const Group& g) const;
 
   /// Counts of g at divisors Ga and Ga + 1 (the interpolation), each an ordinary exact count of the problem with
   /// floor(d/G) replaced by floor(d/G') and N_d = q G' + r; the value at G by the affine formula. Self-check: one
@@ -521,7 +541,7 @@ class Counter {
   bool dense_ = true;                // every instance run since the last reset had a hole-free time domain
   bool all_dense_ = true;            // every instance run had a hole-free time domain
   std::size_t extra_instances_ = 0;  // instances brute-forced by inner counters (large floor divisors)
-  std::vector<i64> skew_;            // skew_distance() of each dimension (-1: not a skewed time dimension)
+  std::vector<std::optional<i64>> skew_;  // skew_distance() of each dimension (nullopt: not a skewed time dimension)
   /// brute-forced instances: key = box upper bounds, strides, subs; value = the counts and the tensors counted
   std::map<std::vector<i64>, std::pair<Counts, std::vector<char>>> cache_;
   // brute_force's buffers: the thread's (scratch of one brute_force call, which never runs another: every count of

@@ -22,6 +22,8 @@ PieceUse piece_use(const Piece& p, std::size_t d) {
     PieceUse::Term& t = u.terms[k];
     t.direct = uses(num, d);
     t.exact = exact_var(num, d);
+    t.alone = t.direct;
+    for (std::size_t i = 0; i < num.coeff.size(); ++i) t.alone = t.alone && (i == d || num.coeff[i] == 0);
     for (std::size_t i = nv; i < num.coeff.size(); ++i)
       if (num.coeff[i] != 0 && i - nv < k && u.terms[i - nv].direct) t.nested = true;
     t.depends = t.direct || via_term(num);

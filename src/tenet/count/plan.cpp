@@ -16,26 +16,26 @@ void Counter::windows(const Group& g, const Qualification& q, const Bases& bases
     i64 cross = 1;
     for (int k : g.members)
       if (k >= 0) cross = std::max(cross, cross_window(m_.tensors[static_cast<std::size_t>(k)], d, m_.box, big));
-    const i64 reach = constraint_reach(g.pieces, d, m_.box);
-    Wd[d] = std::min<i64>(checked_add(std::max(window(g.pieces, d, m_.box, big), cross), reach), i64{1} << 20);
+    const i64 reach = constraint_reach(use_, g.pieces, d, m_.box);
+    Wd[d] = std::min<i64>(checked_add(std::max(window(use_, g.pieces, d, m_.box, big), cross), reach), i64{1} << 20);
     if (q.wraps[d]) {
       // Wrap-around (docs §3 step 1): the first stamp of a time prefix follows the last stamp of the previous
       // prefix, relating instances on opposite faces of d (N - 1 apart); their elements must not meet.
       i64 wrap = 1;
-      const auto changes = wrap_changes(m_, d, q.min_extent, g.stride, g.sub);
+      const auto changes = wrap_changes(m_, use_, d, q.min_extent, g.stride, g.sub);
       for (int k : g.members)
         if (k >= 0)
-          wrap = std::max(wrap, wrap_window(m_.tensors[static_cast<std::size_t>(k)], d, m_.box, big, changes));
+          wrap = std::max(wrap, wrap_window(use_, m_.tensors[static_cast<std::size_t>(k)], d, m_.box, big, changes));
       Wd[d] = std::min<i64>(std::max(Wd[d], checked_add(wrap, reach)), i64{1} << 20);
     }
     plan.refined[d] = 0;
-    if (bases.refine && skew_[d] >= 0 && g.stride[d] == 1 && only_mod_terms(q.nontime, d)) {
+    if (bases.refine && skew_[d] && g.stride[d] == 1 && only_mod_terms(use_, q.nontime, d)) {
       // Skewed time dimension (docs §3): the local relations reach skew_ away
       // (faces 2*skew_ + 1 apart); the first stamp of a prefix meets the last
       // stamp of the previous one (instances on opposite faces, N - 1 apart):
       // their elements must not meet, one more than the access windows.
-      const i64 wr = std::max({checked_add(checked_mul(skew_[d], 2), 1),
-                               checked_add(window(q.nontime, d, m_.box, big), 1), checked_add(cross, 1)}) +
+      const i64 wr = std::max({checked_add(checked_mul(*skew_[d], 2), 1),
+                               checked_add(window(use_, q.nontime, d, m_.box, big), 1), checked_add(cross, 1)}) +
                      reach;
       if (wr < Wd[d]) {
         Wd[d] = wr;

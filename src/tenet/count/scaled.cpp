@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,51 +11,38 @@
 
 namespace tenet_cost::tenet::detail {
 
-bool Counter::scaled_dim(const Group& g, ScaledDim& out) const {
-  if (enumerate_ || !m_.is_box || !o_.scaled_divisors || m_.nd > kMaxScaledDims) return false;
+std::optional<ScaledDim> Counter::scaled_dim(const Group& g) const {
+  if (enumerate_ || !m_.is_box || !o_.scaled_divisors || m_.nd > kMaxScaledDims) return std::nullopt;
   bool any_tensor = false;
   for (int k : g.members) any_tensor = any_tensor || k >= 0;
-  if (!any_tensor) return false;
-  bool found = false;
+  if (!any_tensor) return std::nullopt;
+  std::optional<ScaledDim> out;
   for (std::size_t d = 0; d < m_.nd; ++d) {
-    if (skew_[d] < 0 || m_.box[d].lo != 0 || g.stride[d] != 1) continue;
+    if (!skew_[d] || m_.box[d].lo != 0 || g.stride[d] != 1) continue;
     i64 G = 0;
     bool ok = true;
     for (const Piece* p : g.pieces) {
       if (!ok) break;
       const bool st = is_space_time(p);
-      const std::size_t nv = p->vars.size();
-      std::vector<char> dep(p->terms.size(), 0);  // term t depends on d
-      auto uses_d = [&](const Affine& a) {
-        if (uses(a, d)) return true;
-        for (std::size_t q = nv; q < a.coeff.size(); ++q)
-          if (a.coeff[q] != 0 && dep[q - nv]) return true;
-        return false;
-      };
+      const PieceUse& u = use_.at(p, d);
       for (std::size_t t = 0; t < p->terms.size() && ok; ++t) {
         const relation::Term& term = p->terms[t];
-        if (uses(term.num, d)) {
-          if (st || term.kind != relation::Term::Kind::kFloor || !exact_var(term.num, d) || (G != 0 && G != term.den))
-            ok = false;
-          G = term.den;
-          dep[t] = 1;
-        } else {
-          dep[t] = static_cast<char>(uses_d(term.num));
-        }
+        if (!u.terms[t].direct) continue;
+        if (st || term.kind != relation::Term::Kind::kFloor || !u.terms[t].exact || (G != 0 && G != term.den))
+          ok = false;
+        G = term.den;
       }
       if (!st)
-        for (const auto& o : p->out) ok = ok && !uses(o, d);  // d only through the floor term
-      for (const auto& dj : p->disjuncts)
-        for (const auto& c : dj) ok = ok && !uses_d(c.expr);
+        for (const auto& o : u.out) ok = ok && !o.direct;  // d only through the floor term
+      ok = ok && !u.constraint_direct && !u.constraint_via_term;
     }
     if (!ok || G == 0) continue;
     const i64 N = m_.box[d].hi + 1, q = N / G, r = N % G;
-    const i64 Ga = std::max(checked_add(checked_mul(skew_[d], 2), 3), r + 1);
+    const i64 Ga = std::max(checked_add(checked_mul(*skew_[d], 2), 3), r + 1);
     if (q < 1 || G < 2 * (Ga + 2)) continue;  // not worth it: the sampled divisors must be much smaller
-    if (!found || G > out.G) out = ScaledDim{d, G, Ga};
-    found = true;
+    if (!out || G > out->G) out = ScaledDim{d, G, Ga};
   }
-  return found;
+  return out;
 }
 
 // NOLINTNEXTLINE(readability-function-size): the interpolation and its self-check, kept together

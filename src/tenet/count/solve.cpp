@@ -36,18 +36,17 @@ Counter::Counter(const Model& m, const AnalyzeOptions& o, Limits& limits, bool p
       parametric_(parametric),
       limits_(limits),
       ws_(workspace != nullptr ? workspace : &thread_workspace()) {
-  skew_.assign(m.nd, -1);
+  skew_.assign(m.nd, std::nullopt);
   if (!enumerate_ && o.skewed_time_windows)
-    for (std::size_t d = 0; d < m.nd; ++d) skew_[d] = skew_distance(m, d, parametric ? huge_box(m.box) : m.box);
+    for (std::size_t d = 0; d < m.nd; ++d) skew_[d] = skew_distance(m, use_, d, parametric ? huge_box(m.box) : m.box);
   if (o_.debug == DebugLevel::kCount)
     for (std::size_t d = 0; d < m.nd; ++d)
-      if (skew_[d] >= 0)
-        debug(o_, "skewed time dimension d" + std::to_string(d) + ": local distance " + std::to_string(skew_[d]));
+      if (skew_[d])
+        debug(o_, "skewed time dimension d" + std::to_string(d) + ": local distance " + std::to_string(*skew_[d]));
 }
 
 void Counter::solve(Group& g) {
-  ScaledDim sdim;
-  if (scaled_dim(g, sdim) && solve_scaled(g, sdim)) return;
+  if (const auto s = scaled_dim(g); s && solve_scaled(g, *s)) return;
   Qualification q = qualify(g);
   Bases bases{std::vector<i64>(m_.nd, 0), true};
   int attempt = 0;  // self-check failures since the windows last changed
@@ -103,7 +102,7 @@ Qualification Counter::qualify(const Group& g) const {
   }
   // Dimensions the time map sees after its first coordinate: they wrap around when an earlier coordinate steps.
   q.wraps.assign(nd, 0);
-  for (std::size_t d = 0; d < nd && !enumerate_; ++d) q.wraps[d] = wraps_in_time(m_, d);
+  for (std::size_t d = 0; d < nd && !enumerate_; ++d) q.wraps[d] = wraps_in_time(m_, use_, d);
   // Fewest enumerated values of each dimension in any sampled instance: its true extent, or (compressed) at least
   // its base, which is >= min_base periods (outer blocks: min_base - 1, at least one).
   q.min_extent.assign(nd, 0);

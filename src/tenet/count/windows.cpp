@@ -3,6 +3,7 @@
 // wrap-around of the time order (wraps_in_time, wrap_changes, wrap_window), and along a skewed time dimension
 // (skew_distance, only_mod_terms).
 #include <algorithm>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -87,22 +88,18 @@ class IntervalSystem {
 /// face that position can be (0: no constraint on d). The window must add it:
 /// the part of the box beyond the switching point needs the whole window again.
 /// Through a floor term: not compressed (2^20).
-i64 constraint_reach(const std::vector<const Piece*>& pieces, std::size_t d, const std::vector<Interval>& box) {
+i64 constraint_reach(const DimUse& use, const std::vector<const Piece*>& pieces, std::size_t d,
+                     const std::vector<Interval>& box) {
   i64 w = 0;
   for (const Piece* p : pieces) {
     const std::size_t nv = p->vars.size();
-    std::vector<char> term_d(p->terms.size(), 0);  // term k depends on d (maybe nested)
-    for (std::size_t k = 0; k < p->terms.size(); ++k) {
-      const auto& c = p->terms[k].num.coeff;
-      for (std::size_t i = 0; i < c.size(); ++i)
-        if (c[i] != 0 && (i == d || (i >= nv && term_d[i - nv]))) term_d[k] = 1;
-    }
+    const PieceUse& u = use.at(p, d);
     const auto full = relation::column_bounds(*p, box);
     for (const auto& dj : p->disjuncts)
       for (const auto& c : dj) {
         const Affine& e = c.expr;
         for (std::size_t k = 0; k < p->terms.size(); ++k)
-          if (term_d[k] && p->terms[k].kind == relation::Term::Kind::kFloor && nv + k < e.coeff.size() &&
+          if (u.terms[k].depends && p->terms[k].kind == relation::Term::Kind::kFloor && nv + k < e.coeff.size() &&
               e.coeff[nv + k] != 0)
             w = i64{1} << 20;
         if (d >= e.coeff.size() || e.coeff[d] == 0) continue;
@@ -120,7 +117,7 @@ i64 constraint_reach(const std::vector<const Piece*>& pieces, std::size_t d, con
   return w;
 }
 
-i64 window(const std::vector<const Piece*>& pieces, std::size_t d, const std::vector<Interval>& box,
+i64 window(const DimUse& use, const std::vector<const Piece*>& pieces, std::size_t d, const std::vector<Interval>& box,
            const std::vector<char>& big) {
   i64 w = 1;
   const auto sbox = shrunk_box(box, big);
@@ -160,7 +157,7 @@ i64 window(const std::vector<const Piece*>& pieces, std::size_t d, const std::ve
     // d inside a term used together with other columns: count the term's spread.
     for (std::size_t k = 0; k < p->terms.size(); ++k) {
       const auto& num = p->terms[k].num;
-      if (d < num.coeff.size() && num.coeff[d] != 0) {
+      if (use.at(p, d).terms[k].direct) {
         auto see_term = [&](const Affine& a) {
           const std::size_t col = nv + k;
           if (col >= a.coeff.size() || a.coeff[col] == 0) return;
@@ -226,7 +223,7 @@ i64 cross_window(const detail::TensorDef& td, std::size_t d, const std::vector<I
 /// only when all coordinates agree). A piece that sees d only through terms needs its window + 1, several pieces
 /// the cross-piece window + 1; a piece that ignores d needs nothing, nor one with a coordinate a*e + c of a
 /// dimension e with changes[e] (wrap_changes(): e differs between the two stamps of every wrap of d).
-i64 wrap_window(const detail::TensorDef& td, std::size_t d, const std::vector<Interval>& box,
+i64 wrap_window(const DimUse& use, const detail::TensorDef& td, std::size_t d, const std::vector<Interval>& box,
                 const std::vector<char>& big, const std::vector<char>& changes) {
   i64 need = 1;
   const auto sbox = shrunk_box(box, big);
@@ -261,9 +258,9 @@ i64 wrap_window(const detail::TensorDef& td, std::size_t d, const std::vector<In
       best = best < 0 ? n : std::min(best, n);
     }
     if (best < 0) {
-      bool in_term = false;  // some term depends on d (terms of terms included: the window sees them)
-      for (const auto& t : p->terms) in_term = in_term || (d < t.num.coeff.size() && t.num.coeff[d] != 0);
-      if (in_term) need = std::max(need, checked_add(window({p}, d, box, big), 1));
+      bool in_term = false;  // some term has d (terms of terms included: the window sees them)
+      for (const auto& t : use.at(p, d).terms) in_term = in_term || t.direct;
+      if (in_term) need = std::max(need, checked_add(window(use, {p}, d, box, big), 1));
       continue;
     }
     need = std::max(need, static_cast<i64>(std::min<i128>(best, i128{1} << 20)));
@@ -280,26 +277,28 @@ i64 wrap_window(const detail::TensorDef& td, std::size_t d, const std::vector<In
 /// interconnect neighbour of it, at the stamp of x or at the stamp one step
 /// back in the last coordinate with the same prefix), or -1 when d does not
 /// qualify. Sound: interval propagation over the differences of every column.
-i64 skew_distance(const Model& m, std::size_t d, const std::vector<Interval>& box) {
-  if (!m.is_box || m.nt == 0 || m.time.pieces.size() != 1 || m.space.pieces.size() != 1) return -1;
+std::optional<i64> skew_distance(const Model& m, const DimUse& use, std::size_t d, const std::vector<Interval>& box) {
+  if (!m.is_box || m.nt == 0 || m.time.pieces.size() != 1 || m.space.pieces.size() != 1) return std::nullopt;
   const Piece& tp = m.time.pieces[0];
   const Piece& sp = m.space.pieces[0];
-  if (!unconstrained(tp) || !unconstrained(sp) || m.pedom.pieces.size() != 1) return -1;
+  if (!unconstrained(tp) || !unconstrained(sp) || m.pedom.pieces.size() != 1) return std::nullopt;
   std::vector<Interval> pe_box;
-  if (!relation::as_box(m.pedom.pieces[0], pe_box) || pe_box.size() != m.ns) return -1;
+  if (!relation::as_box(m.pedom.pieces[0], pe_box) || pe_box.size() != m.ns) return std::nullopt;
   const std::size_t nv = m.nd;
   // d in the time map: only +-d in the last coordinate.
-  for (const auto& t : tp.terms)
-    if (coeff_of(t.num, d) != 0) return -1;
+  const PieceUse& tu = use.at(&tp, d);
+  const PieceUse& su = use.at(&sp, d);
+  for (const auto& t : tu.terms)
+    if (t.direct) return std::nullopt;
   for (std::size_t j = 0; j + 1 < m.nt; ++j)
-    if (coeff_of(tp.out[j], d) != 0) return -1;
+    if (tu.out[j].direct) return std::nullopt;
   const i64 ad = coeff_of(tp.out[m.nt - 1], d);
-  if (ad != 1 && ad != -1) return -1;
+  if (ad != 1 && ad != -1) return std::nullopt;
   // d in the space map: only inside mod terms.
-  for (const auto& o : sp.out)
-    if (coeff_of(o, d) != 0) return -1;
-  for (const auto& t : sp.terms)
-    if (coeff_of(t.num, d) != 0 && t.kind != relation::Term::Kind::kMod) return -1;
+  for (const auto& o : su.out)
+    if (o.direct) return std::nullopt;
+  for (std::size_t k = 0; k < sp.terms.size(); ++k)
+    if (su.terms[k].direct && sp.terms[k].kind != relation::Term::Kind::kMod) return std::nullopt;
 
   IntervalSystem sys;
   std::vector<std::size_t> dv(nv);
@@ -352,7 +351,7 @@ i64 skew_distance(const Model& m, std::size_t d, const std::vector<Interval>& bo
     return t;
   };
   std::vector<std::size_t> tcol, scol;
-  if (!columns(tp, tcol) || !columns(sp, scol)) return -1;
+  if (!columns(tp, tcol) || !columns(sp, scol)) return std::nullopt;
   // PE offsets of the related instances: 0 and every interconnect link (a
   // translation, else anything within the PE box).
   std::vector<i64> omin(m.ns, 0), omax(m.ns, 0);
@@ -369,24 +368,17 @@ i64 skew_distance(const Model& m, std::size_t d, const std::vector<Interval>& bo
   }
   for (std::size_t j = 0; j < m.ns; ++j) sys.add_eq(lin(sp.out[j], scol), omin[j], omax[j]);
   for (std::size_t j = 0; j < m.nt; ++j) sys.add_eq(lin(tp.out[j], tcol), j + 1 < m.nt ? 0 : -1, 0);
-  if (!sys.propagate()) return -1;  // cannot happen (x' = x is a solution); be conservative
+  if (!sys.propagate()) return std::nullopt;  // cannot happen (x' = x is a solution); be conservative
   return std::max(-sys.lo(dv[d]), sys.hi(dv[d]));
 }
 
 /// d wraps around in the time order: some time coordinate but the first uses d (directly or through a term), so
 /// when an earlier coordinate steps, d goes from its high face back to its low face between consecutive stamps.
-bool wraps_in_time(const Model& m, std::size_t d) {
+bool wraps_in_time(const Model& m, const DimUse& use, std::size_t d) {
   for (const Piece& p : m.time.pieces) {
-    const std::size_t nv = p.vars.size();
-    std::vector<char> dep(p.terms.size(), 0);
-    auto uses_d = [&](const Affine& a) {
-      for (std::size_t i = 0; i < a.coeff.size(); ++i)
-        if (a.coeff[i] != 0 && (i == d || (i >= nv && dep[i - nv]))) return true;
-      return false;
-    };
-    for (std::size_t k = 0; k < p.terms.size(); ++k) dep[k] = static_cast<char>(uses_d(p.terms[k].num));
-    for (std::size_t j = 1; j < p.out.size(); ++j)
-      if (uses_d(p.out[j])) return true;
+    const PieceUse& u = use.at(&p, d);
+    for (std::size_t j = 1; j < u.out.size(); ++j)
+      if (u.out[j].direct || u.out[j].via_term) return true;
   }
   return false;
 }
@@ -398,17 +390,18 @@ bool wraps_in_time(const Model& m, std::size_t d) {
 /// coordinate in every sampled instance, e differs. Coordinates a*e + c (a != 0) qualify when e has >= 2
 /// sampled values (min_extent, in enumerated values), floor(e/c) when every sampled e spans more than c values
 /// (stride 1: min_extent >= c + 1; a free tile stride S = c: two tiles of `sub` enumerated values).
-std::vector<char> wrap_changes(const Model& m, std::size_t d, const std::vector<i64>& min_extent,
+std::vector<char> wrap_changes(const Model& m, const DimUse& use, std::size_t d, const std::vector<i64>& min_extent,
                                const std::vector<i64>& stride, const std::vector<i64>& sub) {
   std::vector<char> out(m.nd, 0);
   if (m.time.pieces.size() != 1) return out;
   const Piece& tp = m.time.pieces[0];
   const std::size_t nv = tp.vars.size();
-  for (const auto& t : tp.terms)
-    if (d < t.num.coeff.size() && t.num.coeff[d] != 0) return out;
+  const PieceUse& u = use.at(&tp, d);
+  for (const auto& t : u.terms)
+    if (t.direct) return out;
   std::size_t jd = SIZE_MAX;
-  for (std::size_t j = 0; j < tp.out.size() && jd == SIZE_MAX; ++j)
-    if (d < tp.out[j].coeff.size() && tp.out[j].coeff[d] != 0) jd = j;
+  for (std::size_t j = 0; j < u.out.size() && jd == SIZE_MAX; ++j)
+    if (u.out[j].direct) jd = j;
   if (jd == SIZE_MAX || jd == 0) return out;
   // Variables a column depends on: a variable itself, a term its numerator's variables (one level suffices for
   // the check below: a term of a term is refused).
@@ -470,25 +463,13 @@ std::vector<char> wrap_changes(const Model& m, std::size_t d, const std::vector<
 
 /// d appears in the pieces' terms only as (a*d + b) % c or as floor(d/c) (d alone, coefficient 1; no other
 /// floor, no mixing, no term of such a term).
-bool only_mod_terms(const std::vector<const Piece*>& pieces, std::size_t d) {
+bool only_mod_terms(const DimUse& use, const std::vector<const Piece*>& pieces, std::size_t d) {
   for (const Piece* p : pieces) {
-    std::vector<char> uses_d(p->terms.size(), 0);
-    const std::size_t nv = p->vars.size();
+    const PieceUse& u = use.at(p, d);
     for (std::size_t k = 0; k < p->terms.size(); ++k) {
-      const auto& t = p->terms[k];
-      bool dd = false, other = false;
-      for (std::size_t i = 0; i < t.num.coeff.size(); ++i) {
-        if (t.num.coeff[i] == 0) continue;
-        if (i == d) {
-          dd = true;
-        } else if (i >= nv && uses_d[i - nv]) {
-          return false;  // nested use of d
-        } else {
-          other = true;
-        }
-      }
-      uses_d[k] = dd;
-      if (dd && (other || (t.kind != relation::Term::Kind::kMod && !exact_var(t.num, d)))) return false;
+      const PieceUse::Term& t = u.terms[k];
+      if (t.nested) return false;  // nested use of d
+      if (t.direct && (!t.alone || (p->terms[k].kind != relation::Term::Kind::kMod && !t.exact))) return false;
     }
   }
   return true;
