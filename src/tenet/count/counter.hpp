@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstddef>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -259,6 +260,12 @@ struct ScaledDim {
   i64 Ga = 0;         // the smallest divisor sampled (Ga and Ga + 1 are counted, Ga + 2 and 2 Ga + 1 checked)
 };
 
+/// A scaled copy of a problem and of one of its groups (Counter::scaled_problem).
+struct ScaledProblem {
+  Model m;  // the model with floor(d/G) replaced by floor(d/Gp) in the group's access pieces
+  Group g;  // the group, its pieces pointing into m
+};
+
 /// The engine's resource limits (AnalyzeOptions::max_work, time_limit_s):
 /// charged before every brute-forced instance.
 class Limits {
@@ -483,6 +490,12 @@ class Counter {
   bool solve_scaled(Group& g, const ScaledDim& s);
 
  private:
+  /// The problem with divisor Gp (solve_scaled): a copy of the model whose group pieces (and the tensors' pointers
+  /// to them) point into the copy, with floor(d/G) replaced by floor(d/Gp), extents ext and N_d = qq Gp + r; its
+  /// group g with its periods and free dimensions.
+  std::unique_ptr<ScaledProblem> scaled_problem(const Group& g, const ScaledDim& s, i64 Gp, i64 qq,
+                                                const std::vector<i64>& ext) const;
+
   // The steps of solve() (count/solve.cpp, count/plan.cpp, count/interpolate.cpp).
   /// Which dimensions are blocks, wrap around in time, and their fewest sampled values.
   [[nodiscard]] Qualification qualify(const Group& g) const;

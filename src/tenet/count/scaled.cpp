@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tenet/count/counter.hpp"
@@ -45,76 +46,54 @@ std::optional<ScaledDim> Counter::scaled_dim(const Group& g) const {
   return out;
 }
 
-// NOLINTNEXTLINE(readability-function-size): the interpolation and its self-check, kept together
-bool Counter::solve_scaled(Group& g, const ScaledDim& s) {
+std::unique_ptr<ScaledProblem> Counter::scaled_problem(const Group& g, const ScaledDim& s, i64 Gp, i64 qq,
+                                                       const std::vector<i64>& ext) const {
   const std::size_t nd = m_.nd;
-  const i64 q = (m_.box[s.d].hi + 1) / s.G, r = (m_.box[s.d].hi + 1) % s.G;
-  // The problem with divisor Gp: a copy of the model whose group pieces (and the tensors' pointers to them)
-  // point into the copy, with floor(d/G) replaced by floor(d/Gp), extents ext and N_d = qq Gp + r.
-  struct Scaled {
-    Model m;
-    Group g;
-  };
-  auto build = [&](i64 Gp, i64 qq, const std::vector<i64>& ext) {
-    auto sc = std::make_unique<Scaled>(Scaled{m_, Group{}});
-    Model& m2 = sc->m;
-    auto remap = [&](const Piece* p) -> Piece* {
-      auto find = [&](const relation::Relation& a, relation::Relation& b) -> Piece* {
-        for (std::size_t i = 0; i < a.pieces.size(); ++i)
-          if (&a.pieces[i] == p) return &b.pieces[i];
-        return nullptr;
-      };
-      Piece* x = find(m_.space, m2.space);
-      if (x == nullptr) x = find(m_.time, m2.time);
-      for (std::size_t i = 0; x == nullptr && i < m_.access_rels.size(); ++i)
-        x = find(m_.access_rels[i], m2.access_rels[i]);
-      if (x == nullptr) throw InternalError("tenet: a piece of a count group is not in the model");
-      return x;
+  const i64 r = (m_.box[s.d].hi + 1) % s.G;
+  auto sc = std::make_unique<ScaledProblem>(ScaledProblem{m_, Group{}});
+  Model& m2 = sc->m;
+  auto remap = [&](const Piece* p) -> Piece* {
+    auto find = [&](const relation::Relation& a, relation::Relation& b) -> Piece* {
+      for (std::size_t i = 0; i < a.pieces.size(); ++i)
+        if (&a.pieces[i] == p) return &b.pieces[i];
+      return nullptr;
     };
-    for (auto& td : m2.tensors)
-      for (auto& p : td.pieces) p = remap(p);
-    Group& g2 = sc->g;
-    g2.members = g.members;
-    for (const Piece* p : g.pieces) {
-      Piece* x = remap(p);
-      if (!is_space_time(p))
-        for (auto& t : x->terms)
-          if (t.kind == relation::Term::Kind::kFloor && exact_var(t.num, s.d) && t.den == s.G) t.den = Gp;
-      g2.pieces.push_back(x);
-    }
-    for (std::size_t d = 0; d < nd; ++d) m2.box[d].hi = m2.box[d].lo + ext[d] - 1;
-    m2.box[s.d].hi = checked_add(checked_mul(qq, Gp), r) - 1;
-    g2.L = lcm_periods(g2.pieces, nd);
-    g2.W.assign(nd, 1);
-    g2.stride.assign(nd, 1);
-    g2.sub.assign(nd, 1);
-    g2.contains.assign(g2.members.size(), std::vector<char>(nd, 0));
-    set_free_dims(m2, DimUse(m2), g2, o_.free_rows);
-    return sc;
+    Piece* x = find(m_.space, m2.space);
+    if (x == nullptr) x = find(m_.time, m2.time);
+    for (std::size_t i = 0; x == nullptr && i < m_.access_rels.size(); ++i)
+      x = find(m_.access_rels[i], m2.access_rels[i]);
+    if (x == nullptr) throw InternalError("tenet: a piece of a count group is not in the model");
+    return x;
   };
-  std::vector<i64> ext(nd);
-  for (std::size_t d = 0; d < nd; ++d) ext[d] = m_.box[d].hi - m_.box[d].lo + 1;
-  std::vector<std::vector<i64>> res;
-  ClosedForm line;  // the result's closed form: the line through the two inner forms
-  line.dims.assign(nd, {});
-  line.sd = s.d;
-  line.G = s.G;
-  line.Ga = s.Ga;
-  bool dense = true;
-  for (const i64 Gp : {s.Ga, s.Ga + 1}) {
-    auto sc = build(Gp, q, ext);
-    Counter inner(sc->m, o_, limits_, parametric_, ws_);
-    inner.solve(sc->g);
-    retries_ += inner.retries();
-    extra_instances_ += inner.instances();
-    dense = dense && inner.all_dense();
-    res.push_back(sc->g.result);
-    line.inner.push_back(std::move(sc->g.form));
+  for (auto& td : m2.tensors)
+    for (auto& p : td.pieces) p = remap(p);
+  Group& g2 = sc->g;
+  g2.members = g.members;
+  for (const Piece* p : g.pieces) {
+    Piece* x = remap(p);
+    if (!is_space_time(p))
+      for (auto& t : x->terms)
+        if (t.kind == relation::Term::Kind::kFloor && exact_var(t.num, s.d) && t.den == s.G) t.den = Gp;
+    g2.pieces.push_back(x);
   }
-  // The check instance: the smallest extents (the compressed dimensions' bases, the fewest whole groups along
-  // d) that both forms cover; the true extents always qualify.
-  std::vector<i64> chk = ext;
-  for (std::size_t d = 0; d < nd; ++d) {
+  for (std::size_t d = 0; d < nd; ++d) m2.box[d].hi = m2.box[d].lo + ext[d] - 1;
+  m2.box[s.d].hi = checked_add(checked_mul(qq, Gp), r) - 1;
+  g2.L = lcm_periods(g2.pieces, nd);
+  g2.W.assign(nd, 1);
+  g2.stride.assign(nd, 1);
+  g2.sub.assign(nd, 1);
+  g2.contains.assign(g2.members.size(), std::vector<char>(nd, 0));
+  set_free_dims(m2, DimUse(m2), g2, o_.free_rows);
+  return sc;
+}
+
+namespace {
+
+/// The check instance of solve_scaled: the smallest extents (the compressed dimensions' bases, the fewest whole
+/// groups qc along d) that both inner forms of `line` cover; the true extents always qualify. (extents, qc).
+std::pair<std::vector<i64>, i64> check_instance(const ClosedForm& line, const ScaledDim& s, std::vector<i64> chk, i64 q,
+                                                i64 r) {
+  for (std::size_t d = 0; d < chk.size(); ++d) {
     const auto& a = line.inner[0].dims[d];
     const auto& b = line.inner[1].dims[d];
     if (d == s.d || !a.compress || !b.compress || a.S != b.S || a.L != b.L || a.r != b.r) continue;
@@ -135,9 +114,37 @@ bool Counter::solve_scaled(Group& g, const ScaledDim& s) {
   }
   chk[s.d] = qc * s.G + r;
   if (!line.matches(chk.data())) throw InternalError("tenet: the scaled closed forms do not cover their extents");
+  return {std::move(chk), qc};
+}
+
+}  // namespace
+
+bool Counter::solve_scaled(Group& g, const ScaledDim& s) {
+  const std::size_t nd = m_.nd;
+  const i64 q = (m_.box[s.d].hi + 1) / s.G, r = (m_.box[s.d].hi + 1) % s.G;
+  std::vector<i64> ext(nd);
+  for (std::size_t d = 0; d < nd; ++d) ext[d] = m_.box[d].hi - m_.box[d].lo + 1;
+  std::vector<std::vector<i64>> res;
+  ClosedForm line;  // the result's closed form: the line through the two inner forms
+  line.dims.assign(nd, {});
+  line.sd = s.d;
+  line.G = s.G;
+  line.Ga = s.Ga;
+  bool dense = true;
+  for (const i64 Gp : {s.Ga, s.Ga + 1}) {
+    auto sc = scaled_problem(g, s, Gp, q, ext);
+    Counter inner(sc->m, o_, limits_, parametric_, ws_);
+    inner.solve(sc->g);
+    retries_ += inner.retries();
+    extra_instances_ += inner.instances();
+    dense = dense && inner.all_dense();
+    res.push_back(sc->g.result);
+    line.inner.push_back(std::move(sc->g.form));
+  }
+  const auto [chk, qc] = check_instance(line, s, ext, q, r);
   std::vector<std::vector<i64>> checks;
   for (const i64 Gc : {s.Ga + 2, 2 * s.Ga + 1}) {
-    auto sc = build(Gc, qc, chk);
+    auto sc = scaled_problem(g, s, Gc, qc, chk);
     Counter inner(sc->m, o_, limits_, parametric_, ws_);
     checks.push_back(inner.run(sc->g, sc->m.box));
     extra_instances_ += inner.instances();
