@@ -13,7 +13,7 @@ std::vector<Group> make_groups(const Model& m, bool enumerate) {
   for (const Piece& p : m.space.pieces) st_pieces.push_back(&p);
   for (const Piece& p : m.time.pieces) st_pieces.push_back(&p);
   std::vector<Group> groups;
-  auto add_group = [&](int member, std::vector<const Piece*> pieces) {
+  auto add_group = [&](int member, const std::vector<const Piece*>& pieces) {
     std::vector<i64> L = lcm_periods(pieces, m.nd), W(m.nd, 1);  // W: computed in Counter::solve
     for (Group& g : groups)
       if (enumerate || g.L == L) {

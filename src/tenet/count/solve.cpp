@@ -183,6 +183,7 @@ bool Counter::inner_witnessed(const std::vector<DimPlan>& plan, const std::vecto
 
 std::vector<i64> Counter::run(const Group& g, const std::vector<Interval>& box) {
   std::vector<i64> key;
+  key.reserve(box.size() + g.stride.size() + g.sub.size());
   for (const auto& b : box) key.push_back(b.hi);
   key.insert(key.end(), g.stride.begin(), g.stride.end());
   key.insert(key.end(), g.sub.begin(), g.sub.end());
