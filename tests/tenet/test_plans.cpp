@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cost/arch_support.hpp"
+#include "tenet/shared_fixtures.hpp"
 #include "tenet_cost/error.hpp"
 #include "tenet_cost/mapping.hpp"
 #include "tenet_cost/quant.hpp"
@@ -134,11 +135,8 @@ TEST_CASE("counter plans: TENET's small cases", "[plans]") {
 }
 
 TEST_CASE("counter plans: the shipped experiments and GEMM anchors (../shared)", "[plans]") {
-  const std::string root = tc_test::shared_path("fixtures/tenet");
-  if (root.empty()) {
-    WARN("../shared absent: skipped");
-    return;
-  }
+  const std::string root = tc_test::shared_or_skip("fixtures/tenet");
+  if (root.empty()) return;
   std::vector<std::pair<std::string, std::string>> cases;
   std::vector<fs::path> files;
   for (const auto& e : fs::directory_iterator(root + "/expected/all_metrics_int64"))
@@ -148,8 +146,8 @@ TEST_CASE("counter plans: the shipped experiments and GEMM anchors (../shared)",
     const std::string stem = f.stem().string();
     const auto sep = stem.find("__");
     const std::string set = stem.substr(0, sep), ex = stem.substr(sep + 2);
-    cases.emplace_back(stem, analyze_trace(tenet::load_experiment(root + "/data/" + set + "/experiment/" + ex,
-                                                                  root + "/data")));
+    cases.emplace_back(
+        stem, analyze_trace(tenet::load_experiment(root + "/data/" + set + "/experiment/" + ex, root + "/data")));
   }
   REQUIRE(cases.size() == 52);
   for (int N : {256, 4096})
@@ -187,8 +185,9 @@ TEST_CASE("counter plans: os/ws/is/ncf GEMM tiles with group and block scales", 
                                 std::to_string(c.tn) + "x" + std::to_string(c.tk);
       cases.emplace_back(title + " analyze", or_refusal([&] { return analyze_trace(prob); }));
       if (c.parametric)
-        cases.emplace_back(title + " parametric",
-                           or_refusal([&] { return parametric_trace(prob, {c.tm - 8, c.tn + 16, c.tk}); }));
+        cases.emplace_back(title + " parametric", or_refusal([&] {
+                             return parametric_trace(prob, {c.tm - 8, c.tn + 16, c.tk});
+                           }));
     }
   check_traces("gemm", cases);
 }
