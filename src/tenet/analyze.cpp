@@ -63,25 +63,11 @@ void require_box(const Model& m, const Problem& problem, const AnalyzeOptions& o
   }
 }
 
-}  // namespace detail
-
 namespace {
-
-using detail::check_options;
-using detail::check_space_in_pe;
-using detail::count_all;
-using detail::fill_metrics;
-using detail::Limits;
-using detail::make_groups;
-using detail::Model;
-using detail::RawCounts;
-using detail::require_box;
-using detail::rethrow_in_context;
-using detail::split_by_strides;
 
 Metrics analyze_impl(const Problem& problem, const AnalyzeOptions& options) {
   check_options(options);
-  const Model m = detail::compile(problem);
+  const Model m = compile(problem);
   require_box(m, problem, options);
   if (m.is_box && !options.enumerate) check_space_in_pe(m, m.box, &problem.mapping.space_map.loc);
   auto groups = make_groups(m, options.enumerate);
@@ -98,12 +84,13 @@ Metrics analyze_impl(const Problem& problem, const AnalyzeOptions& options) {
 }
 
 }  // namespace
+}  // namespace detail
 
 Metrics analyze(const Problem& problem, const AnalyzeOptions& options) {
   try {
-    return analyze_impl(problem, options);
+    return detail::analyze_impl(problem, options);
   } catch (const InputError&) {
-    rethrow_in_context(options);
+    detail::rethrow_in_context(options);
   }
 }
 
