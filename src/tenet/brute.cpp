@@ -9,232 +9,11 @@
 #include <memory>
 #include <numeric>
 
-#include "model.hpp"
+#include "tenet/fast_map.hpp"
+#include "tenet/model.hpp"
 
 namespace tenet_cost::tenet::detail {
 namespace {
-
-using relation::Evaluator;
-
-/// Mixed-radix encoder of integer tuples with known bounds.
-struct Encoder {
-  std::vector<i64> lo, radix, stride;
-  i64 range = 1;  // product of radices
-  void init(const std::vector<Interval>& b, const char* what) {
-    const std::size_t k = b.size();
-    lo.resize(k);
-    radix.resize(k);
-    stride.assign(k, 1);
-    range = 1;
-    for (std::size_t i = 0; i < k; ++i) {
-      lo[i] = b[i].lo;
-      radix[i] = checked_add(checked_sub(b[i].hi, b[i].lo, what), 1, what);
-      range = checked_mul(range, radix[i], what);
-    }
-    for (std::size_t i = k; i-- > 1;) stride[i - 1] = stride[i] * radix[i];
-  }
-  [[nodiscard]] i64 encode(const i64* v) const {
-    i64 c = 0;
-    for (std::size_t i = 0; i < lo.size(); ++i) c += (v[i] - lo[i]) * stride[i];
-    return c;
-  }
-  [[nodiscard]] bool inside(const i64* v) const {
-    for (std::size_t i = 0; i < lo.size(); ++i)
-      if (v[i] < lo[i] || v[i] >= lo[i] + radix[i]) return false;
-    return true;
-  }
-  void decode(i64 c, i64* v) const {
-    for (std::size_t i = 0; i < lo.size(); ++i) {
-      v[i] = lo[i] + c / stride[i];
-      c %= stride[i];
-    }
-  }
-};
-
-std::vector<const Piece*> pieces_of(const Relation& r) {
-  std::vector<const Piece*> v;
-  for (const Piece& p : r.pieces) v.push_back(&p);
-  return v;
-}
-
-std::vector<Interval> image_bounds(const std::vector<const Piece*>& pieces, std::size_t arity,
-                                   const std::vector<Interval>& box) {
-  std::vector<Interval> out(arity);
-  bool first = true;
-  for (const Piece* p : pieces) {
-    const auto cols = relation::column_bounds(*p, box);
-    for (std::size_t j = 0; j < arity; ++j) {
-      const Interval b = relation::bounds(p->out[j], cols);
-      if (first) {
-        out[j] = b;
-      } else {
-        out[j].lo = std::min(out[j].lo, b.lo);
-        out[j].hi = std::max(out[j].hi, b.hi);
-      }
-    }
-    first = false;
-  }
-  return out;
-}
-
-std::string point_str(const std::string& name, const i64* v, std::size_t n) {
-  std::string s = name + "[";
-  for (std::size_t i = 0; i < n; ++i) s += (i ? "," : "") + std::to_string(v[i]);
-  return s + "]";
-}
-
-/// A piece compiled for fast evaluation: sparse affine forms, and the
-/// mixed-radix code of the output tuple folded into one affine form.
-struct FastPiece {
-  struct Lin {
-    i64 c = 0;
-    std::vector<std::pair<std::uint32_t, i64>> t;
-  };
-  struct FTerm {
-    Lin num;
-    i64 den = 1;
-    bool mod = false;
-  };
-  const Piece* p = nullptr;
-  std::size_t nv = 0;
-  std::vector<FTerm> terms;
-  Lin code;        // encoder code of the output tuple
-  bool trivial = true;
-  std::unique_ptr<Evaluator> ev;  // for pieces with constraints
-
-  static Lin lin(const relation::Affine& a) {
-    Lin l;
-    l.c = a.constant;
-    for (std::size_t i = 0; i < a.coeff.size(); ++i)
-      if (a.coeff[i] != 0) l.t.emplace_back(static_cast<std::uint32_t>(i), a.coeff[i]);
-    return l;
-  }
-  FastPiece(const Piece& pc, const Encoder& enc) : p(&pc), nv(pc.vars.size()) {
-    for (const auto& t : pc.terms) terms.push_back({lin(t.num), t.den, t.kind == relation::Term::Kind::kMod});
-    // code = sum_j stride_j * (out_j - lo_j)
-    relation::Affine acc;
-    for (std::size_t j = 0; j < pc.out.size(); ++j) {
-      const auto& o = pc.out[j];
-      acc.constant = checked_add(acc.constant, checked_mul(enc.stride[j], checked_sub(o.constant, enc.lo[j])));
-      if (acc.coeff.size() < o.coeff.size()) acc.coeff.resize(o.coeff.size(), 0);
-      for (std::size_t i = 0; i < o.coeff.size(); ++i)
-        acc.coeff[i] = checked_add(acc.coeff[i], checked_mul(enc.stride[j], o.coeff[i]));
-    }
-    code = lin(acc);
-    trivial = pc.disjuncts.size() == 1 && pc.disjuncts[0].empty();
-    if (!trivial) ev = std::make_unique<Evaluator>(pc);
-  }
-  // Separable form: code(x) = sep_c + sum_d tab[d][x_d - lo_d] (when every term depends on one variable).
-  bool separable = false;
-  i64 sep_c = 0;
-  std::vector<std::vector<i64>> tab;
-  void build_tables(const std::vector<std::vector<i64>>& vals) {
-    if (!trivial) return;
-    const std::size_t nt = terms.size();
-    std::vector<int> owner(nv + nt, -1);  // variable a column depends on (-2: several)
-    for (std::size_t i = 0; i < nv; ++i) owner[i] = static_cast<int>(i);
-    for (std::size_t k = 0; k < nt; ++k) {
-      int o = -1;
-      for (const auto& [col, a] : terms[k].num.t) {
-        (void)a;
-        const int w = owner[col];
-        if (w == -2 || (o >= 0 && w >= 0 && w != o)) return;  // not separable
-        if (w >= 0) o = w;
-      }
-      owner[nv + k] = o;
-    }
-    // i64 range guard: every table value must fit (codes are bounded by the encoder).
-    std::vector<i64> cols(nv + nt, 0);
-    auto eval_cols = [&]() {
-      for (std::size_t k = 0; k < nt; ++k) {
-        const i64 v = dot(terms[k].num, cols.data());
-        cols[nv + k] = terms[k].mod ? floor_mod(v, terms[k].den) : floor_div(v, terms[k].den);
-      }
-    };
-    std::fill(cols.begin(), cols.end(), 0);
-    eval_cols();
-    sep_c = code.c;
-    for (const auto& [col, a] : code.t)
-      if (owner[col] < 0) sep_c += a * cols[col];  // constant columns
-    tab.assign(nv, {});
-    for (std::size_t d = 0; d < nv; ++d) {
-      const i64 ext = static_cast<i64>(vals[d].size());
-      tab[d].resize(static_cast<std::size_t>(ext));
-      for (i64 i = 0; i < ext; ++i) {
-        std::fill(cols.begin(), cols.end(), 0);
-        cols[d] = vals[d][static_cast<std::size_t>(i)];
-        eval_cols();
-        i64 v = 0;
-        for (const auto& [col, a] : code.t)
-          if (owner[col] == static_cast<int>(d)) v += a * cols[col];
-        tab[d][static_cast<std::size_t>(i)] = v;
-      }
-    }
-    separable = true;
-  }
-  [[nodiscard]] i64 sep_value(const std::uint32_t* idx) const {
-    i64 v = sep_c;
-    for (std::size_t d = 0; d < nv; ++d) v += tab[d][idx[d]];
-    return v;
-  }
-  static i64 dot(const Lin& l, const i64* cols) {
-    i64 v = l.c;
-    for (const auto& [i, a] : l.t) v += a * cols[i];
-    return v;
-  }
-  /// Code of the image of x, or false when the piece's formula rejects x.
-  bool eval(const i64* x, i64* cols, i64& out) const {
-    if (!trivial) {
-      ev->bind(x);
-      if (!ev->holds()) return false;
-    }
-    for (std::size_t i = 0; i < nv; ++i) cols[i] = x[i];
-    for (std::size_t k = 0; k < terms.size(); ++k) {
-      const i64 v = dot(terms[k].num, cols);
-      cols[nv + k] = terms[k].mod ? floor_mod(v, terms[k].den) : floor_div(v, terms[k].den);
-    }
-    out = dot(code, cols);
-    return true;
-  }
-};
-
-struct FastMap {
-  std::vector<FastPiece> pieces;
-  std::vector<i64> cols;
-  bool fast = false;  // one separable piece
-  FastMap(const std::vector<const Piece*>& ps, const Encoder& enc, const std::vector<std::vector<i64>>& vals) {
-    std::size_t nc = 1;
-    for (const Piece* p : ps) {
-      pieces.emplace_back(*p, enc);
-      nc = std::max(nc, p->vars.size() + p->terms.size());
-    }
-    cols.resize(nc);
-    bool all = true;
-    for (auto& fp : pieces) {
-      fp.build_tables(vals);
-      all = all && fp.separable;
-    }
-    fast = all;
-  }
-  /// The single image code (throws when there is none or several distinct ones).
-  i64 single(const i64* x, const Model& m, const Relation& rel, const char* what) {
-    i64 c = 0;
-    bool found = false;
-    for (const auto& fp : pieces) {
-      i64 v;
-      if (!fp.eval(x, cols.data(), v)) continue;
-      if (found && v != c)
-        throw InputError(rel.loc, std::string(what) + " maps the statement instance " + point_str(m.stmt_name, x, m.nd) +
-                                      " to more than one point (it must be a function)");
-      c = v;
-      found = true;
-    }
-    if (!found)
-      throw InputError(rel.loc, std::string(what) + " does not map the statement instance " +
-                                    point_str(m.stmt_name, x, m.nd) + " (it must be defined on the whole domain)");
-    return c;
-  }
-};
 
 constexpr i64 kNone = INT64_MAX;  // no image
 constexpr i64 kAbsent = -1;       // space/time code of an instance outside a non-box domain
@@ -339,60 +118,22 @@ void small_sort(i64* b, i64* e) {
   }
 }
 
-}  // namespace
+/// The enumerated instances of one box in odometer order (the last dimension fastest): the values of each dimension
+/// (lo + step * (i / sub) + i % sub: `sub` residues of every step-tile) and the odometer's position.
+struct Grid {
+  std::size_t nd = 0;
+  std::vector<i64> ext;                // enumerated values per dimension
+  std::vector<std::vector<i64>> vals;  // the values of each dimension
+  std::size_t N = 0;                   // instances (product of ext)
+  std::size_t run_len = 1;             // values of the innermost dimension
+  std::vector<i64> x;                  // the current instance (odometer)
+  std::vector<std::uint32_t> idx;      // its value indices
 
-// NOLINTNEXTLINE(readability-function-size): the brute-force oracle: one loop nest with its fast paths, kept together
-Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::vector<char>& want, i64 max_points,
-                   const std::vector<i64>& step_in, const std::vector<i64>& sub_in, Workspace* workspace) {
-  Workspace local;
-  Workspace& ws = workspace ? *workspace : local;
-  std::vector<i64> step(step_in), sub(sub_in);
-  step.resize(m.nd, 1);
-  sub.resize(m.nd, 1);
-  Counts out;
-  out.tensors.assign(m.tensors.size(), TensorCounts{});
-  const std::size_t nd = m.nd;
-  std::vector<i64> ext(nd);
-  i64 n = 1;
-  for (std::size_t d = 0; d < nd; ++d) {
-    ext[d] = box[d].hi < box[d].lo ? 0 : ((box[d].hi - box[d].lo) / step[d] + 1) * sub[d];
-    if (ext[d] <= 0) return out;
-    n = checked_mul(n, ext[d], "number of statement instances");
-  }
-  if (n > max_points)
-    throw InputError(m.domain.loc, "instance of " + std::to_string(n) + " statement instances exceeds the brute-force limit of " +
-                                       std::to_string(max_points));
-  if (n >= (i64{1} << 32) - 1) throw InputError(m.domain.loc, "brute-force instance too large");
-
-  const auto space_pieces = pieces_of(m.space);
-  const auto time_pieces = pieces_of(m.time);
-  Encoder senc, tenc;
-  senc.init(image_bounds(space_pieces, m.ns, box), "PE coordinate range");
-  tenc.init(image_bounds(time_pieces, m.nt, box), "time stamp range");
-  // Values of each dimension: lo + step * (i / sub) + i % sub (sub residues of every step-tile).
-  std::vector<std::vector<i64>> vals(nd);
-  for (std::size_t d = 0; d < nd; ++d) {
-    vals[d].resize(static_cast<std::size_t>(ext[d]));
-    for (i64 i = 0; i < ext[d]; ++i) vals[d][static_cast<std::size_t>(i)] = box[d].lo + step[d] * (i / sub[d]) + i % sub[d];
-  }
-  FastMap sev(space_pieces, senc, vals), tev(time_pieces, tenc, vals);
-  const bool st_fast = m.is_box && sev.fast && tev.fast && sev.pieces.size() == 1 && tev.pieces.size() == 1;
-  std::vector<Evaluator> dom_ev;
-  if (!m.is_box)
-    for (const Piece& p : m.domain.pieces) dom_ev.emplace_back(p);
-
-  const std::size_t N = static_cast<std::size_t>(n);
-  // Time codes, later (same storage) the element codes; PE codes. Reused buffers:
-  // every slot read is written first (no clearing needed).
-  std::vector<i64>& tcode = ws.codes_a;
-  std::vector<i64>& scode = ws.codes_b;
-  tcode.resize(N);
-  scode.resize(N);
-  std::vector<i64> x(nd);
-  std::vector<std::uint32_t> idx(nd + 1, 0);
-  auto odometer = [&](auto&& body) {
+  /// body(p) for every instance p, with x and idx set.
+  template <class Body>
+  void odometer(Body&& body) {
     for (std::size_t d = 0; d < nd; ++d) {
-      x[d] = box[d].lo;
+      x[d] = vals[d][0];
       idx[d] = 0;
     }
     for (std::size_t p = 0; p < N; ++p) {
@@ -402,15 +143,15 @@ Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::
           x[d] = vals[d][idx[d]];
           break;
         }
-        x[d] = box[d].lo;
+        x[d] = vals[d][0];
         idx[d] = 0;
       }
     }
-  };
-  // Runs of the innermost dimension: body(p0) for the first instance p0 of every
-  // run, with idx[0 .. nd-2] set (separable codes: outer sum + one table per point).
-  const std::size_t run_len = nd ? static_cast<std::size_t>(ext[nd - 1]) : 1;
-  auto runs = [&](auto&& body) {
+  }
+  /// Runs of the innermost dimension: body(p0) for the first instance p0 of every run, with idx[0 .. nd-2] set
+  /// (separable codes: outer sum + one table per point).
+  template <class Body>
+  void runs(Body&& body) {
     for (std::size_t d = 0; d < nd; ++d) idx[d] = 0;
     for (std::size_t p0 = 0; p0 < N; p0 += run_len) {
       body(p0);
@@ -419,20 +160,28 @@ Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::
         idx[d] = 0;
       }
     }
-  };
-  auto outer_sum = [&](const FastPiece& fp) {
+  }
+  /// A separable piece's code without the innermost dimension's term, at idx.
+  [[nodiscard]] i64 outer_sum(const FastPiece& fp) const {
     i64 v = fp.sep_c;
     for (std::size_t d = 0; d + 1 < nd; ++d) v += fp.tab[d][idx[d]];
     return v;
-  };
-  i64 present = 0;
+  }
+};
+
+/// Encode: the time and PE code of every instance (kAbsent outside a non-box domain); returns the instances present.
+i64 encode_stamps(const Model& m, Grid& grid, FastMap& sev, FastMap& tev, std::vector<i64>& tcode,
+                  std::vector<i64>& scode) {
+  const std::size_t nd = grid.nd;
+  const bool st_fast = m.is_box && sev.fast && tev.fast && sev.pieces.size() == 1 && tev.pieces.size() == 1;
   if (st_fast && nd > 0) {
     const FastPiece& sp = sev.pieces[0];
     const FastPiece& tp = tev.pieces[0];
     const i64* stab = sp.tab[nd - 1].data();
     const i64* ttab = tp.tab[nd - 1].data();
-    runs([&](std::size_t p0) {
-      const i64 sb = outer_sum(sp), tb = outer_sum(tp);
+    const std::size_t run_len = grid.run_len;
+    grid.runs([&](std::size_t p0) {
+      const i64 sb = grid.outer_sum(sp), tb = grid.outer_sum(tp);
       i64* sc = scode.data() + p0;
       i64* tcd = tcode.data() + p0;
       for (std::size_t i = 0; i < run_len; ++i) {
@@ -440,20 +189,26 @@ Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::
         tcd[i] = tb + ttab[i];
       }
     });
-    present = n;
-  } else if (st_fast) {
+    return static_cast<i64>(grid.N);
+  }
+  if (st_fast) {
     const FastPiece& sp = sev.pieces[0];
     const FastPiece& tp = tev.pieces[0];
-    odometer([&](std::size_t p) {
-      scode[p] = sp.sep_value(idx.data());
-      tcode[p] = tp.sep_value(idx.data());
+    grid.odometer([&](std::size_t p) {
+      scode[p] = sp.sep_value(grid.idx.data());
+      tcode[p] = tp.sep_value(grid.idx.data());
     });
-    present = n;
-  } else odometer([&](std::size_t p) {
+    return static_cast<i64>(grid.N);
+  }
+  std::vector<Evaluator> dom_ev;
+  if (!m.is_box)
+    for (const Piece& p : m.domain.pieces) dom_ev.emplace_back(p);
+  i64 present = 0;
+  grid.odometer([&](std::size_t p) {
     if (!m.is_box) {
       bool in = false;
       for (auto& ev : dom_ev) {
-        ev.bind(x.data());
+        ev.bind(grid.x.data());
         if (ev.holds()) {
           in = true;
           break;
@@ -464,58 +219,48 @@ Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::
         return;
       }
     }
-    scode[p] = sev.single(x.data(), m, m.space, "the space map");
-    tcode[p] = tev.single(x.data(), m, m.time, "the time map");
+    scode[p] = sev.single(grid.x.data(), m, m.space, "the space map");
+    tcode[p] = tev.single(grid.x.data(), m, m.time, "the time map");
     ++present;
   });
-  out.points = present;
-  if (present == 0) return out;
+  return present;
+}
 
-  // Rank time stamps and PEs (dense tables when the code range is small).
-  auto rank = [&](std::vector<i64>& codes, i64 range, std::vector<i64>& uniq) {
-    uniq.clear();
-    if (range <= 4 * n + 1024) {
-      std::vector<std::int32_t>& dense = ws.dense;
-      dense.assign(static_cast<std::size_t>(range), -1);
-      for (i64 c : codes)
-        if (c != kAbsent) dense[static_cast<std::size_t>(c)] = 0;
-      std::int32_t r = 0;
-      for (std::size_t c = 0; c < dense.size(); ++c)
-        if (dense[c] == 0) {
-          dense[c] = r++;
-          uniq.push_back(static_cast<i64>(c));
-        }
-      for (i64& c : codes)
-        if (c != kAbsent) c = dense[static_cast<std::size_t>(c)];
-    } else {
-      for (i64 c : codes)
-        if (c != kAbsent) uniq.push_back(c);
-      std::sort(uniq.begin(), uniq.end());
-      uniq.erase(std::unique(uniq.begin(), uniq.end()), uniq.end());
-      for (i64& c : codes)
-        if (c != kAbsent) c = std::lower_bound(uniq.begin(), uniq.end(), c) - uniq.begin();
-    }
-  };
-  std::vector<i64> tuniq, suniq;
-  rank(tcode, tenc.range, tuniq);
-  rank(scode, senc.range, suniq);
-  const std::size_t nT = tuniq.size(), nS = suniq.size();
-  if (m.nt > 0) {
-    const i64 rl = tenc.radix[m.nt - 1];  // codes: prefix * rl + (last - lo_last)
-    for (std::size_t r = 1; r < nT && out.time_dense; ++r)
-      if (tuniq[r] / rl == tuniq[r - 1] / rl && tuniq[r] != tuniq[r - 1] + 1) out.time_dense = false;
+/// Rank the codes in place (dense tables when the code range is small); `uniq` gets the distinct codes in order.
+void rank_codes(std::vector<i64>& codes, i64 range, i64 n, Workspace& ws, std::vector<i64>& uniq) {
+  uniq.clear();
+  if (range <= 4 * n + 1024) {
+    std::vector<std::int32_t>& dense = ws.dense;
+    dense.assign(static_cast<std::size_t>(range), -1);
+    for (i64 c : codes)
+      if (c != kAbsent) dense[static_cast<std::size_t>(c)] = 0;
+    std::int32_t r = 0;
+    for (std::size_t c = 0; c < dense.size(); ++c)
+      if (dense[c] == 0) {
+        dense[c] = r++;
+        uniq.push_back(static_cast<i64>(c));
+      }
+    for (i64& c : codes)
+      if (c != kAbsent) c = dense[static_cast<std::size_t>(c)];
+  } else {
+    for (i64 c : codes)
+      if (c != kAbsent) uniq.push_back(c);
+    std::sort(uniq.begin(), uniq.end());
+    uniq.erase(std::unique(uniq.begin(), uniq.end()), uniq.end());
+    for (i64& c : codes)
+      if (c != kAbsent) c = std::lower_bound(uniq.begin(), uniq.end(), c) - uniq.begin();
   }
-  out.nT = static_cast<i64>(nT);
-  out.nS = static_cast<i64>(nS);
+}
 
-  // PE-domain membership and interconnect neighbours of each active PE.
+/// The interconnect neighbours (PE ranks) of every active PE, checking that each lies in the PE domain.
+std::vector<std::vector<std::uint32_t>> neighbours(const Model& m, const Encoder& senc, const std::vector<i64>& suniq) {
   std::vector<Evaluator> pe_ev;
   for (const Piece& p : m.pedom.pieces) pe_ev.emplace_back(p);
   std::vector<Evaluator> icn_ev;
   for (const Piece& p : m.icn.pieces) icn_ev.emplace_back(p);
   std::vector<i64> coord(m.ns + 1), nb(m.ns + 1);
-  std::vector<std::vector<std::uint32_t>> iex(nS);
-  for (std::size_t r = 0; r < nS; ++r) {
+  std::vector<std::vector<std::uint32_t>> iex(suniq.size());
+  for (std::size_t r = 0; r < suniq.size(); ++r) {
     senc.decode(suniq[r], coord.data());
     bool inside = false;
     for (auto& ev : pe_ev) {
@@ -542,267 +287,390 @@ Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::
     std::sort(iex[r].begin(), iex[r].end());
     iex[r].erase(std::unique(iex[r].begin(), iex[r].end()), iex[r].end());
   }
+  return iex;
+}
 
-  // Order the instances by (time rank, PE rank) and find the groups (a group = one (stamp, PE) pair): a unit map
-  // through a dense table, otherwise two stable counting sorts.
+/// Order: the instances by (time rank, PE rank) and the groups (a group = one (stamp, PE) pair) into ws.order,
+/// ws.gstart, ws.gs and tg: a unit map through a dense table (unit_order; returns true), otherwise two stable
+/// counting sorts.
+bool order_instances(const std::vector<i64>& tcode, std::vector<i64>& scode, std::size_t nT, std::size_t nS,
+                     i64 present, Workspace& ws, std::vector<std::uint32_t>& tg) {
+  if (unit_order(tcode, scode, nT, nS, present, ws, tg)) return true;
+  const std::size_t N = tcode.size();
   std::vector<std::uint32_t>& order = ws.order;
   std::vector<std::uint32_t>& tmp = ws.tmp;
   std::vector<std::uint32_t>& gstart = ws.gstart;  // first position of each group
   std::vector<std::uint32_t>& gs = ws.gs;          // its PE rank
-  std::vector<std::uint32_t> tg(nT + 1, 0);  // groups of stamp t: [tg[t], tg[t+1])
-  const bool table = unit_order(tcode, scode, nT, nS, present, ws, tg);
-  if (!table) {
-    tmp.resize(static_cast<std::size_t>(present));
-    order.resize(static_cast<std::size_t>(present));
-    std::vector<std::uint32_t> tstart(nT + 1, 0);
-    {
-      std::vector<std::uint32_t> cnt(nS + 1, 0);
-      for (std::size_t p = 0; p < N; ++p)
-        if (scode[p] != kAbsent) ++cnt[static_cast<std::size_t>(scode[p]) + 1];
-      for (std::size_t i = 0; i < nS; ++i) cnt[i + 1] += cnt[i];
-      for (std::size_t p = 0; p < N; ++p)
-        if (scode[p] != kAbsent) tmp[cnt[static_cast<std::size_t>(scode[p])]++] = static_cast<std::uint32_t>(p);
-    }
+  tmp.resize(static_cast<std::size_t>(present));
+  order.resize(static_cast<std::size_t>(present));
+  std::vector<std::uint32_t> tstart(nT + 1, 0);
+  {
+    std::vector<std::uint32_t> cnt(nS + 1, 0);
     for (std::size_t p = 0; p < N; ++p)
-      if (tcode[p] != kAbsent) ++tstart[static_cast<std::size_t>(tcode[p]) + 1];
-    for (std::size_t t = 0; t < nT; ++t) tstart[t + 1] += tstart[t];
-    {
-      std::vector<std::uint32_t> fill(tstart.begin(), tstart.end() - 1);
-      for (std::uint32_t p : tmp) order[fill[static_cast<std::size_t>(tcode[p])]++] = p;
-    }
-    gstart.clear();
-    gs.clear();
-    gstart.reserve(order.size() + 1);
-    gs.reserve(order.size());
-    for (std::size_t t = 0; t < nT; ++t) {
-      tg[t] = static_cast<std::uint32_t>(gstart.size());
-      i64 last = -1;
-      for (std::uint32_t i = tstart[t]; i < tstart[t + 1]; ++i) {
-        const i64 sc = scode[order[i]];
-        if (sc != last) {
-          gstart.push_back(i);
-          gs.push_back(static_cast<std::uint32_t>(sc));
-          last = sc;
-        }
+      if (scode[p] != kAbsent) ++cnt[static_cast<std::size_t>(scode[p]) + 1];
+    for (std::size_t i = 0; i < nS; ++i) cnt[i + 1] += cnt[i];
+    for (std::size_t p = 0; p < N; ++p)
+      if (scode[p] != kAbsent) tmp[cnt[static_cast<std::size_t>(scode[p])]++] = static_cast<std::uint32_t>(p);
+  }
+  for (std::size_t p = 0; p < N; ++p)
+    if (tcode[p] != kAbsent) ++tstart[static_cast<std::size_t>(tcode[p]) + 1];
+  for (std::size_t t = 0; t < nT; ++t) tstart[t + 1] += tstart[t];
+  {
+    std::vector<std::uint32_t> fill(tstart.begin(), tstart.end() - 1);
+    for (std::uint32_t p : tmp) order[fill[static_cast<std::size_t>(tcode[p])]++] = p;
+  }
+  gstart.clear();
+  gs.clear();
+  gstart.reserve(order.size() + 1);
+  gs.reserve(order.size());
+  for (std::size_t t = 0; t < nT; ++t) {
+    tg[t] = static_cast<std::uint32_t>(gstart.size());
+    i64 last = -1;
+    for (std::uint32_t i = tstart[t]; i < tstart[t + 1]; ++i) {
+      const i64 sc = scode[order[i]];
+      if (sc != last) {
+        gstart.push_back(i);
+        gs.push_back(static_cast<std::uint32_t>(sc));
+        last = sc;
       }
     }
-    tg[nT] = static_cast<std::uint32_t>(gstart.size());
-    gstart.push_back(static_cast<std::uint32_t>(present));
   }
-  out.nSTD = static_cast<i64>(gs.size());
+  tg[nT] = static_cast<std::uint32_t>(gstart.size());
+  gstart.push_back(static_cast<std::uint32_t>(present));
+  return false;
+}
+
+/// The (stamp, PE) groups in order and the neighbourhood of each: visit(g, s) for every group g (PE rank s) of
+/// stamp t = 0, 1, ... with cur[s'] the group of PE s' at stamp t and prev[s'] its group at the previous occupied
+/// stamp (-1: none). The end-of-stamp bookkeeping of both sweeps over sorted groups; cur and prev (nS entries, all
+/// -1) are left all -1.
+template <class Visit>
+void for_each_group(const std::vector<std::uint32_t>& tg, const std::vector<std::uint32_t>& gs,
+                    std::vector<std::int32_t>& cur, std::vector<std::int32_t>& prev, Visit&& visit) {
+  const std::size_t nT = tg.size() - 1;
+  for (std::size_t t = 0; t < nT; ++t) {
+    for (std::uint32_t g = tg[t]; g < tg[t + 1]; ++g) cur[gs[g]] = static_cast<std::int32_t>(g);
+    for (std::uint32_t g = tg[t]; g < tg[t + 1]; ++g) visit(g, gs[g]);
+    if (t > 0)
+      for (std::uint32_t g = tg[t - 1]; g < tg[t]; ++g) prev[gs[g]] = -1;
+    for (std::uint32_t g = tg[t]; g < tg[t + 1]; ++g) {
+      prev[gs[g]] = static_cast<std::int32_t>(g);
+      cur[gs[g]] = -1;
+    }
+  }
+  for (std::uint32_t g = nT ? tg[nT - 1] : 0; g < tg[nT]; ++g) prev[gs[g]] = -1;
+}
+
+/// The unique, temporal-unique and spatial-intersection counts of one tensor.
+struct SweepCounts {
+  i64 uv = 0, uvt = 0, spi = 0;
+  void add(bool in_t, bool in_s) {
+    uv += !(in_t || in_s);
+    uvt += !in_t;
+    spi += in_s;
+  }
+};
+
+/// Sweep of a unit (stamp, PE) table holding one element per cell (kNone when idle): prev(t) is row t - 1.
+SweepCounts sweep_table(const std::vector<i64>& ec, std::size_t nT, std::size_t nS,
+                        const std::vector<std::vector<std::uint32_t>>& iex) {
+  SweepCounts c;
+  for (std::size_t t = 0; t < nT; ++t) {
+    const i64* cur = ec.data() + t * nS;
+    const i64* prv = t > 0 ? cur - nS : nullptr;
+    for (std::size_t s = 0; s < nS; ++s) {
+      const i64 e0 = cur[s];
+      if (e0 == kNone) continue;
+      const bool in_t = prv != nullptr && prv[s] == e0;
+      bool in_s = false;
+      for (std::uint32_t s2 : iex[s])
+        if (cur[s2] == e0 || (prv != nullptr && prv[s2] == e0)) {
+          in_s = true;
+          break;
+        }
+      c.add(in_t, in_s);
+    }
+  }
+  return c;
+}
+
+/// The elements of one tensor laid out in (stamp, PE) order and the sweep over them.
+struct TensorSweep {
+  const Workspace& ws;
+  const std::vector<std::uint32_t>& tg;
+  const std::vector<std::vector<std::uint32_t>>& iex;
+  std::vector<std::int32_t>& cur_idx;
+  std::vector<std::int32_t>& prev_idx;
+  const std::vector<i64>& ec;              // na element codes per instance, in (stamp, PE) order
+  std::size_t na;                          // slots per instance
+  const std::vector<std::uint32_t>& gend;  // per group: end of its unique elements
+  const std::vector<i64>& gstep;           // per group: progression_step() of its elements (0: none)
+
+  /// Every (PE, stamp) holds one instance with at most one element: ec[g] is group g's element (kNone when none).
+  SweepCounts unit() {
+    SweepCounts c;
+    const i64* e = ec.data();
+    for_each_group(tg, ws.gs, cur_idx, prev_idx, [&](std::uint32_t g, std::uint32_t s) {
+      const i64 e0 = e[g];
+      if (e0 == kNone) return;
+      auto has = [&](std::int32_t gi) { return gi >= 0 && e[gi] == e0; };
+      const bool in_t = has(prev_idx[s]);
+      bool in_s = false;
+      for (std::uint32_t s2 : iex[s])
+        if (has(cur_idx[s2]) || has(prev_idx[s2])) {
+          in_s = true;
+          break;
+        }
+      c.add(in_t, in_s);
+    });
+    return c;
+  }
+
+  /// Sorted, de-duplicated groups: each element of a group against the previous stamp's group of its PE and the
+  /// neighbours' groups of this and the previous stamp.
+  SweepCounts general(std::vector<std::uint8_t>& flags) {
+    SweepCounts c;
+    const i64* codes = ec.data();
+    const std::uint32_t* gstart = ws.gstart.data();
+    const std::size_t slots = na;
+    auto blk = [&](std::size_t g) { return codes + static_cast<std::size_t>(gstart[g]) * slots; };
+    for_each_group(tg, ws.gs, cur_idx, prev_idx, [&](std::uint32_t g, std::uint32_t s) {
+      const i64* a = blk(g);
+      const std::size_t sz = gend[g];
+      if (sz == 0) return;
+      const i64* a_end = a + sz;
+      if (sz == 1) {
+        // Common case (injective maps): one element, test membership directly.
+        const i64 e0 = *a;
+        auto has = [&](std::int32_t gi) {
+          if (gi < 0) return false;
+          const i64* b = blk(static_cast<std::size_t>(gi));
+          const i64* b_end = b + gend[static_cast<std::size_t>(gi)];
+          if (b_end - b <= 8) {
+            for (; b != b_end; ++b)
+              if (*b == e0) return true;
+            return false;
+          }
+          return std::binary_search(b, b_end, e0);
+        };
+        const bool in_t = has(prev_idx[s]);
+        bool in_s = false;
+        for (std::uint32_t s2 : iex[s]) {
+          if (has(cur_idx[s2]) || has(prev_idx[s2])) {
+            in_s = true;
+            break;
+          }
+        }
+        c.add(in_t, in_s);
+        return;
+      }
+      flags.assign(sz, 0);
+      if (prev_idx[s] >= 0) {
+        const auto pg = static_cast<std::size_t>(prev_idx[s]);
+        mark_runs(a, a_end, gstep[g], blk(pg), blk(pg) + gend[pg], gstep[pg], flags.data(), 1);
+      }
+      for (std::uint32_t s2 : iex[s]) {
+        if (cur_idx[s2] >= 0) {
+          const auto cg = static_cast<std::size_t>(cur_idx[s2]);
+          mark_runs(a, a_end, gstep[g], blk(cg), blk(cg) + gend[cg], gstep[cg], flags.data(), 2);
+        }
+        if (prev_idx[s2] >= 0) {
+          const auto pg = static_cast<std::size_t>(prev_idx[s2]);
+          mark_runs(a, a_end, gstep[g], blk(pg), blk(pg) + gend[pg], gstep[pg], flags.data(), 2);
+        }
+      }
+      for (std::uint8_t f : flags) c.add((f & 1) != 0, (f & 2) != 0);
+    });
+    return c;
+  }
+};
+
+/// Element codes of tensor td for every instance into ec, in (stamp, PE) order: na slots per instance (sorted,
+/// de-duplicated, padded with kNone) at pos[p] * na, or with a unit table and one access in the table itself (cell
+/// cell_of[p]). Returns the total volume.
+i64 element_codes(Grid& grid, FastMap& aev, bool in_table, const i64* cell_of, const std::uint32_t* pos,
+                  const std::vector<char>& present_mask, std::vector<i64>& ec) {
+  const std::size_t na = aev.pieces.size(), nd = grid.nd;
+  if (aev.fast && na == 1 && nd > 0 && present_mask.empty()) {
+    const FastPiece& fp = aev.pieces[0];
+    const i64* ltab = fp.tab[nd - 1].data();
+    const std::size_t run_len = grid.run_len;
+    auto fill = [&](const auto* slot_of) {
+      grid.runs([&](std::size_t p0) {
+        const i64 b = grid.outer_sum(fp);
+        const auto* ps = slot_of + p0;
+        for (std::size_t i = 0; i < run_len; ++i) ec[static_cast<std::size_t>(ps[i])] = b + ltab[i];
+      });
+    };
+    if (in_table) {
+      fill(cell_of);
+    } else {
+      fill(pos);
+    }
+    return static_cast<i64>(grid.N);  // every instance is present (a box domain)
+  }
+  i64 tv = 0;
+  grid.odometer([&](std::size_t p) {
+    if (!present_mask.empty() && !present_mask[p]) return;
+    i64* slot = ec.data() + (in_table ? static_cast<std::size_t>(cell_of[p]) : static_cast<std::size_t>(pos[p]) * na);
+    std::size_t cnt = 0;
+    if (aev.fast) {
+      for (const auto& fp : aev.pieces) slot[cnt++] = fp.sep_value(grid.idx.data());
+    } else {
+      for (const auto& fp : aev.pieces) {
+        i64 v;
+        if (fp.eval(grid.x.data(), aev.cols.data(), v)) slot[cnt++] = v;
+      }
+    }
+    if (cnt > 1) {
+      small_sort(slot, slot + cnt);
+      cnt = static_cast<std::size_t>(std::unique(slot, slot + cnt) - slot);
+    }
+    tv += static_cast<i64>(cnt);
+    for (std::size_t a = cnt; a < na; ++a) slot[a] = kNone;
+  });
+  return tv;
+}
+
+/// Sort and de-duplicate every group's block of ec in place: gend = end of its unique elements, gstep its
+/// progression step.
+void sort_groups(const Workspace& ws, std::size_t na, std::vector<i64>& ec, std::vector<std::uint32_t>& gend,
+                 std::vector<i64>& gstep) {
+  for (std::size_t g = 0; g < ws.gs.size(); ++g) {
+    i64* b = ec.data() + static_cast<std::size_t>(ws.gstart[g]) * na;
+    i64* e = ec.data() + static_cast<std::size_t>(ws.gstart[g + 1]) * na;
+    if (e - b > 1) small_sort(b, e);
+    i64* u = e - b > 1 ? std::unique(b, e) : e;
+    while (u > b && *(u - 1) == kNone) --u;
+    gend[g] = static_cast<std::uint32_t>(u - ec.data() -
+                                         static_cast<std::ptrdiff_t>(ws.gstart[g]) * static_cast<std::ptrdiff_t>(na));
+    gstep[g] = progression_step(b, u);
+  }
+}
+
+}  // namespace
+
+Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::vector<char>& want, i64 max_points,
+                   const std::vector<i64>& step_in, const std::vector<i64>& sub_in, Workspace* workspace) {
+  Workspace local;
+  Workspace& ws = workspace ? *workspace : local;
+  std::vector<i64> step(step_in), sub(sub_in);
+  step.resize(m.nd, 1);
+  sub.resize(m.nd, 1);
+  Counts out;
+  out.tensors.assign(m.tensors.size(), TensorCounts{});
+  const std::size_t nd = m.nd;
+  Grid grid;
+  grid.nd = nd;
+  grid.ext.resize(nd);
+  i64 n = 1;
+  for (std::size_t d = 0; d < nd; ++d) {
+    grid.ext[d] = box[d].hi < box[d].lo ? 0 : ((box[d].hi - box[d].lo) / step[d] + 1) * sub[d];
+    if (grid.ext[d] <= 0) return out;
+    n = checked_mul(n, grid.ext[d], "number of statement instances");
+  }
+  if (n > max_points)
+    throw InputError(m.domain.loc, "instance of " + std::to_string(n) +
+                                       " statement instances exceeds the brute-force limit of " +
+                                       std::to_string(max_points));
+  if (n >= (i64{1} << 32) - 1) throw InputError(m.domain.loc, "brute-force instance too large");
+
+  // Encode: the stamps and PEs of every instance as mixed-radix codes.
+  const auto space_pieces = pieces_of(m.space);
+  const auto time_pieces = pieces_of(m.time);
+  Encoder senc, tenc;
+  senc.init(image_bounds(space_pieces, m.ns, box), "PE coordinate range");
+  tenc.init(image_bounds(time_pieces, m.nt, box), "time stamp range");
+  grid.vals.resize(nd);
+  for (std::size_t d = 0; d < nd; ++d) {
+    grid.vals[d].resize(static_cast<std::size_t>(grid.ext[d]));
+    for (i64 i = 0; i < grid.ext[d]; ++i)
+      grid.vals[d][static_cast<std::size_t>(i)] = box[d].lo + step[d] * (i / sub[d]) + i % sub[d];
+  }
+  grid.N = static_cast<std::size_t>(n);
+  grid.run_len = nd ? static_cast<std::size_t>(grid.ext[nd - 1]) : 1;
+  grid.x.assign(nd, 0);
+  grid.idx.assign(nd + 1, 0);
+  FastMap sev(space_pieces, senc, grid.vals), tev(time_pieces, tenc, grid.vals);
+  // Time codes, later (same storage) the element codes; PE codes. Reused buffers:
+  // every slot read is written first (no clearing needed).
+  std::vector<i64>& tcode = ws.codes_a;
+  std::vector<i64>& scode = ws.codes_b;
+  tcode.resize(grid.N);
+  scode.resize(grid.N);
+  const i64 present = encode_stamps(m, grid, sev, tev, tcode, scode);
+  out.points = present;
+  if (present == 0) return out;
+
+  // Order: rank the stamps and PEs, find the neighbours, sort the instances into (stamp, PE) groups.
+  std::vector<i64> tuniq, suniq;
+  rank_codes(tcode, tenc.range, n, ws, tuniq);
+  rank_codes(scode, senc.range, n, ws, suniq);
+  const std::size_t nT = tuniq.size(), nS = suniq.size();
+  if (m.nt > 0) {
+    const i64 rl = tenc.radix[m.nt - 1];  // codes: prefix * rl + (last - lo_last)
+    for (std::size_t r = 1; r < nT && out.time_dense; ++r)
+      if (tuniq[r] / rl == tuniq[r - 1] / rl && tuniq[r] != tuniq[r - 1] + 1) out.time_dense = false;
+  }
+  out.nT = static_cast<i64>(nT);
+  out.nS = static_cast<i64>(nS);
+  const auto iex = neighbours(m, senc, suniq);
+  std::vector<std::uint32_t> tg(nT + 1, 0);  // groups of stamp t: [tg[t], tg[t+1])
+  const bool table = order_instances(tcode, scode, nT, nS, present, ws, tg);
+  out.nSTD = static_cast<i64>(ws.gs.size());
   bool any_tensor = false;
   for (std::size_t k = 0; k < m.tensors.size(); ++k) any_tensor = any_tensor || want[k];
   if (!any_tensor) return out;
-  // pos[p]: position of instance p in `order` (reuses tmp; only built when a tensor needs it).
-  std::vector<std::uint32_t>& pos = tmp;
+
+  // Sweep, per tensor: element codes in (stamp, PE) order, then each group against its neighbourhood.
+  // pos[p]: position of instance p in ws.order (reuses ws.tmp; only built when a tensor needs it).
+  std::vector<std::uint32_t>& pos = ws.tmp;
   bool have_pos = false;
-  auto need_pos = [&] {
-    if (have_pos) return;
-    if (tmp.size() < N) tmp.resize(N);  // non-box domains: absent instances have no position
-    for (std::size_t i = 0; i < order.size(); ++i) tmp[order[i]] = static_cast<std::uint32_t>(i);
-    have_pos = true;
-  };
   std::vector<char> present_mask;
   if (!m.is_box) {
-    present_mask.assign(N, 0);
-    for (std::uint32_t p : order) present_mask[p] = 1;
+    present_mask.assign(grid.N, 0);
+    for (std::uint32_t p : ws.order) present_mask[p] = 1;
   }
-
   std::vector<std::int32_t> cur_idx(nS, -1), prev_idx(nS, -1);
-  std::vector<std::uint32_t> gend(gs.size());
-  std::vector<i64> gstep(gs.size(), 0);  // progression_step() of each group's elements (0: none)
+  std::vector<std::uint32_t> gend(ws.gs.size());
+  std::vector<i64> gstep(ws.gs.size(), 0);  // progression_step() of each group's elements (0: none)
   std::vector<std::uint8_t> flags;
   for (std::size_t k = 0; k < m.tensors.size(); ++k) {
     if (!want[k]) continue;
     const TensorDef& td = m.tensors[k];
     Encoder eenc;
     eenc.init(image_bounds(td.pieces, td.arity, box), "tensor index range");
-    FastMap aev(td.pieces, eenc, vals);
+    FastMap aev(td.pieces, eenc, grid.vals);
     const std::size_t na = aev.pieces.size();
     TensorCounts& tc = out.tensors[k];
-    // Element codes laid out in (stamp, PE) order, na slots per instance; with a unit (stamp, PE) table and one
-    // access, in the table itself (cell t * nS + s, kNone in an idle cell): the sweep then reads the cells of the
-    // previous stamp (rank t - 1) and of the neighbour PEs directly.
+    // With a unit (stamp, PE) table and one access, the element codes go into the table itself (cell t * nS + s,
+    // kNone in an idle cell): the sweep then reads the cells of the previous stamp (rank t - 1) and of the
+    // neighbour PEs directly.
     const bool in_table = table && na == 1;
-    if (!in_table) need_pos();
-    const i64* cell_of = scode.data();  // with the table: each instance's cell (unit_order)
-    std::vector<i64>& ec = tcode;       // the time codes are no longer needed
-    if (in_table) ec.assign(nT * nS, kNone);
-    else ec.resize(static_cast<std::size_t>(present) * na);
-    i64 tv = 0;
-    if (aev.fast && na == 1 && nd > 0 && present_mask.empty()) {
-      const FastPiece& fp = aev.pieces[0];
-      const i64* ltab = fp.tab[nd - 1].data();
-      auto fill = [&](const auto* slot_of) {
-        runs([&](std::size_t p0) {
-          const i64 b = outer_sum(fp);
-          const auto* ps = slot_of + p0;
-          for (std::size_t i = 0; i < run_len; ++i) ec[static_cast<std::size_t>(ps[i])] = b + ltab[i];
-        });
-      };
-      if (in_table) fill(cell_of);
-      else fill(pos.data());
-      tv = present;
-    } else odometer([&](std::size_t p) {
-      if (!present_mask.empty() && !present_mask[p]) return;
-      i64* slot = ec.data() + (in_table ? static_cast<std::size_t>(cell_of[p]) : static_cast<std::size_t>(pos[p]) * na);
-      std::size_t cnt = 0;
-      if (aev.fast) {
-        for (const auto& fp : aev.pieces) slot[cnt++] = fp.sep_value(idx.data());
-      } else {
-        for (const auto& fp : aev.pieces) {
-          i64 v;
-          if (fp.eval(x.data(), aev.cols.data(), v)) slot[cnt++] = v;
-        }
-      }
-      if (cnt > 1) {
-        small_sort(slot, slot + cnt);
-        cnt = static_cast<std::size_t>(std::unique(slot, slot + cnt) - slot);
-      }
-      tv += static_cast<i64>(cnt);
-      for (std::size_t a = cnt; a < na; ++a) slot[a] = kNone;
-    });
-    tc.tv = tv;
-    const bool unit = na == 1 && gs.size() == static_cast<std::size_t>(present);
-    // Sort + dedupe every group's block in place; gend = end of its unique elements.
-    for (std::size_t g = 0; g < gs.size() && !unit; ++g) {
-      i64* b = ec.data() + static_cast<std::size_t>(gstart[g]) * na;
-      i64* e = ec.data() + static_cast<std::size_t>(gstart[g + 1]) * na;
-      if (e - b > 1) small_sort(b, e);
-      i64* u = e - b > 1 ? std::unique(b, e) : e;
-      while (u > b && *(u - 1) == kNone) --u;
-      gend[g] = static_cast<std::uint32_t>(u - ec.data() - static_cast<std::ptrdiff_t>(gstart[g]) * static_cast<std::ptrdiff_t>(na));
-      gstep[g] = progression_step(b, u);
+    if (!in_table && !have_pos) {
+      if (pos.size() < grid.N) pos.resize(grid.N);  // non-box domains: absent instances have no position
+      for (std::size_t i = 0; i < ws.order.size(); ++i) pos[ws.order[i]] = static_cast<std::uint32_t>(i);
+      have_pos = true;
     }
-    auto blk = [&](std::size_t g) { return ec.data() + static_cast<std::size_t>(gstart[g]) * na; };
-    i64 uv = 0, uvt = 0, spi = 0;
+    std::vector<i64>& ec = tcode;  // the time codes are no longer needed
     if (in_table) {
-      // The unit sweep below on the table: prev(t) is rank t - 1; an idle cell holds kNone, which never matches.
-      for (std::size_t t = 0; t < nT; ++t) {
-        const i64* cur = ec.data() + t * nS;
-        const i64* prv = t > 0 ? cur - nS : nullptr;
-        for (std::size_t s = 0; s < nS; ++s) {
-          const i64 e0 = cur[s];
-          if (e0 == kNone) continue;
-          const bool in_t = prv != nullptr && prv[s] == e0;
-          bool in_s = false;
-          for (std::uint32_t s2 : iex[s])
-            if (cur[s2] == e0 || (prv != nullptr && prv[s2] == e0)) {
-              in_s = true;
-              break;
-            }
-          uv += !(in_t || in_s);
-          uvt += !in_t;
-          spi += in_s;
-        }
-      }
-      tc.uv = uv;
-      tc.uvt = uvt;
-      tc.spi = spi;
-      continue;
+      ec.assign(nT * nS, kNone);
+    } else {
+      ec.resize(static_cast<std::size_t>(present) * na);
     }
-    if (unit) {
-      // Every (PE, stamp) holds one instance with at most one element: ec[g] is
-      // group g's element (kNone when none); same sweep, direct comparisons.
-      const i64* e = ec.data();
-      for (std::size_t t = 0; t < nT; ++t) {
-        for (std::uint32_t g = tg[t]; g < tg[t + 1]; ++g) cur_idx[gs[g]] = static_cast<std::int32_t>(g);
-        for (std::uint32_t g = tg[t]; g < tg[t + 1]; ++g) {
-          const i64 e0 = e[g];
-          if (e0 == kNone) continue;
-          const std::uint32_t s = gs[g];
-          auto has = [&](std::int32_t gi) { return gi >= 0 && e[gi] == e0; };
-          const bool in_t = has(prev_idx[s]);
-          bool in_s = false;
-          for (std::uint32_t s2 : iex[s])
-            if (has(cur_idx[s2]) || has(prev_idx[s2])) {
-              in_s = true;
-              break;
-            }
-          uv += !(in_t || in_s);
-          uvt += !in_t;
-          spi += in_s;
-        }
-        if (t > 0)
-          for (std::uint32_t g = tg[t - 1]; g < tg[t]; ++g) prev_idx[gs[g]] = -1;
-        for (std::uint32_t g = tg[t]; g < tg[t + 1]; ++g) {
-          prev_idx[gs[g]] = static_cast<std::int32_t>(g);
-          cur_idx[gs[g]] = -1;
-        }
-      }
-      for (std::uint32_t g = nT ? tg[nT - 1] : 0; g < tg[nT]; ++g) prev_idx[gs[g]] = -1;
-      tc.uv = uv;
-      tc.uvt = uvt;
-      tc.spi = spi;
-      continue;
+    tc.tv = element_codes(grid, aev, in_table, scode.data(), pos.data(), present_mask, ec);
+    SweepCounts c;
+    if (in_table) {
+      c = sweep_table(ec, nT, nS, iex);
+    } else {
+      const bool unit = na == 1 && ws.gs.size() == static_cast<std::size_t>(present);
+      if (!unit) sort_groups(ws, na, ec, gend, gstep);
+      TensorSweep sw{ws, tg, iex, cur_idx, prev_idx, ec, na, gend, gstep};
+      c = unit ? sw.unit() : sw.general(flags);
     }
-    for (std::size_t t = 0; t < nT; ++t) {
-      for (std::uint32_t g = tg[t]; g < tg[t + 1]; ++g) cur_idx[gs[g]] = static_cast<std::int32_t>(g);
-      for (std::uint32_t g = tg[t]; g < tg[t + 1]; ++g) {
-        const i64* a = blk(g);
-        const std::size_t sz = gend[g];
-        if (sz == 0) continue;
-        const i64* a_end = a + sz;
-        const std::uint32_t s = gs[g];
-        if (sz == 1) {
-          // Common case (injective maps): one element, test membership directly.
-          const i64 e0 = *a;
-          auto has = [&](std::int32_t gi) {
-            if (gi < 0) return false;
-            const i64* b = blk(static_cast<std::size_t>(gi));
-            const i64* b_end = b + gend[static_cast<std::size_t>(gi)];
-            if (b_end - b <= 8) {
-              for (; b != b_end; ++b)
-                if (*b == e0) return true;
-              return false;
-            }
-            return std::binary_search(b, b_end, e0);
-          };
-          const bool in_t = has(prev_idx[s]);
-          bool in_s = false;
-          for (std::uint32_t s2 : iex[s]) {
-            if (has(cur_idx[s2]) || has(prev_idx[s2])) {
-              in_s = true;
-              break;
-            }
-          }
-          uv += !(in_t || in_s);
-          uvt += !in_t;
-          spi += in_s;
-          continue;
-        }
-        flags.assign(sz, 0);
-        if (prev_idx[s] >= 0) {
-          const auto pg = static_cast<std::size_t>(prev_idx[s]);
-          mark_runs(a, a_end, gstep[g], blk(pg), blk(pg) + gend[pg], gstep[pg], flags.data(), 1);
-        }
-        for (std::uint32_t s2 : iex[s]) {
-          if (cur_idx[s2] >= 0) {
-            const auto cg = static_cast<std::size_t>(cur_idx[s2]);
-            mark_runs(a, a_end, gstep[g], blk(cg), blk(cg) + gend[cg], gstep[cg], flags.data(), 2);
-          }
-          if (prev_idx[s2] >= 0) {
-            const auto pg = static_cast<std::size_t>(prev_idx[s2]);
-            mark_runs(a, a_end, gstep[g], blk(pg), blk(pg) + gend[pg], gstep[pg], flags.data(), 2);
-          }
-        }
-        for (std::uint8_t f : flags) {
-          uv += f == 0;
-          uvt += (f & 1) == 0;
-          spi += (f & 2) != 0;
-        }
-      }
-      if (t > 0)
-        for (std::uint32_t g = tg[t - 1]; g < tg[t]; ++g) prev_idx[gs[g]] = -1;
-      for (std::uint32_t g = tg[t]; g < tg[t + 1]; ++g) {
-        prev_idx[gs[g]] = static_cast<std::int32_t>(g);
-        cur_idx[gs[g]] = -1;
-      }
-    }
-    for (std::uint32_t g = nT ? tg[nT - 1] : 0; g < tg[nT]; ++g) prev_idx[gs[g]] = -1;
-    tc.uv = uv;
-    tc.uvt = uvt;
-    tc.spi = spi;
+    tc.uv = c.uv;
+    tc.uvt = c.uvt;
+    tc.spi = c.spi;
   }
   return out;
 }
