@@ -11,8 +11,22 @@
 
 namespace tenet_cost::arch {
 
-/// MAC precisions an arch can list (keys of macs_per_pe_per_cycle / mac_pj).
+/// MAC precisions an arch can list (keys of macs_per_pe_per_cycle / mac_pj): fp32 fp16 bf16 fp8 fp6 fp4 int8 int4,
+/// and the block-scaled units mxfp8 mxfp6 mxfp4 mxint8 nvfp4 (a dot-product unit that applies each operand's
+/// shared exponent / block scale once per block, docs/arch.md "MAC precisions").
 const std::vector<std::string>& precisions();
+/// A block-scaled precision (mxfp8, mxfp6, mxfp4, mxint8, nvfp4).
+bool is_block_scaled(const std::string& precision);
+
+/// How a GEMM's MACs run (docs/arch.md "MAC precisions"; the estimate's `mac_path`):
+enum class MacPath {
+  kNative,       // the arch has a unit of the scheme's precision
+  kWidened,      // a wider unit of the same kind runs it (int4 on int8, fp8 on fp16): values widened in the PE
+  kBlockScaled,  // a block-scaled unit (mxfp*, mxint8, nvfp4; a narrower MX format on a wider MX unit)
+  kDequantized,  // the arch lacks the block-scaled unit: the operands are dequantized at the array edge (scales
+                 // applied there, dequant work counted) and the MACs run at fp16 or the next supported precision
+};
+std::string to_string(MacPath p);  // "native" | "widened" | "block-scaled" | "dequantized"
 
 /// How neighbouring PEs are wired (docs/arch.md).
 enum class Interconnect {
@@ -61,9 +75,17 @@ struct Arch {
   std::vector<std::string> sources;           // where each figure comes from
   std::string file;                           // the JSON it was read from
 
-  /// MACs/PE/cycle for a precision, falling back to a wider supported one
-  /// (int4 -> int8 -> fp16? no: int4 -> int8, fp8 -> fp16, bf16 -> fp16 -> fp32);
-  /// sets `used` to the precision that runs; throws InputError listing the supported ones.
+  /// The MAC unit that runs a precision: the precision itself, else the next in its chain (docs/arch.md
+  /// "MAC precisions": int4 -> int8 -> fp16, fp4 -> fp6 -> fp8 -> fp16, bf16 -> fp16 -> fp32, mxfp4 -> mxfp6 ->
+  /// mxfp8 -> [dequantized] fp16 -> bf16 -> fp32, ...).
+  struct MacUnit {
+    Rate rate;
+    std::string precision;  // the precision that runs
+    MacPath path = MacPath::kNative;
+  };
+  /// Throws InputError listing the supported precisions when none of the chain is.
+  MacUnit mac_unit(const std::string& precision) const;
+  /// mac_unit's rate; sets `used` to the precision that runs.
   Rate mac_rate(const std::string& precision, std::string* used = nullptr) const;
 };
 

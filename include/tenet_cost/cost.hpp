@@ -149,6 +149,7 @@ struct GemmCost {
   std::int64_t time_stamps = 0;     // sum of |TD| over the tiles
   std::int64_t active_pes = 0;      // max over tiles
   std::string precision;            // MAC precision that runs
+  arch::MacPath mac_path = arch::MacPath::kNative;  // how the MACs run (native, widened, block-scaled, dequantized)
   std::int64_t mac_rate_num = 1, mac_rate_den = 1;  // MACs/PE/cycle as a fraction
   std::vector<TermCost> terms;      // every term, in enum order
   std::int64_t cycles = 0;          // max over the terms (docs/model.md)

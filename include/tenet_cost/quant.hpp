@@ -6,13 +6,18 @@
 // tensors are extra read operands whose index expressions encode the
 // granularity (per-tensor SW[0], per-channel SW[j], per-token SA[i], group
 // SW[j, floor(k/g)], 2-D block SW[floor(j/bn), floor(k/bk)], per-token group
-// SA[i, floor(k/g)]), so the reuse analysis yields their traffic.
+// SA[i, floor(k/g)]), so the reuse analysis yields their traffic. Block formats
+// (OCP Microscaling MXFP4/6/8 and MXINT8: one e8m0 scale per 32 along K; NVFP4:
+// one e4m3 scale per 16 along K plus one fp32 scale per tensor) are group scales
+// with their scale dtype; the second-level per-tensor scale is its own operand
+// (SW2[0], SA2[0], SK2[0], SV2[0]).
 // docs/quant.md documents every scheme and the grammar.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tenet_cost {
@@ -24,7 +29,9 @@ namespace tenet_cost::quant {
 // kBlock: 2-D blocks of block_n (along N, output channels) x block_k (along K)
 // weights share one scale (DeepSeek-V3 / MLC block-scale fp8). For an
 // activation, kGroup means per token and per `group` along K: SA[i, floor(k/g)].
-enum class Granularity { kNone, kTensor, kChannel, kToken, kGroup, kBlock };
+// kHead: one scale per attention head (KV cache); an attention GEMM is one KV head, so within it the scale is
+// constant like a per-tensor one (SK[0]).
+enum class Granularity { kNone, kTensor, kChannel, kToken, kGroup, kBlock, kHead };
 std::string to_string(Granularity g);
 
 /// How one stored tensor (weight, activation or KV cache) is quantized.
@@ -39,13 +46,18 @@ struct TensorFormat {
   std::int64_t zero_bits = 0;
   std::int64_t block_n = 0;        // kBlock: block size along N (output channels)
   std::int64_t block_k = 0;        // kBlock: block size along K (reduction)
+  std::string scale_dtype;         // "float16", "float32", "float8_e8m0fnu" (MX), "float8_e4m3fn" (NVFP4); "" = none
+  std::int64_t tensor_scale_bits = 0;  // second-level per-tensor scale (NVFP4: 32); 0 = none
   [[nodiscard]] bool quantized() const { return scale != Granularity::kNone || is_low_precision(); }
-  [[nodiscard]] bool is_low_precision() const;  // int*, float8*
+  [[nodiscard]] bool is_low_precision() const;  // int*, float8*, float6*, float4*
 };
 
 /// A complete scheme. Names: MLC-LLM's (q4f16_1, ...) or the generic grammar
 /// (w4a16-g128-asym, w8a8-token-channel, fp8-tensor, fp8-block128x128,
-/// w8a8-block128x128, ... [+kv8 | +kv4-g64]).
+/// w8a8-block128x128, mxfp4, nvfp4, w4a16-mxfp4, w4a8-mxfp4-mxfp8, ...
+/// [+kv8 | +kv4-g64 | +kvfp8 | +kvfp8-head | +kv-nvfp4 ...]); aliases of other
+/// tools (vLLM, aiconfigurator: modelopt_fp4, fp8_block, w4a16_mxfp4, ...)
+/// resolve to these names.
 struct Scheme {
   std::string name;                 // canonical name; parse_scheme(name) gives the same scheme
   std::string family;               // "mlc" | "generic"
@@ -54,7 +66,8 @@ struct Scheme {
   TensorFormat weight;              // linear-layer weights
   TensorFormat activation;          // GEMM input activations
   bool dynamic_activation = false;  // per-token max computed at run time
-  std::string compute = "fp16";     // MAC precision: fp32, fp16, bf16, fp8, int8, int4
+  std::string compute = "fp16";     // MAC precision: fp32, fp16, bf16, fp8, int8, int4, mxfp4, mxfp6, mxfp8,
+                                    // mxint8, nvfp4 (block-scaled units: the scale applied once per block)
   std::int64_t accum_bits = 32;     // partial sums
   std::int64_t out_bits = 16;       // GEMM outputs
   bool dequant_weight = false;      // weights converted before the MAC (weight-only quant)
@@ -154,6 +167,11 @@ std::int64_t precision_bits(const std::string& precision);
 /// Sets each operand's Apply (and the array bits of a weight dequantized at the edge) from the scheme, the GEMM's
 /// role and the arch's dequantization site (docs/model.md "Where scales are applied"); operands() calls it.
 void place(std::vector<Operand>& ops, const Scheme& s, GemmRole role, DequantSite site);
+/// The placement on an arch without the scheme's block-scaled MAC unit (arch::MacPath::kDequantized, docs/arch.md
+/// "MAC precisions"): every activation / weight operand narrower than 16 bits is dequantized before the MACs (at the
+/// edge it enters the array at `mac_bits`), and its block scales are applied there (kEdge, or kMac in the PE);
+/// per-tensor scales stay on the output.
+void place_dequantized(std::vector<Operand>& ops, std::int64_t mac_bits, DequantSite site);
 
 /// Extra vector work the scheme implies for one GEMM of M x N x K.
 struct ExtraWork {
@@ -164,5 +182,19 @@ struct ExtraWork {
 ExtraWork extra_work(const Scheme& s, GemmRole role, std::int64_t m, std::int64_t n, std::int64_t k);
 /// MAC precision of a GEMM under the scheme (attention runs at model dtype).
 std::string compute_precision(const Scheme& s, GemmRole role);
+/// A block-scaled MAC precision (mxfp4, mxfp6, mxfp8, mxint8, nvfp4): a dot-product unit that applies each
+/// operand's block scale once per block.
+bool is_block_scaled_precision(const std::string& precision);
+
+/// Bits per element of a stored tensor including its block / group scales and its per-tensor scale, as an exact
+/// formula over the reduction length K of one row: "4 + 8/32 bits per element" (MXFP4), "4 + 8/16 bits per element
+/// + 32 bits per tensor" (NVFP4). The bytes of an N x K weight are N·K·bits/8 + N·ceil(K/g)·scale_bits/8
+/// (+ tensor_scale_bits/8).
+std::string bits_formula(const TensorFormat& f);
+/// The scheme's name if `text` is another tool's alias for it (vLLM `modelopt_fp4` -> nvfp4, aiconfigurator
+/// `fp8_block` -> fp8-block128x128, ...), else "". Lower-case input.
+std::string alias_of(const std::string& text);
+/// Every alias with its canonical name (docs/quant.md "Aliases"; `quant list` prints them).
+const std::vector<std::pair<std::string, std::string>>& aliases();
 
 }  // namespace tenet_cost::quant

@@ -18,8 +18,24 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 const std::vector<std::string>& precisions() {
-  static const std::vector<std::string> p = {"fp32", "fp16", "bf16", "fp8", "int8", "int4"};
+  static const std::vector<std::string> p = {"fp32", "fp16",  "bf16",  "fp8",   "fp6",    "fp4",  "int8",
+                                             "int4", "mxfp8", "mxfp6", "mxfp4", "mxint8", "nvfp4"};
   return p;
+}
+
+bool is_block_scaled(const std::string& precision) {
+  return precision == "mxfp8" || precision == "mxfp6" || precision == "mxfp4" || precision == "mxint8" ||
+         precision == "nvfp4";
+}
+
+std::string to_string(MacPath p) {
+  switch (p) {
+    case MacPath::kNative: return "native";
+    case MacPath::kWidened: return "widened";
+    case MacPath::kBlockScaled: return "block-scaled";
+    case MacPath::kDequantized: return "dequantized";
+  }
+  return "native";
 }
 
 namespace {
@@ -314,23 +330,45 @@ std::string to_string(Buffering b) { return b == Buffering::kSerial ? "serial" :
 
 std::string to_string(DequantPlacement p) { return p == DequantPlacement::kPE ? "pe" : "edge"; }
 
-Arch::Rate Arch::mac_rate(const std::string& precision, std::string* used) const {
+Arch::MacUnit Arch::mac_unit(const std::string& precision) const {
+  // each precision's chain: the first the arch lists runs it; a block-scaled precision falls back to a wider
+  // block-scaled unit (an MX element widens exactly, its e8m0 scale unchanged), then is dequantized to fp16
   static const std::map<std::string, std::vector<std::string>> fallback = {
-      {"int4", {"int4", "int8", "fp16"}}, {"int8", {"int8", "fp16"}}, {"fp8", {"fp8", "fp16"}},
-      {"bf16", {"bf16", "fp16", "fp32"}}, {"fp16", {"fp16", "bf16", "fp32"}}, {"fp32", {"fp32"}}};
+      {"int4", {"int4", "int8", "fp16"}},
+      {"int8", {"int8", "fp16"}},
+      {"fp4", {"fp4", "fp6", "fp8", "fp16"}},
+      {"fp6", {"fp6", "fp8", "fp16"}},
+      {"fp8", {"fp8", "fp16"}},
+      {"bf16", {"bf16", "fp16", "fp32"}},
+      {"fp16", {"fp16", "bf16", "fp32"}},
+      {"fp32", {"fp32"}},
+      {"mxfp4", {"mxfp4", "mxfp6", "mxfp8", "fp16", "bf16", "fp32"}},
+      {"mxfp6", {"mxfp6", "mxfp8", "fp16", "bf16", "fp32"}},
+      {"mxfp8", {"mxfp8", "fp16", "bf16", "fp32"}},
+      {"mxint8", {"mxint8", "fp16", "bf16", "fp32"}},
+      {"nvfp4", {"nvfp4", "fp16", "bf16", "fp32"}}};
   const auto it = fallback.find(precision);
   if (it == fallback.end()) throw InputError("unknown MAC precision '" + precision + "'");
   for (const auto& p : it->second) {
     const auto r = macs_per_pe_per_cycle.find(p);
     if (r != macs_per_pe_per_cycle.end() && r->second.num > 0) {
-      if (used) *used = p;
-      return r->second;
+      MacPath path = MacPath::kNative;
+      if (is_block_scaled(p)) path = MacPath::kBlockScaled;
+      else if (is_block_scaled(precision)) path = MacPath::kDequantized;
+      else if (p != precision) path = MacPath::kWidened;
+      return MacUnit{r->second, p, path};
     }
   }
   std::vector<std::string> have;
   for (const auto& [p, rate] : macs_per_pe_per_cycle) have.push_back(p);
   throw InputError("arch '" + name + "' cannot run " + precision + " MACs (nor a wider precision); it supports: " +
                    join(have));
+}
+
+Arch::Rate Arch::mac_rate(const std::string& precision, std::string* used) const {
+  MacUnit u = mac_unit(precision);
+  if (used) *used = std::move(u.precision);
+  return u.rate;
 }
 
 std::vector<std::string> arch_presets(const std::string& presets_dir) {

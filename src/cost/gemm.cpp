@@ -126,7 +126,10 @@ GemmCost Estimator::Impl::evaluate(const GemmShape& s, const quant::Scheme& sche
   if (s.batch <= 0 || s.m <= 0 || s.n <= 0 || s.k <= 0)
     throw InputError("GEMM dimensions must be positive (batch=" + std::to_string(s.batch) + ", m=" +
                      std::to_string(s.m) + ", n=" + std::to_string(s.n) + ", k=" + std::to_string(s.k) + ")");
-  const auto ops = quant::operands(scheme, s.role, mapping::dequant_site(arch));
+  auto ops = quant::operands(scheme, s.role, mapping::dequant_site(arch));
+  const arch::Arch::MacUnit unit = arch.mac_unit(quant::compute_precision(scheme, s.role));
+  if (unit.path == arch::MacPath::kDequantized)  // no block-scaled unit: dequantized before the MACs
+    quant::place_dequantized(ops, quant::precision_bits(unit.precision), mapping::dequant_site(arch));
   if (dataflow.generated)
     if (const auto why = mapping::illegality(*dataflow.generated, arch.interconnect, quant::array_operands(ops)))
       throw InputError("dataflow " + dataflow.name + " is not legal on " + arch.name + " for scheme " + scheme.name +
@@ -196,6 +199,25 @@ void set_energy(GemmCost& c, const arch::Arch& arch, i128 buffer_bits, i128 noc_
   c.energy_j = energy_pj * 1e-12;
 }
 
+// Conversions before the MACs: the weight of a scheme that dequantizes it, and on the dequantized MAC path (an
+// arch without the scheme's block-scaled unit) every activation / weight operand narrower than 16 bits; at the edge
+// one per element entering the array (unique volume), in the PE one per MAC and operand.
+std::int64_t dequant_ops(const arch::Arch& arch, const std::vector<Operand>& ops,
+                         const std::map<std::string, std::int64_t>& unique, std::int64_t macs, bool weight,
+                         bool dequantized_path) {
+  std::int64_t count = 0, operands = 0;
+  for (const auto& op : ops) {
+    const bool narrow = (op.role == quant::OperandRole::kActivation || op.role == quant::OperandRole::kWeight) &&
+                        op.bits_num < 16 * op.bits_den;
+    if ((weight && op.role == quant::OperandRole::kWeight) || (dequantized_path && narrow)) {
+      ++operands;
+      count = checked_add(count, unique.at(op.name), "dequant ops");
+    }
+  }
+  if (arch.dequant_placement == arch::DequantPlacement::kPE) return checked_mul(macs, operands, "dequant ops");
+  return count;
+}
+
 }  // namespace
 
 ArraySums Estimator::Impl::array_level(GemmCost& c, const std::vector<Operand>& arr, arch::Arch::Rate rate) {
@@ -233,9 +255,10 @@ namespace {
 
 // Where a read operand's uses are served (docs/model.md "Data movement by reuse class"): from the register of the
 // unit that uses it (the same element as at its previous stamp), from a neighbour PE (NoC), or from the buffer.
-// `weight_unique`: the weight elements entering the array (what an edge dequantizer converts).
+// `owner_unique`: the elements of the operand a scale belongs to entering the array (what an edge dequantizer
+// converts).
 void set_reuse_classes(TensorCost& tc, const Operand& op, const ArraySums& a, const GemmShape& s, const Tile& tile,
-                       std::int64_t weight_unique) {
+                       std::int64_t owner_unique) {
   switch (op.apply) {
     case quant::Apply::kMac:
     case quant::Apply::kGroup: {  // in the array: the engine's reuse analysis
@@ -248,7 +271,7 @@ void set_reuse_classes(TensorCost& tc, const Operand& op, const ArraySums& a, co
     }
     case quant::Apply::kEdge:  // read by the edge dequantizer as the weight enters; never in the array
       tc.buffer_elems = a.unique.at(op.name);
-      tc.total_elems = std::max(weight_unique, tc.buffer_elems);
+      tc.total_elems = std::max(owner_unique, tc.buffer_elems);
       break;
     case quant::Apply::kOutput:  // read by the output rescale once per output tile; one use per output
       tc.buffer_elems = output_scale_reads(op, s, tile);
@@ -269,15 +292,20 @@ GemmCost Estimator::Impl::evaluate_at(const GemmShape& s, const quant::Scheme& s
   c.tile = tile;
   const detail::Nest nest(s, c.tile);
   c.macs = checked_mul(checked_mul(checked_mul(s.m, s.n, "MACs"), s.k, "MACs"), s.batch, "MACs");
-  const arch::Arch::Rate rate = arch.mac_rate(quant::compute_precision(scheme, s.role), &c.precision);
+  const arch::Arch::MacUnit unit = arch.mac_unit(quant::compute_precision(scheme, s.role));
+  const arch::Arch::Rate rate = unit.rate;
+  c.precision = unit.precision;
+  c.mac_path = unit.path;
   c.mac_rate_num = rate.num;
   c.mac_rate_den = rate.den;
 
   // array level: distinct tile shapes (full / remainder per dim), the statement of the operands in the array
   const ArraySums a = array_level(c, quant::array_operands(ops), rate);
-  std::int64_t weight_unique = 0;
-  for (const auto& op : ops)
+  std::int64_t weight_unique = 0, activation_unique = 0;
+  for (const auto& op : ops) {
     if (op.role == quant::OperandRole::kWeight) weight_unique = a.unique.at(op.name);
+    if (op.role == quant::OperandRole::kActivation) activation_unique = a.unique.at(op.name);
+  }
 
   // buffer <-> DRAM and per-tensor costs
   i128 buffer_bits = 0, noc_bits = 0;
@@ -308,7 +336,8 @@ GemmCost Estimator::Impl::evaluate_at(const GemmShape& s, const quant::Scheme& s
                          static_cast<i128>(mv.partial) * s.batch * accum * 2;
       tc.dram_bytes = checked_narrow((dbits + 7) / 8, "DRAM bytes");
     } else {
-      set_reuse_classes(tc, op, a, s, c.tile, weight_unique);
+      set_reuse_classes(tc, op, a, s, c.tile,
+                        op.of == quant::OperandRole::kActivation ? activation_unique : weight_unique);
       tc.buffer_bytes = bits_to_bytes(tc.buffer_elems, op);
       buffer_bits += (static_cast<i128>(tc.buffer_elems) * op.bits_num + op.bits_den - 1) / op.bits_den;
       tc.dram_elems = checked_mul(mv.first, s.batch, "DRAM elements");
@@ -329,13 +358,10 @@ GemmCost Estimator::Impl::evaluate_at(const GemmShape& s, const quant::Scheme& s
   // extra work
   std::int64_t dequant_cycles = 0;
   const quant::ExtraWork xw = quant::extra_work(scheme, s.role, s.m, s.n, s.k);
-  if (xw.dequant) {
-    if (arch.dequant_placement == arch::DequantPlacement::kPE) {
-      c.dequant_ops = c.macs;
-    } else {
-      c.dequant_ops = weight_unique;
+  if (xw.dequant || c.mac_path == arch::MacPath::kDequantized) {
+    c.dequant_ops = dequant_ops(arch, ops, a.unique, c.macs, xw.dequant, c.mac_path == arch::MacPath::kDequantized);
+    if (arch.dequant_placement == arch::DequantPlacement::kEdge)
       dequant_cycles = ceil_div(c.dequant_ops, std::max<std::int64_t>(1, arch.dequant_per_cycle));
-    }
   }
   c.vector_ops = checked_mul(checked_add(xw.act_quant_ops, xw.rescale_ops, "vector ops"), s.batch, "vector ops");
   const std::int64_t vector_cycles = ceil_div(c.vector_ops, std::max<std::int64_t>(1, arch.vector_ops_per_cycle));

@@ -21,8 +21,9 @@ std::string to_string(Apply a) {
 std::int64_t precision_bits(const std::string& precision) {
   if (precision == "fp32") return 32;
   if (precision == "fp16" || precision == "bf16") return 16;
-  if (precision == "fp8" || precision == "int8") return 8;
-  if (precision == "int4") return 4;
+  if (precision == "fp8" || precision == "int8" || precision == "mxfp8" || precision == "mxint8") return 8;
+  if (precision == "fp6" || precision == "mxfp6") return 6;
+  if (precision == "int4" || precision == "fp4" || precision == "mxfp4" || precision == "nvfp4") return 4;
   throw InternalError("no bit width for the MAC precision '" + precision + "'");
 }
 
@@ -64,6 +65,18 @@ void place(std::vector<Operand>& ops, const Scheme& s, GemmRole role, DequantSit
       op.apply = site == DequantSite::kEdge ? Apply::kEdge : Apply::kMac;
     else
       place_on_accumulator(op);
+  }
+}
+
+void place_dequantized(std::vector<Operand>& ops, std::int64_t mac_bits, DequantSite site) {
+  for (auto& op : ops) {
+    const bool value = op.role == OperandRole::kActivation || op.role == OperandRole::kWeight;
+    if (value && op.bits_num < 16 * op.bits_den) {
+      if (site == DequantSite::kEdge) op.array_bits = mac_bits;  // enters the array dequantized
+    } else if (is_quant_metadata(op.role) && op.apply != Apply::kOutput) {
+      op.apply = site == DequantSite::kEdge ? Apply::kEdge : Apply::kMac;  // applied by the dequantizer
+      op.apply_group = 0;
+    }
   }
 }
 

@@ -5,6 +5,7 @@
 #include <numeric>
 #include <sstream>
 
+#include "internal.hpp"
 #include "tenet_cost/checked.hpp"
 #include "tenet_cost/dtype.hpp"
 #include "tenet_cost/error.hpp"
@@ -14,6 +15,8 @@
 
 namespace tenet_cost::quant {
 
+using namespace detail;  // NOLINT(google-build-using-namespace): the catalog's own helpers (internal.hpp)
+
 std::string to_string(Granularity g) {
   switch (g) {
     case Granularity::kNone: return "none";
@@ -22,6 +25,7 @@ std::string to_string(Granularity g) {
     case Granularity::kToken: return "per-token";
     case Granularity::kGroup: return "per-group";
     case Granularity::kBlock: return "per-block";
+    case Granularity::kHead: return "per-head";
   }
   return "none";
 }
@@ -33,10 +37,11 @@ std::int64_t dtype_bits(const std::string& dtype) {
 }
 
 bool TensorFormat::is_low_precision() const {
-  return dtype.rfind("int", 0) == 0 || dtype.rfind("float8", 0) == 0;
+  return dtype.rfind("int", 0) == 0 || dtype.rfind("float8", 0) == 0 || dtype.rfind("float6", 0) == 0 ||
+         dtype.rfind("float4", 0) == 0;
 }
 
-namespace {
+namespace detail {
 
 TensorFormat plain(const std::string& dtype) {
   TensorFormat f;
@@ -54,7 +59,7 @@ std::string model_precision(const std::string& dtype) {
 
 // MLC group quantization: `bits` packed in uint32 (or storage_bits), fp scales per group.
 Scheme mlc_group(const std::string& name, int bits, std::int64_t group, const std::string& model,
-                 const std::string& layout, bool lm_head, std::int64_t storage_bits = 32) {
+                 const std::string& layout, bool lm_head, std::int64_t storage_bits) {
   Scheme s;
   s.name = name;
   s.family = "mlc";
@@ -65,6 +70,7 @@ Scheme mlc_group(const std::string& name, int bits, std::int64_t group, const st
   s.weight.scale = Granularity::kGroup;
   s.weight.group = group;
   s.weight.scale_bits = dtype_bits(model);
+  s.weight.scale_dtype = model;
   s.activation = plain(model);
   s.compute = model_precision(model);
   s.out_bits = dtype_bits(model);
@@ -103,8 +109,10 @@ Scheme mlc_fp8(const std::string& name, const std::string& dtype, bool use_scale
   if (use_scale) {
     s.weight.scale = Granularity::kTensor;
     s.weight.scale_bits = 32;
+    s.weight.scale_dtype = "float32";
     s.activation.scale = Granularity::kTensor;
     s.activation.scale_bits = 32;
+    s.activation.scale_dtype = "float32";
   }
   s.compute = "fp8";
   s.output_rescale = use_scale;
@@ -122,8 +130,7 @@ std::string block_text(std::int64_t bn, std::int64_t bk) { return std::to_string
 // weight_scale_inv [ceil(N/bn), ceil(K/bk)], bfloat16 model; activations quantized to fp8 per token and
 // per bk along K at run time (rowwise_group_quant_fp8, float32 scales) or with a static float32 scale
 // per bk along K (_static_activation); fp8 groupwise-scaled GEMM, partial sums rescaled per K block.
-Scheme mlc_block_fp8(const std::string& name, bool static_activation, std::int64_t bn = 128,
-                     std::int64_t bk = 128) {
+Scheme mlc_block_fp8(const std::string& name, bool static_activation, std::int64_t bn, std::int64_t bk) {
   Scheme s;
   s.name = name;
   s.family = "mlc";
@@ -133,11 +140,13 @@ Scheme mlc_block_fp8(const std::string& name, bool static_activation, std::int64
   s.weight.block_n = bn;
   s.weight.block_k = bk;
   s.weight.scale_bits = 32;
+  s.weight.scale_dtype = "float32";
   s.activation = plain("float8_e4m3fn");
   // dynamic: SA[i, floor(k/bk)] (per token and K group); static: SA[floor(k/bk)] (per input-channel group)
   s.activation.scale = static_activation ? Granularity::kChannel : Granularity::kGroup;
   s.activation.group = bk;
   s.activation.scale_bits = 32;
+  s.activation.scale_dtype = "float32";
   s.dynamic_activation = !static_activation;
   s.compute = "fp8";
   s.out_bits = 16;
@@ -194,6 +203,12 @@ const std::vector<Scheme>& mlc_schemes() {
   return schemes;
 }
 
+const Scheme* mlc_scheme(const std::string& name) {
+  const auto& mlc = mlc_schemes();
+  const auto it = std::find_if(mlc.begin(), mlc.end(), [&](const Scheme& m) { return m.name == name; });
+  return it == mlc.end() ? nullptr : &*it;
+}
+
 // Names a typo is compared with: the catalog (MLC names and the generic forms shown by `quant list`).
 const std::vector<std::string>& suggestion_names();
 
@@ -225,6 +240,10 @@ std::vector<std::string> split(const std::string& s, char sep) {
   return out;
 }
 
+}  // namespace detail
+
+namespace {
+
 std::string int_dtype(int bits) { return "int" + std::to_string(bits); }
 
 TensorFormat int_format(int bits) {
@@ -245,6 +264,7 @@ TensorFormat parse_kv(const std::string& full, const std::string& kv) {
   TensorFormat f = int_format(bits);
   f.scale = Granularity::kToken;
   f.scale_bits = 16;
+  f.scale_dtype = "float16";
   if (parts.size() == 2) {
     if (parts[1].size() < 2 || parts[1][0] != 'g' || !all_digits(parts[1].substr(1)))
       bad(full, "expected -g<group size> after the KV bits");
@@ -363,6 +383,7 @@ Scheme parse_generic(const std::string& full, const std::string& base) {
   s.weight.block_n = bn;
   s.weight.block_k = bk;
   s.weight.scale_bits = 16;
+  s.weight.scale_dtype = "float16";
   s.weight.zero_point = asym;
   s.weight.zero_bits = asym ? wb : 0;
   std::string name = "w" + std::to_string(wb) + "a" + std::to_string(ab);
@@ -388,6 +409,7 @@ Scheme parse_generic(const std::string& full, const std::string& base) {
     s.activation.scale = tensor ? Granularity::kTensor : bn ? Granularity::kGroup : Granularity::kToken;
     s.activation.group = bn ? bk : 0;  // block weights: activation scales per token and per bk along K
     s.activation.scale_bits = 16;
+    s.activation.scale_dtype = "float16";
     s.dynamic_activation = !tensor;
     s.compute = "int" + std::to_string(ab);
     s.output_rescale = true;
@@ -428,7 +450,11 @@ std::string valid_forms() {
          "w<W>a<A>[-g<N>|-block<BN>x<BK>|-channel|-tensor|-token-channel][-asym] with W in {3,4,8,16} and A in "
          "{4,8,16} (e.g. w4a16-g128-asym, w8a8-token-channel, w4a8-g128, w4a4-g128, w8a8-block128x128, "
          "w4a16-block64x64), or fp8-tensor, or fp8-block<BN>x<BK> (e.g. fp8-block128x128; BN along N, BK along K, "
-         "positive integers); any of them with a KV-cache suffix +kv8 or +kv4-g<N> (e.g. w4a16-g128+kv8)";
+         "positive integers), or a block format mxfp4, mxfp6-e2m3, mxfp6-e3m2, mxfp8-e4m3, mxfp8-e5m2, mxint8, nvfp4 "
+         "(weights and activations), weight-only w<W>a16-<format> (w4a16-mxfp4, w4a16-nvfp4) or mixed "
+         "w<W>a<A>-<format>-<format> (w4a8-mxfp4-mxfp8); any of them with a KV-cache suffix +kv8, +kv4-g<N>, "
+         "+kvfp8[-e5m2][-head] or +kv-<format> (e.g. w4a16-g128+kv8, nvfp4+kv-nvfp4); vLLM and aiconfigurator "
+         "names (modelopt_fp4, fp8, fp8_block, w4a16_mxfp4, ...) are aliases";
 }
 
 Scheme parse_scheme(const std::string& raw) {
@@ -440,7 +466,8 @@ Scheme parse_scheme(const std::string& raw) {
   std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
   if (lower.empty()) bad(text, "empty name");
   const auto plus = lower.find('+');
-  const std::string base = lower.substr(0, plus);
+  const std::string alias = alias_of(lower.substr(0, plus));  // vLLM / aiconfigurator names
+  const std::string base = alias.empty() ? lower.substr(0, plus) : alias;
   Scheme s;
   const auto& mlc = mlc_schemes();
   const auto it = std::find_if(mlc.begin(), mlc.end(), [&](const Scheme& m) { return m.name == base; });
@@ -450,6 +477,8 @@ Scheme parse_scheme(const std::string& raw) {
   });
   if (it != mlc.end()) {
     s = *it;
+  } else if (auto block = parse_block_scheme(text, base)) {  // MX, NVFP4 (block_formats.cpp)
+    s = std::move(*block);
   } else if (mlc_block != mlc.end()) {  // MLC block-scale name with the model's weight_block_size
     const std::string opt = base.substr(dash + 1);
     if (!is_block_option(opt) || opt.find('-') != std::string::npos)
@@ -465,10 +494,12 @@ Scheme parse_scheme(const std::string& raw) {
   if (plus != std::string::npos) {
     const std::string kv = lower.substr(plus + 1);
     if (kv.find('+') != std::string::npos) bad(text, "only one '+kv...' suffix is allowed");
-    s.kv = parse_kv(text, kv);
-    s.name += "+" + kv;
-    s.description += "; KV cache int" + std::to_string(s.kv->storage_bits) + " (" + to_string(s.kv->scale) +
-                     (s.kv->group ? " " + std::to_string(s.kv->group) : std::string()) + " float16 scales)";
+    auto block_kv = parse_block_kv(text, kv);  // fp8 and block-scaled KV (block_formats.cpp)
+    s.kv = block_kv ? block_kv->first : parse_kv(text, kv);
+    s.name += "+" + (block_kv ? block_kv->second : kv);
+    s.description += "; KV cache " + s.kv->dtype + " (" + to_string(s.kv->scale) +
+                     (s.kv->group ? " " + std::to_string(s.kv->group) : std::string()) + " " + s.kv->scale_dtype +
+                     " scales" + (s.kv->tensor_scale_bits ? " + a float32 scale per tensor" : "") + ")";
   }
   return s;
 }
@@ -480,18 +511,19 @@ std::vector<Scheme> parse_scheme_list(const std::string& text) {
   return out;
 }
 
-namespace {
+namespace detail {
 const std::vector<std::string>& suggestion_names() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> v;
     for (const Scheme& s : catalog()) v.push_back(s.name);
     for (const char* g : {"w4a16", "w8a16", "w8a8", "w4a8", "w4a4", "fp8-tensor", "w4a16-g128+kv4-g64"})
       v.emplace_back(g);
+    for (const auto& [alias, name] : aliases()) v.push_back(alias);
     return v;
   }();
   return names;
 }
-}  // namespace
+}  // namespace detail
 
 std::vector<Scheme> catalog() {
   std::vector<Scheme> v = mlc_schemes();
@@ -500,66 +532,8 @@ std::vector<Scheme> catalog() {
                         "fp8-block128x128", "w8a8-block128x128", "w4a16-block64x64", "w4a16-g128+kv8",
                         "w4a16-g128+kv4-g64"})
     v.push_back(parse_scheme(g));
+  for (const std::string& g : block_catalog_names()) v.push_back(parse_scheme(g));
   return v;
-}
-
-namespace {
-
-// A dump's quantization without 2-D blocks: the MLC scheme of that name, else a custom group/channel scheme.
-Scheme scheme_from_groups(const QuantInfo& q) {
-  const std::string& mlc_name = q.scheme;
-  const int weight_bits = q.weight_bits;
-  const std::int64_t group_size = q.group_size;
-  const std::string& scale_dtype = q.scale_dtype;
-  const bool zero_point_tensor = q.zero_point == ZeroPointKind::kTensor;
-  const int elems_per_storage = q.elems_per_storage;
-  const std::string& storage_dtype = q.storage_dtype;
-  if (mlc_name != "none" && mlc_name != "custom" && !mlc_name.empty()) {
-    const auto& mlc = mlc_schemes();
-    const auto it = std::find_if(mlc.begin(), mlc.end(), [&](const Scheme& m) { return m.name == mlc_name; });
-    if (it != mlc.end()) return *it;
-    // a generic catalog name the extractor gives an integer GEMM (w8a8-token-channel, w8a8-tensor)
-    if (mlc_name == "w8a8-token-channel" || mlc_name == "w8a8-tensor") return parse_scheme(mlc_name);
-  }
-  if (weight_bits <= 0) return parse_scheme("q0f16");
-  Scheme s = mlc_group("custom", weight_bits, group_size, "float16", "", true);
-  s.family = "dump";
-  if (!storage_dtype.empty() && elems_per_storage > 0) {
-    s.weight.storage_bits = dtype_bits(storage_dtype);
-    s.weight.elems_per_storage = elems_per_storage;
-  }
-  if (group_size <= 0) s.weight.scale = Granularity::kChannel;
-  s.weight.scale_bits = scale_dtype.empty() ? 0 : dtype_bits(scale_dtype);
-  if (s.weight.scale_bits == 0) s.weight.scale = Granularity::kNone;
-  s.weight.zero_point = zero_point_tensor;
-  s.weight.zero_bits = zero_point_tensor ? weight_bits : 0;
-  s.name = "custom-w" + std::to_string(weight_bits) + (group_size > 0 ? "-g" + std::to_string(group_size) : "");
-  s.description = "quantization found in the dump (not an MLC-LLM scheme name)";
-  return s;
-}
-
-}  // namespace
-
-Scheme scheme_from(const QuantInfo& q) {
-  const std::int64_t block_n = q.block_n, block_k = q.block_k;
-  if (block_n <= 0 || block_k <= 0 || q.weight_bits <= 0) return scheme_from_groups(q);
-  if (q.storage_dtype == "float8_e4m3fn" && q.zero_point != ZeroPointKind::kTensor) {
-    const bool is_static = q.scheme == "fp8_e4m3fn_bf16_block_scale_static_activation";
-    Scheme s = mlc_block_fp8(is_static ? q.scheme : "fp8_e4m3fn_bf16_block_scale", is_static, block_n, block_k);
-    if (block_n != 128 || block_k != 128) s.name += "-block" + block_text(block_n, block_k);
-    if (!q.scale_dtype.empty()) s.weight.scale_bits = dtype_bits(q.scale_dtype);
-    if (q.scheme != s.name && q.scheme.rfind("fp8_e4m3fn_bf16_block_scale", 0) != 0) s.family = "dump";
-    return s;
-  }
-  QuantInfo custom = q;
-  custom.scheme = "custom";
-  Scheme s = scheme_from_groups(custom);
-  s.weight.scale = s.weight.scale_bits ? Granularity::kBlock : Granularity::kNone;
-  s.weight.group = 0;
-  s.weight.block_n = block_n;
-  s.weight.block_k = block_k;
-  s.name = "custom-w" + std::to_string(q.weight_bits) + "-block" + block_text(block_n, block_k);
-  return s;
 }
 
 // ------------------------------------------------------------------ operands
@@ -627,7 +601,8 @@ Operand stored(std::string name, OperandRole role, std::vector<IndexTerm> idx, c
 // Scale index of a B operand indexed [row, red] where the scaled "channel" is `chan` and groups run along `grp`.
 std::vector<IndexTerm> scale_index(const TensorFormat& f, char chan, char grp) {
   switch (f.scale) {
-    case Granularity::kTensor: return {{'0', 1}};
+    case Granularity::kTensor:
+    case Granularity::kHead: return {{'0', 1}};  // an attention GEMM is one KV head
     case Granularity::kChannel:
     case Granularity::kToken: return {{chan, 1}};
     case Granularity::kGroup: return {{chan, 1}, {grp, f.group}};
@@ -646,9 +621,18 @@ std::vector<IndexTerm> activation_scale_index(const TensorFormat& f) {
     case Granularity::kChannel: return {{'k', std::max<std::int64_t>(1, f.group)}};
     case Granularity::kBlock: return {{'i', std::max<std::int64_t>(1, f.block_n)}, {'k', std::max<std::int64_t>(1, f.block_k)}};
     case Granularity::kToken:
+    case Granularity::kHead:
     case Granularity::kNone: break;
   }
   return {{'i', 1}};
+}
+
+// The second-level per-tensor scale of a two-level format (NVFP4): its own operand S<suffix>2[0].
+void add_tensor_scale(std::vector<Operand>& ops, const TensorFormat& f, const std::string& suffix,
+                      OperandRole of = OperandRole::kWeight) {
+  if (f.tensor_scale_bits <= 0) return;
+  ops.push_back(make("S" + suffix + "2", OperandRole::kScale, {{'0', 1}}, f.tensor_scale_bits, 1));
+  ops.back().of = of;
 }
 
 void add_b_extras(std::vector<Operand>& ops, const TensorFormat& f, const std::string& suffix, char chan, char grp) {
@@ -656,6 +640,7 @@ void add_b_extras(std::vector<Operand>& ops, const TensorFormat& f, const std::s
   const auto idx = scale_index(f, chan, grp);
   ops.push_back(make("S" + suffix, OperandRole::kScale, idx, f.scale_bits, 1));
   if (f.zero_point) ops.push_back(make("Z" + suffix, OperandRole::kZeroPoint, idx, f.zero_bits, 1));
+  add_tensor_scale(ops, f, suffix);
 }
 
 Operand activation_scale(const TensorFormat& f) {
@@ -675,6 +660,7 @@ std::vector<Operand> operands(const Scheme& s, GemmRole role, DequantSite site) 
       ops.push_back(stored("W", OperandRole::kWeight, {{'k', 1}, {'j', 1}}, s.weight));
       if (s.activation.scale != Granularity::kNone && s.activation.scale_bits > 0)
         ops.push_back(activation_scale(s.activation));
+      add_tensor_scale(ops, s.activation, "A", OperandRole::kActivation);
       add_b_extras(ops, s.weight, "W", 'j', 'k');
       ops.push_back(make("C", OperandRole::kOutput, {{'i', 1}, {'j', 1}}, s.out_bits, 1, true));
       break;
@@ -718,6 +704,7 @@ std::string compute_precision(const Scheme& s, GemmRole role) {
 }
 
 ExtraWork extra_work(const Scheme& s, GemmRole role, std::int64_t m, std::int64_t n, std::int64_t k) {
+  if (role == GemmRole::kLinear && is_block_scaled_precision(s.compute)) return block_extra_work(s, m, n, k);
   ExtraWork w;
   if (role == GemmRole::kLinear) {
     w.dequant = s.dequant_weight;

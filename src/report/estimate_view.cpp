@@ -58,6 +58,7 @@ std::string estimate_json(const EstimateResult& e) {
     w["shape"] = {{"batch", c.shape.batch}, {"m", c.shape.m}, {"n", c.shape.n}, {"k", c.shape.k}};
     w["scheme"] = scheme_name(e, g);
     w["precision"] = c.precision;
+    w["mac_path"] = arch::to_string(c.mac_path);
     w["macs"] = c.macs;
     w["cycles"] = c.cycles;
     w["cycles_by_term"] = json::object();
@@ -132,10 +133,10 @@ std::string render(const EstimateResult& e, Format fmt) {
   if (fmt == Format::kHtml) throw InternalError("the estimate html view needs the arch: report::html::estimate_doc");
   if (fmt == Format::kJson) return estimate_json(e);
   Table t;
-  t.headers = {"entry",      "function", "calls",    "b x m x n x k", "scheme", "prec",      "MACs",      "cycles",
-               "bound",      "latency_ms", "DRAM_MB", "scale_MB",     "buffer_MB", "util_%", "energy_mJ", "tile"};
-  t.right_align = {false, false, true, false, false, false, true, true,
-                   false, true,  true, true,  true,  true,  true, false};
+  t.headers = {"entry", "function",   "calls",   "b x m x n x k", "scheme",    "prec",   "mac_path",  "MACs", "cycles",
+               "bound", "latency_ms", "DRAM_MB", "scale_MB",      "buffer_MB", "util_%", "energy_mJ", "tile"};
+  t.right_align = {false, false, true, false, false, false, false, true, true,
+                   false, true,  true, true,  true,  true,  true,  false};
   const bool csv = fmt == Format::kCsv;
   // CSV: one column per energy term after the others (the text table keeps the total only)
   if (csv)
@@ -147,19 +148,19 @@ std::string render(const EstimateResult& e, Format fmt) {
   };
   auto num = [&](std::int64_t v) { return csv ? std::to_string(v) : grouped(v); };
   for (const auto& [g, c] : e.result.rows)
-    t.rows.push_back(
-        with_terms({g.entry, g.function, std::to_string(g.calls), shape_text(c.shape), scheme_name(e, g), c.precision,
-                    num(c.macs), num(c.cycles), cost::to_string(c.bound), fixed(c.latency_s * 1e3, 4),
-                    megabytes(c.dram_bytes), megabytes(c.scale_dram_bytes), megabytes(c.buffer_bytes),
-                    fixed(c.utilization * 100, 1), fixed(c.energy_j * 1e3, 4), tile_text(c.tile)},
-                   c.energy_by_term));
+    t.rows.push_back(with_terms(
+        {g.entry, g.function, std::to_string(g.calls), shape_text(c.shape), scheme_name(e, g), c.precision,
+         arch::to_string(c.mac_path), num(c.macs), num(c.cycles), cost::to_string(c.bound), fixed(c.latency_s * 1e3, 4),
+         megabytes(c.dram_bytes), megabytes(c.scale_dram_bytes), megabytes(c.buffer_bytes),
+         fixed(c.utilization * 100, 1), fixed(c.energy_j * 1e3, 4), tile_text(c.tile)},
+        c.energy_by_term));
   Table ops;  // non-GEMM operators: CSV rows after the GEMMs (shape, scheme, MACs, tile empty), a table of their own
   ops.headers = {"entry", "function", "calls", "ops", "cycles", "bound", "latency_ms", "DRAM_MB", "energy_mJ"};
   ops.right_align = {false, false, true, true, true, false, true, true, true};
   for (const auto& [op, c] : e.result.op_rows) {
     if (csv)
       t.rows.push_back(
-          with_terms({op.entry, op.function, std::to_string(op.calls), "", "", "vector", "0", num(c.cycles),
+          with_terms({op.entry, op.function, std::to_string(op.calls), "", "", "vector", "", "0", num(c.cycles),
                       cost::to_string(c.bound), fixed(c.latency_s * 1e3, 4), megabytes(c.dram_bytes), megabytes(0),
                       megabytes(0), "", fixed(c.energy_j * 1e3, 4), ""},
                      c.energy_by_term));

@@ -11,6 +11,17 @@ namespace {
 
 using nlohmann::json;
 
+// Bits per element with the group / 2-D block scales (and zero points) spread over their elements; per-row,
+// per-tensor and per-head scales left out (bits_formula states them).
+double bits_per_element(const quant::TensorFormat& f) {
+  double b = static_cast<double>(f.storage_bits) / static_cast<double>(f.elems_per_storage);
+  const double meta = static_cast<double>(f.scale_bits + (f.zero_point ? f.zero_bits : 0));
+  if (f.scale == quant::Granularity::kGroup && f.group > 0) b += meta / static_cast<double>(f.group);
+  if (f.scale == quant::Granularity::kBlock && f.block_n > 0 && f.block_k > 0)
+    b += meta / static_cast<double>(f.block_n * f.block_k);
+  return b;
+}
+
 json format_json(const quant::TensorFormat& f) {
   json x{{"dtype", f.dtype},
          {"storage_bits", f.storage_bits},
@@ -18,7 +29,11 @@ json format_json(const quant::TensorFormat& f) {
          {"scale", quant::to_string(f.scale)},
          {"group", f.group},
          {"scale_bits", f.scale_bits},
-         {"zero_point", f.zero_point}};
+         {"scale_dtype", f.scale_dtype},
+         {"tensor_scale_bits", f.tensor_scale_bits},
+         {"zero_point", f.zero_point},
+         {"bits_formula", quant::bits_formula(f)},
+         {"bits_per_element", bits_per_element(f)}};
   if (f.scale == quant::Granularity::kBlock) x["block"] = json::array({f.block_n, f.block_k});
   return x;
 }
@@ -35,7 +50,8 @@ std::string scale_text(const quant::TensorFormat& f) {
   std::string x = quant::to_string(f.scale);
   if (f.group) x += " " + std::to_string(f.group);
   if (f.scale == quant::Granularity::kBlock) x += " " + std::to_string(f.block_n) + "x" + std::to_string(f.block_k);
-  x += " " + std::to_string(f.scale_bits) + "-bit";
+  x += " " + (f.scale_bits == 8 && !f.scale_dtype.empty() ? f.scale_dtype : std::to_string(f.scale_bits) + "-bit");
+  if (f.tensor_scale_bits) x += " +fp32/tensor";
   if (f.zero_point) x += " +zero";
   return x;
 }
@@ -64,13 +80,19 @@ std::string render(const std::vector<quant::Scheme>& schemes, Format fmt) {
     return dump_json(j);
   }
   Table t;
-  t.headers = {"scheme", "family", "weight", "w_scales", "activation", "a_scales", "MAC", "kv", "description"};
+  t.headers = {"scheme",     "family",   "weight", "w_scales", "w_bits",
+               "activation", "a_scales", "MAC",    "kv",       "description"};
   for (const auto& s : schemes)
-    t.rows.push_back({s.name, s.family, bits_text(s.weight), scale_text(s.weight), bits_text(s.activation),
-                      scale_text(s.activation), s.compute, s.kv ? bits_text(*s.kv) + " " + scale_text(*s.kv) : "-",
-                      s.description});
+    t.rows.push_back({s.name, s.family, bits_text(s.weight), scale_text(s.weight), quant::bits_formula(s.weight),
+                      bits_text(s.activation), scale_text(s.activation), s.compute,
+                      s.kv ? bits_text(*s.kv) + " " + scale_text(*s.kv) : "-", s.description});
   if (fmt == Format::kCsv) return render_csv(t);
-  return render_text(t) + "\n" + quant::valid_forms() + "\n";
+  std::string aliases;
+  for (const auto& [alias, name] : quant::aliases()) aliases += (aliases.empty() ? "" : ", ") + alias + " = " + name;
+  return render_text(t) +
+         "\nw_bits: bits per weight element with its scales (a/g: a scale bits per g elements along K; "
+         "/row, /tensor: one per output channel or per tensor)\n" +
+         quant::valid_forms() + "\naliases (vLLM, aiconfigurator): " + aliases + "\n";
 }
 
 }  // namespace tenet_cost::report

@@ -238,7 +238,7 @@ TEST_CASE("pe_array.stationary_load / output_drain: parsed, checked, refused whe
   CHECK_THROWS_WITH(est.gemm(cost::GemmShape{1, 8, 8, 8}, quant::parse_scheme("q0f16")),
                     Catch::Contains("os and ws dataflows only"));
   // the presets state their choice
-  for (const char* name : {"edge-npu-32x32", "eyeriss-12x14", "tpu-v1-256x256"}) {
+  for (const char* name : {"edge-npu-32x32", "eyeriss-12x14", "mx-npu-32x32", "tpu-v1-256x256"}) {
     const auto a = arch::load_arch(name, tc_test::presets_dir());
     bool stated = false;
     for (const auto& s : a.sources) stated = stated || s.find("stationary_load") != std::string::npos;

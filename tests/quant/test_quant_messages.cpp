@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 
+#include "quant_support.hpp"
 #include "tenet_cost/error.hpp"
 #include "tenet_cost/message.hpp"
 #include "tenet_cost/quant.hpp"
@@ -11,16 +12,7 @@
 
 using namespace tenet_cost;
 
-namespace {
-std::string error_of(const std::string& scheme) {
-  try {
-    (void)quant::parse_scheme(scheme);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
-}  // namespace
+using tc_test::error_of;
 
 TEST_CASE("scheme typos get a suggestion from the catalog", "[quant]") {
   CHECK_THAT(error_of("q4f16-1"), Catch::Contains("did you mean 'q4f16_1'?"));
