@@ -268,7 +268,8 @@ struct CompareRow {
   std::string scheme;                      // name; a dump's own schemes: "q4f16_1 (dump)"
   PhaseSum prefill, decode;
   std::vector<EntrySum> other;  // the other entries, by name (empty for prefill/decode models)
-  double prefill_tokens_per_s = 0, decode_tokens_per_s = 0;  // batch·seq_len / prefill, batch / decode latency
+  double prefill_tokens_per_s = 0, decode_tokens_per_s = 0;  // batch·seq_len / prefill, batch / decode step latency
+  double decode_energy_per_token_j = 0;                      // decode step energy / batch (one token per sequence)
   double scale_traffic_share = 0, prefill_scale_traffic_share = 0;          // scale bytes / DRAM bytes
   double speedup_vs_first = 0, prefill_speedup_vs_first = 0;                // first latency / this latency
   double traffic_ratio_vs_first = 0, prefill_traffic_ratio_vs_first = 0;    // this DRAM bytes / first's

@@ -63,6 +63,8 @@ std::string render(const model::CompareResult& c, Format fmt) {
                       {"tokens_per_s", r.prefill_tokens_per_s}};
       x["decode"] = {{"latency_s", r.decode.latency_s},
                      {"tokens_per_s", r.decode_tokens_per_s},
+                     {"tokens_per_step", c.info.batch},
+                     {"energy_per_token_j", r.decode_energy_per_token_j},
                      {"dram_bytes", r.decode.dram_bytes},
                      {"scale_dram_bytes", r.decode.scale_dram_bytes},
                      {"energy_j", r.decode.energy_j},
@@ -104,21 +106,23 @@ std::string render(const model::CompareResult& c, Format fmt) {
            notes_text(c.info);
   }
   Table t;
-  t.headers = {"scheme",        "prefill_ms",    "prefill_GB",     "prefill_J", "decode_ms/tok", "tok/s",
-               "decode_MB/tok", "decode_mJ/tok", "decode_scale_%", "speedup",   "traffic_ratio", "decode_non_gemm_%"};
-  t.right_align = {false, true, true, true, true, true, true, true, true, true, true, true};
+  // decode figures are per step: one token for each of the `batch` sequences; per token = per step / batch
+  t.headers = {"scheme",  "prefill_ms",     "prefill_GB",       "prefill_J",     "decode_ms/step",
+               "tok/s",   "decode_MB/step", "decode_mJ/step",   "decode_mJ/tok", "decode_scale_%",
+               "speedup", "traffic_ratio",  "decode_non_gemm_%"};
+  t.right_align = {false, true, true, true, true, true, true, true, true, true, true, true, true};
   // CSV: one column per energy term and phase after the others (the text table keeps the totals only)
   const bool csv = fmt == Format::kCsv;
   if (csv) {
     for (auto& h : energy_columns("prefill_", "_J")) t.headers.push_back(std::move(h));
-    for (auto& h : energy_columns("decode_", "_mJ/tok")) t.headers.push_back(std::move(h));
+    for (auto& h : energy_columns("decode_", "_mJ/step")) t.headers.push_back(std::move(h));
   }
   for (const auto& r : c.rows) {
     t.rows.push_back(
         {r.scheme, fixed(r.prefill.latency_s * 1e3, 1), fixed(static_cast<double>(r.prefill.dram_bytes) / 1e9, 3),
          fixed(r.prefill.energy_j, 3), fixed(r.decode.latency_s * 1e3, 2), fixed(r.decode_tokens_per_s, 2),
-         megabytes(r.decode.dram_bytes), fixed(r.decode.energy_j * 1e3, 2), fixed(100.0 * r.scale_traffic_share, 2),
-         fixed(r.speedup_vs_first, 2), fixed(r.traffic_ratio_vs_first, 3),
+         megabytes(r.decode.dram_bytes), fixed(r.decode.energy_j * 1e3, 2), fixed(r.decode_energy_per_token_j * 1e3, 3),
+         fixed(100.0 * r.scale_traffic_share, 2), fixed(r.speedup_vs_first, 2), fixed(r.traffic_ratio_vs_first, 3),
          fixed(100.0 * (r.decode.latency_s > 0 ? r.decode.non_gemm_latency_s / r.decode.latency_s : 0.0), 1)});
     if (!csv) continue;
     for (const auto term : cost::kEnergyTerms) t.rows.back().push_back(fixed(r.prefill.energy_by_term[term], 3));
