@@ -37,6 +37,8 @@ struct ModelConfig {
   std::int64_t moe_layers = 0;                      // layers whose MLP is the MoE block (the rest are dense)
   // Sliding-window attention: `window_layers` layers attend to at most `sliding_window` keys (0: none).
   std::int64_t sliding_window = 0, window_layers = 0;
+  /// The longest sequence the model's positions cover (max_position_embeddings / n_positions; 0: not given).
+  std::int64_t max_positions = 0;
   std::vector<std::string> notes;  // assumptions of the reading the output states (bf16, an unknown family)
 };
 /// Hugging Face config.json: Llama / Mistral / Mixtral / Qwen2 / Qwen2-MoE / DeepSeek-MoE / Phi-3 / Gemma (gated
@@ -112,6 +114,9 @@ struct Phases {
   std::int64_t context = 2048;  // decode context length per sequence
   std::int64_t batch = 1;       // sequences served together (--batch)
   Attention attention = Attention::kFused;
+  /// --allow-long-context: a prompt or context beyond the config's max_position_embeddings is costed (and said in
+  /// the notes) instead of refused
+  bool allow_long_context = false;
   std::map<std::string, std::int64_t> bindings;  // --bind
   /// --calls NAME=N: calls of a function of a module without a Relax entry (default 1; docs/model.md "Any dump")
   std::map<std::string, std::int64_t> calls;
@@ -124,6 +129,19 @@ struct Phases {
   [[nodiscard]] std::map<std::string, std::int64_t> symbols(Phase phase, const std::optional<ModelConfig>& cfg,
                                                             bool packed = false) const;
 };
+
+/// The largest token count (--seq-len, --context, --prompt-len, --gen-len) and batch (--batch) tenet-cost costs.
+inline constexpr std::int64_t kMaxTokens = std::int64_t{1} << 24;  // 16,777,216
+inline constexpr std::int64_t kMaxBatch = std::int64_t{1} << 16;   // 65,536
+/// A length or count in 1 .. `limit`; otherwise an InputError naming the flag and the limit ("--context
+/// 100000000000: expected 1 .. 16777216 (...)").
+void check_range(const char* flag, std::int64_t value, std::int64_t limit, const char* what);
+/// --seq-len, --context and --batch within their limits, and the prompt / context within the config's
+/// max_position_embeddings (unless allow_long_context: then a note in `notes`, when given).
+void check_phases(const Phases& ph, const std::optional<ModelConfig>& cfg, std::vector<std::string>* notes = nullptr);
+/// `tokens` (--context, --seq-len, --prompt-len + --gen-len) against the config's max_position_embeddings.
+void check_positions(const char* what, std::int64_t tokens, const Phases& ph, const std::optional<ModelConfig>& cfg,
+                     std::vector<std::string>* notes);
 
 /// The GEMMs of a config's plan; `notes` receives its assumptions (MoE routing, sliding window).
 std::vector<ModelGemm> workloads_from_config(const ModelConfig& cfg, const Phases& phases,

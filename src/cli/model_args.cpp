@@ -32,9 +32,15 @@ void add_model_options(CLI::App* cmd, ModelArgs& a) {
       ->allow_extra_args(false);
   cmd->add_option("--gemm", a.gemms, "Cost a plain GEMM MxNxK[xB] without a dump (repeatable; with --quant)")
       ->allow_extra_args(false);
-  cmd->add_option("--seq-len", a.seq_len, "Prefill tokens (default 2048)");
-  cmd->add_option("--context", a.context, "Decode context length (default 2048)");
-  cmd->add_option("--batch", a.batch, "Sequences served together (default 1): N prompts / N decoding sequences");
+  cmd->add_option("--seq-len", a.seq_len, "Prefill tokens per sequence (default 2048; 1 .. 16777216)");
+  cmd->add_option("--context", a.context,
+                  "Decode context length per sequence (default 2048; 1 .. 16777216 and at most the config's "
+                  "max_position_embeddings)");
+  cmd->add_flag("--allow-long-context", a.allow_long_context,
+                "Cost --seq-len / --context beyond the config's max_position_embeddings (stated in the notes)");
+  cmd->add_option("--batch", a.batch,
+                  "Sequences served together (default 1; 1 .. 65536): N prompts / N decoding sequences; a decode "
+                  "step is N tokens");
   cmd->add_option("--attention", a.attention,
                   "fused (default: scores stay on chip, causal blocks) | unfused (scores through DRAM)");
   cmd->add_option("--hf-config", a.hf_config,
@@ -56,6 +62,7 @@ model::Phases phases(const ModelArgs& a) {
   ph.seq_len = a.seq_len;
   ph.context = a.context;
   ph.batch = a.batch;
+  ph.allow_long_context = a.allow_long_context;
   ph.attention = model::parse_attention(a.attention);
   if (!a.bind.empty()) ph.bindings = parse_bindings(a.bind);
   ph.calls = model::parse_calls(a.calls);

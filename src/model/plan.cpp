@@ -195,11 +195,6 @@ void layer_gemms(std::vector<ModelGemm>& out, const ModelConfig& c, Phase phase,
   lin("lm_head", ph.batch, c.vocab, c.hidden, 1, true);  // MLC computes logits of each sequence's last token only
 }
 
-void check_phases(const Phases& ph) {
-  if (ph.seq_len <= 0 || ph.context <= 0) throw InputError("--seq-len and --context must be positive");
-  if (ph.batch <= 0) throw InputError("--batch must be positive, found " + std::to_string(ph.batch));
-}
-
 const char* const kBatchSymbols[] = {"batch_size", "nseq", "b", "reserved_nseq"};
 const char* const kLengthSymbols[] = {"n", "m", "seq_len", "total_seq_len", "kv_seq_len", "cache_len"};
 
@@ -254,7 +249,7 @@ std::int64_t attention_pairs(std::int64_t q, std::int64_t kv, std::int64_t windo
 
 std::vector<ModelGemm> workloads_from_config(const ModelConfig& cfg, const Phases& ph,
                                              std::vector<std::string>* notes) {
-  check_phases(ph);
+  check_phases(ph, cfg, notes);
   std::vector<ModelGemm> out;
   if (!ph.bindings.empty())
     throw InputError(
@@ -399,7 +394,7 @@ Entries choose_entries(const ExtractResult& ex, const Phases& ph, std::vector<st
 // NOLINTNEXTLINE(readability-function-size): GEMMs, operators, per-sequence entries and attention share the bindings
 DumpPlan dump_plan(const ExtractResult& dump, const Phases& ph, const std::optional<ModelConfig>& cfg,
                    std::vector<std::string>* notes) {
-  check_phases(ph);
+  check_phases(ph, cfg, notes);
   const Entries chosen = choose_entries(dump, ph, notes);
   const ExtractResult& ex = chosen.costed;
   const std::set<std::string>& batched_entries = chosen.batched;  // entries whose GEMMs have a batch symbol
@@ -639,7 +634,7 @@ cost::GemmShape parse_gemm_shape(const std::string& text) {
 }
 
 Model plan_from_shapes(const std::vector<std::string>& shapes, const Phases& phases) {
-  check_phases(phases);
+  check_phases(phases, std::nullopt);
   if (!phases.bindings.empty() || !phases.calls.empty() || !phases.entries.empty())
     throw InputError(
         "--bind, --calls and --entry name a dump's symbols, functions and entries; --gemm shapes have none");
