@@ -134,7 +134,7 @@ struct Phases {
 inline constexpr std::int64_t kMaxTokens = std::int64_t{1} << 24;  // 16,777,216
 inline constexpr std::int64_t kMaxBatch = std::int64_t{1} << 16;   // 65,536
 /// A length or count in 1 .. `limit`; otherwise an InputError naming the flag and the limit ("--context
-/// 100000000000: expected 1 .. 16777216 (...)").
+/// 100000000000: expected 1 .. 16777216 (tenet-cost's limit for token counts)").
 void check_range(const char* flag, std::int64_t value, std::int64_t limit, const char* what);
 /// --seq-len, --context and --batch within their limits, and the prompt / context within the config's
 /// max_position_embeddings (unless allow_long_context: then a note in `notes`, when given).
@@ -184,6 +184,17 @@ Model plan_from_shapes(const std::vector<std::string>& shapes, const Phases& pha
 Model plan_from_config(const std::string& config_path, const ModelConfig& cfg, const Phases& phases);
 /// The shipped default model (<workloads_dir>/llama-2-7b/q0f16.py with its config.json).
 Model default_model(const std::string& workloads_dir, const Phases& phases);
+/// The plan at given phases (rebuilt per decode context of a request; a config's plan, or a dump's from its one
+/// extraction), with the config it reads (for max_position_embeddings), if any.
+using PlanAt = std::function<Model(const Phases&)>;
+struct PlanSource {
+  PlanAt at;
+  std::optional<ModelConfig> config;
+};
+/// The default model's source: its dump extracted once, its config.
+PlanSource default_plan_source(const std::string& workloads_dir);
+/// A dump's source: extracted once (named after `path`), with `cfg` for heads.
+PlanSource dump_plan_source(const std::string& path, const std::optional<ModelConfig>& cfg);
 /// What a plan keeps in DRAM at once under one scheme (docs/model.md "Memory capacity").
 struct Footprint {
   std::string scheme;  // the scheme's name ("" = each GEMM's own)
@@ -282,9 +293,52 @@ struct EntrySum {
   double speedup_vs_first = 0, traffic_ratio_vs_first = 0;
 };
 
+// ------------------------------------------------------------- requests
+
+/// Whole requests (docs/model.md "Requests"): each of the batch's N sequences is a request of a `prompt_len`-token
+/// prompt and `gen_len` output tokens, served together (a static batch: they start and end together).
+struct Request {
+  std::int64_t prompt_len = 2048, gen_len = 256;
+};
+/// A request's figures for the batch: the first token comes from the prefill of the N prompts (TTFT); the others
+/// from gen_len - 1 decode steps at the contexts prompt_len + 1 .. prompt_len + gen_len - 1, each costed at its
+/// own context and summed exactly.
+struct RequestFigures {
+  std::int64_t prompt_len = 0, gen_len = 0, batch = 1, decode_steps = 0;
+  double ttft_s = 0;                // the prefill of the N prompts
+  double tpot_s = 0;                // mean latency of the decode steps (0 when gen_len = 1: no step)
+  double e2e_s = 0;                 // ttft + every decode step
+  double tokens_per_s = 0;          // N·gen_len / e2e
+  double requests_per_s = 0;        // N / e2e
+  double energy_j = 0;              // the batch: prefill + every step
+  double energy_per_request_j = 0;  // energy_j / N
+  double energy_per_token_j = 0;    // energy_j / (N·gen_len)
+  std::int64_t dram_bytes = 0;      // the batch: prefill + every step
+};
+/// A request's decode steps: the decode-phase plan at each context prompt_len + 1 .. prompt_len + gen_len - 1.
+struct DecodeSteps {
+  std::vector<Model> plans;  // one per step, in order
+};
+/// The decode-phase part of plan_at(phases at context c) for every step; checks the request's ranges
+/// (--prompt-len, --gen-len, --seq-len = --prompt-len, and the last context against max_position_embeddings; with
+/// --allow-long-context a note in `notes`).
+DecodeSteps decode_steps(const PlanAt& plan_at, const Phases& phases, const Request& req,
+                         const std::optional<ModelConfig>& cfg, std::vector<std::string>* notes = nullptr);
+/// The request figures of one scheme: `prefill` the sums of the prefill at seq_len = prompt_len, each step run on
+/// `est` under `scheme`.
+RequestFigures request_figures(cost::Estimator& est, const DecodeSteps& steps, const PhaseSum& prefill,
+                               const Phases& phases, const Request& req, const std::optional<quant::Scheme>& scheme);
+
+/// What compare --rank-by orders the rows by (smallest first); kListed keeps the --quant order.
+enum class RankBy { kListed, kTtft, kTpot, kE2e, kEnergy, kEdp };
+/// "listed" | "ttft" | "tpot" | "e2e" | "energy" | "edp"; parse throws InputError otherwise.
+RankBy parse_rank_by(const std::string& text);
+std::string to_string(RankBy r);
+
 struct CompareRow {
   std::string scheme;                      // name; a dump's own schemes: "q4f16_1 (dump)"
   PhaseSum prefill, decode;
+  std::optional<RequestFigures> request;  // with a Request (compare --prompt-len / --gen-len)
   std::vector<EntrySum> other;  // the other entries, by name (empty for prefill/decode models)
   double prefill_tokens_per_s = 0, decode_tokens_per_s = 0;  // batch·seq_len / prefill, batch / decode step latency
   double decode_energy_per_token_j = 0;                      // decode step energy / batch (one token per sequence)
@@ -299,6 +353,8 @@ struct CompareResult {
   /// compare --search: each row at its scheme's own best mapping; what was searched ("" for a plain compare)
   std::string searched;
   std::vector<std::string> mappings;  // compare --search: each row's mapping ("ws 32x32"), else empty
+  RankBy ranked = RankBy::kListed;    // the rows' order (ratios are against the first row in that order)
+  std::optional<Request> request;     // the requests of the rows' `request` figures
 };
 
 /// One scheme's row from its run (per-phase sums; the ratios are set by set_ratios).
@@ -315,5 +371,10 @@ std::vector<std::optional<quant::Scheme>> compare_schemes(const std::string& lis
 CompareResult compare(cost::Estimator& est, const Model& model, const Phases& phases,
                       const std::vector<std::optional<quant::Scheme>>& schemes,
                       const std::function<void(std::size_t, const std::string&)>& progress = {});
+/// Each row's request figures (rows in the order of `schemes`, as compare made them), then the rows ordered by
+/// `rank` (stable; kListed keeps them) and the ratios set against the new first row.
+void add_requests(CompareResult& c, cost::Estimator& est, const PlanAt& plan_at, const Phases& phases,
+                  const Request& req, const std::vector<std::optional<quant::Scheme>>& schemes, RankBy rank,
+                  const std::optional<ModelConfig>& cfg);
 
 }  // namespace tenet_cost::model

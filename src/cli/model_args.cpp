@@ -98,18 +98,24 @@ cost::Estimator make_estimator(const ModelArgs& a) {
   return cost::Estimator(load_arch(a), mapping::parse_dataflow(a.dataflow), cost_options(a));
 }
 
-model::Model load_plan(const ModelArgs& a, const model::Phases& ph, bool allow_default) {
+model::PlanSource plan_source(const ModelArgs& a, bool allow_default) {
   std::optional<model::ModelConfig> cfg;
   if (!a.gemms.empty()) {
     if (!a.dump.empty() || !a.hf_config.empty())
       throw InputError("--gemm costs plain shapes without a model: drop the DUMP and --hf-config, or drop --gemm");
-    return model::plan_from_shapes(a.gemms, ph);
+    return {[gemms = a.gemms](const model::Phases& ph) { return model::plan_from_shapes(gemms, ph); }, std::nullopt};
   }
   if (!a.hf_config.empty()) cfg = model::load_hf_config(a.hf_config);
-  if (!a.dump.empty()) return model::plan_from_dump(a.dump, ph, cfg);
-  if (cfg) return model::plan_from_config(a.hf_config, *cfg, ph);
+  if (!a.dump.empty()) return model::dump_plan_source(a.dump, cfg);
+  if (cfg)
+    return {[path = a.hf_config, c = *cfg](const model::Phases& ph) { return model::plan_from_config(path, c, ph); },
+            cfg};
   if (!allow_default) throw InputError("expected a DUMP file or --hf-config config.json");
-  return model::default_model((fs::path(data_root()) / "workloads").string(), ph);
+  return model::default_plan_source((fs::path(data_root()) / "workloads").string());
+}
+
+model::Model load_plan(const ModelArgs& a, const model::Phases& ph, bool allow_default) {
+  return plan_source(a, allow_default).at(ph);
 }
 
 std::vector<std::string> check_capacity(const ModelArgs& a, const arch::Arch& arch, const model::Model& plan,

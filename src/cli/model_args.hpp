@@ -44,6 +44,8 @@ cost::Estimator make_estimator(const ModelArgs& a);
 /// The plan: --gemm shapes (alone), the DUMP (with --hf-config for heads), else --hf-config alone, else (when
 /// allowed) the shipped default model.
 model::Model load_plan(const ModelArgs& a, const model::Phases& ph, bool allow_default);
+/// load_plan's source: the plan at any phases (a dump extracted once), with its config.
+model::PlanSource plan_source(const ModelArgs& a, bool allow_default);
 /// The arch's dram.bytes against the plan's footprint under each scheme (docs/model.md "Memory capacity"): the
 /// notes to add to the result (one per scheme over it), joined by "; " into one warning line on stderr; with --strict
 /// the first is an InputError (exit 2). Nothing when the arch gives no dram.bytes.

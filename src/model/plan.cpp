@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <set>
 
 #include "tenet_cost/checked.hpp"
@@ -652,7 +653,7 @@ Model plan_from_shapes(const std::vector<std::string>& shapes, const Phases& pha
 }
 
 Model plan_from_dump(const std::string& path, const Phases& phases, const std::optional<ModelConfig>& cfg) {
-  return plan_from_extract(path, extract_workloads(ir::load_module(path), {}), phases, cfg);
+  return dump_plan_source(path, cfg).at(phases);
 }
 
 Model plan_from_config(const std::string& config_path, const ModelConfig& cfg, const Phases& phases) {
@@ -669,13 +670,21 @@ namespace {
 const char* const kDefaultModel = "llama-2-7b";
 }
 
-Model default_model(const std::string& workloads_dir, const Phases& phases) {
+PlanSource dump_plan_source(const std::string& path, const std::optional<ModelConfig>& cfg) {
+  auto ex = std::make_shared<const ExtractResult>(extract_workloads(ir::load_module(path), {}));
+  return PlanSource{[path, ex, cfg](const Phases& ph) { return plan_from_extract(path, *ex, ph, cfg); }, cfg};
+}
+
+PlanSource default_plan_source(const std::string& workloads_dir) {
   const fs::path dir = fs::path(workloads_dir) / kDefaultModel;
   const ModelConfig cfg = load_hf_config((dir / "config.json").string());
   // --batch N > 1 costs the dump's batch_prefill / batch_decode (docs/model.md "Entries")
-  const ExtractResult ex = extract_workloads(ir::load_module((dir / "q0f16.py").string()), {});
-  Model m = plan_from_extract(kDefaultModel, ex, phases, cfg);
-  return m;
+  auto ex = std::make_shared<const ExtractResult>(extract_workloads(ir::load_module((dir / "q0f16.py").string()), {}));
+  return PlanSource{[ex, cfg](const Phases& ph) { return plan_from_extract(kDefaultModel, *ex, ph, cfg); }, cfg};
+}
+
+Model default_model(const std::string& workloads_dir, const Phases& phases) {
+  return default_plan_source(workloads_dir).at(phases);
 }
 
 const std::vector<std::string>& default_schemes() {

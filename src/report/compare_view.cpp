@@ -42,6 +42,66 @@ Table other_table(const model::CompareResult& c) {
   return t;
 }
 
+json request_json(const model::RequestFigures& f) {
+  return {{"prompt_len", f.prompt_len},
+          {"gen_len", f.gen_len},
+          {"batch", f.batch},
+          {"decode_steps", f.decode_steps},
+          {"ttft_s", f.ttft_s},
+          {"tpot_s", f.tpot_s},
+          {"e2e_s", f.e2e_s},
+          {"tokens_per_s", f.tokens_per_s},
+          {"requests_per_s", f.requests_per_s},
+          {"energy_j", f.energy_j},
+          {"energy_per_request_j", f.energy_per_request_j},
+          {"energy_per_token_j", f.energy_per_token_j},
+          {"dram_bytes", f.dram_bytes}};
+}
+
+const std::vector<std::string>& request_headers() {
+  static const std::vector<std::string> h = {"req_ttft_ms", "req_tpot_ms", "req_e2e_s", "req_tok/s",
+                                             "req/s",       "req_J/req",   "req_mJ/tok"};
+  return h;
+}
+
+std::vector<std::string> request_cells(const model::RequestFigures& f) {
+  return {fixed(f.ttft_s * 1e3, 1),
+          fixed(f.tpot_s * 1e3, 2),
+          fixed(f.e2e_s, 3),
+          fixed(f.tokens_per_s, 2),
+          fixed(f.requests_per_s, 4),
+          fixed(f.energy_per_request_j, 3),
+          fixed(f.energy_per_token_j * 1e3, 3)};
+}
+
+// The requests' table: one row per scheme (in the rows' order, ranked when asked).
+Table request_table(const model::CompareResult& c) {
+  Table t;
+  t.headers = {"scheme"};
+  for (const auto& h : request_headers()) t.headers.push_back(h);
+  t.right_align.assign(t.headers.size(), true);
+  t.right_align[0] = false;
+  for (const auto& r : c.rows) {
+    std::vector<std::string> row = {r.scheme};
+    for (auto& cell : request_cells(*r.request)) row.push_back(std::move(cell));
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
+// "requests: batch 4 x (prompt 2048 + 256 output tokens): TTFT = the prefill, TPOT = mean of 255 decode steps at
+// contexts 2049 .. 2303; ranked by e2e"
+std::string request_text(const model::CompareResult& c) {
+  const model::Request& q = *c.request;
+  const std::string steps = std::to_string(q.gen_len - 1);
+  return "requests: batch " + std::to_string(c.info.batch) + " x (prompt " + std::to_string(q.prompt_len) + " + " +
+         std::to_string(q.gen_len) + " output tokens): TTFT = the prefill, TPOT = mean of " + steps +
+         " decode steps at contexts " + std::to_string(q.prompt_len + 1) + " .. " +
+         std::to_string(q.prompt_len + q.gen_len - 1) + " (each at its own context)" +
+         (c.ranked == model::RankBy::kListed ? "" : "; ranked by " + model::to_string(c.ranked)) + "\n" +
+         render_text(request_table(c));
+}
+
 }  // namespace
 
 std::string render(const model::CompareResult& c, Format fmt) {
@@ -79,6 +139,7 @@ std::string render(const model::CompareResult& c, Format fmt) {
       x["traffic_ratio_vs_first"] = r.traffic_ratio_vs_first;
       x["prefill_traffic_ratio_vs_first"] = r.prefill_traffic_ratio_vs_first;
       if (!c.searched.empty()) x["mapping"] = c.mappings.at(j["rows"].size());
+      if (r.request) x["request"] = request_json(*r.request);
       if (!r.other.empty()) {
         x["entries"] = json::object();
         for (const auto& e : r.other) {
@@ -91,6 +152,10 @@ std::string render(const model::CompareResult& c, Format fmt) {
       j["rows"].push_back(x);
     }
     if (!c.searched.empty()) j["searched"] = c.searched;
+    if (c.request)
+      j["request"] = {{"prompt_len", c.request->prompt_len},
+                      {"gen_len", c.request->gen_len},
+                      {"ranked_by", model::to_string(c.ranked)}};
     return dump_json(j);
   }
   const bool phases = c.info.has_prefill || c.info.has_decode;
@@ -133,8 +198,14 @@ std::string render(const model::CompareResult& c, Format fmt) {
     t.right_align.push_back(false);
     for (std::size_t i = 0; i < t.rows.size(); ++i) t.rows[i].push_back(c.mappings.at(i));
   }
+  if (c.request && csv) {  // the request's columns after the others
+    for (const auto& h : request_headers()) t.headers.push_back(h);
+    for (std::size_t i = 0; i < t.rows.size(); ++i)
+      for (auto& cell : request_cells(*c.rows[i].request)) t.rows[i].push_back(std::move(cell));
+  }
   if (csv) return render_csv(t);
-  const std::string others = other ? "\nother entries:\n" + render_text(other_table(c)) : std::string();
+  const std::string others = (other ? "\nother entries:\n" + render_text(other_table(c)) : std::string()) +
+                             (c.request ? "\n" + request_text(c) : std::string());
   if (!c.searched.empty())
     return "model " + c.info.model + " on " + c.info.arch +
            ", each scheme at its own best mapping (search: " + c.searched + "; tiles per GEMM), " +
