@@ -117,6 +117,9 @@ struct Phases {
   /// --allow-long-context: a prompt or context beyond the config's max_position_embeddings is costed (and said in
   /// the notes) instead of refused
   bool allow_long_context = false;
+  /// --chunk C (0: off): a config plan adds the entry chunked_prefill, one prompt of seq_len tokens in steps of at
+  /// most C tokens with the `batch` running decode rows in the same GEMMs (docs/model.md "Chunked prefill")
+  std::int64_t chunk = 0;
   std::map<std::string, std::int64_t> bindings;  // --bind
   /// --calls NAME=N: calls of a function of a module without a Relax entry (default 1; docs/model.md "Any dump")
   std::map<std::string, std::int64_t> calls;
@@ -146,6 +149,15 @@ void check_positions(const char* what, std::int64_t tokens, const Phases& ph, co
 /// The GEMMs of a config's plan; `notes` receives its assumptions (MoE routing, sliding window).
 std::vector<ModelGemm> workloads_from_config(const ModelConfig& cfg, const Phases& phases,
                                              std::vector<std::string>* notes = nullptr);
+/// One chunked-prefill step (entry "chunked_prefill", Phase::kOther): the linear GEMMs of chunk + ph.batch rows (one
+/// GEMM each, M = the combined rows; MoE routing of those tokens), lm_head of the ph.batch decode rows (+1 after the
+/// prompt's `last` chunk), the chunk's attention over the `offset` prompt keys before it and its own causal block,
+/// and each decoding sequence's query over ph.context keys.
+std::vector<ModelGemm> chunk_step(const ModelConfig& cfg, const Phases& ph, std::int64_t chunk, std::int64_t offset,
+                                  bool last);
+/// Every step of the prompt's chunked prefill (nothing when ph.chunk = 0); its assumptions in `notes`.
+void chunked_prefill(std::vector<ModelGemm>& out, const ModelConfig& cfg, const Phases& ph,
+                     std::vector<std::string>* notes);
 /// From extracted workloads: binds symbolic dims per entry (Phases::symbols), synthesizes attention from
 /// AttentionSites (heads from the site or `cfg`). Throws InputError on unbound dims.
 /// --batch N > 1: entries with a batch symbol run the N sequences per call; other entries run once per sequence

@@ -41,6 +41,9 @@ void add_model_options(CLI::App* cmd, ModelArgs& a) {
   cmd->add_option("--batch", a.batch,
                   "Sequences served together (default 1; 1 .. 65536): N prompts / N decoding sequences; a decode "
                   "step is N tokens");
+  cmd->add_option("--chunk", a.chunk,
+                  "Chunked prefill (config plans): also cost entry chunked_prefill, the prompt in steps of at most C "
+                  "tokens, each with the --batch decode rows in the same GEMMs (default 0: off)");
   cmd->add_option("--attention", a.attention,
                   "fused (default: scores stay on chip, causal blocks) | unfused (scores through DRAM)");
   cmd->add_option("--hf-config", a.hf_config,
@@ -63,6 +66,7 @@ model::Phases phases(const ModelArgs& a) {
   ph.context = a.context;
   ph.batch = a.batch;
   ph.allow_long_context = a.allow_long_context;
+  ph.chunk = a.chunk;
   ph.attention = model::parse_attention(a.attention);
   if (!a.bind.empty()) ph.bindings = parse_bindings(a.bind);
   ph.calls = model::parse_calls(a.calls);

@@ -24,6 +24,7 @@ void check_phases(const Phases& ph, const std::optional<ModelConfig>& cfg, std::
   check_range("--seq-len", ph.seq_len, kMaxTokens, "prefill tokens per sequence; tenet-cost's limit for token counts");
   check_range("--context", ph.context, kMaxTokens, "decode context per sequence; tenet-cost's limit for token counts");
   check_range("--batch", ph.batch, kMaxBatch, "sequences served together; tenet-cost's limit for the batch");
+  if (ph.chunk != 0) check_range("--chunk", ph.chunk, kMaxTokens, "prompt tokens per chunked-prefill step");
   check_positions("--seq-len", ph.seq_len, ph, cfg, notes);
   check_positions("--context", ph.context, ph, cfg, notes);
 }
