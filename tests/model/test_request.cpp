@@ -41,18 +41,32 @@ std::pair<double, double> step_at(cost::Estimator& est, model::Phases ph, std::i
   return {r.decode.latency_s, r.decode.energy_j};
 }
 
+// A compare of `schemes` on the small config with each row's request figures.
+model::CompareResult with_requests(cost::Estimator& est, const model::Phases& ph,
+                                   const std::vector<std::optional<quant::Scheme>>& schemes, model::Request req,
+                                   model::RankBy rank = model::RankBy::kListed) {
+  auto c = model::compare(est, small_plan()(ph), ph, schemes);
+  model::add_requests(c, est, small_plan(), ph, req, schemes, rank, small_config());
+  return c;
+}
+
+// Prompt and context of 16 tokens.
+model::Phases phases16() {
+  model::Phases ph;
+  ph.seq_len = 16;
+  ph.context = 16;
+  return ph;
+}
+
 }  // namespace
 
 TEST_CASE("a request: TTFT, TPOT over the growing context, e2e and rates against step-by-step oracles") {
   auto est = estimator();
-  model::Phases ph;
-  ph.seq_len = 16;
-  ph.context = 16;
+  model::Phases ph = phases16();
   ph.batch = 2;
   const model::Request req{16, 6};  // P = 16, G = 6: 5 decode steps at contexts 17 .. 21
   const auto schemes = model::compare_schemes("q0f16,q4f16_1", false);
-  auto c = model::compare(est, small_plan()(ph), ph, schemes);
-  model::add_requests(c, est, small_plan(), ph, req, schemes, model::RankBy::kListed, small_config());
+  const auto c = with_requests(est, ph, schemes, req);
   REQUIRE(c.request);
   for (std::size_t i = 0; i < schemes.size(); ++i) {
     const auto& f = *c.rows[i].request;
@@ -102,8 +116,7 @@ TEST_CASE("request closed form: the KV-cache bytes grow by hand's 384 B per cont
     REQUIRE(dram_at(c) == a + b * c);
   }
   const model::Request req{8, 33};  // 32 steps at contexts 9 .. 40: sum of contexts (9 + 40)·32/2 = 784
-  auto c = model::compare(est, small_plan()(ph), ph, {s});
-  model::add_requests(c, est, small_plan(), ph, req, {s}, model::RankBy::kListed, small_config());
+  const auto c = with_requests(est, ph, {s}, req);
   const auto& f = *c.rows[0].request;
   CHECK(f.dram_bytes == c.rows[0].prefill.dram_bytes + 32 * a + b * 784);
   // latency: DRAM-bound steps, linear to the rounding of each GEMM's integer cycles; the mean step is the step at
@@ -116,22 +129,16 @@ TEST_CASE("request closed form: the KV-cache bytes grow by hand's 384 B per cont
 
 TEST_CASE("a request of one token has no decode step; ranking orders rows by the request's objective") {
   auto est = estimator();
-  model::Phases ph;
-  ph.seq_len = 16;
-  ph.context = 16;
+  const model::Phases ph = phases16();
   const auto schemes = model::compare_schemes("q0f16,q4f16_1,w8a8-token-channel", false);
-  auto one = model::compare(est, small_plan()(ph), ph, schemes);
-  model::add_requests(one, est, small_plan(), ph, model::Request{16, 1}, schemes, model::RankBy::kListed,
-                      small_config());
-  for (const auto& r : one.rows) {
+  for (const auto& r : with_requests(est, ph, schemes, model::Request{16, 1}).rows) {
     CHECK(r.request->decode_steps == 0);
     CHECK(r.request->tpot_s == 0);
     CHECK(r.request->e2e_s == r.prefill.latency_s);
     CHECK(r.request->energy_per_token_j == r.prefill.energy_j);
   }
   for (const auto rank : {model::RankBy::kEnergy, model::RankBy::kE2e, model::RankBy::kTpot}) {
-    auto c = model::compare(est, small_plan()(ph), ph, schemes);
-    model::add_requests(c, est, small_plan(), ph, model::Request{16, 8}, schemes, rank, small_config());
+    const auto c = with_requests(est, ph, schemes, model::Request{16, 8}, rank);
     CHECK(c.ranked == rank);
     for (std::size_t i = 1; i < c.rows.size(); ++i) {
       const auto &p = *c.rows[i - 1].request, &q = *c.rows[i].request;
@@ -147,14 +154,9 @@ TEST_CASE("a request of one token has no decode step; ranking orders rows by the
 
 TEST_CASE("a request's ranges: gen-len, prompt = seq-len, the last context within max_position_embeddings") {
   auto est = estimator();
-  model::Phases ph;
-  ph.seq_len = 16;
-  ph.context = 16;
+  model::Phases ph = phases16();
   const auto schemes = model::compare_schemes("q0f16", false);
-  auto c = model::compare(est, small_plan()(ph), ph, schemes);
-  auto add = [&](model::Request r) {
-    model::add_requests(c, est, small_plan(), ph, r, schemes, model::RankBy::kListed, small_config());
-  };
+  auto add = [&](model::Request r) { with_requests(est, ph, schemes, r); };
   CHECK_THROWS_WITH(add({16, 0}), Catch::Contains("--gen-len 0: expected 1 .. 16777216"));
   CHECK_THROWS_WITH(add({32, 4}), Catch::Contains("--seq-len 16 and --prompt-len 32 differ"));
   // 16 + 49 - 1 = 64 fits the 64 positions; one more token does not
