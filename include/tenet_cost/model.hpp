@@ -37,6 +37,8 @@ struct ModelConfig {
   std::int64_t moe_layers = 0;                      // layers whose MLP is the MoE block (the rest are dense)
   // Sliding-window attention: `window_layers` layers attend to at most `sliding_window` keys (0: none).
   std::int64_t sliding_window = 0, window_layers = 0;
+  /// The longest sequence the model's positions cover (max_position_embeddings / n_positions; 0: not given).
+  std::int64_t max_positions = 0;
   std::vector<std::string> notes;  // assumptions of the reading the output states (bf16, an unknown family)
 };
 /// Hugging Face config.json: Llama / Mistral / Mixtral / Qwen2 / Qwen2-MoE / DeepSeek-MoE / Phi-3 / Gemma (gated
@@ -112,6 +114,12 @@ struct Phases {
   std::int64_t context = 2048;  // decode context length per sequence
   std::int64_t batch = 1;       // sequences served together (--batch)
   Attention attention = Attention::kFused;
+  /// --allow-long-context: a prompt or context beyond the config's max_position_embeddings is costed (and said in
+  /// the notes) instead of refused
+  bool allow_long_context = false;
+  /// --chunk C (0: off): a config plan adds the entry chunked_prefill, one prompt of seq_len tokens in steps of at
+  /// most C tokens with the `batch` running decode rows in the same GEMMs (docs/model.md "Chunked prefill")
+  std::int64_t chunk = 0;
   std::map<std::string, std::int64_t> bindings;  // --bind
   /// --calls NAME=N: calls of a function of a module without a Relax entry (default 1; docs/model.md "Any dump")
   std::map<std::string, std::int64_t> calls;
@@ -125,9 +133,31 @@ struct Phases {
                                                             bool packed = false) const;
 };
 
+/// The largest token count (--seq-len, --context, --prompt-len, --gen-len) and batch (--batch) tenet-cost costs.
+inline constexpr std::int64_t kMaxTokens = std::int64_t{1} << 24;  // 16,777,216
+inline constexpr std::int64_t kMaxBatch = std::int64_t{1} << 16;   // 65,536
+/// A length or count in 1 .. `limit`; otherwise an InputError naming the flag and the limit ("--context
+/// 100000000000: expected 1 .. 16777216 (tenet-cost's limit for token counts)").
+void check_range(const char* flag, std::int64_t value, std::int64_t limit, const char* what);
+/// --seq-len, --context and --batch within their limits, and the prompt / context within the config's
+/// max_position_embeddings (unless allow_long_context: then a note in `notes`, when given).
+void check_phases(const Phases& ph, const std::optional<ModelConfig>& cfg, std::vector<std::string>* notes = nullptr);
+/// `tokens` (--context, --seq-len, --prompt-len + --gen-len) against the config's max_position_embeddings.
+void check_positions(const char* what, std::int64_t tokens, const Phases& ph, const std::optional<ModelConfig>& cfg,
+                     std::vector<std::string>* notes);
+
 /// The GEMMs of a config's plan; `notes` receives its assumptions (MoE routing, sliding window).
 std::vector<ModelGemm> workloads_from_config(const ModelConfig& cfg, const Phases& phases,
                                              std::vector<std::string>* notes = nullptr);
+/// One chunked-prefill step (entry "chunked_prefill", Phase::kOther): the linear GEMMs of chunk + ph.batch rows (one
+/// GEMM each, M = the combined rows; MoE routing of those tokens), lm_head of the ph.batch decode rows (+1 after the
+/// prompt's `last` chunk), the chunk's attention over the `offset` prompt keys before it and its own causal block,
+/// and each decoding sequence's query over ph.context keys.
+std::vector<ModelGemm> chunk_step(const ModelConfig& cfg, const Phases& ph, std::int64_t chunk, std::int64_t offset,
+                                  bool last);
+/// Every step of the prompt's chunked prefill (nothing when ph.chunk = 0); its assumptions in `notes`.
+void chunked_prefill(std::vector<ModelGemm>& out, const ModelConfig& cfg, const Phases& ph,
+                     std::vector<std::string>* notes);
 /// From extracted workloads: binds symbolic dims per entry (Phases::symbols), synthesizes attention from
 /// AttentionSites (heads from the site or `cfg`). Throws InputError on unbound dims.
 /// --batch N > 1: entries with a batch symbol run the N sequences per call; other entries run once per sequence
@@ -166,6 +196,17 @@ Model plan_from_shapes(const std::vector<std::string>& shapes, const Phases& pha
 Model plan_from_config(const std::string& config_path, const ModelConfig& cfg, const Phases& phases);
 /// The shipped default model (<workloads_dir>/llama-2-7b/q0f16.py with its config.json).
 Model default_model(const std::string& workloads_dir, const Phases& phases);
+/// The plan at given phases (rebuilt per decode context of a request; a config's plan, or a dump's from its one
+/// extraction), with the config it reads (for max_position_embeddings), if any.
+using PlanAt = std::function<Model(const Phases&)>;
+struct PlanSource {
+  PlanAt at;
+  std::optional<ModelConfig> config;
+};
+/// The default model's source: its dump extracted once, its config.
+PlanSource default_plan_source(const std::string& workloads_dir);
+/// A dump's source: extracted once (named after `path`), with `cfg` for heads.
+PlanSource dump_plan_source(const std::string& path, const std::optional<ModelConfig>& cfg);
 /// What a plan keeps in DRAM at once under one scheme (docs/model.md "Memory capacity").
 struct Footprint {
   std::string scheme;  // the scheme's name ("" = each GEMM's own)
@@ -264,11 +305,55 @@ struct EntrySum {
   double speedup_vs_first = 0, traffic_ratio_vs_first = 0;
 };
 
+// ------------------------------------------------------------- requests
+
+/// Whole requests (docs/model.md "Requests"): each of the batch's N sequences is a request of a `prompt_len`-token
+/// prompt and `gen_len` output tokens, served together (a static batch: they start and end together).
+struct Request {
+  std::int64_t prompt_len = 2048, gen_len = 256;
+};
+/// A request's figures for the batch: the first token comes from the prefill of the N prompts (TTFT); the others
+/// from gen_len - 1 decode steps at the contexts prompt_len + 1 .. prompt_len + gen_len - 1, each costed at its
+/// own context and summed exactly.
+struct RequestFigures {
+  std::int64_t prompt_len = 0, gen_len = 0, batch = 1, decode_steps = 0;
+  double ttft_s = 0;                // the prefill of the N prompts
+  double tpot_s = 0;                // mean latency of the decode steps (0 when gen_len = 1: no step)
+  double e2e_s = 0;                 // ttft + every decode step
+  double tokens_per_s = 0;          // N·gen_len / e2e
+  double requests_per_s = 0;        // N / e2e
+  double energy_j = 0;              // the batch: prefill + every step
+  double energy_per_request_j = 0;  // energy_j / N
+  double energy_per_token_j = 0;    // energy_j / (N·gen_len)
+  std::int64_t dram_bytes = 0;      // the batch: prefill + every step
+};
+/// A request's decode steps: the decode-phase plan at each context prompt_len + 1 .. prompt_len + gen_len - 1.
+struct DecodeSteps {
+  std::vector<Model> plans;  // one per step, in order
+};
+/// The decode-phase part of plan_at(phases at context c) for every step; checks the request's ranges
+/// (--prompt-len, --gen-len, --seq-len = --prompt-len, and the last context against max_position_embeddings; with
+/// --allow-long-context a note in `notes`).
+DecodeSteps decode_steps(const PlanAt& plan_at, const Phases& phases, const Request& req,
+                         const std::optional<ModelConfig>& cfg, std::vector<std::string>* notes = nullptr);
+/// The request figures of one scheme: `prefill` the sums of the prefill at seq_len = prompt_len, each step run on
+/// `est` under `scheme`.
+RequestFigures request_figures(cost::Estimator& est, const DecodeSteps& steps, const PhaseSum& prefill,
+                               const Phases& phases, const Request& req, const std::optional<quant::Scheme>& scheme);
+
+/// What compare --rank-by orders the rows by (smallest first); kListed keeps the --quant order.
+enum class RankBy { kListed, kTtft, kTpot, kE2e, kEnergy, kEdp };
+/// "listed" | "ttft" | "tpot" | "e2e" | "energy" | "edp"; parse throws InputError otherwise.
+RankBy parse_rank_by(const std::string& text);
+std::string to_string(RankBy r);
+
 struct CompareRow {
   std::string scheme;                      // name; a dump's own schemes: "q4f16_1 (dump)"
   PhaseSum prefill, decode;
+  std::optional<RequestFigures> request;  // with a Request (compare --prompt-len / --gen-len)
   std::vector<EntrySum> other;  // the other entries, by name (empty for prefill/decode models)
-  double prefill_tokens_per_s = 0, decode_tokens_per_s = 0;  // batch·seq_len / prefill, batch / decode latency
+  double prefill_tokens_per_s = 0, decode_tokens_per_s = 0;  // batch·seq_len / prefill, batch / decode step latency
+  double decode_energy_per_token_j = 0;                      // decode step energy / batch (one token per sequence)
   double scale_traffic_share = 0, prefill_scale_traffic_share = 0;          // scale bytes / DRAM bytes
   double speedup_vs_first = 0, prefill_speedup_vs_first = 0;                // first latency / this latency
   double traffic_ratio_vs_first = 0, prefill_traffic_ratio_vs_first = 0;    // this DRAM bytes / first's
@@ -280,6 +365,8 @@ struct CompareResult {
   /// compare --search: each row at its scheme's own best mapping; what was searched ("" for a plain compare)
   std::string searched;
   std::vector<std::string> mappings;  // compare --search: each row's mapping ("ws 32x32"), else empty
+  RankBy ranked = RankBy::kListed;    // the rows' order (ratios are against the first row in that order)
+  std::optional<Request> request;     // the requests of the rows' `request` figures
 };
 
 /// One scheme's row from its run (per-phase sums; the ratios are set by set_ratios).
@@ -296,5 +383,10 @@ std::vector<std::optional<quant::Scheme>> compare_schemes(const std::string& lis
 CompareResult compare(cost::Estimator& est, const Model& model, const Phases& phases,
                       const std::vector<std::optional<quant::Scheme>>& schemes,
                       const std::function<void(std::size_t, const std::string&)>& progress = {});
+/// Each row's request figures (rows in the order of `schemes`, as compare made them), then the rows ordered by
+/// `rank` (stable; kListed keeps them) and the ratios set against the new first row.
+void add_requests(CompareResult& c, cost::Estimator& est, const PlanAt& plan_at, const Phases& phases,
+                  const Request& req, const std::vector<std::optional<quant::Scheme>>& schemes, RankBy rank,
+                  const std::optional<ModelConfig>& cfg);
 
 }  // namespace tenet_cost::model

@@ -91,7 +91,7 @@ struct ReportDoc {
   bool show_prefill = true, show_decode = true;  // (a) the phases the model has (no chart of zeros)
   std::vector<Breakdown> breakdowns;             // (b) one chart each
   std::vector<Roofline> rooflines;               // (c) one chart each
-  std::string tradeoff_title;                    // (d) e.g. "decode, per token"
+  std::string tradeoff_title;                    // (d) e.g. "decode, per step of 4 sequences"
   std::vector<TradeoffPoint> tradeoff;           // (d) empty = no scatter
 };
 

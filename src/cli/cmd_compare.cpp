@@ -1,6 +1,7 @@
 // tenet-cost compare [DUMP|--hf-config F] [--quant S1,S2,...] [--search [--dataflows ..] [--pe-budget N] [--jobs N]]
-//                    [model options]
+//                    [--prompt-len P] [--gen-len G] [--rank-by ttft|tpot|e2e|energy|edp] [model options]
 #include <memory>
+#include <optional>
 
 #include "model_args.hpp"
 #include "progress.hpp"
@@ -19,12 +20,47 @@ std::string default_list() {
   return s;
 }
 
+// --prompt-len / --gen-len / --rank-by: whole requests (docs/model.md "Requests").
+struct RequestArgs {
+  model::Request request;
+  std::string rank_by = "listed";
+};
+
+void add_request_options(CLI::App* cmd, RequestArgs& r) {
+  cmd->add_option("--prompt-len", r.request.prompt_len,
+                  "Request prompt tokens P (default: --seq-len, 2048); gives TTFT, TPOT, e2e, requests/s, energy "
+                  "per request");
+  cmd->add_option("--gen-len", r.request.gen_len,
+                  "Request output tokens G (default 256): the first from the prefill, G-1 decode steps at contexts "
+                  "P+1 .. P+G-1");
+  cmd->add_option("--rank-by", r.rank_by,
+                  "listed (default) | ttft | tpot | e2e | energy | edp: order of the rows "
+                  "by the request's objective (needs --prompt-len or --gen-len)");
+}
+
+// The request the flags ask for (nullopt: none); --prompt-len sets the prefill's prompt (--seq-len).
+std::optional<model::Request> request_of(const CLI::App* cmd, const RequestArgs& r, ModelArgs& args) {
+  const bool asked = cmd->count("--prompt-len") > 0 || cmd->count("--gen-len") > 0;
+  if (!asked) {
+    if (cmd->count("--rank-by") > 0) throw InputError("--rank-by ranks requests: give --prompt-len or --gen-len");
+    return std::nullopt;
+  }
+  model::Request req = r.request;
+  if (cmd->count("--prompt-len") == 0) req.prompt_len = args.seq_len;
+  else if (cmd->count("--seq-len") == 0) args.seq_len = req.prompt_len;
+  // the one-step columns at the request's first decode step unless --context says otherwise
+  if (cmd->count("--context") == 0)
+    args.context = req.prompt_len + (req.gen_len > 1 && req.prompt_len < model::kMaxTokens ? 1 : 0);
+  return req;
+}
+
 }  // namespace
 
 CLI::App* add_compare(CLI::App& app, const Command& self, Context& ctx) {
   auto args = std::make_shared<ModelArgs>();
   auto sargs = std::make_shared<SearchArgs>();
   auto searched = std::make_shared<bool>(false);
+  auto rargs = std::make_shared<RequestArgs>();
   auto* cmd = app.add_subcommand(self.name, self.description);
   cmd->add_option("DUMP", args->dump, "Dump (default: the shipped Llama-2-7B)");
   cmd->add_option("--quant", args->quant, "Comma-separated schemes (default: " + default_list() + ")");
@@ -32,9 +68,18 @@ CLI::App* add_compare(CLI::App& app, const Command& self, Context& ctx) {
   cmd->add_flag("--search", *searched,
                 "Rank each scheme at its own best mapping (the search's dataflow, array and tiles; docs/search.md)");
   add_search_options(cmd, *sargs);
-  cmd->callback([&ctx, args, sargs, searched, cmd] {
+  add_request_options(cmd, *rargs);
+  cmd->callback([&ctx, args, sargs, searched, rargs, cmd] {
     const auto format = report::parse_format(args->format);
     const auto schemes = model::compare_schemes(args->quant, !args->dump.empty());
+    const auto request = request_of(cmd, *rargs, *args);
+    const model::RankBy rank = model::parse_rank_by(rargs->rank_by);
+    if (request && *searched)
+      throw InputError(
+          "compare --search chooses mappings by one prefill and one decode step; requests "
+          "(--prompt-len / --gen-len) are costed by a plain compare");
+    if (request && format == report::Format::kHtml)
+      throw InputError("the html report has no request section: use --format table, json or csv with a request");
     if (!*searched) {
       for (const char* flag : {"--dataflows", "--pe-budget", "--jobs"})
         if (cmd->count(flag) > 0) throw InputError(std::string(flag) + " needs --search");
@@ -51,11 +96,13 @@ CLI::App* add_compare(CLI::App& app, const Command& self, Context& ctx) {
     }
     cost::Estimator est = make_estimator(*args);
     const model::Phases ph = phases(*args);
-    const model::Model plan = load_plan(*args, ph, true);
+    const model::PlanSource source = plan_source(*args, true);
+    const model::Model plan = source.at(ph);
     const auto memory = check_capacity(*args, est.arch(), plan, schemes);
     Progress progress("compare", "schemes", schemes.size());
     auto result =
         model::compare(est, plan, ph, schemes, [&](std::size_t done, const std::string& s) { progress.step(done, s); });
+    if (request) model::add_requests(result, est, source.at, ph, *request, schemes, rank, source.config);
     result.info.notes.insert(result.info.notes.end(), memory.begin(), memory.end());
     if (format != report::Format::kHtml) {
       ctx.result = report::render(result, format);

@@ -32,9 +32,18 @@ void add_model_options(CLI::App* cmd, ModelArgs& a) {
       ->allow_extra_args(false);
   cmd->add_option("--gemm", a.gemms, "Cost a plain GEMM MxNxK[xB] without a dump (repeatable; with --quant)")
       ->allow_extra_args(false);
-  cmd->add_option("--seq-len", a.seq_len, "Prefill tokens (default 2048)");
-  cmd->add_option("--context", a.context, "Decode context length (default 2048)");
-  cmd->add_option("--batch", a.batch, "Sequences served together (default 1): N prompts / N decoding sequences");
+  cmd->add_option("--seq-len", a.seq_len, "Prefill tokens per sequence (default 2048; 1 .. 16777216)");
+  cmd->add_option("--context", a.context,
+                  "Decode context length per sequence (default 2048; 1 .. 16777216 and at most the config's "
+                  "max_position_embeddings)");
+  cmd->add_flag("--allow-long-context", a.allow_long_context,
+                "Cost --seq-len / --context beyond the config's max_position_embeddings (stated in the notes)");
+  cmd->add_option("--batch", a.batch,
+                  "Sequences served together (default 1; 1 .. 65536): N prompts / N decoding sequences; a decode "
+                  "step is N tokens");
+  cmd->add_option("--chunk", a.chunk,
+                  "Chunked prefill (config plans): also cost entry chunked_prefill, the prompt in steps of at most C "
+                  "tokens, each with the --batch decode rows in the same GEMMs (default 0: off)");
   cmd->add_option("--attention", a.attention,
                   "fused (default: scores stay on chip, causal blocks) | unfused (scores through DRAM)");
   cmd->add_option("--hf-config", a.hf_config,
@@ -63,6 +72,8 @@ model::Phases phases(const ModelArgs& a) {
   ph.seq_len = a.seq_len;
   ph.context = a.context;
   ph.batch = a.batch;
+  ph.allow_long_context = a.allow_long_context;
+  ph.chunk = a.chunk;
   ph.attention = model::parse_attention(a.attention);
   if (!a.bind.empty()) ph.bindings = parse_bindings(a.bind);
   ph.calls = model::parse_calls(a.calls);
@@ -99,18 +110,24 @@ cost::Estimator make_estimator(const ModelArgs& a) {
   return cost::Estimator(load_arch(a), mapping::parse_dataflow(a.dataflow), cost_options(a));
 }
 
-model::Model load_plan(const ModelArgs& a, const model::Phases& ph, bool allow_default) {
+model::PlanSource plan_source(const ModelArgs& a, bool allow_default) {
   std::optional<model::ModelConfig> cfg;
   if (!a.gemms.empty()) {
     if (!a.dump.empty() || !a.hf_config.empty())
       throw InputError("--gemm costs plain shapes without a model: drop the DUMP and --hf-config, or drop --gemm");
-    return model::plan_from_shapes(a.gemms, ph);
+    return {[gemms = a.gemms](const model::Phases& ph) { return model::plan_from_shapes(gemms, ph); }, std::nullopt};
   }
   if (!a.hf_config.empty()) cfg = model::load_hf_config(a.hf_config);
-  if (!a.dump.empty()) return model::plan_from_dump(a.dump, ph, cfg);
-  if (cfg) return model::plan_from_config(a.hf_config, *cfg, ph);
+  if (!a.dump.empty()) return model::dump_plan_source(a.dump, cfg);
+  if (cfg)
+    return {[path = a.hf_config, c = *cfg](const model::Phases& ph) { return model::plan_from_config(path, c, ph); },
+            cfg};
   if (!allow_default) throw InputError("expected a DUMP file or --hf-config config.json");
-  return model::default_model((fs::path(data_root()) / "workloads").string(), ph);
+  return model::default_plan_source((fs::path(data_root()) / "workloads").string());
+}
+
+model::Model load_plan(const ModelArgs& a, const model::Phases& ph, bool allow_default) {
+  return plan_source(a, allow_default).at(ph);
 }
 
 std::vector<std::string> check_capacity(const ModelArgs& a, const arch::Arch& arch, const model::Model& plan,

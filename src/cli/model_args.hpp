@@ -19,8 +19,9 @@ struct ModelArgs {
   std::vector<std::string> gemms;    // --gemm MxNxK[xB], repeatable: plain shapes without a dump
   std::vector<std::string> calls;    // --calls NAME=N, repeatable: counts of a module without a Relax entry
   std::vector<std::string> entries;  // --entry NAME, repeatable: the dump's entries to cost
-  std::int64_t seq_len = 2048, context = 2048, batch = 1;
+  std::int64_t seq_len = 2048, context = 2048, batch = 1, chunk = 0;
   bool strict = false;                                // --strict: a plan over the arch's dram.bytes is an error
+  bool allow_long_context = false;                    // --allow-long-context: beyond max_position_embeddings
   std::vector<std::string> set;                       // --set KEY=VALUE (arch overrides), in order
   double time_limit = cost::kDefaultEngineTimeLimit;  // --time-limit: seconds per TENET engine evaluation
   std::int64_t engine_points = cost::kDefaultEnginePoints;  // --engine-points: instances per brute-forced instance
@@ -46,6 +47,8 @@ cost::Estimator make_estimator(const ModelArgs& a);
 /// The plan: --gemm shapes (alone), the DUMP (with --hf-config for heads), else --hf-config alone, else (when
 /// allowed) the shipped default model.
 model::Model load_plan(const ModelArgs& a, const model::Phases& ph, bool allow_default);
+/// load_plan's source: the plan at any phases (a dump extracted once), with its config.
+model::PlanSource plan_source(const ModelArgs& a, bool allow_default);
 /// The arch's dram.bytes against the plan's footprint under each scheme (docs/model.md "Memory capacity"): the
 /// notes to add to the result (one per scheme over it), joined by "; " into one warning line on stderr; with --strict
 /// the first is an InputError (exit 2). Nothing when the arch gives no dram.bytes.

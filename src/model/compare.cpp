@@ -69,6 +69,7 @@ void set_ratios(CompareResult& out, const Phases& phases) {
     const auto batch = static_cast<double>(phases.batch);
     r.prefill_tokens_per_s = ratio(batch * static_cast<double>(phases.seq_len), r.prefill.latency_s);
     r.decode_tokens_per_s = ratio(batch, r.decode.latency_s);
+    r.decode_energy_per_token_j = r.decode.energy_j / batch;
     r.scale_traffic_share = ratio(r.decode.scale_dram_bytes, r.decode.dram_bytes);
     r.prefill_scale_traffic_share = ratio(r.prefill.scale_dram_bytes, r.prefill.dram_bytes);
     r.speedup_vs_first = ratio(first.decode.latency_s, r.decode.latency_s);

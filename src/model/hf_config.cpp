@@ -167,6 +167,7 @@ ModelConfig parse_hf_config(const std::string& text, const std::string& filename
   c.heads = get({"num_attention_heads", "n_head"}, true, 0);
   c.layers = get({"num_hidden_layers", "n_layer", "num_layers"}, true, 0);
   c.vocab = get({"vocab_size"}, true, 0);
+  c.max_positions = get({"max_position_embeddings", "n_positions"}, false, 0);
   if (fam == Family::kOpt && has("word_embed_proj_dim") && get({"word_embed_proj_dim"}, false, 0) != c.hidden)
     throw InputError(at,
                      "'word_embed_proj_dim' differs from hidden_size (OPT's projected embeddings) and is not "

@@ -6,8 +6,10 @@
 #include <filesystem>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <set>
 
+#include "plan_internal.hpp"
 #include "tenet_cost/checked.hpp"
 #include "tenet_cost/error.hpp"
 #include "tenet_cost/ir.hpp"
@@ -17,6 +19,8 @@ namespace tenet_cost::model {
 
 namespace fs = std::filesystem;
 using cost::GemmShape;
+using detail::attention;
+using detail::layer_gemms;
 
 std::string to_string(Phase p) {
   switch (p) {
@@ -82,6 +86,10 @@ void causal_pieces(std::int64_t q, std::int64_t count,
   causal_pieces(q - h, count, rects, diagonal);
 }
 
+}  // namespace
+
+namespace detail {
+
 // QK^T and PV of `calls` attention layers for `ph.batch` sequences, each with q_tokens queries over kv_tokens keys
 // (causal when the queries are the keys: prefill). GQA: the `heads / kv_heads` query heads of a KV head share its
 // K and V, so they are rows of one GEMM per KV head and sequence.
@@ -91,7 +99,7 @@ void causal_pieces(std::int64_t q, std::int64_t count,
 // rectangle; pairs: T(W) + W·(s-W) (docs/model.md "Sliding window").
 void attention(std::vector<ModelGemm>& out, const std::string& entry, Phase phase, std::int64_t calls,
                std::int64_t heads, std::int64_t kv_heads, std::int64_t head_dim, std::int64_t q_tokens,
-               std::int64_t kv_tokens, GemmSource source, const Phases& ph, std::int64_t window = 0) {
+               std::int64_t kv_tokens, GemmSource source, const Phases& ph, std::int64_t window) {
   const std::int64_t group = heads / kv_heads;
   const std::int64_t batch = checked_mul(ph.batch, kv_heads, "attention batch");
   const bool fused = ph.attention == Attention::kFused;
@@ -129,11 +137,19 @@ void attention(std::vector<ModelGemm>& out, const std::string& entry, Phase phas
   for (auto it = diagonal.rbegin(); it != diagonal.rend(); ++it) add(it->first, it->first, it->second, true);
 }
 
+}  // namespace detail
+
+namespace {
+
 std::string fixed2(double x) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.2f", x);
   return buf;
 }
+
+}  // namespace
+
+namespace detail {
 
 void layer_gemms(std::vector<ModelGemm>& out, const ModelConfig& c, Phase phase, std::int64_t seq_tokens,
                  std::int64_t kv_tokens, const Phases& ph, std::vector<std::string>* notes) {
@@ -195,10 +211,9 @@ void layer_gemms(std::vector<ModelGemm>& out, const ModelConfig& c, Phase phase,
   lin("lm_head", ph.batch, c.vocab, c.hidden, 1, true);  // MLC computes logits of each sequence's last token only
 }
 
-void check_phases(const Phases& ph) {
-  if (ph.seq_len <= 0 || ph.context <= 0) throw InputError("--seq-len and --context must be positive");
-  if (ph.batch <= 0) throw InputError("--batch must be positive, found " + std::to_string(ph.batch));
-}
+}  // namespace detail
+
+namespace {
 
 const char* const kBatchSymbols[] = {"batch_size", "nseq", "b", "reserved_nseq"};
 const char* const kLengthSymbols[] = {"n", "m", "seq_len", "total_seq_len", "kv_seq_len", "cache_len"};
@@ -254,7 +269,7 @@ std::int64_t attention_pairs(std::int64_t q, std::int64_t kv, std::int64_t windo
 
 std::vector<ModelGemm> workloads_from_config(const ModelConfig& cfg, const Phases& ph,
                                              std::vector<std::string>* notes) {
-  check_phases(ph);
+  check_phases(ph, cfg, notes);
   std::vector<ModelGemm> out;
   if (!ph.bindings.empty())
     throw InputError(
@@ -264,6 +279,7 @@ std::vector<ModelGemm> workloads_from_config(const ModelConfig& cfg, const Phase
     throw InputError("--entry names a dump's Relax entries, but a config plan has none (it runs prefill and decode)");
   layer_gemms(out, cfg, Phase::kPrefill, ph.seq_len, ph.seq_len, ph, notes);
   layer_gemms(out, cfg, Phase::kDecode, 1, ph.context, ph, notes);
+  chunked_prefill(out, cfg, ph, notes);
   return out;
 }
 
@@ -411,7 +427,8 @@ quant::GemmRole attention_role(const Workload& w) {
 // NOLINTNEXTLINE(readability-function-size): GEMMs, operators, per-sequence entries and attention share the bindings
 DumpPlan dump_plan(const ExtractResult& dump, const Phases& ph, const std::optional<ModelConfig>& cfg,
                    std::vector<std::string>* notes) {
-  check_phases(ph);
+  check_phases(ph, cfg, notes);
+  if (ph.chunk > 0) throw InputError("--chunk builds a config's chunked prefill: give --hf-config without a dump");
   const Entries chosen = choose_entries(dump, ph, notes);
   const ExtractResult& ex = chosen.costed;
   const std::set<std::string>& batched_entries = chosen.batched;  // entries whose GEMMs have a batch symbol
@@ -650,7 +667,8 @@ cost::GemmShape parse_gemm_shape(const std::string& text) {
 }
 
 Model plan_from_shapes(const std::vector<std::string>& shapes, const Phases& phases) {
-  check_phases(phases);
+  check_phases(phases, std::nullopt);
+  if (phases.chunk > 0) throw InputError("--chunk builds a config's chunked prefill; --gemm shapes have none");
   if (!phases.bindings.empty() || !phases.calls.empty() || !phases.entries.empty())
     throw InputError(
         "--bind, --calls and --entry name a dump's symbols, functions and entries; --gemm shapes have none");
@@ -668,7 +686,7 @@ Model plan_from_shapes(const std::vector<std::string>& shapes, const Phases& pha
 }
 
 Model plan_from_dump(const std::string& path, const Phases& phases, const std::optional<ModelConfig>& cfg) {
-  return plan_from_extract(path, extract_workloads(ir::load_module(path), {}), phases, cfg);
+  return dump_plan_source(path, cfg).at(phases);
 }
 
 Model plan_from_config(const std::string& config_path, const ModelConfig& cfg, const Phases& phases) {
@@ -685,13 +703,21 @@ namespace {
 const char* const kDefaultModel = "llama-2-7b";
 }
 
-Model default_model(const std::string& workloads_dir, const Phases& phases) {
+PlanSource dump_plan_source(const std::string& path, const std::optional<ModelConfig>& cfg) {
+  auto ex = std::make_shared<const ExtractResult>(extract_workloads(ir::load_module(path), {}));
+  return PlanSource{[path, ex, cfg](const Phases& ph) { return plan_from_extract(path, *ex, ph, cfg); }, cfg};
+}
+
+PlanSource default_plan_source(const std::string& workloads_dir) {
   const fs::path dir = fs::path(workloads_dir) / kDefaultModel;
   const ModelConfig cfg = load_hf_config((dir / "config.json").string());
   // --batch N > 1 costs the dump's batch_prefill / batch_decode (docs/model.md "Entries")
-  const ExtractResult ex = extract_workloads(ir::load_module((dir / "q0f16.py").string()), {});
-  Model m = plan_from_extract(kDefaultModel, ex, phases, cfg);
-  return m;
+  auto ex = std::make_shared<const ExtractResult>(extract_workloads(ir::load_module((dir / "q0f16.py").string()), {}));
+  return PlanSource{[ex, cfg](const Phases& ph) { return plan_from_extract(kDefaultModel, *ex, ph, cfg); }, cfg};
+}
+
+Model default_model(const std::string& workloads_dir, const Phases& phases) {
+  return default_plan_source(workloads_dir).at(phases);
 }
 
 const std::vector<std::string>& default_schemes() {

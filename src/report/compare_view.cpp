@@ -42,6 +42,66 @@ Table other_table(const model::CompareResult& c) {
   return t;
 }
 
+json request_json(const model::RequestFigures& f) {
+  return {{"prompt_len", f.prompt_len},
+          {"gen_len", f.gen_len},
+          {"batch", f.batch},
+          {"decode_steps", f.decode_steps},
+          {"ttft_s", f.ttft_s},
+          {"tpot_s", f.tpot_s},
+          {"e2e_s", f.e2e_s},
+          {"tokens_per_s", f.tokens_per_s},
+          {"requests_per_s", f.requests_per_s},
+          {"energy_j", f.energy_j},
+          {"energy_per_request_j", f.energy_per_request_j},
+          {"energy_per_token_j", f.energy_per_token_j},
+          {"dram_bytes", f.dram_bytes}};
+}
+
+const std::vector<std::string>& request_headers() {
+  static const std::vector<std::string> h = {"req_ttft_ms", "req_tpot_ms", "req_e2e_s", "req_tok/s",
+                                             "req/s",       "req_J/req",   "req_mJ/tok"};
+  return h;
+}
+
+std::vector<std::string> request_cells(const model::RequestFigures& f) {
+  return {fixed(f.ttft_s * 1e3, 1),
+          fixed(f.tpot_s * 1e3, 2),
+          fixed(f.e2e_s, 3),
+          fixed(f.tokens_per_s, 2),
+          fixed(f.requests_per_s, 4),
+          fixed(f.energy_per_request_j, 3),
+          fixed(f.energy_per_token_j * 1e3, 3)};
+}
+
+// The requests' table: one row per scheme (in the rows' order, ranked when asked).
+Table request_table(const model::CompareResult& c) {
+  Table t;
+  t.headers = {"scheme"};
+  for (const auto& h : request_headers()) t.headers.push_back(h);
+  t.right_align.assign(t.headers.size(), true);
+  t.right_align[0] = false;
+  for (const auto& r : c.rows) {
+    std::vector<std::string> row = {r.scheme};
+    for (auto& cell : request_cells(*r.request)) row.push_back(std::move(cell));
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
+// "requests: batch 4 x (prompt 2048 + 256 output tokens): TTFT = the prefill, TPOT = mean of 255 decode steps at
+// contexts 2049 .. 2303; ranked by e2e"
+std::string request_text(const model::CompareResult& c) {
+  const model::Request& q = *c.request;
+  const std::string steps = std::to_string(q.gen_len - 1);
+  return "requests: batch " + std::to_string(c.info.batch) + " x (prompt " + std::to_string(q.prompt_len) + " + " +
+         std::to_string(q.gen_len) + " output tokens): TTFT = the prefill, TPOT = mean of " + steps +
+         " decode steps at contexts " + std::to_string(q.prompt_len + 1) + " .. " +
+         std::to_string(q.prompt_len + q.gen_len - 1) + " (each at its own context)" +
+         (c.ranked == model::RankBy::kListed ? "" : "; ranked by " + model::to_string(c.ranked)) + "\n" +
+         render_text(request_table(c));
+}
+
 }  // namespace
 
 std::string render(const model::CompareResult& c, Format fmt) {
@@ -63,6 +123,8 @@ std::string render(const model::CompareResult& c, Format fmt) {
                       {"tokens_per_s", r.prefill_tokens_per_s}};
       x["decode"] = {{"latency_s", r.decode.latency_s},
                      {"tokens_per_s", r.decode_tokens_per_s},
+                     {"tokens_per_step", c.info.batch},
+                     {"energy_per_token_j", r.decode_energy_per_token_j},
                      {"dram_bytes", r.decode.dram_bytes},
                      {"scale_dram_bytes", r.decode.scale_dram_bytes},
                      {"energy_j", r.decode.energy_j},
@@ -77,6 +139,7 @@ std::string render(const model::CompareResult& c, Format fmt) {
       x["traffic_ratio_vs_first"] = r.traffic_ratio_vs_first;
       x["prefill_traffic_ratio_vs_first"] = r.prefill_traffic_ratio_vs_first;
       if (!c.searched.empty()) x["mapping"] = c.mappings.at(j["rows"].size());
+      if (r.request) x["request"] = request_json(*r.request);
       if (!r.other.empty()) {
         x["entries"] = json::object();
         for (const auto& e : r.other) {
@@ -89,6 +152,10 @@ std::string render(const model::CompareResult& c, Format fmt) {
       j["rows"].push_back(x);
     }
     if (!c.searched.empty()) j["searched"] = c.searched;
+    if (c.request)
+      j["request"] = {{"prompt_len", c.request->prompt_len},
+                      {"gen_len", c.request->gen_len},
+                      {"ranked_by", model::to_string(c.ranked)}};
     return dump_json(j);
   }
   const bool phases = c.info.has_prefill || c.info.has_decode;
@@ -104,21 +171,23 @@ std::string render(const model::CompareResult& c, Format fmt) {
            notes_text(c.info);
   }
   Table t;
-  t.headers = {"scheme",        "prefill_ms",    "prefill_GB",     "prefill_J", "decode_ms/tok", "tok/s",
-               "decode_MB/tok", "decode_mJ/tok", "decode_scale_%", "speedup",   "traffic_ratio", "decode_non_gemm_%"};
-  t.right_align = {false, true, true, true, true, true, true, true, true, true, true, true};
+  // decode figures are per step: one token for each of the `batch` sequences; per token = per step / batch
+  t.headers = {"scheme",  "prefill_ms",     "prefill_GB",       "prefill_J",     "decode_ms/step",
+               "tok/s",   "decode_MB/step", "decode_mJ/step",   "decode_mJ/tok", "decode_scale_%",
+               "speedup", "traffic_ratio",  "decode_non_gemm_%"};
+  t.right_align = {false, true, true, true, true, true, true, true, true, true, true, true, true};
   // CSV: one column per energy term and phase after the others (the text table keeps the totals only)
   const bool csv = fmt == Format::kCsv;
   if (csv) {
     for (auto& h : energy_columns("prefill_", "_J")) t.headers.push_back(std::move(h));
-    for (auto& h : energy_columns("decode_", "_mJ/tok")) t.headers.push_back(std::move(h));
+    for (auto& h : energy_columns("decode_", "_mJ/step")) t.headers.push_back(std::move(h));
   }
   for (const auto& r : c.rows) {
     t.rows.push_back(
         {r.scheme, fixed(r.prefill.latency_s * 1e3, 1), fixed(static_cast<double>(r.prefill.dram_bytes) / 1e9, 3),
          fixed(r.prefill.energy_j, 3), fixed(r.decode.latency_s * 1e3, 2), fixed(r.decode_tokens_per_s, 2),
-         megabytes(r.decode.dram_bytes), fixed(r.decode.energy_j * 1e3, 2), fixed(100.0 * r.scale_traffic_share, 2),
-         fixed(r.speedup_vs_first, 2), fixed(r.traffic_ratio_vs_first, 3),
+         megabytes(r.decode.dram_bytes), fixed(r.decode.energy_j * 1e3, 2), fixed(r.decode_energy_per_token_j * 1e3, 3),
+         fixed(100.0 * r.scale_traffic_share, 2), fixed(r.speedup_vs_first, 2), fixed(r.traffic_ratio_vs_first, 3),
          fixed(100.0 * (r.decode.latency_s > 0 ? r.decode.non_gemm_latency_s / r.decode.latency_s : 0.0), 1)});
     if (!csv) continue;
     for (const auto term : cost::kEnergyTerms) t.rows.back().push_back(fixed(r.prefill.energy_by_term[term], 3));
@@ -129,8 +198,14 @@ std::string render(const model::CompareResult& c, Format fmt) {
     t.right_align.push_back(false);
     for (std::size_t i = 0; i < t.rows.size(); ++i) t.rows[i].push_back(c.mappings.at(i));
   }
+  if (c.request && csv) {  // the request's columns after the others
+    for (const auto& h : request_headers()) t.headers.push_back(h);
+    for (std::size_t i = 0; i < t.rows.size(); ++i)
+      for (auto& cell : request_cells(*c.rows[i].request)) t.rows[i].push_back(std::move(cell));
+  }
   if (csv) return render_csv(t);
-  const std::string others = other ? "\nother entries:\n" + render_text(other_table(c)) : std::string();
+  const std::string others = (other ? "\nother entries:\n" + render_text(other_table(c)) : std::string()) +
+                             (c.request ? "\n" + request_text(c) : std::string());
   if (!c.searched.empty())
     return "model " + c.info.model + " on " + c.info.arch +
            ", each scheme at its own best mapping (search: " + c.searched + "; tiles per GEMM), " +

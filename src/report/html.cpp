@@ -233,20 +233,20 @@ std::string figure(const std::string& id, const std::string& kind, const std::st
 struct Part {
   std::string id;      // "prefill", "decode", "entry-0", ...
   std::string title;   // "Prefill", "Decode", "Entry 'gemm'"
-  std::string scope;   // "(whole prompt)", "per token", "(one run)"
+  std::string scope;   // "(whole prompts)", "per step" (one token of each sequence), "(one run)"
   std::string column;  // the data table's column prefix: "prefill", "decode", "entry 'gemm'"
   bool large = false;  // seconds / GB / J, else ms / MB / mJ
-  std::string per;     // the axes' "per token " (decode), else ""
+  std::string per;     // the axes' "per step " (decode), else ""
   std::function<const RunFigures&(const SchemeRow&)> get;
 };
 
 std::vector<Part> parts_of(const ReportDoc& doc) {
   std::vector<Part> parts;
   if (doc.show_prefill)
-    parts.push_back({"prefill", "Prefill", "(whole prompt)", "prefill", true, "",
+    parts.push_back({"prefill", "Prefill", "(whole prompts)", "prefill", true, "",
                      [](const SchemeRow& r) -> const RunFigures& { return r.prefill; }});
   if (doc.show_decode)
-    parts.push_back({"decode", "Decode", "per token", "decode", false, "per token ",
+    parts.push_back({"decode", "Decode", "per step", "decode", false, "per step ",
                      [](const SchemeRow& r) -> const RunFigures& { return r.decode; }});
   for (std::size_t i = 0; i < doc.schemes.front().entries.size(); ++i)
     parts.push_back({"entry-" + std::to_string(i), "Entry '" + doc.schemes.front().entries[i].entry + "'", "(one run)",

@@ -96,9 +96,13 @@ void add_common_assumptions(const model::RunInfo& info, const arch::Arch& a, Rep
   std::string terms;
   for (const auto& t : term_names()) terms += (terms.empty() ? "" : ", ") + t;
   doc.assumptions.push_back({"timing terms", terms + "; a GEMM's cycles = the largest term (docs/model.md)"});
-  doc.assumptions.push_back({"prefill", std::to_string(info.seq_len) + " tokens (whole prompt)"});
-  doc.assumptions.push_back({"decode", "one token at context " + std::to_string(info.context)});
-  doc.assumptions.push_back({"sequences (--batch)", std::to_string(info.batch)});
+  const std::string seqs = std::to_string(info.batch);
+  doc.assumptions.push_back({"sequences (--batch)", seqs});
+  doc.assumptions.push_back({"prefill", seqs + " whole prompts x " + std::to_string(info.seq_len) + " tokens = " +
+                                            std::to_string(info.batch * info.seq_len) + " prompt tokens"});
+  doc.assumptions.push_back({"decode", "one step: one token for each of the " + seqs + " sequences (" + seqs +
+                                           " tokens) at context " + std::to_string(info.context) +
+                                           "; per token = per step / " + seqs});
   doc.assumptions.push_back(
       {"attention (--attention)", model::to_string(info.attention) + (info.attention == model::Attention::kFused
                                                                           ? ": scores on chip, causal prefill"
@@ -159,7 +163,8 @@ ReportDoc compare_doc(const model::CompareResult& c, const std::vector<EstimateR
     if (doc.show_decode) doc.tradeoff.push_back({r.scheme, r.decode.latency_s, r.decode.energy_j});
     else doc.tradeoff.push_back({r.scheme, r.prefill.latency_s + latency, r.prefill.energy_j + energy});
   }
-  doc.tradeoff_title = doc.show_decode ? "decode, per token" : "every entry, one run each";
+  doc.tradeoff_title = doc.show_decode ? "decode, per step of " + std::to_string(c.info.batch) + " sequences"
+                                       : "every entry, one run each";
   for (std::size_t i = 0; i < per_scheme.size() && i < c.rows.size(); ++i) {
     const auto first = doc.breakdowns.size();
     add_breakdowns(per_scheme[i], doc);

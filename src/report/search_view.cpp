@@ -77,7 +77,7 @@ Table ranking_table(const search::SearchResult& r, bool wide) {
   Table t;
   t.headers = {"scheme", "rank", "dataflow", "array"};
   if (r.info.has_prefill) t.headers.insert(t.headers.end(), {"prefill_ms", "prefill_J", "prefill_GB"});
-  if (r.info.has_decode) t.headers.insert(t.headers.end(), {"decode_ms/tok", "decode_mJ/tok", "decode_MB/tok"});
+  if (r.info.has_decode) t.headers.insert(t.headers.end(), {"decode_ms/step", "decode_mJ/step", "decode_MB/step"});
   const std::vector<std::string> entries = wide ? other_entries(r) : std::vector<std::string>{};
   for (const auto& e : entries) t.headers.insert(t.headers.end(), {e + "_ms", e + "_mJ", e + "_MB"});
   t.right_align.assign(t.headers.size(), true);

@@ -23,10 +23,13 @@ inline nlohmann::json run_info_json(const model::RunInfo& info) {
   return j;
 }
 
-/// "prefill 2048 tokens, decode at context 2048, batch 1, fused attention" (the text views' run line).
+/// "batch 4: prefill 4 x 2048 prompt tokens, decode step 4 tokens (one per sequence) at context 2048, fused
+/// attention" (the text views' run line: the batch's tokens, never one sequence's).
 inline std::string run_info_text(const model::RunInfo& info) {
-  return "prefill " + std::to_string(info.seq_len) + " tokens, decode at context " + std::to_string(info.context) +
-         ", batch " + std::to_string(info.batch) + ", " + model::to_string(info.attention) + " attention";
+  const std::string n = std::to_string(info.batch);
+  return "batch " + n + ": prefill " + n + " x " + std::to_string(info.seq_len) + " prompt tokens, decode step " + n +
+         (info.batch == 1 ? " token" : " tokens (one per sequence)") + " at context " + std::to_string(info.context) +
+         ", " + model::to_string(info.attention) + " attention";
 }
 
 /// One "note: ..." line per note of the plan (the text views' assumptions), empty without notes.

@@ -119,8 +119,8 @@ TEST_CASE("bad input exits 2 with the valid choices") {
       {"estimate" + cfg + " --arch tpu-v1-256x256 --quant e4m3_e4m3_f16 --dataflow ncf --array-model closed-form",
        "closed-form array model needs"},
       {"estimate", "expected a DUMP file or --hf-config"},
-      {"compare --seq-len 0", "must be positive"},
-      {"compare --context -5", "must be positive"},
+      {"compare --seq-len 0", "--seq-len 0: expected 1 .. 16777216"},
+      {"compare --context -5", "--context -5: expected 1 .. 16777216"},
       {"estimate --hf-config /nonexistent/config.json", "cannot open"},
   };
   for (const auto& c : cases) {

@@ -206,7 +206,8 @@ TEST_CASE("bindings and batch are checked against the dump") {
   CHECK_THROWS_WITH(model::workloads_from_config(small_config(), ph), Catch::Contains("a config plan has none"));
   model::Phases zero;
   zero.batch = 0;
-  CHECK_THROWS_WITH(model::workloads_from_config(small_config(), zero), Catch::Contains("--batch must be positive"));
+  CHECK_THROWS_WITH(model::workloads_from_config(small_config(), zero),
+                    Catch::Contains("--batch 0: expected 1 .. 65536"));
 }
 
 TEST_CASE("a batched MLC dump binds its batch symbols and scales attention per sequence") {

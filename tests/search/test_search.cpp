@@ -530,7 +530,7 @@ TEST_CASE("the search view: no column for a phase the model has not, the other e
     const auto r = search::run(arch, mixed_model(), model::Phases{}, schemes(), so);
     const std::string csv = report::render(r, report::Format::kCsv);
     CHECK(csv.substr(0, csv.find('\n')) ==
-          "scheme,rank,dataflow,array,prefill_ms,prefill_J,prefill_GB,decode_ms/tok,decode_mJ/tok,decode_MB/tok,"
+          "scheme,rank,dataflow,array,prefill_ms,prefill_J,prefill_GB,decode_ms/step,decode_mJ/step,decode_MB/step,"
           "embed_ms,embed_mJ,embed_MB,gemm_ms,gemm_mJ,gemm_MB");
     const std::string table = report::render(r, report::Format::kTable);
     CHECK(table.find("prefill_ms") != std::string::npos);
