@@ -1,7 +1,10 @@
 // The buffer tile search (cost.hpp, docs/search.md): candidates, the working-set check, proven lower bounds and the
 // exact best candidate under an objective, evaluated lazily best-bound-first.
 #include <algorithm>
+#include <array>
 #include <numeric>
+#include <optional>
+#include <string_view>
 
 #include "nest.hpp"
 #include "tenet_cost/error.hpp"
@@ -50,6 +53,60 @@ std::vector<std::int64_t> tile_sizes_coarse(std::int64_t extent, std::int64_t al
   return c;
 }
 
+namespace {
+
+// One operand's per-GEMM table for the 64-bit enumeration: its footprint factor along each loop at each candidate size
+// of that loop (1 where it does not index the loop), its whole footprint and the loops it indexes.
+struct OpTable {
+  std::array<std::vector<std::int64_t>, 3> tile_fp;
+  std::array<bool, 3> mine{};
+  std::int64_t full_fp = 1, num = 1, den = 1;
+  bool write = false, dram = true;
+};
+
+constexpr i128 kFastLimit = i128{1} << 62;
+
+// The tables of every operand, or nullopt when some candidate's working set, DRAM bits or tile count could exceed
+// kFastLimit (then the checked 128-bit path runs). Bounds: a tile footprint is at most the whole footprint; the
+// repetitions of an operand at most the product of the trips (at the smallest size) of the loops it does not index.
+std::optional<std::vector<OpTable>> op_tables(const TileProblem& p, const std::array<std::vector<std::int64_t>, 3>& sz,
+                                              const std::array<std::int64_t, 3>& ext) {
+  std::vector<OpTable> out;
+  std::array<i128, 3> max_trips{};
+  for (std::size_t d = 0; d < 3; ++d) max_trips[d] = ceil_div(ext[d], sz[d].front());
+  i128 ws = 0, dram = 0;
+  const i128 tiles = max_trips[0] * max_trips[1] * max_trips[2];
+  for (const auto& op : p.ops) {
+    OpTable t;
+    t.num = op.bits_num;
+    t.den = op.bits_den;
+    t.write = op.write;
+    t.dram = !detail::stays_on_chip(p.shape, op);
+    i128 full = 1;
+    for (std::size_t d = 0; d < 3; ++d) t.tile_fp[d].assign(sz[d].size(), 1);
+    for (const auto& x : op.index) {
+      if (x.dim == '0') continue;
+      const auto d = static_cast<std::size_t>(detail::loop_slot(detail::loop_of(x.dim)));
+      t.mine[d] = true;
+      full *= ceil_div(ext[d], x.divisor);
+      if (full > kFastLimit) return std::nullopt;
+      for (std::size_t i = 0; i < sz[d].size(); ++i) t.tile_fp[d][i] *= ceil_div(std::min(sz[d][i], ext[d]), x.divisor);
+    }
+    t.full_fp = static_cast<std::int64_t>(full);
+    i128 reps = 1;
+    for (std::size_t d = 0; d < 3; ++d)
+      if (!t.mine[d]) reps *= max_trips[d];
+    ws += full * (std::max(t.num, p.accum_bits) + t.den);
+    if (t.dram) dram += full * reps * (t.num + 2 * p.accum_bits);
+    if (ws > kFastLimit || dram > kFastLimit) return std::nullopt;
+    out.push_back(std::move(t));
+  }
+  if (tiles > kFastLimit) return std::nullopt;
+  return out;
+}
+
+}  // namespace
+
 std::vector<TileCandidate> tile_candidates(const TileProblem& p, const Tile& user) {
   const GemmShape& s = p.shape;
   const i128 cap = static_cast<i128>(p.buffer_bytes) * 8;
@@ -67,29 +124,78 @@ std::vector<TileCandidate> tile_candidates(const TileProblem& p, const Tile& use
     if (fixed) return std::vector<std::int64_t>{std::min(fixed, extent)};
     return p.coarse ? tile_sizes_coarse(extent, align) : tile_sizes(extent, align, p.rows, p.cols);
   };
-  const auto cm = sizes(user.m, s.m, am), cn = sizes(user.n, s.n, an), ck = sizes(user.k, s.k, ak);
+  const std::array<std::vector<std::int64_t>, 3> sz{sizes(user.m, s.m, am), sizes(user.n, s.n, an),
+                                                    sizes(user.k, s.k, ak)};
+  const std::array<std::int64_t, 3> ext{s.m, s.n, s.k};
   std::vector<std::string> orders = {"mnk", "nmk", "mkn", "kmn", "nkm", "knm"};
   if (!user.order.empty()) orders = {user.order};
   std::vector<TileCandidate> out;
-  const std::vector<quant::Operand> dram_ops =
-      detail::dram_operands(s, p.ops);  // the bound counts what the cost counts
   i128 smallest_ws = -1;
   Tile smallest;
   std::int64_t index = 0;
-  for (const auto& order : orders)
-    for (auto tm : cm)
-      for (auto tn : cn)
-        for (auto tk : ck) {
-          const Tile t{tm, tn, tk, order};
-          const Nest nest(s, t);
-          const i128 ws = detail::working_set_bits(p.ops, nest, p.accum_bits);
-          if (smallest_ws < 0 || ws < smallest_ws) {
-            smallest_ws = ws;
-            smallest = t;
+  const auto consider = [&](const Tile& t, i128 ws, const auto& rest) {
+    if (smallest_ws < 0 || ws < smallest_ws) {
+      smallest_ws = ws;
+      smallest = t;
+    }
+    if (ws <= cap) out.push_back(rest(index++));
+  };
+  const bool valid_orders = std::all_of(orders.begin(), orders.end(), [](const std::string& o) {
+    return o.size() == 3 && std::is_permutation(o.begin(), o.end(), std::string_view("mnk").begin());
+  });
+  const auto tables = valid_orders ? op_tables(p, sz, ext) : std::nullopt;
+  if (tables) {
+    // every figure proven below 2^62: plain int64, no allocation but the output
+    std::array<std::vector<std::int64_t>, 3> trips;
+    for (std::size_t d = 0; d < 3; ++d)
+      for (const std::int64_t v : sz[d]) trips[d].push_back(ceil_div(ext[d], v));
+    const std::int64_t acc = p.accum_bits;
+    for (const auto& order : orders) {
+      std::array<std::size_t, 3> slot{};
+      for (std::size_t pos = 0; pos < 3; ++pos)
+        slot[pos] = static_cast<std::size_t>(detail::loop_slot(order[pos]));
+      for (std::size_t im = 0; im < sz[0].size(); ++im)
+        for (std::size_t in = 0; in < sz[1].size(); ++in)
+          for (std::size_t ik = 0; ik < sz[2].size(); ++ik) {
+            const std::array<std::int64_t, 3> tr{trips[0][im], trips[1][in], trips[2][ik]};
+            std::int64_t ws = 0;
+            for (const auto& op : *tables) {
+              const std::int64_t fp = op.tile_fp[0][im] * op.tile_fp[1][in] * op.tile_fp[2][ik];
+              ws += op.write ? fp * acc : (fp * op.num + op.den - 1) / op.den;
+            }
+            consider(Tile{sz[0][im], sz[1][in], sz[2][ik], order}, ws, [&](std::int64_t i) {
+              std::int64_t bits = 0;
+              for (const auto& op : *tables) {
+                if (!op.dram) continue;
+                std::size_t deepest = 3;  // the deepest loop of the operand that iterates (nest.cpp dram_move)
+                for (std::size_t pos = 0; pos < 3; ++pos)
+                  if (tr[slot[pos]] > 1 && op.mine[slot[pos]]) deepest = pos;
+                std::int64_t reps = 1;
+                for (std::size_t pos = 0; deepest < 3 && pos <= deepest; ++pos)
+                  if (!op.mine[slot[pos]]) reps *= tr[slot[pos]];
+                if (op.write)
+                  bits += op.full_fp * op.num / op.den + op.full_fp * (reps - 1) * acc * 2;
+                else
+                  bits += op.full_fp * reps * op.num / op.den;
+              }
+              return TileCandidate{Tile{sz[0][im], sz[1][in], sz[2][ik], order}, bits, ws, tr[0] * tr[1] * tr[2], i};
+            });
           }
-          if (ws > cap) continue;
-          out.push_back(TileCandidate{t, detail::dram_bits(dram_ops, nest, p.accum_bits), ws, nest.tiles(), index++});
-        }
+    }
+  } else {
+    const std::vector<quant::Operand> dram_ops = detail::dram_operands(s, p.ops);  // the bound counts what the cost counts
+    for (const auto& order : orders)
+      for (auto tm : sz[0])
+        for (auto tn : sz[1])
+          for (auto tk : sz[2]) {
+            const Tile t{tm, tn, tk, order};
+            const Nest nest(s, t);
+            consider(t, detail::working_set_bits(p.ops, nest, p.accum_bits), [&](std::int64_t i) {
+              return TileCandidate{t, detail::dram_bits(dram_ops, nest, p.accum_bits),
+                                   detail::working_set_bits(p.ops, nest, p.accum_bits), nest.tiles(), i};
+            });
+          }
+  }
   if (out.empty()) {
     const i128 need = (smallest_ws + 7) / 8;
     throw InputError("tile " + to_string(smallest) + " needs " + std::to_string(static_cast<long long>(need)) +
@@ -102,8 +208,12 @@ std::vector<TileCandidate> tile_candidates(const TileProblem& p, const Tile& use
 }
 
 TileFloors tile_floors(const arch::Arch& arch, const GemmShape& s, const quant::Scheme& scheme) {
+  return tile_floors(arch, s, quant::compute_precision(scheme, s.role));
+}
+
+TileFloors tile_floors(const arch::Arch& arch, const GemmShape& s, const std::string& compute) {
   std::string precision;
-  const arch::Arch::Rate rate = arch.mac_rate(quant::compute_precision(scheme, s.role), &precision);
+  const arch::Arch::Rate rate = arch.mac_rate(compute, &precision);
   TileFloors f;
   f.pes = checked_mul(arch.rows, arch.cols, "PEs");
   f.rate_num = rate.num;
@@ -180,27 +290,36 @@ ObjectiveValue lower_bound(const TileProblem& p, const TileCandidate& c, const T
 TileChoice best_tile(const TileProblem& p, const Tile& user, Objective o, const TileFloors& f,
                      const std::function<GemmCost(const Tile&)>& evaluate) {
   const std::vector<TileCandidate> cands = tile_candidates(p, user);
-  std::vector<std::pair<Bounds, std::size_t>> order;
-  order.reserve(cands.size());
-  for (std::size_t i = 0; i < cands.size(); ++i) order.emplace_back(bounds(p, cands[i], f, o), i);
-  std::stable_sort(order.begin(), order.end(),
-                   [](const auto& a, const auto& b) { return a.first.primary < b.first.primary; });
+  std::vector<Bounds> bds;
+  bds.reserve(cands.size());
+  for (const auto& c : cands) bds.push_back(bounds(p, c, f, o));
   TileChoice out;
   out.candidates = static_cast<std::int64_t>(cands.size());
-  bool have = false;
-  std::size_t best_index = 0;
-  for (const auto& [bd, i] : order) {
-    if (have) {
-      const ObjectiveValue best = objective_value(out.cost, o);
-      if (best < bd.primary) break;  // every remaining candidate is worse on the objective
-      if (!(bd.primary < best) && secondary_value(out.cost, o) < bd.secondary) continue;  // loses the first tie-break
-    }
+  // The candidates in order of their bound (stable: enumeration order on a tie), evaluated until the next bound exceeds
+  // the best value. That value never exceeds the first candidate's, so only the candidates whose bound is at most the
+  // first's value are sorted: the same sequence as sorting all of them.
+  std::size_t first = 0;
+  for (std::size_t i = 1; i < cands.size(); ++i)
+    if (bds[i].primary < bds[first].primary) first = i;
+  out.cost = evaluate(cands[first].tile);
+  out.evaluated = 1;
+  std::size_t best_index = first;
+  const ObjectiveValue first_value = objective_value(out.cost, o);
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < cands.size(); ++i)
+    if (i != first && !(first_value < bds[i].primary)) order.push_back(i);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return bds[a].primary < bds[b].primary; });
+  for (const std::size_t i : order) {
+    const Bounds& bd = bds[i];
+    const ObjectiveValue best = objective_value(out.cost, o);
+    if (best < bd.primary) break;  // every remaining candidate is worse on the objective
+    if (!(bd.primary < best) && secondary_value(out.cost, o) < bd.secondary) continue;  // loses the first tie-break
     GemmCost c = evaluate(cands[i].tile);
     ++out.evaluated;
-    if (!have || better(c, out.cost, o) || (!better(out.cost, c, o) && i < best_index)) {
+    if (better(c, out.cost, o) || (!better(out.cost, c, o) && i < best_index)) {
       out.cost = std::move(c);
       best_index = i;
-      have = true;
     }
   }
   return out;
