@@ -53,6 +53,7 @@ struct GemmInputs {
   std::int64_t accum_bits = 32;
   std::string precision;  // quant::compute_precision
   quant::ExtraWork work;
+  std::vector<Operand> arr;  // quant::array_operands(ops): derived, not compared
   bool operator==(const GemmInputs& o) const {
     return ops == o.ops && accum_bits == o.accum_bits && precision == o.precision && work.dequant == o.work.dequant &&
            work.act_quant_ops == o.work.act_quant_ops && work.rescale_ops == o.work.rescale_ops;
@@ -345,7 +346,7 @@ GemmCost Estimator::Impl::evaluate_at(const GemmShape& s, const GemmInputs& in, 
   c.mac_rate_den = rate.den;
 
   // array level: distinct tile shapes (full / remainder per dim), the statement of the operands in the array
-  const ArraySums a = array_level(c, quant::array_operands(ops), rate);
+  const ArraySums a = array_level(c, in.arr, rate);
   std::int64_t weight_unique = 0;
   for (const auto& op : ops)
     if (op.role == quant::OperandRole::kWeight) weight_unique = a.unique[a.at(op.name)];
@@ -449,11 +450,12 @@ const GemmCost& Estimator::gemm(const GemmShape& shape, const quant::Scheme& sch
   GemmKey key{shape,
               GemmInputs{quant::operands(scheme, shape.role, mapping::dequant_site(arch)), scheme.accum_bits,
                          quant::compute_precision(scheme, shape.role),
-                         quant::extra_work(scheme, shape.role, shape.m, shape.n, shape.k)},
+                         quant::extra_work(scheme, shape.role, shape.m, shape.n, shape.k), {}},
               user};
   if (const GemmCost* hit = impl_->memo->find(key)) return *hit;
+  key.in.arr = quant::array_operands(key.in.ops);
   if (dataflow.generated)
-    if (const auto why = mapping::illegality(*dataflow.generated, arch.interconnect, quant::array_operands(key.in.ops)))
+    if (const auto why = mapping::illegality(*dataflow.generated, arch.interconnect, key.in.arr))
       throw InputError("dataflow " + dataflow.name + " is not legal on " + arch.name + " for scheme " + scheme.name +
                        ": " + *why);
   GemmCost c = impl_->evaluate(shape, key.in, user);

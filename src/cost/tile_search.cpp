@@ -66,6 +66,9 @@ struct OpTable {
 
 constexpr i128 kFastLimit = i128{1} << 62;
 
+// a * b, or kFastLimit + 1 when it exceeds kFastLimit (a, b <= kFastLimit + 1: the product fits in i128).
+i128 mul_capped(i128 a, i128 b) { return std::min(a * b, kFastLimit + 1); }
+
 // The tables of every operand, or nullopt when some candidate's working set, DRAM bits or tile count could exceed
 // kFastLimit (then the checked 128-bit path runs). Bounds: a tile footprint is at most the whole footprint; the
 // repetitions of an operand at most the product of the trips (at the smallest size) of the loops it does not index.
@@ -75,7 +78,8 @@ std::optional<std::vector<OpTable>> op_tables(const TileProblem& p, const std::a
   std::array<i128, 3> max_trips{};
   for (std::size_t d = 0; d < 3; ++d) max_trips[d] = ceil_div(ext[d], sz[d].front());
   i128 ws = 0, dram = 0;
-  const i128 tiles = max_trips[0] * max_trips[1] * max_trips[2];
+  for (auto& t : max_trips) t = std::min(t, kFastLimit + 1);
+  const i128 tiles = mul_capped(mul_capped(max_trips[0], max_trips[1]), max_trips[2]);
   for (const auto& op : p.ops) {
     OpTable t;
     t.num = op.bits_num;
@@ -87,6 +91,7 @@ std::optional<std::vector<OpTable>> op_tables(const TileProblem& p, const std::a
     for (const auto& x : op.index) {
       if (x.dim == '0') continue;
       const auto d = static_cast<std::size_t>(detail::loop_slot(detail::loop_of(x.dim)));
+      if (d > 2) return std::nullopt;  // not a GEMM loop: the checked path reports it
       t.mine[d] = true;
       full *= ceil_div(ext[d], x.divisor);
       if (full > kFastLimit) return std::nullopt;
@@ -95,9 +100,10 @@ std::optional<std::vector<OpTable>> op_tables(const TileProblem& p, const std::a
     t.full_fp = static_cast<std::int64_t>(full);
     i128 reps = 1;
     for (std::size_t d = 0; d < 3; ++d)
-      if (!t.mine[d]) reps *= max_trips[d];
-    ws += full * (std::max(t.num, p.accum_bits) + t.den);
-    if (t.dram) dram += full * reps * (t.num + 2 * p.accum_bits);
+      if (!t.mine[d]) reps = mul_capped(reps, max_trips[d]);
+    ws += mul_capped(full, std::max(t.num, p.accum_bits) + t.den);
+    if (t.dram)  // the exact bytes count all batches
+      dram += mul_capped(mul_capped(mul_capped(full, reps), t.num + 2 * p.accum_bits), p.shape.batch);
     if (ws > kFastLimit || dram > kFastLimit) return std::nullopt;
     out.push_back(std::move(t));
   }
@@ -107,7 +113,39 @@ std::optional<std::vector<OpTable>> op_tables(const TileProblem& p, const std::a
 
 }  // namespace
 
-std::vector<TileCandidate> tile_candidates(const TileProblem& p, const Tile& user) {
+namespace {
+
+// The DRAM bits (one batch, for the bound) and the evaluation's exact DRAM bytes (all batches; gemm.cpp: per operand
+// rounded up to bytes, scores on chip excluded) of the candidate `tr` (trips per loop) in loop order `slot`.
+void dram_figures(const std::vector<OpTable>& tables, const std::array<std::size_t, 3>& slot,
+                  const std::array<std::int64_t, 3>& tr, std::int64_t acc, std::int64_t batch, std::int64_t& bits,
+                  std::int64_t& bytes) {
+  bits = 0;
+  bytes = 0;
+  for (const auto& op : tables) {
+    if (!op.dram) continue;
+    std::size_t deepest = 3;  // the deepest loop of the operand that iterates (nest.cpp dram_move)
+    for (std::size_t pos = 0; pos < 3; ++pos)
+      if (tr[slot[pos]] > 1 && op.mine[slot[pos]]) deepest = pos;
+    std::int64_t reps = 1;
+    for (std::size_t pos = 0; deepest < 3 && pos <= deepest; ++pos)
+      if (!op.mine[slot[pos]]) reps *= tr[slot[pos]];
+    if (op.write) {
+      bits += op.full_fp * op.num / op.den + op.full_fp * (reps - 1) * acc * 2;
+      bytes += (op.full_fp * batch * op.num / op.den + op.full_fp * (reps - 1) * batch * acc * 2 + 7) / 8;
+    } else {
+      bits += op.full_fp * reps * op.num / op.den;
+      const std::int64_t den = op.den * 8;
+      bytes += (op.full_fp * reps * batch * op.num + den - 1) / den;
+    }
+  }
+}
+
+// The candidates (tile_candidates) in enumeration-index order, or with `dominance` only the one order per tile size
+// whose evaluation cannot lose to the others': the order changes nothing but the DRAM bytes, and every term the search
+// compares (cycles, energy, DRAM bytes) grows with them, so the fewest DRAM bytes (then the earliest order) wins.
+std::vector<TileCandidate> enumerate(const TileProblem& p, const Tile& user, bool dominance,
+                                     std::int64_t* legal = nullptr) {
   const GemmShape& s = p.shape;
   const i128 cap = static_cast<i128>(p.buffer_bytes) * 8;
   const std::int64_t am = detail::align_of(p.ops, 'm'), an = detail::align_of(p.ops, 'n'),
@@ -132,69 +170,79 @@ std::vector<TileCandidate> tile_candidates(const TileProblem& p, const Tile& use
   std::vector<TileCandidate> out;
   i128 smallest_ws = -1;
   Tile smallest;
-  std::int64_t index = 0;
-  const auto consider = [&](const Tile& t, i128 ws, const auto& rest) {
-    if (smallest_ws < 0 || ws < smallest_ws) {
-      smallest_ws = ws;
-      smallest = t;
-    }
-    if (ws <= cap) out.push_back(rest(index++));
-  };
   const bool valid_orders = std::all_of(orders.begin(), orders.end(), [](const std::string& o) {
     return o.size() == 3 && std::is_permutation(o.begin(), o.end(), std::string_view("mnk").begin());
   });
   const auto tables = valid_orders ? op_tables(p, sz, ext) : std::nullopt;
   if (tables) {
-    // every figure proven below 2^62: plain int64, no allocation but the output
+    // every figure proven below 2^62: plain int64, no allocation but the output. Sizes outer, orders inner (the
+    // working set does not depend on the order); the index is the order-major enumeration's, set at the end.
     std::array<std::vector<std::int64_t>, 3> trips;
     for (std::size_t d = 0; d < 3; ++d)
       for (const std::int64_t v : sz[d]) trips[d].push_back(ceil_div(ext[d], v));
-    const std::int64_t acc = p.accum_bits;
+    std::vector<std::array<std::size_t, 3>> slots;
     for (const auto& order : orders) {
-      std::array<std::size_t, 3> slot{};
-      for (std::size_t pos = 0; pos < 3; ++pos)
-        slot[pos] = static_cast<std::size_t>(detail::loop_slot(order[pos]));
-      for (std::size_t im = 0; im < sz[0].size(); ++im)
-        for (std::size_t in = 0; in < sz[1].size(); ++in)
-          for (std::size_t ik = 0; ik < sz[2].size(); ++ik) {
-            const std::array<std::int64_t, 3> tr{trips[0][im], trips[1][in], trips[2][ik]};
-            std::int64_t ws = 0;
-            for (const auto& op : *tables) {
-              const std::int64_t fp = op.tile_fp[0][im] * op.tile_fp[1][in] * op.tile_fp[2][ik];
-              ws += op.write ? fp * acc : (fp * op.num + op.den - 1) / op.den;
-            }
-            consider(Tile{sz[0][im], sz[1][in], sz[2][ik], order}, ws, [&](std::int64_t i) {
-              std::int64_t bits = 0;
-              for (const auto& op : *tables) {
-                if (!op.dram) continue;
-                std::size_t deepest = 3;  // the deepest loop of the operand that iterates (nest.cpp dram_move)
-                for (std::size_t pos = 0; pos < 3; ++pos)
-                  if (tr[slot[pos]] > 1 && op.mine[slot[pos]]) deepest = pos;
-                std::int64_t reps = 1;
-                for (std::size_t pos = 0; deepest < 3 && pos <= deepest; ++pos)
-                  if (!op.mine[slot[pos]]) reps *= tr[slot[pos]];
-                if (op.write)
-                  bits += op.full_fp * op.num / op.den + op.full_fp * (reps - 1) * acc * 2;
-                else
-                  bits += op.full_fp * reps * op.num / op.den;
-              }
-              return TileCandidate{Tile{sz[0][im], sz[1][in], sz[2][ik], order}, bits, ws, tr[0] * tr[1] * tr[2], i};
-            });
-          }
+      std::array<std::size_t, 3> sl{};
+      for (std::size_t pos = 0; pos < 3; ++pos) sl[pos] = static_cast<std::size_t>(detail::loop_slot(order[pos]));
+      slots.push_back(sl);
     }
+    const std::int64_t acc = p.accum_bits;
+    std::int64_t fitting = 0;  // tile sizes that fit (in every order)
+    std::vector<std::pair<std::int64_t, std::size_t>> at;  // per output: (rank among fitting sizes, order)
+    for (std::size_t im = 0; im < sz[0].size(); ++im)
+      for (std::size_t in = 0; in < sz[1].size(); ++in)
+        for (std::size_t ik = 0; ik < sz[2].size(); ++ik) {
+          std::int64_t ws = 0;
+          for (const auto& op : *tables) {
+            const std::int64_t fp = op.tile_fp[0][im] * op.tile_fp[1][in] * op.tile_fp[2][ik];
+            ws += op.write ? fp * acc : (fp * op.num + op.den - 1) / op.den;
+          }
+          if (smallest_ws < 0 || ws < smallest_ws) {
+            smallest_ws = ws;
+            smallest = Tile{sz[0][im], sz[1][in], sz[2][ik], orders.front()};
+          }
+          if (ws > cap) continue;
+          const std::array<std::int64_t, 3> tr{trips[0][im], trips[1][in], trips[2][ik]};
+          std::int64_t best_bytes = -1;
+          for (std::size_t o = 0; o < orders.size(); ++o) {
+            std::int64_t bits = 0, bytes = 0;
+            dram_figures(*tables, slots[o], tr, acc, s.batch, bits, bytes);
+            if (dominance && best_bytes >= 0 && bytes >= best_bytes) continue;
+            TileCandidate c{Tile{sz[0][im], sz[1][in], sz[2][ik], orders[o]}, bits, ws, tr[0] * tr[1] * tr[2], 0};
+            if (dominance && best_bytes >= 0) {
+              out.back() = std::move(c);
+              at.back() = {fitting, o};
+            } else {
+              out.push_back(std::move(c));
+              at.emplace_back(fitting, o);
+            }
+            best_bytes = bytes;
+          }
+          ++fitting;
+        }
+    for (std::size_t i = 0; i < out.size(); ++i)
+      out[i].index = static_cast<std::int64_t>(at[i].second) * fitting + at[i].first;
+    if (!dominance)
+      std::sort(out.begin(), out.end(), [](const TileCandidate& a, const TileCandidate& b) { return a.index < b.index; });
+    if (legal) *legal = fitting * static_cast<std::int64_t>(orders.size());
   } else {
     const std::vector<quant::Operand> dram_ops = detail::dram_operands(s, p.ops);  // the bound counts what the cost counts
+    std::int64_t index = 0;
     for (const auto& order : orders)
       for (auto tm : sz[0])
         for (auto tn : sz[1])
           for (auto tk : sz[2]) {
             const Tile t{tm, tn, tk, order};
             const Nest nest(s, t);
-            consider(t, detail::working_set_bits(p.ops, nest, p.accum_bits), [&](std::int64_t i) {
-              return TileCandidate{t, detail::dram_bits(dram_ops, nest, p.accum_bits),
-                                   detail::working_set_bits(p.ops, nest, p.accum_bits), nest.tiles(), i};
-            });
+            const i128 ws = detail::working_set_bits(p.ops, nest, p.accum_bits);
+            if (smallest_ws < 0 || ws < smallest_ws) {
+              smallest_ws = ws;
+              smallest = t;
+            }
+            if (ws <= cap)
+              out.push_back(TileCandidate{t, detail::dram_bits(dram_ops, nest, p.accum_bits), ws, nest.tiles(), index++});
           }
+    if (legal) *legal = index;
   }
   if (out.empty()) {
     const i128 need = (smallest_ws + 7) / 8;
@@ -206,6 +254,10 @@ std::vector<TileCandidate> tile_candidates(const TileProblem& p, const Tile& use
   }
   return out;
 }
+
+}  // namespace
+
+std::vector<TileCandidate> tile_candidates(const TileProblem& p, const Tile& user) { return enumerate(p, user, false); }
 
 TileFloors tile_floors(const arch::Arch& arch, const GemmShape& s, const quant::Scheme& scheme) {
   return tile_floors(arch, s, quant::compute_precision(scheme, s.role));
@@ -249,17 +301,43 @@ struct Bounds {
   ObjectiveValue primary, secondary;
 };
 
-Bounds bounds(const TileProblem& p, const TileCandidate& c, const TileFloors& f, Objective o) {
+// Integer floors of one candidate (cycles of compute, DRAM bytes and cycles) in I: i128 always correct, int64 when
+// fits_int64 proved the range.
+template <typename I>
+void floors(const TileProblem& p, const TileCandidate& c, const TileFloors& f, I& compute, I& bytes, I& dram_cycles) {
   const GemmShape& s = p.shape;
   // compute floor: every distinct tile shape (full / remainder per dim) needs ceil(MACs / PEs) time stamps
-  i128 compute = 0;
-  detail::for_each_tile_shape(s, c.tile, [&](i128 tm, i128 tn, i128 tk, std::int64_t count) {
-    const i128 stamps = (tm * tn * tk + f.pes - 1) / f.pes;
+  compute = 0;
+  detail::for_each_tile_shape(s, c.tile, [&](I tm, I tn, I tk, std::int64_t count) {
+    const I stamps = (tm * tn * tk + f.pes - 1) / f.pes;
     compute += (stamps * f.rate_den + f.rate_num - 1) / f.rate_num * count * s.batch;
   });
   // DRAM floor of this candidate: its bits (one batch, each operand's fraction rounded down) times the batch
-  const i128 bytes = (c.dram_bits * s.batch + 7) / 8;
-  const i128 dram_cycles = (bytes * f.clock_mhz + f.dram_mb_per_s - 1) / f.dram_mb_per_s;
+  bytes = (static_cast<I>(c.dram_bits) * s.batch + 7) / 8;
+  dram_cycles = (bytes * f.clock_mhz + f.dram_mb_per_s - 1) / f.dram_mb_per_s;
+}
+
+// Every intermediate of floors<std::int64_t> below 2^62: MACs (plus one stamp per tile) times the rate denominator
+// and the batch; DRAM bits times the batch and the clock.
+bool fits_int64(const TileProblem& p, const TileCandidate& c, const TileFloors& f) {
+  const GemmShape& s = p.shape;
+  constexpr i128 kLimit = i128{1} << 62;
+  const i128 work = (static_cast<i128>(s.m) * s.n * s.k + f.pes + c.tiles) * (f.rate_den + f.rate_num) * s.batch;
+  const i128 dram = (c.dram_bits * s.batch + 8) * (f.clock_mhz + f.dram_mb_per_s);
+  return work < kLimit && dram < kLimit;
+}
+
+Bounds bounds(const TileProblem& p, const TileCandidate& c, const TileFloors& f, Objective o) {
+  i128 compute = 0, bytes = 0, dram_cycles = 0;
+  if (fits_int64(p, c, f)) {
+    std::int64_t c64 = 0, b64 = 0, d64 = 0;
+    floors(p, c, f, c64, b64, d64);
+    compute = c64;
+    bytes = b64;
+    dram_cycles = d64;
+  } else {
+    floors(p, c, f, compute, bytes, dram_cycles);
+  }
   const i128 cycles = std::max(compute, dram_cycles);
   const double energy_j = (f.mac_energy_pj + static_cast<double>(bytes) * 8.0 * f.dram_pj_per_bit) * 1e-12;
   const double latency_s = static_cast<double>(cycles) / (static_cast<double>(f.clock_mhz) * 1e6);
@@ -289,37 +367,46 @@ ObjectiveValue lower_bound(const TileProblem& p, const TileCandidate& c, const T
 
 TileChoice best_tile(const TileProblem& p, const Tile& user, Objective o, const TileFloors& f,
                      const std::function<GemmCost(const Tile&)>& evaluate) {
-  const std::vector<TileCandidate> cands = tile_candidates(p, user);
+  std::int64_t legal = 0;
+  const std::vector<TileCandidate> cands = enumerate(p, user, true, &legal);
   std::vector<Bounds> bds;
   bds.reserve(cands.size());
   for (const auto& c : cands) bds.push_back(bounds(p, c, f, o));
   TileChoice out;
-  out.candidates = static_cast<std::int64_t>(cands.size());
+  out.candidates = legal;
   // The candidates in order of their bound (stable: enumeration order on a tie), evaluated until the next bound exceeds
   // the best value. That value never exceeds the first candidate's, so only the candidates whose bound is at most the
   // first's value are sorted: the same sequence as sorting all of them.
   std::size_t first = 0;
   for (std::size_t i = 1; i < cands.size(); ++i)
-    if (bds[i].primary < bds[first].primary) first = i;
+    if (bds[i].primary < bds[first].primary ||
+        (!(bds[first].primary < bds[i].primary) && cands[i].index < cands[first].index))
+      first = i;
   out.cost = evaluate(cands[first].tile);
   out.evaluated = 1;
-  std::size_t best_index = first;
+  std::int64_t best_index = cands[first].index;
   const ObjectiveValue first_value = objective_value(out.cost, o);
   std::vector<std::size_t> order;
   for (std::size_t i = 0; i < cands.size(); ++i)
     if (i != first && !(first_value < bds[i].primary)) order.push_back(i);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return bds[a].primary < bds[b].primary; });
-  for (const std::size_t i : order) {
+  // a heap of (bound, enumeration order): popped in the order a stable sort gives, built in linear time (the loop
+  // usually stops long before the heap is empty)
+  const auto later = [&](std::size_t a, std::size_t b) {
+    return bds[b].primary < bds[a].primary || (!(bds[a].primary < bds[b].primary) && cands[b].index < cands[a].index);
+  };
+  std::make_heap(order.begin(), order.end(), later);
+  for (auto end = order.end(); end != order.begin(); --end) {
+    std::pop_heap(order.begin(), end, later);
+    const std::size_t i = *(end - 1);
     const Bounds& bd = bds[i];
     const ObjectiveValue best = objective_value(out.cost, o);
     if (best < bd.primary) break;  // every remaining candidate is worse on the objective
     if (!(bd.primary < best) && secondary_value(out.cost, o) < bd.secondary) continue;  // loses the first tie-break
     GemmCost c = evaluate(cands[i].tile);
     ++out.evaluated;
-    if (better(c, out.cost, o) || (!better(out.cost, c, o) && i < best_index)) {
+    if (better(c, out.cost, o) || (!better(out.cost, c, o) && cands[i].index < best_index)) {
       out.cost = std::move(c);
-      best_index = i;
+      best_index = cands[i].index;
     }
   }
   return out;

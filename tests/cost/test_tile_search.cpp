@@ -262,3 +262,47 @@ TEST_CASE("the GEMM memo: schemes with the same operands share a result; Estimat
   const cost::Tile fixed{32, 64, 128, "nmk"};
   CHECK(second.gemm(lin, q4, fixed).tile == fixed);
 }
+
+TEST_CASE("per tile size only the order with the fewest DRAM bytes is evaluated, and the choice is still exhaustive's") {
+  // fractional bits (q3f16_1), 2-D blocks, batches, user-fixed factors: the dominance keeps the exact optimum
+  struct Case {
+    GemmShape s;
+    const char* scheme;
+    cost::Tile user;
+  };
+  const std::vector<Case> cases = {
+      {{3, 40, 96, 200, GemmRole::kLinear}, "q3f16_1", {}},
+      {{2, 130, 256, 384, GemmRole::kLinear}, "fp8-block128x128", {}},
+      {{4, 1, 320, 160, GemmRole::kLinear}, "w4a8-g128", {}},
+      {{1, 96, 64, 128, GemmRole::kLinear}, "q4f16_1", {0, 32, 0, ""}},
+  };
+  for (const auto& c : cases)
+    for (const Objective o : kObjectives) {
+      auto est = make(8, 8, 1 << 16, "os", o, cost::ArrayMethod::kClosedForm);
+      const auto scheme = quant::parse_scheme(c.scheme);
+      INFO(c.scheme << " " << c.s.m << "x" << c.s.n << "x" << c.s.k << " objective " << cost::to_string(o));
+      const auto p = problem(est, c.s, scheme);
+      const auto all = cost::tile_candidates(p, c.user);
+      std::int64_t calls = 0;
+      const auto choice =
+          cost::best_tile(p, c.user, o, cost::tile_floors(est.arch(), c.s, scheme), [&](const cost::Tile& t) {
+            ++calls;
+            return est.gemm(c.s, scheme, t);
+          });
+      CHECK(choice.candidates == static_cast<std::int64_t>(all.size()));
+      CHECK(calls == choice.evaluated);
+      cost::GemmCost best;
+      bool have = false;
+      for (const auto& cand : all) {
+        const cost::GemmCost& g = est.gemm(c.s, scheme, cand.tile);
+        if (!have || cost::better(g, best, o)) {
+          best = g;
+          have = true;
+        }
+      }
+      CHECK(choice.cost.tile == best.tile);
+      CHECK(choice.cost.cycles == best.cycles);
+      CHECK(choice.cost.energy_j == best.energy_j);
+      CHECK(choice.cost.dram_bytes == best.dram_bytes);
+    }
+}
