@@ -133,6 +133,10 @@ void dram_figures(const std::vector<OpTable>& tables, const std::array<std::size
     if (op.write) {
       bits += op.full_fp * op.num / op.den + op.full_fp * (reps - 1) * acc * 2;
       bytes += (op.full_fp * batch * op.num / op.den + op.full_fp * (reps - 1) * batch * acc * 2 + 7) / 8;
+    } else if (op.den == 1) {  // whole bits per element (no division)
+      const std::int64_t b = op.full_fp * reps * op.num;
+      bits += b;
+      bytes += (b * batch + 7) / 8;
     } else {
       bits += op.full_fp * reps * op.num / op.den;
       const std::int64_t den = op.den * 8;
@@ -195,7 +199,7 @@ std::vector<TileCandidate> enumerate(const TileProblem& p, const Tile& user, boo
           std::int64_t ws = 0;
           for (const auto& op : *tables) {
             const std::int64_t fp = op.tile_fp[0][im] * op.tile_fp[1][in] * op.tile_fp[2][ik];
-            ws += op.write ? fp * acc : (fp * op.num + op.den - 1) / op.den;
+            ws += op.write ? fp * acc : op.den == 1 ? fp * op.num : (fp * op.num + op.den - 1) / op.den;
           }
           if (smallest_ws < 0 || ws < smallest_ws) {
             smallest_ws = ws;
@@ -203,21 +207,25 @@ std::vector<TileCandidate> enumerate(const TileProblem& p, const Tile& user, boo
           }
           if (ws > cap) continue;
           const std::array<std::int64_t, 3> tr{trips[0][im], trips[1][in], trips[2][ik]};
-          std::int64_t best_bytes = -1;
+          const auto push = [&](std::size_t o, std::int64_t bits) {
+            out.push_back(TileCandidate{Tile{sz[0][im], sz[1][in], sz[2][ik], orders[o]}, bits, ws, tr[0] * tr[1] * tr[2],
+                                        0});
+            at.emplace_back(fitting, o);
+          };
+          std::int64_t best_bytes = -1, best_bits = 0;
+          std::size_t best_o = 0;
           for (std::size_t o = 0; o < orders.size(); ++o) {
             std::int64_t bits = 0, bytes = 0;
             dram_figures(*tables, slots[o], tr, acc, s.batch, bits, bytes);
-            if (dominance && best_bytes >= 0 && bytes >= best_bytes) continue;
-            TileCandidate c{Tile{sz[0][im], sz[1][in], sz[2][ik], orders[o]}, bits, ws, tr[0] * tr[1] * tr[2], 0};
-            if (dominance && best_bytes >= 0) {
-              out.back() = std::move(c);
-              at.back() = {fitting, o};
-            } else {
-              out.push_back(std::move(c));
-              at.emplace_back(fitting, o);
+            if (!dominance) {
+              push(o, bits);
+            } else if (best_bytes < 0 || bytes < best_bytes) {
+              best_bytes = bytes;
+              best_bits = bits;
+              best_o = o;
             }
-            best_bytes = bytes;
           }
+          if (dominance) push(best_o, best_bits);
           ++fitting;
         }
     for (std::size_t i = 0; i < out.size(); ++i)
