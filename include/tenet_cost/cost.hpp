@@ -265,17 +265,19 @@ TileChoice best_tile(const TileProblem& p, const Tile& user, Objective o, const 
 
 // ------------------------------------------------------------- evaluation
 
-/// Evaluates GEMMs on one arch + dataflow; caches by (shape, operands, ...: GemmMemo) and array tiles by (tile, operands).
 /// Per-GEMM results that Estimators of one arch, dataflow and options share (the points and threads of a sweep
 /// group): keyed by what a GEMM's cost depends on (shape, operands, accumulator bits, MAC precision, extra work, the
 /// user's tile), so schemes with the same operands share it too. Thread-safe.
 class GemmMemo;
 std::shared_ptr<GemmMemo> make_gemm_memo();
 
+/// Evaluates GEMMs on one arch + dataflow; caches by (shape, operands, ...: GemmMemo) and array tiles by (tile,
+/// operands).
 class Estimator {
  public:
   /// `memo`: shared with other Estimators of the same arch, dataflow and options (nullptr: one of its own).
-  Estimator(arch::Arch arch, mapping::Dataflow dataflow, Options options = {}, std::shared_ptr<GemmMemo> memo = nullptr);
+  Estimator(arch::Arch arch, mapping::Dataflow dataflow, Options options = {},
+            std::shared_ptr<GemmMemo> memo = nullptr);
   ~Estimator();
   Estimator(const Estimator&) = delete;
   Estimator& operator=(const Estimator&) = delete;

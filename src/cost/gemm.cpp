@@ -114,7 +114,7 @@ std::shared_ptr<GemmMemo> make_gemm_memo() { return std::make_shared<GemmMemo>()
 // volumes, plus the cycles, time stamps and folds of the array.
 struct ArraySums {
   std::vector<std::int64_t> unique, total, temporal_unique;  // by position in the array operands
-  std::vector<std::string> names;                           // the array operands' names
+  std::vector<std::string> names;                            // the array operands' names
   [[nodiscard]] std::size_t at(const std::string& name) const {
     for (std::size_t i = 0; i < names.size(); ++i)
       if (names[i] == name) return i;
@@ -444,13 +444,15 @@ const GemmCost& Estimator::gemm(const GemmShape& shape, const quant::Scheme& sch
   const auto& arch = impl_->arch;
   const auto& dataflow = impl_->dataflow;
   if (shape.batch <= 0 || shape.m <= 0 || shape.n <= 0 || shape.k <= 0)
-    throw InputError("GEMM dimensions must be positive (batch=" + std::to_string(shape.batch) + ", m=" +
-                     std::to_string(shape.m) + ", n=" + std::to_string(shape.n) + ", k=" + std::to_string(shape.k) +
-                     ")");
+    throw InputError("GEMM dimensions must be positive (batch=" + std::to_string(shape.batch) +
+                     ", m=" + std::to_string(shape.m) + ", n=" + std::to_string(shape.n) +
+                     ", k=" + std::to_string(shape.k) + ")");
   GemmKey key{shape,
-              GemmInputs{quant::operands(scheme, shape.role, mapping::dequant_site(arch)), scheme.accum_bits,
+              GemmInputs{quant::operands(scheme, shape.role, mapping::dequant_site(arch)),
+                         scheme.accum_bits,
                          quant::compute_precision(scheme, shape.role),
-                         quant::extra_work(scheme, shape.role, shape.m, shape.n, shape.k), {}},
+                         quant::extra_work(scheme, shape.role, shape.m, shape.n, shape.k),
+                         {}},
               user};
   if (const GemmCost* hit = impl_->memo->find(key)) return *hit;
   key.in.arr = quant::array_operands(key.in.ops);

@@ -191,7 +191,7 @@ std::vector<TileCandidate> enumerate(const TileProblem& p, const Tile& user, boo
       slots.push_back(sl);
     }
     const std::int64_t acc = p.accum_bits;
-    std::int64_t fitting = 0;  // tile sizes that fit (in every order)
+    std::int64_t fitting = 0;                              // tile sizes that fit (in every order)
     std::vector<std::pair<std::int64_t, std::size_t>> at;  // per output: (rank among fitting sizes, order)
     for (std::size_t im = 0; im < sz[0].size(); ++im)
       for (std::size_t in = 0; in < sz[1].size(); ++in)
@@ -208,8 +208,8 @@ std::vector<TileCandidate> enumerate(const TileProblem& p, const Tile& user, boo
           if (ws > cap) continue;
           const std::array<std::int64_t, 3> tr{trips[0][im], trips[1][in], trips[2][ik]};
           const auto push = [&](std::size_t o, std::int64_t bits) {
-            out.push_back(TileCandidate{Tile{sz[0][im], sz[1][in], sz[2][ik], orders[o]}, bits, ws, tr[0] * tr[1] * tr[2],
-                                        0});
+            out.push_back(
+                TileCandidate{Tile{sz[0][im], sz[1][in], sz[2][ik], orders[o]}, bits, ws, tr[0] * tr[1] * tr[2], 0});
             at.emplace_back(fitting, o);
           };
           std::int64_t best_bytes = -1, best_bits = 0;
@@ -231,10 +231,12 @@ std::vector<TileCandidate> enumerate(const TileProblem& p, const Tile& user, boo
     for (std::size_t i = 0; i < out.size(); ++i)
       out[i].index = static_cast<std::int64_t>(at[i].second) * fitting + at[i].first;
     if (!dominance)
-      std::sort(out.begin(), out.end(), [](const TileCandidate& a, const TileCandidate& b) { return a.index < b.index; });
+      std::sort(out.begin(), out.end(),
+                [](const TileCandidate& a, const TileCandidate& b) { return a.index < b.index; });
     if (legal) *legal = fitting * static_cast<std::int64_t>(orders.size());
   } else {
-    const std::vector<quant::Operand> dram_ops = detail::dram_operands(s, p.ops);  // the bound counts what the cost counts
+    const std::vector<quant::Operand> dram_ops =
+        detail::dram_operands(s, p.ops);  // the bound counts what the cost counts
     std::int64_t index = 0;
     for (const auto& order : orders)
       for (auto tm : sz[0])
@@ -248,7 +250,8 @@ std::vector<TileCandidate> enumerate(const TileProblem& p, const Tile& user, boo
               smallest = t;
             }
             if (ws <= cap)
-              out.push_back(TileCandidate{t, detail::dram_bits(dram_ops, nest, p.accum_bits), ws, nest.tiles(), index++});
+              out.push_back(
+                  TileCandidate{t, detail::dram_bits(dram_ops, nest, p.accum_bits), ws, nest.tiles(), index++});
           }
     if (legal) *legal = index;
   }

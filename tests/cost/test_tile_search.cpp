@@ -215,8 +215,14 @@ TEST_CASE("the candidates' 64-bit figures equal the checked nest model (nest.cpp
   for (const auto& c : cases) {
     const auto scheme = quant::parse_scheme(c.scheme);
     INFO(c.scheme << " " << c.s.m << "x" << c.s.n << "x" << c.s.k);
-    const cost::TileProblem p{c.s,     quant::operands(scheme, c.s.role, quant::DequantSite::kEdge),
-                              scheme.accum_bits, std::int64_t{1} << 40, "big", 16, 16, false};
+    const cost::TileProblem p{c.s,
+                              quant::operands(scheme, c.s.role, quant::DequantSite::kEdge),
+                              scheme.accum_bits,
+                              std::int64_t{1} << 40,
+                              "big",
+                              16,
+                              16,
+                              false};
     const auto dram_ops = cost::detail::dram_operands(c.s, p.ops);
     const auto cands = cost::tile_candidates(p, c.user);
     REQUIRE(!cands.empty());
@@ -263,7 +269,8 @@ TEST_CASE("the GEMM memo: schemes with the same operands share a result; Estimat
   CHECK(second.gemm(lin, q4, fixed).tile == fixed);
 }
 
-TEST_CASE("per tile size only the order with the fewest DRAM bytes is evaluated, and the choice is still exhaustive's") {
+TEST_CASE(
+    "per tile size only the order with the fewest DRAM bytes is evaluated, and the choice is still exhaustive's") {
   // fractional bits (q3f16_1), 2-D blocks, batches, user-fixed factors: the dominance keeps the exact optimum
   struct Case {
     GemmShape s;
