@@ -238,6 +238,8 @@ struct TileFloors {
 };
 /// The floors of one GEMM on an arch under a scheme.
 TileFloors tile_floors(const arch::Arch& arch, const GemmShape& s, const quant::Scheme& scheme);
+/// The same from the MAC precision (quant::compute_precision of the scheme and role).
+TileFloors tile_floors(const arch::Arch& arch, const GemmShape& s, const std::string& precision);
 /// A value of the objective: integer objectives (latency cycles, DRAM bytes) in `exact`, real ones (energy J,
 /// EDP J·s) in `real`; compared lexicographically.
 struct ObjectiveValue {
@@ -264,10 +266,19 @@ TileChoice best_tile(const TileProblem& p, const Tile& user, Objective o, const 
 
 // ------------------------------------------------------------- evaluation
 
-/// Evaluates GEMMs on one arch + dataflow; caches by (shape, scheme) and array tiles by (tile, operands).
+/// Per-GEMM results that Estimators of one arch, dataflow and options share (the points and threads of a sweep
+/// group): keyed by what a GEMM's cost depends on (shape, operands, accumulator bits, MAC precision, extra work, the
+/// user's tile), so schemes with the same operands share it too. Thread-safe.
+class GemmMemo;
+std::shared_ptr<GemmMemo> make_gemm_memo();
+
+/// Evaluates GEMMs on one arch + dataflow; caches by (shape, operands, ...: GemmMemo) and array tiles by (tile,
+/// operands).
 class Estimator {
  public:
-  Estimator(arch::Arch arch, mapping::Dataflow dataflow, Options options = {});
+  /// `memo`: shared with other Estimators of the same arch, dataflow and options (nullptr: one of its own).
+  Estimator(arch::Arch arch, mapping::Dataflow dataflow, Options options = {},
+            std::shared_ptr<GemmMemo> memo = nullptr);
   ~Estimator();
   Estimator(const Estimator&) = delete;
   Estimator& operator=(const Estimator&) = delete;

@@ -97,12 +97,23 @@ struct TileMetrics {
   std::map<std::string, std::int64_t> temporal_unique;  // against the PE's own previous stamp only
 };
 
+/// The same metrics with the volumes by position in the operand list (-1 for an operand not in the array's
+/// statement): what the cost model's inner loop reads, without a map or a string.
+struct TileVolumes {
+  std::int64_t macs = 0, time_stamps = 0, active_pes = 0;
+  std::vector<std::int64_t> unique, total, temporal_unique;
+};
+
 /// True when the closed forms can apply at all: a preset that has them on a systolic interconnect.
 bool closed_forms_apply(const arch::Arch& arch, const Dataflow& dataflow);
 /// The closed forms of a preset on a systolic R x C array for one tm x tn x tk tile, or nullopt when the
 /// preset has none or some operand's index pattern has no proven row (the TENET engine applies then).
 std::optional<TileMetrics> closed_form_tile(Preset preset, std::int64_t rows, std::int64_t cols, std::int64_t tm,
                                             std::int64_t tn, std::int64_t tk, const std::vector<quant::Operand>& ops);
+
+/// closed_form_tile into `out` (its vectors resized to ops.size()); false where that gives nullopt.
+bool closed_form_volumes(Preset preset, std::int64_t rows, std::int64_t cols, std::int64_t tm, std::int64_t tn,
+                         std::int64_t tk, const std::vector<quant::Operand>& ops, TileVolumes& out);
 
 /// The TENET problem of one tile (statement from the operands in the array, mapping from the dataflow).
 tenet::Problem tile_problem(const arch::Arch& arch, const Dataflow& dataflow, std::int64_t tm, std::int64_t tn,

@@ -2,9 +2,11 @@
 // loop-nest model, extra work of the scheme, the cost terms and energy (docs/model.md).
 #include <algorithm>
 #include <array>
+#include <functional>
 #include <map>
+#include <mutex>
 #include <optional>
-#include <sstream>
+#include <unordered_map>
 
 #include "nest.hpp"
 #include "tenet_cost/cost.hpp"
@@ -45,10 +47,81 @@ i128 array_bits_of(const Operand& op, std::int64_t elems) {
 
 }  // namespace
 
+// What one GEMM's cost reads of its scheme: evaluate takes these, never the scheme, so they key the memo exactly.
+// `ops` are placed for the MAC path the arch takes (quant::place_dequantized on the dequantized path).
+struct GemmInputs {
+  std::vector<Operand> ops;
+  std::int64_t accum_bits = 32;
+  std::string precision;  // quant::compute_precision
+  quant::ExtraWork work;
+  std::vector<Operand> arr;  // quant::array_operands(ops): derived, not compared
+  arch::Arch::MacUnit unit;  // arch.mac_unit(precision): derived from the Estimator's arch, not compared
+  bool operator==(const GemmInputs& o) const {
+    return ops == o.ops && accum_bits == o.accum_bits && precision == o.precision && work.dequant == o.work.dequant &&
+           work.act_quant_ops == o.work.act_quant_ops && work.rescale_ops == o.work.rescale_ops;
+  }
+};
+
+namespace {
+
+struct GemmKey {
+  GemmShape shape;
+  GemmInputs in;
+  Tile user;
+  bool operator==(const GemmKey&) const = default;
+};
+
+struct GemmKeyHash {
+  std::size_t operator()(const GemmKey& k) const {
+    std::size_t h = 0;
+    const auto mix = [&h](std::size_t v) { h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
+    for (const std::int64_t v : {k.shape.batch, k.shape.m, k.shape.n, k.shape.k, k.user.m, k.user.n, k.user.k,
+                                 k.in.accum_bits, k.in.work.act_quant_ops, k.in.work.rescale_ops})
+      mix(std::hash<std::int64_t>{}(v));
+    mix(static_cast<std::size_t>(k.shape.role) * 4 + (k.shape.scores_on_chip ? 2 : 0) + (k.in.work.dequant ? 1 : 0));
+    mix(std::hash<std::string>{}(k.user.order));
+    mix(std::hash<std::string>{}(k.in.precision));
+    for (const auto& op : k.in.ops) {
+      mix(std::hash<std::string>{}(op.name));
+      mix(static_cast<std::size_t>(op.bits_num * 31 + op.bits_den));
+    }
+    return h;
+  }
+};
+
+}  // namespace
+
+class GemmMemo {
+ public:
+  // The cached cost, or nullptr. References stay valid (nodes are never erased).
+  const GemmCost* find(const GemmKey& k) {
+    std::lock_guard<std::mutex> lock(mu_);
+    const auto it = map_.find(k);
+    return it == map_.end() ? nullptr : &it->second;
+  }
+  // Inserts (the first result stays when two threads computed the same key: they are equal).
+  const GemmCost& insert(GemmKey k, GemmCost c) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return map_.emplace(std::move(k), std::move(c)).first->second;
+  }
+
+ private:
+  std::mutex mu_;
+  std::unordered_map<GemmKey, GemmCost, GemmKeyHash> map_;
+};
+
+std::shared_ptr<GemmMemo> make_gemm_memo() { return std::make_shared<GemmMemo>(); }
+
 // The array level summed over the tiles of one GEMM: per statement operand its total, unique and temporal-unique
 // volumes, plus the cycles, time stamps and folds of the array.
 struct ArraySums {
-  std::map<std::string, std::int64_t> unique, total, temporal_unique;
+  std::vector<std::int64_t> unique, total, temporal_unique;  // by position in the array operands
+  std::vector<std::string> names;                            // the array operands' names
+  [[nodiscard]] std::size_t at(const std::string& name) const {
+    for (std::size_t i = 0; i < names.size(); ++i)
+      if (names[i] == name) return i;
+    throw InternalError("array model returned no volume for tensor " + name);
+  }
   std::int64_t c_writes = 0, compute_cycles = 0, folds = 0;
 };
 
@@ -59,20 +132,20 @@ struct Estimator::Impl {
   std::int64_t evaluations = 0;
   std::map<std::string, tenet::CompiledProblem> compiled;  // by the operands' relations
   tenet::Metrics engine_out;                               // reused storage of tenet::evaluate
-  std::map<std::string, GemmCost> gemm_cache;
+  mapping::TileVolumes volumes;                            // reused storage of tile_metrics
+  std::shared_ptr<GemmMemo> memo;
 
   // The array-level metrics of one tile: the proven closed forms when the method allows them and they cover every
   // operand (a typed capability: closed_form_tile returns nullopt otherwise), else the TENET engine.
-  mapping::TileMetrics tile_metrics(std::int64_t tm, std::int64_t tn, std::int64_t tk, const std::vector<Operand>& ops,
-                                    ArrayModel& model) {
+  // `tmx`: by position in `ops` (reused storage).
+  void tile_metrics(std::int64_t tm, std::int64_t tn, std::int64_t tk, const std::vector<Operand>& ops,
+                    ArrayModel& model, mapping::TileVolumes& tmx) {
     const bool closed_ok = mapping::closed_forms_apply(arch, dataflow);
-    std::optional<mapping::TileMetrics> closed;
-    if (options.method != ArrayMethod::kEngine && closed_ok)
-      closed = mapping::closed_form_tile(*dataflow.preset, arch.rows, arch.cols, tm, tn, tk, ops);
-    if (closed) {  // microseconds: not cached (the tile search evaluates many)
-      ++evaluations;
+    if (options.method != ArrayMethod::kEngine && closed_ok &&
+        mapping::closed_form_volumes(*dataflow.preset, arch.rows, arch.cols, tm, tn, tk, ops, tmx)) {
+      ++evaluations;  // microseconds: not cached (the tile search evaluates many)
       model = ArrayModel::kClosedForm;
-      return std::move(*closed);
+      return;
     }
     if (options.method == ArrayMethod::kClosedForm) {
       if (!closed_ok)
@@ -102,42 +175,33 @@ struct Estimator::Impl {
     ++evaluations;
     const std::int64_t extents[3] = {tm, tn, tk};
     tenet::evaluate(it->second, extents, engine_out);
-    mapping::TileMetrics tmx;
     tmx.macs = engine_out.macs;
     tmx.time_stamps = engine_out.time_stamps;
     tmx.active_pes = engine_out.active_pes;
-    for (const auto& t : engine_out.tensors) {
-      tmx.unique[t.name] = t.unique_volume;
-      tmx.total[t.name] = t.total_volume;
-      tmx.temporal_unique[t.name] = t.temporal_unique_volume;
-    }
+    tmx.unique.assign(ops.size(), -1);
+    tmx.total.assign(ops.size(), -1);
+    tmx.temporal_unique.assign(ops.size(), -1);
+    for (const auto& t : engine_out.tensors)
+      for (std::size_t i = 0; i < ops.size(); ++i)
+        if (ops[i].name == t.name) {
+          tmx.unique[i] = t.unique_volume;
+          tmx.total[i] = t.total_volume;
+          tmx.temporal_unique[i] = t.temporal_unique_volume;
+        }
     model = ArrayModel::kEngine;
-    return tmx;
   }
 
-  GemmCost evaluate(const GemmShape& s, const quant::Scheme& scheme, const Tile& user);
+  GemmCost evaluate(const GemmShape& s, const GemmInputs& in, const Tile& user);
   ArraySums array_level(GemmCost& c, const std::vector<Operand>& arr, arch::Arch::Rate rate);
-  GemmCost evaluate_at(const GemmShape& s, const quant::Scheme& scheme, const std::vector<Operand>& ops,
-                       const Tile& tile);
+  GemmCost evaluate_at(const GemmShape& s, const GemmInputs& in, const Tile& tile);
 };
 
 // The best tile for the objective (tile_search.cpp: exact, pruned only by proven lower bounds).
-GemmCost Estimator::Impl::evaluate(const GemmShape& s, const quant::Scheme& scheme, const Tile& user) {
-  if (s.batch <= 0 || s.m <= 0 || s.n <= 0 || s.k <= 0)
-    throw InputError("GEMM dimensions must be positive (batch=" + std::to_string(s.batch) + ", m=" +
-                     std::to_string(s.m) + ", n=" + std::to_string(s.n) + ", k=" + std::to_string(s.k) + ")");
-  auto ops = quant::operands(scheme, s.role, mapping::dequant_site(arch));
-  const arch::Arch::MacUnit unit = arch.mac_unit(quant::compute_precision(scheme, s.role));
-  if (unit.path == arch::MacPath::kDequantized)  // no block-scaled unit: dequantized before the MACs
-    quant::place_dequantized(ops, quant::precision_bits(unit.precision), mapping::dequant_site(arch));
-  if (dataflow.generated)
-    if (const auto why = mapping::illegality(*dataflow.generated, arch.interconnect, quant::array_operands(ops)))
-      throw InputError("dataflow " + dataflow.name + " is not legal on " + arch.name + " for scheme " + scheme.name +
-                       ": " + *why);
-  const TileFloors f = tile_floors(arch, s, scheme);
+GemmCost Estimator::Impl::evaluate(const GemmShape& s, const GemmInputs& in, const Tile& user) {
+  const TileFloors f = tile_floors(arch, s, in.precision);
   const bool coarse = options.method == ArrayMethod::kEngine || !mapping::closed_forms_apply(arch, dataflow);
-  const TileProblem p{s, ops, scheme.accum_bits, arch.buffer_bytes, arch.name, arch.rows, arch.cols, coarse};
-  return best_tile(p, user, options.objective, f, [&](const Tile& t) { return evaluate_at(s, scheme, ops, t); }).cost;
+  const TileProblem p{s, in.ops, in.accum_bits, arch.buffer_bytes, arch.name, arch.rows, arch.cols, coarse};
+  return best_tile(p, user, options.objective, f, [&](const Tile& t) { return evaluate_at(s, in, t); }).cost;
 }
 
 namespace {
@@ -202,16 +266,15 @@ void set_energy(GemmCost& c, const arch::Arch& arch, i128 buffer_bits, i128 noc_
 // Conversions before the MACs: the weight of a scheme that dequantizes it, and on the dequantized MAC path (an
 // arch without the scheme's block-scaled unit) every activation / weight operand narrower than 16 bits; at the edge
 // one per element entering the array (unique volume), in the PE one per MAC and operand.
-std::int64_t dequant_ops(const arch::Arch& arch, const std::vector<Operand>& ops,
-                         const std::map<std::string, std::int64_t>& unique, std::int64_t macs, bool weight,
-                         bool dequantized_path) {
+std::int64_t dequant_ops(const arch::Arch& arch, const std::vector<Operand>& ops, const ArraySums& a, std::int64_t macs,
+                         bool weight, bool dequantized_path) {
   std::int64_t count = 0, operands = 0;
   for (const auto& op : ops) {
     const bool narrow = (op.role == quant::OperandRole::kActivation || op.role == quant::OperandRole::kWeight) &&
                         op.bits_num < 16 * op.bits_den;
     if ((weight && op.role == quant::OperandRole::kWeight) || (dequantized_path && narrow)) {
       ++operands;
-      count = checked_add(count, unique.at(op.name), "dequant ops");
+      count = checked_add(count, a.unique[a.at(op.name)], "dequant ops");
     }
   }
   if (arch.dequant_placement == arch::DequantPlacement::kPE) return checked_mul(macs, operands, "dequant ops");
@@ -223,11 +286,17 @@ std::int64_t dequant_ops(const arch::Arch& arch, const std::vector<Operand>& ops
 ArraySums Estimator::Impl::array_level(GemmCost& c, const std::vector<Operand>& arr, arch::Arch::Rate rate) {
   ArraySums a;
   const GemmShape& s = c.shape;
-  const auto add = [](std::map<std::string, std::int64_t>& to, const std::string& name, std::int64_t v,
-                      std::int64_t reps) { to[name] = checked_add(to[name], checked_mul(v, reps, "volume")); };
+  for (const auto& op : arr) a.names.push_back(op.name);
+  a.unique.assign(arr.size(), 0);
+  a.total.assign(arr.size(), 0);
+  a.temporal_unique.assign(arr.size(), 0);
+  const auto add = [](std::int64_t& to, std::int64_t v, std::int64_t reps) {
+    to = checked_add(to, checked_mul(v, reps, "volume"));
+  };
   detail::for_each_tile_shape(s, c.tile, [&](std::int64_t tm, std::int64_t tn, std::int64_t tk, std::int64_t count) {
     const std::int64_t reps = checked_mul(count, s.batch, "tiles");
-    const mapping::TileMetrics t = tile_metrics(tm, tn, tk, arr, c.array_model);
+    tile_metrics(tm, tn, tk, arr, c.array_model, volumes);
+    const mapping::TileVolumes& t = volumes;
     c.tiles = checked_add(c.tiles, reps);
     c.time_stamps = checked_add(c.time_stamps, checked_mul(t.time_stamps, reps, "time stamps"));
     a.compute_cycles =
@@ -238,14 +307,14 @@ ArraySums Estimator::Impl::array_level(GemmCost& c, const std::vector<Operand>& 
       a.folds = checked_add(a.folds, checked_mul(ceil_div(tm, arch.rows) * ceil_div(tn, arch.cols), reps, "folds"));
     else if (dataflow.preset == mapping::Preset::kWS)
       a.folds = checked_add(a.folds, checked_mul(ceil_div(tn, arch.cols) * ceil_div(tk, arch.rows), reps, "folds"));
-    for (const auto& op : arr) {
-      const auto u = t.unique.find(op.name), v = t.total.find(op.name), w = t.temporal_unique.find(op.name);
-      if (u == t.unique.end() || v == t.total.end() || w == t.temporal_unique.end())
+    for (std::size_t i = 0; i < arr.size(); ++i) {
+      const Operand& op = arr[i];
+      if (t.unique[i] < 0 || t.total[i] < 0 || t.temporal_unique[i] < 0)
         throw InternalError("array model returned no volume for tensor " + op.name);
-      add(a.unique, op.name, u->second, reps);
-      add(a.total, op.name, v->second, reps);
-      add(a.temporal_unique, op.name, w->second, reps);
-      if (op.write) a.c_writes = checked_add(a.c_writes, checked_mul(u->second, reps, "output writes"));
+      add(a.unique[i], t.unique[i], reps);
+      add(a.total[i], t.total[i], reps);
+      add(a.temporal_unique[i], t.temporal_unique[i], reps);
+      if (op.write) a.c_writes = checked_add(a.c_writes, checked_mul(t.unique[i], reps, "output writes"));
     }
   });
   return a;
@@ -262,15 +331,16 @@ void set_reuse_classes(TensorCost& tc, const Operand& op, const ArraySums& a, co
   switch (op.apply) {
     case quant::Apply::kMac:
     case quant::Apply::kGroup: {  // in the array: the engine's reuse analysis
-      const std::int64_t uv = a.unique.at(op.name), uvt = a.temporal_unique.at(op.name);
-      tc.total_elems = a.total.at(op.name);
+      const std::size_t i = a.at(op.name);
+      const std::int64_t uv = a.unique[i], uvt = a.temporal_unique[i];
+      tc.total_elems = a.total[i];
       tc.buffer_elems = uv;
       tc.noc_elems = std::max<std::int64_t>(0, uvt - uv);
       tc.register_elems = std::max<std::int64_t>(0, tc.total_elems - uvt);
       return;
     }
     case quant::Apply::kEdge:  // read by the edge dequantizer as the weight enters; never in the array
-      tc.buffer_elems = a.unique.at(op.name);
+      tc.buffer_elems = a.unique[a.at(op.name)];
       tc.total_elems = std::max(owner_unique, tc.buffer_elems);
       break;
     case quant::Apply::kOutput:  // read by the output rescale once per output tile; one use per output
@@ -284,27 +354,26 @@ void set_reuse_classes(TensorCost& tc, const Operand& op, const ArraySums& a, co
 
 }  // namespace
 
-GemmCost Estimator::Impl::evaluate_at(const GemmShape& s, const quant::Scheme& scheme, const std::vector<Operand>& ops,
-                                      const Tile& tile) {
+GemmCost Estimator::Impl::evaluate_at(const GemmShape& s, const GemmInputs& in, const Tile& tile) {
+  const std::vector<Operand>& ops = in.ops;
   GemmCost c;
   c.shape = s;
-  const std::int64_t accum = scheme.accum_bits;
+  const std::int64_t accum = in.accum_bits;
   c.tile = tile;
   const detail::Nest nest(s, c.tile);
   c.macs = checked_mul(checked_mul(checked_mul(s.m, s.n, "MACs"), s.k, "MACs"), s.batch, "MACs");
-  const arch::Arch::MacUnit unit = arch.mac_unit(quant::compute_precision(scheme, s.role));
-  const arch::Arch::Rate rate = unit.rate;
-  c.precision = unit.precision;
-  c.mac_path = unit.path;
+  const arch::Arch::Rate rate = in.unit.rate;
+  c.precision = in.unit.precision;
+  c.mac_path = in.unit.path;
   c.mac_rate_num = rate.num;
   c.mac_rate_den = rate.den;
 
   // array level: distinct tile shapes (full / remainder per dim), the statement of the operands in the array
-  const ArraySums a = array_level(c, quant::array_operands(ops), rate);
+  const ArraySums a = array_level(c, in.arr, rate);
   std::int64_t weight_unique = 0, activation_unique = 0;
   for (const auto& op : ops) {
-    if (op.role == quant::OperandRole::kWeight) weight_unique = a.unique.at(op.name);
-    if (op.role == quant::OperandRole::kActivation) activation_unique = a.unique.at(op.name);
+    if (op.role == quant::OperandRole::kWeight) weight_unique = a.unique[a.at(op.name)];
+    if (op.role == quant::OperandRole::kActivation) activation_unique = a.unique[a.at(op.name)];
   }
 
   // buffer <-> DRAM and per-tensor costs
@@ -323,7 +392,7 @@ GemmCost Estimator::Impl::evaluate_at(const GemmShape& s, const quant::Scheme& s
     if (op.write) {
       // partial sums live in the buffer at accumulator bits: every write after an element's
       // first needs a read to accumulate into
-      tc.total_elems = a.total.at(op.name);
+      tc.total_elems = a.total[a.at(op.name)];
       const std::int64_t writes = a.c_writes;
       const std::int64_t reads = std::max<std::int64_t>(0, writes - out_elems);
       tc.buffer_elems = checked_add(writes, reads, "output buffer traffic");
@@ -357,9 +426,9 @@ GemmCost Estimator::Impl::evaluate_at(const GemmShape& s, const quant::Scheme& s
 
   // extra work
   std::int64_t dequant_cycles = 0;
-  const quant::ExtraWork xw = quant::extra_work(scheme, s.role, s.m, s.n, s.k);
+  const quant::ExtraWork& xw = in.work;
   if (xw.dequant || c.mac_path == arch::MacPath::kDequantized) {
-    c.dequant_ops = dequant_ops(arch, ops, a.unique, c.macs, xw.dequant, c.mac_path == arch::MacPath::kDequantized);
+    c.dequant_ops = dequant_ops(arch, ops, a, c.macs, xw.dequant, c.mac_path == arch::MacPath::kDequantized);
     if (arch.dequant_placement == arch::DequantPlacement::kEdge)
       dequant_cycles = ceil_div(c.dequant_ops, std::max<std::int64_t>(1, arch.dequant_per_cycle));
   }
@@ -376,10 +445,12 @@ GemmCost Estimator::Impl::evaluate_at(const GemmShape& s, const quant::Scheme& s
   return c;
 }
 
-Estimator::Estimator(arch::Arch a, mapping::Dataflow d, Options o) : impl_(std::make_unique<Impl>()) {
+Estimator::Estimator(arch::Arch a, mapping::Dataflow d, Options o, std::shared_ptr<GemmMemo> memo)
+    : impl_(std::make_unique<Impl>()) {
   impl_->arch = std::move(a);
   impl_->dataflow = std::move(d);
   impl_->options = std::move(o);
+  impl_->memo = memo ? std::move(memo) : make_gemm_memo();
 }
 Estimator::~Estimator() = default;
 const arch::Arch& Estimator::arch() const { return impl_->arch; }
@@ -393,12 +464,31 @@ const GemmCost& Estimator::gemm(const GemmShape& shape, const quant::Scheme& sch
 }
 
 const GemmCost& Estimator::gemm(const GemmShape& shape, const quant::Scheme& scheme, const Tile& user) {
-  std::ostringstream key;
-  key << shape.batch << "x" << shape.m << "x" << shape.n << "x" << shape.k << "/" << static_cast<int>(shape.role)
-      << (shape.scores_on_chip ? "f" : "") << "/" << scheme.name << "/" << scheme.description << "/" << to_string(user);
-  const std::string k = key.str();
-  if (const auto it = impl_->gemm_cache.find(k); it != impl_->gemm_cache.end()) return it->second;
-  return impl_->gemm_cache.emplace(k, impl_->evaluate(shape, scheme, user)).first->second;
+  const auto& arch = impl_->arch;
+  const auto& dataflow = impl_->dataflow;
+  if (shape.batch <= 0 || shape.m <= 0 || shape.n <= 0 || shape.k <= 0)
+    throw InputError("GEMM dimensions must be positive (batch=" + std::to_string(shape.batch) +
+                     ", m=" + std::to_string(shape.m) + ", n=" + std::to_string(shape.n) +
+                     ", k=" + std::to_string(shape.k) + ")");
+  GemmKey key{shape,
+              GemmInputs{quant::operands(scheme, shape.role, mapping::dequant_site(arch)),
+                         scheme.accum_bits,
+                         quant::compute_precision(scheme, shape.role),
+                         quant::extra_work(scheme, shape.role, shape.m, shape.n, shape.k),
+                         {},
+                         {}},
+              user};
+  key.in.unit = arch.mac_unit(key.in.precision);
+  if (key.in.unit.path == arch::MacPath::kDequantized)  // no block-scaled unit: dequantized before the MACs
+    quant::place_dequantized(key.in.ops, quant::precision_bits(key.in.unit.precision), mapping::dequant_site(arch));
+  if (const GemmCost* hit = impl_->memo->find(key)) return *hit;
+  key.in.arr = quant::array_operands(key.in.ops);
+  if (dataflow.generated)
+    if (const auto why = mapping::illegality(*dataflow.generated, arch.interconnect, key.in.arr))
+      throw InputError("dataflow " + dataflow.name + " is not legal on " + arch.name + " for scheme " + scheme.name +
+                       ": " + *why);
+  GemmCost c = impl_->evaluate(shape, key.in, user);
+  return impl_->memo->insert(std::move(key), std::move(c));
 }
 
 const Tile& Estimator::tile_for(const std::string& function, const GemmShape& shape) const {

@@ -1,7 +1,10 @@
 // The buffer tile search (cost.hpp, docs/search.md): candidates, the working-set check, proven lower bounds and the
 // exact best candidate under an objective, evaluated lazily best-bound-first.
 #include <algorithm>
+#include <array>
 #include <numeric>
+#include <optional>
+#include <string_view>
 
 #include "nest.hpp"
 #include "tenet_cost/error.hpp"
@@ -50,7 +53,103 @@ std::vector<std::int64_t> tile_sizes_coarse(std::int64_t extent, std::int64_t al
   return c;
 }
 
-std::vector<TileCandidate> tile_candidates(const TileProblem& p, const Tile& user) {
+namespace {
+
+// One operand's per-GEMM table for the 64-bit enumeration: its footprint factor along each loop at each candidate size
+// of that loop (1 where it does not index the loop), its whole footprint and the loops it indexes.
+struct OpTable {
+  std::array<std::vector<std::int64_t>, 3> tile_fp;
+  std::array<bool, 3> mine{};
+  std::int64_t full_fp = 1, num = 1, den = 1;
+  bool write = false, dram = true;
+};
+
+constexpr i128 kFastLimit = i128{1} << 62;
+
+// a * b, or kFastLimit + 1 when it exceeds kFastLimit (a, b <= kFastLimit + 1: the product fits in i128).
+i128 mul_capped(i128 a, i128 b) { return std::min(a * b, kFastLimit + 1); }
+
+// The tables of every operand, or nullopt when some candidate's working set, DRAM bits or tile count could exceed
+// kFastLimit (then the checked 128-bit path runs). Bounds: a tile footprint is at most the whole footprint; the
+// repetitions of an operand at most the product of the trips (at the smallest size) of the loops it does not index.
+std::optional<std::vector<OpTable>> op_tables(const TileProblem& p, const std::array<std::vector<std::int64_t>, 3>& sz,
+                                              const std::array<std::int64_t, 3>& ext) {
+  std::vector<OpTable> out;
+  std::array<i128, 3> max_trips{};
+  for (std::size_t d = 0; d < 3; ++d) max_trips[d] = ceil_div(ext[d], sz[d].front());
+  i128 ws = 0, dram = 0;
+  for (auto& t : max_trips) t = std::min(t, kFastLimit + 1);
+  const i128 tiles = mul_capped(mul_capped(max_trips[0], max_trips[1]), max_trips[2]);
+  for (const auto& op : p.ops) {
+    OpTable t;
+    t.num = op.bits_num;
+    t.den = op.bits_den;
+    t.write = op.write;
+    t.dram = !detail::stays_on_chip(p.shape, op);
+    i128 full = 1;
+    for (std::size_t d = 0; d < 3; ++d) t.tile_fp[d].assign(sz[d].size(), 1);
+    for (const auto& x : op.index) {
+      if (x.dim == '0') continue;
+      const auto d = static_cast<std::size_t>(detail::loop_slot(detail::loop_of(x.dim)));
+      if (d > 2) return std::nullopt;  // not a GEMM loop: the checked path reports it
+      t.mine[d] = true;
+      full *= ceil_div(ext[d], x.divisor);
+      if (full > kFastLimit) return std::nullopt;
+      for (std::size_t i = 0; i < sz[d].size(); ++i) t.tile_fp[d][i] *= ceil_div(std::min(sz[d][i], ext[d]), x.divisor);
+    }
+    t.full_fp = static_cast<std::int64_t>(full);
+    i128 reps = 1;
+    for (std::size_t d = 0; d < 3; ++d)
+      if (!t.mine[d]) reps = mul_capped(reps, max_trips[d]);
+    ws += mul_capped(full, std::max(t.num, p.accum_bits) + t.den);
+    if (t.dram)  // the exact bytes count all batches
+      dram += mul_capped(mul_capped(mul_capped(full, reps), t.num + 2 * p.accum_bits), p.shape.batch);
+    if (ws > kFastLimit || dram > kFastLimit) return std::nullopt;
+    out.push_back(std::move(t));
+  }
+  if (tiles > kFastLimit) return std::nullopt;
+  return out;
+}
+
+}  // namespace
+
+namespace {
+
+// The DRAM bits (one batch, for the bound) and the evaluation's exact DRAM bytes (all batches; gemm.cpp: per operand
+// rounded up to bytes, scores on chip excluded) of the candidate `tr` (trips per loop) in loop order `slot`.
+void dram_figures(const std::vector<OpTable>& tables, const std::array<std::size_t, 3>& slot,
+                  const std::array<std::int64_t, 3>& tr, std::int64_t acc, std::int64_t batch, std::int64_t& bits,
+                  std::int64_t& bytes) {
+  bits = 0;
+  bytes = 0;
+  for (const auto& op : tables) {
+    if (!op.dram) continue;
+    std::size_t deepest = 3;  // the deepest loop of the operand that iterates (nest.cpp dram_move)
+    for (std::size_t pos = 0; pos < 3; ++pos)
+      if (tr[slot[pos]] > 1 && op.mine[slot[pos]]) deepest = pos;
+    std::int64_t reps = 1;
+    for (std::size_t pos = 0; deepest < 3 && pos <= deepest; ++pos)
+      if (!op.mine[slot[pos]]) reps *= tr[slot[pos]];
+    if (op.write) {
+      bits += op.full_fp * op.num / op.den + op.full_fp * (reps - 1) * acc * 2;
+      bytes += (op.full_fp * batch * op.num / op.den + op.full_fp * (reps - 1) * batch * acc * 2 + 7) / 8;
+    } else if (op.den == 1) {  // whole bits per element (no division)
+      const std::int64_t b = op.full_fp * reps * op.num;
+      bits += b;
+      bytes += (b * batch + 7) / 8;
+    } else {
+      bits += op.full_fp * reps * op.num / op.den;
+      const std::int64_t den = op.den * 8;
+      bytes += (op.full_fp * reps * batch * op.num + den - 1) / den;
+    }
+  }
+}
+
+// The candidates (tile_candidates) in enumeration-index order, or with `dominance` only the one order per tile size
+// whose evaluation cannot lose to the others': the order changes nothing but the DRAM bytes, and every term the search
+// compares (cycles, energy, DRAM bytes) grows with them, so the fewest DRAM bytes (then the earliest order) wins.
+std::vector<TileCandidate> enumerate(const TileProblem& p, const Tile& user, bool dominance,
+                                     std::int64_t* legal = nullptr) {
   const GemmShape& s = p.shape;
   const i128 cap = static_cast<i128>(p.buffer_bytes) * 8;
   const std::int64_t am = detail::align_of(p.ops, 'm'), an = detail::align_of(p.ops, 'n'),
@@ -67,29 +166,95 @@ std::vector<TileCandidate> tile_candidates(const TileProblem& p, const Tile& use
     if (fixed) return std::vector<std::int64_t>{std::min(fixed, extent)};
     return p.coarse ? tile_sizes_coarse(extent, align) : tile_sizes(extent, align, p.rows, p.cols);
   };
-  const auto cm = sizes(user.m, s.m, am), cn = sizes(user.n, s.n, an), ck = sizes(user.k, s.k, ak);
+  const std::array<std::vector<std::int64_t>, 3> sz{sizes(user.m, s.m, am), sizes(user.n, s.n, an),
+                                                    sizes(user.k, s.k, ak)};
+  const std::array<std::int64_t, 3> ext{s.m, s.n, s.k};
   std::vector<std::string> orders = {"mnk", "nmk", "mkn", "kmn", "nkm", "knm"};
   if (!user.order.empty()) orders = {user.order};
   std::vector<TileCandidate> out;
-  const std::vector<quant::Operand> dram_ops =
-      detail::dram_operands(s, p.ops);  // the bound counts what the cost counts
   i128 smallest_ws = -1;
   Tile smallest;
-  std::int64_t index = 0;
-  for (const auto& order : orders)
-    for (auto tm : cm)
-      for (auto tn : cn)
-        for (auto tk : ck) {
-          const Tile t{tm, tn, tk, order};
-          const Nest nest(s, t);
-          const i128 ws = detail::working_set_bits(p.ops, nest, p.accum_bits);
+  const bool valid_orders = std::all_of(orders.begin(), orders.end(), [](const std::string& o) {
+    return o.size() == 3 && std::is_permutation(o.begin(), o.end(), std::string_view("mnk").begin());
+  });
+  const auto tables = valid_orders ? op_tables(p, sz, ext) : std::nullopt;
+  if (tables) {
+    // every figure proven below 2^62: plain int64, no allocation but the output. Sizes outer, orders inner (the
+    // working set does not depend on the order); the index is the order-major enumeration's, set at the end.
+    std::array<std::vector<std::int64_t>, 3> trips;
+    for (std::size_t d = 0; d < 3; ++d)
+      for (const std::int64_t v : sz[d]) trips[d].push_back(ceil_div(ext[d], v));
+    std::vector<std::array<std::size_t, 3>> slots;
+    for (const auto& order : orders) {
+      std::array<std::size_t, 3> sl{};
+      for (std::size_t pos = 0; pos < 3; ++pos) sl[pos] = static_cast<std::size_t>(detail::loop_slot(order[pos]));
+      slots.push_back(sl);
+    }
+    const std::int64_t acc = p.accum_bits;
+    std::int64_t fitting = 0;                              // tile sizes that fit (in every order)
+    std::vector<std::pair<std::int64_t, std::size_t>> at;  // per output: (rank among fitting sizes, order)
+    for (std::size_t im = 0; im < sz[0].size(); ++im)
+      for (std::size_t in = 0; in < sz[1].size(); ++in)
+        for (std::size_t ik = 0; ik < sz[2].size(); ++ik) {
+          std::int64_t ws = 0;
+          for (const auto& op : *tables) {
+            const std::int64_t fp = op.tile_fp[0][im] * op.tile_fp[1][in] * op.tile_fp[2][ik];
+            ws += op.write ? fp * acc : op.den == 1 ? fp * op.num : (fp * op.num + op.den - 1) / op.den;
+          }
           if (smallest_ws < 0 || ws < smallest_ws) {
             smallest_ws = ws;
-            smallest = t;
+            smallest = Tile{sz[0][im], sz[1][in], sz[2][ik], orders.front()};
           }
           if (ws > cap) continue;
-          out.push_back(TileCandidate{t, detail::dram_bits(dram_ops, nest, p.accum_bits), ws, nest.tiles(), index++});
+          const std::array<std::int64_t, 3> tr{trips[0][im], trips[1][in], trips[2][ik]};
+          const auto push = [&](std::size_t o, std::int64_t bits) {
+            out.push_back(
+                TileCandidate{Tile{sz[0][im], sz[1][in], sz[2][ik], orders[o]}, bits, ws, tr[0] * tr[1] * tr[2], 0});
+            at.emplace_back(fitting, o);
+          };
+          std::int64_t best_bytes = -1, best_bits = 0;
+          std::size_t best_o = 0;
+          for (std::size_t o = 0; o < orders.size(); ++o) {
+            std::int64_t bits = 0, bytes = 0;
+            dram_figures(*tables, slots[o], tr, acc, s.batch, bits, bytes);
+            if (!dominance) {
+              push(o, bits);
+            } else if (best_bytes < 0 || bytes < best_bytes) {
+              best_bytes = bytes;
+              best_bits = bits;
+              best_o = o;
+            }
+          }
+          if (dominance) push(best_o, best_bits);
+          ++fitting;
         }
+    for (std::size_t i = 0; i < out.size(); ++i)
+      out[i].index = static_cast<std::int64_t>(at[i].second) * fitting + at[i].first;
+    if (!dominance)
+      std::sort(out.begin(), out.end(),
+                [](const TileCandidate& a, const TileCandidate& b) { return a.index < b.index; });
+    if (legal) *legal = fitting * static_cast<std::int64_t>(orders.size());
+  } else {
+    const std::vector<quant::Operand> dram_ops =
+        detail::dram_operands(s, p.ops);  // the bound counts what the cost counts
+    std::int64_t index = 0;
+    for (const auto& order : orders)
+      for (auto tm : sz[0])
+        for (auto tn : sz[1])
+          for (auto tk : sz[2]) {
+            const Tile t{tm, tn, tk, order};
+            const Nest nest(s, t);
+            const i128 ws = detail::working_set_bits(p.ops, nest, p.accum_bits);
+            if (smallest_ws < 0 || ws < smallest_ws) {
+              smallest_ws = ws;
+              smallest = t;
+            }
+            if (ws <= cap)
+              out.push_back(
+                  TileCandidate{t, detail::dram_bits(dram_ops, nest, p.accum_bits), ws, nest.tiles(), index++});
+          }
+    if (legal) *legal = index;
+  }
   if (out.empty()) {
     const i128 need = (smallest_ws + 7) / 8;
     throw InputError("tile " + to_string(smallest) + " needs " + std::to_string(static_cast<long long>(need)) +
@@ -101,9 +266,17 @@ std::vector<TileCandidate> tile_candidates(const TileProblem& p, const Tile& use
   return out;
 }
 
+}  // namespace
+
+std::vector<TileCandidate> tile_candidates(const TileProblem& p, const Tile& user) { return enumerate(p, user, false); }
+
 TileFloors tile_floors(const arch::Arch& arch, const GemmShape& s, const quant::Scheme& scheme) {
+  return tile_floors(arch, s, quant::compute_precision(scheme, s.role));
+}
+
+TileFloors tile_floors(const arch::Arch& arch, const GemmShape& s, const std::string& compute) {
   std::string precision;
-  const arch::Arch::Rate rate = arch.mac_rate(quant::compute_precision(scheme, s.role), &precision);
+  const arch::Arch::Rate rate = arch.mac_rate(compute, &precision);
   TileFloors f;
   f.pes = checked_mul(arch.rows, arch.cols, "PEs");
   f.rate_num = rate.num;
@@ -139,17 +312,43 @@ struct Bounds {
   ObjectiveValue primary, secondary;
 };
 
-Bounds bounds(const TileProblem& p, const TileCandidate& c, const TileFloors& f, Objective o) {
+// Integer floors of one candidate (cycles of compute, DRAM bytes and cycles) in I: i128 always correct, int64 when
+// fits_int64 proved the range.
+template <typename I>
+void floors(const TileProblem& p, const TileCandidate& c, const TileFloors& f, I& compute, I& bytes, I& dram_cycles) {
   const GemmShape& s = p.shape;
   // compute floor: every distinct tile shape (full / remainder per dim) needs ceil(MACs / PEs) time stamps
-  i128 compute = 0;
-  detail::for_each_tile_shape(s, c.tile, [&](i128 tm, i128 tn, i128 tk, std::int64_t count) {
-    const i128 stamps = (tm * tn * tk + f.pes - 1) / f.pes;
+  compute = 0;
+  detail::for_each_tile_shape(s, c.tile, [&](I tm, I tn, I tk, std::int64_t count) {
+    const I stamps = (tm * tn * tk + f.pes - 1) / f.pes;
     compute += (stamps * f.rate_den + f.rate_num - 1) / f.rate_num * count * s.batch;
   });
   // DRAM floor of this candidate: its bits (one batch, each operand's fraction rounded down) times the batch
-  const i128 bytes = (c.dram_bits * s.batch + 7) / 8;
-  const i128 dram_cycles = (bytes * f.clock_mhz + f.dram_mb_per_s - 1) / f.dram_mb_per_s;
+  bytes = (static_cast<I>(c.dram_bits) * s.batch + 7) / 8;
+  dram_cycles = (bytes * f.clock_mhz + f.dram_mb_per_s - 1) / f.dram_mb_per_s;
+}
+
+// Every intermediate of floors<std::int64_t> below 2^62: MACs (plus one stamp per tile) times the rate denominator
+// and the batch; DRAM bits times the batch and the clock.
+bool fits_int64(const TileProblem& p, const TileCandidate& c, const TileFloors& f) {
+  const GemmShape& s = p.shape;
+  constexpr i128 kLimit = i128{1} << 62;
+  const i128 work = (static_cast<i128>(s.m) * s.n * s.k + f.pes + c.tiles) * (f.rate_den + f.rate_num) * s.batch;
+  const i128 dram = (c.dram_bits * s.batch + 8) * (f.clock_mhz + f.dram_mb_per_s);
+  return work < kLimit && dram < kLimit;
+}
+
+Bounds bounds(const TileProblem& p, const TileCandidate& c, const TileFloors& f, Objective o) {
+  i128 compute = 0, bytes = 0, dram_cycles = 0;
+  if (fits_int64(p, c, f)) {
+    std::int64_t c64 = 0, b64 = 0, d64 = 0;
+    floors(p, c, f, c64, b64, d64);
+    compute = c64;
+    bytes = b64;
+    dram_cycles = d64;
+  } else {
+    floors(p, c, f, compute, bytes, dram_cycles);
+  }
   const i128 cycles = std::max(compute, dram_cycles);
   const double energy_j = (f.mac_energy_pj + static_cast<double>(bytes) * 8.0 * f.dram_pj_per_bit) * 1e-12;
   const double latency_s = static_cast<double>(cycles) / (static_cast<double>(f.clock_mhz) * 1e6);
@@ -179,28 +378,46 @@ ObjectiveValue lower_bound(const TileProblem& p, const TileCandidate& c, const T
 
 TileChoice best_tile(const TileProblem& p, const Tile& user, Objective o, const TileFloors& f,
                      const std::function<GemmCost(const Tile&)>& evaluate) {
-  const std::vector<TileCandidate> cands = tile_candidates(p, user);
-  std::vector<std::pair<Bounds, std::size_t>> order;
-  order.reserve(cands.size());
-  for (std::size_t i = 0; i < cands.size(); ++i) order.emplace_back(bounds(p, cands[i], f, o), i);
-  std::stable_sort(order.begin(), order.end(),
-                   [](const auto& a, const auto& b) { return a.first.primary < b.first.primary; });
+  std::int64_t legal = 0;
+  const std::vector<TileCandidate> cands = enumerate(p, user, true, &legal);
+  std::vector<Bounds> bds;
+  bds.reserve(cands.size());
+  for (const auto& c : cands) bds.push_back(bounds(p, c, f, o));
   TileChoice out;
-  out.candidates = static_cast<std::int64_t>(cands.size());
-  bool have = false;
-  std::size_t best_index = 0;
-  for (const auto& [bd, i] : order) {
-    if (have) {
-      const ObjectiveValue best = objective_value(out.cost, o);
-      if (best < bd.primary) break;  // every remaining candidate is worse on the objective
-      if (!(bd.primary < best) && secondary_value(out.cost, o) < bd.secondary) continue;  // loses the first tie-break
-    }
+  out.candidates = legal;
+  // The candidates in order of their bound (stable: enumeration order on a tie), evaluated until the next bound exceeds
+  // the best value. That value never exceeds the first candidate's, so only the candidates whose bound is at most the
+  // first's value are sorted: the same sequence as sorting all of them.
+  std::size_t first = 0;
+  for (std::size_t i = 1; i < cands.size(); ++i)
+    if (bds[i].primary < bds[first].primary ||
+        (!(bds[first].primary < bds[i].primary) && cands[i].index < cands[first].index))
+      first = i;
+  out.cost = evaluate(cands[first].tile);
+  out.evaluated = 1;
+  std::int64_t best_index = cands[first].index;
+  const ObjectiveValue first_value = objective_value(out.cost, o);
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < cands.size(); ++i)
+    if (i != first && !(first_value < bds[i].primary)) order.push_back(i);
+  // a heap of (bound, enumeration order): popped in the order a stable sort gives, built in linear time (the loop
+  // usually stops long before the heap is empty)
+  const auto later = [&](std::size_t a, std::size_t b) {
+    return bds[b].primary < bds[a].primary || (!(bds[a].primary < bds[b].primary) && cands[b].index < cands[a].index);
+  };
+  std::make_heap(order.begin(), order.end(), later);
+  for (auto end = order.end(); end != order.begin(); --end) {
+    std::pop_heap(order.begin(), end, later);
+    const std::size_t i = *(end - 1);
+    const Bounds& bd = bds[i];
+    const ObjectiveValue best = objective_value(out.cost, o);
+    if (best < bd.primary) break;  // every remaining candidate is worse on the objective
+    if (!(bd.primary < best) && secondary_value(out.cost, o) < bd.secondary) continue;  // loses the first tie-break
     GemmCost c = evaluate(cands[i].tile);
     ++out.evaluated;
-    if (!have || better(c, out.cost, o) || (!better(out.cost, c, o) && i < best_index)) {
+    if (better(c, out.cost, o) || (!better(out.cost, c, o) && cands[i].index < best_index)) {
       out.cost = std::move(c);
-      best_index = i;
-      have = true;
+      best_index = cands[i].index;
     }
   }
   return out;

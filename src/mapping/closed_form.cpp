@@ -230,8 +230,27 @@ bool closed_forms_apply(const arch::Arch& arch, const Dataflow& dataflow) {
 
 std::optional<TileMetrics> closed_form_tile(Preset preset, std::int64_t R, std::int64_t C, std::int64_t tm,
                                             std::int64_t tn, std::int64_t tk, const std::vector<Operand>& ops) {
-  if (!info(preset).closed_form) return std::nullopt;
+  TileVolumes v;
+  if (!closed_form_volumes(preset, R, C, tm, tn, tk, ops, v)) return std::nullopt;
   TileMetrics m;
+  m.macs = v.macs;
+  m.time_stamps = v.time_stamps;
+  m.active_pes = v.active_pes;
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    if (v.unique[i] < 0) continue;
+    m.unique[ops[i].name] = v.unique[i];
+    m.total[ops[i].name] = v.total[i];
+    m.temporal_unique[ops[i].name] = v.temporal_unique[i];
+  }
+  return m;
+}
+
+bool closed_form_volumes(Preset preset, std::int64_t R, std::int64_t C, std::int64_t tm, std::int64_t tn,
+                         std::int64_t tk, const std::vector<Operand>& ops, TileVolumes& m) {
+  if (!info(preset).closed_form) return false;
+  m.unique.assign(ops.size(), -1);
+  m.total.assign(ops.size(), -1);
+  m.temporal_unique.assign(ops.size(), -1);
   m.macs = mul(tm, tn, tk);
   if (preset == Preset::kOS) {
     const std::int64_t bi = cdiv(tm, R), bj = cdiv(tn, C);
@@ -242,7 +261,8 @@ std::optional<TileMetrics> closed_form_tile(Preset preset, std::int64_t R, std::
     m.time_stamps = checked_add(checked_add(mul(bj, bk, tm - 2), mul(bj, tk)), mul(bk, tn));
     m.active_pes = mul(std::min(tk, R), std::min(tn, C));
   }
-  for (const auto& op : ops) {
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    const Operand& op = ops[i];
     if (!op.in_array()) continue;  // not an operand of the array's statement
     const Pattern p = classify(op);
     const std::int64_t g = group_of(op);
@@ -255,15 +275,15 @@ std::optional<TileMetrics> closed_form_tile(Preset preset, std::int64_t R, std::
       uv = unique_group(preset, p, op, R, C, tm, tn, tk);
     else
       uv = preset == Preset::kOS ? unique_os(p, R, C, tm, tn, tk, g, bn, bk) : unique_ws(p, R, C, tm, tn, tk, g, bn, bk);
-    if (uv < 0) return std::nullopt;
+    if (uv < 0) return false;
     // os folds i (rows) outer, j (columns) inner, runs k in time; ws folds j (columns) outer, k (rows) inner, runs i
     const std::int64_t hits = preset == Preset::kOS ? fold_handover_hits(op, {'i', tm, R}, {'j', tn, C}, 'k', tk)
                                                     : fold_handover_hits(op, {'j', tn, C}, {'k', tk, R}, 'i', tm);
-    m.unique[op.name] = uv - hits;
-    m.total[op.name] = group ? mul(tm, tn, cdiv(tk, op.apply_group)) : m.macs;
-    m.temporal_unique[op.name] = (op.write ? uv : temporal_unique(preset, op, tm, tn, tk)) - hits;
+    m.unique[i] = uv - hits;
+    m.total[i] = group ? mul(tm, tn, cdiv(tk, op.apply_group)) : m.macs;
+    m.temporal_unique[i] = (op.write ? uv : temporal_unique(preset, op, tm, tn, tk)) - hits;
   }
-  return m;
+  return true;
 }
 
 }  // namespace tenet_cost::mapping

@@ -347,7 +347,10 @@ class Evaluation {
  public:
   Evaluation(const Grid& g, const CheckedAxes& ck, const Enumerated& en, const std::vector<Group>& groups,
              const Plans& plans, const RunOptions& opt)
-      : g_(g), ck_(ck), en_(en), groups_(groups), plans_(plans), opt_(opt), sink_(opt.out) {}
+      : g_(g), ck_(ck), en_(en), groups_(groups), plans_(plans), opt_(opt), sink_(opt.out) {
+    // one GEMM memo per group (its arch, dataflow and options), shared by its points and by every thread
+    for (std::size_t i = 0; i < groups_.size(); ++i) memos_.push_back(cost::make_gemm_memo());
+  }
 
   void run(unsigned threads) {
     const std::size_t chunk = std::clamp<std::size_t>(en_.pending.size() / (std::size_t{threads} * 8), 1, 32);
@@ -414,7 +417,8 @@ class Evaluation {
         o.objective = ck_.objectives.at(gr.cfg.objective);
         o.engine_time_limit_s = opt_.engine_time_limit_s;
         o.engine_max_points = opt_.engine_max_points;
-        est = mine.emplace(p.group, std::make_unique<cost::Estimator>(gr.arch, ck_.dataflows.at(gr.cfg.dataflow), o))
+        est = mine.emplace(p.group, std::make_unique<cost::Estimator>(gr.arch, ck_.dataflows.at(gr.cfg.dataflow), o,
+                                                                      memos_.at(p.group)))
                   .first;
         ++estimators_;
       }
@@ -431,6 +435,7 @@ class Evaluation {
   const CheckedAxes& ck_;
   const Enumerated& en_;
   const std::vector<Group>& groups_;
+  std::vector<std::shared_ptr<cost::GemmMemo>> memos_;
   const Plans& plans_;
   const RunOptions& opt_;
   Sink sink_;

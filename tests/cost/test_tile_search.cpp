@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "arch_support.hpp"
+#include "cost/nest.hpp"
 #include "tenet_cost/cost.hpp"
 #include "tenet_cost/error.hpp"
 #include "tenet_cost/mapping.hpp"
@@ -191,4 +192,124 @@ TEST_CASE("--tile rules target one GEMM by function name or by shape") {
   CHECK(est.tile_for("lm_head", GemmShape{1, 1, 32000, 4096}) == named.tile);
   CHECK(est.tile_for("other", GemmShape{1, 1, 32000, 4096}) == shaped.tile);
   CHECK(est.tile_for("other", GemmShape{1, 2, 32000, 4096}) == o.tile);
+}
+
+TEST_CASE("the candidates' 64-bit figures equal the checked nest model (nest.cpp) on every candidate") {
+  // every order and tile, remainders, groups and 2-D blocks, fractional bits, fused attention (scores on chip),
+  // a fixed user tile and order
+  struct Case {
+    GemmShape s;
+    const char* scheme;
+    cost::Tile user;
+  };
+  const std::vector<Case> cases = {
+      {{1, 100, 72, 256, GemmRole::kLinear}, "w4a16-g32", {}},
+      {{3, 2048, 22016, 4096, GemmRole::kLinear}, "q4f16_1", {}},
+      {{1, 1, 4096, 11008, GemmRole::kLinear}, "q3f16_1", {}},
+      {{1, 257, 384, 640, GemmRole::kLinear}, "fp8-block128x128", {}},
+      {{2, 48, 80, 64, GemmRole::kLinear}, "w8a8-token-channel", {0, 16, 0, "knm"}},
+      {{2, 2, 40, 16, GemmRole::kAttnQK, true}, "q0f16", {}},
+      {{2, 2, 16, 40, GemmRole::kAttnPV, true}, "q0f16", {}},
+      {{1, 64, 64, 32, GemmRole::kAttnQK, true}, "w8a8-token-channel+kv8", {}},
+  };
+  for (const auto& c : cases) {
+    const auto scheme = quant::parse_scheme(c.scheme);
+    INFO(c.scheme << " " << c.s.m << "x" << c.s.n << "x" << c.s.k);
+    const cost::TileProblem p{c.s,
+                              quant::operands(scheme, c.s.role, quant::DequantSite::kEdge),
+                              scheme.accum_bits,
+                              std::int64_t{1} << 40,
+                              "big",
+                              16,
+                              16,
+                              false};
+    const auto dram_ops = cost::detail::dram_operands(c.s, p.ops);
+    const auto cands = cost::tile_candidates(p, c.user);
+    REQUIRE(!cands.empty());
+    for (const auto& cand : cands) {
+      const cost::detail::Nest nest(c.s, cand.tile);
+      CHECK(cand.dram_bits == cost::detail::dram_bits(dram_ops, nest, p.accum_bits));
+      CHECK(cand.working_set_bits == cost::detail::working_set_bits(p.ops, nest, p.accum_bits));
+      CHECK(cand.tiles == nest.tiles());
+    }
+  }
+}
+
+TEST_CASE("the GEMM memo: schemes with the same operands share a result; Estimators share a memo") {
+  const auto q0 = quant::parse_scheme("q0f16"), q4 = quant::parse_scheme("q4f16_1");
+  const GemmShape attn{32, 128, 128, 128, GemmRole::kAttnQK};
+  const GemmShape lin{1, 64, 512, 256, GemmRole::kLinear};
+  auto est = make(16, 16, 1 << 16, "os", Objective::kLatency, cost::ArrayMethod::kClosedForm);
+  const cost::GemmCost a0 = est.gemm(attn, q0);
+  const auto n = est.array_evaluations();
+  // q4f16_1 quantizes weights only: its attention GEMM has q0f16's operands, so it is not searched again
+  CHECK(est.gemm(attn, q4).tile == a0.tile);
+  CHECK(est.array_evaluations() == n);
+  // a linear GEMM's operands differ between the schemes: searched for each
+  const cost::GemmCost l0 = est.gemm(lin, q0);
+  const auto n0 = est.array_evaluations();
+  const cost::GemmCost l4 = est.gemm(lin, q4);
+  CHECK(est.array_evaluations() > n0);
+  CHECK(l4.dram_bytes < l0.dram_bytes);
+  // a second Estimator on the same memo evaluates nothing and returns the same costs as a fresh one
+  cost::Options opt;
+  opt.method = cost::ArrayMethod::kClosedForm;
+  opt.objective = Objective::kLatency;
+  const auto memo = cost::make_gemm_memo();
+  cost::Estimator first(tc_test::edge_arch(16, 16, 1 << 16), mapping::parse_dataflow("os"), opt, memo);
+  cost::Estimator second(tc_test::edge_arch(16, 16, 1 << 16), mapping::parse_dataflow("os"), opt, memo);
+  first.gemm(lin, q4);
+  const cost::GemmCost& shared = second.gemm(lin, q4);
+  CHECK(second.array_evaluations() == 0);
+  CHECK(shared.tile == l4.tile);
+  CHECK(shared.cycles == l4.cycles);
+  CHECK(shared.energy_j == l4.energy_j);
+  // the user's tile is part of the key
+  const cost::Tile fixed{32, 64, 128, "nmk"};
+  CHECK(second.gemm(lin, q4, fixed).tile == fixed);
+}
+
+TEST_CASE(
+    "per tile size only the order with the fewest DRAM bytes is evaluated, and the choice is still exhaustive's") {
+  // fractional bits (q3f16_1), 2-D blocks, batches, user-fixed factors: the dominance keeps the exact optimum
+  struct Case {
+    GemmShape s;
+    const char* scheme;
+    cost::Tile user;
+  };
+  const std::vector<Case> cases = {
+      {{3, 40, 96, 200, GemmRole::kLinear}, "q3f16_1", {}},
+      {{2, 130, 256, 384, GemmRole::kLinear}, "fp8-block128x128", {}},
+      {{4, 1, 320, 160, GemmRole::kLinear}, "w4a8-g128", {}},
+      {{1, 96, 64, 128, GemmRole::kLinear}, "q4f16_1", {0, 32, 0, ""}},
+  };
+  for (const auto& c : cases)
+    for (const Objective o : kObjectives) {
+      auto est = make(8, 8, 1 << 16, "os", o, cost::ArrayMethod::kClosedForm);
+      const auto scheme = quant::parse_scheme(c.scheme);
+      INFO(c.scheme << " " << c.s.m << "x" << c.s.n << "x" << c.s.k << " objective " << cost::to_string(o));
+      const auto p = problem(est, c.s, scheme);
+      const auto all = cost::tile_candidates(p, c.user);
+      std::int64_t calls = 0;
+      const auto choice =
+          cost::best_tile(p, c.user, o, cost::tile_floors(est.arch(), c.s, scheme), [&](const cost::Tile& t) {
+            ++calls;
+            return est.gemm(c.s, scheme, t);
+          });
+      CHECK(choice.candidates == static_cast<std::int64_t>(all.size()));
+      CHECK(calls == choice.evaluated);
+      cost::GemmCost best;
+      bool have = false;
+      for (const auto& cand : all) {
+        const cost::GemmCost& g = est.gemm(c.s, scheme, cand.tile);
+        if (!have || cost::better(g, best, o)) {
+          best = g;
+          have = true;
+        }
+      }
+      CHECK(choice.cost.tile == best.tile);
+      CHECK(choice.cost.cycles == best.cycles);
+      CHECK(choice.cost.energy_j == best.energy_j);
+      CHECK(choice.cost.dram_bytes == best.dram_bytes);
+    }
 }
