@@ -15,6 +15,21 @@ void require_positive(std::int64_t v, const char* what) {
 
 }  // namespace
 
+Convention parse_convention(const std::string& text) {
+  if (text == "physical") return Convention::physical;
+  if (text == "scalesim") return Convention::scalesim;
+  throw InputError("--convention: expected physical | scalesim (timeloop: not yet, docs/validation.md), found '" +
+                   text + "'");
+}
+
+ScaleSimDataflow parse_scalesim_dataflow(const std::string& text) {
+  if (text == "os") return ScaleSimDataflow::os;
+  if (text == "ws") return ScaleSimDataflow::ws;
+  if (text == "is") return ScaleSimDataflow::is;
+  throw InputError("--convention scalesim: expected --dataflow os | ws | is (SCALE-Sim's dataflows), found '" + text +
+                   "'");
+}
+
 ScaleSimGemm scalesim_im2col(const ScaleSimConv& c) {
   require_positive(c.stride, "stride");
   require_positive(c.filter_h, "filter height");

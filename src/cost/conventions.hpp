@@ -4,12 +4,22 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 namespace tenet_cost::cost::convention {
+
+/// --convention: whose counting the output follows. `physical` is the default model (docs/model.md).
+enum class Convention { physical, scalesim };
+
+/// "physical" | "scalesim" -> Convention; InputError naming the choices otherwise.
+[[nodiscard]] Convention parse_convention(const std::string& text);
 
 /// SCALE-Sim's three dataflows. In SCALE-Sim's own names: Sr = the operand-matrix dimension on the
 /// array rows, Sc = on the columns, T = the streamed (temporal) dimension.
 enum class ScaleSimDataflow { os, ws, is };
+
+/// "os" | "ws" | "is" -> ScaleSimDataflow; InputError otherwise (SCALE-Sim has no other dataflow).
+[[nodiscard]] ScaleSimDataflow parse_scalesim_dataflow(const std::string& text);
 
 /// A GEMM in SCALE-Sim's terms: ifmap M×K, filter K×N, ofmap M×N (for a convolution, M = ofmap pixels,
 /// K = filter height × width × channels, N = filters: im2col).
@@ -31,10 +41,10 @@ struct ScaleSimConv {
 /// The counters of SCALE-Sim v3's COMPUTE_REPORT and DETAILED_ACCESS_REPORT that do not depend on
 /// its DRAM simulation (so they hold for CALC and USER interface bandwidth alike).
 struct ScaleSimCounts {
-  std::int64_t row_folds = 0;    // ceil(Sr / rows)
-  std::int64_t col_folds = 0;    // ceil(Sc / cols)
-  std::int64_t fold_cycles = 0;  // ws, is: 2R + C + T - 2; os: R + C + T - 2 (full-fold padding)
-  std::int64_t total_cycles = 0; // "Total Cycles" minus "Stall Cycles": folds * fold_cycles - 1
+  std::int64_t row_folds = 0;     // ceil(Sr / rows)
+  std::int64_t col_folds = 0;     // ceil(Sc / cols)
+  std::int64_t fold_cycles = 0;   // ws, is: 2R + C + T - 2; os: R + C + T - 2 (full-fold padding)
+  std::int64_t total_cycles = 0;  // "Total Cycles" minus "Stall Cycles": folds * fold_cycles - 1
   std::int64_t sram_ifmap_reads = 0;
   std::int64_t sram_filter_reads = 0;
   std::int64_t sram_ofmap_writes = 0;  // partial sums written once per fold of the reduction

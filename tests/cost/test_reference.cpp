@@ -60,7 +60,8 @@ std::int64_t cfg_int(const std::string& key) {
   std::string line;
   while (std::getline(in, line)) {
     const auto colon = line.find(':');
-    if (colon != std::string::npos && trim(line.substr(0, colon)) == key) return std::stoll(trim(line.substr(colon + 1)));
+    if (colon != std::string::npos && trim(line.substr(0, colon)) == key)
+      return std::stoll(trim(line.substr(colon + 1)));
   }
   FAIL("scale.cfg has no " << key);
   return 0;
