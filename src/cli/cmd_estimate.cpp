@@ -1,6 +1,8 @@
 // tenet-cost estimate DUMP|--hf-config F [--quant S] [--plan FILE] [model options]
 #include <memory>
 
+#include "convention.hpp"
+#include "cost/conventions.hpp"
 #include "model_args.hpp"
 #include "tenet_cost/error.hpp"
 #include "tenet_cost/report.hpp"
@@ -12,6 +14,7 @@ namespace tenet_cost::cli {
 CLI::App* add_estimate(CLI::App& app, const Command& self, Context& ctx) {
   auto args = std::make_shared<ModelArgs>();
   auto replay = std::make_shared<std::string>();
+  auto convention = std::make_shared<std::string>("physical");
   auto* cmd = app.add_subcommand(self.name, self.description);
   cmd->add_option("DUMP", args->dump, "TVMScript / TVM JSON dump (or use --hf-config)");
   cmd->add_option("--quant", args->quant,
@@ -19,7 +22,14 @@ CLI::App* add_estimate(CLI::App& app, const Command& self, Context& ctx) {
   add_model_options(cmd, *args);
   cmd->add_option("--plan", *replay,
                   "Replay a saved `search --format json` result: its dataflow, array and each GEMM's tile and order");
-  cmd->callback([&ctx, args, replay, cmd] {
+  cmd->add_option("--convention", *convention,
+                  "physical (default: our model) | scalesim (count as SCALE-Sim v3 does; docs/validation.md)");
+  cmd->callback([&ctx, args, replay, convention, cmd] {
+    if (cost::convention::parse_convention(*convention) == cost::convention::Convention::scalesim) {
+      if (!replay->empty()) throw InputError("--convention scalesim and --plan: SCALE-Sim has no tile; drop one");
+      ctx.result = scalesim_convention_report(*args);
+      return;
+    }
     const auto format = report::parse_format(args->format);
     // the memory check (its notes), then the view
     auto emit = [&](model::EstimateResult result, const arch::Arch& ar, const model::Model& plan) {
