@@ -508,6 +508,7 @@ class Lowerer : public py::Parser::Sink {
   StructInfoPtr sinfo_uncached(const Node* n);
   NameMap<StructInfoPtr> scache_;
   ExprPtr dim(const Node* n, RelaxFunc* f);
+  ExprPtr tensor_dim(const Node* n, RelaxFunc* f);
   RExprPtr rexpr(const Node* n) {
     if (n->kind == NK::kName) {  // the commonest case: a variable reference
       bool inserted = false;
@@ -1765,6 +1766,15 @@ ExprPtr Lowerer::dim(const Node* n, RelaxFunc* f) {
   return r;
 }
 
+ExprPtr Lowerer::tensor_dim(const Node* n, RelaxFunc* f) {
+  ExprPtr d = dim(n, f);
+  // A tensor's struct info has no unknown-extent marker (R.reshape's -1 lives in R.shape, not here): a negative
+  // extent would flow into every GEMM the tensor feeds as a negative M or batch.
+  if (d && d->kind == ExprKind::kInt && d->int_value < 0)
+    throw InputError(loc(n), "expected a non-negative tensor dimension, found " + std::to_string(d->int_value));
+  return d;
+}
+
 StructInfoPtr Lowerer::sinfo_uncached(const Node* n) {
   StructInfo si;
   const Node* callee = n->kind == NK::kCall || n->kind == NK::kSubscript ? n->a : n;
@@ -1790,7 +1800,7 @@ StructInfoPtr Lowerer::sinfo_uncached(const Node* n) {
     if (shape != nullptr && (shape->kind == NK::kTuple || shape->kind == NK::kList)) {
       si.shape_known = true;
       si.dims.reserve(shape->n);
-      for (std::uint32_t q = 0; q < shape->n; ++q) si.dims.push_back(dim(shape->kids[q], rfn_));
+      for (std::uint32_t q = 0; q < shape->n; ++q) si.dims.push_back(tensor_dim(shape->kids[q], rfn_));
       si.ndim = static_cast<int>(si.dims.size());
     }
     const Node* nd = n->kind == NK::kCall ? kwarg(n, "ndim") : nullptr;

@@ -96,3 +96,17 @@ TEST_CASE("a module defined twice is refused; prim_funcs alone may repeat a name
   CHECK(two.prim_funcs.size() == 2);
   CHECK_THROWS(ir::parse_tvmscript(header + funcs + header + funcs, "p.py"));
 }
+
+TEST_CASE("a negative extent in a Relax tensor's shape is refused; R.shape keeps reshape's -1") {
+  std::ifstream in(std::string(TC_FIXTURE_DIR) + "/extract/relax_lowered_calls.py", std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  const std::string text = s.str();
+  // prefill's `x: R.Tensor(("n", 4096))` as (-1, 4096): the add it feeds had -4096 ops.
+  CHECK_THROWS_WITH(ir::parse_tvmscript(replaced(text, "x: R.Tensor((\"n\", 4096)", "x: R.Tensor((-1, 4096)"), "r.py"),
+                    Catch::Matches("r\\.py:[0-9]+:[0-9]+: expected a non-negative tensor dimension, found -1"));
+  CHECK_THROWS_WITH(
+      ir::parse_tvmscript(replaced(text, "R.Tensor((1, 4096)", "R.Tensor((1, -9223372036854775808)"), "r.py"),
+      Catch::Contains("found -9223372036854775808"));
+  CHECK_NOTHROW(ir::parse_tvmscript(replaced(text, "R.shape([n, 4096])", "R.shape([-1, 4096])"), "r.py"));
+}
