@@ -113,6 +113,10 @@ nlohmann::json parse_json_document(const std::string& text, const std::string& f
     throw InputError(SourceLocation{file, 0, 0}, std::string(limits.what) + " is " + std::to_string(text.size()) +
                                                      " bytes, over the limit of " + std::to_string(limits.max_bytes) +
                                                      " bytes");
+  // nlohmann's lexer takes a NUL byte for the end of the input: `{...}\0garbage` would parse as `{...}`.
+  // No JSON text holds a raw NUL (a string spells it \u0000).
+  if (const auto nul = text.find('\0'); nul != std::string::npos)
+    throw InputError(location_at(text, nul, file), "expected JSON text, found a NUL byte");
   StructureCheck(text, file, limits.max_nesting).run();
   try {
     return nlohmann::json::parse(text);

@@ -152,6 +152,9 @@ std::optional<std::int64_t> static_elems(const ir::Buffer* b);
 bool refs_any(const ir::Expr& e, const std::set<std::string>& vars);
 /// `x // c` at the top of an index expression with x over `vars`: c (> 1).
 std::optional<std::int64_t> top_div(const ir::Expr& idx, const std::set<std::string>& vars);
+/// The elements per storage word a packed load's `k // c` states: `c` when a word of `storage_bits` can hold
+/// that many elements, else `fallback` (from the bit widths) with `note` saying why (`k // 2**31` never wraps).
+int packing_divisor(std::int64_t c, int storage_bits, int fallback, std::string& note);
 /// "NK" or "KN": which of a weight load's indices comes first, the one over N or the one over K.
 std::optional<std::string> load_layout(const ir::Expr& load, const QuantContext& ctx);
 

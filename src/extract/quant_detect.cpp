@@ -123,6 +123,13 @@ std::optional<std::int64_t> top_div(const Expr& idx, const std::set<std::string>
   return std::nullopt;
 }
 
+int packing_divisor(std::int64_t c, int storage_bits, int fallback, std::string& note) {
+  if (c <= storage_bits) return static_cast<int>(c);
+  note = "packed load index divided by " + std::to_string(c) + ", more than the " + std::to_string(storage_bits) +
+         " bits of its storage word: elements per word taken from the bit widths (" + std::to_string(fallback) + ")";
+  return fallback;
+}
+
 std::optional<std::string> load_layout(const Expr& load, const QuantContext& ctx) {
   int pos_k = -1, pos_n = -1;
   for (std::size_t d = 0; d < load.args.size(); ++d) {
@@ -223,7 +230,7 @@ QuantInfo detect_impl(const Expr& weight, const QuantContext& ctx, std::string& 
     q.storage_dtype = ctx.dtype_of(wq->load->name);
     int bits = 0;
     for (auto m : w.masks) {
-      if (m > 0 && (m & (m + 1)) == 0) {
+      if (m > 0 && m < std::numeric_limits<std::int64_t>::max() && (m & (m + 1)) == 0) {
         int b = 0;
         while ((std::int64_t{1} << b) - 1 != m) ++b;
         bits = b;
@@ -253,10 +260,10 @@ QuantInfo detect_impl(const Expr& weight, const QuantContext& ctx, std::string& 
       if (pos_k < 0 && refs_any(idx, ctx.kvars)) pos_k = static_cast<int>(d);
       if (pos_n < 0 && refs_any(idx, ctx.nvars)) pos_n = static_cast<int>(d);
       if (auto c = top_div(idx, ctx.kvars)) {
-        q.elems_per_storage = static_cast<int>(*c);
+        q.elems_per_storage = packing_divisor(*c, sbits, q.elems_per_storage, note);
         packing_axis = "K";
       } else if (auto c2 = top_div(idx, ctx.nvars)) {
-        q.elems_per_storage = static_cast<int>(*c2);
+        q.elems_per_storage = packing_divisor(*c2, sbits, q.elems_per_storage, note);
         packing_axis = "N";
       }
     }

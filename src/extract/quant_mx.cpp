@@ -148,11 +148,14 @@ void element_facts(const ValueLoad& el, bool packed, const QuantContext& ctx, Bl
   DataType scalar = et;
   scalar.lanes = 1;
   if (packed) {
+    std::string divisor_note;
     q.storage_dtype = el.dtype;
     q.elems_per_storage = st.bits >= et.bits ? st.bits / et.bits : 1;
     for (const auto& idx : el.load->args)
-      if (const auto c = idx ? top_div(*idx, ctx.kvars) : std::nullopt) q.elems_per_storage = static_cast<int>(*c);
+      if (const auto c = idx ? top_div(*idx, ctx.kvars) : std::nullopt)
+        q.elems_per_storage = packing_divisor(*c, st.bits, q.elems_per_storage, divisor_note);
     out.note = to_string(scalar) + " elements (" + std::to_string(q.elems_per_storage) + " per " + el.dtype + ")";
+    if (!divisor_note.empty()) out.note += "; " + divisor_note;
   } else {
     q.storage_dtype = to_string(scalar);  // lanes (float4_e2m1fnx2) are a vector access of 4-bit elements
     out.note = to_string(scalar) + " elements" + (st.lanes > 1 ? " (read as " + el.dtype + " vectors)" : "");

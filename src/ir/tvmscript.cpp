@@ -348,6 +348,18 @@ class Lowerer : public py::Parser::Sink {
     e.name = e.name_store;
     return fin(e);
   }
+  // T.int8(300), T.uint32(2**63 - 1), T.uint8(-1): TVM's IntImm refuses a value outside its type's range, so
+  // such a literal is no printed module; taken as is it would wrap in every later use (a 63-bit "mask").
+  void check_int_range(std::int64_t v, std::string_view dtype, const Node* n) const {
+    const auto t = parse_dtype(dtype);
+    if (!t || t->bits >= 64) return;
+    const bool uns = t->code == DataType::Code::kUInt;
+    const std::int64_t lo = uns ? 0 : -(std::int64_t{1} << (t->bits - 1));
+    const std::int64_t hi = uns ? (std::int64_t{1} << t->bits) - 1 : (std::int64_t{1} << (t->bits - 1)) - 1;
+    if (v < lo || v > hi)
+      throw InputError(loc(n), "expected a literal of type " + std::string(dtype) + " within [" + std::to_string(lo) +
+                                   ", " + std::to_string(hi) + "], found " + std::to_string(v));
+  }
   ExprPtr int_lit(std::int64_t v, const Node* n, std::string_view dtype = {}) {
     X e(ExprKind::kInt, n, dtype);
     e.iv = v;
@@ -496,6 +508,7 @@ class Lowerer : public py::Parser::Sink {
   StructInfoPtr sinfo_uncached(const Node* n);
   NameMap<StructInfoPtr> scache_;
   ExprPtr dim(const Node* n, RelaxFunc* f);
+  ExprPtr tensor_dim(const Node* n, RelaxFunc* f);
   RExprPtr rexpr(const Node* n) {
     if (n->kind == NK::kName) {  // the commonest case: a variable reference
       bool inserted = false;
@@ -1665,6 +1678,7 @@ ExprPtr Lowerer::tir_call(const Node* n) {
         return fin(e);
       }
     } else if (is_int_dtype(m) && num.ok && num.is_int) {
+      check_int_range(num.i, m, n);
       return int_lit(num.i, n, m);
     } else if (is_float_dtype(m) && num.ok) {
       X e(ExprKind::kFloat, n, m);
@@ -1752,6 +1766,15 @@ ExprPtr Lowerer::dim(const Node* n, RelaxFunc* f) {
   return r;
 }
 
+ExprPtr Lowerer::tensor_dim(const Node* n, RelaxFunc* f) {
+  ExprPtr d = dim(n, f);
+  // A tensor's struct info has no unknown-extent marker (R.reshape's -1 lives in R.shape, not here): a negative
+  // extent would flow into every GEMM the tensor feeds as a negative M or batch.
+  if (d && d->kind == ExprKind::kInt && d->int_value < 0)
+    throw InputError(loc(n), "expected a non-negative tensor dimension, found " + std::to_string(d->int_value));
+  return d;
+}
+
 StructInfoPtr Lowerer::sinfo_uncached(const Node* n) {
   StructInfo si;
   const Node* callee = n->kind == NK::kCall || n->kind == NK::kSubscript ? n->a : n;
@@ -1777,7 +1800,7 @@ StructInfoPtr Lowerer::sinfo_uncached(const Node* n) {
     if (shape != nullptr && (shape->kind == NK::kTuple || shape->kind == NK::kList)) {
       si.shape_known = true;
       si.dims.reserve(shape->n);
-      for (std::uint32_t q = 0; q < shape->n; ++q) si.dims.push_back(dim(shape->kids[q], rfn_));
+      for (std::uint32_t q = 0; q < shape->n; ++q) si.dims.push_back(tensor_dim(shape->kids[q], rfn_));
       si.ndim = static_cast<int>(si.dims.size());
     }
     const Node* nd = n->kind == NK::kCall ? kwarg(n, "ndim") : nullptr;
@@ -1951,6 +1974,7 @@ RExprPtr Lowerer::rexpr_raw(const Node* n) {
       if (!dt.empty() && is_float_dtype(dt)) {
         e.prim = float_lit(num.f, pos[0], dt);
       } else if (num.is_int) {
+        if (!dt.empty()) check_int_range(num.i, dt, pos[0]);
         e.prim = int_lit(num.i, pos[0], dt.empty() ? std::string_view("int32") : dt);
       } else {
         e.prim = float_lit(num.f, pos[0], dt.empty() ? std::string_view("float32") : dt);
@@ -2364,6 +2388,7 @@ Module parse_tvmscript(const std::string& text, const std::string& filename, con
     }
   }
   if (!mod) mod = parse_serial(text, filename);
+  check_defined_once(*mod, text, filename);
   if (options.require_whole_module) check_whole_module(*mod, text, filename);
   return std::move(*mod);
 }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace tenet_cost::ir {
@@ -117,6 +118,47 @@ void check_whole_module(const Module& mod, std::string_view text, const std::str
                      "expected a Relax function (the header imports 'relax as R'), found the end of the file "
                      "(truncated dump?)");
   check_global_refs(mod);
+}
+
+namespace {
+
+std::uint32_t line_at(std::string_view text, std::size_t offset) {
+  return static_cast<std::uint32_t>(1 +
+                                    std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
+}
+
+bool blank(std::string_view s) {
+  return std::all_of(s.begin(), s.end(), [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; });
+}
+
+// Where the second copy starts when `text` is one text twice (blank lines between and after allowed), else npos.
+std::size_t repeated_from(std::string_view text) {
+  while (!text.empty() && blank(text.substr(text.size() - 1))) text.remove_suffix(1);
+  const std::size_t first_end = std::min(text.find('\n'), text.size());
+  const std::string_view first = text.substr(0, first_end);
+  if (blank(first) || text.size() < 2) return std::string_view::npos;
+  for (std::size_t p = text.find(first, 1); p != std::string_view::npos; p = text.find(first, p + 1)) {
+    if (text[p - 1] != '\n') continue;
+    const std::size_t len = text.size() - p;  // the second copy: text[p, end)
+    if (len > p) continue;                    // the copies would overlap
+    if (text.substr(0, len) == text.substr(p) && blank(text.substr(len, p - len))) return p;
+  }
+  return std::string_view::npos;
+}
+
+}  // namespace
+
+void check_defined_once(const Module& mod, std::string_view text, const std::string& filename) {
+  std::unordered_map<std::string_view, const RelaxFunc*> seen;
+  for (const auto& f : mod.relax_funcs)
+    if (const auto [it, fresh] = seen.emplace(f.name, &f); !fresh)
+      throw InputError(f.loc, "expected each Relax function once in a module, found '" + f.name +
+                                  "' again (first defined at line " + std::to_string(it->second->loc.line) +
+                                  "; a dump concatenated with itself?)");
+  if (const std::size_t p = repeated_from(text); p != std::string_view::npos)
+    throw InputError(Loc{filename, line_at(text, p), 1}, "expected one module, found the text of lines 1-" +
+                                                             std::to_string(line_at(text, p) - 1) +
+                                                             " again from here (a dump concatenated with itself?)");
 }
 
 }  // namespace tenet_cost::ir

@@ -22,4 +22,10 @@ void require_output_used(const PrimFunc& f, py::Stmt* const* body, std::size_t n
 /// keep a prim_func nobody calls.
 void check_whole_module(const Module& mod, std::string_view text, const std::string& filename);
 
+/// A module is defined once (docs/ir-formats.md "Defined twice"): a Relax function name may not repeat (a real
+/// IRModule cannot hold two, and each would count its calls again), and the text may not be one module printed twice
+/// (`cat m.py m.py`: every figure doubled). Prim_funcs alone may repeat a name (concatenated kernel files, shared
+/// fixtures 17/18). Throws InputError at the second definition.
+void check_defined_once(const Module& mod, std::string_view text, const std::string& filename);
+
 }  // namespace tenet_cost::ir

@@ -9,6 +9,7 @@
 #include "tenet_cost/checked.hpp"
 #include "tenet_cost/error.hpp"
 #include "tenet_cost/json_text.hpp"
+#include "tenet_cost/message.hpp"
 #include "tenet_cost/model.hpp"
 #include "tenet_cost/output.hpp"
 
@@ -278,6 +279,9 @@ ModelConfig parse_hf_config(const std::string& text, const std::string& filename
                                                      fam == Family::kFalcon || fam == Family::kGemma);
   const std::string dt = text_of("torch_dtype", "float16");
   c.dtype = dt == "float32" ? "float32" : dt == "bfloat16" ? "bfloat16" : "float16";
+  if (dt != c.dtype)
+    c.notes.push_back("torch_dtype " + quote_for_message(dt) +
+                      " is not float16, bfloat16 or float32: costed as float16 (16-bit weights and activations)");
   if (c.dtype == "bfloat16")
     c.notes.push_back(
         "torch_dtype bfloat16: costed as 16-bit floats (q0f16 is the baseline; bf16 and fp16 MACs and "

@@ -147,3 +147,12 @@ TEST_CASE("JSON: a key given twice in one object is an error naming it, at its s
   // Escaped quotes inside keys do not confuse the scan.
   CHECK_NOTHROW(parse_json_document(R"({"a\"": 1, "a": 2})", "f.json", JsonLimits{}));
 }
+
+TEST_CASE("JSON: a NUL byte anywhere is an error at its place, never the end of the document") {
+  // nlohmann's lexer stops at a NUL: `{...}\0garbage` parsed as `{...}` before.
+  CHECK_THROWS_WITH(parse_json_document(std::string("{\"a\": 1}\n\0garbage", 17), "f.json", JsonLimits{}),
+                    "f.json:2:1: expected JSON text, found a NUL byte");
+  CHECK_THROWS_WITH(parse_json_document(std::string("{\"a\": \"x\0y\"}", 12), "f.json", JsonLimits{}),
+                    "f.json:1:9: expected JSON text, found a NUL byte");
+  CHECK(parse_json_document("{\"a\": \"x\\u0000y\"}", "f.json", JsonLimits{})["a"].get<std::string>().size() == 3);
+}

@@ -359,3 +359,21 @@ TEST_CASE("dram.bytes in compare: one warning line naming only the schemes over 
   CHECK(std::count(strict.err.begin(), strict.err.end(), '\n') == 1);
   CHECK_THAT(strict.err, Catch::Contains("(q0f16) (--strict)"));
 }
+
+TEST_CASE("torch_dtype: an unknown value is costed as float16 with a note saying so") {
+  const std::string head =
+      R"({"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4, "num_hidden_layers": 1, )"
+      R"("intermediate_size": 128, "vocab_size": 100)";
+  const auto has_dtype_note = [](const model::ModelConfig& c) {
+    return std::any_of(c.notes.begin(), c.notes.end(),
+                       [](const std::string& n) { return n.find("torch_dtype") != std::string::npos; });
+  };
+  const auto odd = parse(head + R"(, "torch_dtype": "float8_e4m3"})");
+  CHECK(odd.dtype == "float16");
+  REQUIRE(has_dtype_note(odd));
+  CHECK_THAT(odd.notes.front(), Catch::Contains("torch_dtype 'float8_e4m3' is not float16, bfloat16 or float32: "
+                                                "costed as float16"));
+  CHECK_FALSE(has_dtype_note(parse(head + "}")));  // absent: float16, as HF's default, no note
+  CHECK_FALSE(has_dtype_note(parse(head + R"(, "torch_dtype": "float32"})")));
+  CHECK_FALSE(has_dtype_note(parse(head + R"(, "torch_dtype": "float16"})")));
+}
