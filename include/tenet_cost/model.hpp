@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -24,7 +25,7 @@ enum class Activation { kSilu, kGelu, kRelu };
 std::string to_string(Activation a);  // "silu" | "gelu" | "relu"
 
 struct ModelConfig {
-  std::string name, model_type;
+  std::string name, model_type;  // name: _name_or_path, else model_type, else "" (the file stem names it)
   std::int64_t hidden = 0, intermediate = 0, heads = 0, kv_heads = 0, head_dim = 0, vocab = 0, layers = 0;
   bool tie_embeddings = false, gated_mlp = true;
   std::string dtype = "float16";
@@ -117,6 +118,11 @@ struct Phases {
   std::map<std::string, std::int64_t> calls;
   /// --entry NAME (repeatable): the Relax entries of a dump to cost (default: docs/model.md "Entries")
   std::vector<std::string> entries;
+  /// Entries that run no phase whatever their name: the file's stem under which a module without a Relax entry
+  /// runs (`my_decode_kernel.py` is no decode; docs/model.md "Any dump"). Set by plan_from_extract.
+  std::set<std::string> phaseless;
+  /// The phase of an entry: none for `phaseless`, else phase_of_entry.
+  [[nodiscard]] Phase phase_of(const std::string& entry) const;
   /// The symbol values of an entry of `phase` (prefill: n, m, seq_len, total_seq_len, ... -> seq_len; decode: ->
   /// context; batch_size, nseq, b, reserved_nseq -> batch; vocab_size from the config), then the user's bindings.
   /// `packed`: a prefill entry that packs the batch's tokens along one axis (MLC's batch_prefill): the length

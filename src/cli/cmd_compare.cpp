@@ -44,14 +44,14 @@ CLI::App* add_compare(CLI::App& app, const Command& self, Context& ctx) {
       const search::Options o = search_options(*args, *sargs, cmd);
       const arch::Arch ar = load_arch(*args);
       const model::Phases ph = phases(*args);
-      const model::Model plan = load_plan(*args, ph, true);
+      const model::Model plan = load_plan(*args, ph);
       const auto best = run_search(ar, plan, ph, schemes, o);
       ctx.result = report::render(search::compare_at_best(ar, plan, ph, schemes, o, best), format);
       return;
     }
     cost::Estimator est = make_estimator(*args);
     const model::Phases ph = phases(*args);
-    const model::Model plan = load_plan(*args, ph, true);
+    const model::Model plan = load_plan(*args, ph);
     const auto memory = check_capacity(*args, est.arch(), plan, schemes);
     Progress progress("compare", "schemes", schemes.size());
     auto result =

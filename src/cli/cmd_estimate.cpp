@@ -33,7 +33,7 @@ CLI::App* add_estimate(CLI::App& app, const Command& self, Context& ctx) {
         if (cmd->count(flag) > 0) throw InputError(std::string(flag) + " and --plan: the plan fixes it; drop one");
       arch::Arch ar = load_arch(*args);
       const model::Phases ph = phases(*args);
-      const model::Model plan = load_plan(*args, ph, false);
+      const model::Model plan = load_plan(*args, ph);
       const search::Replay r = search::read_replay(*replay, plan, ar.name, args->quant);
       ar.rows = r.rows;
       ar.cols = r.cols;
@@ -44,7 +44,7 @@ CLI::App* add_estimate(CLI::App& app, const Command& self, Context& ctx) {
     if (!args->quant.empty()) scheme = quant::parse_scheme(args->quant);
     cost::Estimator est = make_estimator(*args);
     const model::Phases ph = phases(*args);
-    const model::Model plan = load_plan(*args, ph, false);
+    const model::Model plan = load_plan(*args, ph);
     emit(model::estimate(est, plan, ph, scheme), est.arch(), plan);
   });
   return cmd;

@@ -99,7 +99,7 @@ cost::Estimator make_estimator(const ModelArgs& a) {
   return cost::Estimator(load_arch(a), mapping::parse_dataflow(a.dataflow), cost_options(a));
 }
 
-model::Model load_plan(const ModelArgs& a, const model::Phases& ph, bool allow_default) {
+model::Model load_plan(const ModelArgs& a, const model::Phases& ph) {
   std::optional<model::ModelConfig> cfg;
   if (!a.gemms.empty()) {
     if (!a.dump.empty() || !a.hf_config.empty())
@@ -109,7 +109,6 @@ model::Model load_plan(const ModelArgs& a, const model::Phases& ph, bool allow_d
   if (!a.hf_config.empty()) cfg = model::load_hf_config(a.hf_config);
   if (!a.dump.empty()) return model::plan_from_dump(a.dump, ph, cfg);
   if (cfg) return model::plan_from_config(a.hf_config, *cfg, ph);
-  if (!allow_default) throw InputError("expected a DUMP file or --hf-config config.json");
   return model::default_model((fs::path(data_root()) / "workloads").string(), ph);
 }
 

@@ -43,9 +43,9 @@ arch::Arch load_arch(const std::string& name, const std::vector<std::string>& se
 std::string arch_presets_dir();
 /// The arch, dataflow and options named by the flags.
 cost::Estimator make_estimator(const ModelArgs& a);
-/// The plan: --gemm shapes (alone), the DUMP (with --hf-config for heads), else --hf-config alone, else (when
-/// allowed) the shipped default model.
-model::Model load_plan(const ModelArgs& a, const model::Phases& ph, bool allow_default);
+/// The plan: --gemm shapes (alone), the DUMP (with --hf-config for heads), else --hf-config alone, else the shipped
+/// default model (estimate, compare and search alike).
+model::Model load_plan(const ModelArgs& a, const model::Phases& ph);
 /// The arch's dram.bytes against the plan's footprint under each scheme (docs/model.md "Memory capacity"): the
 /// notes to add to the result (one per scheme over it), joined by "; " into one warning line on stderr; with --strict
 /// the first is an InputError (exit 2). Nothing when the arch gives no dram.bytes.
