@@ -108,7 +108,8 @@ TEST_CASE("estimate without a DUMP costs the shipped model, as compare does (iss
   const auto e = tc_test::run_cli("estimate --seq-len 16 --context 32 --format json");
   REQUIRE(e.exit_code == 0);
   CHECK(e.out.find("\"model\": \"llama-2-7b\"") != std::string::npos);
-  const auto d = tc_test::run_cli("estimate " + kSrc + "/workloads/llama-2-7b/q0f16.py --seq-len 16 --context 32 --format json");
+  const auto d =
+      tc_test::run_cli("estimate " + kSrc + "/workloads/llama-2-7b/q0f16.py --seq-len 16 --context 32 --format json");
   REQUIRE(d.exit_code == 0);
   // the same plan as the shipped dump given by path (only the model's name differs)
   const auto body = [](const std::string& s) { return s.substr(s.find("\"notes\"")); };
