@@ -131,6 +131,21 @@ struct Phases {
                                                             bool packed = false) const;
 };
 
+/// An MLC-LLM mlc-chat-config.json (docs/model.md "MLC chat config"): the model config MLC compiled (its
+/// `model_config` block, read as a Hugging Face config with the top level's model_type) and the build's settings.
+/// An integer MLC leaves unset (-1, null, absent) is 0 here; the shards and stages are at least 1.
+struct MlcChatConfig {
+  ModelConfig model;
+  std::string model_type, quantization;  // MLC's names (llama, q4f16_1)
+  std::int64_t context_window = 0, prefill_chunk = 0, sliding_window = 0, max_batch = 0;
+  std::int64_t tensor_parallel_shards = 1, pipeline_parallel_stages = 1;
+};
+MlcChatConfig parse_mlc_chat_config(const std::string& text, const std::string& filename);
+MlcChatConfig load_mlc_chat_config(const std::string& path);
+/// What the plan takes from the build and what it cannot model yet (prefill chunks, tensor / pipeline parallelism,
+/// a batch over max_batch_size), as notes; --context over the build's context_window_size is an InputError.
+std::vector<std::string> mlc_notes(const MlcChatConfig& m, const Phases& ph);
+
 /// The GEMMs of a config's plan; `notes` receives its assumptions (MoE routing, sliding window).
 std::vector<ModelGemm> workloads_from_config(const ModelConfig& cfg, const Phases& phases,
                                              std::vector<std::string>* notes = nullptr);

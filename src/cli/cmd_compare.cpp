@@ -34,7 +34,14 @@ CLI::App* add_compare(CLI::App& app, const Command& self, Context& ctx) {
   add_search_options(cmd, *sargs);
   cmd->callback([&ctx, args, sargs, searched, cmd] {
     const auto format = report::parse_format(args->format);
-    const auto schemes = model::compare_schemes(args->quant, !args->dump.empty());
+    // with --mlc-config and no --quant: the build's quantization first, then the defaults
+    std::string list = args->quant;
+    if (list.empty() && !args->mlc_config.empty()) {
+      list = quant_or_mlc(*args);
+      for (const auto& n : model::default_schemes())
+        if (n != list) list += "," + n;
+    }
+    const auto schemes = model::compare_schemes(list, !args->dump.empty());
     if (!*searched) {
       for (const char* flag : {"--dataflows", "--pe-budget", "--jobs"})
         if (cmd->count(flag) > 0) throw InputError(std::string(flag) + " needs --search");

@@ -41,7 +41,8 @@ CLI::App* add_estimate(CLI::App& app, const Command& self, Context& ctx) {
       return;
     }
     std::optional<quant::Scheme> scheme;
-    if (!args->quant.empty()) scheme = quant::parse_scheme(args->quant);
+    const std::string quant = quant_or_mlc(*args);
+    if (!quant.empty()) scheme = quant::parse_scheme(quant);
     cost::Estimator est = make_estimator(*args);
     const model::Phases ph = phases(*args);
     const model::Model plan = load_plan(*args, ph);

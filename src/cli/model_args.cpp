@@ -39,6 +39,9 @@ void add_model_options(CLI::App* cmd, ModelArgs& a) {
                   "fused (default: scores stay on chip, causal blocks) | unfused (scores through DRAM)");
   cmd->add_option("--hf-config", a.hf_config,
                   "Hugging Face config.json: model workloads without a dump, or heads for attention");
+  cmd->add_option("--mlc-config", a.mlc_config,
+                  "MLC-LLM mlc-chat-config.json: its model_config as the model (like --hf-config), its quantization "
+                  "as the default scheme, its context window, prefill chunk and shards in the notes");
   cmd->add_option("--format", a.format, "table | json | csv | html (a self-contained report page)");
   cmd->add_flag("--strict", a.strict,
                 "Weights + KV cache + activations over the arch's dram.bytes is an error (default: a warning)");
@@ -102,14 +105,29 @@ cost::Estimator make_estimator(const ModelArgs& a) {
 model::Model load_plan(const ModelArgs& a, const model::Phases& ph) {
   std::optional<model::ModelConfig> cfg;
   if (!a.gemms.empty()) {
-    if (!a.dump.empty() || !a.hf_config.empty())
-      throw InputError("--gemm costs plain shapes without a model: drop the DUMP and --hf-config, or drop --gemm");
+    if (!a.dump.empty() || !a.hf_config.empty() || !a.mlc_config.empty())
+      throw InputError(
+          "--gemm costs plain shapes without a model: drop the DUMP, --hf-config and --mlc-config, or drop --gemm");
     return model::plan_from_shapes(a.gemms, ph);
+  }
+  if (!a.mlc_config.empty()) {
+    if (!a.hf_config.empty()) throw InputError("--mlc-config and --hf-config both give the model's config: drop one");
+    const model::MlcChatConfig mlc = model::load_mlc_chat_config(a.mlc_config);
+    const std::vector<std::string> notes = model::mlc_notes(mlc, ph);
+    model::Model m = a.dump.empty() ? model::plan_from_config(a.mlc_config, mlc.model, ph)
+                                    : model::plan_from_dump(a.dump, ph, mlc.model);
+    m.notes.insert(m.notes.end(), notes.begin(), notes.end());
+    return m;
   }
   if (!a.hf_config.empty()) cfg = model::load_hf_config(a.hf_config);
   if (!a.dump.empty()) return model::plan_from_dump(a.dump, ph, cfg);
   if (cfg) return model::plan_from_config(a.hf_config, *cfg, ph);
   return model::default_model((fs::path(data_root()) / "workloads").string(), ph);
+}
+
+std::string quant_or_mlc(const ModelArgs& a) {
+  if (!a.quant.empty() || a.mlc_config.empty()) return a.quant;
+  return model::load_mlc_chat_config(a.mlc_config).quantization;
 }
 
 std::vector<std::string> check_capacity(const ModelArgs& a, const arch::Arch& arch, const model::Model& plan,

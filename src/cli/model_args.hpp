@@ -13,6 +13,7 @@ namespace tenet_cost::cli {
 
 struct ModelArgs {
   std::string dump, arch, dataflow = "os", quant, bind, hf_config, format = "table", array_model = "auto";
+  std::string mlc_config;  // --mlc-config: MLC's mlc-chat-config.json (model config, quantization, build settings)
   std::string attention = "fused";
   std::string objective = "latency";
   std::vector<std::string> tiles;    // --tile, repeatable: [TARGET:]m=..,n=..,k=..[,order=..]
@@ -46,6 +47,8 @@ cost::Estimator make_estimator(const ModelArgs& a);
 /// The plan: --gemm shapes (alone), the DUMP (with --hf-config for heads), else --hf-config alone, else the shipped
 /// default model (estimate, compare and search alike).
 model::Model load_plan(const ModelArgs& a, const model::Phases& ph);
+/// --quant, else the --mlc-config's quantization (estimate's scheme), else "".
+std::string quant_or_mlc(const ModelArgs& a);
 /// The arch's dram.bytes against the plan's footprint under each scheme (docs/model.md "Memory capacity"): the
 /// notes to add to the result (one per scheme over it), joined by "; " into one warning line on stderr; with --strict
 /// the first is an InputError (exit 2). Nothing when the arch gives no dram.bytes.
