@@ -72,7 +72,8 @@ std::vector<std::string> mlc_notes(const MlcChatConfig& m, const Phases& ph) {
                      std::to_string(m.context_window) + " (mlc-chat-config.json): MLC cannot serve it");
   if (m.prefill_chunk > 0 && ph.seq_len > m.prefill_chunk)
     notes.push_back(q + "prefill_chunk_size " + std::to_string(m.prefill_chunk) + ": MLC prefills the " +
-                    std::to_string(ph.seq_len) + " prompt tokens in chunks of that many; this plan prefills them in "
+                    std::to_string(ph.seq_len) +
+                    " prompt tokens in chunks of that many; this plan prefills them in "
                     "one pass (chunked prefill is not modelled here)");
   if (m.tensor_parallel_shards > 1)
     notes.push_back(q + "tensor_parallel_shards " + std::to_string(m.tensor_parallel_shards) +

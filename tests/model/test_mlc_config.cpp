@@ -61,15 +61,17 @@ TEST_CASE("mlc-chat-config.json: the model_config block is the model, the build'
 TEST_CASE("mlc-chat-config.json: bad input is one InputError naming the field") {
   const std::string body = R"("hidden_size": 64, "intermediate_size": 128, "num_attention_heads": 4,
       "num_hidden_layers": 2, "vocab_size": 100)";
-  CHECK_THROWS_WITH(model::parse_mlc_chat_config(R"({"quantization": "q0f16", "model_config": {)" + body + "}}", "c.json"),
-                    Catch::Contains("'model_type'"));
+  CHECK_THROWS_WITH(
+      model::parse_mlc_chat_config(R"({"quantization": "q0f16", "model_config": {)" + body + "}}", "c.json"),
+      Catch::Contains("'model_type'"));
   CHECK_THROWS_WITH(model::parse_mlc_chat_config(R"({"model_type": "llama", "quantization": "q0f16"})", "c.json"),
                     Catch::Contains("'model_config'"));
-  CHECK_THROWS_WITH(model::parse_mlc_chat_config(
-                        R"({"model_type": "llama", "quantization": "q0f16", "context_window_size": "big", "model_config": {)" +
-                            body + "}}",
-                        "c.json"),
-                    Catch::Contains("'context_window_size'"));
+  CHECK_THROWS_WITH(
+      model::parse_mlc_chat_config(
+          R"({"model_type": "llama", "quantization": "q0f16", "context_window_size": "big", "model_config": {)" + body +
+              "}}",
+          "c.json"),
+      Catch::Contains("'context_window_size'"));
   CHECK_THROWS_AS(model::parse_mlc_chat_config("[1]", "c.json"), InputError);
   CHECK_THROWS_AS(model::parse_mlc_chat_config("{", "c.json"), InputError);
   // MLC's model_config has no model_type: the top level's is used (gpt2: an ungated MLP)
