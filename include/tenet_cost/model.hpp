@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -24,7 +25,7 @@ enum class Activation { kSilu, kGelu, kRelu };
 std::string to_string(Activation a);  // "silu" | "gelu" | "relu"
 
 struct ModelConfig {
-  std::string name, model_type;
+  std::string name, model_type;  // name: _name_or_path, else model_type, else "" (the file stem names it)
   std::int64_t hidden = 0, intermediate = 0, heads = 0, kv_heads = 0, head_dim = 0, vocab = 0, layers = 0;
   bool tie_embeddings = false, gated_mlp = true;
   std::string dtype = "float16";
@@ -125,6 +126,11 @@ struct Phases {
   std::map<std::string, std::int64_t> calls;
   /// --entry NAME (repeatable): the Relax entries of a dump to cost (default: docs/model.md "Entries")
   std::vector<std::string> entries;
+  /// Entries that run no phase whatever their name: the file's stem under which a module without a Relax entry
+  /// runs (`my_decode_kernel.py` is no decode; docs/model.md "Any dump"). Set by plan_from_extract.
+  std::set<std::string> phaseless;
+  /// The phase of an entry: none for `phaseless`, else phase_of_entry.
+  [[nodiscard]] Phase phase_of(const std::string& entry) const;
   /// The symbol values of an entry of `phase` (prefill: n, m, seq_len, total_seq_len, ... -> seq_len; decode: ->
   /// context; batch_size, nseq, b, reserved_nseq -> batch; vocab_size from the config), then the user's bindings.
   /// `packed`: a prefill entry that packs the batch's tokens along one axis (MLC's batch_prefill): the length
@@ -145,6 +151,21 @@ void check_phases(const Phases& ph, const std::optional<ModelConfig>& cfg, std::
 /// `tokens` (--context, --seq-len, --prompt-len + --gen-len) against the config's max_position_embeddings.
 void check_positions(const char* what, std::int64_t tokens, const Phases& ph, const std::optional<ModelConfig>& cfg,
                      std::vector<std::string>* notes);
+
+/// An MLC-LLM mlc-chat-config.json (docs/model.md "MLC chat config"): the model config MLC compiled (its
+/// `model_config` block, read as a Hugging Face config with the top level's model_type) and the build's settings.
+/// An integer MLC leaves unset (-1, null, absent) is 0 here; the shards and stages are at least 1.
+struct MlcChatConfig {
+  ModelConfig model;
+  std::string model_type, quantization;  // MLC's names (llama, q4f16_1)
+  std::int64_t context_window = 0, prefill_chunk = 0, sliding_window = 0, max_batch = 0;
+  std::int64_t tensor_parallel_shards = 1, pipeline_parallel_stages = 1;
+};
+MlcChatConfig parse_mlc_chat_config(const std::string& text, const std::string& filename);
+MlcChatConfig load_mlc_chat_config(const std::string& path);
+/// What the plan takes from the build and what it cannot model yet (prefill chunks, tensor / pipeline parallelism,
+/// a batch over max_batch_size), as notes; --context over the build's context_window_size is an InputError.
+std::vector<std::string> mlc_notes(const MlcChatConfig& m, const Phases& ph);
 
 /// The GEMMs of a config's plan; `notes` receives its assumptions (MoE routing, sliding window).
 std::vector<ModelGemm> workloads_from_config(const ModelConfig& cfg, const Phases& phases,

@@ -71,7 +71,14 @@ CLI::App* add_compare(CLI::App& app, const Command& self, Context& ctx) {
   add_request_options(cmd, *rargs);
   cmd->callback([&ctx, args, sargs, searched, rargs, cmd] {
     const auto format = report::parse_format(args->format);
-    const auto schemes = model::compare_schemes(args->quant, !args->dump.empty());
+    // with --mlc-config and no --quant: the build's quantization first, then the defaults
+    std::string list = args->quant;
+    if (list.empty() && !args->mlc_config.empty()) {
+      list = quant_or_mlc(*args);
+      for (const auto& n : model::default_schemes())
+        if (n != list) list += "," + n;
+    }
+    const auto schemes = model::compare_schemes(list, !args->dump.empty());
     const auto request = request_of(cmd, *rargs, *args);
     const model::RankBy rank = model::parse_rank_by(rargs->rank_by);
     if (request && *searched)
@@ -89,14 +96,14 @@ CLI::App* add_compare(CLI::App& app, const Command& self, Context& ctx) {
       const search::Options o = search_options(*args, *sargs, cmd);
       const arch::Arch ar = load_arch(*args);
       const model::Phases ph = phases(*args);
-      const model::Model plan = load_plan(*args, ph, true);
+      const model::Model plan = load_plan(*args, ph);
       const auto best = run_search(ar, plan, ph, schemes, o);
       ctx.result = report::render(search::compare_at_best(ar, plan, ph, schemes, o, best), format);
       return;
     }
     cost::Estimator est = make_estimator(*args);
     const model::Phases ph = phases(*args);
-    const model::PlanSource source = plan_source(*args, true);
+    const model::PlanSource source = plan_source(*args);
     const model::Model plan = source.at(ph);
     const auto memory = check_capacity(*args, est.arch(), plan, schemes);
     Progress progress("compare", "schemes", schemes.size());

@@ -43,7 +43,7 @@ CLI::App* add_estimate(CLI::App& app, const Command& self, Context& ctx) {
         if (cmd->count(flag) > 0) throw InputError(std::string(flag) + " and --plan: the plan fixes it; drop one");
       arch::Arch ar = load_arch(*args);
       const model::Phases ph = phases(*args);
-      const model::Model plan = load_plan(*args, ph, false);
+      const model::Model plan = load_plan(*args, ph);
       const search::Replay r = search::read_replay(*replay, plan, ar.name, args->quant);
       ar.rows = r.rows;
       ar.cols = r.cols;
@@ -51,10 +51,11 @@ CLI::App* add_estimate(CLI::App& app, const Command& self, Context& ctx) {
       return;
     }
     std::optional<quant::Scheme> scheme;
-    if (!args->quant.empty()) scheme = quant::parse_scheme(args->quant);
+    const std::string quant = quant_or_mlc(*args);
+    if (!quant.empty()) scheme = quant::parse_scheme(quant);
     cost::Estimator est = make_estimator(*args);
     const model::Phases ph = phases(*args);
-    const model::Model plan = load_plan(*args, ph, false);
+    const model::Model plan = load_plan(*args, ph);
     emit(model::estimate(est, plan, ph, scheme), est.arch(), plan);
   });
   return cmd;

@@ -69,7 +69,7 @@ CLI::App* add_search(CLI::App& app, const Command& self, Context& ctx) {
     o.top = static_cast<std::size_t>(args->top);
     const auto schemes = model::compare_schemes(a.quant, !a.dump.empty());
     const model::Phases ph = phases(a);
-    const model::Model plan = load_plan(a, ph, true);
+    const model::Model plan = load_plan(a, ph);
     const arch::Arch ar = load_arch(a);
     const auto result = run_search(ar, plan, ph, schemes, o);
     ctx.result = format == report::Format::kHtml ? report::html::render(report::html::search_doc(result, ar))

@@ -81,7 +81,7 @@ std::string scalesim_convention_report(const ModelArgs& a) {
   const cv::ScaleSimDataflow df = cv::parse_scalesim_dataflow(a.dataflow);
   const arch::Arch ar = load_arch(a);
   const model::Phases ph = phases(a);
-  const model::Model plan = load_plan(a, ph, false);
+  const model::Model plan = load_plan(a, ph);
   std::vector<Row> rows;
   rows.reserve(plan.gemms.size());
   for (const auto& g : plan.gemms) {

@@ -48,6 +48,9 @@ void add_model_options(CLI::App* cmd, ModelArgs& a) {
                   "fused (default: scores stay on chip, causal blocks) | unfused (scores through DRAM)");
   cmd->add_option("--hf-config", a.hf_config,
                   "Hugging Face config.json: model workloads without a dump, or heads for attention");
+  cmd->add_option("--mlc-config", a.mlc_config,
+                  "MLC-LLM mlc-chat-config.json: its model_config as the model (like --hf-config), its quantization "
+                  "as the default scheme, its context window, prefill chunk and shards in the notes");
   cmd->add_option("--format", a.format, "table | json | csv | html (a self-contained report page)");
   cmd->add_flag("--strict", a.strict,
                 "Weights + KV cache + activations over the arch's dram.bytes is an error (default: a warning)");
@@ -110,24 +113,44 @@ cost::Estimator make_estimator(const ModelArgs& a) {
   return cost::Estimator(load_arch(a), mapping::parse_dataflow(a.dataflow), cost_options(a));
 }
 
-model::PlanSource plan_source(const ModelArgs& a, bool allow_default) {
+model::PlanSource plan_source(const ModelArgs& a) {
   std::optional<model::ModelConfig> cfg;
   if (!a.gemms.empty()) {
-    if (!a.dump.empty() || !a.hf_config.empty())
-      throw InputError("--gemm costs plain shapes without a model: drop the DUMP and --hf-config, or drop --gemm");
+    if (!a.dump.empty() || !a.hf_config.empty() || !a.mlc_config.empty())
+      throw InputError(
+          "--gemm costs plain shapes without a model: drop the DUMP, --hf-config and --mlc-config, or drop --gemm");
     return {[gemms = a.gemms](const model::Phases& ph) { return model::plan_from_shapes(gemms, ph); }, std::nullopt};
+  }
+  if (!a.mlc_config.empty()) {
+    if (!a.hf_config.empty()) throw InputError("--mlc-config and --hf-config both give the model's config: drop one");
+    const model::MlcChatConfig mlc = model::load_mlc_chat_config(a.mlc_config);
+    const model::PlanSource inner =
+        a.dump.empty()
+            ? model::PlanSource{[path = a.mlc_config, c = mlc.model](
+                                    const model::Phases& ph) { return model::plan_from_config(path, c, ph); },
+                                mlc.model}
+            : model::dump_plan_source(a.dump, mlc.model);
+    return {[inner, mlc](const model::Phases& ph) {
+              model::Model m = inner.at(ph);
+              const std::vector<std::string> notes = model::mlc_notes(mlc, ph);
+              m.notes.insert(m.notes.end(), notes.begin(), notes.end());
+              return m;
+            },
+            mlc.model};
   }
   if (!a.hf_config.empty()) cfg = model::load_hf_config(a.hf_config);
   if (!a.dump.empty()) return model::dump_plan_source(a.dump, cfg);
   if (cfg)
     return {[path = a.hf_config, c = *cfg](const model::Phases& ph) { return model::plan_from_config(path, c, ph); },
             cfg};
-  if (!allow_default) throw InputError("expected a DUMP file or --hf-config config.json");
   return model::default_plan_source((fs::path(data_root()) / "workloads").string());
 }
 
-model::Model load_plan(const ModelArgs& a, const model::Phases& ph, bool allow_default) {
-  return plan_source(a, allow_default).at(ph);
+model::Model load_plan(const ModelArgs& a, const model::Phases& ph) { return plan_source(a).at(ph); }
+
+std::string quant_or_mlc(const ModelArgs& a) {
+  if (!a.quant.empty() || a.mlc_config.empty()) return a.quant;
+  return model::load_mlc_chat_config(a.mlc_config).quantization;
 }
 
 std::vector<std::string> check_capacity(const ModelArgs& a, const arch::Arch& arch, const model::Model& plan,

@@ -13,6 +13,7 @@ namespace tenet_cost::cli {
 
 struct ModelArgs {
   std::string dump, arch, dataflow = "os", quant, bind, hf_config, format = "table", array_model = "auto";
+  std::string mlc_config;  // --mlc-config: MLC's mlc-chat-config.json (model config, quantization, build settings)
   std::string attention = "fused";
   std::string objective = "latency";
   std::vector<std::string> tiles;    // --tile, repeatable: [TARGET:]m=..,n=..,k=..[,order=..]
@@ -44,11 +45,13 @@ arch::Arch load_arch(const std::string& name, const std::vector<std::string>& se
 std::string arch_presets_dir();
 /// The arch, dataflow and options named by the flags.
 cost::Estimator make_estimator(const ModelArgs& a);
-/// The plan: --gemm shapes (alone), the DUMP (with --hf-config for heads), else --hf-config alone, else (when
-/// allowed) the shipped default model.
-model::Model load_plan(const ModelArgs& a, const model::Phases& ph, bool allow_default);
+/// The plan: --gemm shapes (alone), the DUMP (with --hf-config or --mlc-config for heads), else --hf-config or
+/// --mlc-config alone, else the shipped default model (estimate, compare and search alike).
+model::Model load_plan(const ModelArgs& a, const model::Phases& ph);
 /// load_plan's source: the plan at any phases (a dump extracted once), with its config.
-model::PlanSource plan_source(const ModelArgs& a, bool allow_default);
+model::PlanSource plan_source(const ModelArgs& a);
+/// --quant, else the --mlc-config's quantization (estimate's scheme), else "".
+std::string quant_or_mlc(const ModelArgs& a);
 /// The arch's dram.bytes against the plan's footprint under each scheme (docs/model.md "Memory capacity"): the
 /// notes to add to the result (one per scheme over it), joined by "; " into one warning line on stderr; with --strict
 /// the first is an InputError (exit 2). Nothing when the arch gives no dram.bytes.

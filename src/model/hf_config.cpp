@@ -148,8 +148,10 @@ ModelConfig parse_hf_config(const std::string& text, const std::string& filename
     return j[key].get<std::string>();
   };
   ModelConfig c;
+  // the model's name: _name_or_path, else model_type, else "" (plan_from_config then names it by the file stem)
+  c.name = text_of("_name_or_path", "");
+  if (c.name.empty()) c.name = text_of("model_type", "");
   c.model_type = text_of("model_type", "llama");
-  c.name = text_of("_name_or_path", c.model_type);
   const Family fam = family_of(c.model_type);
 
   for (const auto& u : kUnmodelled)

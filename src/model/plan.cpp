@@ -38,6 +38,10 @@ Phase phase_of_entry(const std::string& entry) {
   return Phase::kOther;
 }
 
+Phase Phases::phase_of(const std::string& entry) const {
+  return phaseless.count(entry) ? Phase::kOther : phase_of_entry(entry);
+}
+
 Attention parse_attention(const std::string& text) {
   if (text == "fused") return Attention::kFused;
   if (text == "unfused") return Attention::kUnfused;
@@ -371,11 +375,11 @@ Entries choose_entries(const ExtractResult& ex, const Phases& ph, std::vector<st
   std::vector<std::string> picked, left;  // where one phase has several entries
   if (ph.entries.empty()) {
     for (const auto& e : all)
-      if (phase_of_entry(e) == Phase::kOther) keep.insert(e);
+      if (ph.phase_of(e) == Phase::kOther) keep.insert(e);
     for (const Phase phase : {Phase::kPrefill, Phase::kDecode}) {
       std::vector<std::string> one, many;  // without / with a batch symbol
       for (const auto& e : all)
-        if (phase_of_entry(e) == phase) (out.batched.count(e) ? many : one).push_back(e);
+        if (ph.phase_of(e) == phase) (out.batched.count(e) ? many : one).push_back(e);
       const bool batched = ph.batch > 1 ? !many.empty() : one.empty();
       const auto& chosen = batched ? many : one;
       const auto& other = batched ? one : many;
@@ -393,7 +397,7 @@ Entries choose_entries(const ExtractResult& ex, const Phases& ph, std::vector<st
     notes->push_back("entries at --batch " + std::to_string(ph.batch) + ": " + joined(picked) + " costed; " +
                      quoted(left) + " not (--entry NAME picks the entries to cost)");
   for (const auto& e : keep)
-    if (phase_of_entry(e) == Phase::kPrefill && out.batched.count(e) && unbatched_rows.count(e)) {
+    if (ph.phase_of(e) == Phase::kPrefill && out.batched.count(e) && unbatched_rows.count(e)) {
       out.packed.insert(e);
       if (notes)
         notes->push_back("entry '" + e + "' packs the prompts of its batch along one axis: its length symbols are " +
@@ -442,7 +446,7 @@ DumpPlan dump_plan(const ExtractResult& dump, const Phases& ph, const std::optio
   auto bindings_for = [&](const std::string& entry) -> const std::map<std::string, std::int64_t>& {
     const auto it = binds.find(entry);
     if (it != binds.end()) return it->second;
-    return binds.emplace(entry, ph.symbols(phase_of_entry(entry), cfg, chosen.packed.count(entry) != 0)).first->second;
+    return binds.emplace(entry, ph.symbols(ph.phase_of(entry), cfg, chosen.packed.count(entry) != 0)).first->second;
   };
   check_all_bound(ex, bindings_for);
   std::set<std::string> convs;
@@ -471,7 +475,7 @@ DumpPlan dump_plan(const ExtractResult& dump, const Phases& ph, const std::optio
       ModelGemm g;
       g.function = w.function;
       g.entry = entry;
-      g.phase = phase_of_entry(entry);
+      g.phase = ph.phase_of(entry);
       g.calls = calls;
       g.shape = GemmShape{dim(w.batch, "batch"), dim(w.m, "m"), dim(w.n, "n"), dim(w.k, "k"),
                           w.weight_operand == WeightOperand::kNone ? attention_role(w) : quant::GemmRole::kLinear};
@@ -508,7 +512,7 @@ DumpPlan dump_plan(const ExtractResult& dump, const Phases& ph, const std::optio
           throw InputError(o.loc, "operator " + o.function + " called from '" + entry + "': " + e.what());
         }
       };
-      ops.push_back(ModelOp{o.epilogue ? o.function + " (epilogue)" : o.function, entry, phase_of_entry(entry), calls,
+      ops.push_back(ModelOp{o.epilogue ? o.function + " (epilogue)" : o.function, entry, ph.phase_of(entry), calls,
                             cost::OpShape{value(o.ops), value(o.read_bytes), value(o.write_bytes)}, GemmSource::kTir});
     }
   }
@@ -550,7 +554,7 @@ DumpPlan dump_plan(const ExtractResult& dump, const Phases& ph, const std::optio
       throw InputError("entry '" + site.entry + "' calls " + site.builtin +
                        " but the number of heads, KV heads or head_dim is unknown from the dump; pass --hf-config "
                        "config.json");
-    const Phase phase = phase_of_entry(site.entry);
+    const Phase phase = ph.phase_of(site.entry);
     const std::int64_t q = phase == Phase::kDecode ? 1 : ph.seq_len;
     const std::int64_t kvlen = phase == Phase::kDecode ? ph.context : ph.seq_len;
     Phases one = ph;
@@ -615,13 +619,16 @@ Model plan_from_extract(const std::string& path, const ExtractResult& extracted,
   Model m;
   m.name = fs::path(path).filename().string();
   std::optional<ExtractResult> once;
+  Phases ph = phases;
   if (extracted.entries.empty()) {
-    once = run_once(extracted, fs::path(path).stem().string(), phases, m.notes);
+    const std::string stem = fs::path(path).stem().string();
+    once = run_once(extracted, stem, phases, m.notes);
+    ph.phaseless.insert(stem);
   } else if (!phases.calls.empty()) {
     throw InputError("--calls sets the counts of a module without a Relax entry; this one has entries (" +
                      joined(extracted.entries) + ") whose calls are counted from the dump");
   }
-  DumpPlan p = dump_plan(once ? *once : extracted, phases, cfg, &m.notes);
+  DumpPlan p = dump_plan(once ? *once : extracted, ph, cfg, &m.notes);
   m.gemms = std::move(p.gemms);
   m.ops = std::move(p.ops);
   if (m.gemms.empty()) throw InputError(path + ": no GEMM workloads found");
@@ -691,7 +698,7 @@ Model plan_from_dump(const std::string& path, const Phases& phases, const std::o
 
 Model plan_from_config(const std::string& config_path, const ModelConfig& cfg, const Phases& phases) {
   Model m;
-  m.name = fs::path(config_path).parent_path().filename().string();
+  m.name = cfg.name.empty() ? fs::path(config_path).stem().string() : cfg.name;
   m.notes = cfg.notes;
   m.config = cfg;
   m.gemms = workloads_from_config(cfg, phases, &m.notes);

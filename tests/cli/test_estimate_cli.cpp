@@ -104,6 +104,18 @@ TEST_CASE("quant list documents the schemes in every format") {
   CHECK(tc_test::run_cli("quant list --format csv").exit_code == 0);
 }
 
+TEST_CASE("estimate without a DUMP costs the shipped model, as compare does (issue 27)") {
+  const auto e = tc_test::run_cli("estimate --seq-len 16 --context 32 --format json");
+  REQUIRE(e.exit_code == 0);
+  CHECK(e.out.find("\"model\": \"llama-2-7b\"") != std::string::npos);
+  const auto d =
+      tc_test::run_cli("estimate " + kSrc + "/workloads/llama-2-7b/q0f16.py --seq-len 16 --context 32 --format json");
+  REQUIRE(d.exit_code == 0);
+  // the same plan as the shipped dump given by path (only the model's name differs)
+  const auto body = [](const std::string& s) { return s.substr(s.find("\"notes\"")); };
+  CHECK(body(e.out) == body(d.out));
+}
+
 TEST_CASE("bad input exits 2 with the valid choices") {
   const std::string cfg = " --hf-config " + kSrc + "/workloads/qwen2-0.5b/config.json";
   struct Case {
@@ -118,7 +130,6 @@ TEST_CASE("bad input exits 2 with the valid choices") {
       {"estimate" + cfg + " --array-model magic", "auto, engine, closed-form"},
       {"estimate" + cfg + " --arch tpu-v1-256x256 --quant e4m3_e4m3_f16 --dataflow ncf --array-model closed-form",
        "closed-form array model needs"},
-      {"estimate", "expected a DUMP file or --hf-config"},
       {"compare --seq-len 0", "--seq-len 0: expected 1 .. 16777216"},
       {"compare --context -5", "--context -5: expected 1 .. 16777216"},
       {"estimate --hf-config /nonexistent/config.json", "cannot open"},

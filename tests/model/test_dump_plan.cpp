@@ -153,6 +153,25 @@ class Module:
   for (const char* bad : {"a", "a=", "=1", "a=-1", "a=1x", "a=99999999999999999999"})
     CHECK_THROWS_AS(model::parse_calls({bad}), InputError);
   CHECK_THROWS_AS(model::parse_calls({"a=1", "a=2"}), InputError);
+  // the file's name is no phase (issue 27): a kernel saved as *decode* / *prefill* runs under its stem, phase ""
+  ph.calls.clear();
+  for (const char* file : {"dir/my_decode_kernel.py", "dir/07_q4f16_1_prefill_gemv.py", "decode.py"}) {
+    CAPTURE(file);
+    m = model::plan_from_extract(file, ex, ph, std::nullopt);
+    REQUIRE(m.gemms.size() == 1);
+    REQUIRE(m.ops.size() == 1);
+    CHECK(m.gemms[0].entry == std::filesystem::path(file).stem().string());
+    CHECK(m.gemms[0].phase == model::Phase::kOther);
+    CHECK(m.ops[0].phase == model::Phase::kOther);
+    // bound like prefill's symbols, costed once: the same shape as kernels.py
+    CHECK(m.gemms[0].shape == cost::GemmShape{1, 8, 32, 16, quant::GemmRole::kLinear});
+  }
+  // entries of a real Relax module keep their phase by name
+  model::Phases named;
+  CHECK(named.phase_of("batch_decode") == model::Phase::kDecode);
+  named.phaseless.insert("batch_decode");
+  CHECK(named.phase_of("batch_decode") == model::Phase::kOther);
+  CHECK(named.phase_of("prefill") == model::Phase::kPrefill);
 }
 
 TEST_CASE("a dump with symbols no policy binds names them all and says how") {

@@ -377,3 +377,23 @@ TEST_CASE("torch_dtype: an unknown value is costed as float16 with a note saying
   CHECK_FALSE(has_dtype_note(parse(head + R"(, "torch_dtype": "float32"})")));
   CHECK_FALSE(has_dtype_note(parse(head + R"(, "torch_dtype": "float16"})")));
 }
+
+TEST_CASE("a config's model name: _name_or_path, else model_type, else the file stem (issue 27)") {
+  model::Phases ph;
+  ph.seq_len = 8;
+  ph.context = 16;
+  // every fixture in one folder has its own name, not the folder's ("configs")
+  const model::ModelConfig mixtral = load("mixtral-8x7b.json");
+  CHECK(model::plan_from_config(fixture("mixtral-8x7b.json"), mixtral, ph).name == "mistralai/Mixtral-8x7B-v0.1");
+  CHECK(model::plan_from_config(fixture("gpt2.json"), load("gpt2.json"), ph).name == "gpt2");
+  const std::string body =
+      R"("hidden_size": 64, "intermediate_size": 128, "num_attention_heads": 4, "num_hidden_layers": 2,
+         "vocab_size": 100)";
+  const model::ModelConfig typed = parse("{\"model_type\": \"qwen2\", " + body + "}");
+  CHECK(model::plan_from_config("hf/config.json", typed, ph).name == "qwen2");
+  const model::ModelConfig bare = parse("{" + body + "}");
+  CHECK(bare.model_type == "llama");  // read as a Llama-style decoder, said in the notes
+  CHECK(model::plan_from_config("hf/tiny-model.json", bare, ph).name == "tiny-model");
+  const model::ModelConfig empty_name = parse(R"({"_name_or_path": "", "model_type": "gpt2", )" + body + "}");
+  CHECK(model::plan_from_config("x/config.json", empty_name, ph).name == "gpt2");
+}
