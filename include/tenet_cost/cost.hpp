@@ -132,9 +132,9 @@ struct TensorCost {
   std::int64_t bits_num = 16, bits_den = 1;
   std::string bits;                 // "4", "3.2"
   std::int64_t dram_elems = 0, dram_bytes = 0;      // buffer <-> DRAM (reads, or writes for outputs)
-  quant::Apply apply = quant::Apply::kMac;  // where it is used (docs/model.md "Where scales are applied")
-  std::int64_t array_bits = 0;      // bits per element inside the array when not its storage bits (a weight
-                                    // dequantized at the edge moves at the MAC precision); 0 = storage bits
+  quant::Apply apply = quant::Apply::kMac;          // where it is used (docs/model.md "Where scales are applied")
+  std::int64_t array_bits = 0;  // bits per element inside the array when not its storage bits (a weight
+                                // dequantized at the edge moves at the MAC precision); 0 = storage bits
   // Reads: uses = register + noc + buffer (docs/model.md "Data movement by reuse class"). The output: total_elems
   // its writes by the MACs, buffer_elems its partial-sum writes and re-reads.
   std::int64_t total_elems = 0;     // uses by the unit that applies it (the MACs; the edge dequantizer; the rescale)

@@ -372,7 +372,7 @@ struct CompareRow {
   std::string scheme;                      // name; a dump's own schemes: "q4f16_1 (dump)"
   PhaseSum prefill, decode;
   std::optional<RequestFigures> request;  // with a Request (compare --prompt-len / --gen-len)
-  std::vector<EntrySum> other;  // the other entries, by name (empty for prefill/decode models)
+  std::vector<EntrySum> other;            // the other entries, by name (empty for prefill/decode models)
   double prefill_tokens_per_s = 0, decode_tokens_per_s = 0;  // batch·seq_len / prefill, batch / decode step latency
   double decode_energy_per_token_j = 0;                      // decode step energy / batch (one token per sequence)
   double scale_traffic_share = 0, prefill_scale_traffic_share = 0;          // scale bytes / DRAM bytes

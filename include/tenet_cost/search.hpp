@@ -49,7 +49,7 @@ struct Options {
   bool per_gemm = false;  // each GEMM its own dataflow (default: one dataflow for the model)
   std::size_t top = 1;    // configurations listed per scheme
   unsigned jobs = 1;      // worker threads (same output for any count)
-  double engine_time_limit_s = cost::kDefaultEngineTimeLimit;  // per TENET engine evaluation (<= 0: none)
+  double engine_time_limit_s = cost::kDefaultEngineTimeLimit;   // per TENET engine evaluation (<= 0: none)
   std::int64_t engine_max_points = cost::kDefaultEnginePoints;  // per brute-forced instance (--engine-points)
 };
 

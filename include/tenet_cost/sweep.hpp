@@ -113,8 +113,8 @@ struct RunOptions {
   std::string presets_dir;    // configs/arch
   std::string workloads_dir;  // the shipped models (workloads/<name>/{q0f16.py,config.json})
   Shard shard;
-  unsigned jobs = 0;                                           // 0 = every hardware thread
-  double engine_time_limit_s = cost::kDefaultEngineTimeLimit;  // per TENET engine evaluation (<= 0: none)
+  unsigned jobs = 0;                                            // 0 = every hardware thread
+  double engine_time_limit_s = cost::kDefaultEngineTimeLimit;   // per TENET engine evaluation (<= 0: none)
   std::int64_t engine_max_points = cost::kDefaultEnginePoints;  // per brute-forced instance (--engine-points)
   std::string out;  // results file (JSON lines, appended, resumed); "" = RunSummary::lines
   std::function<void(const Progress&)> progress;  // after each point (from worker threads, serialized)

@@ -125,11 +125,11 @@ model::PlanSource plan_source(const ModelArgs& a) {
     if (!a.hf_config.empty()) throw InputError("--mlc-config and --hf-config both give the model's config: drop one");
     const model::MlcChatConfig mlc = model::load_mlc_chat_config(a.mlc_config);
     const model::PlanSource inner =
-        a.dump.empty()
-            ? model::PlanSource{[path = a.mlc_config, c = mlc.model](
-                                    const model::Phases& ph) { return model::plan_from_config(path, c, ph); },
-                                mlc.model}
-            : model::dump_plan_source(a.dump, mlc.model);
+        a.dump.empty() ? model::PlanSource{[path = a.mlc_config, c = mlc.model](const model::Phases& ph) {
+                                             return model::plan_from_config(path, c, ph);
+                                           },
+                                           mlc.model}
+                       : model::dump_plan_source(a.dump, mlc.model);
     return {[inner, mlc](const model::Phases& ph) {
               model::Model m = inner.at(ph);
               const std::vector<std::string> notes = model::mlc_notes(mlc, ph);

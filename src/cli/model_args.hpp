@@ -21,10 +21,10 @@ struct ModelArgs {
   std::vector<std::string> calls;    // --calls NAME=N, repeatable: counts of a module without a Relax entry
   std::vector<std::string> entries;  // --entry NAME, repeatable: the dump's entries to cost
   std::int64_t seq_len = 2048, context = 2048, batch = 1, chunk = 0;
-  bool strict = false;                                // --strict: a plan over the arch's dram.bytes is an error
-  bool allow_long_context = false;                    // --allow-long-context: beyond max_position_embeddings
-  std::vector<std::string> set;                       // --set KEY=VALUE (arch overrides), in order
-  double time_limit = cost::kDefaultEngineTimeLimit;  // --time-limit: seconds per TENET engine evaluation
+  bool strict = false;                                      // --strict: a plan over the arch's dram.bytes is an error
+  bool allow_long_context = false;                          // --allow-long-context: beyond max_position_embeddings
+  std::vector<std::string> set;                             // --set KEY=VALUE (arch overrides), in order
+  double time_limit = cost::kDefaultEngineTimeLimit;        // --time-limit: seconds per TENET engine evaluation
   std::int64_t engine_points = cost::kDefaultEnginePoints;  // --engine-points: instances per brute-forced instance
 };
 

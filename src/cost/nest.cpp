@@ -32,7 +32,8 @@ DramMove dram_move(const Operand& op, const Nest& nest) {
   std::int64_t reps = 1;
   for (int pos = 0; pos <= deepest; ++pos) {
     const char l = nest.order[static_cast<std::size_t>(pos)];
-    if (!mine[static_cast<std::size_t>(loop_slot(l))]) reps = checked_mul(reps, nest.dim(l).trips(), "tile repetitions");
+    if (!mine[static_cast<std::size_t>(loop_slot(l))])
+      reps = checked_mul(reps, nest.dim(l).trips(), "tile repetitions");
   }
   const std::int64_t fp = footprint(op, nest, false);
   DramMove mv;

@@ -30,7 +30,8 @@ inline int loop_slot(char loop) { return loop == 'm' ? 0 : loop == 'n' ? 1 : loo
 struct Nest {
   std::array<DimInfo, 3> dims;  // m, n, k
   std::string order;            // outermost first
-  Nest(const GemmShape& s, const Tile& t) : dims{DimInfo{s.m, t.m}, DimInfo{s.n, t.n}, DimInfo{s.k, t.k}}, order(t.order) {}
+  Nest(const GemmShape& s, const Tile& t)
+      : dims{DimInfo{s.m, t.m}, DimInfo{s.n, t.n}, DimInfo{s.k, t.k}}, order(t.order) {}
   /// The loop 'm', 'n' or 'k'; InternalError for another name.
   [[nodiscard]] const DimInfo& dim(char loop) const {
     const int i = loop_slot(loop);

@@ -136,8 +136,8 @@ std::int64_t changes(const Operand& op, char dim, std::int64_t n) {
 
 // Unique volume against the PE's own previous stamp only (each (PE, fold) pair of os holds one (i, j) and runs k
 // in consecutive stamps; of ws one (k, j) and runs i): the first access of each pair, then every change along the
-// time loop, less the hand-overs of fold_handover_hits (none on arrays of at least 2 x 2). A kGroup operand (accessed at k mod g = 0 only) is never held by a PE
-// at the previous stamp under os (the PE's previous stamp ran k - 1).
+// time loop, less the hand-overs of fold_handover_hits (none on arrays of at least 2 x 2). A kGroup operand (accessed
+// at k mod g = 0 only) is never held by a PE at the previous stamp under os (the PE's previous stamp ran k - 1).
 std::int64_t temporal_unique(Preset preset, const Operand& op, std::int64_t tm, std::int64_t tn, std::int64_t tk) {
   const bool group = op.apply == quant::Apply::kGroup;
   if (preset == Preset::kOS) return mul(tm, tn, group ? cdiv(tk, op.apply_group) : changes(op, 'k', tk));
@@ -148,8 +148,8 @@ std::int64_t temporal_unique(Preset preset, const Operand& op, std::int64_t tm, 
 // first k at the same or the previous stamp except the one that forwards it): os as the unconstrained row; ws
 // per accessing (k, j): unique when its left neighbour holds another element (plain j: always; floor(j/bn): at a
 // column-fold or block start; no j: at a column-fold start), times tm when it indexes i. -1 when not proven.
-std::int64_t unique_group(Preset preset, Pattern p, const Operand& op, std::int64_t R, std::int64_t C,
-                          std::int64_t tm, std::int64_t tn, std::int64_t tk) {
+std::int64_t unique_group(Preset preset, Pattern p, const Operand& op, std::int64_t R, std::int64_t C, std::int64_t tm,
+                          std::int64_t tn, std::int64_t tk) {
   const std::int64_t g = op.apply_group;
   const bool proven = (p == Pattern::kJ_Kg || p == Pattern::kBlock || p == Pattern::kI_Kg || p == Pattern::kKg) &&
                       divisor_of(op, 'k') == g && g >= 2;
@@ -170,7 +170,8 @@ struct FoldAxis {
   // the folds that hold one value, ascending: all of them, the last one, or none
   [[nodiscard]] std::pair<std::int64_t, std::int64_t> singles() const {
     if (pes == 1) return {0, folds()};
-    return extent % pes == 1 ? std::pair<std::int64_t, std::int64_t>{folds() - 1, folds()} : std::pair<std::int64_t, std::int64_t>{0, 0};
+    return extent % pes == 1 ? std::pair<std::int64_t, std::int64_t>{folds() - 1, folds()}
+                             : std::pair<std::int64_t, std::int64_t>{0, 0};
   }
 };
 
@@ -271,10 +272,10 @@ bool closed_form_volumes(Preset preset, std::int64_t R, std::int64_t C, std::int
     const std::int64_t bk = op.index.size() == 2 ? op.index[1].divisor : 1;
     const bool group = op.apply == quant::Apply::kGroup;
     std::int64_t uv = 0;
-    if (group)
-      uv = unique_group(preset, p, op, R, C, tm, tn, tk);
+    if (group) uv = unique_group(preset, p, op, R, C, tm, tn, tk);
     else
-      uv = preset == Preset::kOS ? unique_os(p, R, C, tm, tn, tk, g, bn, bk) : unique_ws(p, R, C, tm, tn, tk, g, bn, bk);
+      uv =
+          preset == Preset::kOS ? unique_os(p, R, C, tm, tn, tk, g, bn, bk) : unique_ws(p, R, C, tm, tn, tk, g, bn, bk);
     if (uv < 0) return false;
     // os folds i (rows) outer, j (columns) inner, runs k in time; ws folds j (columns) outer, k (rows) inner, runs i
     const std::int64_t hits = preset == Preset::kOS ? fold_handover_hits(op, {'i', tm, R}, {'j', tn, C}, 'k', tk)

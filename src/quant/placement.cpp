@@ -54,17 +54,16 @@ void place_on_accumulator(Operand& op) {
 
 void place(std::vector<Operand>& ops, const Scheme& s, GemmRole role, DequantSite site) {
   // the B operand (weight or KV cache) is converted to the MAC precision before the MAC
-  const bool dequantized = role == GemmRole::kLinear ? s.dequant_weight
-                                                     : (role == GemmRole::kAttnQK || role == GemmRole::kAttnPV) &&
-                                                           s.kv.has_value();
+  const bool dequantized = role == GemmRole::kLinear
+                               ? s.dequant_weight
+                               : (role == GemmRole::kAttnQK || role == GemmRole::kAttnPV) && s.kv.has_value();
   for (auto& op : ops) {
     if (op.role == OperandRole::kWeight && dequantized && site == DequantSite::kEdge)
       op.array_bits = precision_bits(compute_precision(s, role));
     if (!is_quant_metadata(op.role)) continue;
     if (op.of == OperandRole::kWeight && dequantized)
       op.apply = site == DequantSite::kEdge ? Apply::kEdge : Apply::kMac;
-    else
-      place_on_accumulator(op);
+    else place_on_accumulator(op);
   }
 }
 

@@ -198,8 +198,8 @@ SearchResult run(const arch::Arch& arch, const model::Model& model, const model:
       }
     }
     if (std::find(ok.begin() + static_cast<std::ptrdiff_t>(first[s]),
-                  ok.begin() + static_cast<std::ptrdiff_t>(first[s + 1]), 1) ==
-        ok.begin() + static_cast<std::ptrdiff_t>(first[s + 1]))
+                  ok.begin() + static_cast<std::ptrdiff_t>(first[s + 1]),
+                  1) == ok.begin() + static_cast<std::ptrdiff_t>(first[s + 1]))
       std::rethrow_exception(first_error);
   }
 

@@ -2,11 +2,11 @@
 // file goes through one reader that never blocks and always says why it failed.
 // Special files are created in a temporary directory (never the real /dev).
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/un.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 

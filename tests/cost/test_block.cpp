@@ -58,7 +58,8 @@ TEST_CASE("block schemes round-trip through their names and carry 2-D block scal
     const auto again = quant::parse_scheme(s.name);
     CHECK(again.name == s.name);
     CHECK(again.description == s.description);
-    CHECK(quant::operands(again, GemmRole::kLinear, quant::DequantSite::kEdge) == quant::operands(s, GemmRole::kLinear, quant::DequantSite::kEdge));
+    CHECK(quant::operands(again, GemmRole::kLinear, quant::DequantSite::kEdge) ==
+          quant::operands(s, GemmRole::kLinear, quant::DequantSite::kEdge));
     CHECK(s.weight.scale == Granularity::kBlock);
     CHECK(s.weight.block_n > 0);
     CHECK(s.weight.block_k > 0);
@@ -74,9 +75,11 @@ TEST_CASE("block schemes round-trip through their names and carry 2-D block scal
   CHECK(op_named(ds, "SA").relation() == "{S[i,j,k]->SA[i,floor(k/64)] : k mod 64 = 0}");
   CHECK(op_named(ds, "SW").bits_text() == "32");
   CHECK(op_named(ds, "W").bits_text() == "8");
-  const auto st = quant::operands(quant::parse_scheme("fp8_e4m3fn_bf16_block_scale_static_activation"), GemmRole::kLinear, quant::DequantSite::kEdge);
+  const auto st = quant::operands(quant::parse_scheme("fp8_e4m3fn_bf16_block_scale_static_activation"),
+                                  GemmRole::kLinear, quant::DequantSite::kEdge);
   CHECK(op_named(st, "SA").relation() == "{S[i,j,k]->SA[floor(k/128)] : k mod 128 = 0}");
-  const auto wo = quant::operands(quant::parse_scheme("w4a16-block64x64-asym"), GemmRole::kLinear, quant::DequantSite::kEdge);
+  const auto wo =
+      quant::operands(quant::parse_scheme("w4a16-block64x64-asym"), GemmRole::kLinear, quant::DequantSite::kEdge);
   CHECK(op_named(wo, "SW").relation() == "{S[i,j,k]->SW[floor(j/64),floor(k/64)]}");
   CHECK(op_named(wo, "ZW").relation() == "{S[i,j,k]->ZW[floor(j/64),floor(k/64)]}");
   CHECK(wo.size() == 5);  // A, W, SW, ZW, C: weight-only, no activation scale
@@ -134,10 +137,22 @@ TEST_CASE("bad block specs are one-line errors that point to quant list") {
 TEST_CASE("block-scale closed forms match the brute-force enumeration of TENET's definitions") {
   // blocks that divide the tile and blocks that do not (tn = 9, 11; tk = 12, 13)
   const std::vector<std::array<int, 5>> sizes = {
-      {4, 4, 8, 8, 8}, {4, 4, 10, 9, 12}, {3, 5, 7, 11, 13}, {4, 4, 1, 9, 12}, {4, 4, 6, 4, 5}, {2, 3, 5, 6, 16},
+      {4, 4, 8, 8, 8},
+      {4, 4, 10, 9, 12},
+      {3, 5, 7, 11, 13},
+      {4, 4, 1, 9, 12},
+      {4, 4, 6, 4, 5},
+      {2, 3, 5, 6, 16},
       // one-row / one-column arrays and single-value last folds: PE(0,0) hands its register over between folds
-      {1, 4, 5, 9, 7}, {4, 1, 9, 5, 7}, {1, 1, 3, 4, 5}, {1, 3, 4, 7, 6}, {3, 1, 7, 4, 6}, {2, 2, 5, 5, 4},
-      {1, 1, 2, 3, 1}, {1, 3, 3, 4, 1}, {3, 1, 1, 5, 2}};
+      {1, 4, 5, 9, 7},
+      {4, 1, 9, 5, 7},
+      {1, 1, 3, 4, 5},
+      {1, 3, 4, 7, 6},
+      {3, 1, 7, 4, 6},
+      {2, 2, 5, 5, 4},
+      {1, 1, 2, 3, 1},
+      {1, 3, 3, 4, 1},
+      {3, 1, 1, 5, 2}};
   for (const char* kind : {"os", "ws"})
     for (const char* scheme : kBlockSchemes)
       for (const auto& sz : sizes) {

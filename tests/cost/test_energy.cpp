@@ -188,7 +188,7 @@ TEST_CASE("reuse classes: hand-derived register / NoC / buffer counts of values 
       return std::array<std::int64_t, 4>{t.total_elems, t.register_elems, t.noc_elems, t.buffer_elems};
     };
     using Q = std::array<std::int64_t, 4>;  // total, register, noc, buffer
-    {  // os: rows = i (m), columns = j (n), time = k
+    {                                       // os: rows = i (m), columns = j (n), time = k
       cost::Estimator est(a, mapping::parse_dataflow("os"), o);
       // per-tensor / per-token / per-channel scales of low-precision MACs: applied once per output by the output
       // rescale, never in the array; read once per output tile (one tile here)

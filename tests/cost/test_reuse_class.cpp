@@ -89,7 +89,8 @@ std::map<std::string, Classes> enumerate(const mapping::Dataflow& d, int R, int 
     for (const auto& [i, j, k, pl] : pts) {
       if (op.apply == quant::Apply::kGroup && k % op.apply_group != 0) continue;  // used once per K group
       std::vector<long long> e;
-      for (const auto& t : op.index) e.push_back(t.dim == '0' ? 0 : (t.dim == 'i' ? i : t.dim == 'j' ? j : k) / t.divisor);
+      for (const auto& t : op.index)
+        e.push_back(t.dim == '0' ? 0 : (t.dim == 'i' ? i : t.dim == 'j' ? j : k) / t.divisor);
       held[{pl.p, pl.q, rank.at(pl.stamp)}].insert(e);
       ++c.total;  // one use per statement instance
     }
@@ -125,12 +126,12 @@ arch::Arch small_arch(int R, int C, bool dequant_in_pe) {
 }  // namespace
 
 TEST_CASE("register / NoC / buffer counts of values and scales equal a register-level enumeration") {
-  const std::vector<std::string> dataflows = {"os",           "ws",           "is",           "ncf",
-                                              "gen:ij-k-r-21", "gen:ij-k-c-12", "gen:ik-j-r-11", "gen:kj-i-r-22"};
+  const std::vector<std::string> dataflows = {
+      "os", "ws", "is", "ncf", "gen:ij-k-r-21", "gen:ij-k-c-12", "gen:ik-j-r-11", "gen:kj-i-r-22"};
   // weight group scales per MAC (dequantized in the PE), group scales on the partial sum (int4 MACs), 2-D block
   // scales and per-token-group activation scales on the partial sum, per-channel / per-token scales at the output
-  const std::vector<std::string> schemes = {"w4a16-g4-asym", "w4a16-g3", "w4a4-g4", "w4a4-g6",
-                                            "fp8-block2x4",  "fp8-block3x3", "w8a8-token-channel", "q0f16"};
+  const std::vector<std::string> schemes = {"w4a16-g4-asym", "w4a16-g3",           "w4a4-g4", "w4a4-g6", "fp8-block2x4",
+                                            "fp8-block3x3",  "w8a8-token-channel", "q0f16"};
   const std::vector<std::array<int, 5>> shapes = {{3, 4, 7, 9, 12}, {4, 4, 8, 8, 8}, {2, 3, 5, 7, 13}, {1, 4, 5, 6, 9}};
   int compared = 0;
   for (const auto& [R, C, M, N, K] : shapes)

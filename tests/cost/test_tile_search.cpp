@@ -28,8 +28,14 @@ cost::TileProblem problem(const cost::Estimator& est, const GemmShape& s, const 
   const auto& a = est.arch();
   const bool coarse =
       est.options().method == cost::ArrayMethod::kEngine || !mapping::closed_forms_apply(a, est.dataflow());
-  return cost::TileProblem{
-      s, quant::operands(scheme, s.role, quant::DequantSite::kEdge), scheme.accum_bits, a.buffer_bytes, a.name, a.rows, a.cols, coarse};
+  return cost::TileProblem{s,
+                           quant::operands(scheme, s.role, quant::DequantSite::kEdge),
+                           scheme.accum_bits,
+                           a.buffer_bytes,
+                           a.name,
+                           a.rows,
+                           a.cols,
+                           coarse};
 }
 
 // The exhaustive oracle: every candidate evaluated at its fixed tile, the first best in enumeration order.

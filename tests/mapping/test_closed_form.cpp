@@ -14,7 +14,9 @@ using quant::OperandRole;
 
 namespace {
 
-std::vector<Operand> gemm_ops() { return quant::operands(quant::parse_scheme("q0f16"), quant::GemmRole::kLinear, quant::DequantSite::kEdge); }
+std::vector<Operand> gemm_ops() {
+  return quant::operands(quant::parse_scheme("q0f16"), quant::GemmRole::kLinear, quant::DequantSite::kEdge);
+}
 
 // A weight scale indexed by a pattern no closed form covers: SW[floor(k/4), j] (groups along K first).
 std::vector<Operand> odd_ops() {

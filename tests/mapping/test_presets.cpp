@@ -19,7 +19,8 @@ TEST_CASE("every catalog scheme round-trips through its name") {
     const auto again = quant::parse_scheme(s.name);
     CHECK(again.name == s.name);
     CHECK(again.description == s.description);
-    CHECK(quant::operands(again, quant::GemmRole::kLinear, quant::DequantSite::kEdge) == quant::operands(s, quant::GemmRole::kLinear, quant::DequantSite::kEdge));
+    CHECK(quant::operands(again, quant::GemmRole::kLinear, quant::DequantSite::kEdge) ==
+          quant::operands(s, quant::GemmRole::kLinear, quant::DequantSite::kEdge));
   }
   CHECK(quant::parse_scheme("W8A8").name == "w8a8-token-channel");
   CHECK(quant::parse_scheme("w4a16-asym-g128").name == "w4a16-g128-asym");
@@ -40,12 +41,15 @@ TEST_CASE("MLC schemes have MLC's storage") {
   CHECK(quant::parse_scheme("q4f16_autoawq").weight.zero_point);
   CHECK_FALSE(quant::parse_scheme("q4f16_2").quantize_lm_head);
   CHECK(quant::parse_scheme("e5m2_e5m2_f16").weight.scale == quant::Granularity::kNone);
-  const auto fp8 = quant::operands(quant::parse_scheme("fp8-tensor"), quant::GemmRole::kLinear, quant::DequantSite::kEdge);
+  const auto fp8 =
+      quant::operands(quant::parse_scheme("fp8-tensor"), quant::GemmRole::kLinear, quant::DequantSite::kEdge);
   CHECK(fp8[2].relation() == "{S[i,j,k]->SA[0]}");
-  const auto sq = quant::operands(quant::parse_scheme("w8a8-token-channel"), quant::GemmRole::kLinear, quant::DequantSite::kEdge);
+  const auto sq =
+      quant::operands(quant::parse_scheme("w8a8-token-channel"), quant::GemmRole::kLinear, quant::DequantSite::kEdge);
   CHECK(sq[2].relation() == "{S[i,j,k]->SA[i]}");
   CHECK(sq[3].relation() == "{S[i,j,k]->SW[j]}");
-  const auto kv = quant::operands(quant::parse_scheme("w4a16-g128+kv4-g64"), quant::GemmRole::kAttnPV, quant::DequantSite::kEdge);
+  const auto kv =
+      quant::operands(quant::parse_scheme("w4a16-g128+kv4-g64"), quant::GemmRole::kAttnPV, quant::DequantSite::kEdge);
   CHECK(kv[2].relation() == "{S[i,j,k]->SV[k,floor(j/64)]}");
   CHECK(kv[2].relation(true) == "{S[b,i,j,k]->SV[b,k,floor(j/64)]}");
 }

@@ -198,7 +198,8 @@ TEST_CASE("--dataflows generated|all: each scheme's legal generated maps; search
     for (const auto& g : every_generated()) {
       bool legal = true;
       for (const auto& mg : model.gemms)
-        legal = legal && mapping::is_legal(g, arch.interconnect, quant::operands(*sch, mg.shape.role, quant::DequantSite::kEdge));
+        legal = legal && mapping::is_legal(g, arch.interconnect,
+                                           quant::operands(*sch, mg.shape.role, quant::DequantSite::kEdge));
       const bool twin = g.name() == "gen:ij-k-r-11" || g.name() == "gen:kj-i-c-11" || g.name() == "gen:ki-j-c-11";
       if (legal && !twin) expect.push_back(g.name());
     }
