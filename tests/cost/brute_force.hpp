@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <set>
 #include <string>
@@ -14,6 +15,16 @@
 #include "tenet_cost/quant.hpp"
 
 namespace tc_test {
+
+/// R, C, tm, tn, tk of the closed-form vs brute-force comparisons: blocks that divide the tile and blocks that do not,
+/// one-row / one-column arrays and single-value last folds (PE(0,0) hands its register over between folds).
+inline const std::vector<std::array<int, 5>>& oracle_sizes() {
+  static const std::vector<std::array<int, 5>> sizes = {
+      {4, 4, 8, 8, 8}, {4, 4, 10, 9, 12}, {3, 5, 7, 11, 13}, {4, 4, 1, 9, 12}, {4, 4, 6, 4, 5},
+      {2, 3, 5, 6, 16}, {1, 4, 5, 9, 7},   {4, 1, 9, 5, 7},   {1, 1, 3, 4, 5},   {1, 3, 4, 7, 6},
+      {3, 1, 7, 4, 6},  {2, 2, 5, 5, 4},   {1, 1, 2, 3, 1},   {1, 3, 3, 4, 1},   {3, 1, 1, 5, 2}};
+  return sizes;
+}
 
 struct BruteResult {
   long long time_stamps = 0, active_pes = 0;

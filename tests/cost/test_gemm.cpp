@@ -43,23 +43,7 @@ TEST_CASE("closed forms match a brute-force enumeration of TENET's definitions")
                                    {"fp8-tensor", GemmRole::kLinear},     {"q0f16+kv8", GemmRole::kAttnQK},
                                    {"q0f16+kv8", GemmRole::kAttnPV},      {"q0f16+kv4-g3", GemmRole::kAttnQK},
                                    {"q0f16+kv4-g3", GemmRole::kAttnPV}};
-  const std::vector<std::array<int, 5>> sizes = {
-      {4, 4, 8, 8, 8},
-      {4, 4, 10, 9, 12},
-      {3, 5, 7, 11, 13},
-      {4, 4, 1, 9, 12},
-      {4, 4, 6, 4, 5},
-      {2, 3, 5, 6, 16},
-      // one-row / one-column arrays and single-value last folds: PE(0,0) hands its register over between folds
-      {1, 4, 5, 9, 7},
-      {4, 1, 9, 5, 7},
-      {1, 1, 3, 4, 5},
-      {1, 3, 4, 7, 6},
-      {3, 1, 7, 4, 6},
-      {2, 2, 5, 5, 4},
-      {1, 1, 2, 3, 1},
-      {1, 3, 3, 4, 1},
-      {3, 1, 1, 5, 2}};
+  const auto& sizes = tc_test::oracle_sizes();
   for (const char* kind : {"os", "ws"})
     for (const auto& c : cases)
       for (const auto& sz : sizes) {
