@@ -246,7 +246,7 @@ double metadata_energy(const cost::GemmCost& c, const arch::Arch& a) {
     if (!quant::is_quant_metadata(t.role)) continue;
     const double bits = static_cast<double>(t.bits_num) / static_cast<double>(t.bits_den);
     pj += static_cast<double>(t.dram_bytes) * 8 * a.dram_pj_per_bit;
-    pj += static_cast<double>(static_cast<i128>(t.buffer_elems) * t.bits_num / t.bits_den) * a.buffer_pj_per_bit;
+    pj += static_cast<double>(t.buffer_elems) * bits * a.buffer_pj_per_bit;
     pj += static_cast<double>(t.noc_elems) * bits * a.noc_pj_per_bit;
   }
   return pj * 1e-12;
