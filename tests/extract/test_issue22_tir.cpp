@@ -133,7 +133,8 @@ TEST_CASE("grouped transposed and symbolic grouped convs: groups as batch, per-g
   CHECK(s.k.str() == "c // 8 * 9");
   ExtractOptions opt;
   opt.bindings = {{"n", 2}, {"c", 64}, {"f", 128}};
-  const Workload& sb = find(load("extract/grouped_conv_transpose.py", opt), "conv2d_group_symbolic");
+  const ExtractResult bound = load("extract/grouped_conv_transpose.py", opt);
+  const Workload& sb = find(bound, "conv2d_group_symbolic");
   CHECK(sb.n == Dim::constant(16));
   CHECK(sb.k == Dim::constant(72));
 }
