@@ -98,12 +98,12 @@ struct Counts {
 
 /// How a GEMM maps onto DRAM -> buffer -> rows x cols PEs -> MAC in the timeloop convention.
 struct GemmMapping {
-  std::int64_t m = 1, n = 1, k = 1;              // the GEMM
+  std::int64_t m = 1, n = 1, k = 1;                 // the GEMM
   std::int64_t tile_m = 1, tile_n = 1, tile_k = 1;  // the buffer tile (each divides its dimension)
-  std::string order = "mnk";                     // the DRAM loops over tiles, outermost first
-  char row_dim = 'm';                            // the dimension on the array rows (os: m, ws and is: k)
-  char col_dim = 'n';                            // on the columns (os and ws: n, is: m)
-  std::int64_t rows = 1, cols = 1;               // the array
+  std::string order = "mnk";                        // the DRAM loops over tiles, outermost first
+  char row_dim = 'm';                               // the dimension on the array rows (os: m, ws and is: k)
+  char col_dim = 'n';                               // on the columns (os and ws: n, is: m)
+  std::int64_t rows = 1, cols = 1;                  // the array
 };
 
 /// The Timeloop mapping: DRAM loops over the tiles in `order`; buffer loops over the folds of the row and column

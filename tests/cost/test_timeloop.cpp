@@ -78,8 +78,7 @@ Brute simulate(const tl::Mapping& m) {
     std::vector<std::int64_t> sidx(all.size(), 0);
     for (;;) {
       std::array<std::int64_t, 3> mnk{};
-      for (std::size_t i = 0; i < all.size(); ++i)
-        mnk[all[i].dim] += (all[i].spatial ? sidx[i] : idx[i]) * step[i];
+      for (std::size_t i = 0; i < all.size(); ++i) mnk[all[i].dim] += (all[i].spatial ? sidx[i] : idx[i]) * step[i];
       if (prev_pe.size() <= pe) prev_pe.push_back({Point{-1, -1}, Point{-1, -1}, Point{-1, -1}});
       for (std::size_t s = 0; s < 3; ++s) {
         const Point p = project(s, mnk);

@@ -17,8 +17,7 @@ using timeloop_ref::SpaceSpec;
 const std::string kRef = std::string(TC_FIXTURE_DIR) + "/reference/timeloop/";
 
 const std::vector<SpaceSpec> kConv1d = {{"Weights", {"R"}}, {"Inputs", {"R+P"}}, {"Outputs", {"P"}, true}};
-const std::vector<SpaceSpec> kConv1dOc = {
-    {"Weights", {"K", "R"}}, {"Inputs", {"R+P"}}, {"Outputs", {"K", "P"}, true}};
+const std::vector<SpaceSpec> kConv1dOc = {{"Weights", {"K", "R"}}, {"Inputs", {"R+P"}}, {"Outputs", {"K", "P"}, true}};
 const std::vector<SpaceSpec> kConv1dOcIc = {
     {"Weights", {"C", "K", "R"}}, {"Inputs", {"C", "R+P"}}, {"Outputs", {"K", "P"}, true}};
 // The 2024 exercise's CNN layer (strides and dilations 1): a 1x1 convolution, i.e. a GEMM.
