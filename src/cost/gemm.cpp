@@ -200,7 +200,12 @@ struct Estimator::Impl {
 GemmCost Estimator::Impl::evaluate(const GemmShape& s, const GemmInputs& in, const Tile& user) {
   const TileFloors f = tile_floors(arch, s, in.precision);
   const bool coarse = options.method == ArrayMethod::kEngine || !mapping::closed_forms_apply(arch, dataflow);
-  const TileProblem p{s, in.ops, in.accum_bits, arch.buffer_bytes, arch.name, arch.rows, arch.cols, coarse};
+  // buffer.buffering double: a tile may use only half the buffer (the next tile streams into the other half)
+  const std::string name = arch.buffer_buffering == arch::TileBuffering::kDouble
+                               ? arch.name + ", buffer.buffering double: half of " +
+                                     std::to_string(arch.buffer_bytes) + " bytes usable per tile"
+                               : arch.name;
+  const TileProblem p{s, in.ops, in.accum_bits, arch.tile_buffer_bytes(), name, arch.rows, arch.cols, coarse};
   return best_tile(p, user, options.objective, f, [&](const Tile& t) { return evaluate_at(s, in, t); }).cost;
 }
 
