@@ -118,6 +118,11 @@ RunInfo run_info(const Model& model, const cost::Estimator& est, const Phases& p
                          std::to_string(est.arch().buffer_bytes) +
                          " bytes), the next tile streams into the other half; tiles and DRAM traffic are chosen under "
                          "that capacity");
+  if (est.options().timing == cost::Timing::kPipeline)
+    info.notes.push_back(
+        "timing pipeline: a GEMM's cycles are per buffer tile, double-buffered: the first tile's fetch and the last "
+        "tile's write-back are exposed, each tile's window takes the longer of its on-chip work and the DRAM "
+        "transfers it overlaps (cycles can exceed the largest term; docs/model.md \"Latency\")");
   return info;
 }
 
