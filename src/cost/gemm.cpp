@@ -202,8 +202,8 @@ GemmCost Estimator::Impl::evaluate(const GemmShape& s, const GemmInputs& in, con
   const bool coarse = options.method == ArrayMethod::kEngine || !mapping::closed_forms_apply(arch, dataflow);
   // buffer.buffering double: a tile may use only half the buffer (the next tile streams into the other half)
   const std::string name = arch.buffer_buffering == arch::TileBuffering::kDouble
-                               ? arch.name + ", buffer.buffering double: half of " +
-                                     std::to_string(arch.buffer_bytes) + " bytes usable per tile"
+                               ? arch.name + ", buffer.buffering double: half of " + std::to_string(arch.buffer_bytes) +
+                                     " bytes usable per tile"
                                : arch.name;
   const TileProblem p{s, in.ops, in.accum_bits, arch.tile_buffer_bytes(), name, arch.rows, arch.cols, coarse};
   return best_tile(p, user, options.objective, f, [&](const Tile& t) { return evaluate_at(s, in, t); }).cost;
@@ -467,9 +467,9 @@ GemmCost Estimator::Impl::evaluate_at(const GemmShape& s, const GemmInputs& in, 
   for (const auto& tc : c.tensors)
     if (tc.role == quant::OperandRole::kOutput) write_bytes = checked_add(write_bytes, tc.dram_bytes, "DRAM bytes");
   const std::int64_t write_cycles = std::min(
-      dram_cycles, checked_narrow((static_cast<i128>(write_bytes) * arch.clock_mhz + arch.dram_mb_per_s - 1) /
-                                      arch.dram_mb_per_s,
-                                  "cycles"));
+      dram_cycles,
+      checked_narrow((static_cast<i128>(write_bytes) * arch.clock_mhz + arch.dram_mb_per_s - 1) / arch.dram_mb_per_s,
+                     "cycles"));
   set_timing(c, arch, dataflow,
              CycleTerms{a.compute_cycles, buffer_cycles, dram_cycles, dequant_cycles, vector_cycles, a.folds,
                         write_cycles, std::max<std::int64_t>(1, c.tiles)},

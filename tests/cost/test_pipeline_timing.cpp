@@ -27,8 +27,7 @@ std::int64_t dram_cycles(const arch::Arch& a, std::int64_t bytes) {
 std::int64_t expected_pipeline(const arch::Arch& a, const cost::GemmCost& r) {
   using cost::Term;
   const std::int64_t array = term(r, Term::kCompute) + term(r, Term::kStationaryLoad) + term(r, Term::kOutputDrain);
-  const std::int64_t p =
-      std::max({array, term(r, Term::kBuffer), term(r, Term::kDequant), term(r, Term::kVector)});
+  const std::int64_t p = std::max({array, term(r, Term::kBuffer), term(r, Term::kDequant), term(r, Term::kVector)});
   std::int64_t out_bytes = 0;
   for (const auto& t : r.tensors)
     if (t.role == quant::OperandRole::kOutput) out_bytes += t.dram_bytes;
