@@ -81,28 +81,33 @@ void require_format(const ModelArgs& a, const char* tool) {
                      a.format + "'");
 }
 
-void require_unbatched(const model::ModelGemm& g, const char* tool) {
-  if (g.shape.batch != 1)
-    throw InputError(std::string("--convention ") + tool + ": no batched GEMM; " + g.function + " has batch " +
-                     std::to_string(g.shape.batch));
+/// The arch and the plan of a convention's report (format table | csv | json; no batched GEMM).
+struct ConventionInput {
+  arch::Arch ar;
+  model::Model plan;
+};
+
+ConventionInput convention_input(const ModelArgs& a, const char* tool) {
+  require_format(a, tool);
+  ConventionInput in{load_arch(a), load_plan(a, phases(a))};
+  for (const auto& g : in.plan.gemms)
+    if (g.shape.batch != 1)
+      throw InputError(std::string("--convention ") + tool + ": no batched GEMM; " + g.function + " has batch " +
+                       std::to_string(g.shape.batch));
+  return in;
 }
 
 }  // namespace
 
 std::string scalesim_convention_report(const ModelArgs& a) {
-  require_format(a, "scalesim");
   if (!a.tiles.empty()) throw InputError("--convention scalesim: SCALE-Sim has no buffer tile; drop --tile");
   const cv::ScaleSimDataflow df = cv::parse_scalesim_dataflow(a.dataflow);
-  const arch::Arch ar = load_arch(a);
-  const model::Phases ph = phases(a);
-  const model::Model plan = load_plan(a, ph);
+  const ConventionInput in = convention_input(a, "scalesim");
   std::vector<Row> rows;
-  rows.reserve(plan.gemms.size());
-  for (const auto& g : plan.gemms) {
-    require_unbatched(g, "scalesim");
-    rows.push_back({&g, cv::scalesim_counts({g.shape.m, g.shape.n, g.shape.k}, ar.rows, ar.cols, df)});
-  }
-  return render(rows, a.format, ar.rows, ar.cols);
+  rows.reserve(in.plan.gemms.size());
+  for (const auto& g : in.plan.gemms)
+    rows.push_back({&g, cv::scalesim_counts({g.shape.m, g.shape.n, g.shape.k}, in.ar.rows, in.ar.cols, df)});
+  return render(rows, a.format, in.ar.rows, in.ar.cols);
 }
 
 namespace {
@@ -193,16 +198,13 @@ std::string render_timeloop(const std::vector<TimeloopRow>& rows, const std::str
 }  // namespace
 
 std::string timeloop_convention_report(const ModelArgs& a) {
-  require_format(a, "timeloop");
   const auto [row_dim, col_dim] = array_dims(a.dataflow);
   const cost::Tile tile = timeloop_tile(a);
-  const arch::Arch ar = load_arch(a);
-  const model::Phases ph = phases(a);
-  const model::Model plan = load_plan(a, ph);
+  const ConventionInput in = convention_input(a, "timeloop");
+  const arch::Arch& ar = in.ar;
   std::vector<TimeloopRow> rows;
-  rows.reserve(plan.gemms.size());
-  for (const auto& g : plan.gemms) {
-    require_unbatched(g, "timeloop");
+  rows.reserve(in.plan.gemms.size());
+  for (const auto& g : in.plan.gemms) {
     const auto& s = g.shape;
     tl::GemmMapping m{s.m,
                       s.n,
