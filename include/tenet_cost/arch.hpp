@@ -47,6 +47,12 @@ std::string to_string(DequantPlacement p);
 enum class Buffering { kDoubleBuffered, kSerial };
 std::string to_string(Buffering b);  // "double_buffered" | "serial"
 
+/// How much of the buffer one tile may use (docs/arch.md "Buffer"): `single` the whole buffer (the next tile is fetched
+/// after this one, or the traffic is a lower bound), `double` half (the next tile streams into the other half while
+/// this one computes).
+enum class TileBuffering { kSingle, kDouble };
+std::string to_string(TileBuffering b);  // "single" | "double"
+
 struct Arch {
   std::string name;
   std::string description;
@@ -61,6 +67,7 @@ struct Arch {
   };
   std::map<std::string, Rate> macs_per_pe_per_cycle;  // precision -> rate (missing = unsupported)
   std::int64_t buffer_bytes = 0;              // on-chip buffer capacity
+  TileBuffering buffer_buffering = TileBuffering::kSingle;  // buffer.buffering
   std::int64_t buffer_bits_per_cycle = 0;     // buffer <-> array bandwidth
   std::int64_t dram_mb_per_s = 0;             // DRAM bandwidth, 10^6 bytes per second
   std::int64_t dram_bytes = 0;                // DRAM capacity (0: not given, not checked)
@@ -85,6 +92,10 @@ struct Arch {
   };
   /// Throws InputError listing the supported precisions when none of the chain is.
   MacUnit mac_unit(const std::string& precision) const;
+  /// The bytes one buffer tile may use: buffer_bytes, or half of it when double-buffered.
+  [[nodiscard]] std::int64_t tile_buffer_bytes() const {
+    return buffer_buffering == TileBuffering::kDouble ? buffer_bytes / 2 : buffer_bytes;
+  }
   /// mac_unit's rate; sets `used` to the precision that runs.
   Rate mac_rate(const std::string& precision, std::string* used = nullptr) const;
 };

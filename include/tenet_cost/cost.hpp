@@ -74,11 +74,20 @@ inline constexpr std::int64_t kDefaultEnginePoints = 20'000'000;
 /// --engine-points N: 1 .. 2^40, else InputError naming the flag.
 std::int64_t checked_engine_points(std::int64_t points);
 
+/// How a GEMM's cycles combine its terms (docs/model.md "Latency"): `roofline` the largest term over the whole GEMM
+/// (the units overlap perfectly: the optimistic bound, the default); `pipeline` per buffer tile, double-buffered: the
+/// first tile's fetch and the last tile's write-back are exposed, and each tile's window takes the longer of its
+/// on-chip work and the DRAM transfers it overlaps (the next tile's fetch, the previous tile's write-back).
+enum class Timing { kRoofline, kPipeline };
+Timing parse_timing(const std::string& text);  // "roofline" | "pipeline"; InputError otherwise
+std::string to_string(Timing t);
+
 struct Options {
   Tile tile;                    // user tile for every GEMM without a rule (0 = auto per dim)
   std::vector<TileRule> rules;  // targeted tiles; the last matching rule wins over `tile`
   ArrayMethod method = ArrayMethod::kAuto;
   Objective objective = Objective::kLatency;
+  Timing timing = Timing::kRoofline;
   /// Wall-clock limit of one TENET engine evaluation in seconds (--time-limit; <= 0: none).
   double engine_time_limit_s = kDefaultEngineTimeLimit;
   /// Statement instances of one brute-forced small instance of the engine (--engine-points); the engine's total

@@ -219,8 +219,13 @@ Arch parse_arch(const std::string& text, const std::string& filename) {
     throw InputError(SourceLocation{filename, 0, 0}, "missing required object 'buffer'");
   const json& buf = doc["buffer"];
   const Reader rb = r.section("buffer");
-  rb.check_keys(buf, "buffer", {"bytes", "bits_per_cycle"});
+  rb.check_keys(buf, "buffer", {"bytes", "bits_per_cycle", "buffering"});
   a.buffer_bytes = rb.integer(buf, "bytes", true, 0, 1, kMaxBufferBytes);
+  const std::string buffering = rb.string(buf, "buffering", "single");
+  if (buffering != "single" && buffering != "double")
+    rb.fail("buffering", "expected 'buffering' to be \"single\" or \"double\", found " + quote_for_message(buffering) +
+                             did_you_mean(buffering, {"single", "double"}));
+  a.buffer_buffering = buffering == "double" ? TileBuffering::kDouble : TileBuffering::kSingle;
   a.buffer_bits_per_cycle = rb.integer(buf, "bits_per_cycle", true, 0, 1, kMaxBitsPerCycle);
   if (!doc.contains("dram") || !doc["dram"].is_object())
     throw InputError(SourceLocation{filename, 0, 0}, "missing required object 'dram'");
@@ -327,6 +332,8 @@ std::string to_string(Interconnect i) {
 }
 
 std::string to_string(Buffering b) { return b == Buffering::kSerial ? "serial" : "double_buffered"; }
+
+std::string to_string(TileBuffering b) { return b == TileBuffering::kDouble ? "double" : "single"; }
 
 std::string to_string(DequantPlacement p) { return p == DequantPlacement::kPE ? "pe" : "edge"; }
 

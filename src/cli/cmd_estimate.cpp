@@ -23,11 +23,14 @@ CLI::App* add_estimate(CLI::App& app, const Command& self, Context& ctx) {
   cmd->add_option("--plan", *replay,
                   "Replay a saved `search --format json` result: its dataflow, array and each GEMM's tile and order");
   cmd->add_option("--convention", *convention,
-                  "physical (default: our model) | scalesim (count as SCALE-Sim v3 does; docs/validation.md)");
+                  "physical (default: our model) | scalesim | timeloop (count as SCALE-Sim v3 / Timeloop do; "
+                  "docs/validation.md)");
   cmd->callback([&ctx, args, replay, convention, cmd] {
-    if (cost::convention::parse_convention(*convention) == cost::convention::Convention::scalesim) {
-      if (!replay->empty()) throw InputError("--convention scalesim and --plan: SCALE-Sim has no tile; drop one");
-      ctx.result = scalesim_convention_report(*args);
+    const auto conv = cost::convention::parse_convention(*convention);
+    if (conv != cost::convention::Convention::physical) {
+      if (!replay->empty()) throw InputError("--convention " + *convention + " and --plan: drop one");
+      ctx.result = conv == cost::convention::Convention::scalesim ? scalesim_convention_report(*args)
+                                                                  : timeloop_convention_report(*args);
       return;
     }
     const auto format = report::parse_format(args->format);

@@ -22,6 +22,9 @@ void add_model_options(CLI::App* cmd, ModelArgs& a) {
                   "Buffer tile [TARGET:]m=..,n=..,k=..[,order=mnk]; TARGET = a function name or a shape MxNxK "
                   "(repeatable; default: the best for --objective)");
   cmd->add_option("--objective", a.objective, "latency | energy | edp | dram: what the tile choice minimises");
+  cmd->add_option("--timing", a.timing,
+                  "roofline (default: the largest term over the GEMM, the optimistic bound) | pipeline (per tile, "
+                  "first fetch and last write-back exposed; docs/model.md \"Latency\")");
   cmd->add_option("--bind", a.bind, "Bind symbolic dims, e.g. batch_size=4,nseq=4");
   cmd->add_option("--calls", a.calls,
                   "NAME=N: calls of a function of a module without a Relax entry (repeatable; default 1 each)")
@@ -102,6 +105,7 @@ cost::Options cost_options(const ModelArgs& a) {
   }
   o.method = cost::parse_array_method(a.array_model);
   o.objective = cost::parse_objective(a.objective);
+  o.timing = cost::parse_timing(a.timing);
   o.engine_time_limit_s = cost::checked_time_limit(a.time_limit);
   o.engine_max_points = cost::checked_engine_points(a.engine_points);
   return o;

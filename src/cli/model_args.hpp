@@ -16,6 +16,7 @@ struct ModelArgs {
   std::string mlc_config;  // --mlc-config: MLC's mlc-chat-config.json (model config, quantization, build settings)
   std::string attention = "fused";
   std::string objective = "latency";
+  std::string timing = "roofline";   // --timing roofline | pipeline
   std::vector<std::string> tiles;    // --tile, repeatable: [TARGET:]m=..,n=..,k=..[,order=..]
   std::vector<std::string> gemms;    // --gemm MxNxK[xB], repeatable: plain shapes without a dump
   std::vector<std::string> calls;    // --calls NAME=N, repeatable: counts of a module without a Relax entry

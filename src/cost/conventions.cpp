@@ -18,8 +18,8 @@ void require_positive(std::int64_t v, const char* what) {
 Convention parse_convention(const std::string& text) {
   if (text == "physical") return Convention::physical;
   if (text == "scalesim") return Convention::scalesim;
-  throw InputError("--convention: expected physical | scalesim (timeloop: not yet, docs/validation.md), found '" +
-                   text + "'");
+  if (text == "timeloop") return Convention::timeloop;
+  throw InputError("--convention: expected physical | scalesim | timeloop, found '" + text + "'");
 }
 
 ScaleSimDataflow parse_scalesim_dataflow(const std::string& text) {

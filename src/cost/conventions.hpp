@@ -9,9 +9,9 @@
 namespace tenet_cost::cost::convention {
 
 /// --convention: whose counting the output follows. `physical` is the default model (docs/model.md).
-enum class Convention { physical, scalesim };
+enum class Convention { physical, scalesim, timeloop };
 
-/// "physical" | "scalesim" -> Convention; InputError naming the choices otherwise.
+/// "physical" | "scalesim" | "timeloop" -> Convention; InputError naming the choices otherwise.
 [[nodiscard]] Convention parse_convention(const std::string& text);
 
 /// SCALE-Sim's three dataflows. In SCALE-Sim's own names: Sr = the operand-matrix dimension on the

@@ -200,7 +200,12 @@ struct Estimator::Impl {
 GemmCost Estimator::Impl::evaluate(const GemmShape& s, const GemmInputs& in, const Tile& user) {
   const TileFloors f = tile_floors(arch, s, in.precision);
   const bool coarse = options.method == ArrayMethod::kEngine || !mapping::closed_forms_apply(arch, dataflow);
-  const TileProblem p{s, in.ops, in.accum_bits, arch.buffer_bytes, arch.name, arch.rows, arch.cols, coarse};
+  // buffer.buffering double: a tile may use only half the buffer (the next tile streams into the other half)
+  const std::string name = arch.buffer_buffering == arch::TileBuffering::kDouble
+                               ? arch.name + ", buffer.buffering double: half of " + std::to_string(arch.buffer_bytes) +
+                                     " bytes usable per tile"
+                               : arch.name;
+  const TileProblem p{s, in.ops, in.accum_bits, arch.tile_buffer_bytes(), name, arch.rows, arch.cols, coarse};
   return best_tile(p, user, options.objective, f, [&](const Tile& t) { return evaluate_at(s, in, t); }).cost;
 }
 
@@ -209,11 +214,28 @@ namespace {
 // The cycle terms of one GEMM before the timing rules combine them.
 struct CycleTerms {
   std::int64_t compute = 0, buffer = 0, dram = 0, dequant = 0, vector = 0;
-  std::int64_t folds = 0;  // array folds (os, ws): what a serial load / drain pays per fold
+  std::int64_t folds = 0;       // array folds (os, ws): what a serial load / drain pays per fold
+  std::int64_t dram_write = 0;  // the part of `dram` that writes the output back (the rest fetches)
+  std::int64_t tiles = 1;       // buffer tiles (batch included): the pipeline's steps
 };
 
 // c.terms, c.cycles, c.bound, c.latency_s and c.utilization from the cycle terms.
-void set_timing(GemmCost& c, const arch::Arch& arch, const mapping::Dataflow& dataflow, const CycleTerms& k) {
+// The pipeline timing (Timing::kPipeline). On-chip work P (the array's sum `array`, and the buffer, dequantizer and
+// vector units overlapping it), fetches I and write-backs O over T equal buffer tiles, double-buffered: the first
+// fetch and the last write-back are exposed; tile 1's window overlaps the next fetch, tiles 2..T-1 the next fetch and
+// the previous write-back, tile T the previous write-back. In totals (x T):
+//   T x cycles = I + max(P, I) + (T - 2) max(P, I + O) + max(P, O) + O      (T = 1: I + P + O, nothing overlaps)
+// which is never below the roofline max(P, I + O).
+std::int64_t pipeline_cycles(std::int64_t array, const CycleTerms& k) {
+  const i128 p = std::max({array, k.buffer, k.dequant, k.vector});
+  const i128 o = k.dram_write, i = k.dram - k.dram_write, t = k.tiles;
+  if (t <= 1) return checked_narrow(i + p + o, "cycles");
+  const i128 total = i + std::max(p, i) + (t - 2) * std::max(p, i + o) + std::max(p, o) + o;
+  return checked_narrow((total + t - 1) / t, "cycles");
+}
+
+void set_timing(GemmCost& c, const arch::Arch& arch, const mapping::Dataflow& dataflow, const CycleTerms& k,
+                Timing timing) {
   // serial systolic timing: R cycles per fold to shift the stationary operand in (ws) or the outputs out (os)
   const bool os = dataflow.preset == mapping::Preset::kOS, ws = dataflow.preset == mapping::Preset::kWS;
   if ((arch.stationary_load == arch::Buffering::kSerial || arch.output_drain == arch::Buffering::kSerial) && !os && !ws)
@@ -237,6 +259,8 @@ void set_timing(GemmCost& c, const arch::Arch& arch, const mapping::Dataflow& da
       c.cycles = t.cycles;
       c.bound = t.term;
     }
+  if (timing == Timing::kPipeline)
+    c.cycles = pipeline_cycles(checked_add(checked_add(k.compute, load_cycles, "cycles"), drain_cycles, "cycles"), k);
   c.latency_s = static_cast<double>(c.cycles) / (static_cast<double>(arch.clock_mhz) * 1e6);
   const double peak = static_cast<double>(c.cycles) * static_cast<double>(arch.rows * arch.cols) *
                       static_cast<double>(c.mac_rate_num) / static_cast<double>(c.mac_rate_den);
@@ -439,8 +463,17 @@ GemmCost Estimator::Impl::evaluate_at(const GemmShape& s, const GemmInputs& in, 
   const std::int64_t dram_cycles = checked_narrow(
       (static_cast<i128>(c.dram_bytes) * arch.clock_mhz + arch.dram_mb_per_s - 1) / arch.dram_mb_per_s, "cycles");
 
+  std::int64_t write_bytes = 0;  // the output's DRAM bytes (its write-back, partial sums included)
+  for (const auto& tc : c.tensors)
+    if (tc.role == quant::OperandRole::kOutput) write_bytes = checked_add(write_bytes, tc.dram_bytes, "DRAM bytes");
+  const std::int64_t write_cycles = std::min(
+      dram_cycles,
+      checked_narrow((static_cast<i128>(write_bytes) * arch.clock_mhz + arch.dram_mb_per_s - 1) / arch.dram_mb_per_s,
+                     "cycles"));
   set_timing(c, arch, dataflow,
-             CycleTerms{a.compute_cycles, buffer_cycles, dram_cycles, dequant_cycles, vector_cycles, a.folds});
+             CycleTerms{a.compute_cycles, buffer_cycles, dram_cycles, dequant_cycles, vector_cycles, a.folds,
+                        write_cycles, std::max<std::int64_t>(1, c.tiles)},
+             options.timing);
   set_energy(c, arch, buffer_bits, noc_bits);
   return c;
 }

@@ -102,6 +102,14 @@ std::int64_t checked_engine_points(std::int64_t points) {
   return points;
 }
 
+Timing parse_timing(const std::string& text) {
+  if (text == "roofline") return Timing::kRoofline;
+  if (text == "pipeline") return Timing::kPipeline;
+  throw InputError("--timing: expected roofline | pipeline, found '" + text + "'");
+}
+
+std::string to_string(Timing t) { return t == Timing::kPipeline ? "pipeline" : "roofline"; }
+
 Objective parse_objective(const std::string& text) {
   if (text == "latency") return Objective::kLatency;
   if (text == "energy") return Objective::kEnergy;

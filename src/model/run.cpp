@@ -111,7 +111,19 @@ RunInfo run_info(const Model& model, std::string arch, std::string dataflow, con
 }
 
 RunInfo run_info(const Model& model, const cost::Estimator& est, const Phases& phases) {
-  return run_info(model, est.arch().name, est.dataflow().name, phases);
+  RunInfo info = run_info(model, est.arch().name, est.dataflow().name, phases);
+  if (est.arch().buffer_buffering == arch::TileBuffering::kDouble)
+    info.notes.push_back("buffer.buffering double: a tile uses at most half the buffer (" +
+                         std::to_string(est.arch().tile_buffer_bytes()) + " of " +
+                         std::to_string(est.arch().buffer_bytes) +
+                         " bytes), the next tile streams into the other half; tiles and DRAM traffic are chosen under "
+                         "that capacity");
+  if (est.options().timing == cost::Timing::kPipeline)
+    info.notes.push_back(
+        "timing pipeline: a GEMM's cycles are per buffer tile, double-buffered: the first tile's fetch and the last "
+        "tile's write-back are exposed, each tile's window takes the longer of its on-chip work and the DRAM "
+        "transfers it overlaps (cycles can exceed the largest term; docs/model.md \"Latency\")");
+  return info;
 }
 
 EstimateResult estimate(cost::Estimator& est, const Model& model, const Phases& phases,
