@@ -104,10 +104,25 @@ class GemmMemo {
     std::lock_guard<std::mutex> lock(mu_);
     return map_.emplace(std::move(k), std::move(c)).first->second;
   }
+  // The engine's compiled problem of one operand structure (`key`: the operands' relations), made by `make` on the
+  // first request (outside the lock: two threads may both compile it, the first stays; the closed forms are exact,
+  // so either gives the same counts). tenet::evaluate on the result is thread-safe; nodes are never erased.
+  template <class Make>
+  const tenet::CompiledProblem& compiled(const std::string& key, Make&& make) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      const auto it = compiled_.find(key);
+      if (it != compiled_.end()) return it->second;
+    }
+    tenet::CompiledProblem c = make();
+    std::lock_guard<std::mutex> lock(mu_);
+    return compiled_.emplace(key, std::move(c)).first->second;
+  }
 
  private:
   std::mutex mu_;
   std::unordered_map<GemmKey, GemmCost, GemmKeyHash> map_;
+  std::map<std::string, tenet::CompiledProblem> compiled_;
 };
 
 std::shared_ptr<GemmMemo> make_gemm_memo() { return std::make_shared<GemmMemo>(); }
@@ -130,7 +145,6 @@ struct Estimator::Impl {
   mapping::Dataflow dataflow;
   Options options;
   std::int64_t evaluations = 0;
-  std::map<std::string, tenet::CompiledProblem> compiled;  // by the operands' relations
   tenet::Metrics engine_out;                               // reused storage of tenet::evaluate
   mapping::TileVolumes volumes;                            // reused storage of tile_metrics
   std::shared_ptr<GemmMemo> memo;
@@ -156,12 +170,12 @@ struct Estimator::Impl {
       throw InputError("no closed form for the operands " + rel + " under dataflow " + dataflow.name +
                        "; use --array-model engine or auto");
     }
-    // the engine: one parametric compile per operand structure (the mapping and array are the Estimator's), then
-    // every tile size from its closed forms (tenet::evaluate equals tenet::analyze of that tile exactly)
+    // the engine: one parametric compile per operand structure (the mapping and array are the Estimator's; kept in
+    // the memo, so Estimators sharing it compile once), then every tile size from its closed forms (tenet::evaluate
+    // equals tenet::analyze of that tile exactly)
     std::string key;
     for (const auto& op : ops) key += "|" + op.relation();
-    auto it = compiled.find(key);
-    if (it == compiled.end()) {
+    const tenet::CompiledProblem& problem = memo->compiled(key, [&] {
       tenet::AnalyzeOptions ao;
       ao.spatial_reuse = false;
       ao.time_limit_s = options.engine_time_limit_s;
@@ -169,12 +183,11 @@ struct Estimator::Impl {
       ao.max_work = std::max(ao.max_work, checked_mul(options.engine_max_points, 200, "engine work limit"));
       ao.context = "a tile of a GEMM under dataflow " + dataflow.name + " on " + arch.name + " (compiled first at " +
                    std::to_string(tm) + "x" + std::to_string(tn) + "x" + std::to_string(tk) + ")";
-      it = compiled.emplace(key, tenet::compile_parametric(mapping::tile_problem(arch, dataflow, tm, tn, tk, ops), ao))
-               .first;
-    }
+      return tenet::compile_parametric(mapping::tile_problem(arch, dataflow, tm, tn, tk, ops), ao);
+    });
     ++evaluations;
     const std::int64_t extents[3] = {tm, tn, tk};
-    tenet::evaluate(it->second, extents, engine_out);
+    tenet::evaluate(problem, extents, engine_out);
     tmx.macs = engine_out.macs;
     tmx.time_stamps = engine_out.time_stamps;
     tmx.active_pes = engine_out.active_pes;
