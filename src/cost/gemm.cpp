@@ -145,8 +145,8 @@ struct Estimator::Impl {
   mapping::Dataflow dataflow;
   Options options;
   std::int64_t evaluations = 0;
-  tenet::Metrics engine_out;                               // reused storage of tenet::evaluate
-  mapping::TileVolumes volumes;                            // reused storage of tile_metrics
+  tenet::Metrics engine_out;     // reused storage of tenet::evaluate
+  mapping::TileVolumes volumes;  // reused storage of tile_metrics
   std::shared_ptr<GemmMemo> memo;
 
   // The array-level metrics of one tile: the proven closed forms when the method allows them and they cover every
