@@ -111,6 +111,19 @@ bool closed_forms_apply(const arch::Arch& arch, const Dataflow& dataflow);
 std::optional<TileMetrics> closed_form_tile(Preset preset, std::int64_t rows, std::int64_t cols, std::int64_t tm,
                                             std::int64_t tn, std::int64_t tk, const std::vector<quant::Operand>& ops);
 
+/// The time stamps of a tm x tn x tk tile under os or ws on an R x C systolic array: closed_form_tile's (the same
+/// formula, tests/mapping), for the tile search's bounds; I is std::int64_t when the caller proved the range, else
+/// i128. The operands do not matter (the time map does not read them).
+template <typename I>
+I closed_form_stamps(Preset preset, I rows, I cols, I tm, I tn, I tk) {
+  if (preset == Preset::kOS) {
+    const I bi = (tm + rows - 1) / rows, bj = (tn + cols - 1) / cols;
+    return bi * bj * (tk - 2) + bj * tm + bi * tn;
+  }
+  const I bj = (tn + cols - 1) / cols, bk = (tk + rows - 1) / rows;
+  return bj * bk * (tm - 2) + bj * tk + bk * tn;
+}
+
 /// closed_form_tile into `out` (its vectors resized to ops.size()); false where that gives nullopt.
 bool closed_form_volumes(Preset preset, std::int64_t rows, std::int64_t cols, std::int64_t tm, std::int64_t tn,
                          std::int64_t tk, const std::vector<quant::Operand>& ops, TileVolumes& out);

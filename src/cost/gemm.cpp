@@ -131,10 +131,10 @@ std::shared_ptr<GemmMemo> make_gemm_memo() { return std::make_shared<GemmMemo>()
 // volumes, plus the cycles, time stamps and folds of the array.
 struct ArraySums {
   std::vector<std::int64_t> unique, total, temporal_unique;  // by position in the array operands
-  std::vector<std::string> names;                            // the array operands' names
+  const std::vector<Operand>* arr = nullptr;                 // the array operands
   [[nodiscard]] std::size_t at(const std::string& name) const {
-    for (std::size_t i = 0; i < names.size(); ++i)
-      if (names[i] == name) return i;
+    for (std::size_t i = 0; i < arr->size(); ++i)
+      if ((*arr)[i].name == name) return i;
     throw InternalError("array model returned no volume for tensor " + name);
   }
   std::int64_t c_writes = 0, compute_cycles = 0, folds = 0;
@@ -147,6 +147,7 @@ struct Estimator::Impl {
   std::int64_t evaluations = 0;
   tenet::Metrics engine_out;     // reused storage of tenet::evaluate
   mapping::TileVolumes volumes;  // reused storage of tile_metrics
+  ArraySums sums;                // reused storage of array_level
   std::shared_ptr<GemmMemo> memo;
 
   // The array-level metrics of one tile: the proven closed forms when the method allows them and they cover every
@@ -205,7 +206,7 @@ struct Estimator::Impl {
   }
 
   GemmCost evaluate(const GemmShape& s, const GemmInputs& in, const Tile& user);
-  ArraySums array_level(GemmCost& c, const std::vector<Operand>& arr, arch::Arch::Rate rate);
+  const ArraySums& array_level(GemmCost& c, const std::vector<Operand>& arr, arch::Arch::Rate rate);
   GemmCost evaluate_at(const GemmShape& s, const GemmInputs& in, const Tile& tile);
 };
 
@@ -213,7 +214,15 @@ struct Estimator::Impl {
 GemmCost Estimator::Impl::evaluate(const GemmShape& s, const GemmInputs& in, const Tile& user) {
   const TileFloors f = tile_floors(arch, s, in.precision);
   const bool coarse = options.method == ArrayMethod::kEngine || !mapping::closed_forms_apply(arch, dataflow);
-  const TileProblem p{s, in.ops, in.accum_bits, arch.buffer_bytes, arch.name, arch.rows, arch.cols, coarse};
+  const TileProblem p{s,
+                      in.ops,
+                      in.accum_bits,
+                      arch.buffer_bytes,
+                      arch.name,
+                      arch.rows,
+                      arch.cols,
+                      coarse,
+                      coarse ? std::nullopt : dataflow.preset};
   return best_tile(p, user, options.objective, f, [&](const Tile& t) { return evaluate_at(s, in, t); }).cost;
 }
 
@@ -296,10 +305,11 @@ std::int64_t dequant_ops(const arch::Arch& arch, const std::vector<Operand>& ops
 
 }  // namespace
 
-ArraySums Estimator::Impl::array_level(GemmCost& c, const std::vector<Operand>& arr, arch::Arch::Rate rate) {
-  ArraySums a;
+const ArraySums& Estimator::Impl::array_level(GemmCost& c, const std::vector<Operand>& arr, arch::Arch::Rate rate) {
+  ArraySums& a = sums;  // storage reused across the tile search's evaluations
+  a.c_writes = a.compute_cycles = a.folds = 0;
+  a.arr = &arr;
   const GemmShape& s = c.shape;
-  for (const auto& op : arr) a.names.push_back(op.name);
   a.unique.assign(arr.size(), 0);
   a.total.assign(arr.size(), 0);
   a.temporal_unique.assign(arr.size(), 0);
@@ -382,7 +392,7 @@ GemmCost Estimator::Impl::evaluate_at(const GemmShape& s, const GemmInputs& in, 
   c.mac_rate_den = rate.den;
 
   // array level: distinct tile shapes (full / remainder per dim), the statement of the operands in the array
-  const ArraySums a = array_level(c, in.arr, rate);
+  const ArraySums& a = array_level(c, in.arr, rate);
   std::int64_t weight_unique = 0, activation_unique = 0;
   for (const auto& op : ops) {
     if (op.role == quant::OperandRole::kWeight) weight_unique = a.unique[a.at(op.name)];
@@ -391,6 +401,7 @@ GemmCost Estimator::Impl::evaluate_at(const GemmShape& s, const GemmInputs& in, 
 
   // buffer <-> DRAM and per-tensor costs
   i128 buffer_bits = 0, noc_bits = 0;
+  c.tensors.reserve(ops.size());
   const std::int64_t out_elems = checked_mul(checked_mul(s.m, s.n, "outputs"), s.batch, "outputs");
   for (const auto& op : ops) {
     TensorCost tc;

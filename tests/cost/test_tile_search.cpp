@@ -35,7 +35,8 @@ cost::TileProblem problem(const cost::Estimator& est, const GemmShape& s, const 
                            a.name,
                            a.rows,
                            a.cols,
-                           coarse};
+                           coarse,
+                           coarse ? std::nullopt : est.dataflow().preset};
 }
 
 // The exhaustive oracle: every candidate evaluated at its fixed tile, the first best in enumeration order.
@@ -228,7 +229,8 @@ TEST_CASE("the candidates' 64-bit figures equal the checked nest model (nest.cpp
                               "big",
                               16,
                               16,
-                              false};
+                              false,
+                              std::nullopt};
     const auto dram_ops = cost::detail::dram_operands(c.s, p.ops);
     const auto cands = cost::tile_candidates(p, c.user);
     REQUIRE(!cands.empty());

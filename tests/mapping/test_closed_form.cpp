@@ -78,3 +78,20 @@ TEST_CASE("a .m dataflow goes through TENET's loader: its own line numbers after
   CHECK(d.file_mapping.space_map.loc.file == path);
   CHECK(d.mapping(4, 4).time_map.text == d.file_mapping.time_map.text);
 }
+
+TEST_CASE(
+    "closed_form_stamps (the tile search's compute bound) is closed_form_tile's time stamps, in 64 and 128 bits") {
+  const auto ops = gemm_ops();
+  for (const mapping::Preset p : {mapping::Preset::kOS, mapping::Preset::kWS})
+    for (const std::int64_t rows : {1, 3, 8})
+      for (const std::int64_t cols : {1, 4, 7})
+        for (const std::int64_t tm : {1, 2, 5, 16, 33})
+          for (const std::int64_t tn : {1, 3, 8, 29})
+            for (const std::int64_t tk : {1, 2, 9, 64}) {
+              INFO(mapping::info(p).name << " " << rows << "x" << cols << " tile " << tm << "x" << tn << "x" << tk);
+              const auto m = mapping::closed_form_tile(p, rows, cols, tm, tn, tk, ops);
+              REQUIRE(m);
+              CHECK(mapping::closed_form_stamps<std::int64_t>(p, rows, cols, tm, tn, tk) == m->time_stamps);
+              CHECK(mapping::closed_form_stamps<i128>(p, rows, cols, tm, tn, tk) == m->time_stamps);
+            }
+}
