@@ -212,8 +212,8 @@ struct TileProblem {
   std::string arch_name;          // for messages
   std::int64_t rows = 1, cols = 1;  // the PE array (its dims' multiples are candidate sizes)
   bool coarse = false;  // the engine's candidate sizes (tile_sizes_coarse): each new residue class is an engine compile
-  /// os or ws on a systolic array with the closed forms in use: the compute bound is the exact time stamps
-  /// (mapping::closed_form_stamps) instead of ceil(MACs / PEs).
+  /// A preset dataflow: the compute bound is the tile's exact time stamps (mapping::preset_time_stamps) instead of
+  /// ceil(MACs / PEs).
   std::optional<mapping::Preset> stamps;
 };
 

@@ -214,15 +214,8 @@ struct Estimator::Impl {
 GemmCost Estimator::Impl::evaluate(const GemmShape& s, const GemmInputs& in, const Tile& user) {
   const TileFloors f = tile_floors(arch, s, in.precision);
   const bool coarse = options.method == ArrayMethod::kEngine || !mapping::closed_forms_apply(arch, dataflow);
-  const TileProblem p{s,
-                      in.ops,
-                      in.accum_bits,
-                      arch.buffer_bytes,
-                      arch.name,
-                      arch.rows,
-                      arch.cols,
-                      coarse,
-                      coarse ? std::nullopt : dataflow.preset};
+  const TileProblem p{s,         in.ops,    in.accum_bits, arch.buffer_bytes, arch.name,
+                      arch.rows, arch.cols, coarse,        dataflow.preset};
   return best_tile(p, user, options.objective, f, [&](const Tile& t) { return evaluate_at(s, in, t); }).cost;
 }
 

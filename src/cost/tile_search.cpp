@@ -318,10 +318,10 @@ template <typename I>
 void floors(const TileProblem& p, const TileCandidate& c, const TileFloors& f, I& compute, I& bytes, I& dram_cycles) {
   const GemmShape& s = p.shape;
   // compute floor: every distinct tile shape (full / remainder per dim) needs ceil(MACs / PEs) time stamps, or
-  // exactly the closed form's stamps (the evaluation's compute term)
+  // exactly the preset's stamps (the evaluation's compute term)
   compute = 0;
   detail::for_each_tile_shape(s, c.tile, [&](I tm, I tn, I tk, std::int64_t count) {
-    const I stamps = p.stamps ? mapping::closed_form_stamps<I>(*p.stamps, p.rows, p.cols, tm, tn, tk)
+    const I stamps = p.stamps ? mapping::preset_time_stamps<I>(*p.stamps, p.rows, p.cols, tm, tn, tk)
                               : (tm * tn * tk + f.pes - 1) / f.pes;
     compute += (stamps * f.rate_den + f.rate_num - 1) / f.rate_num * count * s.batch;
   });

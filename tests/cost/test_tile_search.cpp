@@ -36,7 +36,7 @@ cost::TileProblem problem(const cost::Estimator& est, const GemmShape& s, const 
                            a.rows,
                            a.cols,
                            coarse,
-                           coarse ? std::nullopt : est.dataflow().preset};
+                           est.dataflow().preset};
 }
 
 // The exhaustive oracle: every candidate evaluated at its fixed tile, the first best in enumeration order.
