@@ -221,6 +221,9 @@ struct TileProblem {
   std::string arch_name;          // for messages
   std::int64_t rows = 1, cols = 1;  // the PE array (its dims' multiples are candidate sizes)
   bool coarse = false;  // the engine's candidate sizes (tile_sizes_coarse): each new residue class is an engine compile
+  /// A preset dataflow: the compute bound is the tile's exact time stamps (mapping::preset_time_stamps) instead of
+  /// ceil(MACs / PEs).
+  std::optional<mapping::Preset> stamps;
 };
 
 /// Candidate tile sizes along one loop (docs/search.md): every multiple of `align` (the group sizes along that loop)
@@ -276,13 +279,15 @@ TileChoice best_tile(const TileProblem& p, const Tile& user, Objective o, const 
 // ------------------------------------------------------------- evaluation
 
 /// Per-GEMM results that Estimators of one arch, dataflow and options share (the points and threads of a sweep
-/// group): keyed by what a GEMM's cost depends on (shape, operands, accumulator bits, MAC precision, extra work, the
-/// user's tile), so schemes with the same operands share it too. Thread-safe.
+/// group, the schemes of a search candidate): keyed by what a GEMM's cost depends on (shape, operands, accumulator
+/// bits, MAC precision, extra work, the user's tile), so schemes with the same operands share it too; and the TENET
+/// engine's compiled problems by operand structure (one parametric compile per structure, whichever Estimator asks
+/// first). Thread-safe.
 class GemmMemo;
 std::shared_ptr<GemmMemo> make_gemm_memo();
 
-/// Evaluates GEMMs on one arch + dataflow; caches by (shape, operands, ...: GemmMemo) and array tiles by (tile,
-/// operands).
+/// Evaluates GEMMs on one arch + dataflow; caches by (shape, operands, ...: GemmMemo), the engine's compiled problems
+/// by operands (in the GemmMemo too).
 class Estimator {
  public:
   /// `memo`: shared with other Estimators of the same arch, dataflow and options (nullptr: one of its own).

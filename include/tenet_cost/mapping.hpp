@@ -111,6 +111,23 @@ bool closed_forms_apply(const arch::Arch& arch, const Dataflow& dataflow);
 std::optional<TileMetrics> closed_form_tile(Preset preset, std::int64_t rows, std::int64_t cols, std::int64_t tm,
                                             std::int64_t tn, std::int64_t tk, const std::vector<quant::Operand>& ops);
 
+/// The time stamps (TENET's |TD|) of a tm x tn x tk tile under a preset on an R x C array, from its time map alone
+/// (any interconnect, any operands): os and ws closed_form_tile's formula; is = ws with i and j exchanged (its map is
+/// ws's with i, j renamed); ncf `T[floor(i/R), floor(k/C), i%R, floor(j/R)]` a product, tm·ceil(tk/C)·ceil(tn/R).
+/// Equal to the engine's (tests/mapping); the tile search's compute bound. I is std::int64_t when the caller proved
+/// the range (at most 3 x the tile's MACs), else i128.
+template <typename I>
+I preset_time_stamps(Preset preset, I rows, I cols, I tm, I tn, I tk) {
+  const auto cdiv = [](I a, I b) { return (a + b - 1) / b; };
+  switch (preset) {
+    case Preset::kOS: return cdiv(tm, rows) * cdiv(tn, cols) * (tk - 2) + cdiv(tn, cols) * tm + cdiv(tm, rows) * tn;
+    case Preset::kWS: return cdiv(tn, cols) * cdiv(tk, rows) * (tm - 2) + cdiv(tn, cols) * tk + cdiv(tk, rows) * tn;
+    case Preset::kIS: return cdiv(tm, cols) * cdiv(tk, rows) * (tn - 2) + cdiv(tm, cols) * tk + cdiv(tk, rows) * tm;
+    case Preset::kNCF: return tm * cdiv(tk, cols) * cdiv(tn, rows);
+  }
+  return 0;
+}
+
 /// closed_form_tile into `out` (its vectors resized to ops.size()); false where that gives nullopt.
 bool closed_form_volumes(Preset preset, std::int64_t rows, std::int64_t cols, std::int64_t tm, std::int64_t tn,
                          std::int64_t tk, const std::vector<quant::Operand>& ops, TileVolumes& out);

@@ -6,8 +6,12 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "tenet_cost/arch.hpp"
@@ -40,6 +44,18 @@ std::optional<mapping::Generated> preset_twin(mapping::Preset p);
 /// Every R x C with R * C = budget, R ascending. Throws InputError when budget <= 0.
 std::vector<std::pair<std::int64_t, std::int64_t>> array_shapes(std::int64_t budget);
 
+/// The GemmMemos of one search by (PE array, dataflow name): run() gives the schemes of a candidate one memo (their
+/// equal GEMMs and the engine's compiles are shared), and compare_at_best reruns the best candidates on them. Only
+/// for one arch and one set of cost options (a search's). Thread-safe.
+class MemoPool {
+ public:
+  std::shared_ptr<cost::GemmMemo> at(std::int64_t rows, std::int64_t cols, const std::string& dataflow);
+
+ private:
+  std::mutex mu_;
+  std::map<std::tuple<std::int64_t, std::int64_t, std::string>, std::shared_ptr<cost::GemmMemo>> memos_;
+};
+
 struct Options {
   cost::Objective objective = cost::Objective::kLatency;
   cost::ArrayMethod method = cost::ArrayMethod::kAuto;
@@ -51,6 +67,8 @@ struct Options {
   unsigned jobs = 1;      // worker threads (same output for any count)
   double engine_time_limit_s = cost::kDefaultEngineTimeLimit;   // per TENET engine evaluation (<= 0: none)
   std::int64_t engine_max_points = cost::kDefaultEnginePoints;  // per brute-forced instance (--engine-points)
+  /// Shared by run() and compare_at_best with these options (nullptr: each call has its own).
+  std::shared_ptr<MemoPool> memos;
 };
 
 /// Totals of one configuration over the model (per phase and other entry as in compare, and over every entry: the

@@ -33,6 +33,7 @@ search::Options search_options(const ModelArgs& a, const SearchArgs& s, const CL
   o.jobs = static_cast<unsigned>(s.jobs);
   o.engine_time_limit_s = cost::checked_time_limit(a.time_limit);
   o.engine_max_points = cost::checked_engine_points(a.engine_points);
+  o.memos = std::make_shared<search::MemoPool>();  // compare --search reruns the winners on the search's memos
   return o;
 }
 

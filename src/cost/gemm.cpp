@@ -104,10 +104,25 @@ class GemmMemo {
     std::lock_guard<std::mutex> lock(mu_);
     return map_.emplace(std::move(k), std::move(c)).first->second;
   }
+  // The engine's compiled problem of one operand structure (`key`: the operands' relations), made by `make` on the
+  // first request (outside the lock: two threads may both compile it, the first stays; the closed forms are exact,
+  // so either gives the same counts). tenet::evaluate on the result is thread-safe; nodes are never erased.
+  template <class Make>
+  const tenet::CompiledProblem& compiled(const std::string& key, Make&& make) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      const auto it = compiled_.find(key);
+      if (it != compiled_.end()) return it->second;
+    }
+    tenet::CompiledProblem c = make();
+    std::lock_guard<std::mutex> lock(mu_);
+    return compiled_.emplace(key, std::move(c)).first->second;
+  }
 
  private:
   std::mutex mu_;
   std::unordered_map<GemmKey, GemmCost, GemmKeyHash> map_;
+  std::map<std::string, tenet::CompiledProblem> compiled_;
 };
 
 std::shared_ptr<GemmMemo> make_gemm_memo() { return std::make_shared<GemmMemo>(); }
@@ -116,10 +131,10 @@ std::shared_ptr<GemmMemo> make_gemm_memo() { return std::make_shared<GemmMemo>()
 // volumes, plus the cycles, time stamps and folds of the array.
 struct ArraySums {
   std::vector<std::int64_t> unique, total, temporal_unique;  // by position in the array operands
-  std::vector<std::string> names;                            // the array operands' names
+  const std::vector<Operand>* arr = nullptr;                 // the array operands
   [[nodiscard]] std::size_t at(const std::string& name) const {
-    for (std::size_t i = 0; i < names.size(); ++i)
-      if (names[i] == name) return i;
+    for (std::size_t i = 0; i < arr->size(); ++i)
+      if ((*arr)[i].name == name) return i;
     throw InternalError("array model returned no volume for tensor " + name);
   }
   std::int64_t c_writes = 0, compute_cycles = 0, folds = 0;
@@ -130,9 +145,9 @@ struct Estimator::Impl {
   mapping::Dataflow dataflow;
   Options options;
   std::int64_t evaluations = 0;
-  std::map<std::string, tenet::CompiledProblem> compiled;  // by the operands' relations
-  tenet::Metrics engine_out;                               // reused storage of tenet::evaluate
-  mapping::TileVolumes volumes;                            // reused storage of tile_metrics
+  tenet::Metrics engine_out;     // reused storage of tenet::evaluate
+  mapping::TileVolumes volumes;  // reused storage of tile_metrics
+  ArraySums sums;                // reused storage of array_level
   std::shared_ptr<GemmMemo> memo;
 
   // The array-level metrics of one tile: the proven closed forms when the method allows them and they cover every
@@ -156,12 +171,12 @@ struct Estimator::Impl {
       throw InputError("no closed form for the operands " + rel + " under dataflow " + dataflow.name +
                        "; use --array-model engine or auto");
     }
-    // the engine: one parametric compile per operand structure (the mapping and array are the Estimator's), then
-    // every tile size from its closed forms (tenet::evaluate equals tenet::analyze of that tile exactly)
+    // the engine: one parametric compile per operand structure (the mapping and array are the Estimator's; kept in
+    // the memo, so Estimators sharing it compile once), then every tile size from its closed forms (tenet::evaluate
+    // equals tenet::analyze of that tile exactly)
     std::string key;
     for (const auto& op : ops) key += "|" + op.relation();
-    auto it = compiled.find(key);
-    if (it == compiled.end()) {
+    const tenet::CompiledProblem& problem = memo->compiled(key, [&] {
       tenet::AnalyzeOptions ao;
       ao.spatial_reuse = false;
       ao.time_limit_s = options.engine_time_limit_s;
@@ -169,12 +184,11 @@ struct Estimator::Impl {
       ao.max_work = std::max(ao.max_work, checked_mul(options.engine_max_points, 200, "engine work limit"));
       ao.context = "a tile of a GEMM under dataflow " + dataflow.name + " on " + arch.name + " (compiled first at " +
                    std::to_string(tm) + "x" + std::to_string(tn) + "x" + std::to_string(tk) + ")";
-      it = compiled.emplace(key, tenet::compile_parametric(mapping::tile_problem(arch, dataflow, tm, tn, tk, ops), ao))
-               .first;
-    }
+      return tenet::compile_parametric(mapping::tile_problem(arch, dataflow, tm, tn, tk, ops), ao);
+    });
     ++evaluations;
     const std::int64_t extents[3] = {tm, tn, tk};
-    tenet::evaluate(it->second, extents, engine_out);
+    tenet::evaluate(problem, extents, engine_out);
     tmx.macs = engine_out.macs;
     tmx.time_stamps = engine_out.time_stamps;
     tmx.active_pes = engine_out.active_pes;
@@ -192,7 +206,7 @@ struct Estimator::Impl {
   }
 
   GemmCost evaluate(const GemmShape& s, const GemmInputs& in, const Tile& user);
-  ArraySums array_level(GemmCost& c, const std::vector<Operand>& arr, arch::Arch::Rate rate);
+  const ArraySums& array_level(GemmCost& c, const std::vector<Operand>& arr, arch::Arch::Rate rate);
   GemmCost evaluate_at(const GemmShape& s, const GemmInputs& in, const Tile& tile);
 };
 
@@ -205,7 +219,8 @@ GemmCost Estimator::Impl::evaluate(const GemmShape& s, const GemmInputs& in, con
                                ? arch.name + ", buffer.buffering double: half of " + std::to_string(arch.buffer_bytes) +
                                      " bytes usable per tile"
                                : arch.name;
-  const TileProblem p{s, in.ops, in.accum_bits, arch.tile_buffer_bytes(), name, arch.rows, arch.cols, coarse};
+  const TileProblem p{s,         in.ops,    in.accum_bits, arch.tile_buffer_bytes(), name,
+                      arch.rows, arch.cols, coarse,        dataflow.preset};
   return best_tile(p, user, options.objective, f, [&](const Tile& t) { return evaluate_at(s, in, t); }).cost;
 }
 
@@ -307,10 +322,11 @@ std::int64_t dequant_ops(const arch::Arch& arch, const std::vector<Operand>& ops
 
 }  // namespace
 
-ArraySums Estimator::Impl::array_level(GemmCost& c, const std::vector<Operand>& arr, arch::Arch::Rate rate) {
-  ArraySums a;
+const ArraySums& Estimator::Impl::array_level(GemmCost& c, const std::vector<Operand>& arr, arch::Arch::Rate rate) {
+  ArraySums& a = sums;  // storage reused across the tile search's evaluations
+  a.c_writes = a.compute_cycles = a.folds = 0;
+  a.arr = &arr;
   const GemmShape& s = c.shape;
-  for (const auto& op : arr) a.names.push_back(op.name);
   a.unique.assign(arr.size(), 0);
   a.total.assign(arr.size(), 0);
   a.temporal_unique.assign(arr.size(), 0);
@@ -393,7 +409,7 @@ GemmCost Estimator::Impl::evaluate_at(const GemmShape& s, const GemmInputs& in, 
   c.mac_rate_den = rate.den;
 
   // array level: distinct tile shapes (full / remainder per dim), the statement of the operands in the array
-  const ArraySums a = array_level(c, in.arr, rate);
+  const ArraySums& a = array_level(c, in.arr, rate);
   std::int64_t weight_unique = 0, activation_unique = 0;
   for (const auto& op : ops) {
     if (op.role == quant::OperandRole::kWeight) weight_unique = a.unique[a.at(op.name)];
@@ -402,6 +418,7 @@ GemmCost Estimator::Impl::evaluate_at(const GemmShape& s, const GemmInputs& in, 
 
   // buffer <-> DRAM and per-tensor costs
   i128 buffer_bits = 0, noc_bits = 0;
+  c.tensors.reserve(ops.size());
   const std::int64_t out_elems = checked_mul(checked_mul(s.m, s.n, "outputs"), s.batch, "outputs");
   for (const auto& op : ops) {
     TensorCost tc;

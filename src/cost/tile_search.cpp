@@ -317,10 +317,12 @@ struct Bounds {
 template <typename I>
 void floors(const TileProblem& p, const TileCandidate& c, const TileFloors& f, I& compute, I& bytes, I& dram_cycles) {
   const GemmShape& s = p.shape;
-  // compute floor: every distinct tile shape (full / remainder per dim) needs ceil(MACs / PEs) time stamps
+  // compute floor: every distinct tile shape (full / remainder per dim) needs ceil(MACs / PEs) time stamps, or
+  // exactly the preset's stamps (the evaluation's compute term)
   compute = 0;
   detail::for_each_tile_shape(s, c.tile, [&](I tm, I tn, I tk, std::int64_t count) {
-    const I stamps = (tm * tn * tk + f.pes - 1) / f.pes;
+    const I stamps = p.stamps ? mapping::preset_time_stamps<I>(*p.stamps, p.rows, p.cols, tm, tn, tk)
+                              : (tm * tn * tk + f.pes - 1) / f.pes;
     compute += (stamps * f.rate_den + f.rate_num - 1) / f.rate_num * count * s.batch;
   });
   // DRAM floor of this candidate: its bits (one batch, each operand's fraction rounded down) times the batch
@@ -328,12 +330,14 @@ void floors(const TileProblem& p, const TileCandidate& c, const TileFloors& f, I
   dram_cycles = (bytes * f.clock_mhz + f.dram_mb_per_s - 1) / f.dram_mb_per_s;
 }
 
-// Every intermediate of floors<std::int64_t> below 2^62: MACs (plus one stamp per tile) times the rate denominator
-// and the batch; DRAM bits times the batch and the clock.
+// Every intermediate of floors<std::int64_t> below 2^62: MACs (plus one stamp per tile; the closed-form stamps of a
+// tile are at most 3 x its MACs: bi·bj·tk + bj·tm + bi·tn with bi <= tm, bj <= tn) times the rate denominator and the
+// batch; DRAM bits times the batch and the clock.
 bool fits_int64(const TileProblem& p, const TileCandidate& c, const TileFloors& f) {
   const GemmShape& s = p.shape;
   constexpr i128 kLimit = i128{1} << 62;
-  const i128 work = (static_cast<i128>(s.m) * s.n * s.k + f.pes + c.tiles) * (f.rate_den + f.rate_num) * s.batch;
+  const i128 work = (static_cast<i128>(s.m) * s.n * s.k * 3 + f.pes + c.tiles + p.rows + p.cols) *
+                    (f.rate_den + f.rate_num) * s.batch;
   const i128 dram = (c.dram_bits * s.batch + 8) * (f.clock_mhz + f.dram_mb_per_s);
   return work < kLimit && dram < kLimit;
 }
@@ -400,10 +404,17 @@ TileChoice best_tile(const TileProblem& p, const Tile& user, Objective o, const 
   std::vector<std::size_t> order;
   for (std::size_t i = 0; i < cands.size(); ++i)
     if (i != first && !(first_value < bds[i].primary)) order.push_back(i);
-  // a heap of (bound, enumeration order): popped in the order a stable sort gives, built in linear time (the loop
-  // usually stops long before the heap is empty)
+  // a heap of (bound, secondary bound, enumeration order), built in linear time (the loop usually stops long before the
+  // heap is empty); among equal bounds the lowest secondary bound first, so the tie-break prunes early. The order
+  // changes which candidates are evaluated, never the choice: the best under (objective, energy, DRAM bytes, tiles,
+  // enumeration index) is a minimum of a total order, and a candidate is only skipped when its bounds lose to it.
   const auto later = [&](std::size_t a, std::size_t b) {
-    return bds[b].primary < bds[a].primary || (!(bds[a].primary < bds[b].primary) && cands[b].index < cands[a].index);
+    const Bounds &x = bds[a], &y = bds[b];
+    if (y.primary < x.primary) return true;
+    if (x.primary < y.primary) return false;
+    if (y.secondary < x.secondary) return true;
+    if (x.secondary < y.secondary) return false;
+    return cands[b].index < cands[a].index;
   };
   std::make_heap(order.begin(), order.end(), later);
   for (auto end = order.end(); end != order.begin(); --end) {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <sstream>
 
@@ -79,6 +80,13 @@ std::vector<std::pair<std::int64_t, std::int64_t>> array_shapes(std::int64_t bud
   return out;
 }
 
+std::shared_ptr<cost::GemmMemo> MemoPool::at(std::int64_t rows, std::int64_t cols, const std::string& dataflow) {
+  const std::lock_guard<std::mutex> lock(mu_);
+  auto& m = memos_[{rows, cols, dataflow}];
+  if (!m) m = cost::make_gemm_memo();
+  return m;
+}
+
 namespace {
 
 // Objective value of a configuration's totals; ties: energy, then DRAM bytes (then the enumeration order).
@@ -152,6 +160,9 @@ SearchResult run(const arch::Arch& arch, const model::Model& model, const model:
   }
   const std::size_t total = first[ns];
   auto slot = [&](std::size_t s, std::size_t a, std::size_t d) { return first[s] + a * dfs[s].size() + d; };
+  // one GemmMemo per (array, dataflow): the schemes of a candidate share their equal GEMMs (attention, equal
+  // operands) and the engine's compiles (exact either way: the memo changes the time, not the figures)
+  const auto memos = o.memos ? o.memos : std::make_shared<MemoPool>();
   // results by index, so any thread count gives the same output
   std::vector<model::ModelResult> results(total);
   std::vector<std::exception_ptr> errors(total);
@@ -169,7 +180,7 @@ SearchResult run(const arch::Arch& arch, const model::Model& model, const model:
       co.objective = o.objective;
       co.engine_time_limit_s = o.engine_time_limit_s;
       co.engine_max_points = o.engine_max_points;
-      cost::Estimator est(std::move(ar), dfs[s][d], co);
+      cost::Estimator est(std::move(ar), dfs[s][d], co, memos->at(arrays[a].first, arrays[a].second, dfs[s][d].name));
       results[i] = model::run_model(est, model, schemes[s]);  // GEMMs and the non-GEMM operators
     } catch (...) {
       errors[i] = std::current_exception();
@@ -291,7 +302,8 @@ model::CompareResult compare_at_best(const arch::Arch& arch, const model::Model&
     co.objective = o.objective;
     co.engine_time_limit_s = o.engine_time_limit_s;
     co.engine_max_points = o.engine_max_points;
-    cost::Estimator est(std::move(ar), mapping::parse_dataflow(best.dataflow), co);
+    cost::Estimator est(std::move(ar), mapping::parse_dataflow(best.dataflow), co,
+                        o.memos ? o.memos->at(best.rows, best.cols, best.dataflow) : nullptr);
     model::CompareResult one = model::compare(est, model, phases, {schemes[s]});
     if (s == 0) out.info = one.info;
     out.rows.push_back(one.rows.front());

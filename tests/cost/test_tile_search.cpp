@@ -35,7 +35,8 @@ cost::TileProblem problem(const cost::Estimator& est, const GemmShape& s, const 
                            a.name,
                            a.rows,
                            a.cols,
-                           coarse};
+                           coarse,
+                           est.dataflow().preset};
 }
 
 // The exhaustive oracle: every candidate evaluated at its fixed tile, the first best in enumeration order.
@@ -228,7 +229,8 @@ TEST_CASE("the candidates' 64-bit figures equal the checked nest model (nest.cpp
                               "big",
                               16,
                               16,
-                              false};
+                              false,
+                              std::nullopt};
     const auto dram_ops = cost::detail::dram_operands(c.s, p.ops);
     const auto cands = cost::tile_candidates(p, c.user);
     REQUIRE(!cands.empty());
@@ -318,4 +320,39 @@ TEST_CASE(
       CHECK(choice.cost.energy_j == best.energy_j);
       CHECK(choice.cost.dram_bytes == best.dram_bytes);
     }
+}
+
+TEST_CASE("Estimators sharing a memo share the engine's compiles and give a fresh Estimator's costs") {
+  // is and ncf run on the engine: the schemes' equal operand structures (attention, q0f16 = fp8-tensor in the array)
+  // are compiled once per memo; every figure equals what an Estimator of its own computes
+  const GemmShape lin{1, 48, 64, 256, GemmRole::kLinear};
+  const GemmShape attn{2, 40, 32, 64, GemmRole::kAttnQK};
+  for (const char* df : {"is", "ncf"}) {
+    const auto memo = cost::make_gemm_memo();
+    cost::Options opt;
+    opt.objective = Objective::kEnergy;
+    for (const char* name : {"q0f16", "q4f16_1", "fp8-tensor", "w4a8-g128"}) {
+      const auto scheme = quant::parse_scheme(name);
+      cost::Estimator shared(tc_test::edge_arch(8, 8, 1 << 16), mapping::parse_dataflow(df), opt, memo);
+      for (const GemmShape& s : {lin, attn}) {
+        INFO(df << " " << name << " role " << static_cast<int>(s.role));
+        auto fresh = make(8, 8, 1 << 16, df, Objective::kEnergy);
+        const cost::GemmCost a = shared.gemm(s, scheme);
+        const cost::GemmCost& b = fresh.gemm(s, scheme);
+        CHECK(a.array_model == cost::ArrayModel::kEngine);
+        CHECK(a.tile == b.tile);
+        CHECK(a.cycles == b.cycles);
+        CHECK(a.energy_j == b.energy_j);
+        CHECK(a.dram_bytes == b.dram_bytes);
+        CHECK(a.time_stamps == b.time_stamps);
+        REQUIRE(a.tensors.size() == b.tensors.size());
+        for (std::size_t i = 0; i < a.tensors.size(); ++i) {
+          CHECK(a.tensors[i].name == b.tensors[i].name);
+          CHECK(a.tensors[i].buffer_elems == b.tensors[i].buffer_elems);
+          CHECK(a.tensors[i].noc_elems == b.tensors[i].noc_elems);
+          CHECK(a.tensors[i].register_elems == b.tensors[i].register_elems);
+        }
+      }
+    }
+  }
 }

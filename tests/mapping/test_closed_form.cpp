@@ -78,3 +78,36 @@ TEST_CASE("a .m dataflow goes through TENET's loader: its own line numbers after
   CHECK(d.file_mapping.space_map.loc.file == path);
   CHECK(d.mapping(4, 4).time_map.text == d.file_mapping.time_map.text);
 }
+
+TEST_CASE("preset_time_stamps (the tile search's compute bound) equals the closed forms' and the engine's stamps") {
+  const auto ops = gemm_ops();
+  for (const mapping::Preset p : {mapping::Preset::kOS, mapping::Preset::kWS})
+    for (const std::int64_t rows : {1, 3, 8})
+      for (const std::int64_t cols : {1, 4, 7})
+        for (const std::int64_t tm : {1, 2, 5, 16, 33})
+          for (const std::int64_t tn : {1, 3, 8, 29})
+            for (const std::int64_t tk : {1, 2, 9, 64}) {
+              INFO(mapping::info(p).name << " " << rows << "x" << cols << " tile " << tm << "x" << tn << "x" << tk);
+              const auto m = mapping::closed_form_tile(p, rows, cols, tm, tn, tk, ops);
+              REQUIRE(m);
+              CHECK(mapping::preset_time_stamps<std::int64_t>(p, rows, cols, tm, tn, tk) == m->time_stamps);
+              CHECK(mapping::preset_time_stamps<i128>(p, rows, cols, tm, tn, tk) == m->time_stamps);
+            }
+  // every preset against the engine's |TD| (brute force over the instances), on a systolic and a mesh array
+  for (const char* df : {"os", "ws", "is", "ncf"})
+    for (const auto ic : {arch::Interconnect::kSystolic, arch::Interconnect::kMesh})
+      for (const auto& [rows, cols] : {std::pair<std::int64_t, std::int64_t>{3, 4}, {4, 2}, {1, 5}})
+        for (const std::int64_t tm : {1, 4, 7})
+          for (const std::int64_t tn : {1, 5, 9})
+            for (const std::int64_t tk : {1, 3, 10}) {
+              arch::Arch a = tc_test::edge_arch(rows, cols, 1 << 16);
+              a.interconnect = ic;
+              const mapping::Dataflow d = mapping::parse_dataflow(df);
+              INFO(df << " " << rows << "x" << cols << " tile " << tm << "x" << tn << "x" << tk);
+              tenet::AnalyzeOptions ao;
+              ao.enumerate = true;
+              ao.spatial_reuse = false;
+              const auto m = tenet::analyze(mapping::tile_problem(a, d, tm, tn, tk, ops), ao);
+              CHECK(mapping::preset_time_stamps<std::int64_t>(*d.preset, rows, cols, tm, tn, tk) == m.time_stamps);
+            }
+}
