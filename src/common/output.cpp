@@ -18,6 +18,7 @@
 #include <climits>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -260,6 +261,19 @@ void write_output(const std::string& path, std::string_view content) {
   if (::close(fd.release()) != 0) fail("write failed", errno);
   if (std::rename(tmpl.c_str(), target.c_str()) != 0) fail("cannot rename the temporary file into place", errno);
   fsync_dir(dir);
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+  if (a.empty() || b.empty() || a == "-" || b == "-") return false;
+  struct stat sa {
+  }, sb{};
+  const bool ea = ::stat(a.c_str(), &sa) == 0, eb = ::stat(b.c_str(), &sb) == 0;
+  if (ea && eb) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  if (ea != eb) return false;
+  std::error_code ec1, ec2;
+  const auto ca = std::filesystem::weakly_canonical(std::filesystem::absolute(a, ec1), ec1);
+  const auto cb = std::filesystem::weakly_canonical(std::filesystem::absolute(b, ec2), ec2);
+  return !ec1 && !ec2 && ca == cb;
 }
 
 std::string read_file(const std::string& path, std::size_t max_bytes) {
