@@ -381,7 +381,6 @@ class Evaluation {
       for (std::int64_t b = next_.fetch_add(chunk_); b < points_ && !failed_; b = next_.fetch_add(chunk_)) {
         const std::int64_t e = std::min(b + chunk_, points_);
         for (std::int64_t n = b; n < e; ++n) point(n, at, mine);
-        seen_ += static_cast<std::size_t>(e - b);
         std::lock_guard<std::mutex> lock(mu_);
         report();
       }
@@ -399,6 +398,7 @@ class Evaluation {
   }
 
   void point(std::int64_t n, std::vector<std::size_t>& at, Estimators& mine) {
+    ++seen_;
     Layout::decode(g_, n, at);
     const json point = point_json(g_, at, ck_.digests);
     const std::string id = hex16(fnv1a(point.dump()));
