@@ -167,6 +167,17 @@ struct CheckedAxes {
   std::vector<std::pair<std::string, std::string>> files;  // (what, path): the files the grid reads
 };
 
+// A token count or batch within tenet-cost's limits (model::check_phases): refused before any point runs rather than
+// one error record per point (a seq_len of 10^12 would otherwise be a plan that runs for minutes, then overflows).
+void check_length(AxisKind kind, const std::string& v) {
+  model::Phases ph;
+  const std::int64_t n = positive_integer(v, axis_def(kind).key);
+  if (kind == AxisKind::kSeqLen) ph.seq_len = n;
+  if (kind == AxisKind::kContext) ph.context = n;
+  if (kind == AxisKind::kBatch) ph.batch = n;
+  model::check_phases(ph, std::nullopt);
+}
+
 CheckedAxes check_axes(const Grid& g, const RunOptions& opt) {
   CheckedAxes ck;
   for (const auto& a : g.axes)
@@ -194,10 +205,10 @@ CheckedAxes check_axes(const Grid& g, const RunOptions& opt) {
         case AxisKind::kQuant:
           ck.schemes.emplace(v, is_dump_scheme(v) ? std::nullopt : std::optional(quant::parse_scheme(v)));
           break;
-        case AxisKind::kSet:
         case AxisKind::kSeqLen:
         case AxisKind::kContext:
-        case AxisKind::kBatch: break;  // --set: with the arch in configure_groups; integers: normalized()
+        case AxisKind::kBatch: check_length(a.kind, v); break;
+        case AxisKind::kSet: break;  // with the arch in validate_groups
       }
   return ck;
 }

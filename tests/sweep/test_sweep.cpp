@@ -277,6 +277,15 @@ TEST_CASE("sweep errors: bad axes exit 2 naming the value", "[sweep]") {
   CHECK(r.exit_code == 2);
   r = tc_test::run_cli("sweep --model qwen2-0.5b --shard 4/4 -q");
   CHECK(r.exit_code == 2);
+  // lengths and batches beyond tenet-cost's limits: refused before any point runs, not one error record each
+  r = tc_test::run_cli("sweep --model qwen2-0.5b --seq-len 16,1000000000000 -q");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("--seq-len 1000000000000: expected 1 .. 16777216") != std::string::npos);
+  CHECK(r.out.empty());
+  r = tc_test::run_cli("sweep --model qwen2-0.5b --context 16777217 -q");
+  CHECK(r.exit_code == 2);
+  r = tc_test::run_cli("sweep --model qwen2-0.5b --batch 65537 -q");
+  CHECK(r.exit_code == 2);
 }
 
 TEST_CASE("CSV views: --format csv on stdout equals --csv of the results file", "[sweep]") {
