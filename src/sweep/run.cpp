@@ -9,6 +9,7 @@
 #include <cstring>
 #include <exception>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <list>
 #include <map>
@@ -513,7 +514,10 @@ class Evaluation {
 void require_csv_target(const std::string& path, const std::string& flag) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) return;
-  const std::string head = read_file(path).substr(0, std::strlen(kCsvHeaderStart));
+  std::string head(std::strlen(kCsvHeaderStart), '\0');  // only the first bytes: a CSV view may be large
+  std::ifstream in(path, std::ios::binary);
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0)));
   if (head != kCsvHeaderStart)
     throw InputError(path + ": " + flag + " names a file that is not a CSV view of sweep results (its first line " +
                      "does not start with '" + kCsvHeaderStart + "'); refusing to replace it (give " + flag +
