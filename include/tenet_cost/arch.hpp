@@ -11,6 +11,9 @@
 
 namespace tenet_cost::arch {
 
+/// The largest pe_array.rows and pe_array.cols an arch may have (docs/arch.md "Ranges").
+inline constexpr std::int64_t kMaxPeSide = 4096;
+
 /// MAC precisions an arch can list (keys of macs_per_pe_per_cycle / mac_pj): fp32 fp16 bf16 fp8 fp6 fp4 int8 int4,
 /// and the block-scaled units mxfp8 mxfp6 mxfp4 mxint8 nvfp4 (a dot-product unit that applies each operand's
 /// shared exponent / block scale once per block, docs/arch.md "MAC precisions").

@@ -11,6 +11,10 @@ namespace tenet_cost {
 /// Throws InputError when the file cannot be written.
 void write_output(const std::string& path, std::string_view content);
 
+/// Whether two paths name the same file: the same device and inode when both exist, else the same absolute path
+/// once `.`, `..` and symbolic links of the existing part are resolved.
+bool same_file(const std::string& a, const std::string& b);
+
 /// Read a whole file; throws InputError naming the file when it cannot be
 /// read or is larger than `max_bytes`.
 std::string read_file(const std::string& path, std::size_t max_bytes = std::size_t{1} << 31);

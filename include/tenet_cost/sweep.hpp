@@ -9,6 +9,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tenet_cost/cost.hpp"
@@ -85,27 +86,56 @@ struct ResultLine {
   std::string id;
   std::string text;  // the line without its '\n'
 };
+
+/// The first line of every results file (docs/sweep.md "Results files"):
+/// {"format":"tenet-cost-sweep-results","grid":{axis: [sorted values], "set": {path: [...]}},"grid_id":"<16 hex>",
+/// "version":1}. The grid id is the FNV-1a hash of the canonical "grid" object: the same set of points (whatever
+/// the order of axes or values, flags or spec file) gives the same id; the shard is not part of it.
+std::string grid_id(const Grid& grid);
+std::string results_header(const Grid& grid);  // without its '\n'
+
 struct ResultsFile {
-  std::vector<ResultLine> lines;  // the valid lines, in file order
+  std::string header;             // the header line; "" for a file of an earlier version (no header)
+  std::string grid_id;            // the header's grid id ("" without a header)
+  std::vector<ResultLine> lines;  // the valid lines in file order, each id once
+  std::size_t duplicates = 0;     // lines dropped because the same line came before (earlier versions' runs)
   std::size_t valid_bytes = 0;    // the bytes up to the end of the last valid line
   bool corrupt_tail = false;      // the last line was partial or unparseable (a kill or power cut): dropped
   std::size_t tail_line = 0;      // its 1-based line number
 };
-/// Reads and validates a results file (each line's id is the hash of its point); a corrupt last line is dropped
-/// when `allow_corrupt_tail`, any other bad line throws InputError file:line:col.
+/// Reads and validates a results file (the header, each line's id is the hash of its point, a repeated id has the
+/// same line); a corrupt last line is dropped when `allow_corrupt_tail`, any other bad line throws InputError
+/// file:line:col.
 ResultsFile parse_results(const std::string& text, const std::string& filename, bool allow_corrupt_tail);
 /// Result lines as CSV: a header (id, the point's inputs, the result's columns, error) and one row per line.
 std::string results_csv(const std::vector<ResultLine>& lines);
+/// CSV's first line starts with this: `--csv` and `merge --out X.csv` replace only such files.
+inline constexpr const char* kCsvHeaderStart = "id,point.";
+
+/// Throws InputError unless `path` is missing, empty, or a CSV view of results (its first line starts with
+/// kCsvHeaderStart): `flag` names the option in the message.
+void require_csv_target(const std::string& path, const std::string& flag);
+
+/// Throws InputError unless `path` is missing, empty, or a results file that `sweep merge` may replace: its first
+/// line is the header of the same grid as `header` (or, without a header on either side, a result line).
+void require_results_target(const std::string& path, const std::string& header);
+
+struct Merged {
+  std::string header;  // the common header line ("" when no file has one)
+  std::vector<ResultLine> lines;
+};
 /// The valid lines of every file, de-duplicated by id and sorted by id; throws InputError when two files hold
-/// different lines for the same id, or for any bad line.
-std::vector<ResultLine> merge_results(const std::vector<std::string>& files);
+/// different lines for the same id, files of different grids, or any bad line. A file without a header (an earlier
+/// version) joins a file with one only when each of its points is a point of that grid.
+Merged merge_results(const std::vector<std::string>& files);
 
 // ------------------------------------------------------------- running
 
 struct Progress {
-  std::size_t done = 0;    // points finished in this run
-  std::size_t total = 0;   // points this run evaluates (its shard, minus those finished before)
-  std::size_t errors = 0;  // points whose result is an error record
+  std::size_t done = 0;       // points of the grid passed (evaluated, finished before, or of another shard)
+  std::size_t total = 0;      // points of the grid
+  std::size_t evaluated = 0;  // points evaluated in this run
+  std::size_t errors = 0;     // of those, error records
   double elapsed_s = 0;
 };
 
@@ -116,8 +146,10 @@ struct RunOptions {
   unsigned jobs = 0;                                            // 0 = every hardware thread
   double engine_time_limit_s = cost::kDefaultEngineTimeLimit;   // per TENET engine evaluation (<= 0: none)
   std::int64_t engine_max_points = cost::kDefaultEnginePoints;  // per brute-forced instance (--engine-points)
-  std::string out;  // results file (JSON lines, appended, resumed); "" = RunSummary::lines
-  std::function<void(const Progress&)> progress;  // after each point (from worker threads, serialized)
+  std::string out;  // results file (JSON lines, appended, resumed, locked); "" = RunSummary::lines
+  std::string csv;  // the CSV view of the complete `out`, written before the lock is released ("" = none)
+  std::vector<std::pair<std::string, std::string>> other_files;  // (what, path): `out` and `csv` must not be these
+  std::function<void(const Progress&)> progress;                 // after each point (from worker threads, serialized)
 };
 
 struct RunSummary {
@@ -128,8 +160,12 @@ struct RunSummary {
   std::size_t errors = 0;             // of those, error records
   std::size_t models_loaded = 0;      // dumps / configs read (each once)
   std::size_t estimators = 0;         // cost::Estimator groups built
+  std::size_t plans_built = 0;        // model plans built (each kept while its points run)
   bool dropped_corrupt_tail = false;  // `out` ended in a corrupt line (redone)
   std::size_t corrupt_line = 0;
+  bool headerless = false;        // `out` was written by an earlier version (no header line; its points checked)
+  std::size_t duplicates = 0;     // lines of `out` that repeat an earlier line (counted once)
+  std::string header;             // the results header of the grid
   std::vector<ResultLine> lines;  // out == "": every line of the shard, sorted by id
 };
 

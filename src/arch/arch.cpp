@@ -64,7 +64,7 @@ std::string join(const std::vector<std::string>& v) {
 }
 
 // Ranges of the arch fields (docs/arch.md, "Ranges").
-constexpr std::int64_t kMaxPe = 4096;             // rows, cols
+constexpr std::int64_t kMaxPe = kMaxPeSide;       // rows, cols
 constexpr std::int64_t kMaxClockMhz = 1'000'000;  // 1 THz
 constexpr std::int64_t kMaxBufferBytes = std::int64_t{1} << 48;
 constexpr std::int64_t kMaxBitsPerCycle = std::int64_t{1} << 24;

@@ -45,13 +45,15 @@ bool csv_format(const std::string& format, const std::string& out) {
   return out.size() > 4 && out.substr(out.size() - 4) == ".csv";
 }
 
-std::string joined(const std::vector<sweep::ResultLine>& lines) {
-  std::string s;
+// A results file's text: the header, then the lines.
+std::string joined(const std::string& header, const std::vector<sweep::ResultLine>& lines) {
+  std::string s = header.empty() ? "" : header + "\n";
   for (const auto& l : lines) s += l.text + "\n";
   return s;
 }
 
-// A bar on a terminal's stderr; elsewhere (a batch job's log) one line every `every` seconds.
+// A bar on a terminal's stderr; elsewhere (a batch job's log) one line every `every` seconds. The fraction is of the
+// grid's points passed (evaluated now, finished before, or of another shard).
 class ProgressView {
  public:
   ProgressView(bool quiet, double every) : quiet_(quiet), tty_(isatty(2) != 0), every_(every) {}
@@ -63,15 +65,15 @@ class ProgressView {
       if (p.elapsed_s - last_ < 0.1 && p.done != p.total) return;
       last_ = p.elapsed_s;
       const int width = 30, filled = static_cast<int>(pct / 100.0 * width);
-      std::fprintf(stderr, "\rsweep [%s%s] %zu/%zu %5.1f%% %zu errors, %.0f s left   ",
+      std::fprintf(stderr, "\rsweep [%s%s] %zu/%zu %5.1f%%, %zu evaluated, %zu errors, %.0f s left   ",
                    std::string(static_cast<std::size_t>(filled), '#').c_str(),
-                   std::string(static_cast<std::size_t>(width - filled), '.').c_str(), p.done, p.total, pct, p.errors,
-                   eta);
+                   std::string(static_cast<std::size_t>(width - filled), '.').c_str(), p.done, p.total, pct,
+                   p.evaluated, p.errors, eta);
       shown_ = true;
     } else if (p.elapsed_s - last_ >= every_ || p.done == p.total) {
       last_ = p.elapsed_s;
-      std::fprintf(stderr, "sweep: %zu/%zu points (%.1f%%), %zu errors, %.1f s elapsed, %.0f s left\n", p.done, p.total,
-                   pct, p.errors, p.elapsed_s, eta);
+      std::fprintf(stderr, "sweep: %zu/%zu points (%.1f%%), %zu evaluated, %zu errors, %.1f s elapsed, %.0f s left\n",
+                   p.done, p.total, pct, p.evaluated, p.errors, p.elapsed_s, eta);
     }
     std::fflush(stderr);
   }
@@ -84,6 +86,23 @@ class ProgressView {
   double every_, last_ = 0;
   bool shown_ = false;
 };
+
+// The notes about the results file (printed also with -q: they say what was done to the data).
+void print_notes(const sweep::RunSummary& sum, const std::string& out) {
+  if (sum.dropped_corrupt_tail)
+    std::fprintf(stderr, "sweep: %s: line %zu was partial or corrupt (an interrupted write): dropped and redone\n",
+                 out.c_str(), sum.corrupt_line);
+  if (sum.headerless)
+    std::fprintf(stderr,
+                 "sweep: note: %s was written by an earlier tenet-cost (no header line); its points all belong to "
+                 "this grid, so it was resumed as it is\n",
+                 out.c_str());
+  if (sum.duplicates > 0)
+    std::fprintf(stderr,
+                 "sweep: note: %s holds %zu duplicate line(s) (the same point written twice by an earlier version); "
+                 "each point is counted and shown once (`sweep merge` writes a file without them)\n",
+                 out.c_str(), sum.duplicates);
+}
 
 void run_sweep(const SweepArgs& a, Context& ctx) {
   sweep::Grid grid;
@@ -102,6 +121,10 @@ void run_sweep(const SweepArgs& a, Context& ctx) {
   opt.engine_time_limit_s = cost::checked_time_limit(a.time_limit);
   opt.engine_max_points = cost::checked_engine_points(a.engine_points);
   opt.out = a.out;
+  if (!a.csv.empty() && a.out.empty()) throw InputError("--csv needs --out (the CSV is a view of the results file)");
+  opt.csv = a.csv;
+  if (!a.spec.empty()) opt.other_files.emplace_back("--spec", a.spec);
+  if (ctx.output != "-") opt.other_files.emplace_back("-o", ctx.output);
   std::string source = "--shard";
   if (!a.shard.empty()) {
     opt.shard = sweep::parse_shard(a.shard);
@@ -114,25 +137,19 @@ void run_sweep(const SweepArgs& a, Context& ctx) {
   opt.progress = [&view](const sweep::Progress& p) { view(p); };
   const sweep::RunSummary sum = sweep::run(grid, opt);
   view.finish();
+  print_notes(sum, a.out);
   if (!a.quiet) {
-    if (sum.dropped_corrupt_tail)
-      std::fprintf(stderr, "sweep: %s: line %zu was partial or corrupt (an interrupted write): dropped and redone\n",
-                   a.out.c_str(), sum.corrupt_line);
     std::string shard;
     if (opt.shard.count > 1)
       shard =
           " in shard " + std::to_string(opt.shard.index) + "/" + std::to_string(opt.shard.count) + " (" + source + ")";
     std::fprintf(stderr,
                  "sweep: %lld points, %zu%s: %zu finished before, %zu evaluated (%zu errors); %zu models parsed, %zu "
-                 "estimators\n",
+                 "estimators, %zu plans\n",
                  static_cast<long long>(sum.points), sum.in_shard, shard.c_str(), sum.skipped, sum.evaluated,
-                 sum.errors, sum.models_loaded, sum.estimators);
+                 sum.errors, sum.models_loaded, sum.estimators, sum.plans_built);
   }
-  if (!a.csv.empty()) {
-    if (a.out.empty()) throw InputError("--csv needs --out (the CSV is a view of the results file)");
-    write_output(a.csv, sweep::results_csv(sweep::parse_results(read_file(a.out), a.out, false).lines));
-  }
-  if (a.out.empty()) ctx.result = csv ? sweep::results_csv(sum.lines) : joined(sum.lines);
+  if (a.out.empty()) ctx.result = csv ? sweep::results_csv(sum.lines) : joined(sum.header, sum.lines);
 }
 
 }  // namespace
@@ -173,11 +190,16 @@ CLI::App* add_sweep(CLI::App& app, const Command& self, Context& ctx) {
   merge->add_option("--out", margs->out, "The merged file (.csv: the CSV view); default stdout");
   merge->add_option("--format", margs->format, "jsonl | csv (default: by --out's extension)");
   merge->callback([&ctx, margs] {
-    const auto lines = sweep::merge_results(margs->files);
-    const std::string text = csv_format(margs->format, margs->out) ? sweep::results_csv(lines) : joined(lines);
+    const bool csv = csv_format(margs->format, margs->out);
+    const auto merged = sweep::merge_results(margs->files);
+    if (!margs->out.empty()) {
+      if (csv) sweep::require_csv_target(margs->out, "merge --out");
+      else sweep::require_results_target(margs->out, merged.header);
+    }
+    const std::string text = csv ? sweep::results_csv(merged.lines) : joined(merged.header, merged.lines);
     if (margs->out.empty()) ctx.result = text;
     else write_output(margs->out, text);
-    std::fprintf(stderr, "sweep merge: %zu points from %zu files\n", lines.size(), margs->files.size());
+    std::fprintf(stderr, "sweep merge: %zu points from %zu files\n", merged.lines.size(), margs->files.size());
   });
   cmd->callback([&ctx, args, merge] {
     if (merge->parsed()) return;

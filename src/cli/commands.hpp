@@ -15,6 +15,7 @@ namespace tenet_cost::cli {
 struct Context {
   std::string result;   // the complete output of the command that ran
   bool verbose = false; // -v
+  std::string output = "-";  // -o: where main() writes `result` (a command may refuse an input or output it names)
 };
 
 struct Command {

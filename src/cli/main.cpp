@@ -27,8 +27,7 @@ int main(int argc, char** argv) {
   // option they do not know is matched against the app's (`compare -o out.csv`).
   app.fallthrough();
   app.set_version_flag("--version", std::string("tenet-cost 0.1.0"));
-  std::string output = "-";
-  app.add_option("-o,--output", output,
+  app.add_option("-o,--output", ctx.output,
                  "Write the result to this file instead of stdout (atomically; a device or FIFO is written directly)");
   app.add_flag("-v,--verbose", ctx.verbose, "Debug logging on stderr");
   // the command table of docs/cli.md, generated from the one table that registers the commands
@@ -46,7 +45,7 @@ int main(int argc, char** argv) {
 
   try {
     app.parse(argc, argv);
-    tenet_cost::write_output(output, ctx.result);
+    tenet_cost::write_output(ctx.output, ctx.result);
     return static_cast<int>(ExitCode::kOk);
   } catch (const CLI::Success& e) {
     return app.exit(e);

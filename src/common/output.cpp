@@ -10,14 +10,18 @@
 // devices refused, every failure with its strerror reason.
 #include "tenet_cost/output.hpp"
 
+#include "common/output_testing.hpp"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <climits>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -54,10 +58,13 @@ struct Fd {
   }
 };
 
+// The write(2) of every output (a test replaces it to fail midway: output_testing.hpp).
+std::atomic<testing::WriteFn> g_write{&::write};
+
 void write_all(int fd, std::string_view content, const std::string& path) {
   std::size_t done = 0;
   while (done < content.size()) {
-    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    const ssize_t n = g_write.load()(fd, content.data() + done, content.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
       throw InputError(path + ": write failed: " + why(errno));
@@ -124,12 +131,44 @@ void write_special(const std::string& path, const struct stat& st, std::string_v
   if (::close(fd.release()) != 0) throw InputError(path + ": write failed: " + why(errno));
 }
 
+// The old contents of a file written in place, read first so that a write failing midway (an I/O error, a quota)
+// can put them back; files over kMaxBackup bytes (or not readable) are written without this net.
+constexpr off_t kMaxBackup = off_t{256} << 20;
+
+std::optional<std::string> backup_of(int fd, off_t size) {
+  if (size > kMaxBackup) return std::nullopt;
+  std::string old(static_cast<std::size_t>(size), '\0');
+  std::size_t done = 0;
+  while (done < old.size()) {
+    const ssize_t n = ::pread(fd, old.data() + done, old.size() - done, static_cast<off_t>(done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return std::nullopt;
+    done += static_cast<std::size_t>(n);
+  }
+  return old;
+}
+
+// Puts the old contents back after a failed write (the blocks are there: reserved or the old file's own).
+bool restore(int fd, const std::string& old) {
+  std::size_t done = 0;
+  while (done < old.size()) {
+    const ssize_t n = ::pwrite(fd, old.data() + done, old.size() - done, static_cast<off_t>(done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<std::size_t>(n);
+  }
+  return ::ftruncate(fd, static_cast<off_t>(old.size())) == 0 && (::fsync(fd) == 0 || errno == EINVAL);
+}
+
 // In place: used when the directory is not writable or the file has other hard links that a rename would detach.
 // Nothing of the old contents is touched before the blocks of the new ones are reserved (fallocate): a full disk,
 // a file-size limit or a file system that cannot reserve space refuses the write with the file as it was. Then the
-// new contents are written over the old from offset 0 and the file is cut to their length.
+// new contents are written over the old from offset 0 and the file is cut to their length; a write that fails
+// midway puts the old contents back (kept in memory up to kMaxBackup bytes) before it reports the error.
 void write_in_place(const std::string& path, std::string_view content) {
-  Fd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+  Fd fd(::open(path.c_str(), O_RDWR | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+  if (fd.fd < 0 && (errno == EACCES || errno == EPERM))
+    fd.fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
   if (fd.fd < 0) throw InputError(path + ": cannot open for writing: " + why(errno));
   clear_nonblock(fd.fd, path);
   struct stat before {};
@@ -149,10 +188,17 @@ void write_in_place(const std::string& path, std::string_view content) {
                                           : ""));
     }
   }
-  write_all(fd.fd, content, path);
-  if (::ftruncate(fd.fd, static_cast<off_t>(content.size())) != 0)
-    throw InputError(path + ": write failed: " + why(errno));
-  if (::fsync(fd.fd) != 0 && errno != EINVAL) throw InputError(path + ": write failed: " + why(errno));
+  const std::optional<std::string> old = backup_of(fd.fd, before.st_size);
+  try {
+    write_all(fd.fd, content, path);
+    if (::ftruncate(fd.fd, static_cast<off_t>(content.size())) != 0)
+      throw InputError(path + ": write failed: " + why(errno));
+    if (::fsync(fd.fd) != 0 && errno != EINVAL) throw InputError(path + ": write failed: " + why(errno));
+  } catch (const InputError& e) {
+    if (old && restore(fd.fd, *old)) throw InputError(std::string(e.what()) + "; the old contents were put back");
+    throw InputError(std::string(e.what()) + "; the file may be partly overwritten (its old contents could not be " +
+                     "kept or put back)");
+  }
   if (::close(fd.release()) != 0) throw InputError(path + ": write failed: " + why(errno));
 }
 
@@ -260,6 +306,23 @@ void write_output(const std::string& path, std::string_view content) {
   if (::close(fd.release()) != 0) fail("write failed", errno);
   if (std::rename(tmpl.c_str(), target.c_str()) != 0) fail("cannot rename the temporary file into place", errno);
   fsync_dir(dir);
+}
+
+namespace testing {
+WriteFn set_write_function(WriteFn fn) { return g_write.exchange(fn ? fn : &::write); }
+}  // namespace testing
+
+bool same_file(const std::string& a, const std::string& b) {
+  if (a.empty() || b.empty() || a == "-" || b == "-") return false;
+  struct stat sa {
+  }, sb{};
+  const bool ea = ::stat(a.c_str(), &sa) == 0, eb = ::stat(b.c_str(), &sb) == 0;
+  if (ea && eb) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  if (ea != eb) return false;
+  std::error_code ec1, ec2;
+  const auto ca = std::filesystem::weakly_canonical(std::filesystem::absolute(a, ec1), ec1);
+  const auto cb = std::filesystem::weakly_canonical(std::filesystem::absolute(b, ec2), ec2);
+  return !ec1 && !ec2 && ca == cb;
 }
 
 std::string read_file(const std::string& path, std::size_t max_bytes) {

@@ -71,9 +71,19 @@ std::vector<mapping::Dataflow> dataflows_for(const DataflowSet& set, const arch:
 
 std::vector<std::pair<std::int64_t, std::int64_t>> array_shapes(std::int64_t budget) {
   if (budget <= 0) throw InputError("--pe-budget must be a positive number of PEs, found " + std::to_string(budget));
+  // every shape an arch may have: both sides at most arch::kMaxPeSide (what --set pe_array.rows would accept)
+  constexpr std::int64_t kMaxBudget = arch::kMaxPeSide * arch::kMaxPeSide;
+  const std::string side = std::to_string(arch::kMaxPeSide);
+  if (budget > kMaxBudget)
+    throw InputError("--pe-budget " + std::to_string(budget) + ": expected 1 .. " + std::to_string(kMaxBudget) +
+                     " (a " + side + " x " + side + " array: the arch limit of pe_array.rows and pe_array.cols)");
   std::vector<std::pair<std::int64_t, std::int64_t>> out;
   for (std::int64_t r = 1; r <= budget / r; ++r)
-    if (budget % r == 0) out.emplace_back(r, budget / r);
+    if (budget % r == 0 && budget / r <= arch::kMaxPeSide) out.emplace_back(r, budget / r);
+  if (out.empty())
+    throw InputError("--pe-budget " + std::to_string(budget) +
+                     ": no R x C array with R * C = " + std::to_string(budget) + " has both sides at most " + side +
+                     " (the arch limit of pe_array.rows and pe_array.cols)");
   const std::size_t n = out.size();
   for (std::size_t i = n; i-- > 0;)  // the mirrored shapes (R > C), R ascending
     if (out[i].first != out[i].second) out.emplace_back(out[i].second, out[i].first);

@@ -1,9 +1,13 @@
 // Private helpers of the sweep module.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "tenet_cost/sweep.hpp"
 
@@ -22,5 +26,69 @@ inline std::uint64_t fnv1a(std::string_view bytes, std::uint64_t h = 0xcbf29ce48
 }
 /// 16 lowercase hex digits.
 std::string hex16(std::uint64_t v);
+/// The value of 16 hex digits (an id).
+std::uint64_t id_value(const std::string& id);
+
+// ------------------------------------------------------------- results files (results.cpp)
+
+inline constexpr std::size_t kMaxLine = std::size_t{1} << 20;        // a result line
+inline constexpr std::size_t kMaxHeaderLine = std::size_t{8} << 20;  // the header (it lists every axis value)
+
+/// What the first line of a file is: our header, a result line (a file of an earlier version), or neither.
+enum class LineKind { kHeader, kResult, kOther };
+/// `problem` says why a kOther line is neither ("not JSON", ...).
+LineKind classify_line(const std::string& line, std::string* problem);
+/// The grid id written in a (valid) header line.
+std::string header_grid_id(const std::string& header);
+/// The header's "grid" object.
+nlohmann::json header_grid(const std::string& header);
+/// The canonical "grid" object of a normalized grid (values sorted; integers as JSON integers).
+nlohmann::json grid_object(const Grid& normalized_grid);
+/// Whether a result line's point is a point of the grid (every axis value in the grid, no other key); `grid` is
+/// grid_object() of it.
+bool point_in_grid(const nlohmann::json& point, const nlohmann::json& grid);
+/// The first axis whose values differ between two grid objects: "seq_len: [16,32] in F, [16] in G" (shortened).
+std::string grid_difference(const nlohmann::json& a, const nlohmann::json& b, const std::string& a_name,
+                            const std::string& b_name);
+
+/// Reads `n` bytes into `buf`; 0 at the end.
+using ByteSource = std::function<std::size_t(char* buf, std::size_t n)>;
+/// Reads a results file line by line: the header (line 1, when there is one), then result lines, each id once
+/// (`on_line` is called for the first; an identical repeat counts in `duplicates`, a different line for the same
+/// id throws). Fills every field of ResultsFile but `lines`. Errors as parse_results.
+ResultsFile scan_results(const ByteSource& source, const std::string& filename, bool allow_corrupt_tail,
+                         const std::function<void(const ResultLine&)>& on_line);
+
+// ------------------------------------------------------------- the results file of a run (out_file.cpp)
+
+/// The `--out` of a run: opened, locked (an exclusive, non-blocking flock held until the end: a second sweep on the
+/// same file is refused), identified — a missing or empty file (the header is written), a partial header, our header
+/// of the same grid, or a file of an earlier version without a header whose points all belong to the grid; anything
+/// else is refused with the file untouched — its finished ids read and a corrupt last line cut. Without a path, the
+/// lines are kept in memory.
+class ResultsOut {
+ public:
+  ResultsOut(const std::string& path, const Grid& normalized_grid, RunSummary& sum);
+  ~ResultsOut();
+  ResultsOut(const ResultsOut&) = delete;
+  ResultsOut& operator=(const ResultsOut&) = delete;
+  [[nodiscard]] bool finished(const std::string& id) const;
+  /// One write() per line: a kill between lines leaves whole lines, a power cut at worst a partial last one.
+  void append(const std::string& id, std::string line);
+  std::vector<ResultLine> take() { return std::move(lines_); }
+  /// The CSV view of every line of the file (read again through the locked descriptor).
+  [[nodiscard]] std::string csv() const;
+
+ private:
+  void open_locked();
+  void identify(const Grid& grid, RunSummary& sum);
+  [[nodiscard]] ByteSource reader(std::size_t offset) const;
+  void write_line(const std::string& text);
+
+  std::string path_, header_;
+  int fd_ = -1;
+  std::vector<std::uint64_t> done_;  // sorted
+  std::vector<ResultLine> lines_;
+};
 
 }  // namespace tenet_cost::sweep

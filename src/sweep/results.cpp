@@ -1,7 +1,11 @@
 // Results files: one JSON line per point, validated on resume and merge, and their CSV view (docs/sweep.md).
+#include <algorithm>
+#include <charconv>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <unordered_map>
 
 #include "sweep/internal.hpp"
 #include "tenet_cost/error.hpp"
@@ -18,9 +22,16 @@ std::string hex16(std::uint64_t v) {
   return s;
 }
 
+std::uint64_t id_value(const std::string& id) {
+  std::uint64_t v = 0;
+  std::from_chars(id.data(), id.data() + id.size(), v, 16);
+  return v;
+}
+
 namespace {
 
-constexpr std::size_t kMaxLine = std::size_t{1} << 20;
+constexpr const char* kFormat = "tenet-cost-sweep-results";
+constexpr int kVersion = 1;
 
 // Why `line` is not a result line ("" when it is one): it must be the canonical dump of
 // {"id": hash(point), "point": {...}, "result": {...} | "error": "..."}.
@@ -39,53 +50,231 @@ std::string line_problem(const std::string& line, std::string* id) {
   return "";
 }
 
+// Why `line` is not a results header ("" when it is one): the canonical dump of
+// {"format": kFormat, "grid": {...}, "grid_id": hash(grid), "version": 1}.
+std::string header_problem(const std::string& line) {
+  if (line.size() > kMaxHeaderLine) return "a line over 8 MiB";
+  const json doc = json::parse(line, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object()) return "not a JSON object";
+  if (!doc.contains("format") || doc["format"] != kFormat) return "no \"format\":\"" + std::string(kFormat) + "\"";
+  if (!doc.contains("version") || doc["version"] != kVersion)
+    return "a results header of another format version (this tenet-cost reads version " + std::to_string(kVersion) +
+           ")";
+  if (doc.size() != 4 || !doc.contains("grid") || !doc["grid"].is_object() || !doc.contains("grid_id") ||
+      !doc["grid_id"].is_string())
+    return "a results header without exactly \"grid\" and \"grid_id\"";
+  if (doc["grid_id"] != hex16(fnv1a(doc["grid"].dump()))) return "a grid id that is not the hash of its grid";
+  if (doc.dump() != line) return "a header that is not in canonical form";
+  return "";
+}
+
+std::string shortened(const std::string& s) { return s.size() <= 60 ? s : s.substr(0, 57) + "..."; }
+
 }  // namespace
 
-ResultsFile parse_results(const std::string& text, const std::string& filename, bool allow_corrupt_tail) {
+LineKind classify_line(const std::string& line, std::string* problem) {
+  const std::string header = header_problem(line);
+  if (header.empty()) return LineKind::kHeader;
+  std::string id;
+  const std::string result = line_problem(line, &id);
+  if (result.empty()) return LineKind::kResult;
+  if (problem) *problem = line.rfind("{\"format\":", 0) == 0 ? header : result;
+  return LineKind::kOther;
+}
+
+std::string header_grid_id(const std::string& header) { return json::parse(header)["grid_id"].get<std::string>(); }
+json header_grid(const std::string& header) { return json::parse(header)["grid"]; }
+
+json grid_object(const Grid& g) {
+  json o = json::object();
+  o["set"] = json::object();
+  for (const auto& a : g.axes) {
+    const AxisDef& d = axis_def(a.kind);
+    json values = json::array();
+    for (const auto& v : a.values) values.push_back(d.integer ? json(positive_integer(v, d.key)) : json(v));
+    std::sort(values.begin(), values.end());
+    if (a.kind == AxisKind::kSet) o["set"][a.path] = values;
+    else o[d.key] = values;
+  }
+  return o;
+}
+
+std::string grid_id(const Grid& grid) { return hex16(fnv1a(grid_object(normalized(grid)).dump())); }
+
+std::string results_header(const Grid& grid) {
+  const json g = grid_object(normalized(grid));
+  return json{{"format", kFormat}, {"grid", g}, {"grid_id", hex16(fnv1a(g.dump()))}, {"version", kVersion}}.dump();
+}
+
+bool point_in_grid(const json& point, const json& grid) {
+  if (!point.is_object() || point.size() != grid.size() + 1 || !point.contains("files")) return false;
+  const auto has = [](const json& values, const json& v) {
+    return values.is_array() && std::find(values.begin(), values.end(), v) != values.end();
+  };
+  for (auto it = point.begin(); it != point.end(); ++it) {
+    if (it.key() == "files") continue;
+    if (!grid.contains(it.key())) return false;
+    if (it.key() != "set") {
+      if (!has(grid[it.key()], it.value())) return false;
+      continue;
+    }
+    const json& gs = grid["set"];
+    if (!it.value().is_object() || it.value().size() != gs.size()) return false;
+    for (auto s = it.value().begin(); s != it.value().end(); ++s)
+      if (!gs.contains(s.key()) || !has(gs[s.key()], s.value())) return false;
+  }
+  return true;
+}
+
+std::string grid_difference(const json& a, const json& b, const std::string& a_name, const std::string& b_name) {
+  json keys = json::object();
+  for (const json* g : {&a, &b})
+    for (auto it = g->begin(); it != g->end(); ++it) keys[it.key()] = true;
+  for (auto it = keys.begin(); it != keys.end(); ++it) {
+    const json x = a.value(it.key(), json()), y = b.value(it.key(), json());
+    if (x != y)
+      return it.key() + ": " + shortened(x.is_null() ? "none" : x.dump()) + " in " + a_name + ", " +
+             shortened(y.is_null() ? "none" : y.dump()) + " in " + b_name;
+  }
+  return "the same axes";
+}
+
+ResultsFile scan_results(const ByteSource& source, const std::string& filename, bool allow_corrupt_tail,
+                         const std::function<void(const ResultLine&)>& on_line) {
   ResultsFile out;
-  std::size_t pos = 0, line_no = 0;
-  while (pos < text.size()) {
+  std::string buf;
+  std::size_t start = 0, base = 0, line_no = 0;  // base: the file offset of buf[0]
+  bool eof = false;
+  const auto fill = [&] {
+    char chunk[1 << 16];
+    const std::size_t n = source(chunk, sizeof chunk);
+    if (n == 0) eof = true;
+    buf.append(chunk, n);
+  };
+  std::unordered_map<std::uint64_t, std::pair<std::uint64_t, std::size_t>> seen;  // id -> (line hash, line)
+  for (;;) {
+    if (start > kMaxLine) {
+      buf.erase(0, start);
+      base += start;
+      start = 0;
+    }
+    std::size_t nl = std::string::npos;
+    const std::size_t limit = (line_no == 0 ? kMaxHeaderLine : kMaxLine) + 1;
+    while ((nl = buf.find('\n', start)) == std::string::npos && !eof && buf.size() - start <= limit) fill();
+    if (nl == std::string::npos && start == buf.size()) break;  // the end
     ++line_no;
-    const auto nl = text.find('\n', pos);
+    const SourceLocation at{filename, static_cast<std::uint32_t>(line_no), 1};
+    if (nl == std::string::npos && !eof) throw InputError(at, "expected a sweep result line, found a line over 1 MiB");
     const bool complete = nl != std::string::npos;
-    const std::string line = text.substr(pos, complete ? nl - pos : std::string::npos);
-    std::string id;
-    std::string problem = complete ? line_problem(line, &id) : "a last line without its newline (a partial write)";
-    const bool last = !complete || nl + 1 == text.size();
+    const std::string line = buf.substr(start, complete ? nl - start : std::string::npos);
+    std::string id, problem = "a last line without its newline (a partial write)";
+    if (complete && line_no == 1 && header_problem(line).empty()) {
+      out.header = line;
+      out.grid_id = header_grid_id(line);
+      problem.clear();
+    } else if (complete) {
+      problem = line_problem(line, &id);
+    }
     if (!problem.empty()) {
-      if (last && allow_corrupt_tail) {
+      while (complete && buf.size() == nl + 1 && !eof) fill();
+      const bool last = !complete || buf.size() == nl + 1;
+      if (last && allow_corrupt_tail && line_no > 1) {
         out.corrupt_tail = true;
         out.tail_line = line_no;
         return out;
       }
-      throw InputError(SourceLocation{filename, static_cast<std::uint32_t>(line_no), 1},
-                       "expected a sweep result line, found " + problem);
+      throw InputError(at, std::string(line_no == 1 ? "expected a sweep results header or result line, found "
+                                                    : "expected a sweep result line, found ") +
+                               problem);
     }
-    out.lines.push_back(ResultLine{id, line});
-    pos = nl + 1;
-    out.valid_bytes = pos;
+    start = nl + 1;
+    out.valid_bytes = base + start;
+    if (id.empty()) continue;  // the header
+    const auto [it, fresh] = seen.emplace(id_value(id), std::make_pair(fnv1a(line), line_no));
+    if (fresh) {
+      on_line(ResultLine{id, line});
+    } else if (it->second.first == fnv1a(line)) {
+      ++out.duplicates;
+    } else {
+      throw InputError(at, "point " + id + " has a different result on line " + std::to_string(it->second.second) +
+                               " (results of different tenet-cost versions?)");
+    }
   }
   return out;
 }
 
-std::vector<ResultLine> merge_results(const std::vector<std::string>& files) {
-  std::map<std::string, std::pair<std::string, std::string>> by_id;  // id -> (line, where)
+ResultsFile parse_results(const std::string& text, const std::string& filename, bool allow_corrupt_tail) {
+  std::size_t pos = 0;
+  std::vector<ResultLine> lines;
+  ResultsFile out = scan_results(
+      [&](char* buf, std::size_t n) {
+        const std::size_t k = std::min(n, text.size() - pos);
+        std::copy_n(text.data() + pos, k, buf);
+        pos += k;
+        return k;
+      },
+      filename, allow_corrupt_tail, [&](const ResultLine& l) { lines.push_back(l); });
+  out.lines = std::move(lines);
+  return out;
+}
+
+void require_results_target(const std::string& path, const std::string& header) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return;  // missing (or unreadable: write_output says why)
+  std::string first(kMaxHeaderLine + 1, '\0');
+  in.read(first.data(), static_cast<std::streamsize>(first.size()));
+  first.resize(static_cast<std::size_t>(in.gcount()));
+  if (first.empty()) return;
+  std::string problem = "a line without its newline";
+  const auto nl = first.find('\n');
+  const LineKind kind = nl == std::string::npos ? LineKind::kOther : classify_line(first.substr(0, nl), &problem);
+  const char* left = "; refusing to replace it (give merge --out another file, or remove it)";
+  if (kind == LineKind::kOther)
+    throw InputError(path + ": not a tenet-cost sweep results file (line 1: " + problem + ")" + left);
+  if (kind == LineKind::kHeader && !header.empty() && header_grid_id(first.substr(0, nl)) != header_grid_id(header))
+    throw InputError(path + ": the results of another grid (" +
+                     grid_difference(header_grid(first.substr(0, nl)), header_grid(header), path, "the merged files") +
+                     ")" + left);
+}
+
+Merged merge_results(const std::vector<std::string>& files) {
+  std::vector<ResultsFile> parsed;
+  Merged m;
+  std::string header_file;
   for (const auto& f : files) {
-    const ResultsFile r = parse_results(read_file(f), f, false);
-    std::size_t n = 0;
-    for (const auto& l : r.lines) {
+    parsed.push_back(parse_results(read_file(f), f, false));
+    const ResultsFile& r = parsed.back();
+    if (r.header.empty()) continue;
+    if (m.header.empty()) {
+      m.header = r.header;
+      header_file = f;
+    } else if (r.grid_id != header_grid_id(m.header)) {
+      throw InputError(f + ": results of another grid than " + header_file + " (" +
+                       grid_difference(header_grid(r.header), header_grid(m.header), f, header_file) +
+                       "); merge the results of one grid");
+    }
+  }
+  const json grid = m.header.empty() ? json() : header_grid(m.header);
+  std::map<std::string, std::pair<std::string, std::string>> by_id;  // id -> (line, where)
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const std::string& f = files[i];
+    std::size_t n = parsed[i].header.empty() ? 0 : 1;
+    for (const auto& l : parsed[i].lines) {
       ++n;
       const std::string where = f + ":" + std::to_string(n);
+      if (parsed[i].header.empty() && !grid.is_null() && !point_in_grid(json::parse(l.text)["point"], grid))
+        throw InputError(where + ": point " + l.id + " (a file without a header) is not a point of the grid of " +
+                         header_file);
       const auto [it, fresh] = by_id.emplace(l.id, std::make_pair(l.text, where));
       if (!fresh && it->second.first != l.text)
         throw InputError(where + ": point " + l.id + " has a different result in " + it->second.second +
                          " (results of different tenet-cost versions?)");
     }
+    parsed[i].lines.clear();
   }
-  std::vector<ResultLine> out;
-  out.reserve(by_id.size());
-  for (auto& [id, v] : by_id) out.push_back(ResultLine{id, std::move(v.first)});
-  return out;
+  m.lines.reserve(by_id.size());
+  for (auto& [id, v] : by_id) m.lines.push_back(ResultLine{id, std::move(v.first)});
+  return m;
 }
 
 namespace {

@@ -1,7 +1,6 @@
-// Running a sweep: validate the grid, skip finished points, evaluate the rest on threads with one Estimator per
-// point-group and thread, append each line at once (docs/sweep.md).
-#include <fcntl.h>
-#include <unistd.h>
+// Running a sweep: validate the grid, then stream its points — skip the finished ones, evaluate the rest on threads
+// with one Estimator per point-group and thread, append each line at once (docs/sweep.md).
+#include <sys/stat.h>
 
 #include <atomic>
 #include <cerrno>
@@ -10,12 +9,15 @@
 #include <cstring>
 #include <exception>
 #include <filesystem>
+#include <fstream>
+#include <functional>
+#include <list>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
-#include <set>
 #include <thread>
+#include <unordered_map>
 
 #include "common/parallel.hpp"
 #include "sweep/internal.hpp"
@@ -147,63 +149,12 @@ json result_json(const model::CompareRow& r) {
               {"decode", phase(r.decode, r.decode_tokens_per_s)}};
 }
 
-// ------------------------------------------------------------- the results file
-
-class Sink {
- public:
-  explicit Sink(const std::string& path) : path_(path) {
-    if (path_.empty()) return;
-    fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (fd_ < 0) throw InputError(path_ + ": cannot open for appending: " + std::strerror(errno));
-  }
-  ~Sink() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Sink(const Sink&) = delete;
-  Sink& operator=(const Sink&) = delete;
-  // one write() per line: a kill between lines leaves whole lines, a power cut at worst a partial last one
-  void append(const std::string& id, std::string line) {
-    if (fd_ < 0) {
-      lines_.push_back(ResultLine{id, std::move(line)});
-      return;
-    }
-    line += '\n';
-    std::size_t off = 0;
-    while (off < line.size()) {
-      const ssize_t n = ::write(fd_, line.data() + off, line.size() - off);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) throw InputError(path_ + ": cannot append a result: " + std::strerror(errno));
-      off += static_cast<std::size_t>(n);
-    }
-  }
-  std::vector<ResultLine> take() { return std::move(lines_); }
-
- private:
-  std::string path_;
-  int fd_ = -1;
-  std::vector<ResultLine> lines_;
-};
-
-struct Pending {
-  std::size_t group = 0;        // index of its estimator group
-  std::vector<std::size_t> at;  // value index per axis
-  std::string id;
-  json point;
-};
-
 model::Phases phases_of(const PointConfig& c) {
   model::Phases ph;
   ph.seq_len = c.seq_len;
   ph.context = c.context;
   ph.batch = c.batch;
   return ph;
-}
-
-std::vector<std::size_t> key_of(const std::vector<std::size_t>& at, const std::vector<std::size_t>& axes) {
-  std::vector<std::size_t> k;
-  k.reserve(axes.size());
-  for (const auto i : axes) k.push_back(at[i]);
-  return k;
 }
 
 // Stage 1: every value of every axis parsed, and the files the values read digested (an edited file: new points).
@@ -214,22 +165,40 @@ struct CheckedAxes {
   std::map<std::string, mapping::Dataflow> dataflows;
   std::map<std::string, cost::ArrayMethod> methods;
   std::map<std::string, cost::Objective> objectives;
+  std::vector<std::pair<std::string, std::string>> files;  // (what, path): the files the grid reads
 };
+
+// A token count or batch within tenet-cost's limits (model::check_phases): refused before any point runs rather than
+// one error record per point (a seq_len of 10^12 would otherwise be a plan that runs for minutes, then overflows).
+void check_length(AxisKind kind, const std::string& v) {
+  model::Phases ph;
+  const std::int64_t n = positive_integer(v, axis_def(kind).key);
+  if (kind == AxisKind::kSeqLen) ph.seq_len = n;
+  if (kind == AxisKind::kContext) ph.context = n;
+  if (kind == AxisKind::kBatch) ph.batch = n;
+  model::check_phases(ph, std::nullopt);
+}
 
 CheckedAxes check_axes(const Grid& g, const RunOptions& opt) {
   CheckedAxes ck;
   for (const auto& a : g.axes)
     for (const auto& v : a.values) switch (a.kind) {
-        case AxisKind::kArch: ck.digests[{a.kind, v}] = file_digest(arch::arch_file(v, opt.presets_dir)); break;
+        case AxisKind::kArch:
+          ck.files.emplace_back("--arch " + v, arch::arch_file(v, opt.presets_dir));
+          ck.digests[{a.kind, v}] = file_digest(ck.files.back().second);
+          break;
         case AxisKind::kDataflow:
           ck.dataflows.emplace(v, mapping::parse_dataflow(v));
           if (!ck.dataflows.at(v).preset) ck.digests[{a.kind, v}] = file_digest(v);
+          if (!ck.dataflows.at(v).preset) ck.files.emplace_back("--dataflow " + v, v);
           break;
         case AxisKind::kArrayModel: ck.methods.emplace(v, cost::parse_array_method(v)); break;
         case AxisKind::kObjective: ck.objectives.emplace(v, cost::parse_objective(v)); break;
         case AxisKind::kModel: {
           ck.model_files.push_back(resolve_model(v, opt.workloads_dir));
           const auto& f = ck.model_files.back();
+          for (const auto& path : {f.dump, f.config})
+            if (!path.empty()) ck.files.emplace_back("--model " + v, path);
           ck.digests[{a.kind, v}] =
               hex16(fnv1a(f.config.empty() ? "" : read_file(f.config), fnv1a(f.dump.empty() ? "" : read_file(f.dump))));
           break;
@@ -237,163 +206,196 @@ CheckedAxes check_axes(const Grid& g, const RunOptions& opt) {
         case AxisKind::kQuant:
           ck.schemes.emplace(v, is_dump_scheme(v) ? std::nullopt : std::optional(quant::parse_scheme(v)));
           break;
-        case AxisKind::kSet:
         case AxisKind::kSeqLen:
         case AxisKind::kContext:
-        case AxisKind::kBatch: break;  // --set: with the arch in configure_groups; integers: normalized()
+        case AxisKind::kBatch: check_length(a.kind, v); break;
+        case AxisKind::kSet: break;  // with the arch in validate_groups
       }
   return ck;
 }
 
-// The ids already in the results file (a resumed run skips them); a corrupt last line (a run killed mid-write) is cut.
-std::set<std::string> finished_ids(const RunOptions& opt, RunSummary& sum) {
-  std::set<std::string> done;
-  std::error_code ec;
-  if (opt.out.empty() || !fs::exists(opt.out, ec)) return done;
-  const ResultsFile existing = parse_results(read_file(opt.out), opt.out, true);
-  for (const auto& l : existing.lines) done.insert(l.id);
-  if (existing.corrupt_tail) {
-    if (::truncate(opt.out.c_str(), static_cast<off_t>(existing.valid_bytes)) != 0)
-      throw InputError(opt.out + ": cannot drop its corrupt last line: " + std::strerror(errno));
-    sum.dropped_corrupt_tail = true;
-    sum.corrupt_line = existing.tail_line;
-  }
-  return done;
-}
+// ------------------------------------------------------------- the points, lazily
 
-// Stage 2: the points (the last axis fastest), their ids, estimator groups and this shard's pending ones.
-struct Enumerated {
-  std::vector<std::size_t> est_axes, plan_axes;  // the axes that choose the Estimator / the model plan
-  std::vector<std::vector<std::size_t>> groups;  // group -> its estimator key (value index per est_axes)
-  std::vector<Pending> pending;
+// The axes that choose the Estimator (a point-group) and the model plan; the n-th point's value indices (the last
+// axis fastest) and a group's or plan's index (mixed radix over its axes).
+struct Layout {
+  std::vector<std::size_t> est_axes, plan_axes;
+  explicit Layout(const Grid& g) {
+    for (std::size_t i = 0; i < g.axes.size(); ++i) {
+      const Stage s = axis_def(g.axes[i].kind).stage;
+      if (s == Stage::kEstimator) est_axes.push_back(i);
+      if (s == Stage::kPlan) plan_axes.push_back(i);
+    }
+  }
+  static void decode(const Grid& g, std::int64_t n, std::vector<std::size_t>& at) {
+    for (std::size_t i = g.axes.size(); i-- > 0;) {
+      const auto k = static_cast<std::int64_t>(g.axes[i].values.size());
+      at[i] = static_cast<std::size_t>(n % k);
+      n /= k;
+    }
+  }
+  static std::int64_t index_of(const Grid& g, const std::vector<std::size_t>& at,
+                               const std::vector<std::size_t>& axes) {
+    std::int64_t n = 0;
+    for (const auto i : axes)
+      n = n * static_cast<std::int64_t>(g.axes[i].values.size()) + static_cast<std::int64_t>(at[i]);
+    return n;
+  }
 };
 
-Enumerated enumerate_points(const Grid& g, const CheckedAxes& ck, const std::set<std::string>& done,
-                            const RunOptions& opt, RunSummary& sum) {
-  Enumerated en;
-  for (std::size_t i = 0; i < g.axes.size(); ++i) {
-    const Stage s = axis_def(g.axes[i].kind).stage;
-    if (s == Stage::kEstimator) en.est_axes.push_back(i);
-    if (s == Stage::kPlan) en.plan_axes.push_back(i);
+// `out` and `csv` are never a file the grid reads, the spec, `-o`, or each other; an existing CSV target is replaced
+// only when it is a CSV view of results.
+void check_output_paths(const RunOptions& opt, const CheckedAxes& ck) {
+  auto others = opt.other_files;
+  others.insert(others.end(), ck.files.begin(), ck.files.end());
+  for (const auto& [flag, path] : {std::pair<std::string, std::string>{"--out", opt.out}, {"--csv", opt.csv}}) {
+    if (path.empty()) continue;
+    for (const auto& [what, other] : others)
+      if (same_file(path, other))
+        throw InputError(path + ": " + flag + " names the same file as " + what + "; refusing to write over it (give " +
+                         flag + " another file)");
   }
-  std::map<std::vector<std::size_t>, std::size_t> group_of;  // estimator key -> group
-  std::vector<std::size_t> at(g.axes.size(), 0);
-  for (std::int64_t n = 0; n < sum.points; ++n) {
-    const auto [git, fresh] = group_of.emplace(key_of(at, en.est_axes), en.groups.size());
-    if (fresh) en.groups.push_back(git->first);
-    json point = point_json(g, at, ck.digests);
-    std::string id = hex16(fnv1a(point.dump()));
-    if (in_shard(id, opt.shard)) {
-      ++sum.in_shard;
-      if (done.count(id)) ++sum.skipped;
-      else en.pending.push_back(Pending{git->second, at, std::move(id), std::move(point)});
-    }
-    for (std::size_t i = g.axes.size(); i-- > 0;) {  // next index, last axis fastest
-      if (++at[i] < g.axes[i].values.size()) break;
-      at[i] = 0;
-    }
-  }
-  return en;
+  if (!opt.out.empty() && !opt.csv.empty() && same_file(opt.out, opt.csv))
+    throw InputError(opt.out + ": --out and --csv name the same file; the CSV view would replace the results");
+  if (!opt.csv.empty()) require_csv_target(opt.csv, "--csv");
 }
 
-// Stage 3: every group's arch with its --set overrides, validated (also for groups with nothing left to do).
-struct Group {
+// Every group's arch with its --set overrides, validated before any point runs (then dropped: a group's arch is
+// built again when its points run).
+void validate_groups(const Grid& g, const Layout& lay, const RunOptions& opt) {
+  std::int64_t groups = 1;
+  for (const auto i : lay.est_axes) groups *= static_cast<std::int64_t>(g.axes[i].values.size());
+  std::vector<std::size_t> at(lay.est_axes.size(), 0);
+  for (std::int64_t n = 0; n < groups; ++n) {
+    PointConfig c;
+    for (std::size_t j = 0; j < at.size(); ++j) read(c, g.axes[lay.est_axes[j]], at[j]);
+    (void)arch::load_arch(c.arch, opt.presets_dir, c.set);
+    for (std::size_t j = at.size(); j-- > 0;) {
+      if (++at[j] < g.axes[lay.est_axes[j]].values.size()) break;
+      at[j] = 0;
+    }
+  }
+}
+
+// A small least-recently-used cache of shared values built on first use (outside the lock); the values in use stay
+// alive through their shared_ptr after eviction.
+template <class V>
+class LruCache {
+ public:
+  explicit LruCache(std::size_t capacity) : capacity_(capacity) {}
+  V get(std::int64_t key, const std::function<V()>& build) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      const auto it = map_.find(key);
+      if (it != map_.end()) {
+        lru_.splice(lru_.begin(), lru_, it->second.second);
+        return it->second.first;
+      }
+    }
+    V v = build();
+    std::lock_guard<std::mutex> lock(mu_);
+    ++built_;
+    const auto it = map_.find(key);
+    if (it != map_.end()) return it->second.first;  // another thread built it meanwhile
+    lru_.push_front(key);
+    map_.emplace(key, std::make_pair(v, lru_.begin()));
+    if (map_.size() > capacity_) {
+      map_.erase(lru_.back());
+      lru_.pop_back();
+    }
+    return v;
+  }
+  std::size_t built() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return built_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::size_t capacity_, built_ = 0;
+  std::list<std::int64_t> lru_;  // most recent first
+  std::unordered_map<std::int64_t, std::pair<V, std::list<std::int64_t>::iterator>> map_;
+};
+
+// A point-group: its arch and options, and the GEMM memo its points share on every thread. The memo is replaced by
+// a fresh one every kMemoPoints points, so that a group of a million points (a seq-len x context grid) does not keep
+// every GEMM it ever searched.
+constexpr std::size_t kMemoPoints = 4096;
+
+struct GroupState {
   PointConfig cfg;
   arch::Arch arch;
+  std::mutex mu;
+  std::shared_ptr<cost::GemmMemo> memo = cost::make_gemm_memo();
+  std::size_t uses = 0;
+  std::shared_ptr<cost::GemmMemo> memo_for_point() {
+    std::lock_guard<std::mutex> lock(mu);
+    if (++uses > kMemoPoints) {
+      memo = cost::make_gemm_memo();
+      uses = 1;
+    }
+    return memo;
+  }
 };
 
-std::vector<Group> configure_groups(const Grid& g, const Enumerated& en, const RunOptions& opt) {
-  std::vector<Group> out;
-  out.reserve(en.groups.size());
-  for (const auto& key : en.groups) {
-    PointConfig c;
-    for (std::size_t j = 0; j < en.est_axes.size(); ++j) read(c, g.axes[en.est_axes[j]], key[j]);
-    arch::Arch a = arch::load_arch(c.arch, opt.presets_dir, c.set);
-    out.push_back(Group{std::move(c), std::move(a)});
-  }
-  return out;
-}
+// A model plan, or why it cannot be built (every point of it is then an error record).
+struct PlanEntry {
+  std::shared_ptr<const model::Model> plan;
+  std::string error;
+};
 
-// Stage 4: the model plans the pending points need, each dump parsed once.
-using Plans = std::map<std::vector<std::size_t>, model::Model>;  // plan key (value index per plan_axes) -> plan
-
-Plans build_plans(const Grid& g, const CheckedAxes& ck, const Enumerated& en, RunSummary& sum) {
-  std::map<std::size_t, LoadedModel> models;
-  Plans plans;
-  for (const auto& p : en.pending) {
-    auto pkey = key_of(p.at, en.plan_axes);
-    if (plans.count(pkey)) continue;
-    PointConfig c;
-    for (const auto i : en.plan_axes) read(c, g.axes[i], p.at[i]);
-    const ModelFiles& files = ck.model_files[c.model];
-    auto mit = models.find(c.model);
-    if (mit == models.end()) {
-      mit = models.emplace(c.model, load_model(files)).first;
-      ++sum.models_loaded;
-    }
-    const LoadedModel& m = mit->second;
-    const std::string& mname = files.dump.empty() ? files.config : files.dump;
-    model::Model plan = m.extracted ? model::plan_from_extract(mname, *m.extracted, phases_of(c), m.config)
-                                    : model::plan_from_config(mname, *m.config, phases_of(c));
-    plan.name = fs::path(mname).filename().string();
-    if (plan.gemms.empty()) throw InputError(mname + ": no GEMM workloads found");
-    plans.emplace(std::move(pkey), std::move(plan));
-  }
-  return plans;
-}
-
-// Stage 5: chunks of consecutive pending points of one group, on threads; each thread keeps its groups' Estimators.
+// The points in order, in chunks on threads: each point's id, its shard, skipped when finished before, else
+// evaluated and appended at once. Groups and plans are built when first needed and dropped when unused (a few per
+// thread), so memory does not grow with the grid.
 class Evaluation {
  public:
-  Evaluation(const Grid& g, const CheckedAxes& ck, const Enumerated& en, const std::vector<Group>& groups,
-             const Plans& plans, const RunOptions& opt)
-      : g_(g), ck_(ck), en_(en), groups_(groups), plans_(plans), opt_(opt), sink_(opt.out) {
-    // one GEMM memo per group (its arch, dataflow and options), shared by its points and by every thread
-    for (std::size_t i = 0; i < groups_.size(); ++i) memos_.push_back(cost::make_gemm_memo());
-  }
+  Evaluation(const Grid& g, const CheckedAxes& ck, const Layout& lay, const std::vector<LoadedModel>& models,
+             const RunOptions& opt, ResultsOut& out, unsigned threads)
+      : g_(g),
+        ck_(ck),
+        lay_(lay),
+        models_(models),
+        opt_(opt),
+        out_(out),
+        threads_(threads),
+        groups_(std::size_t{threads} * 2 + 2),
+        plans_(std::size_t{threads} * 2 + 2) {}
 
-  void run(unsigned threads) {
-    const std::size_t chunk = std::clamp<std::size_t>(en_.pending.size() / (std::size_t{threads} * 8), 1, 32);
-    for (std::size_t b = 0; b < en_.pending.size();) {
-      std::size_t e = b + 1;
-      while (e < en_.pending.size() && e - b < chunk && en_.pending[e].group == en_.pending[b].group) ++e;
-      chunks_.emplace_back(b, e);
-      b = e;
-    }
-    prog_.total = en_.pending.size();
+  void run(std::int64_t points) {
+    points_ = points;
+    chunk_ = std::clamp<std::int64_t>(points / (std::int64_t{threads_} * 8), 1, 64);
+    prog_.total = static_cast<std::size_t>(points);
     start_ = std::chrono::steady_clock::now();
     std::vector<std::thread> pool;
-    for (unsigned t = 1; t < threads && t < chunks_.size(); ++t) pool.emplace_back([this] { worker(); });
+    for (unsigned t = 1; t < threads_ && std::int64_t{t} * chunk_ < points; ++t)
+      pool.emplace_back([this] { worker(); });
     worker();
     for (auto& t : pool) t.join();
     if (failure_) std::rethrow_exception(failure_);
   }
 
   void summarize(RunSummary& sum) {
-    sum.evaluated = prog_.done;
+    sum.in_shard = in_shard_;
+    sum.skipped = skipped_;
+    sum.evaluated = prog_.evaluated;
     sum.errors = prog_.errors;
     sum.estimators = estimators_;
-    sum.lines = sink_.take();
+    sum.plans_built = plans_.built();
   }
 
  private:
-  using Estimators = std::map<std::size_t, std::unique_ptr<cost::Estimator>>;
+  using Estimators = std::map<std::int64_t, std::pair<const cost::GemmMemo*, std::unique_ptr<cost::Estimator>>>;
 
   void worker() {
     Estimators mine;
+    std::vector<std::size_t> at(g_.axes.size());
     try {
-      for (std::size_t ci = next_++; ci < chunks_.size() && !failed_; ci = next_++)
-        for (std::size_t pi = chunks_[ci].first; pi < chunks_[ci].second; ++pi) {
-          const Pending& p = en_.pending[pi];
-          const json line = evaluate(p, mine);
-          const std::string text = line.dump();
-          std::lock_guard<std::mutex> lock(mu_);
-          sink_.append(p.id, text);
-          ++prog_.done;
-          if (line.contains("error")) ++prog_.errors;
-          prog_.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-          if (opt_.progress) opt_.progress(prog_);
-        }
+      for (std::int64_t b = next_.fetch_add(chunk_); b < points_ && !failed_; b = next_.fetch_add(chunk_)) {
+        const std::int64_t e = std::min(b + chunk_, points_);
+        for (std::int64_t n = b; n < e; ++n) point(n, at, mine);
+        std::lock_guard<std::mutex> lock(mu_);
+        report();
+      }
     } catch (...) {
       std::lock_guard<std::mutex> lock(mu_);
       if (!failure_) failure_ = std::current_exception();
@@ -401,29 +403,86 @@ class Evaluation {
     }
   }
 
+  void report() {  // under mu_
+    prog_.done = seen_;
+    prog_.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    if (opt_.progress) opt_.progress(prog_);
+  }
+
+  void point(std::int64_t n, std::vector<std::size_t>& at, Estimators& mine) {
+    ++seen_;
+    Layout::decode(g_, n, at);
+    const json point = point_json(g_, at, ck_.digests);
+    const std::string id = hex16(fnv1a(point.dump()));
+    if (!in_shard(id, opt_.shard)) return;
+    ++in_shard_;
+    if (out_.finished(id)) {
+      ++skipped_;
+      return;
+    }
+    const json line = evaluate(id, point, at, mine);
+    const std::string text = line.dump();
+    std::lock_guard<std::mutex> lock(mu_);
+    out_.append(id, text);
+    ++prog_.evaluated;
+    if (line.contains("error")) ++prog_.errors;
+    report();
+  }
+
+  cost::Estimator& estimator(const std::vector<std::size_t>& at, Estimators& mine) {
+    const std::int64_t gi = Layout::index_of(g_, at, lay_.est_axes);
+    const auto state = groups_.get(gi, [&] {
+      auto s = std::make_shared<GroupState>();
+      for (const auto i : lay_.est_axes) read(s->cfg, g_.axes[i], at[i]);
+      s->arch = arch::load_arch(s->cfg.arch, opt_.presets_dir, s->cfg.set);
+      return s;
+    });
+    const auto memo = state->memo_for_point();
+    if (!mine.count(gi) && mine.size() >= 8) mine.clear();  // a thread's points mostly come group after group
+    auto& slot = mine[gi];
+    if (!slot.second || slot.first != memo.get()) {
+      cost::Options o;
+      o.method = ck_.methods.at(state->cfg.array_model);
+      o.objective = ck_.objectives.at(state->cfg.objective);
+      o.engine_time_limit_s = opt_.engine_time_limit_s;
+      o.engine_max_points = opt_.engine_max_points;
+      slot = {memo.get(),
+              std::make_unique<cost::Estimator>(state->arch, ck_.dataflows.at(state->cfg.dataflow), o, memo)};
+      ++estimators_;
+    }
+    return *slot.second;
+  }
+
+  PlanEntry plan(const std::vector<std::size_t>& at) {
+    return plans_.get(Layout::index_of(g_, at, lay_.plan_axes), [&] {
+      PointConfig c;
+      for (const auto i : lay_.plan_axes) read(c, g_.axes[i], at[i]);
+      const ModelFiles& files = ck_.model_files[c.model];
+      const LoadedModel& m = models_[c.model];
+      const std::string& mname = files.dump.empty() ? files.config : files.dump;
+      try {
+        model::Model p = m.extracted ? model::plan_from_extract(mname, *m.extracted, phases_of(c), m.config)
+                                     : model::plan_from_config(mname, *m.config, phases_of(c));
+        p.name = fs::path(mname).filename().string();
+        if (p.gemms.empty()) throw InputError(mname + ": no GEMM workloads found");
+        return PlanEntry{std::make_shared<const model::Model>(std::move(p)), ""};
+      } catch (const InputError& e) {
+        return PlanEntry{nullptr, e.what()};
+      }
+    });
+  }
+
   // One point's line: its result, or the InputError that point alone ran into.
-  json evaluate(const Pending& p, Estimators& mine) {
+  json evaluate(const std::string& id, const json& point, const std::vector<std::size_t>& at, Estimators& mine) {
     PointConfig c;
     for (std::size_t i = 0; i < g_.axes.size(); ++i)
-      if (axis_def(g_.axes[i].kind).stage != Stage::kEstimator) read(c, g_.axes[i], p.at[i]);
-    json line = json{{"id", p.id}, {"point", p.point}};
+      if (axis_def(g_.axes[i].kind).stage != Stage::kEstimator) read(c, g_.axes[i], at[i]);
+    json line = json{{"id", id}, {"point", point}};
     try {
-      auto est = mine.find(p.group);
-      if (est == mine.end()) {
-        if (mine.size() >= 8) mine.clear();  // chunks of a group mostly come to the same thread in a row
-        const Group& gr = groups_[p.group];
-        cost::Options o;
-        o.method = ck_.methods.at(gr.cfg.array_model);
-        o.objective = ck_.objectives.at(gr.cfg.objective);
-        o.engine_time_limit_s = opt_.engine_time_limit_s;
-        o.engine_max_points = opt_.engine_max_points;
-        est = mine.emplace(p.group, std::make_unique<cost::Estimator>(gr.arch, ck_.dataflows.at(gr.cfg.dataflow), o,
-                                                                      memos_.at(p.group)))
-                  .first;
-        ++estimators_;
-      }
-      const auto r =
-          model::compare(*est->second, plans_.at(key_of(p.at, en_.plan_axes)), phases_of(c), {ck_.schemes.at(c.quant)});
+      cost::Estimator& est = estimator(at, mine);
+      const PlanEntry p = plan(at);
+      if (!p.plan) throw InputError(p.error);
+      const auto r = model::compare(est, *p.plan, phases_of(c), {ck_.schemes.at(c.quant)});
       line["result"] = result_json(r.rows.front());
     } catch (const InputError& e) {
       line["error"] = e.what();
@@ -433,23 +492,37 @@ class Evaluation {
 
   const Grid& g_;
   const CheckedAxes& ck_;
-  const Enumerated& en_;
-  const std::vector<Group>& groups_;
-  std::vector<std::shared_ptr<cost::GemmMemo>> memos_;
-  const Plans& plans_;
+  const Layout& lay_;
+  const std::vector<LoadedModel>& models_;
   const RunOptions& opt_;
-  Sink sink_;
-  std::vector<std::pair<std::size_t, std::size_t>> chunks_;
+  ResultsOut& out_;
+  unsigned threads_;
+  LruCache<std::shared_ptr<GroupState>> groups_;
+  LruCache<PlanEntry> plans_;
+  std::int64_t points_ = 0, chunk_ = 1;
   std::mutex mu_;
   Progress prog_;
-  std::atomic<std::size_t> estimators_{0};
-  std::atomic<std::size_t> next_{0};
+  std::atomic<std::size_t> seen_{0}, in_shard_{0}, skipped_{0}, estimators_{0};
+  std::atomic<std::int64_t> next_{0};
   std::atomic<bool> failed_{false};
   std::exception_ptr failure_;
   std::chrono::steady_clock::time_point start_;
 };
 
 }  // namespace
+
+void require_csv_target(const std::string& path, const std::string& flag) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) return;
+  std::string head(std::strlen(kCsvHeaderStart), '\0');  // only the first bytes: a CSV view may be large
+  std::ifstream in(path, std::ios::binary);
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0)));
+  if (head != kCsvHeaderStart)
+    throw InputError(path + ": " + flag + " names a file that is not a CSV view of sweep results (its first line " +
+                     "does not start with '" + kCsvHeaderStart + "'); refusing to replace it (give " + flag +
+                     " another file, or remove it)");
+}
 
 RunSummary run(const Grid& grid_in, const RunOptions& opt) {
   const Grid g = normalized(grid_in);
@@ -458,14 +531,21 @@ RunSummary run(const Grid& grid_in, const RunOptions& opt) {
   if (sum.points > kMaxPoints)
     throw InputError("the grid has " + std::to_string(sum.points) + " points; at most " + std::to_string(kMaxPoints) +
                      " per sweep (split it into several spec files)");
+  sum.header = results_header(g);
   const CheckedAxes ck = check_axes(g, opt);
-  const std::set<std::string> done = finished_ids(opt, sum);
-  const Enumerated en = enumerate_points(g, ck, done, opt, sum);
-  const std::vector<Group> groups = configure_groups(g, en, opt);
-  const Plans plans = build_plans(g, ck, en, sum);
-  Evaluation ev(g, ck, en, groups, plans, opt);
-  ev.run(parallel::thread_count(opt.jobs, "TC_SWEEP_THREADS"));
+  check_output_paths(opt, ck);
+  const Layout lay(g);
+  validate_groups(g, lay, opt);
+  std::vector<LoadedModel> models;
+  for (const auto& f : ck.model_files) models.push_back(load_model(f));
+  sum.models_loaded = models.size();
+  ResultsOut out(opt.out, g, sum);
+  const unsigned threads = parallel::thread_count(opt.jobs, "TC_SWEEP_THREADS");
+  Evaluation ev(g, ck, lay, models, opt, out, threads);
+  ev.run(sum.points);
   ev.summarize(sum);
+  if (!opt.csv.empty()) write_output(opt.csv, out.csv());
+  sum.lines = out.take();
   std::sort(sum.lines.begin(), sum.lines.end(), [](const ResultLine& a, const ResultLine& b) { return a.id < b.id; });
   return sum;
 }

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <climits>
 #include <csignal>
@@ -20,6 +21,7 @@
 #include <regex>
 #include <string>
 
+#include "common/output_testing.hpp"
 #include "tenet_cost/error.hpp"
 #include "tenet_cost/output.hpp"
 #include "test_support.hpp"
@@ -171,6 +173,72 @@ TEST_CASE("write_output: a hard-linked file that cannot take the new contents ke
   // within the limit it is written, both links see it, and a shorter content cuts the file
   write_output(d / "hl.txt", "new\n");
   CHECK(read_file(d / "hl2.txt") == "new\n");
+}
+
+namespace {
+
+// A write(2) that fails with EIO once kFailAfter bytes went through: an I/O error after the space was reserved.
+constexpr std::size_t kFailAfter = 5000;
+std::size_t g_written = 0;
+ssize_t failing_write(int fd, const void* buf, std::size_t n) {
+  if (g_written >= kFailAfter) {
+    errno = EIO;
+    return -1;
+  }
+  const ssize_t k = ::write(fd, buf, std::min(n, kFailAfter - g_written));
+  if (k > 0) g_written += static_cast<std::size_t>(k);
+  return k;
+}
+
+}  // namespace
+
+TEST_CASE("write_output: a hard-linked file whose write fails midway gets its old contents back", "[output]") {
+  TempDir d;
+  const std::string old = std::string(3000, 'o') + "\n";
+  put(d / "hl.txt", old);
+  REQUIRE(::link((d / "hl.txt").c_str(), (d / "hl2.txt").c_str()) == 0);
+  g_written = 0;
+  const auto real = testing::set_write_function(&failing_write);
+  const std::string err = error_of([&] { write_output(d / "hl.txt", std::string(20000, 'x')); });
+  testing::set_write_function(real);
+  CHECK(g_written == kFailAfter);  // 5000 bytes of the new contents were written over the old
+  CHECK(err.find("write failed: Input/output error") != std::string::npos);
+  CHECK(err.find("the old contents were put back") != std::string::npos);
+  CHECK(read_file(d / "hl.txt") == old);
+  CHECK(read_file(d / "hl2.txt") == old);
+  struct stat st {};
+  REQUIRE(::stat((d / "hl.txt").c_str(), &st) == 0);
+  CHECK(st.st_nlink == 2);
+  int files = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(d.path)) ++files;
+  CHECK(files == 2);
+}
+
+TEST_CASE("write_output: a hard-linked file on a full tmpfs keeps its old contents (root: mount)", "[output]") {
+  TempDir d;
+  const std::string mnt = d / "small";
+  fs::create_directory(mnt);
+  if (!is_root() || std::system(("mount -t tmpfs -o size=8k tmpfs " + mnt + " 2>/dev/null").c_str()) != 0) {
+    WARN("cannot mount a tmpfs here (not root, or no mount permission): skipped");
+    return;
+  }
+  const std::string old = "old contents\n";
+  put(mnt + "/hl.txt", old);
+  REQUIRE(::link((mnt + "/hl.txt").c_str(), (mnt + "/hl2.txt").c_str()) == 0);
+  // 8 KiB of space, one page used: 20,000 bytes cannot fit, 4,000 can
+  const std::string err = error_of([&] { write_output(mnt + "/hl.txt", std::string(20000, 'x')); });
+  const std::string after = read_file(mnt + "/hl.txt"), after2 = read_file(mnt + "/hl2.txt");
+  int files = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(mnt)) ++files;
+  write_output(mnt + "/hl.txt", std::string(4000, 'y'));
+  const std::string fits = read_file(mnt + "/hl2.txt");
+  CHECK(std::system(("umount " + mnt).c_str()) == 0);
+  CHECK(err.find("No space left on device") != std::string::npos);
+  CHECK(err.find("left as it was") != std::string::npos);
+  CHECK(after == old);
+  CHECK(after2 == old);
+  CHECK(files == 2);
+  CHECK(fits == std::string(4000, 'y'));
 }
 
 TEST_CASE("write_output: a file name of NAME_MAX bytes is written atomically (its temporary name fits)", "[output]") {

@@ -84,6 +84,13 @@ TEST_CASE("array_shapes: every R x C with R * C = budget, R ascending; parse_dat
   CHECK(search::array_shapes(16) == std::vector<P>{{1, 16}, {2, 8}, {4, 4}, {8, 2}, {16, 1}});
   CHECK(search::array_shapes(7) == std::vector<P>{{1, 7}, {7, 1}});
   CHECK_THROWS_AS(search::array_shapes(0), InputError);
+  // both sides within the arch limit (4096): 2^26 was a 1024 x 65536 array; over 2^24 or a large prime: refused
+  const auto big = search::array_shapes(std::int64_t{1} << 24);
+  CHECK(big == std::vector<P>{{4096, 4096}});
+  CHECK(search::array_shapes(std::int64_t{1} << 23) == std::vector<P>{{2048, 4096}, {4096, 2048}});
+  CHECK_THROWS_AS(search::array_shapes((std::int64_t{1} << 24) + 1), InputError);
+  CHECK_THROWS_AS(search::array_shapes(std::int64_t{1} << 62), InputError);
+  CHECK_THROWS_AS(search::array_shapes(4099), InputError);  // a prime over 4096: only 1 x 4099
   CHECK(search::parse_dataflows("presets").size() == mapping::dataflow_presets().size());
   CHECK(search::parse_dataflows("ws,os").front().name == "ws");
   CHECK_THROWS_AS(search::parse_dataflows(","), InputError);

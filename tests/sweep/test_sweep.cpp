@@ -19,51 +19,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sweep/sweep_support.hpp"
 #include "tenet_cost/error.hpp"
 #include "tenet_cost/sweep.hpp"
 #include "test_support.hpp"
 
 using namespace tenet_cost;
+using namespace sweep_test;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void spit(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string l; std::getline(in, l);) out.push_back(l);
-  return out;
-}
-
-std::vector<std::string> sorted_lines(const std::string& text) {
-  auto v = lines_of(text);
-  std::sort(v.begin(), v.end());
-  return v;
-}
-
-// A fresh folder under /tmp, removed at the end of the test.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    char tmpl[] = "/tmp/tc_sweep_testXXXXXX";
-    REQUIRE(mkdtemp(tmpl) != nullptr);
-    path = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string operator/(const std::string& name) const { return (path / name).string(); }
-};
 
 // A small grid (48 points, closed-form dataflows, qwen2-0.5b at short lengths): well under a second.
 const std::string kGrid =
@@ -154,7 +119,8 @@ TEST_CASE("results files: validation, the corrupt tail, merge", "[sweep]") {
   const auto r = tc_test::run_cli(sweep_cmd("--out " + dir / "all.jsonl"));
   REQUIRE(r.exit_code == 0);
   const std::string all = slurp(dir / "all.jsonl");
-  const auto lines = lines_of(all);
+  REQUIRE(lines_of(all).front().rfind("{\"format\":\"tenet-cost-sweep-results\",\"grid\":{", 0) == 0);
+  const auto lines = result_lines(all);
   REQUIRE(lines.size() == 48);
   std::set<std::string> ids;
   for (const auto& l : lines) ids.insert(l.substr(7, 16));
@@ -162,12 +128,14 @@ TEST_CASE("results files: validation, the corrupt tail, merge", "[sweep]") {
   const auto parsed = sweep::parse_results(all, "all.jsonl", false);
   CHECK(parsed.lines.size() == 48);
   CHECK_FALSE(parsed.corrupt_tail);
+  CHECK(parsed.header == lines_of(all).front());
+  CHECK(parsed.grid_id.size() == 16);
   // a cut last line: allowed as a corrupt tail on resume only
   const std::string cut = all.substr(0, all.size() - 40);
   CHECK_THROWS_AS(sweep::parse_results(cut, "cut.jsonl", false), InputError);
   const auto tail = sweep::parse_results(cut, "cut.jsonl", true);
   CHECK(tail.corrupt_tail);
-  CHECK(tail.tail_line == 48);
+  CHECK(tail.tail_line == 49);
   CHECK(tail.lines.size() == 47);
   // an edited line (its id no longer the hash of its point) in the middle is an error even on resume
   std::string edited = all;
@@ -195,7 +163,7 @@ TEST_CASE("shards and thread counts reproduce the unsharded run", "[sweep]") {
   const auto whole = tc_test::run_cli(sweep_cmd("--jobs 1"));
   REQUIRE(whole.exit_code == 0);
   const auto expected = sorted_lines(whole.out);
-  REQUIRE(expected.size() == 48);
+  REQUIRE(expected.size() == 49);  // the header and 48 points
   CHECK(sorted_lines(tc_test::run_cli(sweep_cmd("--jobs 2")).out) == expected);
   // 4 shards into files, merged
   std::string files;
@@ -203,7 +171,7 @@ TEST_CASE("shards and thread counts reproduce the unsharded run", "[sweep]") {
   for (int i = 0; i < 4; ++i) {
     const std::string f = dir / ("shard" + std::to_string(i) + ".jsonl");
     REQUIRE(tc_test::run_cli(sweep_cmd("--shard " + std::to_string(i) + "/4 --out " + f)).exit_code == 0);
-    total += lines_of(slurp(f)).size();
+    total += result_lines(slurp(f)).size();
     files += " " + f;
   }
   CHECK(total == 48);
@@ -264,7 +232,7 @@ TEST_CASE("resume: a kill -9 at random points, then a rerun = the complete set, 
     int status = 0;
     waitpid(pid, &status, 0);
     const auto partial = lines_of(slurp(out));
-    CHECK(partial.size() <= 48);
+    CHECK(partial.size() <= 49);
     const auto rerun = tc_test::run_cli(sweep_cmd("--out " + out));
     REQUIRE(rerun.exit_code == 0);
     CHECK(sorted_lines(slurp(out)) == expected);
@@ -280,7 +248,7 @@ TEST_CASE("resume: a kill -9 at random points, then a rerun = the complete set, 
   spit(out, all.substr(0, all.size() - ls.back().size() / 2 - 1));
   auto rerun = tc_test::run_cli(sweep_loud("--out " + out));
   REQUIRE(rerun.exit_code == 0);
-  CHECK(rerun.err.find("line 48 was partial or corrupt") != std::string::npos);
+  CHECK(rerun.err.find("line 49 was partial or corrupt") != std::string::npos);
   CHECK(rerun.err.find("47 finished before, 1 evaluated") != std::string::npos);
   CHECK(sorted_lines(slurp(out)) == expected);
   // garbage in the middle is not guessed at: refused, the file untouched
@@ -309,6 +277,15 @@ TEST_CASE("sweep errors: bad axes exit 2 naming the value", "[sweep]") {
   CHECK(r.exit_code == 2);
   r = tc_test::run_cli("sweep --model qwen2-0.5b --shard 4/4 -q");
   CHECK(r.exit_code == 2);
+  // lengths and batches beyond tenet-cost's limits: refused before any point runs, not one error record each
+  r = tc_test::run_cli("sweep --model qwen2-0.5b --seq-len 16,1000000000000 -q");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("--seq-len 1000000000000: expected 1 .. 16777216") != std::string::npos);
+  CHECK(r.out.empty());
+  r = tc_test::run_cli("sweep --model qwen2-0.5b --context 16777217 -q");
+  CHECK(r.exit_code == 2);
+  r = tc_test::run_cli("sweep --model qwen2-0.5b --batch 65537 -q");
+  CHECK(r.exit_code == 2);
 }
 
 TEST_CASE("CSV views: --format csv on stdout equals --csv of the results file", "[sweep]") {
@@ -329,7 +306,7 @@ TEST_CASE("the batch and objective axes give what compare gives with the same fl
   const auto r = tc_test::run_cli("sweep --model qwen2-0.5b" + common + " --batch 1,4 --objective latency,dram -q");
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
-  const auto lines = lines_of(r.out);
+  const auto lines = result_lines(r.out);
   REQUIRE(lines.size() == 4);
   int matched = 0;
   for (const auto& l : lines) {
