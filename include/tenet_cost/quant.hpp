@@ -21,7 +21,7 @@
 #include <vector>
 
 namespace tenet_cost {
-struct QuantInfo;  // workload.hpp
+struct QuantInfo;  // quant_info.hpp (a dump's quantization, plain data)
 }  // namespace tenet_cost
 
 namespace tenet_cost::quant {

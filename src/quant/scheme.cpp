@@ -11,7 +11,6 @@
 #include "tenet_cost/error.hpp"
 #include "tenet_cost/message.hpp"
 #include "tenet_cost/quant.hpp"
-#include "tenet_cost/workload.hpp"
 
 namespace tenet_cost::quant {
 
