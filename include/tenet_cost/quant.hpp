@@ -60,7 +60,7 @@ struct TensorFormat {
 /// resolve to these names.
 struct Scheme {
   std::string name;                 // canonical name; parse_scheme(name) gives the same scheme
-  std::string family;               // "mlc" | "generic"
+  std::string family;               // "mlc" | "generic" | "dump" (a scheme read from a dump): shown, never decided on
   std::string description;
   std::string model_dtype = "float16";  // activations outside GEMMs, outputs
   TensorFormat weight;              // linear-layer weights

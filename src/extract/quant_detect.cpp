@@ -152,8 +152,8 @@ bool has_load(const Expr& e) {
 }  // namespace
 
 namespace {
-QuantInfo detect_impl(const Expr& weight, const QuantContext& ctx, std::string& note, std::string& pack_axis,
-                      std::string& group_axis);
+QuantInfo detect_impl(const Expr& weight, const QuantContext& ctx, std::string& note, GemmAxis& pack_axis,
+                      GemmAxis& group_axis);
 }
 
 namespace {
@@ -183,9 +183,9 @@ QuantInfo detect_quant(const Expr& weight, const QuantContext& ctx, std::string&
     note = bs->note;
     return bs->q;
   }
-  std::string pack_axis, group_axis;
+  GemmAxis pack_axis = GemmAxis::kNone, group_axis = GemmAxis::kNone;
   QuantInfo q = detect_impl(weight, ctx, note, pack_axis, group_axis);
-  if (pack_axis == "N" && group_axis == "N") {
+  if (pack_axis == GemmAxis::kN && group_axis == GemmAxis::kN) {
     // Packing and groups both run along the GEMM's N: the dequantized buffer
     // is read transposed. Describe the scheme in the dequantizer's own frame.
     QuantContext sw = ctx;
@@ -233,7 +233,7 @@ WeightLoads sort_loads(const Walk& w, const QuantContext& ctx) {
 // A packed integer weight: its bits (from the mask, else from the packing), elements per storage word, layout,
 // packing axis and zero point. Precondition: `l.packed` is not empty.
 void packed_weight(const Walk& w, const WeightLoads& l, const QuantContext& ctx, QuantInfo& q, std::string& note,
-                   std::string& packing_axis) {
+                   GemmAxis& packing_axis) {
   const LoadInfo* wq = largest(l.packed, ctx);
   q.storage_dtype = ctx.dtype_of(wq->load->name);
   int bits = 0;
@@ -269,14 +269,14 @@ void packed_weight(const Walk& w, const WeightLoads& l, const QuantContext& ctx,
     if (pos_n < 0 && refs_any(idx, ctx.nvars)) pos_n = static_cast<int>(d);
     if (auto c = top_div(idx, ctx.kvars)) {
       q.elems_per_storage = packing_divisor(*c, sbits, q.elems_per_storage, note);
-      packing_axis = "K";
+      packing_axis = GemmAxis::kK;
     } else if (auto c2 = top_div(idx, ctx.nvars)) {
       q.elems_per_storage = packing_divisor(*c2, sbits, q.elems_per_storage, note);
-      packing_axis = "N";
+      packing_axis = GemmAxis::kN;
     }
   }
   if (pos_k >= 0 && pos_n >= 0) q.weight_layout = pos_n < pos_k ? "NK" : "KN";
-  if (packing_axis.empty()) packing_axis = "K";
+  if (packing_axis == GemmAxis::kNone) packing_axis = GemmAxis::kK;
   // Zero point.
   if (l.packed.size() > 1 || w.sub_tensor || (w.add_reinterpret && !l.packed_scale.empty()))
     q.zero_point = ZeroPointKind::kTensor;
@@ -285,7 +285,7 @@ void packed_weight(const Walk& w, const WeightLoads& l, const QuantContext& ctx,
 
 // The weight's storage: packed integer, fp8, or integer cast to float. false for a plain float weight.
 bool weight_storage(const Walk& w, const WeightLoads& l, const QuantContext& ctx, QuantInfo& q, std::string& note,
-                    std::string& packing_axis) {
+                    GemmAxis& packing_axis) {
   if (!l.packed.empty()) {
     packed_weight(w, l, ctx, q, note, packing_axis);
   } else if (!l.fp8_loads.empty()) {
@@ -294,7 +294,7 @@ bool weight_storage(const Walk& w, const WeightLoads& l, const QuantContext& ctx
     q.weight_bits = 8;
     q.elems_per_storage = 1;
     if (const auto layout = weight_layout(*wq, ctx)) q.weight_layout = *layout;
-    packing_axis = "K";
+    packing_axis = GemmAxis::kK;
   } else if (!l.int_loads.empty() && !l.float_loads.empty()) {
     // Weight-only int8 (or any integer storage) without bit operations: `T.Cast("float16",
     // w[i, j]) * scale[..]`; the largest integer buffer is the weight, others are zero points.
@@ -303,7 +303,7 @@ bool weight_storage(const Walk& w, const WeightLoads& l, const QuantContext& ctx
     q.weight_bits = dtype_bits(q.storage_dtype);
     q.elems_per_storage = 1;
     if (const auto layout = weight_layout(*wq, ctx)) q.weight_layout = *layout;
-    packing_axis = "K";
+    packing_axis = GemmAxis::kK;
     if (l.int_loads.size() > 1 || w.sub_tensor) q.zero_point = ZeroPointKind::kTensor;
     else if (w.sub_const) q.zero_point = ZeroPointKind::kSymmetric;
     note = "integer weight cast to float and scaled (no bit operations)";
@@ -316,7 +316,7 @@ bool weight_storage(const Walk& w, const WeightLoads& l, const QuantContext& ctx
 // The granularity of the scale load `scale` (per tensor, channel, group, 2-D block, act-order g_idx) and the
 // axis its groups run along. Precondition: the weight's storage is set.
 void scale_granularity(const Expr& scale, const QuantContext& ctx, QuantInfo& q, std::string& note,
-                       std::string& group_axis) {
+                       GemmAxis& group_axis) {
   bool k_ref = false, n_ref = false, any_var = false;
   std::int64_t k_div = 0, n_div = 0;  // `k // bk` and `n // bn` in different scale dims: 2-D blocks
   for (std::size_t d = 0; d < scale.args.size(); ++d) {
@@ -326,10 +326,10 @@ void scale_granularity(const Expr& scale, const QuantContext& ctx, QuantInfo& q,
     any_var = any_var || !vs.empty();
     if (auto g = top_div(idx, ctx.kvars)) {
       q.group_size = *g;
-      group_axis = "K";
+      group_axis = GemmAxis::kK;
       k_div = *g;
     } else if (auto gn = top_div(idx, ctx.nvars)) {
-      group_axis = "N";
+      group_axis = GemmAxis::kN;
       q.group_size = *gn;
       n_div = *gn;
     } else if (has_load(idx) && refs_any(idx, ctx.kvars)) {
@@ -351,7 +351,7 @@ void scale_granularity(const Expr& scale, const QuantContext& ctx, QuantInfo& q,
     q.block_n = n_div;
     q.block_k = k_div;
     q.group_size = 0;
-    group_axis = "K";
+    group_axis = GemmAxis::kK;
   } else if (q.group_size > 0 || q.group_size == -1) q.granularity = QuantGranularity::kGroup;
   else if (k_ref) {
     q.granularity = QuantGranularity::kGroup;
@@ -365,14 +365,14 @@ void scale_granularity(const Expr& scale, const QuantContext& ctx, QuantInfo& q,
 }
 
 // walk the expression -> sort its loads -> the weight's storage -> the scale's granularity -> the scheme name.
-QuantInfo detect_impl(const Expr& weight, const QuantContext& ctx, std::string& note, std::string& packing_axis,
-                      std::string& group_axis) {
+QuantInfo detect_impl(const Expr& weight, const QuantContext& ctx, std::string& note, GemmAxis& packing_axis,
+                      GemmAxis& group_axis) {
   QuantInfo q;
   Walk w{ctx, {}, {}, false, 0.0, false, false};
   w.go(weight, false, false, false, "", 0);
   const WeightLoads l = sort_loads(w, ctx);
-  packing_axis.clear();  // "K" | "N" | ""
-  group_axis.clear();
+  packing_axis = GemmAxis::kNone;
+  group_axis = GemmAxis::kNone;
   if (!weight_storage(w, l, ctx, q, note, packing_axis)) return q;  // plain float weight
   q.has_g_idx = l.index_load;
 
@@ -676,11 +676,11 @@ std::optional<ExternDecode> extern_decode(const FuncIndex& fi, const std::string
     note += std::string("; unsigned source without zero point (") +
             (fmt == "uint" ? "dequantize_info format uint" : "the extern's name") + ")";
   }
-  q.scheme = scheme_name(q, "K");
+  q.scheme = scheme_name(q, GemmAxis::kK);
   return out;
 }
 
-std::string scheme_name(const QuantInfo& q, const std::string& packing_axis) {
+std::string scheme_name(const QuantInfo& q, GemmAxis packing_axis) {
   const bool f16 = q.scale_dtype == "float16", bf16 = q.scale_dtype == "bfloat16", f32 = q.scale_dtype == "float32";
   if (q.weight_bits == 4 && q.storage_dtype == "uint32" && q.elems_per_storage == 8 && !q.has_g_idx) {
     if (q.zero_point == ZeroPointKind::kSymmetric && q.group_size == 32 && q.granularity == QuantGranularity::kGroup) {
@@ -703,8 +703,8 @@ std::string scheme_name(const QuantInfo& q, const std::string& packing_axis) {
     if (q.weight_layout == "KN") return "q3f16_0";
   }
   if (q.weight_bits == 4 && q.zero_point == ZeroPointKind::kTensor && f16 && q.storage_dtype == "uint32") {
-    if (q.has_g_idx || packing_axis == "K") return "autogptq";
-    if (packing_axis == "N" && q.group_size == 128) return "q4f16_autoawq";
+    if (q.has_g_idx || packing_axis == GemmAxis::kK) return "autogptq";
+    if (packing_axis == GemmAxis::kN && q.group_size == 128) return "q4f16_autoawq";
   }
   if (q.storage_dtype == "float8_e4m3fn" && q.granularity == QuantGranularity::kTensor) return "e4m3_e4m3_f16";
   if (q.storage_dtype == "float8_e4m3fn" && q.granularity == QuantGranularity::kBlock &&
