@@ -408,11 +408,38 @@ RExprPtr Lowerer::rexpr_raw(const Node* n) {
       }
       return rother(n);
     }
-    case NK::kCall: break;
+    case NK::kCall: return rcall(n);
     default: return rother(n);
   }
+}
 
-  // calls
+// `R.const(v, dtype)`: a constant with its value as a literal. Precondition: `pos` (the positional args) is not
+// empty.
+RExprPtr Lowerer::rconst(const Node* n, const Pos& pos) {
+  RExpr e = rmk(RExprKind::kConstant, n);
+  const Num num = number(pos[0]);
+  std::string_view dt;
+  if (pos.size() >= 2) str_value(pos[1], dt);
+  str_value(kwarg(n, "dtype"), dt);
+  if (num.ok) {
+    if (!dt.empty() && is_float_dtype(dt)) {
+      e.prim = float_lit(num.f, pos[0], dt);
+    } else if (num.is_int) {
+      if (!dt.empty()) check_int_range(num.i, dt, pos[0]);
+      e.prim = int_lit(num.i, pos[0], dt.empty() ? std::string_view("int32") : dt);
+    } else {
+      e.prim = float_lit(num.f, pos[0], dt.empty() ? std::string_view("float32") : dt);
+    }
+  }
+  if (!dt.empty()) {
+    RExpr d = rmk(RExprKind::kString, pos[0]);
+    d.name = dt;
+    e.kwargs.emplace_back("dtype", rtable_.intern(std::move(d), fname_));
+  }
+  return rtable_.intern(std::move(e), fname_);
+}
+
+RExprPtr Lowerer::rcall(const Node* n) {
   const CalleeInfo ci = callee(n->a);
   const auto pos = positional(n);
   if (ci.kind == Callee::kPrimValue && pos.size() == 1) {
@@ -436,29 +463,7 @@ RExprPtr Lowerer::rexpr_raw(const Node* n) {
     for (const Node* a : pos) e.args.push_back(rexpr(a));
     return rtable_.intern(std::move(e), fname_);
   }
-  if (ci.kind == Callee::kConst && !pos.empty()) {
-    RExpr e = rmk(RExprKind::kConstant, n);
-    const Num num = number(pos[0]);
-    std::string_view dt;
-    if (pos.size() >= 2) str_value(pos[1], dt);
-    str_value(kwarg(n, "dtype"), dt);
-    if (num.ok) {
-      if (!dt.empty() && is_float_dtype(dt)) {
-        e.prim = float_lit(num.f, pos[0], dt);
-      } else if (num.is_int) {
-        if (!dt.empty()) check_int_range(num.i, dt, pos[0]);
-        e.prim = int_lit(num.i, pos[0], dt.empty() ? std::string_view("int32") : dt);
-      } else {
-        e.prim = float_lit(num.f, pos[0], dt.empty() ? std::string_view("float32") : dt);
-      }
-    }
-    if (!dt.empty()) {
-      RExpr d = rmk(RExprKind::kString, pos[0]);
-      d.name = dt;
-      e.kwargs.emplace_back("dtype", rtable_.intern(std::move(d), fname_));
-    }
-    return rtable_.intern(std::move(e), fname_);
-  }
+  if (ci.kind == Callee::kConst && !pos.empty()) return rconst(n, pos);
   RExpr e = rmk(RExprKind::kCall, n);
   e.op = ci.op;
   const bool call_tir = ci.kind == Callee::kCallTir;

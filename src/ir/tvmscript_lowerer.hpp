@@ -543,6 +543,8 @@ class Lowerer : public py::Parser::Sink {
     return g;
   }
   RExprPtr rexpr_raw(const Node* n);
+  RExprPtr rcall(const Node* n);                     // a Relax call (rexpr_raw of a kCall)
+  RExprPtr rconst(const Node* n, const Pos& pos);  // R.const(..)
   // The callee of a Relax call, resolved once per distinct callee text (the
   // text determines its parse, so its dotted path given the namespace
   // aliases; cleared when those change).
