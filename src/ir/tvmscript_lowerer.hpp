@@ -459,6 +459,8 @@ class Lowerer : public py::Parser::Sink {
   ExprPtr load(const Node* n);
 
   // --------------------------------------------------------------- TIR
+  /// Clears the per-function state both kinds of function start from (tables, caches, dtypes, nesting).
+  void begin_function();
   void lower_prim_func(const Stmt* def, bool is_private);
   std::optional<Buffer> buffer_from_annotation(std::string_view name, const Node* ann);
   Buffer buffer_from_call(std::string_view name, const Node* call, std::size_t shape_arg, const Node* at);

@@ -206,10 +206,7 @@ bool Lowerer::sym_var_decl(const Stmt* s, std::vector<std::string>& sym_vars, bo
   return false;
 }
 
-void Lowerer::lower_prim_func(const Stmt* def, bool is_private) {
-  mod_.prim_funcs.emplace_back();
-  PrimFunc& f = mod_.prim_funcs.back();
-  fn_ = &f;
+void Lowerer::begin_function() {
   var_dtypes_.clear();
   sym_seen_.clear();
   table_.clear();
@@ -220,8 +217,15 @@ void Lowerer::lower_prim_func(const Stmt* def, bool is_private) {
   scache_.clear();
   buf_dtypes_.clear();
   meta_vars_.clear();
-  loops_.clear();
   nest_ = 0;
+}
+
+void Lowerer::lower_prim_func(const Stmt* def, bool is_private) {
+  mod_.prim_funcs.emplace_back();
+  PrimFunc& f = mod_.prim_funcs.back();
+  fn_ = &f;
+  begin_function();
+  loops_.clear();
   f.name = def->name;
   f.loc = loc(def);
   f.is_private = is_private;
@@ -393,18 +397,8 @@ void Lowerer::lower_relax_func(const Stmt* def) {
   mod_.relax_funcs.emplace_back();
   RelaxFunc& f = mod_.relax_funcs.back();
   rfn_ = &f;
-  var_dtypes_.clear();
-  sym_seen_.clear();
-  table_.clear();
-  rtable_.clear();
-  stable_.clear();
-  rvars_.clear();
-  rglobals_.clear();
-  scache_.clear();
-  buf_dtypes_.clear();
-  meta_vars_.clear();
+  begin_function();
   cls_aliases_.clear();
-  nest_ = 0;
   f.name = def->name;
   f.loc = loc(def);
   // every binding is one statement: reserve for all of them (no doubling slack)
