@@ -548,7 +548,6 @@ std::string to_string(OperandRole r) {
   return "activation";
 }
 
-// NOLINTNEXTLINE(readability-function-size): one case per operand kind and quantization granularity
 std::string Operand::relation(bool batched) const {
   std::string out = batched ? "{S[b,i,j,k]->" : "{S[i,j,k]->";
   out += name + "[";
