@@ -34,20 +34,20 @@ constexpr const char* to_string(ZeroPointKind z) {
 }
 /// Quantization visible in the IR for a workload's weight operand.
 struct QuantInfo {
-  std::string scheme = "none";         // MLC name ("q4f16_1", "q4f16_0", "e4m3_e4m3_f16", ...),
-                                       // "none" when unquantized, "custom" when not an MLC scheme
+  std::string scheme = "none";  // MLC name ("q4f16_1", "q4f16_0", "e4m3_e4m3_f16", ...),
+                                // "none" when unquantized, "custom" when not an MLC scheme
   QuantGranularity granularity = QuantGranularity::kNone;
-  int weight_bits = 0;                 // 0 = not quantized (weight is the plain dtype)
-  int elems_per_storage = 1;           // e.g. 8 int4 per uint32
-  std::int64_t group_size = 0;         // 0 = no groups
-  std::string storage_dtype;           // "uint32", "int8", "float8_e4m3fn"
-  std::string scale_dtype;             // "float16", "float32", "" when no scale
-  std::string tensor_scale_dtype;      // second-level per-tensor scale (NVFP4: "float32"), "" when none
+  int weight_bits = 0;             // 0 = not quantized (weight is the plain dtype)
+  int elems_per_storage = 1;       // e.g. 8 int4 per uint32
+  std::int64_t group_size = 0;     // 0 = no groups
+  std::string storage_dtype;       // "uint32", "int8", "float8_e4m3fn"
+  std::string scale_dtype;         // "float16", "float32", "" when no scale
+  std::string tensor_scale_dtype;  // second-level per-tensor scale (NVFP4: "float32"), "" when none
   ZeroPointKind zero_point = ZeroPointKind::kNone;
-  std::string weight_layout;           // "NK" | "KN" | ""
-  bool has_g_idx = false;              // GPTQ act-order indirection
-  std::int64_t block_n = 0;            // "per-block": 2-D scale blocks of block_n (along N) x block_k
-  std::int64_t block_k = 0;            //   (along K), scale [ceil(N/block_n), ceil(K/block_k)]; else 0
+  std::string weight_layout;  // "NK" | "KN" | ""
+  bool has_g_idx = false;     // GPTQ act-order indirection
+  std::int64_t block_n = 0;   // "per-block": 2-D scale blocks of block_n (along N) x block_k
+  std::int64_t block_k = 0;   //   (along K), scale [ceil(N/block_n), ceil(K/block_k)]; else 0
   bool operator==(const QuantInfo&) const = default;
 };
 

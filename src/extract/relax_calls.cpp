@@ -30,8 +30,7 @@ std::string relax_callee(const std::string& op) {
 // times[F][G] = how many times G runs per run of F (F itself once), through any chain of
 // calls. A recursive chain has no finite count: its edges are dropped with a note, as are
 // chains deeper than kMaxCallDepth.
-CallTimes executions_per_call(const RelaxCallGraph& graph,
-                                                                            std::vector<std::string>& skipped) {
+CallTimes executions_per_call(const RelaxCallGraph& graph, std::vector<std::string>& skipped) {
   std::map<std::string, std::map<std::string, std::int64_t>> times;
   std::set<std::string> active;
   constexpr std::size_t kMaxCallDepth = 64;  // real dumps nest 2 levels; bounds the recursion below
@@ -73,7 +72,8 @@ std::map<std::string, std::int64_t> propagate_calls(const std::map<std::string, 
   for (const auto& [f, t] : times) {
     std::int64_t total = 0;
     for (const auto& [g, k] : t)
-      if (auto d = direct.find(g); d != direct.end()) total = checked_add(total, checked_mul(k, d->second, "call count"), "call count");
+      if (auto d = direct.find(g); d != direct.end())
+        total = checked_add(total, checked_mul(k, d->second, "call count"), "call count");
     if (total > 0) out[f] = total;
   }
   return out;
@@ -93,7 +93,6 @@ const xtir::FuncIndex* PrimTable::index(const std::string& name) {
   if (!slot) slot = std::make_unique<xtir::FuncIndex>(mod.prim_funcs[it->second]);
   return slot.get();
 }
-
 
 /// Quantization of a weight produced by `call_tir(D, args)` in another prim_func.
 std::optional<QuantInfo> external_dequant(PrimTable& prims, const Root& r, std::span<const ir::ExprPtr> index,
@@ -314,8 +313,8 @@ void attention_site(const Env& env, const ir::Binding& b, const std::string& nam
     s.num_kv_heads = created.kv_heads;  // paged_attention_kv_cache_create(cfg, layers, kv_heads, head_dim, ..)
   }
   auto opt = [](const std::optional<std::int64_t>& v) { return v ? std::to_string(*v) : std::string("-"); };
-  const std::string key = s.entry + "|" + s.builtin + "|" + opt(s.num_heads) + "|" + opt(s.num_kv_heads) + "|" +
-                          opt(s.head_dim);
+  const std::string key =
+      s.entry + "|" + s.builtin + "|" + opt(s.num_heads) + "|" + opt(s.num_kv_heads) + "|" + opt(s.head_dim);
   auto [it, fresh] = sites.emplace(key, s);
   it->second.calls = checked_add(it->second.calls, 1, "attention call count");
   (void)fresh;
@@ -376,8 +375,7 @@ inline void prefetch_binding(const std::vector<ir::Binding>& bs, std::size_t i) 
   if (i + kArgs < n)
     if (const ir::RExpr* v = bs[i + kArgs].value.get()) prefetch(v->args.data());
   if (i + kFirst < n)
-    if (const ir::RExpr* v = bs[i + kFirst].value.get(); v != nullptr && !v->args.empty())
-      prefetch(v->args[0].get());
+    if (const ir::RExpr* v = bs[i + kFirst].value.get(); v != nullptr && !v->args.empty()) prefetch(v->args[0].get());
 }
 
 OpInfo classify_op(const ir::Symbol& op, const ModuleNames& names) {
@@ -405,11 +403,11 @@ PackedInfo classify_packed(const ir::Symbol& name) {
 // A binding of a Relax function that the scan acts on.
 struct ScanEvent {
   enum Kind : std::uint8_t { kNone, kCallTir, kPacked, kRelaxCall, kMatmul };
-  std::size_t binding = 0;           // index in RelaxFunc::bindings
+  std::size_t binding = 0;  // index in RelaxFunc::bindings
   Kind kind = kNone;
-  bool create = false;               // its packed name is a kv_cache_create
-  bool callee_fn = false;            // kCallTir: the callee is a function (`cls.f` / `f`)
-  const void* callee_id = nullptr;   // kCallTir: the callee's name (Symbol id)
+  bool create = false;              // its packed name is a kv_cache_create
+  bool callee_fn = false;           // kCallTir: the callee is a function (`cls.f` / `f`)
+  const void* callee_id = nullptr;  // kCallTir: the callee's name (Symbol id)
 };
 
 // One Relax function's environment and the bindings the scan acts on, in order.

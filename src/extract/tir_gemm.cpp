@@ -314,12 +314,12 @@ std::string conv_info(const std::vector<std::string>& order, const std::map<std:
 // effective axes (the block's own iter vars plus the enclosing blocks' vars it references) and their classes.
 struct MacBlock {
   const StoreSite* site = nullptr;
-  ExprPtr rhs;                        // a * b (through casts)
-  ExprPtr ea, eb;                     // the operands; after orient_conv, a is a convolution's input
-  std::map<std::string, Axis> axes;   // effective axes by name
-  std::vector<std::string> order;     // their names, enclosing blocks' first
-  OperandFacts fa, fb;                // the operands' loads over the axes
-  ExprPtr ia, ib;                     // the operands with their producers inlined (dequantize, copies)
+  ExprPtr rhs;                       // a * b (through casts)
+  ExprPtr ea, eb;                    // the operands; after orient_conv, a is a convolution's input
+  std::map<std::string, Axis> axes;  // effective axes by name
+  std::vector<std::string> order;    // their names, enclosing blocks' first
+  OperandFacts fa, fb;               // the operands' loads over the axes
+  ExprPtr ia, ib;                    // the operands with their producers inlined (dequantize, copies)
   AxisClasses ac;
 };
 
@@ -425,7 +425,8 @@ std::string gemm_shape(const MacBlock& mb, TirGemm& g) {
   if (!bt) {
     w.shape_known = false;
     w.m = w.n = w.k = w.batch = Dim::symbolic("?");
-    note += bad.rfind("the axes", 0) == 0 ? "; extent of " + bad : "; extent of " + bad + " is not an integer expression";
+    note +=
+        bad.rfind("the axes", 0) == 0 ? "; extent of " + bad : "; extent of " + bad + " is not an integer expression";
     return note;
   }
   w.m = xsym::to_dim(*m);

@@ -25,19 +25,19 @@ constexpr CharTable kChars;
 constexpr bool is_ident_start(unsigned char c) { return (kChars.t[c] & 1) != 0; }
 constexpr bool is_ident_char(unsigned char c) { return (kChars.t[c] & 2) != 0; }
 constexpr bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
-constexpr bool is_hex(unsigned char c) {
-  return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
+constexpr bool is_hex(unsigned char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 
 // What a byte starts (after the blanks before a token). The classes below
 // kCSpace start a token; kCBad bytes go to lex_op, which reports them.
+// clang-format off
 enum : unsigned char {
   kCBad, kCName, kCDigit, kCDot, kCQuote, kCOp1, kCOp,  // token starts
   kCSpace, kCBlank, kCHash, kCBackslash, kCNewline,      // blanks, comments, line breaks
 };
+// clang-format on
 struct ClassTable {
   unsigned char cls[256] = {};
-  Op op1[256] = {};           // kCOp1: the operator the byte is on its own
+  Op op1[256] = {};               // kCOp1: the operator the byte is on its own
   signed char bracket[256] = {};  // +1 opening, -1 closing bracket
   constexpr ClassTable() {
     for (int c = 0; c < 256; ++c) {
@@ -54,9 +54,9 @@ struct ClassTable {
       char c;
       Op op;
       signed char br;
-    } one[] = {{'(', Op::kLPar, 1},   {')', Op::kRPar, -1},   {'[', Op::kLSq, 1},  {']', Op::kRSq, -1},
-               {'{', Op::kLBrace, 1}, {'}', Op::kRBrace, -1}, {',', Op::kComma, 0}, {';', Op::kSemi, 0},
-               {'~', Op::kTilde, 0}};
+    } one[] = {{'(', Op::kLPar, 1},  {')', Op::kRPar, -1},  {'[', Op::kLSq, 1},
+               {']', Op::kRSq, -1},  {'{', Op::kLBrace, 1}, {'}', Op::kRBrace, -1},
+               {',', Op::kComma, 0}, {';', Op::kSemi, 0},   {'~', Op::kTilde, 0}};
     for (const auto& o : one) {
       cls[static_cast<unsigned char>(o.c)] = kCOp1;
       op1[static_cast<unsigned char>(o.c)] = o.op;
@@ -82,22 +82,49 @@ struct KwTable {
   bool perfect = true;
   static constexpr std::uint64_t word_of(std::string_view s) {
     std::uint64_t w = 0;
-    for (std::size_t i = 0; i < s.size(); ++i) w |= static_cast<std::uint64_t>(static_cast<unsigned char>(s[i])) << (8 * i);
+    for (std::size_t i = 0; i < s.size(); ++i)
+      w |= static_cast<std::uint64_t>(static_cast<unsigned char>(s[i])) << (8 * i);
     return w;
   }
   constexpr KwTable() {
     const struct {
       std::string_view s;
       Kw k;
-    } all[] = {{"False", Kw::kFalse},   {"None", Kw::kNoneLit}, {"True", Kw::kTrue},         {"and", Kw::kAnd},
-               {"as", Kw::kAs},         {"assert", Kw::kAssert}, {"async", Kw::kAsync},      {"await", Kw::kAwait},
-               {"break", Kw::kBreak},   {"class", Kw::kClass},  {"continue", Kw::kContinue}, {"def", Kw::kDef},
-               {"del", Kw::kDel},       {"elif", Kw::kElif},    {"else", Kw::kElse},         {"except", Kw::kExcept},
-               {"finally", Kw::kFinally}, {"for", Kw::kFor},    {"from", Kw::kFrom},         {"global", Kw::kGlobal},
-               {"if", Kw::kIf},         {"import", Kw::kImport}, {"in", Kw::kIn},            {"is", Kw::kIs},
-               {"lambda", Kw::kLambda}, {"nonlocal", Kw::kNonlocal}, {"not", Kw::kNot},      {"or", Kw::kOr},
-               {"pass", Kw::kPass},     {"raise", Kw::kRaise},  {"return", Kw::kReturn},     {"try", Kw::kTry},
-               {"while", Kw::kWhile},   {"with", Kw::kWith},    {"yield", Kw::kYield}};
+    } all[] = {{"False", Kw::kFalse},
+               {"None", Kw::kNoneLit},
+               {"True", Kw::kTrue},
+               {"and", Kw::kAnd},
+               {"as", Kw::kAs},
+               {"assert", Kw::kAssert},
+               {"async", Kw::kAsync},
+               {"await", Kw::kAwait},
+               {"break", Kw::kBreak},
+               {"class", Kw::kClass},
+               {"continue", Kw::kContinue},
+               {"def", Kw::kDef},
+               {"del", Kw::kDel},
+               {"elif", Kw::kElif},
+               {"else", Kw::kElse},
+               {"except", Kw::kExcept},
+               {"finally", Kw::kFinally},
+               {"for", Kw::kFor},
+               {"from", Kw::kFrom},
+               {"global", Kw::kGlobal},
+               {"if", Kw::kIf},
+               {"import", Kw::kImport},
+               {"in", Kw::kIn},
+               {"is", Kw::kIs},
+               {"lambda", Kw::kLambda},
+               {"nonlocal", Kw::kNonlocal},
+               {"not", Kw::kNot},
+               {"or", Kw::kOr},
+               {"pass", Kw::kPass},
+               {"raise", Kw::kRaise},
+               {"return", Kw::kReturn},
+               {"try", Kw::kTry},
+               {"while", Kw::kWhile},
+               {"with", Kw::kWith},
+               {"yield", Kw::kYield}};
     for (const auto& e : all) {
       const std::uint64_t w = word_of(e.s);
       const auto h = static_cast<std::size_t>((w * kKwMul) >> 58);
@@ -230,8 +257,8 @@ inline void put(Token& t, Tok kind, Op op, Kw kw, std::uint32_t line, std::uint3
                 std::uint32_t end) {
   static_assert(offsetof(Token, kind) == 0 && offsetof(Token, op) == 1 && offsetof(Token, kw) == 2 &&
                 offsetof(Token, line) == 4);
-  const std::uint32_t head = static_cast<std::uint32_t>(kind) | static_cast<std::uint32_t>(op) << 8 |
-                             static_cast<std::uint32_t>(kw) << 16;
+  const std::uint32_t head =
+      static_cast<std::uint32_t>(kind) | static_cast<std::uint32_t>(op) << 8 | static_cast<std::uint32_t>(kw) << 16;
   if constexpr (std::endian::native == std::endian::little) {
     std::memcpy(static_cast<void*>(&t), &head, 4);
   } else {

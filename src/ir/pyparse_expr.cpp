@@ -29,7 +29,8 @@ struct PrecTable {
     op[static_cast<std::uint8_t>(Op::kAmp)] = 7;
     for (const Op o : {Op::kShl, Op::kShr}) op[static_cast<std::uint8_t>(o)] = 8;
     for (const Op o : {Op::kPlus, Op::kMinus}) op[static_cast<std::uint8_t>(o)] = 9;
-    for (const Op o : {Op::kStar, Op::kSlash, Op::kDSlash, Op::kPercent, Op::kAt}) op[static_cast<std::uint8_t>(o)] = 10;
+    for (const Op o : {Op::kStar, Op::kSlash, Op::kDSlash, Op::kPercent, Op::kAt})
+      op[static_cast<std::uint8_t>(o)] = 10;
   }
 };
 constexpr PrecTable kPrec;
@@ -158,7 +159,6 @@ Node* Parser::parse_lambda() {
 
 Node* Parser::parse_or_test() { return parse_expr(1); }
 
-
 // Precedence climbing over every binary level (one C++ frame per level
 // actually used, not one per grammar rule).
 Node* Parser::parse_expr(int min_prec) {
@@ -174,7 +174,7 @@ Node* Parser::parse_expr(int min_prec) {
     set_height(n, n->a->height + 1);
     lhs = n;
   } else if (tk_->kind == Tok::kOp ? (tk_->op == Op::kMinus || tk_->op == Op::kPlus || tk_->op == Op::kTilde)
-                                     : (tk_->kind == Tok::kName && tk_->kw == Kw::kAwait)) {
+                                   : (tk_->kind == Tok::kName && tk_->kw == Kw::kAwait)) {
     lhs = parse_unary();
   } else {
     lhs = parse_power();  // what parse_unary() does here
@@ -368,8 +368,7 @@ Node* Parser::parse_call(Node* callee) {
       arg = new_node(tk_->op == Op::kStar ? NK::kStarred : NK::kDoubleStarred, *tk_);
       advance();
       arg->a = parse_test();
-    } else if (tk_->kind == Tok::kName && tk_->kw == Kw::kNone && peek().kind == Tok::kOp &&
-               peek().op == Op::kAssign) {
+    } else if (tk_->kind == Tok::kName && tk_->kw == Kw::kNone && peek().kind == Tok::kOp && peek().op == Op::kAssign) {
       const Token t = *tk_;
       arg = new_node(NK::kKeyword, t);
       arg->text = lex_.text(t);
@@ -631,7 +630,8 @@ Node* Parser::parse_atom() {
         unsigned d = 0;
         if (ch >= '0' && ch <= '9') d = static_cast<unsigned>(ch - '0');
         else d = static_cast<unsigned>((ch | 0x20) - 'a' + 10);
-        if (d >= base) lex_.fail(t.line, t.col, "expected a base-" + std::to_string(base) + " digit, found " + lex_.describe(t));
+        if (d >= base)
+          lex_.fail(t.line, t.col, "expected a base-" + std::to_string(base) + " digit, found " + lex_.describe(t));
         v = v * base + d;
         if (v > UINT64_MAX) {
           n->big = true;
@@ -639,7 +639,8 @@ Node* Parser::parse_atom() {
         }
       }
       // Python forbids leading zeros in non-zero decimal literals.
-      if (base == 10 && n->text.size() > 1 && n->text[0] == '0' && n->text.find_first_not_of("0_") != std::string_view::npos)
+      if (base == 10 && n->text.size() > 1 && n->text[0] == '0' &&
+          n->text.find_first_not_of("0_") != std::string_view::npos)
         lex_.fail(t.line, t.col, "expected a decimal number without leading zeros, found " + lex_.describe(t));
       n->ival = static_cast<std::uint64_t>(v);
       return n;

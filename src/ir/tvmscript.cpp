@@ -38,9 +38,9 @@ namespace tenet_cost::ir {
 
 namespace {
 
+using py::Stmt;
 using tvmscript::Lowerer;
 using tvmscript::ModuleScope;
-using py::Stmt;
 
 // ============================================================ parallel parse
 //

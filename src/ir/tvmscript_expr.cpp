@@ -191,8 +191,10 @@ ExprPtr Lowerer::tir_call(const Node* n) {
     return fin(e);
   }
   if ((m == "max" || m == "min" || m == "floordiv" || m == "floormod") && pos.size() == 2 && only_positional(n)) {
-    const BinOp op = m == "max" ? BinOp::kMax : m == "min" ? BinOp::kMin : m == "floordiv" ? BinOp::kFloorDiv
-                                                                                          : BinOp::kFloorMod;
+    const BinOp op = m == "max"        ? BinOp::kMax
+                     : m == "min"      ? BinOp::kMin
+                     : m == "floordiv" ? BinOp::kFloorDiv
+                                       : BinOp::kFloorMod;
     return binary(op, expr(pos[0]), expr(pos[1]), n);
   }
   // Any other T.f(args): an intrinsic call (shift_right, bitwise_and, exp, ...). T.Shuffle([vectors], [indices])
@@ -390,12 +392,12 @@ RExprPtr Lowerer::rexpr_raw(const Node* n) {
       if (n->n == 1 && n->kids[0]->kind == NK::kInt) {
         const std::int64_t idx = int_value(n->kids[0], false);
         if (idx > std::numeric_limits<std::int32_t>::max())
-          throw InputError(loc(n->kids[0]), "expected a tuple or metadata index below 2^31, found " +
-                                                std::to_string(idx));
+          throw InputError(loc(n->kids[0]),
+                           "expected a tuple or metadata index below 2^31, found " + std::to_string(idx));
         const Node* base = n->a;
         // metadata["relax.expr.Constant"][0]
-        if (base->kind == NK::kSubscript && base->a->kind == NK::kName && base->a->text == "metadata" &&
-            base->n == 1 && base->kids[0]->kind == NK::kString) {
+        if (base->kind == NK::kSubscript && base->a->kind == NK::kName && base->a->text == "metadata" && base->n == 1 &&
+            base->kids[0]->kind == NK::kString) {
           RExpr e = rmk(RExprKind::kConstant, n);
           e.name = base->kids[0]->text;
           e.index = idx;

@@ -279,8 +279,9 @@ class Lowerer : public py::Parser::Sink {
     if (n->big || n->ival > lim)
       throw InputError(loc(n), "expected an integer literal within the 64-bit signed range, found '" +
                                    std::string(n->text.substr(0, 60)) + (negate ? "' negated" : "'"));
-    if (negate) return n->ival == (std::uint64_t{1} << 63) ? std::numeric_limits<std::int64_t>::min()
-                                                              : -static_cast<std::int64_t>(n->ival);
+    if (negate)
+      return n->ival == (std::uint64_t{1} << 63) ? std::numeric_limits<std::int64_t>::min()
+                                                 : -static_cast<std::int64_t>(n->ival);
     return static_cast<std::int64_t>(n->ival);
   }
   // A (possibly negated) numeric literal.
@@ -370,11 +371,11 @@ class Lowerer : public py::Parser::Sink {
   ExprPtr int_lit(std::int64_t v, const Node* n, std::string_view dtype = {}) {
     X e(ExprKind::kInt, n, dtype);
     e.iv = v;
-    if (dtype.empty() && shape_ctx_)
-      e.dtype = "int64";
+    if (dtype.empty() && shape_ctx_) e.dtype = "int64";
     else if (dtype.empty())
       e.dtype = (v >= std::numeric_limits<std::int32_t>::min() && v <= std::numeric_limits<std::int32_t>::max())
-                    ? "int32" : "int64";
+                    ? "int32"
+                    : "int64";
     return fin(e);
   }
   ExprPtr float_lit(double v, const Node* n, std::string_view dtype) {
@@ -389,8 +390,14 @@ class Lowerer : public py::Parser::Sink {
   ExprPtr binary(BinOp op, ExprPtr a, ExprPtr b, const Node* at) {
     X e(ExprKind::kBinary, at);
     switch (op) {
-      case BinOp::kEq: case BinOp::kNe: case BinOp::kLt: case BinOp::kLe: case BinOp::kGt: case BinOp::kGe:
-      case BinOp::kAnd: case BinOp::kOr: e.dtype = "bool"; break;
+      case BinOp::kEq:
+      case BinOp::kNe:
+      case BinOp::kLt:
+      case BinOp::kLe:
+      case BinOp::kGt:
+      case BinOp::kGe:
+      case BinOp::kAnd:
+      case BinOp::kOr: e.dtype = "bool"; break;
       default: e.dtype = !a->dtype.empty() ? std::string_view(a->dtype) : std::string_view(b->dtype);
     }
     e.bo = op;
@@ -409,7 +416,9 @@ class Lowerer : public py::Parser::Sink {
     ExprPtr intern(X& x, const Lowerer& l) {
       const std::uint64_t h = hash(x);
       std::size_t at = 0;
-      if (const ExprPtr* hit = table_.find(h, [&](const Expr& e) { return equal(x, e); }, at)) return *hit;
+      if (const ExprPtr* hit = table_.find(
+              h, [&](const Expr& e) { return equal(x, e); }, at))
+        return *hit;
       auto e = make_node<Expr>();
       e->kind = x.kind;
       e->dtype = x.dtype;
@@ -545,7 +554,7 @@ class Lowerer : public py::Parser::Sink {
     return g;
   }
   RExprPtr rexpr_raw(const Node* n);
-  RExprPtr rcall(const Node* n);                     // a Relax call (rexpr_raw of a kCall)
+  RExprPtr rcall(const Node* n);                   // a Relax call (rexpr_raw of a kCall)
   RExprPtr rconst(const Node* n, const Pos& pos);  // R.const(..)
   // The callee of a Relax call, resolved once per distinct callee text (the
   // text determines its parse, so its dotted path given the namespace
@@ -608,9 +617,9 @@ class Lowerer : public py::Parser::Sink {
       return h;
     }
     static bool equal(const RExpr& a, const RExpr& b) {
-      if (a.kind != b.kind || a.index != b.index || a.prim.get() != b.prim.get() || a.name != b.name ||
-          a.op != b.op || !same_ptrs(a.args, b.args) || !same_ptrs(a.sinfo_args, b.sinfo_args) ||
-          !same_ptrs(a.dims, b.dims) || a.kwargs.size() != b.kwargs.size())
+      if (a.kind != b.kind || a.index != b.index || a.prim.get() != b.prim.get() || a.name != b.name || a.op != b.op ||
+          !same_ptrs(a.args, b.args) || !same_ptrs(a.sinfo_args, b.sinfo_args) || !same_ptrs(a.dims, b.dims) ||
+          a.kwargs.size() != b.kwargs.size())
         return false;
       for (std::size_t i = 0; i < a.kwargs.size(); ++i)
         if (a.kwargs[i].first != b.kwargs[i].first || a.kwargs[i].second.get() != b.kwargs[i].second.get())
@@ -640,7 +649,9 @@ class Lowerer : public py::Parser::Sink {
     std::shared_ptr<const T> intern(T&& probe, const FileName& file) {
       const std::uint64_t h = Traits::hash(probe);
       std::size_t at = 0;
-      if (const auto* hit = table_.find(h, [&](const T& e) { return Traits::equal(e, probe); }, at)) return *hit;
+      if (const auto* hit = table_.find(
+              h, [&](const T& e) { return Traits::equal(e, probe); }, at))
+        return *hit;
       Traits::finish(probe, file);
       std::shared_ptr<const T> p = make_node<const T>(std::move(probe));
       table_.insert_at(at, h, p);

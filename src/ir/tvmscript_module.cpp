@@ -61,7 +61,7 @@ void Lowerer::top_level(Stmt* s, const Stmt* cls) {
             const Node* pv = kwarg(d, "private");
             if (pv != nullptr && pv->kind == NK::kConst && pv->text == "True") priv = true;
           }
-        } else if (path == "R.function" || path == "R.function_" ) {
+        } else if (path == "R.function" || path == "R.function_") {
           relax = true;
         }
       }
@@ -311,7 +311,8 @@ std::size_t Lowerer::count_stmts(Stmt* const* body, std::uint32_t n) {
   std::size_t c = n;
   for (std::uint32_t i = 0; i < n; ++i) {
     const Stmt* s = body[i];
-    if (s->kind == SK::kWith || s->kind == SK::kIf) c += count_stmts(s->body, s->n_body) + count_stmts(s->orelse, s->n_orelse);
+    if (s->kind == SK::kWith || s->kind == SK::kIf)
+      c += count_stmts(s->body, s->n_body) + count_stmts(s->orelse, s->n_orelse);
   }
   return c;
 }

@@ -187,10 +187,8 @@ StmtPtr Lowerer::lower_stmt(const Stmt* s, Stmt* const* body, std::uint32_t i, s
       auto st = make_node<Stmt_>();
       st->kind = StmtKind::kEvaluate;
       st->loc = loc(s);
-      if (v->kind == NK::kCall && member_of(v->a, Ns::kTir) == "evaluate" && v->n == 1)
-        st->value = expr(v->kids[0]);
-      else
-        st->value = expr(v);
+      if (v->kind == NK::kCall && member_of(v->a, Ns::kTir) == "evaluate" && v->n == 1) st->value = expr(v->kids[0]);
+      else st->value = expr(v);
       return st;
     }
     case SK::kAssert: {
@@ -201,8 +199,7 @@ StmtPtr Lowerer::lower_stmt(const Stmt* s, Stmt* const* body, std::uint32_t i, s
     case SK::kWhile: return other_stmt(s, lower_suite(s->body, s->n_body));
     default: break;
   }
-  spdlog::debug("{}:{}:{}: keeping an unrecognised TIR statement as opaque: {}", file_, s->line, s->col,
-                clip(span(s)));
+  spdlog::debug("{}:{}:{}: keeping an unrecognised TIR statement as opaque: {}", file_, s->line, s->col, clip(span(s)));
   if (s->n_body > 0) return other_stmt(s, lower_suite(s->body, s->n_body));
   return other_stmt(s);
 }
@@ -359,8 +356,7 @@ BufferRegion Lowerer::region(const Node* n) {
         const auto it = fn_->buffers.find(r.buffer);
         if (it != fn_->buffers.end() && k < it->second.shape.size())
           rg.extent = binary(BinOp::kSub, it->second.shape[k], rg.min, ix);
-        else
-          rg.extent = other(ix);
+        else rg.extent = other(ix);
       }
       r.region.push_back(std::move(rg));
     } else {
@@ -415,8 +411,8 @@ bool Lowerer::axis_decl(const Stmt* s, Block& b) {
           }
       }
       if (!iv.extent) {
-        spdlog::debug("{}:{}:{}: T.axis.remap binds '{}', which is not an enclosing loop variable", file_,
-                      bind->line, bind->col, clip(span(bind)));
+        spdlog::debug("{}:{}:{}: T.axis.remap binds '{}', which is not an enclosing loop variable", file_, bind->line,
+                      bind->col, clip(span(bind)));
         iv.min = int_lit(0, bind);
         iv.extent = other(bind);
       }
@@ -500,8 +496,7 @@ StmtPtr Lowerer::lower_block(const Stmt* s, const Node* item) {
       blk->init = lower_suite(c->body, c->n_body);
       continue;
     }
-    if (c->kind == SK::kAssign && c->n_targets == 1 && c->target->kind == NK::kName &&
-        c->value->kind == NK::kCall) {
+    if (c->kind == SK::kAssign && c->n_targets == 1 && c->target->kind == NK::kName && c->value->kind == NK::kCall) {
       const std::string_view m = member_of(c->value->a, Ns::kTir);
       if (m == "alloc_buffer" || m == "sblock_alloc_buffer") {
         Buffer b = buffer_from_call(c->target->text, c->value, 0, c->target);
