@@ -462,9 +462,8 @@ WeightCandidate judge_weight(const ExprPtr& inl, const OperandFacts& facts, cons
                              const QuantContext& qc, const std::set<std::string>& bset,
                              std::map<std::string, Axis>& axes, const FuncIndex& fi) {
   WeightCandidate c;
-  std::set<std::string> nv = own;
   QuantContext qcc = qc;
-  qcc.nvars = nv;
+  qcc.nvars = own;
   c.q = detect_quant(*inl, qcc, c.qnote);
   c.quant = c.q.weight_bits > 0;
   // Shares a batch axis with the other operand, unless only through an indirection array

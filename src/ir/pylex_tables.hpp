@@ -3,8 +3,10 @@
 // hot loop inlines them as before.
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "ir/pylex.hpp"
 

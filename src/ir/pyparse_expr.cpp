@@ -507,7 +507,7 @@ Node* Parser::parse_bracketed(Op open) {
       if (!accept_op(Op::kComma)) break;
       if (at_op(Op::kRBrace)) break;
     }
-    if (!at_op(Op::kRBrace)) error_expected(is_dict ? "',' or '}'" : "',' or '}'");
+    if (!at_op(Op::kRBrace)) error_expected("',' or '}'");
     advance();
     Node* d = new_node(is_dict ? NK::kDict : NK::kSet, first);
     d->kids = finish_list(st, &d->n);

@@ -317,8 +317,8 @@ StructInfoPtr Lowerer::sinfo_uncached(const Node* n) {
   if (m == "Prim") {
     si.kind = SInfoKind::kPrim;
     std::string_view dt;
-    if (!pos.empty() && str_value(pos[0], dt)) si.dtype = dt;
-    else if (n->kind == NK::kCall && str_value(kwarg(n, "dtype"), dt)) si.dtype = dt;
+    if ((!pos.empty() && str_value(pos[0], dt)) || (n->kind == NK::kCall && str_value(kwarg(n, "dtype"), dt)))
+      si.dtype = dt;
     if (n->kind == NK::kCall) {
       const Node* v = kwarg(n, "value");
       if (v != nullptr) {

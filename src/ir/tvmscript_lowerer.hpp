@@ -45,7 +45,6 @@ using py::Kw;
 using py::NK;
 using py::Node;
 using py::Op;
-using py::SK;
 using py::Stmt;
 
 constexpr std::size_t kMaxStmtNesting = 1024;  // nested lowered statements (loops, allocs, lets...)
@@ -451,10 +450,13 @@ class Lowerer : public py::Parser::Sink {
       for (const auto& a : x.args) h = mix(h, reinterpret_cast<std::uintptr_t>(a.get()));
       return h;
     }
+    // The float compares by its bits on purpose: NaN literals are one node, -0.0 and 0.0 two.
     static bool equal(const X& x, const Expr& e) {
+      // NOLINTNEXTLINE(bugprone-suspicious-memory-comparison): the float's bits, on purpose (above)
+      const bool same_float = std::memcmp(&e.float_value, &x.fv, sizeof x.fv) == 0;
       if (e.kind != x.kind || e.int_value != x.iv || e.bin_op != x.bo || e.un_op != x.uo ||
-          e.args.size() != x.args.size() || std::memcmp(&e.float_value, &x.fv, sizeof x.fv) != 0 ||
-          !same_text(e.name.view(), x.name) || !same_text(e.dtype.view(), x.dtype))
+          e.args.size() != x.args.size() || !same_float || !same_text(e.name.view(), x.name) ||
+          !same_text(e.dtype.view(), x.dtype))
         return false;
       for (std::size_t k = 0; k < x.args.size(); ++k)
         if (e.args[k].get() != x.args[k].get()) return false;

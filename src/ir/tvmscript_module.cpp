@@ -4,6 +4,8 @@
 
 namespace tenet_cost::ir::tvmscript {
 
+using py::SK;
+
 // =================================================================== module
 
 void Lowerer::top_level(Stmt* s, const Stmt* cls) {
@@ -111,8 +113,8 @@ Buffer Lowerer::buffer_from_call(std::string_view name, const Node* call, std::s
   const Node* dtn = shape_arg + 1 < pos.size() ? pos[shape_arg + 1] : kwarg(call, "dtype");
   if (str_value(dtn, dt)) b.dtype = dt;
   std::string_view sc;
-  if (str_value(kwarg(call, "scope"), sc)) b.scope = sc;
-  else if (shape_arg + 6 < pos.size() && str_value(pos[shape_arg + 6], sc)) b.scope = sc;
+  if (str_value(kwarg(call, "scope"), sc) || (shape_arg + 6 < pos.size() && str_value(pos[shape_arg + 6], sc)))
+    b.scope = sc;
   if (b.scope == "global") b.scope.clear();
   return b;
 }

@@ -4,6 +4,8 @@
 
 namespace tenet_cost::ir::tvmscript {
 
+using py::SK;
+
 StmtPtr Lowerer::lower_suite(Stmt* const* body, std::uint32_t n) {
   std::vector<StmtPtr> out;
   lower_seq(body, 0, n, out);
