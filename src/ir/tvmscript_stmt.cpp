@@ -462,8 +462,7 @@ StmtPtr Lowerer::lower_block(const Stmt* s, const Node* item) {
   blk->loc = loc(s);
   std::string_view name;
   const auto pos = positional(item);
-  if (!pos.empty() && str_value(pos[0], name)) blk->name = name;
-  else if (str_value(kwarg(item, "name_hint"), name)) blk->name = name;
+  if ((!pos.empty() && str_value(pos[0], name)) || str_value(kwarg(item, "name_hint"), name)) blk->name = name;
 
   std::vector<Stmt*> rest;
   for (std::uint32_t k = 0; k < s->n_body; ++k) {
