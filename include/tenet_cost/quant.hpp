@@ -21,7 +21,7 @@
 #include <vector>
 
 namespace tenet_cost {
-struct QuantInfo;  // workload.hpp
+struct QuantInfo;  // quant_info.hpp (a dump's quantization, plain data)
 }  // namespace tenet_cost
 
 namespace tenet_cost::quant {
@@ -60,7 +60,7 @@ struct TensorFormat {
 /// resolve to these names.
 struct Scheme {
   std::string name;                 // canonical name; parse_scheme(name) gives the same scheme
-  std::string family;               // "mlc" | "generic"
+  std::string family;               // "mlc" | "generic" | "dump" (a scheme read from a dump): shown, never decided on
   std::string description;
   std::string model_dtype = "float16";  // activations outside GEMMs, outputs
   TensorFormat weight;              // linear-layer weights

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tenet_cost/error.hpp"
+#include "tenet_cost/quant_info.hpp"
 
 namespace tenet_cost {
 
@@ -29,35 +30,13 @@ struct Dim {
 
 enum class WorkloadKind { kGemm, kConv };
 
-/// How a quantized weight's scales are shared (none when unquantized).
-enum class QuantGranularity { kNone, kTensor, kChannel, kGroup, kBlock };
-/// A quantized weight's zero point: none, a constant offset (symmetric), or a zero-point tensor.
-enum class ZeroPointKind { kNone, kSymmetric, kTensor };
 /// Which GEMM operand is the weight (none: both are activations, e.g. attention).
 enum class WeightOperand { kA, kB, kNone };
 /// Where a workload was found: a TIR prim_func, a Relax op, a packed-function call.
 enum class WorkloadSource { kTir, kRelax, kPacked };
 
-/// The output spellings (extract's JSON, CSV and table): "none" | "per-tensor" | "per-channel" | "per-group" |
-/// "per-block"; "none" | "symmetric" | "tensor"; "a" | "b" | "none"; "tir" | "relax" | "packed".
-constexpr const char* to_string(QuantGranularity g) {
-  switch (g) {
-    case QuantGranularity::kTensor: return "per-tensor";
-    case QuantGranularity::kChannel: return "per-channel";
-    case QuantGranularity::kGroup: return "per-group";
-    case QuantGranularity::kBlock: return "per-block";
-    case QuantGranularity::kNone: break;
-  }
-  return "none";
-}
-constexpr const char* to_string(ZeroPointKind z) {
-  switch (z) {
-    case ZeroPointKind::kSymmetric: return "symmetric";
-    case ZeroPointKind::kTensor: return "tensor";
-    case ZeroPointKind::kNone: break;
-  }
-  return "none";
-}
+/// The output spellings (extract's JSON, CSV and table): "a" | "b" | "none"; "tir" | "relax" | "packed"
+/// (QuantGranularity and ZeroPointKind: quant_info.hpp).
 constexpr const char* to_string(WeightOperand w) {
   switch (w) {
     case WeightOperand::kA: return "a";
@@ -74,25 +53,6 @@ constexpr const char* to_string(WorkloadSource s) {
   }
   return "tir";
 }
-
-/// Quantization visible in the IR for a workload's weight operand.
-struct QuantInfo {
-  std::string scheme = "none";         // MLC name ("q4f16_1", "q4f16_0", "e4m3_e4m3_f16", ...),
-                                       // "none" when unquantized, "custom" when not an MLC scheme
-  QuantGranularity granularity = QuantGranularity::kNone;
-  int weight_bits = 0;                 // 0 = not quantized (weight is the plain dtype)
-  int elems_per_storage = 1;           // e.g. 8 int4 per uint32
-  std::int64_t group_size = 0;         // 0 = no groups
-  std::string storage_dtype;           // "uint32", "int8", "float8_e4m3fn"
-  std::string scale_dtype;             // "float16", "float32", "" when no scale
-  std::string tensor_scale_dtype;      // second-level per-tensor scale (NVFP4: "float32"), "" when none
-  ZeroPointKind zero_point = ZeroPointKind::kNone;
-  std::string weight_layout;           // "NK" | "KN" | ""
-  bool has_g_idx = false;              // GPTQ act-order indirection
-  std::int64_t block_n = 0;            // "per-block": 2-D scale blocks of block_n (along N) x block_k
-  std::int64_t block_k = 0;            //   (along K), scale [ceil(N/block_n), ceil(K/block_k)]; else 0
-  bool operator==(const QuantInfo&) const = default;
-};
 
 /// Convolution loop nest facts (kind == kConv).
 struct ConvInfo {

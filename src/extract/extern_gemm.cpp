@@ -133,7 +133,7 @@ QuantInfo extern_quant(const ExternOperands& o, const Workload& w, std::string& 
   } else if (!o.scale_dtype.empty()) {
     q.granularity = QuantGranularity::kTensor;
   }
-  q.scheme = xtir::scheme_name(q, "K");
+  q.scheme = xtir::scheme_name(q, xtir::GemmAxis::kK);
   return q;
 }
 

@@ -179,8 +179,10 @@ std::optional<BlockScaled> block_scaled_operand(const ir::Expr& operand, const Q
 void activation_format(QuantInfo& q, bool weight_is_b, const ir::Expr& a, const ir::Expr& b, QuantContext ctx,
                        const std::set<std::string>& a_vars, const std::set<std::string>& b_vars, std::string& note);
 
+/// The GEMM axis a packed weight is packed, or its scale groups run, along (kNone: not determined).
+enum class GemmAxis : std::uint8_t { kNone, kK, kN };
 /// MLC scheme name for the facts ("custom" when none matches).
-std::string scheme_name(const QuantInfo& q, const std::string& packing_axis);
+std::string scheme_name(const QuantInfo& q, GemmAxis packing_axis);
 
 // ------------------------------------------------------------ TIR GEMMs
 struct TirGemm {

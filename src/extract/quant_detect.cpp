@@ -152,8 +152,8 @@ bool has_load(const Expr& e) {
 }  // namespace
 
 namespace {
-QuantInfo detect_impl(const Expr& weight, const QuantContext& ctx, std::string& note, std::string& pack_axis,
-                      std::string& group_axis);
+QuantInfo detect_impl(const Expr& weight, const QuantContext& ctx, std::string& note, GemmAxis& pack_axis,
+                      GemmAxis& group_axis);
 }
 
 namespace {
@@ -183,9 +183,9 @@ QuantInfo detect_quant(const Expr& weight, const QuantContext& ctx, std::string&
     note = bs->note;
     return bs->q;
   }
-  std::string pack_axis, group_axis;
+  GemmAxis pack_axis = GemmAxis::kNone, group_axis = GemmAxis::kNone;
   QuantInfo q = detect_impl(weight, ctx, note, pack_axis, group_axis);
-  if (pack_axis == "N" && group_axis == "N") {
+  if (pack_axis == GemmAxis::kN && group_axis == GemmAxis::kN) {
     // Packing and groups both run along the GEMM's N: the dequantized buffer
     // is read transposed. Describe the scheme in the dequantizer's own frame.
     QuantContext sw = ctx;
@@ -200,158 +200,193 @@ QuantInfo detect_quant(const Expr& weight, const QuantContext& ctx, std::string&
 }
 
 namespace {
-QuantInfo detect_impl(const Expr& weight, const QuantContext& ctx, std::string& note, std::string& packing_axis,
-                      std::string& group_axis) {
-  QuantInfo q;
-  Walk w{ctx, {}, {}, false, 0.0, false, false};
-  w.go(weight, false, false, false, "", 0);
 
-  std::vector<const LoadInfo*> packed, packed_scale, float_loads, fp8_loads, int_loads;
-  bool index_load = false;
+// The loads of a dequantize expression by role.
+struct WeightLoads {
+  std::vector<const LoadInfo*> packed;        // integer, under bit operations: a packed weight
+  std::vector<const LoadInfo*> packed_scale;  // integer, under bit operations and a reinterpret: a packed scale
+  std::vector<const LoadInfo*> float_loads;   // float: scales (or a plain float weight)
+  std::vector<const LoadInfo*> fp8_loads;     // float8 (not an exponent dtype): an fp8 weight
+  std::vector<const LoadInfo*> int_loads;     // integer without bit operations: an int weight, zero points
+  bool index_load = false;                    // an integer load in an index over K: act-order g_idx
+};
+
+WeightLoads sort_loads(const Walk& w, const QuantContext& ctx) {
+  WeightLoads l;
   for (const auto& li : w.loads) {
     const std::string dt = ctx.dtype_of(li.load->name);
     if (li.in_index) {
       // act-order g_idx (`scale[g_idx[k], n]`) runs along K; an indirection by a batch var
       // (MoE's `w[indptr[0, e], ..]`) selects a whole matrix and is no g_idx
-      if (is_int_dtype(dt) && refs_any(*li.load, ctx.kvars)) index_load = true;
+      if (is_int_dtype(dt) && refs_any(*li.load, ctx.kvars)) l.index_load = true;
       continue;
     }
-    if (is_int_dtype(dt) && li.under_bitop && li.under_reinterpret) packed_scale.push_back(&li);
-    else if (is_int_dtype(dt) && li.under_bitop) packed.push_back(&li);
-    else if (dt.rfind("float8", 0) == 0 && !is_exponent_dtype(dt)) fp8_loads.push_back(&li);
-    else if (is_float_dtype(dt)) float_loads.push_back(&li);
-    else if (is_int_dtype(dt) && !li.under_reinterpret) int_loads.push_back(&li);
+    if (is_int_dtype(dt) && li.under_bitop && li.under_reinterpret) l.packed_scale.push_back(&li);
+    else if (is_int_dtype(dt) && li.under_bitop) l.packed.push_back(&li);
+    else if (dt.rfind("float8", 0) == 0 && !is_exponent_dtype(dt)) l.fp8_loads.push_back(&li);
+    else if (is_float_dtype(dt)) l.float_loads.push_back(&li);
+    else if (is_int_dtype(dt) && !li.under_reinterpret) l.int_loads.push_back(&li);
   }
-  const LoadInfo* wq = nullptr;
-  packing_axis.clear();  // "K" | "N" | ""
-  group_axis.clear();
-  if (!packed.empty()) {
-    wq = largest(packed, ctx);
-    q.storage_dtype = ctx.dtype_of(wq->load->name);
-    int bits = 0;
-    for (auto m : w.masks) {
-      if (m > 0 && m < std::numeric_limits<std::int64_t>::max() && (m & (m + 1)) == 0) {
-        int b = 0;
-        while ((std::int64_t{1} << b) - 1 != m) ++b;
-        bits = b;
-        break;
-      }
+  return l;
+}
+
+// A packed integer weight: its bits (from the mask, else from the packing), elements per storage word, layout,
+// packing axis and zero point. Precondition: `l.packed` is not empty.
+void packed_weight(const Walk& w, const WeightLoads& l, const QuantContext& ctx, QuantInfo& q, std::string& note,
+                   GemmAxis& packing_axis) {
+  const LoadInfo* wq = largest(l.packed, ctx);
+  q.storage_dtype = ctx.dtype_of(wq->load->name);
+  int bits = 0;
+  for (auto m : w.masks) {
+    if (m > 0 && m < std::numeric_limits<std::int64_t>::max() && (m & (m + 1)) == 0) {
+      int b = 0;
+      while ((std::int64_t{1} << b) - 1 != m) ++b;
+      bits = b;
+      break;
     }
-    std::optional<std::int64_t> divisor;  // `k // c` (or `n // c`) in the packed load's index
-    for (const auto& idx : wq->load->args)
-      if (!divisor && idx) divisor = top_div(*idx, ctx.kvars) ? top_div(*idx, ctx.kvars) : top_div(*idx, ctx.nvars);
-    if (bits == 0 && divisor && dtype_bits(q.storage_dtype) % *divisor == 0) {
-      // sign-extending shifts without a mask (CUTLASS int4 in int8: `(w << 4) >> 4`): the
-      // storage word holds `c` values
-      bits = static_cast<int>(dtype_bits(q.storage_dtype) / *divisor);
-      note = "weight bits from the packing (storage bits / elements per word; no bit mask)";
+  }
+  std::optional<std::int64_t> divisor;  // `k // c` (or `n // c`) in the packed load's index
+  for (const auto& idx : wq->load->args)
+    if (!divisor && idx) divisor = top_div(*idx, ctx.kvars) ? top_div(*idx, ctx.kvars) : top_div(*idx, ctx.nvars);
+  if (bits == 0 && divisor && dtype_bits(q.storage_dtype) % *divisor == 0) {
+    // sign-extending shifts without a mask (CUTLASS int4 in int8: `(w << 4) >> 4`): the
+    // storage word holds `c` values
+    bits = static_cast<int>(dtype_bits(q.storage_dtype) / *divisor);
+    note = "weight bits from the packing (storage bits / elements per word; no bit mask)";
+  }
+  if (bits == 0) {
+    note = "packed integer weight without a recognisable bit mask";
+    bits = dtype_bits(q.storage_dtype);
+  }
+  q.weight_bits = bits;
+  const int sbits = dtype_bits(q.storage_dtype);
+  q.elems_per_storage = (bits > 0 && sbits >= bits) ? sbits / bits : 1;
+  // Packing divisor and layout from the packed load's indices.
+  int pos_k = -1, pos_n = -1;
+  for (std::size_t d = 0; d < wq->load->args.size(); ++d) {
+    const Expr& idx = *wq->load->args[d];
+    if (pos_k < 0 && refs_any(idx, ctx.kvars)) pos_k = static_cast<int>(d);
+    if (pos_n < 0 && refs_any(idx, ctx.nvars)) pos_n = static_cast<int>(d);
+    if (auto c = top_div(idx, ctx.kvars)) {
+      q.elems_per_storage = packing_divisor(*c, sbits, q.elems_per_storage, note);
+      packing_axis = GemmAxis::kK;
+    } else if (auto c2 = top_div(idx, ctx.nvars)) {
+      q.elems_per_storage = packing_divisor(*c2, sbits, q.elems_per_storage, note);
+      packing_axis = GemmAxis::kN;
     }
-    if (bits == 0) {
-      note = "packed integer weight without a recognisable bit mask";
-      bits = dtype_bits(q.storage_dtype);
-    }
-    q.weight_bits = bits;
-    const int sbits = dtype_bits(q.storage_dtype);
-    q.elems_per_storage = (bits > 0 && sbits >= bits) ? sbits / bits : 1;
-    // Packing divisor and layout from the packed load's indices.
-    int pos_k = -1, pos_n = -1;
-    for (std::size_t d = 0; d < wq->load->args.size(); ++d) {
-      const Expr& idx = *wq->load->args[d];
-      if (pos_k < 0 && refs_any(idx, ctx.kvars)) pos_k = static_cast<int>(d);
-      if (pos_n < 0 && refs_any(idx, ctx.nvars)) pos_n = static_cast<int>(d);
-      if (auto c = top_div(idx, ctx.kvars)) {
-        q.elems_per_storage = packing_divisor(*c, sbits, q.elems_per_storage, note);
-        packing_axis = "K";
-      } else if (auto c2 = top_div(idx, ctx.nvars)) {
-        q.elems_per_storage = packing_divisor(*c2, sbits, q.elems_per_storage, note);
-        packing_axis = "N";
-      }
-    }
-    if (pos_k >= 0 && pos_n >= 0) q.weight_layout = pos_n < pos_k ? "NK" : "KN";
-    if (packing_axis.empty()) packing_axis = "K";
-    // Zero point.
-    if (packed.size() > 1 || w.sub_tensor || (w.add_reinterpret && !packed_scale.empty()))
-      q.zero_point = ZeroPointKind::kTensor;
-    else if (w.sub_const) q.zero_point = ZeroPointKind::kSymmetric;
-  } else if (!fp8_loads.empty()) {
-    wq = fp8_loads.front();
+  }
+  if (pos_k >= 0 && pos_n >= 0) q.weight_layout = pos_n < pos_k ? "NK" : "KN";
+  if (packing_axis == GemmAxis::kNone) packing_axis = GemmAxis::kK;
+  // Zero point.
+  if (l.packed.size() > 1 || w.sub_tensor || (w.add_reinterpret && !l.packed_scale.empty()))
+    q.zero_point = ZeroPointKind::kTensor;
+  else if (w.sub_const) q.zero_point = ZeroPointKind::kSymmetric;
+}
+
+// The weight's storage: packed integer, fp8, or integer cast to float. false for a plain float weight.
+bool weight_storage(const Walk& w, const WeightLoads& l, const QuantContext& ctx, QuantInfo& q, std::string& note,
+                    GemmAxis& packing_axis) {
+  if (!l.packed.empty()) {
+    packed_weight(w, l, ctx, q, note, packing_axis);
+  } else if (!l.fp8_loads.empty()) {
+    const LoadInfo* wq = l.fp8_loads.front();
     q.storage_dtype = ctx.dtype_of(wq->load->name);
     q.weight_bits = 8;
     q.elems_per_storage = 1;
     if (const auto layout = weight_layout(*wq, ctx)) q.weight_layout = *layout;
-    packing_axis = "K";
-  } else if (!int_loads.empty() && !float_loads.empty()) {
+    packing_axis = GemmAxis::kK;
+  } else if (!l.int_loads.empty() && !l.float_loads.empty()) {
     // Weight-only int8 (or any integer storage) without bit operations: `T.Cast("float16",
     // w[i, j]) * scale[..]`; the largest integer buffer is the weight, others are zero points.
-    wq = largest(int_loads, ctx);
+    const LoadInfo* wq = largest(l.int_loads, ctx);
     q.storage_dtype = ctx.dtype_of(wq->load->name);
     q.weight_bits = dtype_bits(q.storage_dtype);
     q.elems_per_storage = 1;
     if (const auto layout = weight_layout(*wq, ctx)) q.weight_layout = *layout;
-    packing_axis = "K";
-    if (int_loads.size() > 1 || w.sub_tensor) q.zero_point = ZeroPointKind::kTensor;
+    packing_axis = GemmAxis::kK;
+    if (l.int_loads.size() > 1 || w.sub_tensor) q.zero_point = ZeroPointKind::kTensor;
     else if (w.sub_const) q.zero_point = ZeroPointKind::kSymmetric;
     note = "integer weight cast to float and scaled (no bit operations)";
   } else {
-    return q;  // plain float weight
+    return false;  // plain float weight
   }
-  q.has_g_idx = index_load;
+  return true;
+}
+
+// The granularity of the scale load `scale` (per tensor, channel, group, 2-D block, act-order g_idx) and the
+// axis its groups run along. Precondition: the weight's storage is set.
+void scale_granularity(const Expr& scale, const QuantContext& ctx, QuantInfo& q, std::string& note,
+                       GemmAxis& group_axis) {
+  bool k_ref = false, n_ref = false, any_var = false;
+  std::int64_t k_div = 0, n_div = 0;  // `k // bk` and `n // bn` in different scale dims: 2-D blocks
+  for (std::size_t d = 0; d < scale.args.size(); ++d) {
+    const Expr& idx = *scale.args[d];
+    std::set<std::string> vs;
+    collect_vars(idx, vs);
+    any_var = any_var || !vs.empty();
+    if (auto g = top_div(idx, ctx.kvars)) {
+      q.group_size = *g;
+      group_axis = GemmAxis::kK;
+      k_div = *g;
+    } else if (auto gn = top_div(idx, ctx.nvars)) {
+      group_axis = GemmAxis::kN;
+      q.group_size = *gn;
+      n_div = *gn;
+    } else if (has_load(idx) && refs_any(idx, ctx.kvars)) {
+      q.has_g_idx = true;
+      // g_idx: group size = K / (scale extent along this dim).
+      const ir::Buffer* sb = ctx.buffer(scale.name);
+      if (sb && d < sb->shape.size() && ctx.k_extent) {
+        auto groups = int_const(sb->shape[d].get());
+        if (groups && *groups > 0 && *ctx.k_extent % *groups == 0) q.group_size = *ctx.k_extent / *groups;
+      }
+      if (q.group_size == 0) q.group_size = -1;
+    }
+    k_ref = k_ref || refs_any(idx, ctx.kvars);
+    n_ref = n_ref || refs_any(idx, ctx.nvars);
+  }
+  if (k_div > 0 && n_div > 0 && !q.has_g_idx) {
+    // one scale per block_n x block_k weights (MLC block-scale fp8, DeepSeek-V3): group_size stays 0
+    q.granularity = QuantGranularity::kBlock;
+    q.block_n = n_div;
+    q.block_k = k_div;
+    q.group_size = 0;
+    group_axis = GemmAxis::kK;
+  } else if (q.group_size > 0 || q.group_size == -1) q.granularity = QuantGranularity::kGroup;
+  else if (k_ref) {
+    q.granularity = QuantGranularity::kGroup;
+    q.group_size = 1;
+  } else if (n_ref) q.granularity = QuantGranularity::kChannel;
+  else if (!any_var || !k_ref) q.granularity = QuantGranularity::kTensor;
+  if (q.group_size == -1) {
+    q.group_size = 0;
+    note = "g_idx group size not derivable (scale shape not static)";
+  }
+}
+
+// walk the expression -> sort its loads -> the weight's storage -> the scale's granularity -> the scheme name.
+QuantInfo detect_impl(const Expr& weight, const QuantContext& ctx, std::string& note, GemmAxis& packing_axis,
+                      GemmAxis& group_axis) {
+  QuantInfo q;
+  Walk w{ctx, {}, {}, false, 0.0, false, false};
+  w.go(weight, false, false, false, "", 0);
+  const WeightLoads l = sort_loads(w, ctx);
+  packing_axis = GemmAxis::kNone;
+  group_axis = GemmAxis::kNone;
+  if (!weight_storage(w, l, ctx, q, note, packing_axis)) return q;  // plain float weight
+  q.has_g_idx = l.index_load;
 
   // Scale.
   const Expr* scale = nullptr;
-  if (!packed_scale.empty()) {
-    scale = packed_scale.front()->load;
-    q.scale_dtype = packed_scale.front()->reinterpret_to;
-  } else if (!float_loads.empty()) {
-    scale = float_loads.front()->load;
+  if (!l.packed_scale.empty()) {
+    scale = l.packed_scale.front()->load;
+    q.scale_dtype = l.packed_scale.front()->reinterpret_to;
+  } else if (!l.float_loads.empty()) {
+    scale = l.float_loads.front()->load;
     q.scale_dtype = ctx.dtype_of(scale->name);
   }
   if (scale) {
-    bool k_ref = false, n_ref = false, any_var = false;
-    std::int64_t k_div = 0, n_div = 0;  // `k // bk` and `n // bn` in different scale dims: 2-D blocks
-    for (std::size_t d = 0; d < scale->args.size(); ++d) {
-      const Expr& idx = *scale->args[d];
-      std::set<std::string> vs;
-      collect_vars(idx, vs);
-      any_var = any_var || !vs.empty();
-      if (auto g = top_div(idx, ctx.kvars)) {
-        q.group_size = *g;
-        group_axis = "K";
-        k_div = *g;
-      } else if (auto gn = top_div(idx, ctx.nvars)) {
-        group_axis = "N";
-        q.group_size = *gn;
-        n_div = *gn;
-      } else if (has_load(idx) && refs_any(idx, ctx.kvars)) {
-        q.has_g_idx = true;
-        // g_idx: group size = K / (scale extent along this dim).
-        const ir::Buffer* sb = ctx.buffer(scale->name);
-        if (sb && d < sb->shape.size() && ctx.k_extent) {
-          auto groups = int_const(sb->shape[d].get());
-          if (groups && *groups > 0 && *ctx.k_extent % *groups == 0) q.group_size = *ctx.k_extent / *groups;
-        }
-        if (q.group_size == 0) q.group_size = -1;
-      }
-      k_ref = k_ref || refs_any(idx, ctx.kvars);
-      n_ref = n_ref || refs_any(idx, ctx.nvars);
-    }
-    if (k_div > 0 && n_div > 0 && !q.has_g_idx) {
-      // one scale per block_n x block_k weights (MLC block-scale fp8, DeepSeek-V3): group_size stays 0
-      q.granularity = QuantGranularity::kBlock;
-      q.block_n = n_div;
-      q.block_k = k_div;
-      q.group_size = 0;
-      group_axis = "K";
-    } else if (q.group_size > 0 || q.group_size == -1) q.granularity = QuantGranularity::kGroup;
-    else if (k_ref) {
-      q.granularity = QuantGranularity::kGroup;
-      q.group_size = 1;
-    } else if (n_ref) q.granularity = QuantGranularity::kChannel;
-    else if (!any_var || !k_ref) q.granularity = QuantGranularity::kTensor;
-    if (q.group_size == -1) {
-      q.group_size = 0;
-      note = "g_idx group size not derivable (scale shape not static)";
-    }
+    scale_granularity(*scale, ctx, q, note, group_axis);
   } else if (!ctx.fallback_scale_dtype.empty() && q.storage_dtype.rfind("float8", 0) == 0) {
     q.scale_dtype = ctx.fallback_scale_dtype;
     q.granularity = QuantGranularity::kTensor;
@@ -641,11 +676,11 @@ std::optional<ExternDecode> extern_decode(const FuncIndex& fi, const std::string
     note += std::string("; unsigned source without zero point (") +
             (fmt == "uint" ? "dequantize_info format uint" : "the extern's name") + ")";
   }
-  q.scheme = scheme_name(q, "K");
+  q.scheme = scheme_name(q, GemmAxis::kK);
   return out;
 }
 
-std::string scheme_name(const QuantInfo& q, const std::string& packing_axis) {
+std::string scheme_name(const QuantInfo& q, GemmAxis packing_axis) {
   const bool f16 = q.scale_dtype == "float16", bf16 = q.scale_dtype == "bfloat16", f32 = q.scale_dtype == "float32";
   if (q.weight_bits == 4 && q.storage_dtype == "uint32" && q.elems_per_storage == 8 && !q.has_g_idx) {
     if (q.zero_point == ZeroPointKind::kSymmetric && q.group_size == 32 && q.granularity == QuantGranularity::kGroup) {
@@ -668,8 +703,8 @@ std::string scheme_name(const QuantInfo& q, const std::string& packing_axis) {
     if (q.weight_layout == "KN") return "q3f16_0";
   }
   if (q.weight_bits == 4 && q.zero_point == ZeroPointKind::kTensor && f16 && q.storage_dtype == "uint32") {
-    if (q.has_g_idx || packing_axis == "K") return "autogptq";
-    if (packing_axis == "N" && q.group_size == 128) return "q4f16_autoawq";
+    if (q.has_g_idx || packing_axis == GemmAxis::kK) return "autogptq";
+    if (packing_axis == GemmAxis::kN && q.group_size == 128) return "q4f16_autoawq";
   }
   if (q.storage_dtype == "float8_e4m3fn" && q.granularity == QuantGranularity::kTensor) return "e4m3_e4m3_f16";
   if (q.storage_dtype == "float8_e4m3fn" && q.granularity == QuantGranularity::kBlock &&

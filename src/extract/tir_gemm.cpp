@@ -310,235 +310,310 @@ std::string conv_info(const std::vector<std::string>& order, const std::map<std:
   return note + "; conv: m = batch x output pixels, n = output channels, k = input channels x kernel volume";
 }
 
+// A multiply-accumulate block `C[i] = C[i] + a * b` (either order) of a prim_func: its operands, its
+// effective axes (the block's own iter vars plus the enclosing blocks' vars it references) and their classes.
+struct MacBlock {
+  const StoreSite* site = nullptr;
+  ExprPtr rhs;                       // a * b (through casts)
+  ExprPtr ea, eb;                    // the operands; after orient_conv, a is a convolution's input
+  std::map<std::string, Axis> axes;  // effective axes by name
+  std::vector<std::string> order;    // their names, enclosing blocks' first
+  OperandFacts fa, fb;               // the operands' loads over the axes
+  ExprPtr ia, ib;                    // the operands with their producers inlined (dequantize, copies)
+  AxisClasses ac;
+};
+
+// The operands of `site` when it is `C[i] = C[i] + a * b` in a block with a reduction axis, a != b (a sum
+// of squares is a norm, not a GEMM); nullopt otherwise. Precondition: `site` is no init store.
+std::optional<MacBlock> match_mac(const StoreSite& site) {
+  const ir::Block& blk = *site.block;
+  if (std::none_of(blk.iter_vars.begin(), blk.iter_vars.end(), [](const ir::IterVar& v) { return is_reduce(v.kind); }))
+    return std::nullopt;
+  const Expr* v = site.store->value.get();
+  if (v->kind != ExprKind::kBinary || v->bin_op != ir::BinOp::kAdd || v->args.size() != 2) return std::nullopt;
+  ir::Expr self;
+  self.kind = ExprKind::kLoad;
+  self.name = site.store->buffer;
+  self.args = site.store->indices;
+  MacBlock mb;
+  mb.site = &site;
+  if (struct_eq(strip_cast(v->args[0].get()), &self)) mb.rhs = v->args[1];
+  else if (struct_eq(strip_cast(v->args[1].get()), &self)) mb.rhs = v->args[0];
+  else return std::nullopt;
+  const Expr* mul = strip_cast(mb.rhs.get());
+  if (!mul || mul->kind != ExprKind::kBinary || mul->bin_op != ir::BinOp::kMul || mul->args.size() != 2)
+    return std::nullopt;
+  mb.ea = mul->args[0];
+  mb.eb = mul->args[1];
+  if (!mb.ea || !mb.eb) return std::nullopt;
+  if (struct_eq(strip_cast(mb.ea.get()), strip_cast(mb.eb.get()))) return std::nullopt;  // sum of squares (norms)
+  return mb;
+}
+
+// Effective axes: the block's own iter vars plus referenced enclosing-block vars. Precondition: mb matched.
+void effective_axes(MacBlock& mb) {
+  const StoreSite& site = *mb.site;
+  std::set<std::string> referenced;
+  collect_vars(*mb.rhs, referenced);
+  for (const auto& i : site.store->indices)
+    if (i) collect_vars(*i, referenced);
+  for (const ir::Block* b : site.chain) {
+    if (b == site.block) continue;
+    for (const auto& iv : b->iter_vars)
+      if (referenced.count(iv.name) && !mb.axes.count(iv.name)) {
+        mb.axes[iv.name] = Axis{iv.name, iv.kind, iv.extent};
+        mb.order.push_back(iv.name);
+      }
+  }
+  for (const auto& iv : site.block->iter_vars) {
+    if (mb.axes.count(iv.name)) {
+      mb.axes[iv.name] = Axis{iv.name, iv.kind, iv.extent};
+      continue;
+    }
+    mb.axes[iv.name] = Axis{iv.name, iv.kind, iv.extent};
+    mb.order.push_back(iv.name);
+  }
+}
+
+// Axes and their classes. nullopt when an operand is a scalar (a scaling, not a GEMM) or no axis is a K axis.
+// Precondition: mb matched.
+std::optional<MacBlock> classify(MacBlock mb, const FuncIndex& fi) {
+  effective_axes(mb);
+  mb.fa = operand_facts(mb.ea, mb.axes);
+  mb.fb = operand_facts(mb.eb, mb.axes);
+  std::set<std::string> out_vars;
+  for (const auto& i : mb.site->store->indices)
+    if (i) collect_vars(*i, out_vars);
+  if (mb.fa.vars.empty() || mb.fb.vars.empty()) return std::nullopt;  // scaling by a scalar, not a GEMM
+
+  // Producers inlined (dequantize, copies): an axis that reaches an operand only through an indirection array
+  // (MoE's expert index) is seen there; the weight candidates are judged on them too.
+  mb.ia = inline_producers(mb.ea, fi, mb.site->store);
+  mb.ib = inline_producers(mb.eb, fi, mb.site->store);
+  mb.ac = classify_axes(mb.order, mb.axes, mb.fa, mb.fb, out_vars, *mb.ia, *mb.ib);
+  if (mb.ac.k.empty()) return std::nullopt;
+  return mb;
+}
+
+// Conv: make operand a the input (sliding window) and b the filter.
+void orient_conv(MacBlock& mb) {
+  if (mb.ac.conv && mb.ac.conv_input == 1) {
+    std::swap(mb.ea, mb.eb);
+    std::swap(mb.fa, mb.fb);
+    std::swap(mb.ia, mb.ib);
+    std::swap(mb.ac.m, mb.ac.n);
+  }
+}
+
+// M, N, K, batch of the GEMM (k_extent when K is a constant); returns the note's additions. Precondition: mb
+// classified and oriented.
+std::string gemm_shape(const MacBlock& mb, TirGemm& g) {
+  Workload& w = g.w;
+  const AxisClasses& ac = mb.ac;
+  std::string note;
+  // Grouped conv: the output-channel axis counts its channels per group in N and a groups axis joins the batch
+  // (docs/extract.md "Convolutions").
+  std::map<std::string, Axis> shape_axes = mb.axes;
+  std::vector<std::string> shape_order = mb.order;
+  std::set<std::string> shape_bset = ac.batch;
+  note += group_shape_axes(ac, shape_axes, shape_order, shape_bset);
+  std::string bad;
+  auto m = extent_product(shape_order, ac.m, shape_axes, bad);
+  auto n = m ? extent_product(shape_order, ac.n, shape_axes, bad) : std::nullopt;
+  auto k = n ? extent_product(shape_order, ac.k, shape_axes, bad) : std::nullopt;
+  auto bt = k ? extent_product(shape_order, shape_bset, shape_axes, bad) : std::nullopt;
+  if (!bt) {
+    w.shape_known = false;
+    w.m = w.n = w.k = w.batch = Dim::symbolic("?");
+    note +=
+        bad.rfind("the axes", 0) == 0 ? "; extent of " + bad : "; extent of " + bad + " is not an integer expression";
+    return note;
+  }
+  w.m = xsym::to_dim(*m);
+  // Padding introduced by a schedule (dlight's low-batch GEMV: M axis extent
+  // `(batch_size + 3) // 4 * 4` under a `T.where` guard): m is the logical size, as for the
+  // unscheduled function; the padded size the hardware runs is kept in m_padded.
+  if (auto mu = extent_product(shape_order, ac.m, shape_axes, bad, true);
+      mu && xsym::to_text(**mu) != xsym::to_text(**m)) {
+    w.m_padded = w.m;
+    w.m = xsym::to_dim(*mu);
+    note += "; M padded by the schedule to " + w.m_padded->str();
+  }
+  w.n = xsym::to_dim(*n);
+  w.k = xsym::to_dim(*k);
+  w.batch = xsym::to_dim(*bt);
+  if ((*k)->kind == xsym::SymKind::kInt) g.k_extent = (*k)->value;
+  return note;
+}
+
+// One operand judged as the weight candidate.
+struct WeightCandidate {
+  bool ok = false, quant = false, stat = false;
+  std::size_t rank = 0;
+  std::string indirect;  // a batch var reaching this operand only through an indirection array
+  QuantInfo q;
+  std::string qnote;
+};
+
+// Operand `inl` (inlined; `facts` its loads, `own` the M or N axes only it has) as the weight: its
+// quantization, whether it shares a batch axis with the other operand, whether it is a 2-D weight rooted in a
+// param. `axes` are the block's effective axes (every var of `facts` among them).
+WeightCandidate judge_weight(const ExprPtr& inl, const OperandFacts& facts, const std::set<std::string>& own,
+                             const QuantContext& qc, const std::set<std::string>& bset,
+                             std::map<std::string, Axis>& axes, const FuncIndex& fi) {
+  WeightCandidate c;
+  QuantContext qcc = qc;
+  qcc.nvars = own;
+  c.q = detect_quant(*inl, qcc, c.qnote);
+  c.quant = c.q.weight_bits > 0;
+  // Shares a batch axis with the other operand, unless only through an indirection array
+  // (MoE experts: the expert's weight chosen per batch element, docs/extract.md).
+  std::set<std::string> direct, all;
+  direct_index_vars(*inl, direct);
+  collect_vars(*inl, all);
+  bool shared = false;
+  for (const auto& vname : all)
+    if (bset.count(vname)) {
+      if (direct.count(vname)) shared = true;
+      else c.indirect = vname;
+    }
+  // A 2-D weight: at most one index dimension over its own non-unit axes
+  // (split axes such as v0_o * 16 + v0_i count once).
+  std::set<std::string> own_non_unit;
+  c.stat = true;
+  for (const auto& vname : facts.vars) {
+    const Axis& ax = axes[vname];
+    auto e = ax.extent ? int_const(ax.extent.get()) : std::nullopt;
+    if (!e) c.stat = false;
+    if (own.count(vname) && (!e || *e != 1)) own_non_unit.insert(vname);
+  }
+  const std::size_t non_unit = positions(facts.primary, own_non_unit).size();
+  OperandFacts root = operand_facts(inl, axes);
+  c.rank = root.primary ? root.primary->args.size() : 0;
+  bool rooted = param_rooted(inl, fi);
+  if (!rooted && !c.quant) {
+    // A weight decoded by an extern call (BitBLAS's `T.call_extern(.., "decode_i4s_to_f16", ..)`):
+    // traced back through the decode's regions to the packed parameter.
+    const Expr* base = strip_cast(inl.get());
+    if (base && base->kind == ExprKind::kLoad && !fi.param_buffers.count(base->name))
+      if (auto ed = extern_decode(fi, base->name, *base, qcc)) {
+        c.q = ed->q;
+        c.quant = c.q.weight_bits > 0;
+        c.qnote = ed->note;
+        rooted = true;
+      }
+  }
+  c.ok = !shared && non_unit <= 1 && rooted;
+  return c;
+}
+
+// Which operand is the weight (0 a, 1 b, -1 none): a convolution's filter; else the one candidate that
+// qualifies, or of two the quantized one, the one not indexed through an indirection array, the one of
+// static shape, the one of lower rank, else b.
+int pick_weight(bool conv, const WeightCandidate& ca, const WeightCandidate& cb) {
+  if (conv) return 1;
+  if (ca.ok && cb.ok) {
+    if (ca.quant != cb.quant) return ca.quant ? 0 : 1;
+    if (ca.indirect.empty() != cb.indirect.empty()) return ca.indirect.empty() ? 1 : 0;  // an expert's
+    if (ca.stat != cb.stat) return ca.stat ? 0 : 1;
+    if (ca.rank != cb.rank) return ca.rank < cb.rank ? 0 : 1;
+    return 1;
+  }
+  if (ca.ok) return 0;
+  if (cb.ok) return 1;
+  return -1;
+}
+
+// The weight operand, its quantization and (for a plain param) the load another prim_func's dequantize may
+// feed; returns the note's additions. Precondition: the shape is set (k_extent).
+std::string gemm_weight(MacBlock& mb, const FuncIndex& fi, TirGemm& g) {
+  Workload& w = g.w;
+  const AxisClasses& ac = mb.ac;
+  std::string note;
+  QuantContext qc;
+  qc.kvars = ac.k;
+  qc.k_extent = g.k_extent;
+  qc.dtype_of = [&fi](const std::string& b) { return fi.dtype_of(b); };
+  qc.buffer = [&fi](const std::string& b) { return fi.buffer(b); };
+  qc.fallback_scale_dtype = per_tensor_scale_dtype(fi);
+  const WeightCandidate ca = judge_weight(mb.ia, mb.fa, ac.m, qc, ac.batch, mb.axes, fi);
+  const WeightCandidate cb = judge_weight(mb.ib, mb.fb, ac.n, qc, ac.batch, mb.axes, fi);
+  const int weight = pick_weight(ac.conv, ca, cb);
+  w.weight_operand = weight == 0 ? WeightOperand::kA : weight == 1 ? WeightOperand::kB : WeightOperand::kNone;
+  if (weight < 0) return note;
+  const WeightCandidate& c = weight == 0 ? ca : cb;
+  w.quant = c.q;
+  if (!c.qnote.empty()) note += "; " + c.qnote;
+  activation_format(w.quant, weight == 1, *mb.ia, *mb.ib, qc, ac.m, ac.n, note);  // block-scaled W and A (quant_mx)
+  if (!c.indirect.empty())
+    note += "; weight indexed through an indirection array by " + c.indirect + " (experts as batch)";
+  g.nvars = weight == 0 ? ac.m : ac.n;
+  // A plain weight param may be dequantized by another prim_func (Relax pass).
+  if (!c.quant) {
+    const Expr* root = strip_cast(weight == 0 ? mb.ia.get() : mb.ib.get());
+    if (root && root->kind == ExprKind::kLoad) {
+      for (std::size_t p = 0; p < fi.param_buffer.size(); ++p)
+        if (fi.param_buffer[p] == root->name) {
+          g.weight_param = static_cast<int>(p);
+          g.weight_load = std::make_shared<Expr>(*root);
+        }
+    }
+  }
+  return note;
+}
+
+// The GEMM (or convolution) of a classified block: shape -> layout and dtypes -> weight and quantization ->
+// convolution facts -> integer weight quantization of the output.
+TirGemm block_workload(const ir::PrimFunc& f, const FuncIndex& fi, std::size_t func_index, MacBlock& mb) {
+  const StoreSite& site = *mb.site;
+  const ir::Block& blk = *site.block;
+  TirGemm g = block_gemm(f, blk, func_index);
+  Workload& w = g.w;
+  std::string note = "block " + blk.name;
+  if (mb.ac.lone) note += "; output-only axes counted as batch";
+  orient_conv(mb);
+  note += gemm_shape(mb, g);
+  g.kvars = mb.ac.k;
+
+  // Layout from the primary loads.
+  w.layout = gemm_layout(mb.fa, mb.fb, mb.ac.k, mb.ac.m, mb.ac.n);
+
+  w.dtype_a = operand_dtype(mb.ea, fi);
+  w.dtype_b = operand_dtype(mb.eb, fi);
+  g.out_buffer = site.store->buffer;
+  w.dtype_accum = fi.dtype_of(site.store->buffer);
+  w.dtype_out = output_dtype(fi, site.store->buffer, site.store);
+
+  note += gemm_weight(mb, fi, g);
+  if (mb.ac.conv) {
+    w.kind = WorkloadKind::kConv;
+    note += conv_info(mb.order, mb.axes, mb.fa, mb.ac, w.conv);
+  }
+  w.note = note;
+  std::vector<std::size_t> channel;  // the output's dims over the weight's own (output-channel) axes
+  for (std::size_t d = 0; d < site.store->indices.size(); ++d) {
+    std::set<std::string> vs;
+    if (site.store->indices[d]) collect_vars(*site.store->indices[d], vs);
+    if (std::any_of(vs.begin(), vs.end(), [&](const auto& x) { return g.nvars.count(x) > 0; })) channel.push_back(d);
+  }
+  integer_weight_quant(fi, site.store->buffer, channel, &blk, w);
+  return g;
+}
+
 }  // namespace
 
-// NOLINTNEXTLINE(readability-function-size): one walk classifying every GEMM form of a PrimFunc
+// An extern kernel's GEMM, else: find the multiply-accumulate blocks -> classify their axes -> one workload
+// each (shape, weight, quantization) -> the tensorized GEMMs.
 std::vector<TirGemm> analyze_prim_func(const ir::PrimFunc& f, std::size_t func_index) {
   std::vector<TirGemm> out;
   FuncIndex fi(f);
   if (auto tk = triton_kernel_gemm(f, fi, func_index)) return {std::move(*tk)};  // an extern kernel's GEMM
   for (const StoreSite& site : fi.stores) {
     if (site.in_init || !site.block || !site.store->value) continue;
-    const ir::Block& blk = *site.block;
-    if (std::none_of(blk.iter_vars.begin(), blk.iter_vars.end(), [](const ir::IterVar& v) { return is_reduce(v.kind); }))
-      continue;
-    // C[i] = C[i] + rhs  (either order)
-    const Expr* v = site.store->value.get();
-    if (v->kind != ExprKind::kBinary || v->bin_op != ir::BinOp::kAdd || v->args.size() != 2) continue;
-    ir::Expr self;
-    self.kind = ExprKind::kLoad;
-    self.name = site.store->buffer;
-    self.args = site.store->indices;
-    ExprPtr rhs;
-    if (struct_eq(strip_cast(v->args[0].get()), &self)) rhs = v->args[1];
-    else if (struct_eq(strip_cast(v->args[1].get()), &self)) rhs = v->args[0];
-    else continue;
-    const Expr* mul = strip_cast(rhs.get());
-    if (!mul || mul->kind != ExprKind::kBinary || mul->bin_op != ir::BinOp::kMul || mul->args.size() != 2) continue;
-    ExprPtr ea = mul->args[0], eb = mul->args[1];
-    if (!ea || !eb) continue;
-    if (struct_eq(strip_cast(ea.get()), strip_cast(eb.get()))) continue;  // sum of squares (norms)
-
-    // Effective axes: the block's own iter vars plus referenced enclosing-block vars.
-    std::map<std::string, Axis> axes;
-    std::vector<std::string> order;
-    std::set<std::string> referenced;
-    collect_vars(*rhs, referenced);
-    for (const auto& i : site.store->indices)
-      if (i) collect_vars(*i, referenced);
-    for (const ir::Block* b : site.chain) {
-      if (b == site.block) continue;
-      for (const auto& iv : b->iter_vars)
-        if (referenced.count(iv.name) && !axes.count(iv.name)) {
-          axes[iv.name] = Axis{iv.name, iv.kind, iv.extent};
-          order.push_back(iv.name);
-        }
-    }
-    for (const auto& iv : blk.iter_vars) {
-      if (axes.count(iv.name)) {
-        axes[iv.name] = Axis{iv.name, iv.kind, iv.extent};
-        continue;
-      }
-      axes[iv.name] = Axis{iv.name, iv.kind, iv.extent};
-      order.push_back(iv.name);
-    }
-
-    OperandFacts fa = operand_facts(ea, axes), fb = operand_facts(eb, axes);
-    std::set<std::string> out_vars;
-    for (const auto& i : site.store->indices)
-      if (i) collect_vars(*i, out_vars);
-    if (fa.vars.empty() || fb.vars.empty()) continue;  // scaling by a scalar, not a GEMM
-
-    // Producers inlined (dequantize, copies): an axis that reaches an operand only through an indirection array
-    // (MoE's expert index) is seen there; the weight candidates are judged on them too.
-    ExprPtr ia = inline_producers(ea, fi, site.store), ib = inline_producers(eb, fi, site.store);
-    AxisClasses ac = classify_axes(order, axes, fa, fb, out_vars, *ia, *ib);
-    std::set<std::string>&kset = ac.k, &mset = ac.m, &nset = ac.n, &bset = ac.batch;
-    const bool conv = ac.conv;
-    if (kset.empty()) continue;
-
-    TirGemm g = block_gemm(f, blk, func_index);
-    Workload& w = g.w;
-    std::string note = "block " + blk.name;
-    if (ac.lone) note += "; output-only axes counted as batch";
-
-    // Conv: make operand a the input (sliding window) and b the filter.
-    if (conv && ac.conv_input == 1) {
-      std::swap(ea, eb);
-      std::swap(fa, fb);
-      std::swap(ia, ib);
-      std::swap(mset, nset);
-    }
-
-    // Grouped conv: the output-channel axis counts its channels per group in N and a groups axis joins the batch
-    // (docs/extract.md "Convolutions").
-    std::map<std::string, Axis> shape_axes = axes;
-    std::vector<std::string> shape_order = order;
-    std::set<std::string> shape_bset = bset;
-    note += group_shape_axes(ac, shape_axes, shape_order, shape_bset);
-    std::string bad;
-    auto m = extent_product(shape_order, mset, shape_axes, bad);
-    auto n = m ? extent_product(shape_order, nset, shape_axes, bad) : std::nullopt;
-    auto k = n ? extent_product(shape_order, kset, shape_axes, bad) : std::nullopt;
-    auto bt = k ? extent_product(shape_order, shape_bset, shape_axes, bad) : std::nullopt;
-    if (!bt) {
-      w.shape_known = false;
-      w.m = w.n = w.k = w.batch = Dim::symbolic("?");
-      note += bad.rfind("the axes", 0) == 0 ? "; extent of " + bad : "; extent of " + bad + " is not an integer expression";
-    } else {
-      w.m = xsym::to_dim(*m);
-      // Padding introduced by a schedule (dlight's low-batch GEMV: M axis extent
-      // `(batch_size + 3) // 4 * 4` under a `T.where` guard): m is the logical size, as for the
-      // unscheduled function; the padded size the hardware runs is kept in m_padded.
-      if (auto mu = extent_product(shape_order, mset, shape_axes, bad, true);
-          mu && xsym::to_text(**mu) != xsym::to_text(**m)) {
-        w.m_padded = w.m;
-        w.m = xsym::to_dim(*mu);
-        note += "; M padded by the schedule to " + w.m_padded->str();
-      }
-      w.n = xsym::to_dim(*n);
-      w.k = xsym::to_dim(*k);
-      w.batch = xsym::to_dim(*bt);
-      if ((*k)->kind == xsym::SymKind::kInt) g.k_extent = (*k)->value;
-    }
-    g.kvars = kset;
-
-    // Layout from the primary loads.
-    w.layout = gemm_layout(fa, fb, kset, mset, nset);
-
-    w.dtype_a = operand_dtype(ea, fi);
-    w.dtype_b = operand_dtype(eb, fi);
-    g.out_buffer = site.store->buffer;
-    w.dtype_accum = fi.dtype_of(site.store->buffer);
-    w.dtype_out = output_dtype(fi, site.store->buffer, site.store);
-
-    // Which operand is the weight.
-    QuantContext qc;
-    qc.kvars = kset;
-    qc.k_extent = g.k_extent;
-    qc.dtype_of = [&fi](const std::string& b) { return fi.dtype_of(b); };
-    qc.buffer = [&fi](const std::string& b) { return fi.buffer(b); };
-    qc.fallback_scale_dtype = per_tensor_scale_dtype(fi);
-    struct Cand {
-      bool ok = false, quant = false, stat = false;
-      std::size_t rank = 0;
-      std::string indirect;  // a batch var reaching this operand only through an indirection array
-      QuantInfo q;
-      std::string qnote;
-    };
-    auto judge = [&](const ExprPtr& inl, const OperandFacts& facts, const std::set<std::string>& own) {
-      Cand c;
-      std::set<std::string> nv = own;
-      QuantContext qcc = qc;
-      qcc.nvars = nv;
-      c.q = detect_quant(*inl, qcc, c.qnote);
-      c.quant = c.q.weight_bits > 0;
-      // Shares a batch axis with the other operand, unless only through an indirection array
-      // (MoE experts: the expert's weight chosen per batch element, docs/extract.md).
-      std::set<std::string> direct, all;
-      direct_index_vars(*inl, direct);
-      collect_vars(*inl, all);
-      bool shared = false;
-      for (const auto& vname : all)
-        if (bset.count(vname)) {
-          if (direct.count(vname)) shared = true;
-          else c.indirect = vname;
-        }
-      // A 2-D weight: at most one index dimension over its own non-unit axes
-      // (split axes such as v0_o * 16 + v0_i count once).
-      std::set<std::string> own_non_unit;
-      c.stat = true;
-      for (const auto& vname : facts.vars) {
-        const Axis& ax = axes[vname];
-        auto e = ax.extent ? int_const(ax.extent.get()) : std::nullopt;
-        if (!e) c.stat = false;
-        if (own.count(vname) && (!e || *e != 1)) own_non_unit.insert(vname);
-      }
-      const std::size_t non_unit = positions(facts.primary, own_non_unit).size();
-      OperandFacts root = operand_facts(inl, axes);
-      c.rank = root.primary ? root.primary->args.size() : 0;
-      bool rooted = param_rooted(inl, fi);
-      if (!rooted && !c.quant) {
-        // A weight decoded by an extern call (BitBLAS's `T.call_extern(.., "decode_i4s_to_f16", ..)`):
-        // traced back through the decode's regions to the packed parameter.
-        const Expr* base = strip_cast(inl.get());
-        if (base && base->kind == ExprKind::kLoad && !fi.param_buffers.count(base->name))
-          if (auto ed = extern_decode(fi, base->name, *base, qcc)) {
-            c.q = ed->q;
-            c.quant = c.q.weight_bits > 0;
-            c.qnote = ed->note;
-            rooted = true;
-          }
-      }
-      c.ok = !shared && non_unit <= 1 && rooted;
-      return c;
-    };
-    Cand ca = judge(ia, fa, mset), cb = judge(ib, fb, nset);
-    int weight = -1;  // 0 a, 1 b
-    if (conv) weight = 1;
-    else if (ca.ok && cb.ok) {
-      if (ca.quant != cb.quant) weight = ca.quant ? 0 : 1;
-      else if (ca.indirect.empty() != cb.indirect.empty()) weight = ca.indirect.empty() ? 1 : 0;  // an expert's
-      else if (ca.stat != cb.stat) weight = ca.stat ? 0 : 1;
-      else if (ca.rank != cb.rank) weight = ca.rank < cb.rank ? 0 : 1;
-      else weight = 1;
-    } else if (ca.ok) weight = 0;
-    else if (cb.ok) weight = 1;
-    w.weight_operand = weight == 0 ? WeightOperand::kA : weight == 1 ? WeightOperand::kB : WeightOperand::kNone;
-    if (weight >= 0) {
-      const Cand& c = weight == 0 ? ca : cb;
-      w.quant = c.q;
-      if (!c.qnote.empty()) note += "; " + c.qnote;
-      activation_format(w.quant, weight == 1, *ia, *ib, qc, mset, nset, note);  // block-scaled W and A (quant_mx)
-      if (!c.indirect.empty())
-        note += "; weight indexed through an indirection array by " + c.indirect + " (experts as batch)";
-      g.nvars = weight == 0 ? mset : nset;
-      // A plain weight param may be dequantized by another prim_func (Relax pass).
-      if (!c.quant) {
-        const Expr* root = strip_cast(weight == 0 ? ia.get() : ib.get());
-        if (root && root->kind == ExprKind::kLoad) {
-          for (std::size_t p = 0; p < fi.param_buffer.size(); ++p)
-            if (fi.param_buffer[p] == root->name) {
-              g.weight_param = static_cast<int>(p);
-              g.weight_load = std::make_shared<Expr>(*root);
-            }
-        }
-      }
-    }
-
-    if (conv) {
-      w.kind = WorkloadKind::kConv;
-      note += conv_info(order, axes, fa, ac, w.conv);
-    }
-    w.note = note;
-    std::vector<std::size_t> channel;  // the output's dims over the weight's own (output-channel) axes
-    for (std::size_t d = 0; d < site.store->indices.size(); ++d) {
-      std::set<std::string> vs;
-      if (site.store->indices[d]) collect_vars(*site.store->indices[d], vs);
-      if (std::any_of(vs.begin(), vs.end(), [&](const auto& x) { return g.nvars.count(x) > 0; })) channel.push_back(d);
-    }
-    integer_weight_quant(fi, site.store->buffer, channel, &blk, w);
-    out.push_back(std::move(g));
+    std::optional<MacBlock> mac = match_mac(site);
+    if (mac) mac = classify(std::move(*mac), fi);
+    if (!mac) continue;
+    out.push_back(block_workload(f, fi, func_index, *mac));
   }
   for (auto& g : tensorized_gemms(f, fi, func_index)) out.push_back(std::move(g));
   return out;

@@ -8,7 +8,7 @@
 #include "internal.hpp"
 #include "tenet_cost/checked.hpp"
 #include "tenet_cost/dtype.hpp"
-#include "tenet_cost/workload.hpp"
+#include "tenet_cost/quant_info.hpp"
 
 namespace tenet_cost::quant {
 

@@ -1,7 +1,7 @@
 // A dump's weight quantization (the extractor's QuantInfo) as a scheme (docs/quant.md): the MLC scheme of that
 // name, MX / NVFP4 block formats, MLC block-scale fp8, else a custom group / channel / 2-D block scheme.
 #include "internal.hpp"
-#include "tenet_cost/workload.hpp"
+#include "tenet_cost/quant_info.hpp"
 
 namespace tenet_cost::quant {
 

@@ -11,7 +11,6 @@
 #include "tenet_cost/error.hpp"
 #include "tenet_cost/message.hpp"
 #include "tenet_cost/quant.hpp"
-#include "tenet_cost/workload.hpp"
 
 namespace tenet_cost::quant {
 
@@ -549,7 +548,6 @@ std::string to_string(OperandRole r) {
   return "activation";
 }
 
-// NOLINTNEXTLINE(readability-function-size): one case per operand kind and quantization granularity
 std::string Operand::relation(bool batched) const {
   std::string out = batched ? "{S[b,i,j,k]->" : "{S[i,j,k]->";
   out += name + "[";
