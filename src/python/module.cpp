@@ -5,6 +5,7 @@
 #include <pybind11/stl.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli/app.hpp"
@@ -47,7 +48,7 @@ PYBIND11_MODULE(_core, m) {
   static const py::exception<tenet_cost::InputError> input_error(m, "InputError", PyExc_ValueError);
   py::register_exception_translator([](std::exception_ptr p) {
     try {
-      if (p) std::rethrow_exception(p);
+      if (p) std::rethrow_exception(std::move(p));
     } catch (const tenet_cost::InputError& e) {
       raise_input_error(input_error, e);
     }
