@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "tenet_cost/cost.hpp"
@@ -509,5 +510,32 @@ CompareResult compare_deployed(cost::Estimator& est, const Model& whole, const M
 void add_requests(CompareResult& c, cost::Estimator& est, const PlanAt& plan_at, const Phases& phases,
                   const Request& req, const std::vector<std::optional<quant::Scheme>>& schemes, RankBy rank,
                   const std::optional<ModelConfig>& cfg);
+
+// ------------------------------------------------------------- exports for serving simulators
+
+/// Latency tables for a serving simulator (docs/export.md): LLMServingSim 2.0's profile bundle or Vidur's profiling
+/// CSVs, one chip of a --tp group under one scheme.
+enum class ExportFormat { kLlmServingSim, kVidur };
+/// "llmservingsim" | "vidur"; parse throws InputError otherwise.
+ExportFormat parse_export_format(const std::string& text);
+std::string to_string(ExportFormat f);
+/// The grid of the tables: token counts 1 .. max_tokens (LLMServingSim's dense grid: every count to 15, then steps of
+/// 4 to 63, then 16, and max), sequences 1 .. max_seqs, KV lengths 16 .. max_kv doubling (and max).
+struct ExportGrid {
+  std::int64_t max_tokens = 512, max_seqs = 64, max_kv = 4096;
+};
+using ExportCell = std::variant<std::string, std::int64_t, double>;  // a double is a time, written %.6g
+/// One CSV file of a bundle (path relative to the output folder) or a text file (columns empty, `text` set).
+struct ExportTable {
+  std::string path;
+  std::vector<std::string> columns;
+  std::vector<std::vector<ExportCell>> rows;
+  std::string text;
+};
+/// The tables of one scheme on `est`'s arch: `cfg` sharded over `tp` chips (config plans; MoE models are refused),
+/// per-layer times of one call on one chip, collectives at the scheme's format (`collective_dtype` as --collective-dtype).
+std::vector<ExportTable> export_tables(ExportFormat format, cost::Estimator& est, const ModelConfig& cfg,
+                                       const quant::Scheme& scheme, std::int64_t tp,
+                                       const std::string& collective_dtype, const ExportGrid& grid);
 
 }  // namespace tenet_cost::model
