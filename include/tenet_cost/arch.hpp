@@ -54,11 +54,11 @@ std::string to_string(ChipTopology t);  // "ring" | "fully_connected"
 
 /// The links between chips of a deployment (tensor / pipeline / expert parallelism; docs/arch.md "Chip links").
 struct ChipLink {
-  double gb_per_s = 32;    // one link's bandwidth per direction, 10^9 bytes per second
-  double latency_us = 1;   // per hop (per step of a collective)
-  double pj_per_bit = 5;   // energy per bit sent over a link
+  double gb_per_s = 32;   // one link's bandwidth per direction, 10^9 bytes per second
+  double latency_us = 1;  // per hop (per step of a collective)
+  double pj_per_bit = 5;  // energy per bit sent over a link
   ChipTopology topology = ChipTopology::kRing;
-  bool given = false;      // false: the arch has no chip_link and these are the stated defaults
+  bool given = false;  // false: the arch has no chip_link and these are the stated defaults
 };
 
 struct Arch {

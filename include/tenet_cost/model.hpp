@@ -414,7 +414,8 @@ struct CollectiveCost {
 };
 /// All-reduce of a rows x cols tensor over n chips: reduce-scatter then all-gather of n chunks of cols/n columns
 /// (cols % n == 0). Ring: 2(n-1) steps of one chunk per chip (bytes per chip 2(n-1)/n of the data); fully
-/// connected: 2 steps, n-1 chunks per chip over n-1 links at once. Each step costs the link latency + chunk / bandwidth.
+/// connected: 2 steps, n-1 chunks per chip over n-1 links at once. Each step costs the link latency + chunk /
+/// bandwidth.
 CollectiveCost all_reduce(const arch::ChipLink& link, std::int64_t n, const CollectiveFormat& f, std::int64_t rows,
                           std::int64_t cols);
 /// All-gather of rows x cols_per_chip from each of n chips (ring: n-1 steps; fully connected: 1).
@@ -445,7 +446,7 @@ struct DeployPhase {
   double link_energy_j = 0;           // every collective and send/recv over the links (part of energy_j)
   std::int64_t send_recv_bytes = 0;   // pipeline: activations over all stage boundaries (one TP rank's copy)
   double send_recv_s = 0;
-  double bubble_fraction = 0;         // idle chip-time / (stages x latency)
+  double bubble_fraction = 0;  // idle chip-time / (stages x latency)
 };
 struct DeployRow {
   DeployPhase prefill, decode;
@@ -465,7 +466,7 @@ struct CompareRow {
   std::optional<RequestFigures> request;  // with a Request (compare --prompt-len / --gen-len)
   /// over chips (--tp / --pp / --ep): the deployment's figures; prefill / decode then hold the deployment's sums
   std::optional<DeployRow> deploy;
-  std::vector<EntrySum> other;            // the other entries, by name (empty for prefill/decode models)
+  std::vector<EntrySum> other;  // the other entries, by name (empty for prefill/decode models)
   double prefill_tokens_per_s = 0, decode_tokens_per_s = 0;  // batch·seq_len / prefill, batch / decode step latency
   double decode_energy_per_token_j = 0;                      // decode step energy / batch (one token per sequence)
   double scale_traffic_share = 0, prefill_scale_traffic_share = 0;          // scale bytes / DRAM bytes
@@ -478,9 +479,9 @@ struct CompareResult {
   std::vector<CompareRow> rows;   // the first row is the baseline of the ratios
   /// compare --search: each row at its scheme's own best mapping; what was searched ("" for a plain compare)
   std::string searched;
-  std::vector<std::string> mappings;  // compare --search: each row's mapping ("ws 32x32"), else empty
-  RankBy ranked = RankBy::kListed;    // the rows' order (ratios are against the first row in that order)
-  std::optional<Request> request;     // the requests of the rows' `request` figures
+  std::vector<std::string> mappings;     // compare --search: each row's mapping ("ws 32x32"), else empty
+  RankBy ranked = RankBy::kListed;       // the rows' order (ratios are against the first row in that order)
+  std::optional<Request> request;        // the requests of the rows' `request` figures
   std::optional<Deployment> deployment;  // --tp / --pp / --ep
 };
 
@@ -533,7 +534,8 @@ struct ExportTable {
   std::string text;
 };
 /// The tables of one scheme on `est`'s arch: `cfg` sharded over `tp` chips (config plans; MoE models are refused),
-/// per-layer times of one call on one chip, collectives at the scheme's format (`collective_dtype` as --collective-dtype).
+/// per-layer times of one call on one chip, collectives at the scheme's format (`collective_dtype` as
+/// --collective-dtype).
 std::vector<ExportTable> export_tables(ExportFormat format, cost::Estimator& est, const ModelConfig& cfg,
                                        const quant::Scheme& scheme, std::int64_t tp,
                                        const std::string& collective_dtype, const ExportGrid& grid);

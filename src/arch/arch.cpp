@@ -185,8 +185,9 @@ Arch parse_arch(const std::string& text, const std::string& filename) {
   const json doc = parse_json_document(text, filename, JsonLimits{kMaxArchBytes, kMaxArchNesting, "arch config"});
   if (!doc.is_object()) throw InputError(SourceLocation{filename, 1, 1}, "expected a JSON object describing an arch");
   Reader r{text, filename};
-  r.check_keys(doc, "arch", {"name", "description", "pe_array", "macs_per_pe_per_cycle", "buffer", "dram",
-                             "clock_mhz", "dequant", "vector_unit", "energy_pj", "chip_link", "sources"});
+  r.check_keys(doc, "arch",
+               {"name", "description", "pe_array", "macs_per_pe_per_cycle", "buffer", "dram", "clock_mhz", "dequant",
+                "vector_unit", "energy_pj", "chip_link", "sources"});
   Arch a;
   a.file = filename;
   a.name = r.string(doc, "name", fs::path(filename).stem().string());

@@ -23,8 +23,8 @@ struct ExportArgs {
 model::ModelConfig export_config(const ModelArgs& a) {
   if (a.hf_config.empty() == a.mlc_config.empty())
     throw InputError("export: give exactly one of --hf-config and --mlc-config (the tables are of a config's model)");
-  model::ModelConfig c = a.hf_config.empty() ? model::load_mlc_chat_config(a.mlc_config).model
-                                             : model::load_hf_config(a.hf_config);
+  model::ModelConfig c =
+      a.hf_config.empty() ? model::load_mlc_chat_config(a.mlc_config).model : model::load_hf_config(a.hf_config);
   if (c.name.empty()) c.name = fs::path(a.hf_config.empty() ? a.mlc_config : a.hf_config).stem().string();
   return c;
 }
@@ -60,16 +60,15 @@ CLI::App* add_export(CLI::App& app, const Command& self, Context& ctx) {
     const std::string dtype = a->model.collective_dtype == "activation" ? "" : a->model.collective_dtype;
     std::string listing = "export " + model::to_string(format) + ": model " + cfg.name + " on " + est.arch().name +
                           " (" + est.dataflow().name + " dataflow), tp " + std::to_string(tp) + "; chip link " +
-                          (est.arch().chip_link.given ? "from the arch" : "default (the arch has no chip_link)") +
-                          "\n";
+                          (est.arch().chip_link.given ? "from the arch" : "default (the arch has no chip_link)") + "\n";
     const std::string quant = a->model.quant.empty() ? quant_or_mlc(a->model) : a->model.quant;
     for (const quant::Scheme& s : quant::parse_scheme_list(quant.empty() ? "q0f16" : quant))
       for (const model::ExportTable& t : model::export_tables(format, est, cfg, s, tp, dtype, a->grid)) {
         const fs::path path = fs::path(a->out) / t.path;
         fs::create_directories(path.parent_path());
         write_output(path.string(), report::render_export(t));
-        listing += t.path + (t.columns.empty() ? std::string() : " (" + std::to_string(t.rows.size()) + " rows)") +
-                   "\n";
+        listing +=
+            t.path + (t.columns.empty() ? std::string() : " (" + std::to_string(t.rows.size()) + " rows)") + "\n";
       }
     ctx.result = listing;
   });

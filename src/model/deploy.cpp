@@ -76,10 +76,10 @@ DeployPhase pipeline(const std::vector<const StagePhase*>& stages, std::int64_t 
     d.link_energy_j += md * s->collectives.energy_j;
     const std::int64_t chips = checked_mul(m, tp, "chips x micro-batches");
     sum.dram_bytes = checked_add(sum.dram_bytes, checked_mul(chips, s->chip.dram_bytes, "DRAM bytes"), "DRAM bytes");
-    sum.scale_dram_bytes = checked_add(sum.scale_dram_bytes, checked_mul(chips, s->chip.scale_dram_bytes, "bytes"),
-                                       "scale DRAM bytes");
-    sum.non_gemm_dram_bytes = checked_add(
-        sum.non_gemm_dram_bytes, checked_mul(chips, s->chip.non_gemm_dram_bytes, "DRAM bytes"), "DRAM bytes");
+    sum.scale_dram_bytes =
+        checked_add(sum.scale_dram_bytes, checked_mul(chips, s->chip.scale_dram_bytes, "bytes"), "scale DRAM bytes");
+    sum.non_gemm_dram_bytes = checked_add(sum.non_gemm_dram_bytes,
+                                          checked_mul(chips, s->chip.non_gemm_dram_bytes, "DRAM bytes"), "DRAM bytes");
     sum.non_gemm_energy_j += md * tpd * s->chip.non_gemm_energy_j;
     sum.non_gemm_latency_s += md * s->chip.non_gemm_latency_s;
     if (md * s->chip.latency_s > d.chip_latency_s) {

@@ -93,14 +93,26 @@ double attention_seconds(cost::Estimator& est, const ModelConfig& c, const quant
   const std::int64_t rows = checked_mul(c.heads / c.kv_heads, q, "attention rows");
   if (prior > 0) {
     const std::int64_t b = checked_mul(n, c.kv_heads, "attention batch");
-    g.push_back(ModelGemm{"attn_qk", "x", phase, 1, cost::GemmShape{b, rows, prior, c.head_dim, quant::GemmRole::kAttnQK, true}, {}, GemmSource::kConfig});
-    g.push_back(ModelGemm{"attn_pv", "x", phase, 1, cost::GemmShape{b, rows, c.head_dim, prior, quant::GemmRole::kAttnPV, true}, {}, GemmSource::kConfig});
+    g.push_back(ModelGemm{"attn_qk",
+                          "x",
+                          phase,
+                          1,
+                          cost::GemmShape{b, rows, prior, c.head_dim, quant::GemmRole::kAttnQK, true},
+                          {},
+                          GemmSource::kConfig});
+    g.push_back(ModelGemm{"attn_pv",
+                          "x",
+                          phase,
+                          1,
+                          cost::GemmShape{b, rows, c.head_dim, prior, quant::GemmRole::kAttnPV, true},
+                          {},
+                          GemmSource::kConfig});
   }
   detail::attention(g, "x", phase, 1, c.heads, c.kv_heads, c.head_dim, q, causal ? q : keys, GemmSource::kConfig, ph);
   double sec = 0;
   for (const ModelGemm& x : g) sec += static_cast<double>(x.calls) * gemm_cost(est, x, s).latency_s;
-  const std::int64_t pairs = checked_add(checked_mul(q, prior, "pairs"), attention_pairs(q, causal ? q : keys, 0),
-                                         "pairs");
+  const std::int64_t pairs =
+      checked_add(checked_mul(q, prior, "pairs"), attention_pairs(q, causal ? q : keys, 0), "pairs");
   const std::int64_t scores = checked_mul(checked_mul(n, c.heads, "scores"), pairs, "scores");
   return sec + cost::vector_op(est.arch(), cost::OpShape{checked_mul(5, scores, "softmax ops"), 0, 0}).latency_s;
 }
@@ -114,10 +126,14 @@ double kv_save_seconds(const cost::Estimator& est, const ModelConfig& c, std::in
 // LLMServingSim's layer names for our plan's names (the llama / mixtral catalogs of its profiler).
 const std::vector<std::pair<std::string, std::vector<std::string>>>& lss_layers() {
   static const std::vector<std::pair<std::string, std::vector<std::string>>> m = {
-      {"act_fn", {"silu_mul", "activation"}},   {"down_proj", {"down_proj"}},
-      {"embedding", {"embedding"}},             {"final_layernorm", {"final_norm"}},
-      {"gate_up_proj", {"gate_up_proj", "up_proj"}}, {"layernorm", {"norm"}},
-      {"o_proj", {"o_proj"}},                   {"qkv_proj", {"qkv_proj"}},
+      {"act_fn", {"silu_mul", "activation"}},
+      {"down_proj", {"down_proj"}},
+      {"embedding", {"embedding"}},
+      {"final_layernorm", {"final_norm"}},
+      {"gate_up_proj", {"gate_up_proj", "up_proj"}},
+      {"layernorm", {"norm"}},
+      {"o_proj", {"o_proj"}},
+      {"qkv_proj", {"qkv_proj"}},
       {"rotary_emb", {"rotary"}}};
   return m;
 }
@@ -130,8 +146,8 @@ double pick(const std::map<std::string, double>& t, const std::vector<std::strin
 
 std::vector<ExportTable> llmservingsim(cost::Estimator& est, const ModelConfig& cfg, const ModelConfig& chip,
                                        const quant::Scheme& s, std::int64_t tp, const ExportGrid& grid) {
-  const std::string root = path_part(est.arch().name, false) + "/" + path_part(cfg.name, true) + "/" +
-                           path_part(s.name, false) + "/";
+  const std::string root =
+      path_part(est.arch().name, false) + "/" + path_part(cfg.name, true) + "/" + path_part(s.name, false) + "/";
   const std::string dir = root + "tp" + std::to_string(tp) + "/";
   ExportTable dense{dir + "dense.csv", {"layer", "tokens", "time_us"}, {}, ""};
   std::map<std::int64_t, std::map<std::string, double>> by_tokens;
@@ -166,9 +182,11 @@ std::vector<ExportTable> llmservingsim(cost::Estimator& est, const ModelConfig& 
         }
     }
   ExportTable meta{root + "meta.yaml", {}, {}, ""};
-  meta.text = "# written by tenet-cost export llmservingsim (analytical model, not a profile; docs/export.md)\n"
-              "hardware: " + path_part(est.arch().name, false) + "\nmodel: " + cfg.name + "\nvariant: " + s.name +
-              "\ntp_degrees: [" + std::to_string(tp) + "]\nprofiler: tenet-cost\nskew_fit:\n  enabled: false\n";
+  meta.text =
+      "# written by tenet-cost export llmservingsim (analytical model, not a profile; docs/export.md)\n"
+      "hardware: " +
+      path_part(est.arch().name, false) + "\nmodel: " + cfg.name + "\nvariant: " + s.name + "\ntp_degrees: [" +
+      std::to_string(tp) + "]\nprofiler: tenet-cost\nskew_fit:\n  enabled: false\n";
   return {dense, seq, att, meta};
 }
 
@@ -177,15 +195,21 @@ std::vector<ExportTable> vidur(cost::Estimator& est, const ModelConfig& cfg, con
                                const ExportGrid& grid) {
   const std::string device = path_part(est.arch().name + "_" + s.name, false);
   const std::string dir = "compute/" + device + "/" + path_part(cfg.name, true) + "/";
-  const std::vector<ExportCell> model_cells = {cfg.heads, cfg.kv_heads, cfg.hidden, cfg.intermediate, cfg.vocab,
-                                               std::string(cfg.gated_mlp ? "True" : "False"), tp};
-  const std::vector<std::string> model_cols = {"n_head",     "n_kv_head",     "n_embd",
-                                               "n_expanded_embd", "vocab_size", "use_gated_mlp",
-                                               "num_tensor_parallel_workers"};
+  const std::vector<ExportCell> model_cells = {
+      cfg.heads, cfg.kv_heads, cfg.hidden, cfg.intermediate, cfg.vocab, std::string(cfg.gated_mlp ? "True" : "False"),
+      tp};
+  const std::vector<std::string> model_cols = {
+      "n_head", "n_kv_head", "n_embd", "n_expanded_embd", "vocab_size", "use_gated_mlp", "num_tensor_parallel_workers"};
   static const std::vector<std::pair<std::string, std::vector<std::string>>> ops = {
-      {"attn_pre_proj", {"qkv_proj"}},  {"attn_post_proj", {"o_proj"}}, {"mlp_up_proj", {"gate_up_proj", "up_proj"}},
-      {"mlp_down_proj", {"down_proj"}}, {"mlp_act", {"silu_mul", "activation"}}, {"input_layernorm", {"norm"}},
-      {"post_attention_layernorm", {"norm"}}, {"attn_rope", {"rotary"}}, {"add", {"residual_add"}}};
+      {"attn_pre_proj", {"qkv_proj"}},
+      {"attn_post_proj", {"o_proj"}},
+      {"mlp_up_proj", {"gate_up_proj", "up_proj"}},
+      {"mlp_down_proj", {"down_proj"}},
+      {"mlp_act", {"silu_mul", "activation"}},
+      {"input_layernorm", {"norm"}},
+      {"post_attention_layernorm", {"norm"}},
+      {"attn_rope", {"rotary"}},
+      {"add", {"residual_add"}}};
   ExportTable mlp{dir + "mlp.csv", model_cols, {}, ""};
   mlp.columns.emplace_back("num_tokens");
   for (const auto& [name, ours] : ops) mlp.columns.push_back("time_stats." + name + ".median");
@@ -203,7 +227,14 @@ std::vector<ExportTable> vidur(cost::Estimator& est, const ModelConfig& cfg, con
                   {},
                   ""};
   const auto head = [&](std::int64_t b, std::int64_t kv, std::int64_t chunk) {
-    return std::vector<ExportCell>{cfg.hidden, cfg.heads, cfg.kv_heads, std::int64_t{16}, tp, b, kv, chunk,
+    return std::vector<ExportCell>{cfg.hidden,
+                                   cfg.heads,
+                                   cfg.kv_heads,
+                                   std::int64_t{16},
+                                   tp,
+                                   b,
+                                   kv,
+                                   chunk,
                                    std::string(chunk > 0 ? "True" : "False")};
   };
   const auto kvs = doubling(grid.max_kv, 16);
@@ -228,16 +259,21 @@ std::vector<ExportTable> vidur(cost::Estimator& est, const ModelConfig& cfg, con
   const std::string net = "network/" + device + "/";
   const CollectiveFormat f = collective_format(s, collective_dtype);
   const arch::ChipLink& link = est.arch().chip_link;
-  ExportTable ar{net + "all_reduce.csv", {"num_workers", "devices_per_node", "collective", "size",
-                                          "time_stats.all_reduce.median"}, {}, ""};
-  ExportTable sr{net + "send_recv.csv", {"num_workers", "devices_per_node", "collective", "size",
-                                         "time_stats.send_recv.median"}, {}, ""};
+  ExportTable ar{net + "all_reduce.csv",
+                 {"num_workers", "devices_per_node", "collective", "size", "time_stats.all_reduce.median"},
+                 {},
+                 ""};
+  ExportTable sr{net + "send_recv.csv",
+                 {"num_workers", "devices_per_node", "collective", "size", "time_stats.send_recv.median"},
+                 {},
+                 ""};
   for (const std::int64_t t : token_grid(grid.max_tokens)) {
     const std::int64_t size = checked_mul(checked_mul(t, cfg.hidden, "size"), 2, "size");
     if (tp > 1)
-      ar.rows.push_back({tp, tp, std::string("all_reduce"), size, all_reduce(link, tp, f, t, cfg.hidden).seconds * 1e3});
-    sr.rows.push_back({std::int64_t{2}, std::int64_t{2}, std::string("send_recv"), size,
-                       send_recv(link, size).seconds * 1e3});
+      ar.rows.push_back(
+          {tp, tp, std::string("all_reduce"), size, all_reduce(link, tp, f, t, cfg.hidden).seconds * 1e3});
+    sr.rows.push_back(
+        {std::int64_t{2}, std::int64_t{2}, std::string("send_recv"), size, send_recv(link, size).seconds * 1e3});
   }
   std::vector<ExportTable> out = {mlp, att, sr};
   if (tp > 1) out.push_back(ar);

@@ -62,9 +62,9 @@ void phase_ops(std::vector<ModelOp>& out, const ModelConfig& c, Phase phase, std
   };
   mlp_act(L - c.moe_layers, prod({T, c.intermediate}));
   if (c.moe_layers > 0)
-    mlp_act(c.moe_layers, checked_add(prod({ceil_div(prod({T, c.experts_per_token}), c.expert_shards),
-                                             c.expert_intermediate}),
-                                      prod({T, c.shared_intermediate}), "MoE activations"));
+    mlp_act(c.moe_layers,
+            checked_add(prod({ceil_div(prod({T, c.experts_per_token}), c.expert_shards), c.expert_intermediate}),
+                        prod({T, c.shared_intermediate}), "MoE activations"));
   op("residual_add", checked_mul(2, L, "calls"), TH, prod({2, TH, e}), prod({TH, e}));
   // once (the last pipeline stage): the final norm, then sampling over the last token's fp32 logits of each sequence
   if (!c.last_stage) return;

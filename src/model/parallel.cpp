@@ -14,8 +14,7 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return a / b + (a % b !=
 
 // Seconds of `steps` link steps of `bytes` each.
 double link_seconds(const arch::ChipLink& link, std::int64_t steps, std::int64_t bytes) {
-  return static_cast<double>(steps) *
-         (link.latency_us * 1e-6 + static_cast<double>(bytes) / (link.gb_per_s * 1e9));
+  return static_cast<double>(steps) * (link.latency_us * 1e-6 + static_cast<double>(bytes) / (link.gb_per_s * 1e9));
 }
 
 double link_joules(const arch::ChipLink& link, std::int64_t bytes) {
@@ -31,8 +30,8 @@ std::int64_t last_overlap(std::int64_t a, std::int64_t n, std::int64_t count, st
 }  // namespace
 
 void CollectiveCost::add(const CollectiveCost& o, std::int64_t times) {
-  bytes_per_chip = checked_add(bytes_per_chip, checked_mul(o.bytes_per_chip, times, "collective bytes"),
-                               "collective bytes");
+  bytes_per_chip =
+      checked_add(bytes_per_chip, checked_mul(o.bytes_per_chip, times, "collective bytes"), "collective bytes");
   seconds += o.seconds * static_cast<double>(times);
   energy_j += o.energy_j * static_cast<double>(times);
 }
@@ -52,9 +51,9 @@ CollectiveFormat collective_format(const quant::Scheme& s, const std::string& dt
     }
     return f;
   }
-  static const std::vector<std::pair<const char*, const char*>> names = {
-      {"fp32", "float32"}, {"fp16", "float16"}, {"bf16", "bfloat16"},
-      {"fp8", "float8_e4m3fn"}, {"int8", "int8"}, {"int4", "int4"}};
+  static const std::vector<std::pair<const char*, const char*>> names = {{"fp32", "float32"},  {"fp16", "float16"},
+                                                                         {"bf16", "bfloat16"}, {"fp8", "float8_e4m3fn"},
+                                                                         {"int8", "int8"},     {"int4", "int4"}};
   for (const auto& [flag, name] : names)
     if (dtype == flag) {
       f.dtype = name;
@@ -120,15 +119,15 @@ ModelConfig shard_config(const ModelConfig& c, const Parallel& p, std::vector<st
   if (p.ep > 1 && p.ep != p.tp)
     throw InputError("--ep " + std::to_string(p.ep) +
                      ": expert parallelism runs over the tensor-parallel group (vLLM's enable_expert_parallel): give "
-                     "--tp " + std::to_string(p.ep) + " as well");
+                     "--tp " +
+                     std::to_string(p.ep) + " as well");
   ModelConfig s = c;
   s.notes.clear();
   const std::int64_t n = p.tp;
   auto div = [&](std::int64_t v, const char* field) {
     if (v % n != 0)
-      throw InputError("--tp " + std::to_string(n) + ": " + field + " " + std::to_string(v) +
-                       " is not divisible by " + std::to_string(n) +
-                       " (tensor parallelism splits it evenly over the chips; choose a divisor)");
+      throw InputError("--tp " + std::to_string(n) + ": " + field + " " + std::to_string(v) + " is not divisible by " +
+                       std::to_string(n) + " (tensor parallelism splits it evenly over the chips; choose a divisor)");
     return v / n;
   };
   if (n > 1) {
@@ -137,11 +136,12 @@ ModelConfig shard_config(const ModelConfig& c, const Parallel& p, std::vector<st
     div(c.hidden, "hidden_size");  // the all-reduce's chunks
     if (c.layers > c.moe_layers) s.intermediate = div(c.intermediate, "intermediate_size");
     if (c.moe_layers > 0 && p.ep == 1) s.expert_intermediate = div(c.expert_intermediate, "moe_intermediate_size");
-    if (c.shared_intermediate > 0) s.shared_intermediate = div(c.shared_intermediate, "shared_expert_intermediate_size");
+    if (c.shared_intermediate > 0)
+      s.shared_intermediate = div(c.shared_intermediate, "shared_expert_intermediate_size");
     s.vocab = ceil_div(c.vocab, n);
     if (notes && c.vocab % n != 0)
-      notes->push_back("vocab-parallel embedding and lm_head: vocab_size " + std::to_string(c.vocab) +
-                       " padded to " + std::to_string(s.vocab * n) + " (" + std::to_string(s.vocab) + " per chip)");
+      notes->push_back("vocab-parallel embedding and lm_head: vocab_size " + std::to_string(c.vocab) + " padded to " +
+                       std::to_string(s.vocab * n) + " (" + std::to_string(s.vocab) + " per chip)");
   }
   if (p.ep > 1) {
     if (c.experts % p.ep != 0)

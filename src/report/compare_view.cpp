@@ -103,16 +103,17 @@ std::string request_text(const model::CompareResult& c) {
 }
 
 json deploy_phase_json(const model::DeployPhase& d) {
-  return {{"latency_s", d.latency_s},
-          {"energy_j", d.energy_j},
-          {"dram_bytes", d.dram_bytes},
-          {"per_chip", {{"latency_s", d.chip_latency_s}, {"energy_j", d.chip_energy_j}, {"dram_bytes", d.chip_dram_bytes}}},
-          {"collective_bytes", d.collective_bytes},
-          {"collective_s", d.collective_s},
-          {"link_energy_j", d.link_energy_j},
-          {"send_recv_bytes", d.send_recv_bytes},
-          {"send_recv_s", d.send_recv_s},
-          {"bubble_fraction", d.bubble_fraction}};
+  return {
+      {"latency_s", d.latency_s},
+      {"energy_j", d.energy_j},
+      {"dram_bytes", d.dram_bytes},
+      {"per_chip", {{"latency_s", d.chip_latency_s}, {"energy_j", d.chip_energy_j}, {"dram_bytes", d.chip_dram_bytes}}},
+      {"collective_bytes", d.collective_bytes},
+      {"collective_s", d.collective_s},
+      {"link_energy_j", d.link_energy_j},
+      {"send_recv_bytes", d.send_recv_bytes},
+      {"send_recv_s", d.send_recv_s},
+      {"bubble_fraction", d.bubble_fraction}};
 }
 
 json deploy_row_json(const model::DeployRow& r) {

@@ -70,8 +70,7 @@ TEST_CASE("the LLMServingSim bundle has its reader's files, columns and the plan
   const auto& seq = table(ts, "tp2/per_sequence.csv");
   CHECK(seq.columns == std::vector<std::string>{"layer", "sequences", "time_us"});
   const auto& att = table(ts, "tp2/attention.csv");
-  CHECK(att.columns ==
-        std::vector<std::string>{"prefill_chunk", "kv_prefill", "n_decode", "kv_decode", "time_us"});
+  CHECK(att.columns == std::vector<std::string>{"prefill_chunk", "kv_prefill", "n_decode", "kv_decode", "time_us"});
   CHECK(table(ts, "meta.yaml").text.find("variant: q4f16_1") != std::string::npos);
   for (const auto* t : {&dense, &seq, &att}) check_times(*t);
   std::set<std::string> layers;
@@ -131,17 +130,17 @@ TEST_CASE("the Vidur tables have its predictor's columns, ms times and the colle
   const auto ts = model::export_tables(model::ExportFormat::kVidur, est, c, s, 2, "", grid());
   const auto& mlp = table(ts, "/org/small/mlp.csv");
   CHECK(mlp.path == "compute/edge-npu-32x32_w8a8-token-channel/org/small/mlp.csv");
-  for (const char* col : {"n_head", "n_kv_head", "n_embd", "n_expanded_embd", "vocab_size", "use_gated_mlp",
-                          "num_tensor_parallel_workers", "num_tokens", "time_stats.attn_pre_proj.median",
-                          "time_stats.attn_post_proj.median", "time_stats.mlp_up_proj.median",
-                          "time_stats.mlp_down_proj.median", "time_stats.mlp_act.median",
-                          "time_stats.input_layernorm.median", "time_stats.post_attention_layernorm.median",
-                          "time_stats.attn_rope.median", "time_stats.add.median"})
+  for (const char* col :
+       {"n_head", "n_kv_head", "n_embd", "n_expanded_embd", "vocab_size", "use_gated_mlp",
+        "num_tensor_parallel_workers", "num_tokens", "time_stats.attn_pre_proj.median",
+        "time_stats.attn_post_proj.median", "time_stats.mlp_up_proj.median", "time_stats.mlp_down_proj.median",
+        "time_stats.mlp_act.median", "time_stats.input_layernorm.median", "time_stats.post_attention_layernorm.median",
+        "time_stats.attn_rope.median", "time_stats.add.median"})
     CHECK(std::find(mlp.columns.begin(), mlp.columns.end(), col) != mlp.columns.end());
   check_times(mlp);
   const auto& att = table(ts, "attention.csv");
-  for (const char* col : {"n_embd", "n_q_head", "n_kv_head", "block_size", "num_tensor_parallel_workers",
-                          "batch_size", "kv_cache_size", "prefill_chunk_size", "time_stats.attn_prefill.median",
+  for (const char* col : {"n_embd", "n_q_head", "n_kv_head", "block_size", "num_tensor_parallel_workers", "batch_size",
+                          "kv_cache_size", "prefill_chunk_size", "time_stats.attn_prefill.median",
                           "time_stats.attn_decode.median", "time_stats.attn_kv_cache_save.median"})
     CHECK(std::find(att.columns.begin(), att.columns.end(), col) != att.columns.end());
   // a decode row (prefill_chunk_size 0) leaves attn_prefill empty (NaN for pandas) and vice versa
@@ -152,8 +151,8 @@ TEST_CASE("the Vidur tables have its predictor's columns, ms times and the colle
   // all_reduce: Vidur reads size as tokens x n_embd x 2; the time is our ring all-reduce of those tokens at int8 with
   // per-token scales, in ms
   const auto& ar = table(ts, "all_reduce.csv");
-  CHECK(ar.columns ==
-        std::vector<std::string>{"num_workers", "devices_per_node", "collective", "size", "time_stats.all_reduce.median"});
+  CHECK(ar.columns == std::vector<std::string>{"num_workers", "devices_per_node", "collective", "size",
+                                               "time_stats.all_reduce.median"});
   const auto& r0 = ar.rows.front();
   CHECK(num(r0[3]) == 1 * 128 * 2);
   const model::CollectiveCost want =
@@ -166,13 +165,13 @@ TEST_CASE("exports refuse what they cannot state", "[export]") {
   cost::Estimator est = estimator();
   const model::ModelConfig mix =
       model::load_hf_config(std::string(TC_SOURCE_DIR) + "/tests/fixtures/configs/mixtral-8x7b.json");
-  CHECK_THROWS_WITH(model::export_tables(model::ExportFormat::kVidur, est, mix, quant::parse_scheme("q0f16"), 1, "",
-                                         grid()),
-                    Catch::Contains("MoE"));
+  CHECK_THROWS_WITH(
+      model::export_tables(model::ExportFormat::kVidur, est, mix, quant::parse_scheme("q0f16"), 1, "", grid()),
+      Catch::Contains("MoE"));
   CHECK_THROWS_WITH(model::parse_export_format("genz"), Catch::Contains("llmservingsim or vidur"));
   model::ExportGrid g = grid();
   g.max_kv = 0;
-  CHECK_THROWS_WITH(model::export_tables(model::ExportFormat::kVidur, est, small_config(), quant::parse_scheme("q0f16"),
-                                         1, "", g),
-                    Catch::Contains("--max-kv"));
+  CHECK_THROWS_WITH(
+      model::export_tables(model::ExportFormat::kVidur, est, small_config(), quant::parse_scheme("q0f16"), 1, "", g),
+      Catch::Contains("--max-kv"));
 }

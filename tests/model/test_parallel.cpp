@@ -113,7 +113,7 @@ TEST_CASE("the all-reduce runs at the scheme's activation precision, its dynamic
   // 16 rows x 1024 columns per chunk
   CHECK(model::chunk_bytes(fmt("q0f16"), 16, 1024) == 16 * 1024 * 2);
   CHECK(model::chunk_bytes(fmt("q4f16_1"), 16, 1024) == 16 * 1024 * 2);  // weight-only: fp16 activations
-  CHECK(model::chunk_bytes(fmt("fp8-tensor"), 16, 1024) == 16 * 1024);  // static per-tensor scale: none travels
+  CHECK(model::chunk_bytes(fmt("fp8-tensor"), 16, 1024) == 16 * 1024);   // static per-tensor scale: none travels
   // int8 with a dynamic 16-bit scale per token
   CHECK(model::chunk_bytes(fmt("w8a8-token-channel"), 16, 1024) == 16 * 1024 + 16 * 2);
   // fp8 with dynamic float32 scales per token and per 128 along the row: 16 x 8 scales
