@@ -56,6 +56,20 @@ std::string to_string(Buffering b);  // "double_buffered" | "serial"
 enum class TileBuffering { kSingle, kDouble };
 std::string to_string(TileBuffering b);  // "single" | "double"
 
+/// How the chips of a deployment are wired (docs/arch.md "Chip links"): a ring (each chip to two neighbours; a
+/// collective over N chips takes N-1 hops per phase) or fully connected (one hop per phase, N-1 links per chip).
+enum class ChipTopology { kRing, kFullyConnected };
+std::string to_string(ChipTopology t);  // "ring" | "fully_connected"
+
+/// The links between chips of a deployment (tensor / pipeline / expert parallelism; docs/arch.md "Chip links").
+struct ChipLink {
+  double gb_per_s = 32;   // one link's bandwidth per direction, 10^9 bytes per second
+  double latency_us = 1;  // per hop (per step of a collective)
+  double pj_per_bit = 5;  // energy per bit sent over a link
+  ChipTopology topology = ChipTopology::kRing;
+  bool given = false;  // false: the arch has no chip_link and these are the stated defaults
+};
+
 struct Arch {
   std::string name;
   std::string description;
@@ -82,6 +96,7 @@ struct Arch {
   std::map<std::string, double> mac_pj;       // per MAC per precision
   double dram_pj_per_bit = 0, buffer_pj_per_bit = 0, noc_pj_per_bit = 0;
   double dequant_pj = 0, vector_op_pj = 0;    // per element / per op
+  ChipLink chip_link;                         // chip_link (defaults when absent: ChipLink{})
   std::vector<std::string> sources;           // where each figure comes from
   std::string file;                           // the JSON it was read from
 

@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "tenet_cost/cost.hpp"
@@ -40,6 +41,12 @@ struct ModelConfig {
   std::int64_t sliding_window = 0, window_layers = 0;
   /// The longest sequence the model's positions cover (max_position_embeddings / n_positions; 0: not given).
   std::int64_t max_positions = 0;
+  // One chip's share of a deployment (docs/model.md "Parallelism over chips"; set by shard_config, never read from a
+  // file): the routed experts are spread over `expert_shards` chips (whole experts each, this chip's share of the
+  // routed rows); a pipeline stage that is not the first has no embedding, one that is not the last no final norm,
+  // lm_head or sampling.
+  std::int64_t expert_shards = 1;
+  bool first_stage = true, last_stage = true;
   std::vector<std::string> notes;  // assumptions of the reading the output states (bf16, an unknown family)
 };
 /// Hugging Face config.json: Llama / Mistral / Mixtral / Qwen2 / Qwen2-MoE / DeepSeek-MoE / Phi-3 / Gemma (gated
@@ -108,6 +115,18 @@ struct ModelOp {
   GemmSource source = GemmSource::kConfig;
 };
 
+/// Parallelism over chips (docs/model.md "Parallelism over chips"): tensor parallelism over `tp` chips (Megatron:
+/// QKV and gate/up column-parallel, O and down row-parallel with an all-reduce after each, vocab-parallel embedding
+/// and lm_head), `pp` pipeline stages of consecutive layers, expert parallelism over `ep` chips of the TP group.
+struct Parallel {
+  std::int64_t tp = 1, pp = 1, ep = 1;
+  std::int64_t micro_batches = 0;  // pipeline micro-batches per step (0: the largest divisor of the batch <= pp)
+  /// The element type of the row-parallel all-reduces ("" = the scheme's activation format; docs/model.md)
+  std::string collective_dtype;
+  [[nodiscard]] std::int64_t chips() const { return tp * pp; }
+  [[nodiscard]] bool any() const { return tp > 1 || pp > 1 || ep > 1; }
+};
+
 /// The bindings policy: prefill runs `batch` sequences of --seq-len tokens, decode one token for each of `batch`
 /// sequences at --context; the user's --bind wins.
 struct Phases {
@@ -121,6 +140,8 @@ struct Phases {
   /// --chunk C (0: off): a config plan adds the entry chunked_prefill, one prompt of seq_len tokens in steps of at
   /// most C tokens with the `batch` running decode rows in the same GEMMs (docs/model.md "Chunked prefill")
   std::int64_t chunk = 0;
+  /// --tp / --pp / --ep: a deployment over chips (compare and export cost it; the plan itself is one accelerator's)
+  Parallel parallel;
   std::map<std::string, std::int64_t> bindings;  // --bind
   /// --calls NAME=N: calls of a function of a module without a Relax entry (default 1; docs/model.md "Any dump")
   std::map<std::string, std::int64_t> calls;
@@ -368,11 +389,84 @@ enum class RankBy { kListed, kTtft, kTpot, kE2e, kEnergy, kEdp };
 RankBy parse_rank_by(const std::string& text);
 std::string to_string(RankBy r);
 
+// ------------------------------------------------------------- deployments over chips
+
+/// The element format of a collective: bits per element and the scales that travel with the data (a dynamic
+/// activation scale per token, per group along the row or per tensor; a static scale is known to every chip).
+struct CollectiveFormat {
+  std::string dtype = "float16";  // the scheme's activation dtype, or --collective-dtype's
+  std::int64_t bits = 16;
+  quant::Granularity scale = quant::Granularity::kNone;  // kToken, kGroup, kTensor: scales travel; else none
+  std::int64_t group = 0, scale_bits = 0;
+  bool from_scheme = true;  // false: --collective-dtype
+};
+/// The row-parallel all-reduce's format under scheme `s`: `dtype` (fp32 | fp16 | bf16 | fp8 | int8 | int4; the 8- and
+/// 4-bit ones carry a float32 scale per token) or, when empty, the scheme's activation format. Throws InputError.
+CollectiveFormat collective_format(const quant::Scheme& s, const std::string& dtype);
+/// Bytes of `rows` x `cols` elements in format f, with the scales of those rows.
+std::int64_t chunk_bytes(const CollectiveFormat& f, std::int64_t rows, std::int64_t cols);
+
+/// A collective on the chip links: bytes each chip sends, seconds, and joules over every link.
+struct CollectiveCost {
+  std::int64_t bytes_per_chip = 0;
+  double seconds = 0, energy_j = 0;
+  void add(const CollectiveCost& o, std::int64_t times = 1);
+};
+/// All-reduce of a rows x cols tensor over n chips: reduce-scatter then all-gather of n chunks of cols/n columns
+/// (cols % n == 0). Ring: 2(n-1) steps of one chunk per chip (bytes per chip 2(n-1)/n of the data); fully
+/// connected: 2 steps, n-1 chunks per chip over n-1 links at once. Each step costs the link latency + chunk /
+/// bandwidth.
+CollectiveCost all_reduce(const arch::ChipLink& link, std::int64_t n, const CollectiveFormat& f, std::int64_t rows,
+                          std::int64_t cols);
+/// All-gather of rows x cols_per_chip from each of n chips (ring: n-1 steps; fully connected: 1).
+CollectiveCost all_gather(const arch::ChipLink& link, std::int64_t n, const CollectiveFormat& f, std::int64_t rows,
+                          std::int64_t cols_per_chip);
+/// One hop of `bytes` (a pipeline stage boundary).
+CollectiveCost send_recv(const arch::ChipLink& link, std::int64_t bytes);
+
+/// One chip's config under tensor and expert parallelism: heads, KV heads and the MLP widths / tp, experts / ep, the
+/// vocabulary ⌈vocab / tp⌉ (padded, noted). A degree that does not divide a field is an InputError naming it.
+ModelConfig shard_config(const ModelConfig& c, const Parallel& p, std::vector<std::string>* notes = nullptr);
+/// Layers per pipeline stage: the first L mod pp stages ⌈L/pp⌉ layers, the others ⌊L/pp⌋ (pp <= L, else InputError).
+std::vector<std::int64_t> stage_layers(std::int64_t layers, std::int64_t pp);
+/// A stage of `layers` consecutive layers from layer `first` of a (sharded) config; its window and MoE layers are the
+/// ones in its range, counting those kinds as the model's last layers (docs/model.md).
+ModelConfig stage_config(const ModelConfig& chip, std::int64_t first, std::int64_t layers, bool last);
+
+/// A phase of a deployment, per step (docs/model.md "Parallelism over chips").
+struct DeployPhase {
+  double latency_s = 0;               // the deployment's step: stages, collectives, send/recv, pipeline bubble
+  double energy_j = 0;                // every chip's work + every link's bits
+  std::int64_t dram_bytes = 0;        // every chip's
+  double chip_latency_s = 0;          // the busiest chip's own work (GEMMs and operators; no collectives)
+  double chip_energy_j = 0;           // that chip's energy (no links)
+  std::int64_t chip_dram_bytes = 0;   // that chip's DRAM bytes
+  std::int64_t collective_bytes = 0;  // sent by one chip of the busiest stage (all-reduces, logits all-gather)
+  double collective_s = 0;            // that chip's collective time (on its critical path)
+  double link_energy_j = 0;           // every collective and send/recv over the links (part of energy_j)
+  std::int64_t send_recv_bytes = 0;   // pipeline: activations over all stage boundaries (one TP rank's copy)
+  double send_recv_s = 0;
+  double bubble_fraction = 0;  // idle chip-time / (stages x latency)
+};
+struct DeployRow {
+  DeployPhase prefill, decode;
+  std::int64_t weight_bytes_per_chip = 0;  // the largest stage's weights on one chip
+  CollectiveFormat collective;             // the row-parallel all-reduces' format
+};
+struct Deployment {
+  Parallel parallel;
+  std::int64_t micro_batches = 1;
+  std::vector<std::int64_t> stages;  // layers per stage
+  arch::ChipLink link;
+};
+
 struct CompareRow {
   std::string scheme;                      // name; a dump's own schemes: "q4f16_1 (dump)"
   PhaseSum prefill, decode;
   std::optional<RequestFigures> request;  // with a Request (compare --prompt-len / --gen-len)
-  std::vector<EntrySum> other;            // the other entries, by name (empty for prefill/decode models)
+  /// over chips (--tp / --pp / --ep): the deployment's figures; prefill / decode then hold the deployment's sums
+  std::optional<DeployRow> deploy;
+  std::vector<EntrySum> other;  // the other entries, by name (empty for prefill/decode models)
   double prefill_tokens_per_s = 0, decode_tokens_per_s = 0;  // batch·seq_len / prefill, batch / decode step latency
   double decode_energy_per_token_j = 0;                      // decode step energy / batch (one token per sequence)
   double scale_traffic_share = 0, prefill_scale_traffic_share = 0;          // scale bytes / DRAM bytes
@@ -385,9 +479,10 @@ struct CompareResult {
   std::vector<CompareRow> rows;   // the first row is the baseline of the ratios
   /// compare --search: each row at its scheme's own best mapping; what was searched ("" for a plain compare)
   std::string searched;
-  std::vector<std::string> mappings;  // compare --search: each row's mapping ("ws 32x32"), else empty
-  RankBy ranked = RankBy::kListed;    // the rows' order (ratios are against the first row in that order)
-  std::optional<Request> request;     // the requests of the rows' `request` figures
+  std::vector<std::string> mappings;     // compare --search: each row's mapping ("ws 32x32"), else empty
+  RankBy ranked = RankBy::kListed;       // the rows' order (ratios are against the first row in that order)
+  std::optional<Request> request;        // the requests of the rows' `request` figures
+  std::optional<Deployment> deployment;  // --tp / --pp / --ep
 };
 
 /// One scheme's row from its run (per-phase sums; the ratios are set by set_ratios).
@@ -404,10 +499,45 @@ std::vector<std::optional<quant::Scheme>> compare_schemes(const std::string& lis
 CompareResult compare(cost::Estimator& est, const Model& model, const Phases& phases,
                       const std::vector<std::optional<quant::Scheme>>& schemes,
                       const std::function<void(std::size_t, const std::string&)>& progress = {});
+/// compare over chips (ph.parallel): one row per scheme, the model's config `cfg` sharded per chip and stage; each
+/// row's prefill / decode sums are the deployment's (latency with collectives and bubble; energy and DRAM bytes over
+/// every chip, energy_j with the links' energy, energy_by_term the chips' only). Throws InputError.
+CompareResult compare_deployed(cost::Estimator& est, const Model& whole, const ModelConfig& cfg, const Phases& ph,
+                               const std::vector<std::optional<quant::Scheme>>& schemes,
+                               const std::function<void(std::size_t, const std::string&)>& progress = {});
+
 /// Each row's request figures (rows in the order of `schemes`, as compare made them), then the rows ordered by
 /// `rank` (stable; kListed keeps them) and the ratios set against the new first row.
 void add_requests(CompareResult& c, cost::Estimator& est, const PlanAt& plan_at, const Phases& phases,
                   const Request& req, const std::vector<std::optional<quant::Scheme>>& schemes, RankBy rank,
                   const std::optional<ModelConfig>& cfg);
+
+// ------------------------------------------------------------- exports for serving simulators
+
+/// Latency tables for a serving simulator (docs/export.md): LLMServingSim 2.0's profile bundle or Vidur's profiling
+/// CSVs, one chip of a --tp group under one scheme.
+enum class ExportFormat { kLlmServingSim, kVidur };
+/// "llmservingsim" | "vidur"; parse throws InputError otherwise.
+ExportFormat parse_export_format(const std::string& text);
+std::string to_string(ExportFormat f);
+/// The grid of the tables: token counts 1 .. max_tokens (LLMServingSim's dense grid: every count to 15, then steps of
+/// 4 to 63, then 16, and max), sequences 1 .. max_seqs, KV lengths 16 .. max_kv doubling (and max).
+struct ExportGrid {
+  std::int64_t max_tokens = 512, max_seqs = 64, max_kv = 4096;
+};
+using ExportCell = std::variant<std::string, std::int64_t, double>;  // a double is a time, written %.6g
+/// One CSV file of a bundle (path relative to the output folder) or a text file (columns empty, `text` set).
+struct ExportTable {
+  std::string path;
+  std::vector<std::string> columns;
+  std::vector<std::vector<ExportCell>> rows;
+  std::string text;
+};
+/// The tables of one scheme on `est`'s arch: `cfg` sharded over `tp` chips (config plans; MoE models are refused),
+/// per-layer times of one call on one chip, collectives at the scheme's format (`collective_dtype` as
+/// --collective-dtype).
+std::vector<ExportTable> export_tables(ExportFormat format, cost::Estimator& est, const ModelConfig& cfg,
+                                       const quant::Scheme& scheme, std::int64_t tp,
+                                       const std::string& collective_dtype, const ExportGrid& grid);
 
 }  // namespace tenet_cost::model

@@ -73,6 +73,8 @@ constexpr std::int64_t kMaxDramBytes = std::int64_t{1} << 56;     // 64 PiB
 constexpr std::int64_t kMaxUnitPerCycle = std::int64_t{1} << 24;  // dequant / vector throughput
 constexpr std::int64_t kMaxMacRate = 65536;                       // MACs per PE per cycle
 constexpr double kMaxEnergyPj = 1e6;                              // per MAC, bit, element or op
+constexpr double kMaxLinkGbPerS = 1e6;                            // chip link: 1 PB/s
+constexpr double kMaxLinkLatencyUs = 1e6;                         // chip link: 1 s per hop
 
 // Reads the fields of one JSON object; `from` is the offset of the object's own
 // key in the text, so keys that repeat in several sections ("fp16") are located
@@ -183,8 +185,9 @@ Arch parse_arch(const std::string& text, const std::string& filename) {
   const json doc = parse_json_document(text, filename, JsonLimits{kMaxArchBytes, kMaxArchNesting, "arch config"});
   if (!doc.is_object()) throw InputError(SourceLocation{filename, 1, 1}, "expected a JSON object describing an arch");
   Reader r{text, filename};
-  r.check_keys(doc, "arch", {"name", "description", "pe_array", "macs_per_pe_per_cycle", "buffer", "dram",
-                             "clock_mhz", "dequant", "vector_unit", "energy_pj", "sources"});
+  r.check_keys(doc, "arch",
+               {"name", "description", "pe_array", "macs_per_pe_per_cycle", "buffer", "dram", "clock_mhz", "dequant",
+                "vector_unit", "energy_pj", "chip_link", "sources"});
   Arch a;
   a.file = filename;
   a.name = r.string(doc, "name", fs::path(filename).stem().string());
@@ -270,6 +273,21 @@ Arch parse_arch(const std::string& text, const std::string& filename) {
     a.dequant_pj = re.number(e, "dequant", 0, kMaxEnergyPj);
     a.vector_op_pj = re.number(e, "vector_op", 0, kMaxEnergyPj);
   }
+  if (doc.contains("chip_link")) {
+    const json& l = doc["chip_link"];
+    const Reader rl = r.section("chip_link");
+    if (!l.is_object()) r.fail("chip_link", "expected an object {gb_per_s, latency_us, pj_per_bit, topology}");
+    rl.check_keys(l, "chip_link", {"gb_per_s", "latency_us", "pj_per_bit", "topology"});
+    a.chip_link.given = true;
+    a.chip_link.gb_per_s = rl.number(l, "gb_per_s", a.chip_link.gb_per_s, kMaxLinkGbPerS);
+    if (a.chip_link.gb_per_s <= 0) rl.fail("gb_per_s", "expected 'gb_per_s' above 0, found 0");
+    a.chip_link.latency_us = rl.number(l, "latency_us", a.chip_link.latency_us, kMaxLinkLatencyUs);
+    a.chip_link.pj_per_bit = rl.number(l, "pj_per_bit", a.chip_link.pj_per_bit, kMaxEnergyPj);
+    const std::string topo = rl.string(l, "topology", "ring");
+    if (topo != "ring" && topo != "fully_connected")
+      rl.fail("topology", "expected 'topology' ring or fully_connected, found " + quote_for_message(topo));
+    a.chip_link.topology = topo == "ring" ? ChipTopology::kRing : ChipTopology::kFullyConnected;
+  }
   if (doc.contains("sources")) {
     const json& s = doc["sources"];
     if (!s.is_array()) r.fail("sources", "expected an array of strings");
@@ -336,6 +354,8 @@ std::string to_string(Buffering b) { return b == Buffering::kSerial ? "serial" :
 std::string to_string(TileBuffering b) { return b == TileBuffering::kDouble ? "double" : "single"; }
 
 std::string to_string(DequantPlacement p) { return p == DequantPlacement::kPE ? "pe" : "edge"; }
+
+std::string to_string(ChipTopology t) { return t == ChipTopology::kRing ? "ring" : "fully_connected"; }
 
 Arch::MacUnit Arch::mac_unit(const std::string& precision) const {
   // each precision's chain: the first the arch lists runs it; a block-scaled precision falls back to a wider

@@ -54,6 +54,29 @@ std::optional<model::Request> request_of(const CLI::App* cmd, const RequestArgs&
   return req;
 }
 
+// compare over chips (--tp / --pp / --ep; docs/model.md "Parallelism over chips").
+std::string deployed_compare(const ModelArgs& args, const std::vector<std::optional<quant::Scheme>>& schemes,
+                             report::Format format, bool request_or_search) {
+  if (request_or_search)
+    throw InputError(
+        "--tp / --pp / --ep: a deployment is compared per prefill and decode step; requests (--prompt-len / "
+        "--gen-len) and --search are costed on one chip");
+  if (format == report::Format::kHtml)
+    throw InputError("the html report has no deployment section: use table, json or csv");
+  cost::Estimator est = make_estimator(args);
+  const model::Phases ph = phases(args);
+  const model::Model plan = plan_source(args).at(ph);
+  if (!plan.config)
+    throw InputError(
+        "--tp / --pp / --ep shard a config's plan (--hf-config or --mlc-config); a dump's or --gemm's GEMMs are one "
+        "chip's shapes already");
+  Progress progress("compare", "schemes", schemes.size());
+  return report::render(
+      model::compare_deployed(est, plan, *plan.config, ph, schemes,
+                              [&](std::size_t done, const std::string& s) { progress.step(done, s); }),
+      format);
+}
+
 }  // namespace
 
 CLI::App* add_compare(CLI::App& app, const Command& self, Context& ctx) {
@@ -65,6 +88,7 @@ CLI::App* add_compare(CLI::App& app, const Command& self, Context& ctx) {
   cmd->add_option("DUMP", args->dump, "Dump (default: the shipped Llama-2-7B)");
   cmd->add_option("--quant", args->quant, "Comma-separated schemes (default: " + default_list() + ")");
   add_model_options(cmd, *args);
+  add_parallel_options(cmd, *args);
   cmd->add_flag("--search", *searched,
                 "Rank each scheme at its own best mapping (the search's dataflow, array and tiles; docs/search.md)");
   add_search_options(cmd, *sargs);
@@ -87,6 +111,10 @@ CLI::App* add_compare(CLI::App& app, const Command& self, Context& ctx) {
           "(--prompt-len / --gen-len) are costed by a plain compare");
     if (request && format == report::Format::kHtml)
       throw InputError("the html report has no request section: use --format table, json or csv with a request");
+    if (deployed(*args)) {
+      ctx.result = deployed_compare(*args, schemes, format, request.has_value() || *searched);
+      return;
+    }
     if (!*searched) {
       for (const char* flag : {"--dataflows", "--pe-budget", "--jobs"})
         if (cmd->count(flag) > 0) throw InputError(std::string(flag) + " needs --search");

@@ -19,6 +19,10 @@ const std::vector<Command>& commands() {
        "a grid of compare points (models x archs x --set variants x dataflows x schemes x lengths) on threads, "
        "resumable and shardable; `sweep merge` joins the shards' results",
        "[sweep.md](sweep.md)", add_sweep},
+      {"export",
+       "latency tables of a model under each scheme for a serving simulator: LLMServingSim 2.0's profile bundle or "
+       "Vidur's profiling CSVs",
+       "[export.md](export.md)", add_export},
       {"quant", "`quant list`: the quantization schemes and the generic scheme grammar", "[quant.md](quant.md)",
        add_quant},
   };

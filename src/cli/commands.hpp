@@ -37,6 +37,7 @@ CLI::App* add_compare(CLI::App& app, const Command& self, Context& ctx);   // cm
 CLI::App* add_search(CLI::App& app, const Command& self, Context& ctx);    // cmd_search.cpp
 CLI::App* add_sweep(CLI::App& app, const Command& self, Context& ctx);     // cmd_sweep.cpp
 CLI::App* add_quant(CLI::App& app, const Command& self, Context& ctx);     // cmd_quant.cpp
+CLI::App* add_export(CLI::App& app, const Command& self, Context& ctx);    // cmd_export.cpp
 
 /// The folder holding configs/ and workloads/ (data_root.cpp): $TENET_COST_DATA when set, else next to
 /// the executable (.., ../share/tenet-cost, ., ../..), else the source tree it was built from.

@@ -1,6 +1,7 @@
 // estimate / compare flags -> library objects (model_args.hpp).
 #include "model_args.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
@@ -62,6 +63,30 @@ void add_model_options(CLI::App* cmd, ModelArgs& a) {
   add_engine_points_option(cmd, a.engine_points);
 }
 
+void add_parallel_options(CLI::App* cmd, ModelArgs& a) {
+  cmd->add_option("--tp", a.tp,
+                  "Tensor parallelism over N chips (config plans; default: --mlc-config's tensor_parallel_shards, "
+                  "else 1): QKV / gate-up column-parallel, O / down row-parallel with an all-reduce each");
+  cmd->add_option("--pp", a.pp,
+                  "Pipeline stages (default: --mlc-config's pipeline_parallel_stages, else 1): consecutive layers "
+                  "per stage, activations sent between them");
+  cmd->add_option("--ep", a.ep, "Expert parallelism (MoE) over the N chips of the TP group (N = --tp; default 1)");
+  cmd->add_option("--micro-batches", a.micro_batches,
+                  "Pipeline micro-batches per step (must divide --batch; default: the largest divisor <= --pp)");
+  cmd->add_option("--collective-dtype", a.collective_dtype,
+                  "activation (default: the scheme's activation format, its dynamic scales travel too) | fp32 | fp16 "
+                  "| bf16 | fp8 | int8 | int4 (8/4-bit: a float32 scale per token): the all-reduces' element type");
+}
+
+bool deployed(ModelArgs& a) {
+  if (!a.mlc_config.empty() && (a.tp == 0 || a.pp == 0)) {
+    const model::MlcChatConfig mlc = model::load_mlc_chat_config(a.mlc_config);
+    if (a.tp == 0) a.tp = mlc.tensor_parallel_shards;
+    if (a.pp == 0) a.pp = mlc.pipeline_parallel_stages;
+  }
+  return a.tp > 1 || a.pp > 1 || a.ep > 1 || a.micro_batches > 0 || a.collective_dtype != "activation";
+}
+
 void add_engine_points_option(CLI::App* cmd, std::int64_t& points) {
   cmd->add_option("--engine-points", points,
                   "Statement instances the TENET engine may enumerate in one small instance (default 20000000); "
@@ -80,6 +105,11 @@ model::Phases phases(const ModelArgs& a) {
   ph.batch = a.batch;
   ph.allow_long_context = a.allow_long_context;
   ph.chunk = a.chunk;
+  ph.parallel.tp = std::max<std::int64_t>(a.tp, 1);
+  ph.parallel.pp = std::max<std::int64_t>(a.pp, 1);
+  ph.parallel.ep = a.ep;
+  ph.parallel.micro_batches = a.micro_batches;
+  ph.parallel.collective_dtype = a.collective_dtype == "activation" ? "" : a.collective_dtype;
   ph.attention = model::parse_attention(a.attention);
   if (!a.bind.empty()) ph.bindings = parse_bindings(a.bind);
   ph.calls = model::parse_calls(a.calls);

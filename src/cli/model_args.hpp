@@ -22,6 +22,10 @@ struct ModelArgs {
   std::vector<std::string> calls;    // --calls NAME=N, repeatable: counts of a module without a Relax entry
   std::vector<std::string> entries;  // --entry NAME, repeatable: the dump's entries to cost
   std::int64_t seq_len = 2048, context = 2048, batch = 1, chunk = 0;
+  // --tp / --pp / --ep / --micro-batches / --collective-dtype: a deployment over chips (0: not given; --mlc-config's
+  // tensor_parallel_shards / pipeline_parallel_stages then, else 1)
+  std::int64_t tp = 0, pp = 0, ep = 1, micro_batches = 0;
+  std::string collective_dtype = "activation";
   bool strict = false;                                      // --strict: a plan over the arch's dram.bytes is an error
   bool allow_long_context = false;                          // --allow-long-context: beyond max_position_embeddings
   std::vector<std::string> set;                             // --set KEY=VALUE (arch overrides), in order
@@ -37,6 +41,11 @@ void add_time_limit_option(CLI::App* cmd, double& seconds);
 /// --engine-points N (the TENET engine's limit of statement instances per brute-forced small instance).
 void add_engine_points_option(CLI::App* cmd, std::int64_t& points);
 model::Phases phases(const ModelArgs& a);
+/// --tp / --pp / --ep / --micro-batches / --collective-dtype (the --mlc-config's shards and stages by default).
+void add_parallel_options(CLI::App* cmd, ModelArgs& a);
+/// A deployment over chips was asked for (by the flags, or by the --mlc-config's shards / stages, which it copies
+/// into --tp / --pp when those are not given).
+bool deployed(ModelArgs& a);
 /// The cost options named by the flags (--tile rules, --array-model, --objective).
 cost::Options cost_options(const ModelArgs& a);
 /// The arch named by --arch (a preset, a JSON file or the default) with the --set overrides applied.

@@ -304,14 +304,19 @@ std::int64_t parameter_count(const ModelConfig& c) {
       add(mul(H, mul(add(c.heads, mul(2, c.kv_heads)), c.head_dim)), mul(mul(c.heads, c.head_dim), H));
   const std::int64_t mlp_factor = c.gated_mlp ? 3 : 2;
   const std::int64_t dense_mlp = mul(mlp_factor, mul(H, c.intermediate));
-  std::int64_t moe_mlp = add(mul(c.experts, mul(3, mul(H, c.expert_intermediate))), mul(c.experts, H));  // + router
+  // this chip's experts (expert parallelism: experts / expert_shards) and the router
+  std::int64_t moe_mlp =
+      add(mul(c.experts / c.expert_shards, mul(3, mul(H, c.expert_intermediate))), mul(c.experts, H));
   moe_mlp = add(moe_mlp, mul(3, mul(H, c.shared_intermediate)));
   if (c.shared_expert_gate) moe_mlp = add(moe_mlp, H);
   const std::int64_t norms = mul(2, H);
   std::int64_t p = add(mul(c.layers - c.moe_layers, add(add(attn, dense_mlp), norms)),
                        mul(c.moe_layers, add(add(attn, moe_mlp), norms)));
-  p = add(p, mul(c.tie_embeddings ? 1 : 2, mul(c.vocab, H)));
-  return add(p, H);  // the final norm
+  // the embedding (first pipeline stage) and lm_head (last; the same matrix when tied), the final norm (last)
+  const std::int64_t tables =
+      c.tie_embeddings ? (c.first_stage || c.last_stage ? 1 : 0) : (c.first_stage ? 1 : 0) + (c.last_stage ? 1 : 0);
+  p = add(p, mul(tables, mul(c.vocab, H)));
+  return c.last_stage ? add(p, H) : p;
 }
 
 double expected_experts(std::int64_t experts, std::int64_t k, std::int64_t tokens) {

@@ -77,10 +77,16 @@ std::vector<std::string> mlc_notes(const MlcChatConfig& m, const Phases& ph) {
                     "one pass (chunked prefill is not modelled here)");
   if (m.tensor_parallel_shards > 1)
     notes.push_back(q + "tensor_parallel_shards " + std::to_string(m.tensor_parallel_shards) +
-                    ": not modelled, the plan runs the whole model on one accelerator");
+                    (ph.parallel.tp == m.tensor_parallel_shards
+                         ? ": costed over " + std::to_string(ph.parallel.tp) + " chips (--tp)"
+                         : std::string(": not modelled here, the plan runs the whole model on one accelerator "
+                                       "(compare costs the shards as --tp)")));
   if (m.pipeline_parallel_stages > 1)
     notes.push_back(q + "pipeline_parallel_stages " + std::to_string(m.pipeline_parallel_stages) +
-                    ": not modelled, the plan runs every layer on one accelerator");
+                    (ph.parallel.pp == m.pipeline_parallel_stages
+                         ? ": costed as " + std::to_string(ph.parallel.pp) + " pipeline stages (--pp)"
+                         : std::string(": not modelled here, the plan runs every layer on one accelerator "
+                                       "(compare costs the stages as --pp)")));
   if (m.max_batch > 0 && ph.batch > m.max_batch)
     notes.push_back(q + "--batch " + std::to_string(ph.batch) + " is over the build's max_batch_size " +
                     std::to_string(m.max_batch));

@@ -15,6 +15,8 @@ std::int64_t prod(std::initializer_list<std::int64_t> xs) {
   return p;
 }
 
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
+
 // Element operations per element (docs/model.md "Operators").
 constexpr std::int64_t kNormOps = 4;     // square, accumulate, scale by 1/rms, multiply by the weight
 constexpr std::int64_t kRotaryOps = 3;   // x·cos + rotate(x)·sin
@@ -33,7 +35,7 @@ void phase_ops(std::vector<ModelOp>& out, const ModelConfig& c, Phase phase, std
   auto op = [&](const char* name, std::int64_t calls, std::int64_t ops, std::int64_t read, std::int64_t write) {
     out.push_back(ModelOp{name, entry, phase, calls, cost::OpShape{ops, read, write}, GemmSource::kConfig});
   };
-  op("embedding", 1, 0, prod({TH, e}), prod({TH, e}));
+  if (c.first_stage) op("embedding", 1, 0, prod({TH, e}), prod({TH, e}));
   // per layer: two norms, rotary of q and k, the KV-cache append, softmax, activation, two residual adds
   op("norm", checked_mul(2, L, "calls"), prod({kNormOps, TH}), prod({TH + H, e}), prod({TH, e}));
   if (c.model_type != "gpt2") {
@@ -60,10 +62,12 @@ void phase_ops(std::vector<ModelOp>& out, const ModelConfig& c, Phase phase, std
   };
   mlp_act(L - c.moe_layers, prod({T, c.intermediate}));
   if (c.moe_layers > 0)
-    mlp_act(c.moe_layers, checked_add(prod({T, c.experts_per_token, c.expert_intermediate}),
-                                      prod({T, c.shared_intermediate}), "MoE activations"));
+    mlp_act(c.moe_layers,
+            checked_add(prod({ceil_div(prod({T, c.experts_per_token}), c.expert_shards), c.expert_intermediate}),
+                        prod({T, c.shared_intermediate}), "MoE activations"));
   op("residual_add", checked_mul(2, L, "calls"), TH, prod({2, TH, e}), prod({TH, e}));
-  // once: the final norm, then sampling over the last token's fp32 logits of each sequence
+  // once (the last pipeline stage): the final norm, then sampling over the last token's fp32 logits of each sequence
+  if (!c.last_stage) return;
   op("final_norm", 1, prod({kNormOps, TH}), prod({TH + H, e}), prod({TH, e}));
   const std::int64_t logits = prod({ph.batch, c.vocab});
   op("sampling", 1, prod({kSoftmaxOps, logits}), prod({logits, 4}), prod({ph.batch, 4}));

@@ -187,8 +187,12 @@ void layer_gemms(std::vector<ModelGemm>& out, const ModelConfig& c, Phase phase,
     // the router, the routed experts (tokens·k rows spread over the experts touched), the shared experts
     const std::int64_t M = c.moe_layers, E = c.experts, k = c.experts_per_token, I = c.expert_intermediate;
     lin("router", tokens, E, c.hidden, M);
-    const std::int64_t rows = checked_mul(tokens, k, "routed rows");
-    const std::int64_t touched = experts_touched(E, k, tokens);
+    // expert parallelism: this chip holds E / shards whole experts and gets its share of the routed rows
+    const std::int64_t es = c.expert_shards;
+    const std::int64_t all_rows = checked_mul(tokens, k, "routed rows");
+    const std::int64_t rows = all_rows / es + (all_rows % es != 0 ? 1 : 0);
+    const std::int64_t all_touched = experts_touched(E, k, tokens);
+    const std::int64_t touched = std::min(E / es, all_touched / es + (all_touched % es != 0 ? 1 : 0));
     const std::int64_t q = rows / touched, rem = rows % touched;
     const std::int64_t gate_up = checked_mul(2, I, "expert width");
     for (const auto& [m, n] : {std::pair{q + 1, rem}, std::pair{q, touched - rem}}) {
@@ -212,7 +216,7 @@ void layer_gemms(std::vector<ModelGemm>& out, const ModelConfig& c, Phase phase,
     notes->push_back("sliding window " + std::to_string(c.sliding_window) + " in " + std::to_string(c.window_layers) +
                      " of " + std::to_string(L) + " layers: " + to_string(phase) + " attention there sees at most " +
                      std::to_string(c.sliding_window) + " keys per query");
-  lin("lm_head", ph.batch, c.vocab, c.hidden, 1, true);  // MLC computes logits of each sequence's last token only
+  if (c.last_stage) lin("lm_head", ph.batch, c.vocab, c.hidden, 1, true);  // logits of each sequence's last token
 }
 
 }  // namespace detail

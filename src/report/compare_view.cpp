@@ -102,6 +102,66 @@ std::string request_text(const model::CompareResult& c) {
          render_text(request_table(c));
 }
 
+json deploy_phase_json(const model::DeployPhase& d) {
+  return {
+      {"latency_s", d.latency_s},
+      {"energy_j", d.energy_j},
+      {"dram_bytes", d.dram_bytes},
+      {"per_chip", {{"latency_s", d.chip_latency_s}, {"energy_j", d.chip_energy_j}, {"dram_bytes", d.chip_dram_bytes}}},
+      {"collective_bytes", d.collective_bytes},
+      {"collective_s", d.collective_s},
+      {"link_energy_j", d.link_energy_j},
+      {"send_recv_bytes", d.send_recv_bytes},
+      {"send_recv_s", d.send_recv_s},
+      {"bubble_fraction", d.bubble_fraction}};
+}
+
+json deploy_row_json(const model::DeployRow& r) {
+  return {{"collective_dtype", r.collective.dtype},
+          {"collective_bits", r.collective.bits},
+          {"collective_scales", quant::to_string(r.collective.scale)},
+          {"collective_dtype_from", r.collective.from_scheme ? "scheme" : "--collective-dtype"},
+          {"weight_bytes_per_chip", r.weight_bytes_per_chip},
+          {"prefill", deploy_phase_json(r.prefill)},
+          {"decode", deploy_phase_json(r.decode)}};
+}
+
+json deployment_json(const model::Deployment& d) {
+  return {{"tp", d.parallel.tp},
+          {"pp", d.parallel.pp},
+          {"ep", d.parallel.ep},
+          {"chips", d.parallel.chips()},
+          {"micro_batches", d.micro_batches},
+          {"layers_per_stage", d.stages},
+          {"chip_link",
+           {{"topology", arch::to_string(d.link.topology)},
+            {"gb_per_s", d.link.gb_per_s},
+            {"latency_us", d.link.latency_us},
+            {"pj_per_bit", d.link.pj_per_bit},
+            {"from", d.link.given ? "arch" : "default"}}}};
+}
+
+// The deployment's columns of the comparison (per step; the collectives per chip).
+void add_deploy_columns(Table& t, const model::CompareResult& c) {
+  for (const char* h : {"chips", "coll_dtype", "weights_GB/chip", "prefill_coll_ms", "decode_coll_ms",
+                        "decode_coll_KB/chip", "decode_link_mJ", "decode_bubble_%"}) {
+    t.headers.emplace_back(h);
+    t.right_align.push_back(true);
+  }
+  for (std::size_t i = 0; i < t.rows.size(); ++i) {
+    const model::DeployRow& d = *c.rows[i].deploy;
+    auto& row = t.rows[i];
+    row.push_back(std::to_string(c.deployment->parallel.chips()));
+    row.push_back(d.collective.dtype);
+    row.push_back(fixed(static_cast<double>(d.weight_bytes_per_chip) / 1e9, 3));
+    row.push_back(fixed(d.prefill.collective_s * 1e3, 3));
+    row.push_back(fixed(d.decode.collective_s * 1e3, 3));
+    row.push_back(fixed(static_cast<double>(d.decode.collective_bytes) / 1e3, 1));
+    row.push_back(fixed(d.decode.link_energy_j * 1e3, 3));
+    row.push_back(fixed(100.0 * d.decode.bubble_fraction, 1));
+  }
+}
+
 }  // namespace
 
 std::string render(const model::CompareResult& c, Format fmt) {
@@ -140,6 +200,7 @@ std::string render(const model::CompareResult& c, Format fmt) {
       x["prefill_traffic_ratio_vs_first"] = r.prefill_traffic_ratio_vs_first;
       if (!c.searched.empty()) x["mapping"] = c.mappings.at(j["rows"].size());
       if (r.request) x["request"] = request_json(*r.request);
+      if (r.deploy) x["deployment"] = deploy_row_json(*r.deploy);
       if (!r.other.empty()) {
         x["entries"] = json::object();
         for (const auto& e : r.other) {
@@ -152,6 +213,7 @@ std::string render(const model::CompareResult& c, Format fmt) {
       j["rows"].push_back(x);
     }
     if (!c.searched.empty()) j["searched"] = c.searched;
+    if (c.deployment) j["deployment"] = deployment_json(*c.deployment);
     if (c.request)
       j["request"] = {{"prompt_len", c.request->prompt_len},
                       {"gen_len", c.request->gen_len},
@@ -198,6 +260,7 @@ std::string render(const model::CompareResult& c, Format fmt) {
     t.right_align.push_back(false);
     for (std::size_t i = 0; i < t.rows.size(); ++i) t.rows[i].push_back(c.mappings.at(i));
   }
+  if (c.deployment) add_deploy_columns(t, c);
   if (c.request && csv) {  // the request's columns after the others
     for (const auto& h : request_headers()) t.headers.push_back(h);
     for (std::size_t i = 0; i < t.rows.size(); ++i)
@@ -211,8 +274,12 @@ std::string render(const model::CompareResult& c, Format fmt) {
            ", each scheme at its own best mapping (search: " + c.searched + "; tiles per GEMM), " +
            run_info_text(c.info) + "; speedup and traffic ratio: decode, vs " + c.rows.front().scheme + "\n" +
            render_text(t) + others + notes_text(c.info);
-  return head + "; speedup and traffic ratio: decode, vs " + c.rows.front().scheme + "\n" + render_text(t) + others +
-         notes_text(c.info);
+  const std::string over =
+      c.deployment ? "; over " + std::to_string(c.deployment->parallel.chips()) +
+                         " chips: latency, energy and DRAM bytes per step of the whole deployment, coll_* per chip"
+                   : std::string();
+  return head + over + "; speedup and traffic ratio: decode, vs " + c.rows.front().scheme + "\n" + render_text(t) +
+         others + notes_text(c.info);
 }
 
 }  // namespace tenet_cost::report

@@ -1,0 +1,203 @@
+// compare over a deployment of chips (docs/model.md "Parallelism over chips"): each pipeline stage's per-chip plan
+// (the config sharded by tensor / expert parallelism, its layers), run per micro-batch with its collectives, then the
+// pipeline's step: the stages in sequence for the first micro-batch, then one per busiest-stage period.
+#include <algorithm>
+#include <numeric>
+
+#include "tenet_cost/checked.hpp"
+#include "tenet_cost/error.hpp"
+#include "tenet_cost/model.hpp"
+
+namespace tenet_cost::model {
+
+namespace {
+
+// One stage's figures per micro-batch on one chip: its own work and its collectives, per phase.
+struct StagePhase {
+  PhaseSum chip;
+  CollectiveCost collectives;
+};
+struct StageRun {
+  StagePhase prefill, decode;
+  std::int64_t weight_bytes = 0;
+};
+
+// The TP collectives of one stage and phase on one chip: two row-parallel all-reduces per layer (after o_proj and
+// after down_proj / the MoE block), the vocab-parallel embedding's all-reduce (first stage, model dtype) and the
+// logits' all-gather (last stage, float32).
+CollectiveCost stage_collectives(const ModelConfig& st, const arch::ChipLink& link, std::int64_t tp,
+                                 const CollectiveFormat& f, std::int64_t rows, std::int64_t sequences) {
+  CollectiveCost c;
+  if (tp <= 1) return c;
+  c.add(all_reduce(link, tp, f, rows, st.hidden), checked_mul(2, st.layers, "all-reduces"));
+  CollectiveFormat model_dtype;
+  model_dtype.dtype = st.dtype;
+  model_dtype.bits = st.dtype == "float32" ? 32 : 16;
+  if (st.first_stage) c.add(all_reduce(link, tp, model_dtype, rows, st.hidden));
+  CollectiveFormat logits;
+  logits.dtype = "float32";
+  logits.bits = 32;
+  if (st.last_stage) c.add(all_gather(link, tp, logits, sequences, st.vocab));
+  return c;
+}
+
+StageRun run_stage(cost::Estimator& est, const ModelConfig& st, const Phases& mb, const std::optional<quant::Scheme>& s,
+                   const CollectiveFormat& f, std::int64_t tp) {
+  Model m;
+  m.name = st.name;
+  m.config = st;
+  m.gemms = workloads_from_config(st, mb);
+  m.ops = operators_from_config(st, mb);
+  const CompareRow row = compare_row("", run_model(est, m, s));
+  StageRun r;
+  const arch::ChipLink& link = est.arch().chip_link;
+  r.prefill = {row.prefill, stage_collectives(st, link, tp, f, checked_mul(mb.batch, mb.seq_len, "rows"), mb.batch)};
+  r.decode = {row.decode, stage_collectives(st, link, tp, f, mb.batch, mb.batch)};
+  r.weight_bytes = footprint(m, s).weight_bytes;
+  return r;
+}
+
+// The deployment's step of one phase from its stages' runs (per micro-batch), m micro-batches, tp chips per stage
+// and the send/recv of one micro-batch's activations across a boundary.
+DeployPhase pipeline(const std::vector<const StagePhase*>& stages, std::int64_t m, std::int64_t tp,
+                     const CollectiveCost& hop, PhaseSum& sum) {
+  DeployPhase d;
+  const auto p = static_cast<std::int64_t>(stages.size());
+  const double md = static_cast<double>(m), tpd = static_cast<double>(tp);
+  double total = 0, slowest = 0, busy = 0;
+  sum = PhaseSum{};
+  for (const StagePhase* s : stages) {
+    const double t = s->chip.latency_s + s->collectives.seconds;
+    total += t;
+    slowest = std::max(slowest, t);
+    busy += md * t;
+    sum.energy_by_term.add(s->chip.energy_by_term, md * tpd);
+    sum.energy_j += md * (tpd * s->chip.energy_j + s->collectives.energy_j);
+    d.link_energy_j += md * s->collectives.energy_j;
+    const std::int64_t chips = checked_mul(m, tp, "chips x micro-batches");
+    sum.dram_bytes = checked_add(sum.dram_bytes, checked_mul(chips, s->chip.dram_bytes, "DRAM bytes"), "DRAM bytes");
+    sum.scale_dram_bytes =
+        checked_add(sum.scale_dram_bytes, checked_mul(chips, s->chip.scale_dram_bytes, "bytes"), "scale DRAM bytes");
+    sum.non_gemm_dram_bytes = checked_add(sum.non_gemm_dram_bytes,
+                                          checked_mul(chips, s->chip.non_gemm_dram_bytes, "DRAM bytes"), "DRAM bytes");
+    sum.non_gemm_energy_j += md * tpd * s->chip.non_gemm_energy_j;
+    sum.non_gemm_latency_s += md * s->chip.non_gemm_latency_s;
+    if (md * s->chip.latency_s > d.chip_latency_s) {
+      d.chip_latency_s = md * s->chip.latency_s;
+      d.chip_energy_j = md * s->chip.energy_j;
+      d.chip_dram_bytes = checked_mul(m, s->chip.dram_bytes, "DRAM bytes");
+    }
+    if (checked_mul(m, s->collectives.bytes_per_chip, "collective bytes") > d.collective_bytes) {
+      d.collective_bytes = checked_mul(m, s->collectives.bytes_per_chip, "collective bytes");
+      d.collective_s = md * s->collectives.seconds;
+    }
+  }
+  // the first micro-batch through every stage and boundary, then one more per period of the slowest stage (or hop)
+  const std::int64_t hops = checked_mul(p - 1, m, "send/recv hops");
+  total += static_cast<double>(p - 1) * hop.seconds + (md - 1) * std::max(slowest, p > 1 ? hop.seconds : 0.0);
+  d.send_recv_bytes = checked_mul(hops, hop.bytes_per_chip, "send/recv bytes");
+  d.send_recv_s = static_cast<double>(hops) * hop.seconds;
+  const double hop_j = static_cast<double>(hops) * tpd * hop.energy_j;  // each TP rank sends its copy
+  d.link_energy_j += hop_j;
+  sum.energy_j += hop_j;
+  sum.latency_s = total;
+  d.latency_s = total;
+  d.energy_j = sum.energy_j;
+  d.dram_bytes = sum.dram_bytes;
+  d.bubble_fraction = total > 0 && p > 1 ? 1.0 - busy / (static_cast<double>(p) * total) : 0.0;
+  return d;
+}
+
+// The micro-batches of a step: --micro-batches, else the largest divisor of the batch <= pp.
+std::int64_t micro_batches(const Phases& ph) {
+  const Parallel& p = ph.parallel;
+  if (p.micro_batches > 0) {
+    if (p.pp == 1 && p.micro_batches > 1)
+      throw InputError("--micro-batches " + std::to_string(p.micro_batches) + " needs pipeline stages (--pp N > 1)");
+    if (ph.batch % p.micro_batches != 0)
+      throw InputError("--micro-batches " + std::to_string(p.micro_batches) + " does not divide --batch " +
+                       std::to_string(ph.batch) + " (each micro-batch carries batch / micro-batches sequences)");
+    return p.micro_batches;
+  }
+  std::int64_t m = 1;
+  for (std::int64_t d = 1; d <= std::min(p.pp, ph.batch); ++d)
+    if (ph.batch % d == 0) m = d;
+  return m;
+}
+
+std::string link_text(const arch::ChipLink& l) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "%s, %g GB/s per link and direction, %g us per hop, %g pJ/bit",
+                arch::to_string(l.topology).c_str(), l.gb_per_s, l.latency_us, l.pj_per_bit);
+  return buf;
+}
+
+}  // namespace
+
+CompareResult compare_deployed(cost::Estimator& est, const Model& whole, const ModelConfig& cfg, const Phases& ph,
+                               const std::vector<std::optional<quant::Scheme>>& schemes,
+                               const std::function<void(std::size_t, const std::string&)>& progress) {
+  const Parallel& par = ph.parallel;
+  if (ph.chunk > 0) throw InputError("--chunk with --tp / --pp / --ep: chunked prefill over chips is not modelled");
+  CompareResult out;
+  out.info = run_info(whole, est, ph);
+  const ModelConfig chip = shard_config(cfg, par, &out.info.notes);
+  Deployment dep;
+  dep.parallel = par;
+  dep.stages = stage_layers(cfg.layers, par.pp);
+  dep.micro_batches = micro_batches(ph);
+  dep.link = est.arch().chip_link;
+  Phases mb = ph;
+  mb.batch = ph.batch / dep.micro_batches;
+  mb.parallel = Parallel{};
+  const std::int64_t m = dep.micro_batches;
+  // one micro-batch's activations (the residual stream at the model dtype) across a stage boundary
+  const std::int64_t e = cfg.dtype == "float32" ? 4 : 2;
+  const CollectiveCost hop_prefill =
+      send_recv(dep.link, checked_mul(checked_mul(mb.batch, mb.seq_len, "rows"), checked_mul(cfg.hidden, e, "b"), "b"));
+  const CollectiveCost hop_decode = send_recv(dep.link, checked_mul(mb.batch, checked_mul(cfg.hidden, e, "b"), "b"));
+  for (const auto& s : schemes) {
+    const quant::Scheme& scheme = s ? *s : scheme_of(whole.gemms.front(), s);
+    const CollectiveFormat f = collective_format(scheme, par.collective_dtype);
+    std::vector<StageRun> runs;
+    std::int64_t first = 0;
+    for (std::size_t i = 0; i < dep.stages.size(); ++i) {
+      const ModelConfig st = stage_config(chip, first, dep.stages[i], i + 1 == dep.stages.size());
+      runs.push_back(run_stage(est, st, mb, s, f, par.tp));
+      first += dep.stages[i];
+    }
+    std::vector<const StagePhase*> pre, dec;
+    DeployRow row;
+    row.collective = f;
+    for (const StageRun& r : runs) {
+      pre.push_back(&r.prefill);
+      dec.push_back(&r.decode);
+      row.weight_bytes_per_chip = std::max(row.weight_bytes_per_chip, r.weight_bytes);
+    }
+    CompareRow c;
+    c.scheme = scheme_label(whole, s);
+    row.prefill = pipeline(pre, m, par.tp, hop_prefill, c.prefill);
+    row.decode = pipeline(dec, m, par.tp, hop_decode, c.decode);
+    c.deploy = row;
+    out.rows.push_back(std::move(c));
+    if (progress) progress(out.rows.size(), out.rows.back().scheme);
+  }
+  set_ratios(out, ph);
+  out.deployment = dep;
+  std::string layers;
+  for (const std::int64_t l : dep.stages) layers += (layers.empty() ? "" : "+") + std::to_string(l);
+  out.info.notes.push_back(
+      "deployment: tp " + std::to_string(par.tp) + " x pp " + std::to_string(par.pp) +
+      (par.ep > 1 ? " (ep " + std::to_string(par.ep) + " over the TP group: whole experts per chip)" : "") + " = " +
+      std::to_string(par.chips()) + " chips; layers per stage " + layers + "; " + std::to_string(m) +
+      " micro-batch(es) of " + std::to_string(mb.batch) + " sequences; chip link " + link_text(dep.link) +
+      (dep.link.given ? "" : " (default: the arch has no chip_link)"));
+  out.info.notes.push_back(
+      "deployment figures: latency = the stages of the first micro-batch + (micro-batches - 1) x the slowest stage; "
+      "each stage its chip's work + its collectives (not overlapped); energy and DRAM bytes summed over every chip, "
+      "energy_j includes the links (energy_by_term_j the chips only); send/recv of the residual stream at the model "
+      "dtype, one copy per TP rank; the reductions' adds are not costed");
+  return out;
+}
+
+}  // namespace tenet_cost::model
