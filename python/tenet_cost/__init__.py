@@ -220,15 +220,20 @@ def quant_schemes() -> list:
 quant_list = quant_schemes
 
 
+_SWEEP_HEADER_FORMAT = "tenet-cost-sweep-results"  # the first line of a results file (docs/sweep.md)
+
+
 def sweep(**options) -> list:
     """`tenet-cost sweep`: one dict per grid point (docs/sweep.md). With ``out=`` the results file is written
-    (and resumed) as by the CLI, and its complete contents are returned."""
+    (and resumed) as by the CLI, and all its points are returned. The results' header line (format tag and grid id,
+    docs/sweep.md) is not a point and is left out."""
     text = _run(("sweep",), None, "", options, fmt="jsonl")
     out = options.get("out")
     if out is not None:
         with open(os.fspath(out), encoding="utf-8") as f:
             text = f.read()
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
+    lines = (json.loads(line) for line in text.splitlines() if line.strip())
+    return [line for line in lines if line.get("format") != _SWEEP_HEADER_FORMAT]
 
 
 def tvm_pass(command: str = "estimate", **options) -> Callable[[Any], dict]:

@@ -100,7 +100,9 @@ def test_sweep_lines_and_results_file(cli, tmp_path):
     lines = tenet_cost.sweep(**kw)
     code, out, err = cli("sweep", "--model", "qwen2-0.5b", "--quant", "q0f16,q4f16_1", "--seq-len", "128,256", "-q")
     assert code == 0, err
-    assert lines == [json.loads(line) for line in out.splitlines()]
+    header, *points = [json.loads(line) for line in out.splitlines()]
+    assert header["format"] == "tenet-cost-sweep-results"  # the CLI's first line; sweep() returns the points only
+    assert lines == points
     assert len(lines) == 4  # 2 schemes x 2 lengths
     out_file = tmp_path / "results.jsonl"
     by_id = sorted(lines, key=lambda line: line["id"])  # the file is in the order the points finished
