@@ -135,8 +135,14 @@ json point_json(const Grid& g, const std::vector<std::size_t>& at,
 
 json result_json(const model::CompareRow& r) {
   auto phase = [](const model::PhaseSum& s, double tokens_per_s) {
+    json terms = json::object();  // the energy split, as compare's energy_by_term_j (sums to energy_j)
+    for (const auto term : cost::kEnergyTerms) {
+      if (!std::isfinite(s.energy_by_term[term])) throw InternalError("sweep: a non-finite energy term");
+      terms[cost::to_string(term)] = s.energy_by_term[term];
+    }
     return json{{"latency_s", s.latency_s},
                 {"energy_j", s.energy_j},
+                {"energy_by_term_j", std::move(terms)},
                 {"dram_bytes", s.dram_bytes},
                 {"scale_dram_bytes", s.scale_dram_bytes},
                 {"tokens_per_s", tokens_per_s}};

@@ -299,6 +299,7 @@ TEST_CASE("CSV views: --format csv on stdout equals --csv of the results file", 
   CHECK(lines_of(csv).front() == lines_of(stdout_csv.out).front());
   CHECK(sorted_lines(csv) == sorted_lines(stdout_csv.out));
   CHECK(csv.find("result.decode.tokens_per_s") != std::string::npos);
+  CHECK(csv.find("result.prefill.energy_by_term_j.dram") != std::string::npos);  // the energy split, per term
 }
 
 TEST_CASE("the batch and objective axes give what compare gives with the same flags", "[sweep]") {
@@ -323,6 +324,14 @@ TEST_CASE("the batch and objective axes give what compare gives with the same fl
     const auto& row = cj["rows"].back();
     CHECK(row["decode"]["latency_s"] == j["result"]["decode"]["latency_s"]);
     CHECK(row["prefill"]["dram_bytes"] == j["result"]["prefill"]["dram_bytes"]);
+    for (const char* phase : {"prefill", "decode"}) {  // the energy split: compare's, term by term
+      INFO(phase);
+      const auto& terms = j["result"][phase]["energy_by_term_j"];
+      CHECK(terms == row[phase]["energy_by_term_j"]);
+      double sum = 0;
+      for (const auto& [name, joules] : terms.items()) sum += joules.get<double>();
+      CHECK(sum == Approx(j["result"][phase]["energy_j"].get<double>()).epsilon(1e-9));
+    }
     ++matched;
   }
   CHECK(matched == 4);
