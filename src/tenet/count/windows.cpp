@@ -409,14 +409,15 @@ std::vector<char> wrap_changes(const Model& m, const DimUse& use, std::size_t d,
     for (std::size_t i = 0; i < a.coeff.size(); ++i) {
       if (a.coeff[i] == 0) continue;
       if (i < nv) {
-        vs.push_back(i);
+        if (i < m.nd) vs.push_back(i);
+        else nested = true;  // a variable that is not a domain dimension: no qualification
         continue;
       }
       const Affine& num = tp.terms[i - nv].num;
       for (std::size_t q = 0; q < num.coeff.size(); ++q)
         if (num.coeff[q] != 0) {
-          if (q >= nv) nested = true;
-          vs.push_back(q);
+          if (q >= nv || q >= m.nd) nested = true;  // a term of a term: refused below, and never indexed
+          else vs.push_back(q);
         }
     }
     std::sort(vs.begin(), vs.end());
