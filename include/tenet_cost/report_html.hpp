@@ -14,6 +14,7 @@
 #include "tenet_cost/arch.hpp"
 #include "tenet_cost/model.hpp"
 #include "tenet_cost/search.hpp"
+#include "tenet_cost/sweep.hpp"
 
 namespace tenet_cost::report::html {
 
@@ -118,6 +119,7 @@ struct ReportDoc {
   std::vector<TradeoffPoint> tradeoff;           // (d) empty = no scatter
   std::vector<LineChart> lines;                  // (f) a sweep's metrics against its axes
   std::vector<std::string> tradeoff_ids;         // (d) a sweep's point id of each trade-off point (or empty)
+  bool tradeoff_per_step = false;                // (d) the points are per decode step (the axis titles say so)
 };
 
 /// The whole page. Throws InputError naming the field when a number is not finite
@@ -140,6 +142,12 @@ ReportDoc compare_doc(const model::CompareResult& c, const std::vector<model::Es
 /// configuration, and the latency-energy trade-off of every configuration listed (the --top ones of each scheme and
 /// the search's Pareto front) over the whole run.
 ReportDoc search_doc(const search::SearchResult& r, const arch::Arch& arch);
+
+/// `sweep plot RESULTS.jsonl`: assumptions (the file, its points and error records, the swept and fixed axes, the
+/// schemes), for each swept axis and each combination of the other swept axes' values (at most 8 per axis; a note
+/// says when more) the prefill and decode latency, energy and DRAM traffic against it, one line per scheme, and the
+/// decode latency-energy trade-off of every point with its Pareto front. InputError when no point has a result.
+ReportDoc sweep_doc(const sweep::ResultsFile& file, const std::string& filename);
 
 // ------------------------------------------------------- label placement
 

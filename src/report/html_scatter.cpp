@@ -220,7 +220,7 @@ std::string tradeoff(const ReportDoc& doc, Palette& palette) {
   std::vector<Tick> xticks, yticks;
   for (double t : xt) xticks.push_back({X(t * xu), label(t)});
   for (double t : yt) yticks.push_back({Y(t * yu), label(t)});
-  const std::string scope = doc.show_decode && doc.lines.empty() ? " per step" : "";
+  const std::string scope = doc.tradeoff_per_step ? " per step" : "";
   std::string o = plot_axes(xticks, yticks, "latency" + scope + " (" + (xu == 1 ? "s" : "ms") + ")",
                             "energy" + scope + " (" + (yu == 1 ? "J" : "mJ") + ")");
   if (!front.empty()) {  // staircase through the front (ascending latency)

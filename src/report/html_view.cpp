@@ -163,6 +163,7 @@ ReportDoc compare_doc(const model::CompareResult& c, const std::vector<EstimateR
     if (doc.show_decode) doc.tradeoff.push_back({r.scheme, r.decode.latency_s, r.decode.energy_j, r.scheme});
     else doc.tradeoff.push_back({r.scheme, r.prefill.latency_s + latency, r.prefill.energy_j + energy, r.scheme});
   }
+  doc.tradeoff_per_step = doc.show_decode;
   doc.tradeoff_title = doc.show_decode ? "decode, per step of " + std::to_string(c.info.batch) + " sequences"
                                        : "every entry, one run each";
   for (std::size_t i = 0; i < per_scheme.size() && i < c.rows.size(); ++i) {
