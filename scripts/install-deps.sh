@@ -10,7 +10,8 @@ pkgs=(cmake ninja-build g++ libcli11-dev nlohmann-json3-dev libeigen3-dev libspd
 # clang + its sanitizer/fuzzer runtime for the fuzz targets (.ci/fuzz), clang-format + clang-tidy
 # (git-clang-format-14, clang-tidy-diff-14.py; both Python scripts) for the lint step (.ci/lint).
 if [[ "${TC_WITH_CLANG:-0}" == 1 ]]; then pkgs+=(clang libclang-rt-14-dev clang-format clang-tidy python3 git); fi
-# chromium runs the report's browser test (tests/report, skipped without it); installed when asked.
+# chromium runs the report's browser tests (tests/report: test_browser, browser_figures.py; skipped without it, and
+# browser_figures fails then under CI=1); installed when asked (.ci/run does).
 if [[ "${TC_WITH_BROWSER:-0}" == 1 ]]; then pkgs+=(chromium); fi
 missing=()
 for p in "${pkgs[@]}"; do
