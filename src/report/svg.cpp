@@ -52,27 +52,10 @@ std::string label(double v) {
   return s;
 }
 
-std::vector<double> linear_ticks(double max, int target) {
-  if (!(max > 0)) return {0.0, 1.0};
-  const double raw = max / target;
-  const double mag = std::pow(10.0, std::floor(std::log10(raw)));
-  double step = mag;
-  for (double f : {1.0, 2.0, 5.0, 10.0}) {
-    step = f * mag;
-    if (step >= raw) break;
-  }
-  std::vector<double> ticks;
-  for (int i = 0;; ++i) {
-    const double t = step * i;
-    ticks.push_back(t);
-    if (t >= max) break;
-  }
-  return ticks;
-}
-
-std::vector<double> range_ticks(double lo, double hi, int target) {
-  if (!(hi > 0) || lo < hi / 3) return linear_ticks(hi, target);
-  if (hi - lo < hi * 1e-9) lo = hi * 0.9;  // one value: a 10 % window under it
+namespace {
+// Ticks every 1/2/5 x 10^k (about `target` steps over hi - lo > 0) from the last multiple of the step <= lo to the
+// first >= hi.
+std::vector<double> stepped_ticks(double lo, double hi, int target) {
   const double raw = (hi - lo) / target;
   const double mag = std::pow(10.0, std::floor(std::log10(raw)));
   double step = mag;
@@ -89,6 +72,18 @@ std::vector<double> range_ticks(double lo, double hi, int target) {
   }
   if (ticks.size() < 2) ticks.push_back(first + step);
   return ticks;
+}
+}  // namespace
+
+std::vector<double> linear_ticks(double max, int target) {
+  if (!(max > 0)) return {0.0, 1.0};
+  return stepped_ticks(0, max, target);
+}
+
+std::vector<double> range_ticks(double lo, double hi, int target) {
+  if (!(hi > 0) || lo < hi / 3) return linear_ticks(hi, target);
+  if (hi - lo < hi * 1e-9) lo = hi * 0.9;  // one value: a 10 % window under it
+  return stepped_ticks(lo, hi, target);
 }
 
 std::vector<double> log_ticks(double min, double max) {

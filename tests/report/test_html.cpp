@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "report/sample_doc.hpp"
+#include "report/svg.hpp"
 #include "tenet_cost/error.hpp"
 #include "tenet_cost/report_html.hpp"
 
@@ -444,4 +445,29 @@ TEST_CASE("report html: close roofline points get labels whose boxes do not over
       INFO("labels " << a << " and " << b);
       CHECK_FALSE(overlaps(boxes[a], boxes[b]));
     }
+}
+
+TEST_CASE("report svg: zoomed tick ranges cover the values, text widths of DejaVu Sans, fills fixed by term name") {
+  using namespace tenet_cost::report;
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  for (int i = 0; i < 500; ++i) {
+    const double hi = std::pow(10.0, 8 * u(rng) - 4), lo = hi * u(rng);
+    const auto t = svg::range_ticks(lo, hi);
+    INFO(lo << " .. " << hi);
+    REQUIRE(t.size() >= 2);
+    CHECK(t.front() <= lo);
+    CHECK(t.back() >= hi);
+    if (lo < hi / 3) CHECK(t.front() == 0);  // far from zero only: zoomed
+    else CHECK(t.front() > 0);
+    for (std::size_t k = 1; k < t.size(); ++k) CHECK(t[k] > t[k - 1]);
+  }
+  CHECK(svg::range_ticks(5, 5).back() >= 5);  // one value
+  CHECK(svg::text_width("0123456789", 10) == Approx(63.6));
+  CHECK(svg::text_width("w", 100, true) > svg::text_width("w", 100));
+  CHECK(svg::text_width("\xE2\x80\xA6", 10) == Approx(10));  // a non-ASCII character: one em
+  CHECK(svg::term_fill("dram", 0) == svg::term_fill("dram", 5));
+  CHECK(svg::term_fill("mac", 3) == svg::term_fill("compute", 1));
+  CHECK(svg::term_fill("dram", 0) != svg::term_fill("buffer", 0));
+  CHECK(svg::scheme_colour(0) != svg::scheme_colour(1));
 }
