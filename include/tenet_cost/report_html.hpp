@@ -14,6 +14,7 @@
 #include "tenet_cost/arch.hpp"
 #include "tenet_cost/model.hpp"
 #include "tenet_cost/search.hpp"
+#include "tenet_cost/sweep.hpp"
 
 namespace tenet_cost::report::html {
 
@@ -44,6 +45,7 @@ struct SchemeRow {
   std::string scheme;
   RunFigures prefill, decode;         // whole prompt; one token
   std::vector<EntryFigures> entries;  // the other entries, the same names in every row
+  std::string series;                 // the scheme whose colour the row takes ("" = `scheme`)
 };
 
 /// (b) One GEMM/operator of an entry: per-call cycles by term, times `calls`.
@@ -78,6 +80,28 @@ struct Roofline {
 struct TradeoffPoint {
   std::string label;
   double latency_s = 0, energy_j = 0;
+  std::string series;  // the scheme whose colour the point takes ("" = `label`)
+};
+
+/// (f) A sweep's line chart: one metric against one swept axis, one line per scheme (the other axes fixed).
+struct LinePoint {
+  bool present = false;  // false: no point at this axis value (an error record, or not in the results)
+  double value = 0;      // in base units (s, J, bytes)
+  std::string exact;     // the results file's number text (data attribute)
+  std::string id;        // the sweep point's id
+};
+struct LineSeries {
+  std::string name;               // the scheme
+  std::vector<LinePoint> points;  // parallel to LineChart::x
+};
+struct LineChart {
+  std::string id, title;
+  std::string x_title, y_title;  // with units
+  std::string attr;              // the data attribute of each point's value ("data-latency-s")
+  std::string phase;             // "prefill" | "decode" (data-phase)
+  double unit = 1;               // drawn value = value / unit
+  std::vector<std::string> x;    // the axis values in order
+  std::vector<LineSeries> series;
 };
 
 struct Assumption {
@@ -93,6 +117,9 @@ struct ReportDoc {
   std::vector<Roofline> rooflines;               // (c) one chart each
   std::string tradeoff_title;                    // (d) e.g. "decode, per step of 4 sequences"
   std::vector<TradeoffPoint> tradeoff;           // (d) empty = no scatter
+  std::vector<LineChart> lines;                  // (f) a sweep's metrics against its axes
+  std::vector<std::string> tradeoff_ids;         // (d) a sweep's point id of each trade-off point (or empty)
+  bool tradeoff_per_step = false;                // (d) the points are per decode step (the axis titles say so)
 };
 
 /// The whole page. Throws InputError naming the field when a number is not finite
@@ -116,6 +143,12 @@ ReportDoc compare_doc(const model::CompareResult& c, const std::vector<model::Es
 /// the search's Pareto front) over the whole run.
 ReportDoc search_doc(const search::SearchResult& r, const arch::Arch& arch);
 
+/// `sweep plot RESULTS.jsonl`: assumptions (the file, its points and error records, the swept and fixed axes, the
+/// schemes), for each swept axis and each combination of the other swept axes' values (at most 8 per axis; a note
+/// says when more) the prefill and decode latency, energy and DRAM traffic against it, one line per scheme, and the
+/// decode latency-energy trade-off of every point with its Pareto front. InputError when no point has a result.
+ReportDoc sweep_doc(const sweep::ResultsFile& file, const std::string& filename);
+
 // ------------------------------------------------------- label placement
 
 /// An axis-aligned box in SVG user units (top-left corner, width, height).
@@ -124,18 +157,24 @@ struct LabelBox {
 };
 /// True when two boxes share interior area (touching edges do not overlap).
 bool overlaps(const LabelBox& a, const LabelBox& b);
-/// The box the renderer reserves for a point label of `chars` characters (10 px text, a generous 6 px per character).
-LabelBox label_box(double x, double y, std::size_t chars);
-/// A label to place beside a marker of radius r centred at (x, y).
+/// The box the renderer reserves for a label `text` set at `font_px` (its width in DejaVu Sans, the widest common
+/// sans-serif, + 2 px; its height 1.2 em) with its top-left corner at (x, y).
+LabelBox label_box(double x, double y, const std::string& text, double font_px = 10);
+/// A label of size w x h to place beside a marker of radius r centred at (x, y).
 struct LabelAnchor {
   double x = 0, y = 0, r = 0;
-  std::size_t chars = 1;
+  double w = 0, h = 0;
 };
 /// Deterministic greedy placement, in the given order: each label takes the first position that overlaps no label
-/// placed before it and lies inside `area` — rings around its marker (right, left, above, below, then the diagonals,
-/// each ring one label height further out), then a row-by-row scan of the area. nullopt: no free position at all (the
-/// renderer lists those numbers in a note instead). No two returned boxes overlap.
-std::vector<std::optional<LabelBox>> place_labels(const std::vector<LabelAnchor>& anchors, const LabelBox& area);
+/// placed before it and no obstacle (the markers, other text) and lies inside `area` — rings around its marker
+/// (right, left, above, below, then the diagonals, each ring one label height further out), then a row-by-row scan
+/// of the area. nullopt: no free position at all (the renderer lists those labels in a note instead). No two
+/// returned boxes overlap, and none overlaps an obstacle.
+std::vector<std::optional<LabelBox>> place_labels(const std::vector<LabelAnchor>& anchors, const LabelBox& area,
+                                                  const std::vector<LabelBox>& obstacles = {});
+/// The leader line from a marker to its label placed away from it: "" when the label touches the marker's
+/// neighbourhood (within r + 4 px), else the SVG <line> from the marker's edge to the nearest point of the box.
+std::string leader_line(const LabelAnchor& anchor, const LabelBox& box);
 
 /// Shortest text that reads back as the same double (data attributes); integers as digits.
 std::string number(double v);

@@ -31,8 +31,14 @@ import shutil
 import tempfile
 from typing import Any, Callable, List, Optional
 
-from . import _core
-from ._core import InputError, OptionKind
+# An installed package (pip install; docs/python.md) carries the shipped data (configs/arch, workloads) in data/:
+# the native part finds it through TENET_COST_DATA, set here when the user has not set it.
+_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+if not os.environ.get("TENET_COST_DATA") and os.path.isdir(os.path.join(_DATA, "configs", "arch")):
+    os.environ["TENET_COST_DATA"] = _DATA
+
+from . import _core  # noqa: E402 pylint: disable=wrong-import-position
+from ._core import InputError, OptionKind  # noqa: E402 pylint: disable=wrong-import-position
 
 __all__ = [
     "InputError",

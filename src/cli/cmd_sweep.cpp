@@ -1,5 +1,6 @@
 // tenet-cost sweep [--spec F] [--model A,B] [--arch ..] [--set KEY=V1,V2]... [--out results.jsonl] [--shard I/N]
 // tenet-cost sweep merge a.jsonl b.jsonl ... [--out all.jsonl|all.csv]
+// tenet-cost [-o page.html] sweep plot results.jsonl
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include "model_args.hpp"
 #include "tenet_cost/error.hpp"
 #include "tenet_cost/output.hpp"
+#include "tenet_cost/report_html.hpp"
 #include "tenet_cost/sweep.hpp"
 
 namespace tenet_cost::cli {
@@ -201,8 +203,17 @@ CLI::App* add_sweep(CLI::App& app, const Command& self, Context& ctx) {
     else write_output(margs->out, text);
     std::fprintf(stderr, "sweep merge: %zu points from %zu files\n", merged.lines.size(), margs->files.size());
   });
-  cmd->callback([&ctx, args, merge] {
-    if (merge->parsed()) return;
+  auto plot_file = std::make_shared<std::string>();
+  auto* plot = cmd->add_subcommand("plot",
+                                   "an HTML page of a results file: metrics against the swept axes per scheme "
+                                   "and the Pareto front over the grid (docs/report.md)");
+  plot->add_option("RESULTS", *plot_file, "A results file (JSON lines: sweep --out, sweep merge)")->required();
+  plot->callback([&ctx, plot_file] {
+    const auto file = sweep::parse_results(read_file(*plot_file), *plot_file, false);
+    ctx.result = report::html::render(report::html::sweep_doc(file, *plot_file));
+  });
+  cmd->callback([&ctx, args, merge, plot] {
+    if (merge->parsed() || plot->parsed()) return;
     run_sweep(*args, ctx);
   });
   return cmd;

@@ -17,8 +17,9 @@ const std::vector<Command>& commands() {
        "[search.md](search.md)", add_search},
       {"sweep",
        "a grid of compare points (models x archs x --set variants x dataflows x schemes x lengths) on threads, "
-       "resumable and shardable; `sweep merge` joins the shards' results",
-       "[sweep.md](sweep.md)", add_sweep},
+       "resumable and shardable; `sweep merge` joins the shards' results; `sweep plot` draws a results file as an "
+       "HTML page",
+       "[sweep.md](sweep.md), [report.md](report.md)", add_sweep},
       {"export",
        "latency tables of a model under each scheme for a serving simulator: LLMServingSim 2.0's profile bundle or "
        "Vidur's profiling CSVs",

@@ -10,12 +10,16 @@
 #include <string>
 #include <vector>
 
+#include "report/html_internal.hpp"
 #include "report/svg.hpp"
 #include "tenet_cost/error.hpp"
 #include "tenet_cost/report_html.hpp"
 
 namespace tenet_cost::report::html {
 
+using detail::details_table;
+using detail::figure;
+using detail::fit_text;
 using svg::coord;
 using svg::esc;
 using svg::label;
@@ -111,17 +115,35 @@ struct BarRow {
   int bound = -1;                  // term index marked as the bound
   double tick = -1;                // a marker line at this value (base units), < 0 = none
   std::string attrs;               // extra data attributes of the row (preformatted)
+  std::string colour;              // the scheme's colour: a swatch by the label ("" = none)
 };
 
 struct BarSpec {
   std::string id, kind, title, axis;  // axis label with unit
   double unit = 1;                    // display value = base / unit
-  std::vector<std::string> terms;
+  std::vector<std::string> terms;     // one term: a single series, filled with each row's colour, no legend
   std::vector<BarRow> rows;
   std::string note;
 };
 
-constexpr double kLabelW = 230, kPlotW = 440, kRightW = 110, kRowH = 22, kTop = 58, kAxisH = 46;
+constexpr double kLabelW = 230, kPlotW = 440, kRightW = 110, kRowH = 22, kAxisH = 50;
+
+// The legend of a stacked bar chart: one swatch per term, wrapped to the plot's width; returns its height.
+double bar_legend(const BarSpec& s, std::string& o) {
+  double lx = kLabelW, ly = 8;
+  o += "<g class=\"legend\">";
+  for (std::size_t i = 0; i < s.terms.size(); ++i) {
+    const double w = 22 + svg::text_width(s.terms[i], 12);
+    if (lx > kLabelW && lx + w > kLabelW + kPlotW + kRightW) lx = kLabelW, ly += 20;
+    o += fmt::format(
+        "<rect x=\"{}\" y=\"{}\" width=\"14\" height=\"14\" fill=\"{}\" stroke=\"#000\"/>"
+        "<text x=\"{}\" y=\"{}\">{}</text>",
+        coord(lx), coord(ly), svg::term_fill(s.terms[i], i), coord(lx + 18), coord(ly + 12), esc(s.terms[i]));
+    lx += w + 12;
+  }
+  o += "</g>\n";
+  return ly + 20;
+}
 
 std::string bar_chart(const BarSpec& s) {
   double max = 0;
@@ -132,62 +154,58 @@ std::string bar_chart(const BarSpec& s) {
   }
   const auto ticks = svg::linear_ticks(max);
   const double top = ticks.back() > 0 ? ticks.back() : 1;
+  const bool single = s.terms.size() == 1;
+  const bool bounds = std::any_of(s.rows.begin(), s.rows.end(), [](const BarRow& r) { return r.bound >= 0; });
+  std::string head;
+  double plot_top = single ? 10 : bar_legend(s, head) + 4;
+  if (bounds) {
+    head += fmt::format(
+        "<text x=\"{}\" y=\"{}\" class=\"note\">&#9650; = bound term (the largest; latency = the vertical "
+        "mark)</text>\n",
+        coord(kLabelW), coord(plot_top + 8));
+    plot_top += 18;
+  }
   const double width = kLabelW + kPlotW + kRightW;
-  const double height = kTop + kRowH * static_cast<double>(s.rows.size()) + kAxisH + (s.note.empty() ? 0 : 16);
+  const double axis_y = plot_top + kRowH * static_cast<double>(s.rows.size());
+  const double height = axis_y + kAxisH + (s.note.empty() ? 0 : 16);
   auto xpos = [&](double display) { return kLabelW + kPlotW * display / top; };
 
-  std::string o;
-  o += fmt::format("<svg viewBox=\"0 0 {} {}\" width=\"{}\" height=\"{}\" role=\"img\" aria-label=\"{}\">\n",
-                   coord(width), coord(height), coord(width), coord(height), esc(s.title));
-  // legend
-  double lx = kLabelW;
-  o += "<g class=\"legend\">";
-  for (std::size_t i = 0; i < s.terms.size(); ++i) {
-    o += fmt::format(
-        "<rect x=\"{}\" y=\"8\" width=\"14\" height=\"14\" fill=\"{}\" stroke=\"#000\"/>"
-        "<text x=\"{}\" y=\"20\">{}</text>",
-        coord(lx), svg::term_fill(i), coord(lx + 18), esc(s.terms[i]));
-    lx += 28 + 7.0 * static_cast<double>(s.terms[i].size());
-  }
-  o += "</g>\n";
-  if (std::any_of(s.rows.begin(), s.rows.end(), [](const BarRow& r) { return r.bound >= 0; }))
-    o += fmt::format(
-        "<text x=\"{}\" y=\"42\" class=\"note\">&#9650; = bound term (the largest; latency = "
-        "the vertical mark)</text>\n",
-        coord(kLabelW));
-  // grid + axis
-  const double axis_y = kTop + kRowH * static_cast<double>(s.rows.size());
+  std::string o = detail::svg_open(width, height, s.title) + head;
   o += "<g class=\"axis\">";
   for (double t : ticks) {
     const double x = xpos(t);
     o += fmt::format(
         "<line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\" class=\"grid\"/>"
         "<text x=\"{0}\" y=\"{3}\" text-anchor=\"middle\">{4}</text>",
-        coord(x), coord(kTop - 4), coord(axis_y + 4), coord(axis_y + 18), label(t));
+        coord(x), coord(plot_top - 4), coord(axis_y + 4), coord(axis_y + 18), label(t));
   }
   o += fmt::format("<line x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\" stroke=\"#000\"/>", coord(kLabelW),
                    coord(kLabelW + kPlotW), coord(axis_y));
   o += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" class=\"axis-label\">{}</text></g>\n",
                    coord(kLabelW + kPlotW / 2), coord(axis_y + 38), esc(s.axis));
-  // rows
   for (std::size_t ri = 0; ri < s.rows.size(); ++ri) {
     const auto& r = s.rows[ri];
-    const double y = kTop + kRowH * static_cast<double>(ri);
+    const double y = plot_top + kRowH * static_cast<double>(ri);
     double total = 0;
     for (double v : r.seg) total += v;
-    o += fmt::format("<g class=\"row\" data-label=\"{}\"{}>", esc(r.label), r.attrs);
-    o += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", coord(kLabelW - 6), coord(y + 15),
-                     esc(r.label));
+    o += fmt::format("<g class=\"row\" data-label=\"{}\"{}><title>{}</title>", esc(r.label), r.attrs, esc(r.label));
+    const double label_end = kLabelW - (r.colour.empty() ? 6 : 22);
+    if (!r.colour.empty())
+      o += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"11\" height=\"11\" fill=\"{}\" stroke=\"#000\"/>",
+                       coord(kLabelW - 17), coord(y + 5.5), r.colour);
+    o += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", coord(label_end), coord(y + 15),
+                     esc(fit_text(r.label, label_end - 4, 12)));
     double acc = 0;
     for (std::size_t ti = 0; ti < r.seg.size(); ++ti) {
       const double x0 = xpos(acc / s.unit);
       acc += r.seg[ti];
       const double x1 = xpos(acc / s.unit);
       const bool bound = static_cast<int>(ti) == r.bound;
+      const std::string fill = single && !r.colour.empty() ? r.colour : svg::term_fill(s.terms[ti], ti);
       o += fmt::format(
           "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"16\" fill=\"{}\" stroke=\"#000\" stroke-width=\"{}\" "
           "data-term=\"{}\" data-value=\"{}\"{}><title>{}: {} {}</title></rect>",
-          coord(x0), coord(y + 3), coord(x1 - x0), svg::term_fill(ti), bound ? "2.5" : "0.6", esc(s.terms[ti]),
+          coord(x0), coord(y + 3), coord(x1 - x0), fill, bound ? "2.5" : "0.6", esc(s.terms[ti]),
           ti < r.exact.size() ? r.exact[ti] : num(r.seg[ti]), bound ? " data-bound=\"true\"" : "", esc(r.label),
           esc(s.terms[ti]), label(r.seg[ti] / s.unit));
       if (bound) o += fmt::format("<path d=\"M{} {}l-4 -5h8z\" fill=\"#000\"/>", coord((x0 + x1) / 2), coord(y + 3));
@@ -195,12 +213,11 @@ std::string bar_chart(const BarSpec& s) {
     if (r.tick >= 0) {
       const double x = xpos(r.tick / s.unit);
       o += fmt::format(
-          "<line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#000\" stroke-width=\"2\" "
-          "data-tick=\"{3}\"/>",
+          "<line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#000\" stroke-width=\"2\" data-tick=\"{3}\"/>",
           coord(x), coord(y), coord(y + 22), num(r.tick));
     }
     const std::string right = r.bound >= 0 ? s.terms[static_cast<std::size_t>(r.bound)] : label(total / s.unit);
-    o += fmt::format("<text x=\"{}\" y=\"{}\">{}</text></g>\n",
+    o += fmt::format("<text x=\"{}\" y=\"{}\" class=\"value\">{}</text></g>\n",
                      coord(std::max(xpos(total / s.unit), xpos(r.tick / s.unit)) + 6), coord(y + 15), esc(right));
   }
   if (!s.note.empty())
@@ -210,24 +227,6 @@ std::string bar_chart(const BarSpec& s) {
 }
 
 // ------------------------------------------------------------ page parts
-
-std::string details_table(const std::vector<std::string>& headers, const std::vector<std::vector<std::string>>& rows) {
-  std::string o = "<details><summary>Data</summary><table><thead><tr>";
-  for (const auto& h : headers) o += "<th>" + esc(h) + "</th>";
-  o += "</tr></thead><tbody>\n";
-  for (const auto& r : rows) {
-    o += "<tr>";
-    for (const auto& c : r) o += "<td>" + esc(c) + "</td>";
-    o += "</tr>\n";
-  }
-  o += "</tbody></table></details>\n";
-  return o;
-}
-
-std::string figure(const std::string& id, const std::string& kind, const std::string& title, const std::string& body) {
-  return fmt::format("<figure class=\"chart\" id=\"{}\" data-chart=\"{}\"><figcaption>{}</figcaption>\n{}</figure>\n",
-                     esc(id), kind, esc(title), body);
-}
 
 // One phase or entry of the comparison: its charts' ids, titles and units, and where each row keeps its figures.
 struct Part {
@@ -255,7 +254,7 @@ std::vector<Part> parts_of(const ReportDoc& doc) {
   return parts;
 }
 
-std::string comparison(const ReportDoc& doc) {
+std::string comparison(const ReportDoc& doc, detail::Palette& palette) {
   const auto& rows = doc.schemes;
   std::string out = "<section><h2>Scheme comparison</h2>\n";
   auto latency_panel = [&](const Part& p) {
@@ -264,10 +263,11 @@ std::string comparison(const ReportDoc& doc) {
     s.title = p.title + " latency " + p.scope;
     s.axis = p.large ? "latency (s)" : "latency " + p.per + "(ms)";
     s.unit = p.large ? 1 : 1e-3;
-    s.terms = {"latency-s"};
+    s.terms = {"latency"};
     for (const auto& r : rows) {
       BarRow b;
       b.label = r.scheme;
+      b.colour = palette.colour(r.series.empty() ? r.scheme : r.series);
       b.seg = {p.get(r).latency_s};
       b.attrs = fmt::format(" data-latency-s=\"{}\"", num(p.get(r).latency_s));
       s.rows.push_back(std::move(b));
@@ -286,6 +286,7 @@ std::string comparison(const ReportDoc& doc) {
       const std::int64_t sc = p.get(r).scale_dram_bytes;
       BarRow b;
       b.label = r.scheme;
+      b.colour = palette.colour(r.series.empty() ? r.scheme : r.series);
       b.seg = {static_cast<double>(all - sc), static_cast<double>(sc)};
       b.exact = {std::to_string(all - sc), std::to_string(sc)};
       b.attrs = fmt::format(" data-dram-bytes=\"{}\" data-scale-dram-bytes=\"{}\"", all, sc);
@@ -310,6 +311,7 @@ std::string comparison(const ReportDoc& doc) {
       const double e = p.get(r).energy_j;
       BarRow b;
       b.label = r.scheme;
+      b.colour = palette.colour(r.series.empty() ? r.scheme : r.series);
       if (by_term) {
         b.seg.assign(terms.size(), 0.0);
         for (const auto& t : bt)
@@ -386,255 +388,75 @@ std::string breakdown(const Breakdown& b, std::size_t index) {
                     bar_chart(s) + details_table(headers, table));
 }
 
-// ------------------------------------------------------------- roofline
+// The charts' style: in the page, and inside each exported SVG (so that a chart lifted out alone looks the same).
+constexpr const char* kSvgCss =
+    "svg text{font:12px \"DejaVu Sans\",\"Liberation Sans\",Arial,sans-serif}svg .small{font-size:10px}"
+    "svg .note{font-size:11px;font-style:italic}svg .point-name{font-size:11px}"
+    "svg .axis-label{font-size:12px;font-weight:bold}svg .grid{stroke:#ccc;stroke-width:0.6}";
 
-std::string marker(std::size_t shape, double x, double y, double r, const std::string& attrs) {
-  switch (shape % 3) {
-    case 0: return fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"{}\"{}/>", coord(x), coord(y), coord(r), attrs);
-    case 1:
-      return fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"{}/>", coord(x - r * 0.886),
-                         coord(y - r * 0.886), coord(r * 1.772), coord(r * 1.772), attrs);
-    default:
-      return fmt::format("<path d=\"M{} {}l{} {}l{} {}l{} {}z\"{}/>", coord(x), coord(y - r * 1.25), coord(r * 1.25),
-                         coord(r * 1.25), coord(-r * 1.25), coord(r * 1.25), coord(-r * 1.25), coord(-r * 1.25), attrs);
-  }
-}
-
-constexpr double kPlotL = 80, kPlotT = 40, kPW = 520, kPH = 330, kSvgW = 780, kSvgH = 440;
-
-struct LogAxis {
-  double lo, hi;  // log10 of the ends
-  double pos(double v, double from, double len) const { return from + len * (std::log10(v) - lo) / (hi - lo); }
-};
-
-std::string log_axes(const std::vector<double>& xt, const std::vector<double>& yt, const LogAxis& ax, const LogAxis& ay,
-                     const std::string& xl, const std::string& yl) {
-  std::string o = "<g class=\"axis\">";
-  for (double t : xt) {
-    const double x = ax.pos(t, kPlotL, kPW);
-    o += fmt::format(
-        "<line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\" class=\"grid\"/>"
-        "<text x=\"{0}\" y=\"{3}\" text-anchor=\"middle\">{4}</text>",
-        coord(x), coord(kPlotT), coord(kPlotT + kPH), coord(kPlotT + kPH + 16), label(t));
-  }
-  for (double t : yt) {
-    const double y = kPlotT + kPH - ay.pos(t, 0, kPH);
-    o += fmt::format(
-        "<line x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\" class=\"grid\"/>"
-        "<text x=\"{3}\" y=\"{4}\" text-anchor=\"end\">{5}</text>",
-        coord(kPlotL), coord(kPlotL + kPW), coord(y), coord(kPlotL - 4), coord(y + 4), label(t));
-  }
-  o += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#000\"/>", coord(kPlotL),
-                   coord(kPlotT), coord(kPW), coord(kPH));
-  o += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" class=\"axis-label\">{}</text>",
-                   coord(kPlotL + kPW / 2), coord(kPlotT + kPH + 36), esc(xl));
-  o += fmt::format(
-      "<text transform=\"translate(18 {}) rotate(-90)\" text-anchor=\"middle\" class=\"axis-label\">{}"
-      "</text></g>\n",
-      coord(kPlotT + kPH / 2), esc(yl));
-  return o;
-}
-
-std::string roofline(const Roofline& rl, std::size_t index) {
-  const double ridge = rl.peak_macs_per_s / rl.dram_bytes_per_s;
-  double total_s = 0;
-  for (const auto& p : rl.points) total_s += p.latency_s;
-  double xmin = ridge, xmax = ridge, ymin = rl.peak_macs_per_s, ymax = rl.peak_macs_per_s;
-  std::size_t hidden = 0;
-  std::vector<std::string> entries;
-  for (const auto& p : rl.points) {
-    if (p.macs == 0 || p.dram_bytes == 0 || p.latency_s <= 0) {
-      ++hidden;
-      continue;
-    }
-    const double x = static_cast<double>(p.macs) / static_cast<double>(p.dram_bytes);
-    const double y = static_cast<double>(p.macs) / p.latency_s;
-    xmin = std::min(xmin, x), xmax = std::max(xmax, x), ymin = std::min(ymin, y), ymax = std::max(ymax, y);
-    if (std::find(entries.begin(), entries.end(), p.entry) == entries.end()) entries.push_back(p.entry);
-  }
-  const auto xt = svg::log_ticks(xmin, xmax);
-  // y: down to the roof at the left edge too
-  ymin = std::min(ymin, rl.dram_bytes_per_s * xt.front());
-  const auto yt = svg::log_ticks(ymin, ymax);
-  const LogAxis ax{std::log10(xt.front()), std::log10(xt.back())};
-  const LogAxis ay{std::log10(yt.front()), std::log10(yt.back())};
-  auto X = [&](double v) { return ax.pos(v, kPlotL, kPW); };
-  auto Y = [&](double v) { return kPlotT + kPH - ay.pos(v, 0, kPH); };
-
-  std::string o = fmt::format(
-      "<svg viewBox=\"0 0 {0} {1}\" width=\"{0}\" height=\"{1}\" role=\"img\" aria-label=\"roofline {2}\" "
-      "data-peak-macs-per-s=\"{3}\" data-dram-bytes-per-s=\"{4}\">\n",
-      coord(kSvgW), coord(kSvgH), esc(rl.scheme), num(rl.peak_macs_per_s), num(rl.dram_bytes_per_s));
-  o += log_axes(xt, yt, ax, ay, "arithmetic intensity (MACs per DRAM byte, log)", "attainable MAC rate (MAC/s, log)");
-  // roofs: slope from the left edge to the ridge, flat to the right edge
-  const double x0 = xt.front(), x2 = xt.back();
-  o += fmt::format(
-      "<polyline class=\"roof\" points=\"{},{} {},{} {},{}\" fill=\"none\" stroke=\"#000\" "
-      "stroke-width=\"2\"/>\n",
-      coord(X(x0)), coord(Y(rl.dram_bytes_per_s * x0)), coord(X(ridge)), coord(Y(rl.peak_macs_per_s)), coord(X(x2)),
-      coord(Y(rl.peak_macs_per_s)));
-  o += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">compute roof{} {} MAC/s</text>\n",
-                   coord(kPlotL + kPW - 4), coord(Y(rl.peak_macs_per_s) - 6),
-                   rl.precision.empty() ? "" : " (" + esc(rl.precision) + ")", label(rl.peak_macs_per_s));
-  o += fmt::format("<text x=\"{}\" y=\"{}\">DRAM {} B/s</text>\n", coord(X(x0) + 6),
-                   coord(std::max(Y(rl.dram_bytes_per_s * x0) - 8, kPlotT + 12)), label(rl.dram_bytes_per_s));
-  std::vector<std::vector<std::string>> table;
-  struct PointLabel {
-    std::string at;
-    double x, y, r;
-    std::string text;
-  };
-  std::vector<PointLabel> labels;
-  for (std::size_t i = 0; i < rl.points.size(); ++i) {
-    const auto& p = rl.points[i];
-    const double share = total_s > 0 ? p.latency_s / total_s : 0;
-    table.push_back({std::to_string(i + 1), p.entry, p.name, std::to_string(p.macs), std::to_string(p.dram_bytes),
-                     num(p.latency_s), label(share)});
-    if (p.macs == 0 || p.dram_bytes == 0 || p.latency_s <= 0) continue;
-    const double x = static_cast<double>(p.macs) / static_cast<double>(p.dram_bytes);
-    const double y = static_cast<double>(p.macs) / p.latency_s;
-    const double r = 2.0 + 18.0 * std::sqrt(share);  // area ~ time share
-    const std::size_t shape =
-        static_cast<std::size_t>(std::find(entries.begin(), entries.end(), p.entry) - entries.begin());
-    o +=
-        "<g class=\"point\">" +
-        marker(shape, X(x), Y(y), r,
-               fmt::format(" fill=\"#a6c8e8\" fill-opacity=\"0.45\" stroke=\"#000\" data-name=\"{}\" data-entry=\"{}\" "
-                           "data-macs=\"{}\" data-dram-bytes=\"{}\" data-latency-s=\"{}\" data-x=\"{}\" data-y=\"{}\"",
-                           esc(p.name), esc(p.entry), p.macs, p.dram_bytes, num(p.latency_s), num(x), num(y))) +
-        "</g>\n";
-    // points drawn at the same spot share one label "1,2,5" (else their numbers overprint)
-    const std::string at = coord(X(x)) + "," + coord(Y(y));
-    auto g = std::find_if(labels.begin(), labels.end(), [&](const PointLabel& l) { return l.at == at; });
-    if (g == labels.end()) {
-      labels.push_back({at, X(x), Y(y), r, std::to_string(i + 1)});
-    } else {
-      g->r = std::max(g->r, r);
-      g->text += "," + std::to_string(i + 1);
-    }
-  }
-  // labels beside their markers, never on top of one another (place_labels); a label without any free spot is
-  // listed in a note below the plot
-  std::vector<LabelAnchor> anchors;
-  anchors.reserve(labels.size());
-  for (const auto& l : labels) anchors.push_back({l.x, l.y, l.r, l.text.size()});
-  const auto boxes = place_labels(anchors, LabelBox{kPlotL, kPlotT, kPW, kPH});
-  std::string unplaced;
-  for (std::size_t i = 0; i < labels.size(); ++i) {
-    if (!boxes[i]) {
-      unplaced += (unplaced.empty() ? "" : "; ") + labels[i].text;
-      continue;
-    }
-    o += fmt::format("<text x=\"{}\" y=\"{}\" class=\"small point-label\">{}</text>\n", coord(boxes[i]->x + 1),
-                     coord(boxes[i]->y + 9), labels[i].text);
-  }
-  if (!unplaced.empty())
-    o += fmt::format("<text x=\"{}\" y=\"{}\" class=\"note\">no room to label points {}</text>\n", coord(kPlotL),
-                     coord(kSvgH - 22), esc(unplaced));
-  // legend: marker shape per entry
-  double ly = kPlotT + 10;
-  for (std::size_t e = 0; e < entries.size(); ++e, ly += 20) {
-    o += marker(e, kPlotL + kPW + 20, ly, 6, " fill=\"#a6c8e8\" stroke=\"#000\"");
-    o += fmt::format("<text x=\"{}\" y=\"{}\">{}</text>\n", coord(kPlotL + kPW + 32), coord(ly + 4), esc(entries[e]));
-  }
-  o += fmt::format("<text x=\"{}\" y=\"{}\" class=\"small\">area = time share</text>\n", coord(kPlotL + kPW + 14),
-                   coord(ly + 6));
-  if (hidden > 0)
-    o += fmt::format(
-        "<text x=\"{}\" y=\"{}\" class=\"note\">{} operator(s) with 0 MACs, 0 DRAM bytes or 0 s not "
-        "drawn</text>\n",
-        coord(kPlotL), coord(kSvgH - 8), hidden);
-  o += "</svg>\n";
-  return figure(fmt::format("roofline-{}", index), "roofline", "Roofline, " + rl.scheme, o) +
-         details_table({"#", "entry", "operator", "macs", "dram_bytes", "latency_s", "time share"}, table);
-}
-
-// ------------------------------------------------------------- trade-off
-
-std::string tradeoff(const ReportDoc& doc) {
-  const auto& pts = doc.tradeoff;
-  const auto front = pareto_front(pts);
-  std::vector<bool> on(pts.size(), false);
-  for (auto i : front) on[i] = true;
-  double xmax = 0, ymax = 0;
-  for (const auto& p : pts) xmax = std::max(xmax, p.latency_s), ymax = std::max(ymax, p.energy_j);
-  // display in ms / mJ when small
-  const double xu = xmax < 1 ? 1e-3 : 1, yu = ymax < 1 ? 1e-3 : 1;
-  const auto xt = svg::linear_ticks(xmax / xu), yt = svg::linear_ticks(ymax / yu);
-  auto X = [&](double v) { return kPlotL + kPW * (v / xu) / xt.back(); };
-  auto Y = [&](double v) { return kPlotT + kPH - kPH * (v / yu) / yt.back(); };
-  std::string o = fmt::format(
-      "<svg viewBox=\"0 0 {0} {1}\" width=\"{0}\" height=\"{1}\" role=\"img\" "
-      "aria-label=\"latency-energy trade-off\">\n<g class=\"axis\">",
-      coord(kSvgW), coord(kSvgH));
-  for (double t : xt)
-    o += fmt::format(
-        "<line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\" class=\"grid\"/><text x=\"{0}\" y=\"{3}\" "
-        "text-anchor=\"middle\">{4}</text>",
-        coord(X(t * xu)), coord(kPlotT), coord(kPlotT + kPH), coord(kPlotT + kPH + 16), label(t));
-  for (double t : yt)
-    o += fmt::format(
-        "<line x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\" class=\"grid\"/><text x=\"{3}\" y=\"{4}\" "
-        "text-anchor=\"end\">{5}</text>",
-        coord(kPlotL), coord(kPlotL + kPW), coord(Y(t * yu)), coord(kPlotL - 4), coord(Y(t * yu) + 4), label(t));
-  o += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#000\"/>", coord(kPlotL),
-                   coord(kPlotT), coord(kPW), coord(kPH));
-  o += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" class=\"axis-label\">latency ({})</text>",
-                   coord(kPlotL + kPW / 2), coord(kPlotT + kPH + 36), xu == 1 ? "s" : "ms");
-  o += fmt::format(
-      "<text transform=\"translate(18 {}) rotate(-90)\" text-anchor=\"middle\" class=\"axis-label\">"
-      "energy ({})</text></g>\n",
-      coord(kPlotT + kPH / 2), yu == 1 ? "J" : "mJ");
-  if (!front.empty()) {  // staircase through the front (ascending latency)
-    std::string path = fmt::format("M{} {}", coord(X(pts[front[0]].latency_s)), coord(Y(pts[front[0]].energy_j)));
-    for (std::size_t k = 1; k < front.size(); ++k)
-      path += fmt::format("H{}V{}", coord(X(pts[front[k]].latency_s)), coord(Y(pts[front[k]].energy_j)));
-    o += fmt::format(
-        "<path class=\"front\" d=\"{}\" fill=\"none\" stroke=\"#000\" stroke-width=\"1.5\" "
-        "stroke-dasharray=\"5 3\"/>\n",
-        path);
-  }
-  std::vector<std::vector<std::string>> table;
-  for (std::size_t i = 0; i < pts.size(); ++i) {
-    const auto& p = pts[i];
-    o += fmt::format(
-        "<g class=\"point\"><circle cx=\"{}\" cy=\"{}\" r=\"5\" fill=\"{}\" stroke=\"#000\" "
-        "stroke-width=\"1.5\" data-label=\"{}\" data-latency-s=\"{}\" data-energy-j=\"{}\" "
-        "data-pareto=\"{}\"/><text x=\"{}\" y=\"{}\">{}</text></g>\n",
-        coord(X(p.latency_s)), coord(Y(p.energy_j)), on[i] ? "#000" : "#fff", esc(p.label), num(p.latency_s),
-        num(p.energy_j), on[i] ? "true" : "false", coord(X(p.latency_s) + 8), coord(Y(p.energy_j) - 6), esc(p.label));
-    table.push_back({p.label, num(p.latency_s), num(p.energy_j), on[i] ? "yes" : "no"});
-  }
-  o += fmt::format("<text x=\"{}\" y=\"{}\" class=\"small\">filled = on the Pareto front (dashed)</text>\n",
-                   coord(kPlotL), coord(kPlotT - 10));
-  o += "</svg>\n";
-  return "<section><h2>Latency and energy</h2>\n" +
-         figure("tradeoff", "scatter",
-                "Latency vs energy" + (doc.tradeoff_title.empty() ? "" : ", " + doc.tradeoff_title), o) +
-         details_table({"point", "latency_s", "energy_j", "Pareto"}, table) + "</section>\n";
-}
-
-constexpr const char* kStyle = R"(<style>
+constexpr const char* kStyle = R"(
 body{font:14px/1.4 sans-serif;margin:24px;color:#000;background:#fff;max-width:1000px}
 h1{font-size:22px}h2{font-size:18px;margin-top:32px}
-figure{margin:16px 0}figcaption{font-weight:bold;margin-bottom:4px}
-svg text{font:12px sans-serif}svg .small{font-size:10px}svg .note,p.note{font-size:11px;font-style:italic}
-svg .axis-label{font-size:12px;font-weight:bold}svg .grid{stroke:#ccc;stroke-width:0.6}
+figure{margin:16px 0}figcaption{font-weight:bold;margin-bottom:4px}p.note{font-size:11px;font-style:italic}
+figcaption a.export{font-weight:normal;font-size:12px;margin-left:6px}
 svg.defs{position:absolute;width:0;height:0}
 table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #999;padding:2px 6px;text-align:left}
-details{margin:4px 0 12px}
-</style>
+details{margin:4px 0 12px}details.per-scheme>summary{font-size:16px;font-weight:bold;cursor:pointer}
 )";
 
-// Runs at load: every chart has an SVG with drawn data; records each chart's box for the browser test.
-constexpr const char* kSelfCheck = R"(<script>
+// Runs at load: every chart has an SVG with drawn data (its box recorded for the browser test; a chart in a closed
+// <details> has none); then an "SVG" and a "PNG" link by each chart's caption: the chart alone, with the patterns it
+// uses and the style (window.tcStandaloneSvg(figure) gives the SVG text). Nothing is fetched: the links are blobs.
+constexpr const char* kScript = R"(<script>
 (function(){var bad=[],figs=document.querySelectorAll('figure.chart');
-for(var i=0;i<figs.length;i++){var f=figs[i],s=f.querySelector('svg'),r=s?s.getBoundingClientRect():null;
-if(!s||r.width<10||r.height<10||!s.querySelector('[data-value],[data-x],[data-latency-s]'))bad.push(f.id);
-if(r)f.setAttribute('data-box',[Math.round(r.left+window.scrollX),Math.round(r.top+window.scrollY),Math.round(r.width),Math.round(r.height)].join(','));}
-document.body.setAttribute('data-selfcheck',bad.length?'fail '+bad.join(' '):'ok '+figs.length);})();
+for(var i=0;i<figs.length;i++){var f=figs[i],s=f.querySelector('svg'),r=s?s.getBoundingClientRect():null,
+shut=f.closest('details:not([open])');
+if(!s||!s.querySelector('[data-value],[data-x],[data-latency-s]')||(!shut&&(r.width<10||r.height<10)))bad.push(f.id);
+if(r&&!shut)f.setAttribute('data-box',[Math.round(r.left+window.scrollX),Math.round(r.top+window.scrollY),Math.round(r.width),Math.round(r.height)].join(','));}
+document.body.setAttribute('data-selfcheck',bad.length?'fail '+bad.join(' '):'ok '+figs.length);
+var ns=document.querySelector('svg').namespaceURI,css=document.getElementById('tc-svg-css').textContent;
+function standalone(f){var s=f.querySelector('svg').cloneNode(true),used={};
+(s.outerHTML.match(/url\(#tc-p\d+\)/g)||[]).forEach(function(u){used[u.slice(5,-1)]=1;});
+var d=document.createElementNS(ns,'defs');Object.keys(used).sort().forEach(function(id){d.appendChild(document.getElementById(id).cloneNode(true));});
+var st=document.createElementNS(ns,'style');st.textContent=css;s.insertBefore(d,s.firstChild);s.insertBefore(st,s.firstChild);
+return new XMLSerializer().serializeToString(s);}
+window.tcStandaloneSvg=standalone;
+function link(cap,name,text){var a=document.createElement('a');a.className='export';a.download=name;a.textContent=text;
+cap.appendChild(document.createTextNode(' '));cap.appendChild(a);return a;}
+figs.forEach(function(f){var cap=f.querySelector('figcaption');if(!cap||!f.querySelector('svg'))return;
+link(cap,f.id+'.svg','SVG').href=URL.createObjectURL(new Blob([standalone(f)],{type:'image/svg+xml'}));
+var p=link(cap,f.id+'.png','PNG');p.href='#';
+p.addEventListener('click',function(e){if(p.dataset.ready)return;e.preventDefault();
+var sv=f.querySelector('svg'),img=new Image(),k=2;img.onload=function(){var c=document.createElement('canvas');
+c.width=sv.width.baseVal.value*k;c.height=sv.height.baseVal.value*k;var g=c.getContext('2d');g.fillStyle='#fff';
+g.fillRect(0,0,c.width,c.height);g.drawImage(img,0,0,c.width,c.height);
+c.toBlob(function(b){p.href=URL.createObjectURL(b);p.dataset.ready='1';p.click();});};
+img.src='data:image/svg+xml;charset=utf-8,'+encodeURIComponent(standalone(f));});});})();
 </script>
 )";
+
+// The per-scheme part: each scheme's breakdowns and roofline in one collapsible <details> (the first one open).
+std::string per_scheme(const ReportDoc& doc, detail::Palette& palette) {
+  std::vector<std::string> schemes;
+  for (const auto& b : doc.breakdowns)
+    if (std::find(schemes.begin(), schemes.end(), b.scheme) == schemes.end()) schemes.push_back(b.scheme);
+  for (const auto& r : doc.rooflines)
+    if (std::find(schemes.begin(), schemes.end(), r.scheme) == schemes.end()) schemes.push_back(r.scheme);
+  std::string o = "<section><h2>Per scheme: operators and roofline</h2>\n";
+  for (std::size_t k = 0; k < schemes.size(); ++k) {
+    std::size_t n = 0;
+    std::string body;
+    for (std::size_t i = 0; i < doc.breakdowns.size(); ++i)
+      if (doc.breakdowns[i].scheme == schemes[k]) body += breakdown(doc.breakdowns[i], i), ++n;
+    for (std::size_t i = 0; i < doc.rooflines.size(); ++i)
+      if (doc.rooflines[i].scheme == schemes[k]) body += detail::roofline(doc.rooflines[i], i, palette);
+    o += fmt::format(
+        "<details class=\"per-scheme\"{}><summary>{}: cycles by cost term per operator ({} entr{}) and the "
+        "roofline</summary>\n{}</details>\n",
+        k == 0 ? " open" : "", esc(schemes[k].empty() ? "the run" : schemes[k]), n, n == 1 ? "y" : "ies", body);
+  }
+  return o + "</section>\n";
+}
 
 }  // namespace
 
@@ -670,26 +492,20 @@ std::string render(const ReportDoc& doc) {
   o += "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
        "script-src 'unsafe-inline'; img-src data:\">\n";
-  o += "<title>" + esc(doc.title) + "</title>\n" + kStyle + "</head>\n<body>\n";
+  o += "<title>" + esc(doc.title) + "</title>\n<style>" + kStyle + "</style>\n<style id=\"tc-svg-css\">" + kSvgCss +
+       "</style>\n</head>\n<body>\n";
   o += svg::pattern_defs();
   o += "<h1>" + esc(doc.title) + "</h1>\n";
   o += "<section><h2>Assumptions</h2>\n<table class=\"assumptions\"><tbody>\n";
   for (const auto& a : doc.assumptions)
     o += "<tr><th>" + esc(a.key) + "</th><td data-key=\"" + esc(a.key) + "\">" + esc(a.value) + "</td></tr>\n";
   o += "</tbody></table></section>\n";
-  if (!doc.schemes.empty()) o += comparison(doc);
-  if (!doc.breakdowns.empty()) {
-    o += "<section><h2>Per-operator breakdown</h2>\n";
-    for (std::size_t i = 0; i < doc.breakdowns.size(); ++i) o += breakdown(doc.breakdowns[i], i);
-    o += "</section>\n";
-  }
-  if (!doc.rooflines.empty()) {
-    o += "<section><h2>Roofline</h2>\n";
-    for (std::size_t i = 0; i < doc.rooflines.size(); ++i) o += roofline(doc.rooflines[i], i);
-    o += "</section>\n";
-  }
-  if (!doc.tradeoff.empty()) o += tradeoff(doc);
-  o += kSelfCheck;
+  detail::Palette palette(doc);
+  if (!doc.schemes.empty()) o += comparison(doc, palette);
+  if (!doc.lines.empty()) o += detail::line_charts(doc, palette);
+  if (!doc.breakdowns.empty() || !doc.rooflines.empty()) o += per_scheme(doc, palette);
+  if (!doc.tradeoff.empty()) o += detail::tradeoff(doc, palette);
+  o += kScript;
   o += "</body></html>\n";
   return o;
 }

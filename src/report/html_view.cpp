@@ -160,9 +160,10 @@ ReportDoc compare_doc(const model::CompareResult& c, const std::vector<EstimateR
       energy += e.sum.energy_j;
     }
     doc.schemes.push_back(std::move(s));
-    if (doc.show_decode) doc.tradeoff.push_back({r.scheme, r.decode.latency_s, r.decode.energy_j});
-    else doc.tradeoff.push_back({r.scheme, r.prefill.latency_s + latency, r.prefill.energy_j + energy});
+    if (doc.show_decode) doc.tradeoff.push_back({r.scheme, r.decode.latency_s, r.decode.energy_j, r.scheme});
+    else doc.tradeoff.push_back({r.scheme, r.prefill.latency_s + latency, r.prefill.energy_j + energy, r.scheme});
   }
+  doc.tradeoff_per_step = doc.show_decode;
   doc.tradeoff_title = doc.show_decode ? "decode, per step of " + std::to_string(c.info.batch) + " sequences"
                                        : "every entry, one run each";
   for (std::size_t i = 0; i < per_scheme.size() && i < c.rows.size(); ++i) {
@@ -195,18 +196,19 @@ ReportDoc search_doc(const search::SearchResult& r, const arch::Arch& arch) {
     const search::Config& b = s.top.front();
     SchemeRow row;
     row.scheme = config_label(s.scheme, b.dataflow, b.rows, b.cols);
+    row.series = s.scheme;
     row.prefill = run_figures(b.totals.prefill);
     row.decode = run_figures(b.totals.decode);
     for (const auto& e : b.totals.other) row.entries.push_back({e.entry, run_figures(e.sum)});
     doc.schemes.push_back(std::move(row));
     for (const auto& c : s.top) {
       const std::string label = config_label(s.scheme, c.dataflow, c.rows, c.cols);
-      if (listed.insert(label).second) doc.tradeoff.push_back({label, c.totals.latency_s, c.totals.energy_j});
+      if (listed.insert(label).second) doc.tradeoff.push_back({label, c.totals.latency_s, c.totals.energy_j, s.scheme});
     }
   }
   for (const auto& p : r.pareto) {
     const std::string label = config_label(p.scheme, p.dataflow, p.rows, p.cols);
-    if (listed.insert(label).second) doc.tradeoff.push_back({label, p.latency_s, p.energy_j});
+    if (listed.insert(label).second) doc.tradeoff.push_back({label, p.latency_s, p.energy_j, p.scheme});
   }
   doc.tradeoff_title = "whole run (every entry), each configuration listed";
   return doc;

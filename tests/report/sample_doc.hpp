@@ -20,12 +20,13 @@ inline tenet_cost::report::html::ReportDoc sample_doc() {
                    {"schemes", "q0f16, q4f16_1, w8a8"}};
   // scheme, prefill {latency_s, dram_bytes, scale_dram_bytes, energy_j, energy by term}, decode {...}
   d.schemes = {
-      {"q0f16", {40.5, 105921000000, 0, 80.8, {}}, {0.8125, 13478000000, 0, 1.7, {}}, {}},
+      {"q0f16", {40.5, 105921000000, 0, 80.8, {}}, {0.8125, 13478000000, 0, 1.7, {}}, {}, ""},
       {"q4f16_1",
        {15.9, 35921000000, 3921000000, 30.25, {{"mac", 20.0}, {"dram", 10.25}}},
        {0.3295, 4803420000, 413000000, 0.86, {{"mac", 0.06}, {"dram", 0.8}}},
-       {}},
-      {"w8a8-token-channel", {12.125, 55000000000, 120000000, 22.5, {}}, {0.41, 7000000000, 9000000, 1.0, {}}, {}},
+       {},
+       ""},
+      {"w8a8-token-channel", {12.125, 55000000000, 120000000, 22.5, {}}, {0.41, 7000000000, 9000000, 1.0, {}}, {}, ""},
   };
 
   const std::vector<std::string> terms{"compute", "buffer", "dram", "dequant", "vector"};
@@ -54,8 +55,10 @@ inline tenet_cost::report::html::ReportDoc sample_doc() {
         {"zero-bytes", "decode", 1000, 0, 0.001}}},
   };
   d.tradeoff_title = "decode, per token";
-  d.tradeoff = {
-      {"q0f16", 0.8125, 1.7}, {"q4f16_1", 0.3295, 0.86}, {"w8a8-token-channel", 0.41, 1.0}, {"fp8-tensor", 0.3, 1.2}};
+  d.tradeoff = {{"q0f16", 0.8125, 1.7, ""},
+                {"q4f16_1", 0.3295, 0.86, ""},
+                {"w8a8-token-channel", 0.41, 1.0, ""},
+                {"fp8-tensor", 0.3, 1.2, ""}};
   return d;
 }
 

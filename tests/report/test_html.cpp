@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "report/sample_doc.hpp"
+#include "report/svg.hpp"
 #include "tenet_cost/error.hpp"
 #include "tenet_cost/report_html.hpp"
 
@@ -229,7 +230,7 @@ TEST_CASE("report html: Pareto front equals brute force, and is marked in the sc
   std::uniform_int_distribution<int> small(0, 6);  // ties on purpose
   for (int trial = 0; trial < 200; ++trial) {
     std::vector<TradeoffPoint> pts(static_cast<std::size_t>(1 + trial % 9));
-    for (auto& p : pts) p = {"p", small(rng) * 0.5, small(rng) * 0.25};
+    for (auto& p : pts) p = {"p", small(rng) * 0.5, small(rng) * 0.25, ""};
     std::vector<std::size_t> brute;
     for (std::size_t i = 0; i < pts.size(); ++i) {
       bool dominated = false;
@@ -363,19 +364,29 @@ TEST_CASE("report html: label placement never overlaps two labels, inside the ar
     std::uniform_real_distribution<double> cx(80, 600), cy(40, 370), jitter(-6, 6), rad(2, 20);
     std::uniform_int_distribution<std::size_t> chars(1, 8);
     std::vector<LabelAnchor> anchors;
+    std::vector<LabelBox> markers;  // obstacles: each marker's box
     const int clusters = 1 + trial % 4;
     for (int c = 0; c < clusters; ++c) {
       const double x = cx(rng), y = cy(rng);
-      for (int i = 0; i < 3 + trial % 12; ++i)
-        anchors.push_back({x + jitter(rng), y + jitter(rng), rad(rng), chars(rng)});
+      for (int i = 0; i < 3 + trial % 12; ++i) {
+        const LabelBox size = label_box(0, 0, std::string(chars(rng), '8'));
+        const double r = trial % 2 ? rad(rng) / 4 : rad(rng);
+        anchors.push_back({x + jitter(rng), y + jitter(rng), r, size.w, size.h});
+        if (trial % 2) markers.push_back({anchors.back().x - r, anchors.back().y - r, 2 * r, 2 * r});
+      }
     }
-    const auto boxes = place_labels(anchors, area);
+    const auto boxes = place_labels(anchors, area, markers);
     REQUIRE(boxes.size() == anchors.size());
     std::vector<LabelBox> placed;
     for (std::size_t i = 0; i < boxes.size(); ++i) {
       REQUIRE(boxes[i]);  // a few dozen labels always find room in a 520 x 330 plot
       const LabelBox& b = *boxes[i];
-      CHECK(b.w == label_box(0, 0, anchors[i].chars).w);
+      CHECK(b.w == anchors[i].w);
+      for (const auto& m : markers) CHECK_FALSE(overlaps(m, b));
+      // a leader line exactly when the label is away from its marker; it starts on the marker's edge
+      const std::string leader = leader_line(anchors[i], b);
+      const double nx = std::clamp(anchors[i].x, b.x, b.x + b.w), ny = std::clamp(anchors[i].y, b.y, b.y + b.h);
+      CHECK(leader.empty() == (std::hypot(nx - anchors[i].x, ny - anchors[i].y) <= anchors[i].r + 4));
       CHECK(b.x >= area.x);
       CHECK(b.y >= area.y);
       CHECK(b.x + b.w <= area.x + area.w);
@@ -387,7 +398,7 @@ TEST_CASE("report html: label placement never overlaps two labels, inside the ar
         INFO("trial " << trial << " labels " << a << " and " << b);
         CHECK_FALSE(overlaps(placed[a], placed[b]));
       }
-    const auto again = place_labels(anchors, area);
+    const auto again = place_labels(anchors, area, markers);
     for (std::size_t i = 0; i < boxes.size(); ++i) {
       CHECK(again[i]->x == boxes[i]->x);
       CHECK(again[i]->y == boxes[i]->y);
@@ -395,7 +406,7 @@ TEST_CASE("report html: label placement never overlaps two labels, inside the ar
   }
   // an area with room for one label only: the second gets none rather than an overlap
   const LabelBox tiny{0, 0, 20, 12};
-  const auto two = place_labels({{5, 6, 0, 1}, {6, 6, 0, 1}}, tiny);
+  const auto two = place_labels({{5, 6, 0, 8, 12}, {6, 6, 0, 8, 12}}, tiny);
   CHECK(two[0]);
   CHECK_FALSE(two[1]);
   CHECK(overlaps({0, 0, 10, 10}, {5, 5, 10, 10}));
@@ -423,8 +434,8 @@ TEST_CASE("report html: close roofline points get labels whose boxes do not over
   for (auto it = std::sregex_iterator(fig.begin(), fig.end(), label_re); it != std::sregex_iterator(); ++it) {
     const std::string text = (*it)[3].str();
     numbers += 1 + static_cast<std::size_t>(std::count(text.begin(), text.end(), ','));
-    // the renderer writes the text at (box.x + 1, box.y + 9)
-    boxes.push_back(label_box(std::stod((*it)[1].str()) - 1, std::stod((*it)[2].str()) - 9, text.size()));
+    // the renderer writes the text at (box.x + 1, box.y + 0.95 em)
+    boxes.push_back(label_box(std::stod((*it)[1].str()) - 1, std::stod((*it)[2].str()) - 9.5, text));
   }
   const auto drawn = std::count_if(
       pts.begin(), pts.end(), [](const RooflinePoint& p) { return p.macs > 0 && p.dram_bytes > 0 && p.latency_s > 0; });
@@ -434,4 +445,29 @@ TEST_CASE("report html: close roofline points get labels whose boxes do not over
       INFO("labels " << a << " and " << b);
       CHECK_FALSE(overlaps(boxes[a], boxes[b]));
     }
+}
+
+TEST_CASE("report svg: zoomed tick ranges cover the values, text widths of DejaVu Sans, fills fixed by term name") {
+  using namespace tenet_cost::report;
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  for (int i = 0; i < 500; ++i) {
+    const double hi = std::pow(10.0, 8 * u(rng) - 4), lo = hi * u(rng);
+    const auto t = svg::range_ticks(lo, hi);
+    INFO(lo << " .. " << hi);
+    REQUIRE(t.size() >= 2);
+    CHECK(t.front() <= lo);
+    CHECK(t.back() >= hi);
+    if (lo < hi / 3) CHECK(t.front() == 0);  // far from zero only: zoomed
+    else CHECK(t.front() > 0);
+    for (std::size_t k = 1; k < t.size(); ++k) CHECK(t[k] > t[k - 1]);
+  }
+  CHECK(svg::range_ticks(5, 5).back() >= 5);  // one value
+  CHECK(svg::text_width("0123456789", 10) == Approx(63.6));
+  CHECK(svg::text_width("w", 100, true) > svg::text_width("w", 100));
+  CHECK(svg::text_width("\xE2\x80\xA6", 10) == Approx(10));  // a non-ASCII character: one em
+  CHECK(svg::term_fill("dram", 0) == svg::term_fill("dram", 5));
+  CHECK(svg::term_fill("mac", 3) == svg::term_fill("compute", 1));
+  CHECK(svg::term_fill("dram", 0) != svg::term_fill("buffer", 0));
+  CHECK(svg::scheme_colour(0) != svg::scheme_colour(1));
 }
