@@ -171,6 +171,14 @@ struct Reader {
     const std::int64_t g = std::gcd(r.num, r.den);
     return {r.num / g, r.den / g};
   }
+  // `buffering`: "single" (default) or "double"; `of` names the owner in the message (" of levels[1]").
+  TileBuffering buffering(const json& obj, const std::string& of) const {
+    const std::string b = string(obj, "buffering", "single");
+    if (b != "single" && b != "double")
+      fail("buffering", "expected 'buffering'" + of + " to be \"single\" or \"double\", found " + quote_for_message(b) +
+                            did_you_mean(b, {"single", "double"}));
+    return b == "double" ? TileBuffering::kDouble : TileBuffering::kSingle;
+  }
   std::string string(const json& obj, const std::string& key, const std::string& def) const {
     if (!obj.contains(key)) return def;
     const json& v = obj.at(key);
@@ -219,11 +227,7 @@ MemLevel parse_level(const json& l, const Reader& rl, std::size_t index) {
   m.bytes = rl.integer(l, "bytes", true, 0, 1, kMaxBufferBytes);
   m.bits_per_cycle = rl.integer(l, "bits_per_cycle", true, 0, 1, kMaxBitsPerCycle);
   m.pj_per_bit = rl.number(l, "pj_per_bit", 0, kMaxEnergyPj);
-  const std::string buffering = rl.string(l, "buffering", "single");
-  if (buffering != "single" && buffering != "double")
-    rl.fail("buffering", "expected 'buffering' of " + what + " to be \"single\" or \"double\", found " +
-                             quote_for_message(buffering) + did_you_mean(buffering, {"single", "double"}));
-  m.buffering = buffering == "double" ? TileBuffering::kDouble : TileBuffering::kSingle;
+  m.buffering = rl.buffering(l, " of " + what);
   const std::vector<std::string> classes = {"A", "B", "C"};
   const auto class_of = [&](const std::string& key, const std::string& c) {
     const auto it = std::find(classes.begin(), classes.end(), c);
@@ -307,11 +311,7 @@ void parse_memory(const json& doc, const Reader& r, Arch& a) {
   const Reader rb = r.section("buffer");
   rb.check_keys(buf, "buffer", {"bytes", "bits_per_cycle", "buffering"});
   a.buffer_bytes = rb.integer(buf, "bytes", true, 0, 1, kMaxBufferBytes);
-  const std::string buffering = rb.string(buf, "buffering", "single");
-  if (buffering != "single" && buffering != "double")
-    rb.fail("buffering", "expected 'buffering' to be \"single\" or \"double\", found " + quote_for_message(buffering) +
-                             did_you_mean(buffering, {"single", "double"}));
-  a.buffer_buffering = buffering == "double" ? TileBuffering::kDouble : TileBuffering::kSingle;
+  a.buffer_buffering = rb.buffering(buf, "");
   a.buffer_bits_per_cycle = rb.integer(buf, "bits_per_cycle", true, 0, 1, kMaxBitsPerCycle);
 }
 
