@@ -242,6 +242,7 @@ LevelTraffic level_traffic(const std::vector<Operand>& ops, const GemmShape& s, 
       if (held(levels[h], op)) holders.push_back(h);
     if (holders.empty()) throw InternalError("no level holds operand " + op.name);
     std::vector<std::int64_t> visits;
+    visits.reserve(holders.size());
     for (const std::size_t h : holders) visits.push_back(checked_mul(level_fills(op, s, tiles, h), s.batch, "traffic"));
     const std::int64_t fp = op.write ? checked_mul(footprint(op, Nest(s, tiles[0]), false), s.batch, "outputs") : 0;
     for (std::size_t j = 0; j < holders.size(); ++j) {
