@@ -3,6 +3,8 @@
 // mapping.hpp; this header knows nothing of the engine.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -56,6 +58,30 @@ std::string to_string(Buffering b);  // "double_buffered" | "serial"
 enum class TileBuffering { kSingle, kDouble };
 std::string to_string(TileBuffering b);  // "single" | "double"
 
+/// The operand classes of a memory level (docs/arch.md "Memory levels"): A the activation, B the weight (or KV cache),
+/// C the output; a scale or zero point belongs to the class of the operand it scales.
+enum class OperandClass { kA, kB, kC };
+inline constexpr std::size_t kOperandClasses = 3;
+std::string to_string(OperandClass c);  // "A" | "B" | "C"
+
+/// One on-chip memory level of an N-level hierarchy (docs/arch.md "Memory levels"), outermost first in Arch::levels;
+/// DRAM is above the first, the PE array below the last.
+struct MemLevel {
+  std::string name;
+  std::int64_t bytes = 0;           // capacity (one shared store)
+  std::int64_t bits_per_cycle = 0;  // bandwidth of what it serves to the level below (or the array)
+  double pj_per_bit = 0;            // energy per bit it serves
+  TileBuffering buffering = TileBuffering::kSingle;
+  std::array<bool, kOperandClasses> holds{true, true, true};  // by OperandClass; false: bypassed
+  std::array<std::int64_t, kOperandClasses> partition{};      // bytes per class; all 0: shared
+  [[nodiscard]] bool partitioned() const { return partition[0] + partition[1] + partition[2] > 0; }
+  /// Bytes one tile of the class may use: its partition (or the whole level), halved when double-buffered.
+  [[nodiscard]] std::int64_t usable_bytes(OperandClass c) const {
+    const std::int64_t b = partitioned() ? partition[static_cast<std::size_t>(c)] : bytes;
+    return buffering == TileBuffering::kDouble ? b / 2 : b;
+  }
+};
+
 /// How the chips of a deployment are wired (docs/arch.md "Chip links"): a ring (each chip to two neighbours; a
 /// collective over N chips takes N-1 hops per phase) or fully connected (one hop per phase, N-1 links per chip).
 enum class ChipTopology { kRing, kFullyConnected };
@@ -96,6 +122,9 @@ struct Arch {
   std::map<std::string, double> mac_pj;       // per MAC per precision
   double dram_pj_per_bit = 0, buffer_pj_per_bit = 0, noc_pj_per_bit = 0;
   double dequant_pj = 0, vector_op_pj = 0;    // per element / per op
+  /// levels: the on-chip hierarchy, outermost first (empty: the two-level model of `buffer`). When given, the
+  /// buffer_* fields above are the innermost level's.
+  std::vector<MemLevel> levels;
   ChipLink chip_link;                         // chip_link (defaults when absent: ChipLink{})
   std::vector<std::string> sources;           // where each figure comes from
   std::string file;                           // the JSON it was read from

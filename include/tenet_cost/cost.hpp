@@ -152,6 +152,28 @@ struct TensorCost {
   std::int64_t buffer_elems = 0, buffer_bytes = 0;  // reads from the buffer (array <-> buffer unique volume)
 };
 
+/// One operand at one memory level of an N-level arch (docs/model.md "Memory levels"), in elements (batch included).
+struct LevelOperandCost {
+  std::string name;
+  std::int64_t fills =
+      0;  // in from the level above (DRAM for the outermost holder); the output: partial sums read back
+  std::int64_t reads = 0;    // served to the next level holding it below, or to the PE array (the innermost holder)
+  std::int64_t updates = 0;  // the output only: elements written back into this level from below
+};
+
+/// One memory level of an N-level arch at one GEMM's tiles (GemmCost::levels; empty on a two-level arch).
+struct LevelCost {
+  std::string name;
+  Tile tile;                           // this level's tile (outermost: GemmCost::tile)
+  std::int64_t tiles = 0;              // tiles of this level (batch included)
+  std::int64_t working_set_bytes = 0;  // one tile of every operand it holds (the output at accumulator bits)
+  std::int64_t usable_bytes = 0;       // what a tile may use (halved when double-buffered; the partitions' sum)
+  std::int64_t served_bytes = 0;       // reads + updates at the operands' bits: what its bandwidth and energy pay for
+  std::int64_t cycles = 0;             // ceil(served bits / bits_per_cycle)
+  double energy_j = 0;                 // served bits x pj_per_bit
+  std::vector<LevelOperandCost> operands;  // the operands it holds, in operand order
+};
+
 struct GemmCost {
   GemmShape shape;
   std::int64_t macs = 0;
@@ -172,6 +194,9 @@ struct GemmCost {
   std::int64_t tiles = 0;           // number of buffer tiles
   ArrayModel array_model = ArrayModel::kClosedForm;
   std::vector<TensorCost> tensors;
+  /// Per memory level (an arch with `levels`; empty otherwise): the `buffer` term is the slowest level's cycles, the
+  /// `buffer` energy their sum, and `tile` the outermost level's tile.
+  std::vector<LevelCost> levels;
   /// Cycles of one term (0 when absent).
   [[nodiscard]] std::int64_t cycles_of(Term t) const;
 };
@@ -224,6 +249,10 @@ struct TileProblem {
   /// A preset dataflow: the compute bound is the tile's exact time stamps (mapping::preset_time_stamps) instead of
   /// ceil(MACs / PEs).
   std::optional<mapping::Preset> stamps;
+  /// An arch with `levels`: why a tile does not fit the outermost level (nullopt: it fits), checked after the
+  /// buffer_bytes check; every loop order of a tile size is then a candidate of its own (the order also changes the
+  /// inner levels' traffic).
+  std::function<std::optional<std::string>(const Tile&)> fits;
 };
 
 /// Candidate tile sizes along one loop (docs/search.md): every multiple of `align` (the group sizes along that loop)

@@ -171,6 +171,14 @@ struct Reader {
     const std::int64_t g = std::gcd(r.num, r.den);
     return {r.num / g, r.den / g};
   }
+  // `buffering`: "single" (default) or "double"; `of` names the owner in the message (" of levels[1]").
+  TileBuffering buffering(const json& obj, const std::string& of) const {
+    const std::string b = string(obj, "buffering", "single");
+    if (b != "single" && b != "double")
+      fail("buffering", "expected 'buffering'" + of + " to be \"single\" or \"double\", found " + quote_for_message(b) +
+                            did_you_mean(b, {"single", "double"}));
+    return b == "double" ? TileBuffering::kDouble : TileBuffering::kSingle;
+  }
   std::string string(const json& obj, const std::string& key, const std::string& def) const {
     if (!obj.contains(key)) return def;
     const json& v = obj.at(key);
@@ -179,6 +187,134 @@ struct Reader {
   }
 };
 
+// Offsets of the objects of the JSON array that follows `"key":` at `at` (one per element, in order; npos when the
+// text does not show them, e.g. an element that is not an object).
+std::vector<std::size_t> array_object_offsets(const std::string& text, std::size_t at) {
+  std::vector<std::size_t> out;
+  if (at == std::string::npos) return out;
+  std::size_t i = text.find('[', at);
+  if (i == std::string::npos) return out;
+  int depth = 0;
+  bool in_string = false;
+  for (; i < text.size(); ++i) {
+    const char ch = text[i];
+    if (in_string) {
+      if (ch == '\\') ++i;
+      else if (ch == '"') in_string = false;
+      continue;
+    }
+    if (ch == '"') in_string = true;
+    else if (ch == '[' || ch == '{') {
+      if (depth == 1 && ch == '{') out.push_back(i);
+      ++depth;
+    } else if (ch == ']' || ch == '}') {
+      if (--depth == 0) break;
+    }
+  }
+  return out;
+}
+
+constexpr std::size_t kMaxLevels = 8;
+
+// One element of `levels` (docs/arch.md "Memory levels").
+MemLevel parse_level(const json& l, const Reader& rl, std::size_t index) {
+  const std::string what = "levels[" + std::to_string(index) + "]";
+  rl.check_keys(l, what, {"name", "bytes", "bits_per_cycle", "pj_per_bit", "buffering", "holds", "partition"});
+  MemLevel m;
+  if (!l.contains("name") || !l["name"].is_string() || l["name"].get<std::string>().empty())
+    rl.fail("name", "expected a non-empty string 'name' for " + what);
+  m.name = l["name"].get<std::string>();
+  m.bytes = rl.integer(l, "bytes", true, 0, 1, kMaxBufferBytes);
+  m.bits_per_cycle = rl.integer(l, "bits_per_cycle", true, 0, 1, kMaxBitsPerCycle);
+  m.pj_per_bit = rl.number(l, "pj_per_bit", 0, kMaxEnergyPj);
+  m.buffering = rl.buffering(l, " of " + what);
+  const std::vector<std::string> classes = {"A", "B", "C"};
+  const auto class_of = [&](const std::string& key, const std::string& c) {
+    const auto it = std::find(classes.begin(), classes.end(), c);
+    if (it == classes.end())
+      rl.fail(key, "expected an operand class A, B or C in '" + key + "' of " + what + ", found " +
+                       quote_for_message(c) + did_you_mean(c, classes));
+    return static_cast<std::size_t>(it - classes.begin());
+  };
+  if (l.contains("holds")) {
+    const json& h = l["holds"];
+    if (!h.is_array() || h.empty())
+      rl.fail("holds", "expected 'holds' of " + what + " to be a non-empty array of A, B, C");
+    m.holds = {false, false, false};
+    for (const auto& x : h) {
+      if (!x.is_string()) rl.fail("holds", "expected 'holds' of " + what + " to be an array of A, B, C");
+      const std::size_t c = class_of("holds", x.get<std::string>());
+      if (m.holds[c]) rl.fail("holds", "operand class " + classes[c] + " given twice in 'holds' of " + what);
+      m.holds[c] = true;
+    }
+  }
+  if (l.contains("partition")) {
+    const json& p = l["partition"];
+    const Reader rp = rl.section("partition");
+    rp.check_keys(p, what + ".partition", classes);
+    std::int64_t sum = 0;
+    for (std::size_t c = 0; c < kOperandClasses; ++c) {
+      if (!m.holds[c]) {
+        if (p.contains(classes[c]))
+          rp.fail(classes[c], what + " bypasses " + classes[c] + " (not in 'holds') but gives it a partition");
+        continue;
+      }
+      if (!p.contains(classes[c]))
+        rl.fail("partition", "missing '" + classes[c] + "' in the partition of " + what + ": every class it holds " +
+                                 "needs a share of its bytes");
+      m.partition[c] = rp.integer(p, classes[c], true, 0, 1, kMaxBufferBytes);
+      sum += m.partition[c];
+    }
+    if (sum > m.bytes)
+      rl.fail("partition", "the partition of " + what + " gives " + std::to_string(sum) + " bytes, more than its " +
+                               std::to_string(m.bytes) + " bytes");
+  }
+  for (std::size_t c = 0; c < kOperandClasses; ++c)
+    if (m.holds[c] && m.usable_bytes(static_cast<OperandClass>(c)) == 0)
+      rl.fail(m.partitioned() ? "partition" : "bytes",
+              what + " leaves 0 usable bytes for " + classes[c] + " (double buffering halves its capacity)");
+  return m;
+}
+
+// `buffer` (the two-level model) or `levels` (the N-level hierarchy, docs/arch.md "Memory levels"): exactly one.
+void parse_memory(const json& doc, const Reader& r, Arch& a) {
+  const std::string& filename = r.file;
+  if (doc.contains("levels")) {
+    if (doc.contains("buffer"))
+      r.fail("levels", "give either 'buffer' (two levels: buffer and DRAM) or 'levels', not both");
+    const json& ls = doc["levels"];
+    if (!ls.is_array() || ls.empty() || ls.size() > kMaxLevels)
+      r.fail("levels", "expected 'levels' to be an array of 1 .. " + std::to_string(kMaxLevels) + " level objects");
+    const std::vector<std::size_t> at = array_object_offsets(r.text, key_offset(r.text, "levels", r.from));
+    std::set<std::string> names;
+    for (std::size_t i = 0; i < ls.size(); ++i) {
+      const Reader rl{r.text, r.file, i < at.size() ? at[i] : r.from};
+      if (!ls[i].is_object()) r.fail("levels", "expected an object for levels[" + std::to_string(i) + "]");
+      a.levels.push_back(parse_level(ls[i], rl, i));
+      if (!names.insert(a.levels.back().name).second || a.levels.back().name == "dram")
+        rl.fail("name", "level name " + quote_for_message(a.levels.back().name) +
+                            (a.levels.back().name == "dram" ? " is reserved for DRAM" : " given twice"));
+    }
+    for (std::size_t c = 0; c < kOperandClasses; ++c)
+      if (std::none_of(a.levels.begin(), a.levels.end(), [&](const MemLevel& m) { return m.holds[c]; }))
+        r.fail("levels", std::string("no level holds operand class ") + "ABC"[c] +
+                             ": every class must be in some level's 'holds' (the array reads it from there)");
+    const MemLevel& inner = a.levels.back();
+    a.buffer_bytes = inner.bytes;
+    a.buffer_bits_per_cycle = inner.bits_per_cycle;
+    a.buffer_buffering = inner.buffering;
+    return;
+  }
+  if (!doc.contains("buffer") || !doc["buffer"].is_object())
+    throw InputError(SourceLocation{filename, 0, 0}, "missing required object 'buffer' (or 'levels')");
+  const json& buf = doc["buffer"];
+  const Reader rb = r.section("buffer");
+  rb.check_keys(buf, "buffer", {"bytes", "bits_per_cycle", "buffering"});
+  a.buffer_bytes = rb.integer(buf, "bytes", true, 0, 1, kMaxBufferBytes);
+  a.buffer_buffering = rb.buffering(buf, "");
+  a.buffer_bits_per_cycle = rb.integer(buf, "bits_per_cycle", true, 0, 1, kMaxBitsPerCycle);
+}
+
 }  // namespace
 
 Arch parse_arch(const std::string& text, const std::string& filename) {
@@ -186,8 +322,8 @@ Arch parse_arch(const std::string& text, const std::string& filename) {
   if (!doc.is_object()) throw InputError(SourceLocation{filename, 1, 1}, "expected a JSON object describing an arch");
   Reader r{text, filename};
   r.check_keys(doc, "arch",
-               {"name", "description", "pe_array", "macs_per_pe_per_cycle", "buffer", "dram", "clock_mhz", "dequant",
-                "vector_unit", "energy_pj", "chip_link", "sources"});
+               {"name", "description", "pe_array", "macs_per_pe_per_cycle", "buffer", "levels", "dram", "clock_mhz",
+                "dequant", "vector_unit", "energy_pj", "chip_link", "sources"});
   Arch a;
   a.file = filename;
   a.name = r.string(doc, "name", fs::path(filename).stem().string());
@@ -218,18 +354,7 @@ Arch parse_arch(const std::string& text, const std::string& filename) {
   }
   if (a.macs_per_pe_per_cycle.empty())
     throw InputError(r.where("macs_per_pe_per_cycle"), "'macs_per_pe_per_cycle' must give at least one precision");
-  if (!doc.contains("buffer") || !doc["buffer"].is_object())
-    throw InputError(SourceLocation{filename, 0, 0}, "missing required object 'buffer'");
-  const json& buf = doc["buffer"];
-  const Reader rb = r.section("buffer");
-  rb.check_keys(buf, "buffer", {"bytes", "bits_per_cycle", "buffering"});
-  a.buffer_bytes = rb.integer(buf, "bytes", true, 0, 1, kMaxBufferBytes);
-  const std::string buffering = rb.string(buf, "buffering", "single");
-  if (buffering != "single" && buffering != "double")
-    rb.fail("buffering", "expected 'buffering' to be \"single\" or \"double\", found " + quote_for_message(buffering) +
-                             did_you_mean(buffering, {"single", "double"}));
-  a.buffer_buffering = buffering == "double" ? TileBuffering::kDouble : TileBuffering::kSingle;
-  a.buffer_bits_per_cycle = rb.integer(buf, "bits_per_cycle", true, 0, 1, kMaxBitsPerCycle);
+  parse_memory(doc, r, a);
   if (!doc.contains("dram") || !doc["dram"].is_object())
     throw InputError(SourceLocation{filename, 0, 0}, "missing required object 'dram'");
   const json& dram = doc["dram"];
@@ -269,6 +394,10 @@ Arch parse_arch(const std::string& text, const std::string& filename) {
     }
     a.dram_pj_per_bit = re.number(e, "dram_per_bit", 0, kMaxEnergyPj);
     a.buffer_pj_per_bit = re.number(e, "buffer_per_bit", 0, kMaxEnergyPj);
+    if (!a.levels.empty() && e.contains("buffer_per_bit"))
+      re.fail("buffer_per_bit",
+              "an arch with 'levels' prices each level by its own 'pj_per_bit'; drop "
+              "energy_pj.buffer_per_bit");
     a.noc_pj_per_bit = re.number(e, "noc_per_bit", 0, kMaxEnergyPj);
     a.dequant_pj = re.number(e, "dequant", 0, kMaxEnergyPj);
     a.vector_op_pj = re.number(e, "vector_op", 0, kMaxEnergyPj);
@@ -350,6 +479,8 @@ std::string to_string(Interconnect i) {
 }
 
 std::string to_string(Buffering b) { return b == Buffering::kSerial ? "serial" : "double_buffered"; }
+
+std::string to_string(OperandClass c) { return c == OperandClass::kA ? "A" : c == OperandClass::kB ? "B" : "C"; }
 
 std::string to_string(TileBuffering b) { return b == TileBuffering::kDouble ? "double" : "single"; }
 

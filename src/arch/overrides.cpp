@@ -36,19 +36,30 @@ json value_of(const std::string& text) {
   }
 }
 
+// The element `key` of the array `arr` (levels.1.bytes: a decimal index into the array), else InputError.
+json& element(json& arr, const std::string& key, const Override& o, const std::string& prefix) {
+  const bool digits = !key.empty() && key.size() <= 6 && key.find_first_not_of("0123456789") == std::string::npos;
+  if (!digits || std::stoul(key) >= arr.size())
+    throw InputError("--set " + to_string(o) + ": expected an index into the array '" + prefix + "' (0 .. " +
+                     std::to_string(static_cast<std::int64_t>(arr.size()) - 1) + "), found '" + key + "'");
+  return arr[std::stoul(key)];
+}
+
 void apply(json& doc, const Override& o) {
   json* at = &doc;
   std::size_t start = 0;
   for (;;) {
     const auto dot = o.path.find('.', start);
     const std::string key = o.path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    const std::string prefix = start == 0 ? "" : o.path.substr(0, start - 1);
+    json& next = at->is_array() ? element(*at, key, o, prefix) : (*at)[key];
     if (dot == std::string::npos) {
-      (*at)[key] = value_of(o.value);
+      next = value_of(o.value);
       return;
     }
-    json& next = (*at)[key];  // a missing object is created (dequant.per_cycle on an arch without "dequant")
+    // a missing object is created (dequant.per_cycle on an arch without "dequant")
     if (next.is_null()) next = json::object();
-    if (!next.is_object())
+    if (!next.is_object() && !next.is_array())
       throw InputError("--set " + to_string(o) + ": expected '" + o.path.substr(0, dot) + "' to be an object, found " +
                        next.type_name());
     at = &next;

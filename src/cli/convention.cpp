@@ -90,6 +90,9 @@ struct ConventionInput {
 ConventionInput convention_input(const ModelArgs& a, const char* tool) {
   require_format(a, tool);
   ConventionInput in{load_arch(a), load_plan(a, phases(a))};
+  if (!in.ar.levels.empty())
+    throw InputError(std::string("--convention ") + tool + ": the arch '" + in.ar.name +
+                     "' has memory 'levels'; the convention maps onto one buffer and DRAM (use an arch with 'buffer')");
   for (const auto& g : in.plan.gemms)
     if (g.shape.batch != 1)
       throw InputError(std::string("--convention ") + tool + ": no batched GEMM; " + g.function + " has batch " +

@@ -3,11 +3,14 @@
 #include <algorithm>
 #include <array>
 #include <functional>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <unordered_map>
+#include <utility>
 
+#include "levels.hpp"
 #include "nest.hpp"
 #include "tenet_cost/cost.hpp"
 #include "tenet_cost/error.hpp"
@@ -127,6 +130,23 @@ class GemmMemo {
 
 std::shared_ptr<GemmMemo> make_gemm_memo() { return std::make_shared<GemmMemo>(); }
 
+namespace {
+
+// The array's time stamps over the GEMM at tile t (batch excluded): the preset's closed form, else ceil(MACs / PEs)
+// per tile, a floor (what the innermost level's tile choice minimises first).
+i128 array_stamps_of(const std::optional<mapping::Preset>& preset, std::int64_t rows, std::int64_t cols,
+                     const GemmShape& s, const Tile& t) {
+  i128 stamps = 0;
+  detail::for_each_tile_shape(s, t, [&](i128 tm, i128 tn, i128 tk, std::int64_t count) {
+    stamps += (preset ? mapping::preset_time_stamps<i128>(*preset, rows, cols, tm, tn, tk)
+                      : (tm * tn * tk + rows * cols - 1) / (rows * cols)) *
+              count;
+  });
+  return stamps;
+}
+
+}  // namespace
+
 // The array level summed over the tiles of one GEMM: per statement operand its total, unique and temporal-unique
 // volumes, plus the cycles, time stamps and folds of the array.
 struct ArraySums {
@@ -206,8 +226,13 @@ struct Estimator::Impl {
   }
 
   GemmCost evaluate(const GemmShape& s, const GemmInputs& in, const Tile& user);
-  const ArraySums& array_level(GemmCost& c, const std::vector<Operand>& arr, arch::Arch::Rate rate);
+  const ArraySums& array_level(GemmCost& c, const std::vector<Operand>& arr, arch::Arch::Rate rate,
+                               const Tile& array_tile);
   GemmCost evaluate_at(const GemmShape& s, const GemmInputs& in, const Tile& tile);
+  [[nodiscard]] i128 array_stamps(const GemmShape& s, const Tile& t) const {
+    return array_stamps_of(dataflow.preset, arch.rows, arch.cols, s, t);
+  }
+  std::pair<i128, i128> tensor_costs(GemmCost& c, const GemmInputs& in, const ArraySums& a, const Tile& array_tile);
 };
 
 // The best tile for the objective (tile_search.cpp: exact, pruned only by proven lower bounds).
@@ -219,8 +244,16 @@ GemmCost Estimator::Impl::evaluate(const GemmShape& s, const GemmInputs& in, con
                                ? arch.name + ", buffer.buffering double: half of " + std::to_string(arch.buffer_bytes) +
                                      " bytes usable per tile"
                                : arch.name;
-  const TileProblem p{s,         in.ops,    in.accum_bits, arch.tile_buffer_bytes(), name,
-                      arch.rows, arch.cols, coarse,        dataflow.preset};
+  TileProblem p{s,         in.ops,    in.accum_bits, arch.tile_buffer_bytes(), name,
+                arch.rows, arch.cols, coarse,        dataflow.preset,          {}};
+  if (!arch.levels.empty()) {
+    // levels: the tile is the outermost level's, checked against that level (docs/model.md "Memory levels"); the
+    // array runs the innermost level's tiles, so the compute bound is the preset-free ceil(MACs / PEs) per tile
+    p.buffer_bytes = std::numeric_limits<std::int64_t>::max() / 8;
+    p.arch_name = arch.name;
+    p.stamps = std::nullopt;
+    p.fits = [&](const Tile& t) { return detail::level_misfit(in.ops, s, t, in.accum_bits, arch.levels.front()); };
+  }
   return best_tile(p, user, options.objective, f, [&](const Tile& t) { return evaluate_at(s, in, t); }).cost;
 }
 
@@ -282,15 +315,15 @@ void set_timing(GemmCost& c, const arch::Arch& arch, const mapping::Dataflow& da
   c.utilization = peak > 0 ? static_cast<double>(c.macs) / peak : 0.0;
 }
 
-// c.energy_by_term and c.energy_j (pJ per event from the arch; bits moved through the buffer and the NoC).
-void set_energy(GemmCost& c, const arch::Arch& arch, i128 buffer_bits, i128 noc_bits) {
+// c.energy_by_term and c.energy_j (pJ per event from the arch; `buffer_pj` the on-chip levels' energy, the NoC bits).
+void set_energy(GemmCost& c, const arch::Arch& arch, double buffer_pj, i128 noc_bits) {
   // energy by term (pJ), summed in enum order; each term in J beside the total
   const auto mac_pj = arch.mac_pj.find(c.precision);
   std::array<double, kEnergyTerms.size()> pj{};
   pj[static_cast<std::size_t>(EnergyTerm::kMac)] =
       static_cast<double>(c.macs) * (mac_pj == arch.mac_pj.end() ? 0.0 : mac_pj->second);
   pj[static_cast<std::size_t>(EnergyTerm::kDram)] = static_cast<double>(c.dram_bytes) * 8.0 * arch.dram_pj_per_bit;
-  pj[static_cast<std::size_t>(EnergyTerm::kBuffer)] = static_cast<double>(buffer_bits) * arch.buffer_pj_per_bit;
+  pj[static_cast<std::size_t>(EnergyTerm::kBuffer)] = buffer_pj;
   pj[static_cast<std::size_t>(EnergyTerm::kNoc)] = static_cast<double>(noc_bits) * arch.noc_pj_per_bit;
   pj[static_cast<std::size_t>(EnergyTerm::kDequant)] = static_cast<double>(c.dequant_ops) * arch.dequant_pj;
   pj[static_cast<std::size_t>(EnergyTerm::kVector)] = static_cast<double>(c.vector_ops) * arch.vector_op_pj;
@@ -322,7 +355,8 @@ std::int64_t dequant_ops(const arch::Arch& arch, const std::vector<Operand>& ops
 
 }  // namespace
 
-const ArraySums& Estimator::Impl::array_level(GemmCost& c, const std::vector<Operand>& arr, arch::Arch::Rate rate) {
+const ArraySums& Estimator::Impl::array_level(GemmCost& c, const std::vector<Operand>& arr, arch::Arch::Rate rate,
+                                              const Tile& array_tile) {
   ArraySums& a = sums;  // storage reused across the tile search's evaluations
   a.c_writes = a.compute_cycles = a.folds = 0;
   a.arr = &arr;
@@ -333,30 +367,31 @@ const ArraySums& Estimator::Impl::array_level(GemmCost& c, const std::vector<Ope
   const auto add = [](std::int64_t& to, std::int64_t v, std::int64_t reps) {
     to = checked_add(to, checked_mul(v, reps, "volume"));
   };
-  detail::for_each_tile_shape(s, c.tile, [&](std::int64_t tm, std::int64_t tn, std::int64_t tk, std::int64_t count) {
-    const std::int64_t reps = checked_mul(count, s.batch, "tiles");
-    tile_metrics(tm, tn, tk, arr, c.array_model, volumes);
-    const mapping::TileVolumes& t = volumes;
-    c.tiles = checked_add(c.tiles, reps);
-    c.time_stamps = checked_add(c.time_stamps, checked_mul(t.time_stamps, reps, "time stamps"));
-    a.compute_cycles =
-        checked_add(a.compute_cycles,
-                    checked_mul(ceil_div(checked_mul(t.time_stamps, rate.den, "cycles"), rate.num), reps, "cycles"));
-    c.active_pes = std::max(c.active_pes, t.active_pes);
-    if (dataflow.preset == mapping::Preset::kOS)
-      a.folds = checked_add(a.folds, checked_mul(ceil_div(tm, arch.rows) * ceil_div(tn, arch.cols), reps, "folds"));
-    else if (dataflow.preset == mapping::Preset::kWS)
-      a.folds = checked_add(a.folds, checked_mul(ceil_div(tn, arch.cols) * ceil_div(tk, arch.rows), reps, "folds"));
-    for (std::size_t i = 0; i < arr.size(); ++i) {
-      const Operand& op = arr[i];
-      if (t.unique[i] < 0 || t.total[i] < 0 || t.temporal_unique[i] < 0)
-        throw InternalError("array model returned no volume for tensor " + op.name);
-      add(a.unique[i], t.unique[i], reps);
-      add(a.total[i], t.total[i], reps);
-      add(a.temporal_unique[i], t.temporal_unique[i], reps);
-      if (op.write) a.c_writes = checked_add(a.c_writes, checked_mul(t.unique[i], reps, "output writes"));
-    }
-  });
+  detail::for_each_tile_shape(
+      s, array_tile, [&](std::int64_t tm, std::int64_t tn, std::int64_t tk, std::int64_t count) {
+        const std::int64_t reps = checked_mul(count, s.batch, "tiles");
+        tile_metrics(tm, tn, tk, arr, c.array_model, volumes);
+        const mapping::TileVolumes& t = volumes;
+        c.tiles = checked_add(c.tiles, reps);
+        c.time_stamps = checked_add(c.time_stamps, checked_mul(t.time_stamps, reps, "time stamps"));
+        a.compute_cycles = checked_add(
+            a.compute_cycles,
+            checked_mul(ceil_div(checked_mul(t.time_stamps, rate.den, "cycles"), rate.num), reps, "cycles"));
+        c.active_pes = std::max(c.active_pes, t.active_pes);
+        if (dataflow.preset == mapping::Preset::kOS)
+          a.folds = checked_add(a.folds, checked_mul(ceil_div(tm, arch.rows) * ceil_div(tn, arch.cols), reps, "folds"));
+        else if (dataflow.preset == mapping::Preset::kWS)
+          a.folds = checked_add(a.folds, checked_mul(ceil_div(tn, arch.cols) * ceil_div(tk, arch.rows), reps, "folds"));
+        for (std::size_t i = 0; i < arr.size(); ++i) {
+          const Operand& op = arr[i];
+          if (t.unique[i] < 0 || t.total[i] < 0 || t.temporal_unique[i] < 0)
+            throw InternalError("array model returned no volume for tensor " + op.name);
+          add(a.unique[i], t.unique[i], reps);
+          add(a.total[i], t.total[i], reps);
+          add(a.temporal_unique[i], t.temporal_unique[i], reps);
+          if (op.write) a.c_writes = checked_add(a.c_writes, checked_mul(t.unique[i], reps, "output writes"));
+        }
+      });
   return a;
 }
 
@@ -394,6 +429,73 @@ void set_reuse_classes(TensorCost& tc, const Operand& op, const ArraySums& a, co
 
 }  // namespace
 
+namespace {
+
+// A tensor's DRAM figures from its move (elements of one batch; the output's partial sums written and read back at
+// the accumulator width).
+void set_dram(TensorCost& tc, const Operand& op, const detail::DramMove& mv, const GemmShape& s, std::int64_t accum) {
+  if (op.write) {
+    tc.dram_elems =
+        checked_mul(checked_add(mv.first, checked_mul(mv.partial, 2, "partials"), "elems"), s.batch, "DRAM elements");
+    const i128 dbits = static_cast<i128>(mv.first) * s.batch * op.bits_num / op.bits_den +
+                       static_cast<i128>(mv.partial) * s.batch * accum * 2;
+    tc.dram_bytes = checked_narrow((dbits + 7) / 8, "DRAM bytes");
+  } else {
+    tc.dram_elems = checked_mul(mv.first, s.batch, "DRAM elements");
+    tc.dram_bytes = bits_to_bytes(tc.dram_elems, op);
+  }
+  if (detail::stays_on_chip(s, op)) {
+    tc.dram_elems = 0;  // fused attention: the scores never leave the chip
+    tc.dram_bytes = 0;
+  }
+}
+
+}  // namespace
+
+// Per tensor: the array side (reuse classes, buffer reads) into c.tensors; returns the buffer and NoC bits.
+std::pair<i128, i128> Estimator::Impl::tensor_costs(GemmCost& c, const GemmInputs& in, const ArraySums& a,
+                                                    const Tile& array_tile) {
+  const GemmShape& s = c.shape;
+  std::int64_t weight_unique = 0, activation_unique = 0;
+  for (const auto& op : in.ops) {
+    if (op.role == quant::OperandRole::kWeight) weight_unique = a.unique[a.at(op.name)];
+    if (op.role == quant::OperandRole::kActivation) activation_unique = a.unique[a.at(op.name)];
+  }
+  i128 buffer_bits = 0, noc_bits = 0;
+  c.tensors.reserve(in.ops.size());
+  const std::int64_t out_elems = checked_mul(checked_mul(s.m, s.n, "outputs"), s.batch, "outputs");
+  for (const auto& op : in.ops) {
+    TensorCost tc;
+    tc.name = op.name;
+    tc.role = op.role;
+    tc.apply = op.apply;
+    tc.array_bits = op.array_bits;
+    tc.bits_num = op.bits_num;
+    tc.bits_den = op.bits_den;
+    tc.bits = op.bits_text();
+    if (op.write) {
+      // partial sums live in the buffer at accumulator bits: every write after an element's
+      // first needs a read to accumulate into
+      tc.total_elems = a.total[a.at(op.name)];
+      const std::int64_t writes = a.c_writes;
+      const std::int64_t reads = std::max<std::int64_t>(0, writes - out_elems);
+      tc.buffer_elems = checked_add(writes, reads, "output buffer traffic");
+      const i128 bbits = static_cast<i128>(tc.buffer_elems) * in.accum_bits;
+      tc.buffer_bytes = checked_narrow((bbits + 7) / 8, "buffer bytes");
+      buffer_bits += bbits;
+    } else {
+      set_reuse_classes(tc, op, a, s, array_tile,
+                        op.of == quant::OperandRole::kActivation ? activation_unique : weight_unique);
+      tc.buffer_bytes = bits_to_bytes(tc.buffer_elems, op);
+      buffer_bits += (static_cast<i128>(tc.buffer_elems) * op.bits_num + op.bits_den - 1) / op.bits_den;
+      noc_bits += array_bits_of(op, tc.noc_elems);
+    }
+    c.buffer_bytes = checked_add(c.buffer_bytes, tc.buffer_bytes, "buffer bytes");
+    c.tensors.push_back(tc);
+  }
+  return {buffer_bits, noc_bits};
+}
+
 GemmCost Estimator::Impl::evaluate_at(const GemmShape& s, const GemmInputs& in, const Tile& tile) {
   const std::vector<Operand>& ops = in.ops;
   GemmCost c;
@@ -408,61 +510,40 @@ GemmCost Estimator::Impl::evaluate_at(const GemmShape& s, const GemmInputs& in, 
   c.mac_rate_num = rate.num;
   c.mac_rate_den = rate.den;
 
+  // levels: the inner levels' tiles under this one; the array runs the innermost level's tiles
+  const detail::LevelTiles tiles = arch.levels.empty()
+                                       ? detail::LevelTiles{tile}
+                                       : detail::inner_tiles(ops, s, tile, accum, arch.levels, arch.rows, arch.cols,
+                                                             [&](const Tile& t) { return array_stamps(s, t); });
   // array level: distinct tile shapes (full / remainder per dim), the statement of the operands in the array
-  const ArraySums& a = array_level(c, in.arr, rate);
-  std::int64_t weight_unique = 0, activation_unique = 0;
-  for (const auto& op : ops) {
-    if (op.role == quant::OperandRole::kWeight) weight_unique = a.unique[a.at(op.name)];
-    if (op.role == quant::OperandRole::kActivation) activation_unique = a.unique[a.at(op.name)];
+  const ArraySums& a = array_level(c, in.arr, rate, tiles.back());
+  auto [buffer_bits, noc_bits] = tensor_costs(c, in, a, tiles.back());
+  std::int64_t buffer_cycles = 0;
+  double buffer_pj = 0;
+  if (arch.levels.empty()) {
+    for (std::size_t i = 0; i < ops.size(); ++i)
+      set_dram(c.tensors[i], ops[i], detail::dram_move(ops[i], nest), s, accum);
+    buffer_cycles =
+        checked_narrow((buffer_bits + arch.buffer_bits_per_cycle - 1) / arch.buffer_bits_per_cycle, "cycles");
+    buffer_pj = static_cast<double>(buffer_bits) * arch.buffer_pj_per_bit;
+  } else {
+    c.tiles = checked_mul(nest.tiles(), s.batch, "tiles");  // the outermost level's tiles (the DRAM-side pipeline)
+    std::vector<std::int64_t> array_reads;
+    for (const auto& tc : c.tensors)
+      array_reads.push_back(tc.role == quant::OperandRole::kOutput ? tc.buffer_elems - a.c_writes : tc.buffer_elems);
+    detail::LevelTraffic lt = detail::level_traffic(ops, s, tiles, accum, arch.levels, array_reads, a.c_writes);
+    for (std::size_t i = 0; i < ops.size(); ++i)
+      set_dram(c.tensors[i], ops[i], detail::DramMove{lt.dram[i][0], lt.dram[i][1]}, s, accum);
+    for (std::size_t h = 0; h < arch.levels.size(); ++h) {
+      buffer_cycles = std::max(buffer_cycles, lt.levels[h].cycles);
+      buffer_pj += lt.levels[h].energy_j * 1e12;
+    }
+    c.levels = std::move(lt.levels);
   }
-
-  // buffer <-> DRAM and per-tensor costs
-  i128 buffer_bits = 0, noc_bits = 0;
-  c.tensors.reserve(ops.size());
-  const std::int64_t out_elems = checked_mul(checked_mul(s.m, s.n, "outputs"), s.batch, "outputs");
-  for (const auto& op : ops) {
-    TensorCost tc;
-    tc.name = op.name;
-    tc.role = op.role;
-    tc.apply = op.apply;
-    tc.array_bits = op.array_bits;
-    tc.bits_num = op.bits_num;
-    tc.bits_den = op.bits_den;
-    tc.bits = op.bits_text();
-    const detail::DramMove mv = detail::dram_move(op, nest);
-    if (op.write) {
-      // partial sums live in the buffer at accumulator bits: every write after an element's
-      // first needs a read to accumulate into
-      tc.total_elems = a.total[a.at(op.name)];
-      const std::int64_t writes = a.c_writes;
-      const std::int64_t reads = std::max<std::int64_t>(0, writes - out_elems);
-      tc.buffer_elems = checked_add(writes, reads, "output buffer traffic");
-      const i128 bbits = static_cast<i128>(tc.buffer_elems) * accum;
-      tc.buffer_bytes = checked_narrow((bbits + 7) / 8, "buffer bytes");
-      buffer_bits += bbits;
-      tc.dram_elems = checked_mul(checked_add(mv.first, checked_mul(mv.partial, 2, "partials"), "elems"), s.batch,
-                                  "DRAM elements");
-      const i128 dbits = static_cast<i128>(mv.first) * s.batch * op.bits_num / op.bits_den +
-                         static_cast<i128>(mv.partial) * s.batch * accum * 2;
-      tc.dram_bytes = checked_narrow((dbits + 7) / 8, "DRAM bytes");
-    } else {
-      set_reuse_classes(tc, op, a, s, c.tile,
-                        op.of == quant::OperandRole::kActivation ? activation_unique : weight_unique);
-      tc.buffer_bytes = bits_to_bytes(tc.buffer_elems, op);
-      buffer_bits += (static_cast<i128>(tc.buffer_elems) * op.bits_num + op.bits_den - 1) / op.bits_den;
-      tc.dram_elems = checked_mul(mv.first, s.batch, "DRAM elements");
-      tc.dram_bytes = bits_to_bytes(tc.dram_elems, op);
-      noc_bits += array_bits_of(op, tc.noc_elems);
-    }
-    if (detail::stays_on_chip(s, op)) {
-      tc.dram_elems = 0;  // fused attention: the scores never leave the chip
-      tc.dram_bytes = 0;
-    }
+  for (const auto& tc : c.tensors) {
     c.dram_bytes = checked_add(c.dram_bytes, tc.dram_bytes, "DRAM bytes");
-    c.buffer_bytes = checked_add(c.buffer_bytes, tc.buffer_bytes, "buffer bytes");
     if (quant::is_quant_metadata(tc.role))
       c.scale_dram_bytes = checked_add(c.scale_dram_bytes, tc.dram_bytes, "scale bytes");
-    c.tensors.push_back(tc);
   }
 
   // extra work
@@ -475,8 +556,6 @@ GemmCost Estimator::Impl::evaluate_at(const GemmShape& s, const GemmInputs& in, 
   }
   c.vector_ops = checked_mul(checked_add(xw.act_quant_ops, xw.rescale_ops, "vector ops"), s.batch, "vector ops");
   const std::int64_t vector_cycles = ceil_div(c.vector_ops, std::max<std::int64_t>(1, arch.vector_ops_per_cycle));
-  const std::int64_t buffer_cycles = checked_narrow(
-      (buffer_bits + arch.buffer_bits_per_cycle - 1) / arch.buffer_bits_per_cycle, "cycles");
   const std::int64_t dram_cycles = checked_narrow(
       (static_cast<i128>(c.dram_bytes) * arch.clock_mhz + arch.dram_mb_per_s - 1) / arch.dram_mb_per_s, "cycles");
 
@@ -491,7 +570,7 @@ GemmCost Estimator::Impl::evaluate_at(const GemmShape& s, const GemmInputs& in, 
              CycleTerms{a.compute_cycles, buffer_cycles, dram_cycles, dequant_cycles, vector_cycles, a.folds,
                         write_cycles, std::max<std::int64_t>(1, c.tiles)},
              options.timing);
-  set_energy(c, arch, buffer_bits, noc_bits);
+  set_energy(c, arch, buffer_pj, noc_bits);
   return c;
 }
 

@@ -172,6 +172,15 @@ std::vector<TileCandidate> enumerate(const TileProblem& p, const Tile& user, boo
   std::vector<std::string> orders = {"mnk", "nmk", "mkn", "kmn", "nkm", "knm"};
   if (!user.order.empty()) orders = {user.order};
   std::vector<TileCandidate> out;
+  // an arch with levels: the outermost level's own check (the first reason kept for the error when nothing fits)
+  std::optional<std::string> misfit;
+  const auto misfits = [&](const Tile& t) {
+    if (!p.fits) return false;
+    auto why = p.fits(t);
+    if (!why) return false;
+    if (!misfit) misfit = std::move(why);
+    return true;
+  };
   i128 smallest_ws = -1;
   Tile smallest;
   const bool valid_orders = std::all_of(orders.begin(), orders.end(), [](const std::string& o) {
@@ -205,7 +214,7 @@ std::vector<TileCandidate> enumerate(const TileProblem& p, const Tile& user, boo
             smallest_ws = ws;
             smallest = Tile{sz[0][im], sz[1][in], sz[2][ik], orders.front()};
           }
-          if (ws > cap) continue;
+          if (ws > cap || misfits(Tile{sz[0][im], sz[1][in], sz[2][ik], orders.front()})) continue;
           const std::array<std::int64_t, 3> tr{trips[0][im], trips[1][in], trips[2][ik]};
           const auto push = [&](std::size_t o, std::int64_t bits) {
             out.push_back(
@@ -249,12 +258,13 @@ std::vector<TileCandidate> enumerate(const TileProblem& p, const Tile& user, boo
               smallest_ws = ws;
               smallest = t;
             }
-            if (ws <= cap)
+            if (ws <= cap && !misfits(t))
               out.push_back(
                   TileCandidate{t, detail::dram_bits(dram_ops, nest, p.accum_bits), ws, nest.tiles(), index++});
           }
     if (legal) *legal = index;
   }
+  if (out.empty() && misfit) throw InputError(*misfit);
   if (out.empty()) {
     const i128 need = (smallest_ws + 7) / 8;
     throw InputError("tile " + to_string(smallest) + " needs " + std::to_string(static_cast<long long>(need)) +
@@ -383,7 +393,8 @@ ObjectiveValue lower_bound(const TileProblem& p, const TileCandidate& c, const T
 TileChoice best_tile(const TileProblem& p, const Tile& user, Objective o, const TileFloors& f,
                      const std::function<GemmCost(const Tile&)>& evaluate) {
   std::int64_t legal = 0;
-  const std::vector<TileCandidate> cands = enumerate(p, user, true, &legal);
+  // with levels every order is a candidate: the order also changes the inner levels' traffic
+  const std::vector<TileCandidate> cands = enumerate(p, user, !p.fits, &legal);
   std::vector<Bounds> bds;
   bds.reserve(cands.size());
   for (const auto& c : cands) bds.push_back(bounds(p, c, f, o));

@@ -112,12 +112,21 @@ RunInfo run_info(const Model& model, std::string arch, std::string dataflow, con
 
 RunInfo run_info(const Model& model, const cost::Estimator& est, const Phases& phases) {
   RunInfo info = run_info(model, est.arch().name, est.dataflow().name, phases);
-  if (est.arch().buffer_buffering == arch::TileBuffering::kDouble)
+  if (!est.arch().levels.empty()) {
+    std::string names;
+    for (const auto& l : est.arch().levels) names += (names.empty() ? "" : " > ") + l.name;
+    info.notes.push_back(
+        "memory levels " + names +
+        ": the tile is the outermost level's (chosen by the objective); each inner level's tile divides the one "
+        "above and moves the fewest bits into it; a transfer between levels is charged to the level that serves it "
+        "(bandwidth and energy), DRAM to DRAM; the buffer term is the slowest level (docs/model.md \"Memory levels\")");
+  } else if (est.arch().buffer_buffering == arch::TileBuffering::kDouble) {
     info.notes.push_back("buffer.buffering double: a tile uses at most half the buffer (" +
                          std::to_string(est.arch().tile_buffer_bytes()) + " of " +
                          std::to_string(est.arch().buffer_bytes) +
                          " bytes), the next tile streams into the other half; tiles and DRAM traffic are chosen under "
                          "that capacity");
+  }
   if (est.options().timing == cost::Timing::kPipeline)
     info.notes.push_back(
         "timing pipeline: a GEMM's cycles are per buffer tile, double-buffered: the first tile's fetch and the last "

@@ -32,6 +32,50 @@ json tensor_json(const cost::TensorCost& t) {
   return j;
 }
 
+// The per-level section of a GEMM on an arch with memory levels (absent otherwise).
+json levels_json(const std::vector<cost::LevelCost>& levels) {
+  json out = json::array();
+  for (const auto& l : levels) {
+    json j;
+    j["name"] = l.name;
+    j["tile"] = {{"m", l.tile.m}, {"n", l.tile.n}, {"k", l.tile.k}, {"order", l.tile.order}, {"count", l.tiles}};
+    j["working_set_bytes"] = l.working_set_bytes;
+    j["usable_bytes"] = l.usable_bytes;
+    j["served_bytes"] = l.served_bytes;
+    j["cycles"] = l.cycles;
+    j["energy_j"] = l.energy_j;
+    j["operands"] = json::array();
+    for (const auto& o : l.operands)
+      j["operands"].push_back({{"name", o.name}, {"fills", o.fills}, {"reads", o.reads}, {"updates", o.updates}});
+    out.push_back(j);
+  }
+  return out;
+}
+
+// The text table of the levels of every GEMM row that has them ("" when none has).
+std::string levels_text(const EstimateResult& e) {
+  Table t;
+  t.headers = {"function",   "level",     "tile",   "tiles",     "ws_KiB",
+               "usable_KiB", "served_MB", "cycles", "energy_mJ", "fills/reads/updates (elements)"};
+  t.right_align = {false, false, false, true, true, true, true, true, true, false};
+  for (const auto& [g, c] : e.result.rows)
+    for (const auto& l : c.levels) {
+      std::string moved;
+      for (const auto& o : l.operands)
+        moved += (moved.empty() ? "" : "  ") + o.name + " " + grouped(o.fills) + "/" + grouped(o.reads) +
+                 (o.updates ? "/" + grouped(o.updates) : "");
+      t.rows.push_back({g.function, l.name,
+                        std::to_string(l.tile.m) + "x" + std::to_string(l.tile.n) + "x" + std::to_string(l.tile.k) +
+                            ":" + l.tile.order,
+                        grouped(l.tiles), fixed(static_cast<double>(l.working_set_bytes) / 1024.0, 1),
+                        fixed(static_cast<double>(l.usable_bytes) / 1024.0, 1), megabytes(l.served_bytes),
+                        grouped(l.cycles), fixed(l.energy_j * 1e3, 4), moved});
+    }
+  if (t.rows.empty()) return "";
+  return "\nMemory levels (outermost first; fills from the level above, reads served below, updates written back):\n" +
+         render_text(t);
+}
+
 std::string role_name(quant::GemmRole r) {
   switch (r) {
     case quant::GemmRole::kLinear: return "linear";
@@ -77,6 +121,7 @@ std::string estimate_json(const EstimateResult& e) {
     w["array_model"] = cost::to_string(c.array_model);
     w["tensors"] = json::array();
     for (const auto& t : c.tensors) w["tensors"].push_back(tensor_json(t));
+    if (!c.levels.empty()) w["levels"] = levels_json(c.levels);
     j["workloads"].push_back(w);
   }
   j["operators"] = json::array();
@@ -170,6 +215,7 @@ std::string render(const EstimateResult& e, Format fmt) {
   }
   if (csv) return render_csv(t);
   std::string out = render_text(t);
+  out += levels_text(e);
   if (!ops.rows.empty()) out += "\nNon-GEMM operators (vector unit and DRAM):\n" + render_text(ops);
   Table tot;
   tot.headers = {"entry", "phase", "MACs", "cycles", "latency_ms", "non_gemm_ms", "DRAM_MB", "scale_MB", "energy_mJ"};

@@ -36,7 +36,8 @@ cost::TileProblem problem(const cost::Estimator& est, const GemmShape& s, const 
                            a.rows,
                            a.cols,
                            coarse,
-                           est.dataflow().preset};
+                           est.dataflow().preset,
+                           {}};
 }
 
 // The exhaustive oracle: every candidate evaluated at its fixed tile, the first best in enumeration order.
@@ -230,7 +231,8 @@ TEST_CASE("the candidates' 64-bit figures equal the checked nest model (nest.cpp
                               16,
                               16,
                               false,
-                              std::nullopt};
+                              std::nullopt,
+                              {}};
     const auto dram_ops = cost::detail::dram_operands(c.s, p.ops);
     const auto cands = cost::tile_candidates(p, c.user);
     REQUIRE(!cands.empty());

@@ -79,7 +79,8 @@ TEST_CASE("bad scheme names are one-line errors that point to quant list") {
 TEST_CASE("arch presets load and cite their sources") {
   
   const auto presets = arch::arch_presets(tc_test::presets_dir());
-  CHECK(presets == std::vector<std::string>{"edge-npu-32x32", "eyeriss-12x14", "mx-npu-32x32", "tpu-v1-256x256"});
+  CHECK(presets == std::vector<std::string>{"edge-npu-32x32", "edge-npu-3level", "eyeriss-12x14", "mx-npu-32x32",
+                                            "tpu-v1-256x256"});
   for (const auto& p : presets) {
     const auto a = arch::load_arch(p, tc_test::presets_dir());
     CHECK(a.sources.size() >= 2);
@@ -96,7 +97,7 @@ TEST_CASE("arch presets load and cite their sources") {
   const auto e = arch::load_arch("eyeriss-12x14", tc_test::presets_dir());
   CHECK(mapping::pe_array(e).domain.text == "{PE[i,j]: 0<=i<12 and 0<=j<14}");
   CHECK_THROWS_WITH(arch::load_arch("nope", tc_test::presets_dir()),
-                    Catch::Contains("edge-npu-32x32, eyeriss-12x14, mx-npu-32x32, tpu-v1-256x256"));
+                    Catch::Contains("edge-npu-32x32, edge-npu-3level, eyeriss-12x14, mx-npu-32x32, tpu-v1-256x256"));
 }
 
 TEST_CASE("arch JSON errors name the file, line and column and list the valid keys") {
