@@ -75,8 +75,8 @@ TEST_CASE("huge extents overflow to an error, not a wrapped number") {
   ExtractResult r;
   // the shape itself fits, but its MAC count (2^65) does not: refused at extraction, naming the function (issue 28:
   // before, extraction succeeded and only the report failed, naming no file)
-  CHECK_THROWS_WITH(extract_workloads(m), Catch::StartsWith("test.py") &&
-                                              Catch::Contains("the MACs of f (M x N x K x batch) do not fit"));
+  CHECK_THROWS_WITH(extract_workloads(m),
+                    Catch::StartsWith("test.py") && Catch::Contains("the MACs of f (M x N x K x batch) do not fit"));
   // An extent product that itself overflows is reported as unknown.
   auto g = func("g", {buffer("x", "float16", {"1", "4"}), buffer("W", "float16", {"4", "4"})},
                 {buffer("y", "float16", {"1", "4"})},
