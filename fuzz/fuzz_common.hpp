@@ -6,8 +6,10 @@
 // checked-in corpus also runs under gcc + ASan/UBSan in ctest.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "tenet_cost/error.hpp"
@@ -20,6 +22,24 @@ inline constexpr std::size_t kMaxInput = 64 * 1024;
 
 inline std::string text(const std::uint8_t* data, std::size_t size) {
   return std::string(reinterpret_cast<const char*>(data), size);
+}
+
+/// Aborts (a finding) unless every number of the JSON text is finite and non-negative: an accepted input never
+/// yields a negative count, a negative or infinite time or energy (issue 28: the silent-wrong-number classes).
+inline void check_non_negative(const nlohmann::json& j) {
+  if (j.is_number_float() && !(std::isfinite(j.get<double>()) && j.get<double>() >= 0)) __builtin_trap();
+  if (j.is_number_integer() && j.get<std::int64_t>() < 0) __builtin_trap();
+  if (j.is_array() || j.is_object())
+    for (const auto& v : j) check_non_negative(v);
+}
+
+/// The output checks of a harness: `run()` returns the result as JSON text; it must be the same text on a second
+/// run (deterministic) and hold only finite, non-negative numbers.
+template <typename Run>
+void check_output(Run&& run) {
+  const std::string first = run();
+  if (run() != first) __builtin_trap();  // not deterministic
+  check_non_negative(nlohmann::json::parse(first));
 }
 
 /// Runs `f`; InputError (incl. OverflowError) is a clean rejection.

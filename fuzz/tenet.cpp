@@ -84,8 +84,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (d < 0 || pe < 0) return;
     AnalyzeOptions opt;
     opt.enumerate = (size % 2) == 0;
-    const Metrics m = analyze(p, opt);
-    (void)tenet_cost::report::tenet_json(m);
-    (void)tenet_cost::report::tenet_text(m);
+    tc_fuzz::check_output([&] {
+      const Metrics m = analyze(p, opt);
+      (void)tenet_cost::report::tenet_text(m);
+      return tenet_cost::report::tenet_json(m);
+    });
   });
 }

@@ -7,10 +7,11 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size > tc_fuzz::kMaxInput) return 0;
   return tc_fuzz::guarded([&] {
-    const auto m = tenet_cost::ir::read_tvm_json(tc_fuzz::text(data, size), "fuzz.json");
-    tenet_cost::ExtractOptions opt;
-    opt.bindings = {{"n", 7}};
-    const auto r = tenet_cost::extract_workloads(m, opt);
-    (void)tenet_cost::report::extract_json(r);
+    tc_fuzz::check_output([&] {
+      const auto m = tenet_cost::ir::read_tvm_json(tc_fuzz::text(data, size), "fuzz.json");
+      tenet_cost::ExtractOptions opt;
+      opt.bindings = {{"n", 7}};
+      return tenet_cost::report::extract_json(tenet_cost::extract_workloads(m, opt));
+    });
   });
 }

@@ -7,10 +7,11 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size > tc_fuzz::kMaxInput) return 0;
   return tc_fuzz::guarded([&] {
-    const auto m = tenet_cost::ir::parse_tvmscript(tc_fuzz::text(data, size), "fuzz.py");
-    tenet_cost::ExtractOptions opt;
-    opt.bindings = {{"n", 7}, {"m", 5}, {"seq_len", 16}, {"batch_size", 2}};
-    const auto r = tenet_cost::extract_workloads(m, opt);
-    (void)tenet_cost::report::extract_json(r);
+    tc_fuzz::check_output([&] {
+      const auto m = tenet_cost::ir::parse_tvmscript(tc_fuzz::text(data, size), "fuzz.py");
+      tenet_cost::ExtractOptions opt;
+      opt.bindings = {{"n", 7}, {"m", 5}, {"seq_len", 16}, {"batch_size", 2}};
+      return tenet_cost::report::extract_json(tenet_cost::extract_workloads(m, opt));
+    });
   });
 }

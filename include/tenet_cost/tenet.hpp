@@ -4,6 +4,7 @@
 // is an OverflowError.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -150,6 +151,19 @@ struct AnalyzeOptions {
 
 Metrics analyze(const Problem& problem, const AnalyzeOptions& options = {});
 
+/// A wall-clock end shared by several engine calls (a GEMM's tile search, docs/search.md): a call still counting
+/// past `at` throws InputError naming `what` and the limit. `limit_s` <= 0: none.
+struct Deadline {
+  std::chrono::steady_clock::time_point at{};
+  double limit_s = 0;  // the limit `at` was set from (for the message)
+  std::string what;    // e.g. "the tile search of a GEMM 4096x4096x4096 under dataflow os"
+  /// A deadline `limit_s` seconds from now (none when limit_s <= 0).
+  static Deadline from_now(double limit_s, std::string what);
+  [[nodiscard]] bool set() const { return limit_s > 0; }
+  /// Throws InputError when set and past.
+  void check() const;
+};
+
 /// A problem compiled into exact closed forms of every count as functions of
 /// the iteration-domain extents (docs/tenet-engine.md §3 "Parametric
 /// counting"): for a (PE array, statement structure, mapping), any other box
@@ -174,19 +188,22 @@ class CompiledProblem {
  private:
   explicit CompiledProblem(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
-  friend CompiledProblem compile_parametric(const Problem&, const AnalyzeOptions&);
-  friend void evaluate(const CompiledProblem&, std::span<const std::int64_t>, Metrics&);
+  friend CompiledProblem compile_parametric(const Problem&, const AnalyzeOptions&, const Deadline*);
+  friend void evaluate(const CompiledProblem&, std::span<const std::int64_t>, Metrics&, const Deadline*);
 };
 
 /// Compile `problem` (its iteration domain must be a box; its extents are the
 /// first ones compiled). `options` apply to every later evaluation (limits per
-/// compile of new extents, `context` in errors).
-CompiledProblem compile_parametric(const Problem& problem, const AnalyzeOptions& options = {});
+/// compile of new extents, `context` in errors). `deadline` (optional) bounds this call's counting too.
+CompiledProblem compile_parametric(const Problem& problem, const AnalyzeOptions& options = {},
+                                   const Deadline* deadline = nullptr);
 /// The metrics of the template with iteration-domain extents `extents` (one
 /// per dimension, in the domain's variable order, lower bounds kept): equal to
 /// analyze() of that problem. Reuses `out`'s storage (allocation-free once a
-/// closed form covers the extents and `out` held this problem's tensors).
-void evaluate(const CompiledProblem& compiled, std::span<const std::int64_t> extents, Metrics& out);
+/// closed form covers the extents and `out` held this problem's tensors). `deadline` (optional): counting new
+/// extents stops there too (the options' time limit still bounds each call).
+void evaluate(const CompiledProblem& compiled, std::span<const std::int64_t> extents, Metrics& out,
+              const Deadline* deadline = nullptr);
 Metrics evaluate(const CompiledProblem& compiled, std::span<const std::int64_t> extents);
 
 /// Problem from isl-syntax strings (loc.file = "<generated>"), e.g. for

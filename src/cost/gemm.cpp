@@ -167,6 +167,7 @@ struct Estimator::Impl {
   std::int64_t evaluations = 0;
   tenet::Metrics engine_out;     // reused storage of tenet::evaluate
   mapping::TileVolumes volumes;  // reused storage of tile_metrics
+  tenet::Deadline search_end;    // the time limit of the current tile search (every engine call of it)
   ArraySums sums;                // reused storage of array_level
   std::shared_ptr<GemmMemo> memo;
 
@@ -194,6 +195,7 @@ struct Estimator::Impl {
     // the engine: one parametric compile per operand structure (the mapping and array are the Estimator's; kept in
     // the memo, so Estimators sharing it compile once), then every tile size from its closed forms (tenet::evaluate
     // equals tenet::analyze of that tile exactly)
+    search_end.check();  // a tile search evaluates many tiles: the limit bounds all of them together
     std::string key;
     for (const auto& op : ops) key += "|" + op.relation();
     const tenet::CompiledProblem& problem = memo->compiled(key, [&] {
@@ -204,11 +206,11 @@ struct Estimator::Impl {
       ao.max_work = std::max(ao.max_work, checked_mul(options.engine_max_points, 200, "engine work limit"));
       ao.context = "a tile of a GEMM under dataflow " + dataflow.name + " on " + arch.name + " (compiled first at " +
                    std::to_string(tm) + "x" + std::to_string(tn) + "x" + std::to_string(tk) + ")";
-      return tenet::compile_parametric(mapping::tile_problem(arch, dataflow, tm, tn, tk, ops), ao);
+      return tenet::compile_parametric(mapping::tile_problem(arch, dataflow, tm, tn, tk, ops), ao, &search_end);
     });
     ++evaluations;
     const std::int64_t extents[3] = {tm, tn, tk};
-    tenet::evaluate(problem, extents, engine_out);
+    tenet::evaluate(problem, extents, engine_out, &search_end);
     tmx.macs = engine_out.macs;
     tmx.time_stamps = engine_out.time_stamps;
     tmx.active_pes = engine_out.active_pes;
@@ -244,6 +246,10 @@ GemmCost Estimator::Impl::evaluate(const GemmShape& s, const GemmInputs& in, con
                                ? arch.name + ", buffer.buffering double: half of " + std::to_string(arch.buffer_bytes) +
                                      " bytes usable per tile"
                                : arch.name;
+  search_end = tenet::Deadline::from_now(
+      options.engine_time_limit_s, "the tile search of a " + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" +
+                                       std::to_string(s.k) + " GEMM under dataflow " + dataflow.name + " on " +
+                                       arch.name + " (TENET engine)");
   TileProblem p{s,         in.ops,    in.accum_bits, arch.tile_buffer_bytes(), name,
                 arch.rows, arch.cols, coarse,        dataflow.preset,          {}};
   if (!arch.levels.empty()) {

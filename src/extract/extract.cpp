@@ -311,7 +311,49 @@ void summarize(ExtractResult& res) {
 
 // find the TIR GEMMs -> scan the Relax calls -> attribute calls and external dequantization to the GEMMs ->
 // operators -> --entry -> bind and order -> summarize.
-ExtractResult extract_workloads(const ir::Module& module, const ExtractOptions& options) {
+namespace {
+
+// The output boundary of extraction (issue 28 item 6): every known extent is non-negative, a convolution's strides
+// and dilations are at least 1, and every GEMM's MACs fit in 64 bits, else an InputError at the workload's location
+// (before: a literal mutated to -1 in a shape or index gave K = -1 and negative MACs with exit 0, and an overflowing
+// product failed later in the report without naming the file).
+void check_extents(const ExtractResult& res) {
+  auto expect = [](bool ok, const SourceLocation& loc, const std::string& what, std::int64_t v) {
+    if (!ok) throw InputError(loc, "expected " + what + ", found " + std::to_string(v));
+  };
+  for (const Workload& w : res.workloads) {
+    std::int64_t macs = 1;
+    for (const auto& [d, name] : {std::pair{&w.m, "M"}, {&w.n, "N"}, {&w.k, "K"}, {&w.batch, "batch"}}) {
+      if (!d->value) continue;
+      expect(*d->value >= 0, w.loc, std::string("a non-negative ") + name + " in " + w.function, *d->value);
+      try {
+        macs = checked_mul(macs, *d->value, "MACs");
+      } catch (const OverflowError&) {
+        throw InputError(w.loc, "arithmetic overflow: the MACs of " + w.function +
+                                    " (M x N x K x batch) do not fit "
+                                    "in 64 bits");
+      }
+    }
+    for (std::size_t i = 0; i < w.conv.loop_extents.size(); ++i)
+      if (const auto& v = w.conv.loop_extents[i].value)
+        expect(*v >= 0, w.loc,
+               "a non-negative extent of loop " +
+                   (i < w.conv.loop_names.size() ? w.conv.loop_names[i] : std::to_string(i + 1)) + " in " + w.function,
+               *v);
+    for (const std::int64_t st : w.conv.strides) expect(st >= 1, w.loc, "a stride >= 1 in " + w.function, st);
+    for (const std::int64_t dl : w.conv.dilations) expect(dl >= 1, w.loc, "a dilation >= 1 in " + w.function, dl);
+  }
+  for (const OperatorWorkload& o : res.operators)
+    for (const auto& [d, name] :
+         {std::pair{&o.ops, "element operations"}, {&o.read_bytes, "bytes read"}, {&o.write_bytes, "bytes written"}})
+      if (d->value) expect(*d->value >= 0, o.loc, std::string("non-negative ") + name + " in " + o.function, *d->value);
+}
+
+}  // namespace
+
+namespace {
+
+ExtractResult extract_impl(const ir::Module& module, const ExtractOptions& options) {
   ExtractResult res;
   res.entries = entry_functions(module, options);
 
@@ -333,8 +375,21 @@ ExtractResult extract_workloads(const ir::Module& module, const ExtractOptions& 
 
   if (options.entry) keep_entry_only(res, *options.entry);
   bind_and_order(res, options.bindings);
+  check_extents(res);
   summarize(res);
   return res;
+}
+
+}  // namespace
+
+ExtractResult extract_workloads(const ir::Module& module, const ExtractOptions& options) {
+  try {
+    return extract_impl(module, options);
+  } catch (const InputError& e) {
+    // an error deep in the analysis (a Relax shape expression, an overflow) names the dump at least
+    if (!e.where().file.empty() || module.source.empty()) throw;
+    throw InputError(SourceLocation{module.source, 0, 0}, e.detail());
+  }
 }
 
 }  // namespace tenet_cost

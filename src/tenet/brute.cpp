@@ -9,6 +9,7 @@
 #include <memory>
 #include <numeric>
 
+#include "tenet/count/counter.hpp"
 #include "tenet/fast_map.hpp"
 #include "tenet/model.hpp"
 
@@ -60,6 +61,66 @@ void mark_runs(const i64* a, const i64* a_end, i64 sa, const i64* b, const i64* 
   for (i64 i = std::max<i64>(0, o), e = std::min(na, o + nb); i < e; ++i) flags[i] |= bit;
 }
 
+/// The time limit, checked once per kEvery units of work (instances, cells, elements): a clock read per ~100 us.
+struct Poll {
+  static constexpr std::size_t kEvery = std::size_t{1} << 16;
+  const Limits* limits = nullptr;  // nullptr: no limit
+  std::size_t since = 0;           // units since the last check
+  /// Throws past the time limit.
+  void check() const {
+    if (limits != nullptr) limits->check_time();
+  }
+  void tick(std::size_t units) {
+    since += units;
+    if (since < kEvery) return;
+    since = 0;
+    check();
+  }
+};
+
+/// Sort `v` ascending in chunks merged pairwise, polling between them (std::sort of 3*10^7 codes takes seconds).
+void polled_sort(std::vector<i64>& v, Poll& poll) {
+  constexpr std::size_t kChunk = std::size_t{1} << 18;
+  const std::size_t n = v.size();
+  for (std::size_t b = 0; b < n; b += kChunk) {
+    std::sort(v.begin() + static_cast<std::ptrdiff_t>(b),
+              v.begin() + static_cast<std::ptrdiff_t>(std::min(n, b + kChunk)));
+    poll.tick(kChunk);
+  }
+  for (std::size_t w = kChunk; w < n; w *= 2)
+    for (std::size_t b = 0; b + w < n; b += 2 * w) {
+      const auto first = v.begin() + static_cast<std::ptrdiff_t>(b);
+      std::inplace_merge(first, first + static_cast<std::ptrdiff_t>(w),
+                         v.begin() + static_cast<std::ptrdiff_t>(std::min(n, b + 2 * w)));
+      poll.tick(std::min(n, b + 2 * w) - b);
+    }
+}
+
+/// v = n copies of x, polling between chunks (the first touch of 10^8 bytes takes a tenth of a second).
+template <class T>
+void assign_polled(std::vector<T>& v, std::size_t n, T x, Poll& poll) {
+  v.clear();
+  v.reserve(n);
+  for (std::size_t b = 0; b < n; b += Poll::kEvery) {
+    v.insert(v.end(), std::min(Poll::kEvery, n - b), x);
+    poll.tick(Poll::kEvery);
+  }
+}
+
+/// v.resize(n), polling between chunks of the growth.
+template <class T>
+void resize_polled(std::vector<T>& v, std::size_t n, Poll& poll) {
+  if (n <= v.size()) {
+    v.resize(n);
+    return;
+  }
+  v.reserve(n);
+  while (v.size() < n) {
+    v.resize(std::min(n, v.size() + Poll::kEvery));
+    poll.tick(Poll::kEvery);
+  }
+}
+
 /// The instances ordered by (time rank, PE rank) when no two share a (stamp, PE) pair (a unit space-time map, the
 /// common case): one scatter into a dense (stamp, PE) table (ws.tmp) and one scan instead of two counting sorts and
 /// a pass finding the groups. The result is the same: with distinct keys the sorted order is unique, and every
@@ -67,24 +128,26 @@ void mark_runs(const i64* a, const i64* a_end, i64 sa, const i64* b, const i64* 
 /// cell t * nS + s of instance p (the PE codes are not needed any more). False, with tcode and scode unchanged, when
 /// the table would be much larger than the instances or two instances share a pair; the caller sorts.
 bool unit_order(const std::vector<i64>& tcode, std::vector<i64>& scode, std::size_t nT, std::size_t nS, i64 present,
-                Workspace& ws, std::vector<std::uint32_t>& tg) {
+                Workspace& ws, std::vector<std::uint32_t>& tg, Poll& poll) {
   const std::size_t cells = nT * nS;  // nT, nS <= present < 2^32: no overflow in 64 bits
   const auto np = static_cast<std::size_t>(present);
   if (nS == 0 || cells / nS != nT || cells > np + np / 4 + 1024 || cells >= kNoInstance) return false;
   std::vector<std::uint32_t>& cell = ws.tmp;
-  cell.assign(cells, kNoInstance);
+  assign_polled(cell, cells, kNoInstance, poll);
   const std::size_t n = tcode.size();
   for (std::size_t p = 0; p < n; ++p) {
+    if (p % Poll::kEvery == 0) poll.check();
     if (tcode[p] == kAbsent) continue;
     std::uint32_t& c = cell[static_cast<std::size_t>(tcode[p]) * nS + static_cast<std::size_t>(scode[p])];
     if (c != kNoInstance) return false;  // two instances at one (stamp, PE)
     c = static_cast<std::uint32_t>(p);
   }
-  ws.order.resize(np);
-  ws.gstart.resize(np + 1);
-  ws.gs.resize(np);
+  resize_polled(ws.order, np, poll);
+  resize_polled(ws.gstart, np + 1, poll);
+  resize_polled(ws.gs, np, poll);
   std::uint32_t i = 0;
   for (std::size_t t = 0; t < nT; ++t) {
+    poll.tick(nS + 1);
     tg[t] = i;
     const std::uint32_t* row = cell.data() + t * nS;
     for (std::size_t s = 0; s < nS; ++s)
@@ -97,8 +160,10 @@ bool unit_order(const std::vector<i64>& tcode, std::vector<i64>& scode, std::siz
   }
   tg[nT] = i;
   ws.gstart[i] = i;
-  for (std::size_t p = 0; p < n; ++p)
+  for (std::size_t p = 0; p < n; ++p) {
+    if (p % Poll::kEvery == 0) poll.check();
     if (tcode[p] != kAbsent) scode[p] += tcode[p] * static_cast<i64>(nS);
+  }
   return true;
 }
 
@@ -128,7 +193,10 @@ struct Grid {
   std::size_t run_len = 1;             // values of the innermost dimension
   std::vector<i64> x;                  // the current instance (odometer)
   std::vector<std::uint32_t> idx;      // its value indices
+  Poll* poll = nullptr;                // the time limit (checked every Poll::kEvery instances)
 
+  /// Throws past the time limit.
+  void check_time() const { poll->check(); }
   /// body(p) for every instance p, with x and idx set.
   template <class Body>
   void odometer(Body&& body) {
@@ -137,6 +205,7 @@ struct Grid {
       idx[d] = 0;
     }
     for (std::size_t p = 0; p < N; ++p) {
+      if (p % Poll::kEvery == 0) check_time();
       body(p);
       for (std::size_t d = nd; d-- > 0;) {
         if (++idx[d] < ext[d]) {
@@ -154,6 +223,7 @@ struct Grid {
   void runs(Body&& body) {
     for (std::size_t d = 0; d < nd; ++d) idx[d] = 0;
     for (std::size_t p0 = 0; p0 < N; p0 += run_len) {
+      poll->tick(run_len);
       body(p0);
       for (std::size_t d = nd - 1; d-- > 0;) {
         if (++idx[d] < ext[d]) break;
@@ -227,28 +297,37 @@ i64 encode_stamps(const Model& m, Grid& grid, FastMap& sev, FastMap& tev, std::v
 }
 
 /// Rank the codes in place (dense tables when the code range is small); `uniq` gets the distinct codes in order.
-void rank_codes(std::vector<i64>& codes, i64 range, i64 n, Workspace& ws, std::vector<i64>& uniq) {
+void rank_codes(std::vector<i64>& codes, i64 range, i64 n, Workspace& ws, std::vector<i64>& uniq, Poll& poll) {
   uniq.clear();
+  const std::size_t nc = codes.size();
   if (range <= 4 * n + 1024) {
     std::vector<std::int32_t>& dense = ws.dense;
-    dense.assign(static_cast<std::size_t>(range), -1);
-    for (i64 c : codes)
-      if (c != kAbsent) dense[static_cast<std::size_t>(c)] = 0;
+    assign_polled(dense, static_cast<std::size_t>(range), std::int32_t{-1}, poll);
+    for (std::size_t p = 0; p < nc; ++p) {
+      if (p % Poll::kEvery == 0) poll.check();
+      if (codes[p] != kAbsent) dense[static_cast<std::size_t>(codes[p])] = 0;
+    }
     std::int32_t r = 0;
-    for (std::size_t c = 0; c < dense.size(); ++c)
+    for (std::size_t c = 0; c < dense.size(); ++c) {
+      if (c % Poll::kEvery == 0) poll.check();
       if (dense[c] == 0) {
         dense[c] = r++;
         uniq.push_back(static_cast<i64>(c));
       }
-    for (i64& c : codes)
-      if (c != kAbsent) c = dense[static_cast<std::size_t>(c)];
+    }
+    for (std::size_t p = 0; p < nc; ++p) {
+      if (p % Poll::kEvery == 0) poll.check();
+      if (codes[p] != kAbsent) codes[p] = dense[static_cast<std::size_t>(codes[p])];
+    }
   } else {
     for (i64 c : codes)
       if (c != kAbsent) uniq.push_back(c);
-    std::sort(uniq.begin(), uniq.end());
+    polled_sort(uniq, poll);
     uniq.erase(std::unique(uniq.begin(), uniq.end()), uniq.end());
-    for (i64& c : codes)
-      if (c != kAbsent) c = std::lower_bound(uniq.begin(), uniq.end(), c) - uniq.begin();
+    for (std::size_t p = 0; p < nc; ++p) {
+      if (p % Poll::kEvery == 0) poll.check();
+      if (codes[p] != kAbsent) codes[p] = std::lower_bound(uniq.begin(), uniq.end(), codes[p]) - uniq.begin();
+    }
   }
 }
 
@@ -294,36 +373,45 @@ std::vector<std::vector<std::uint32_t>> neighbours(const Model& m, const Encoder
 /// ws.gstart, ws.gs and tg: a unit map through a dense table (unit_order; returns true), otherwise two stable
 /// counting sorts.
 bool order_instances(const std::vector<i64>& tcode, std::vector<i64>& scode, std::size_t nT, std::size_t nS,
-                     i64 present, Workspace& ws, std::vector<std::uint32_t>& tg) {
-  if (unit_order(tcode, scode, nT, nS, present, ws, tg)) return true;
+                     i64 present, Workspace& ws, std::vector<std::uint32_t>& tg, Poll& poll) {
+  if (unit_order(tcode, scode, nT, nS, present, ws, tg, poll)) return true;
   const std::size_t N = tcode.size();
   std::vector<std::uint32_t>& order = ws.order;
   std::vector<std::uint32_t>& tmp = ws.tmp;
   std::vector<std::uint32_t>& gstart = ws.gstart;  // first position of each group
   std::vector<std::uint32_t>& gs = ws.gs;          // its PE rank
-  tmp.resize(static_cast<std::size_t>(present));
-  order.resize(static_cast<std::size_t>(present));
+  resize_polled(tmp, static_cast<std::size_t>(present), poll);
+  resize_polled(order, static_cast<std::size_t>(present), poll);
   std::vector<std::uint32_t> tstart(nT + 1, 0);
   {
     std::vector<std::uint32_t> cnt(nS + 1, 0);
     for (std::size_t p = 0; p < N; ++p)
       if (scode[p] != kAbsent) ++cnt[static_cast<std::size_t>(scode[p]) + 1];
     for (std::size_t i = 0; i < nS; ++i) cnt[i + 1] += cnt[i];
-    for (std::size_t p = 0; p < N; ++p)
+    poll.tick(N + nS);
+    for (std::size_t p = 0; p < N; ++p) {
+      if (p % Poll::kEvery == 0) poll.check();
       if (scode[p] != kAbsent) tmp[cnt[static_cast<std::size_t>(scode[p])]++] = static_cast<std::uint32_t>(p);
+    }
   }
   for (std::size_t p = 0; p < N; ++p)
     if (tcode[p] != kAbsent) ++tstart[static_cast<std::size_t>(tcode[p]) + 1];
   for (std::size_t t = 0; t < nT; ++t) tstart[t + 1] += tstart[t];
+  poll.tick(N + nT);
   {
     std::vector<std::uint32_t> fill(tstart.begin(), tstart.end() - 1);
-    for (std::uint32_t p : tmp) order[fill[static_cast<std::size_t>(tcode[p])]++] = p;
+    for (std::size_t i = 0; i < tmp.size(); ++i) {
+      if (i % Poll::kEvery == 0) poll.check();
+      const std::uint32_t p = tmp[i];
+      order[fill[static_cast<std::size_t>(tcode[p])]++] = p;
+    }
   }
   gstart.clear();
   gs.clear();
   gstart.reserve(order.size() + 1);
   gs.reserve(order.size());
   for (std::size_t t = 0; t < nT; ++t) {
+    poll.tick(tstart[t + 1] - tstart[t] + 1);
     tg[t] = static_cast<std::uint32_t>(gstart.size());
     i64 last = -1;
     for (std::uint32_t i = tstart[t]; i < tstart[t + 1]; ++i) {
@@ -346,9 +434,10 @@ bool order_instances(const std::vector<i64>& tcode, std::vector<i64>& scode, std
 /// -1) are left all -1.
 template <class Visit>
 void for_each_group(const std::vector<std::uint32_t>& tg, const std::vector<std::uint32_t>& gs,
-                    std::vector<std::int32_t>& cur, std::vector<std::int32_t>& prev, Visit&& visit) {
+                    std::vector<std::int32_t>& cur, std::vector<std::int32_t>& prev, Poll& poll, Visit&& visit) {
   const std::size_t nT = tg.size() - 1;
   for (std::size_t t = 0; t < nT; ++t) {
+    poll.tick(tg[t + 1] - tg[t] + 1);
     for (std::uint32_t g = tg[t]; g < tg[t + 1]; ++g) cur[gs[g]] = static_cast<std::int32_t>(g);
     for (std::uint32_t g = tg[t]; g < tg[t + 1]; ++g) visit(g, gs[g]);
     if (t > 0)
@@ -373,9 +462,10 @@ struct SweepCounts {
 
 /// Sweep of a unit (stamp, PE) table holding one element per cell (kNone when idle): prev(t) is row t - 1.
 SweepCounts sweep_table(const std::vector<i64>& ec, std::size_t nT, std::size_t nS,
-                        const std::vector<std::vector<std::uint32_t>>& iex) {
+                        const std::vector<std::vector<std::uint32_t>>& iex, Poll& poll) {
   SweepCounts c;
   for (std::size_t t = 0; t < nT; ++t) {
+    poll.tick(nS + 1);
     const i64* cur = ec.data() + t * nS;
     const i64* prv = t > 0 ? cur - nS : nullptr;
     for (std::size_t s = 0; s < nS; ++s) {
@@ -405,12 +495,13 @@ struct TensorSweep {
   std::size_t na;                          // slots per instance
   const std::vector<std::uint32_t>& gend;  // per group: end of its unique elements
   const std::vector<i64>& gstep;           // per group: progression_step() of its elements (0: none)
+  Poll& poll;                              // the time limit
 
   /// Every (PE, stamp) holds one instance with at most one element: ec[g] is group g's element (kNone when none).
   SweepCounts unit() {
     SweepCounts c;
     const i64* e = ec.data();
-    for_each_group(tg, ws.gs, cur_idx, prev_idx, [&](std::uint32_t g, std::uint32_t s) {
+    for_each_group(tg, ws.gs, cur_idx, prev_idx, poll, [&](std::uint32_t g, std::uint32_t s) {
       const i64 e0 = e[g];
       if (e0 == kNone) return;
       auto has = [&](std::int32_t gi) { return gi >= 0 && e[gi] == e0; };
@@ -434,7 +525,7 @@ struct TensorSweep {
     const std::uint32_t* gstart = ws.gstart.data();
     const std::size_t slots = na;
     auto blk = [&](std::size_t g) { return codes + static_cast<std::size_t>(gstart[g]) * slots; };
-    for_each_group(tg, ws.gs, cur_idx, prev_idx, [&](std::uint32_t g, std::uint32_t s) {
+    for_each_group(tg, ws.gs, cur_idx, prev_idx, poll, [&](std::uint32_t g, std::uint32_t s) {
       const i64* a = blk(g);
       const std::size_t sz = gend[g];
       if (sz == 0) return;
@@ -535,8 +626,9 @@ i64 element_codes(Grid& grid, FastMap& aev, bool in_table, const i64* cell_of, c
 /// Sort and de-duplicate every group's block of ec in place: gend = end of its unique elements, gstep its
 /// progression step.
 void sort_groups(const Workspace& ws, std::size_t na, std::vector<i64>& ec, std::vector<std::uint32_t>& gend,
-                 std::vector<i64>& gstep) {
+                 std::vector<i64>& gstep, Poll& poll) {
   for (std::size_t g = 0; g < ws.gs.size(); ++g) {
+    poll.tick(static_cast<std::size_t>(ws.gstart[g + 1] - ws.gstart[g]) * na + 1);
     i64* b = ec.data() + static_cast<std::size_t>(ws.gstart[g]) * na;
     i64* e = ec.data() + static_cast<std::size_t>(ws.gstart[g + 1]) * na;
     if (e - b > 1) small_sort(b, e);
@@ -551,7 +643,8 @@ void sort_groups(const Workspace& ws, std::size_t na, std::vector<i64>& ec, std:
 }  // namespace
 
 Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::vector<char>& want, i64 max_points,
-                   const std::vector<i64>& step_in, const std::vector<i64>& sub_in, Workspace* workspace) {
+                   const std::vector<i64>& step_in, const std::vector<i64>& sub_in, Workspace* workspace,
+                   const Limits* limits) {
   Workspace local;
   Workspace& ws = workspace ? *workspace : local;
   std::vector<i64> step(step_in), sub(sub_in);
@@ -562,6 +655,8 @@ Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::
   const std::size_t nd = m.nd;
   Grid grid;
   grid.nd = nd;
+  Poll poll{limits};
+  grid.poll = &poll;
   grid.ext.resize(nd);
   i64 n = 1;
   for (std::size_t d = 0; d < nd; ++d) {
@@ -596,16 +691,19 @@ Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::
   // every slot read is written first (no clearing needed).
   std::vector<i64>& tcode = ws.codes_a;
   std::vector<i64>& scode = ws.codes_b;
-  tcode.resize(grid.N);
-  scode.resize(grid.N);
+  resize_polled(tcode, grid.N, poll);
+  resize_polled(scode, grid.N, poll);
   const i64 present = encode_stamps(m, grid, sev, tev, tcode, scode);
   out.points = present;
   if (present == 0) return out;
+  grid.check_time();
 
   // Order: rank the stamps and PEs, find the neighbours, sort the instances into (stamp, PE) groups.
   std::vector<i64> tuniq, suniq;
-  rank_codes(tcode, tenc.range, n, ws, tuniq);
-  rank_codes(scode, senc.range, n, ws, suniq);
+  rank_codes(tcode, tenc.range, n, ws, tuniq, poll);
+  grid.check_time();
+  rank_codes(scode, senc.range, n, ws, suniq, poll);
+  grid.check_time();
   const std::size_t nT = tuniq.size(), nS = suniq.size();
   if (m.nt > 0) {
     const i64 rl = tenc.radix[m.nt - 1];  // codes: prefix * rl + (last - lo_last)
@@ -616,7 +714,8 @@ Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::
   out.nS = static_cast<i64>(nS);
   const auto iex = neighbours(m, senc, suniq);
   std::vector<std::uint32_t> tg(nT + 1, 0);  // groups of stamp t: [tg[t], tg[t+1])
-  const bool table = order_instances(tcode, scode, nT, nS, present, ws, tg);
+  const bool table = order_instances(tcode, scode, nT, nS, present, ws, tg, poll);
+  grid.check_time();
   out.nSTD = static_cast<i64>(ws.gs.size());
   bool any_tensor = false;
   for (std::size_t k = 0; k < m.tensors.size(); ++k) any_tensor = any_tensor || want[k];
@@ -628,12 +727,12 @@ Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::
   bool have_pos = false;
   std::vector<char> present_mask;
   if (!m.is_box) {
-    present_mask.assign(grid.N, 0);
+    assign_polled(present_mask, grid.N, char{0}, poll);
     for (std::uint32_t p : ws.order) present_mask[p] = 1;
   }
   std::vector<std::int32_t> cur_idx(nS, -1), prev_idx(nS, -1);
-  std::vector<std::uint32_t> gend(ws.gs.size());
-  std::vector<i64> gstep(ws.gs.size(), 0);  // progression_step() of each group's elements (0: none)
+  std::vector<std::uint32_t> gend;  // sized when a tensor needs sort_groups
+  std::vector<i64> gstep;           // progression_step() of each group's elements (0: none)
   std::vector<std::uint8_t> flags;
   for (std::size_t k = 0; k < m.tensors.size(); ++k) {
     if (!want[k]) continue;
@@ -648,29 +747,38 @@ Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::
     // neighbour PEs directly.
     const bool in_table = table && na == 1;
     if (!in_table && !have_pos) {
-      if (pos.size() < grid.N) pos.resize(grid.N);  // non-box domains: absent instances have no position
-      for (std::size_t i = 0; i < ws.order.size(); ++i) pos[ws.order[i]] = static_cast<std::uint32_t>(i);
+      if (pos.size() < grid.N) resize_polled(pos, grid.N, poll);  // non-box domains: absent instances have no position
+      for (std::size_t i = 0; i < ws.order.size(); ++i) {
+        if (i % Poll::kEvery == 0) poll.check();
+        pos[ws.order[i]] = static_cast<std::uint32_t>(i);
+      }
       have_pos = true;
     }
     std::vector<i64>& ec = tcode;  // the time codes are no longer needed
     if (in_table) {
-      ec.assign(nT * nS, kNone);
+      assign_polled(ec, nT * nS, kNone, poll);
     } else {
-      ec.resize(static_cast<std::size_t>(present) * na);
+      resize_polled(ec, static_cast<std::size_t>(present) * na, poll);
     }
     tc.tv = element_codes(grid, aev, in_table, scode.data(), pos.data(), present_mask, ec);
+    grid.check_time();
     SweepCounts c;
     if (in_table) {
-      c = sweep_table(ec, nT, nS, iex);
+      c = sweep_table(ec, nT, nS, iex, poll);
     } else {
       const bool unit = na == 1 && ws.gs.size() == static_cast<std::size_t>(present);
-      if (!unit) sort_groups(ws, na, ec, gend, gstep);
-      TensorSweep sw{ws, tg, iex, cur_idx, prev_idx, ec, na, gend, gstep};
+      if (!unit) {
+        resize_polled(gend, ws.gs.size(), poll);
+        resize_polled(gstep, ws.gs.size(), poll);
+        sort_groups(ws, na, ec, gend, gstep, poll);
+      }
+      TensorSweep sw{ws, tg, iex, cur_idx, prev_idx, ec, na, gend, gstep, poll};
       c = unit ? sw.unit() : sw.general(flags);
     }
     tc.uv = c.uv;
     tc.uvt = c.uvt;
     tc.spi = c.spi;
+    grid.check_time();
   }
   return out;
 }

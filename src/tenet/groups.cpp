@@ -105,7 +105,7 @@ RawCounts count_all(const Model& m, std::vector<Group>& groups, const AnalyzeOpt
   } else {
     // enumerate mode over a non-box domain: |D| is the number of points found.
     std::vector<char> none(m.tensors.size(), 0);
-    rc.macs = detail::brute_force(m, m.box, none, kMaxEnumeratePoints).points;
+    rc.macs = detail::brute_force(m, m.box, none, kMaxEnumeratePoints, {}, {}, nullptr, &limits).points;
   }
   retries = counter.retries();
   instances = static_cast<i64>(counter.instances());

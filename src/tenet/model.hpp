@@ -55,6 +55,8 @@ struct Counts {
 /// Buffers of brute_force kept between the instances of one count (a Counter
 /// owns one): reusing them saves the allocation and first-touch page faults
 /// that were ~40 % of the CPU time of a TENET experiment.
+class Limits;  // count/counter.hpp
+
 struct Workspace {
   std::vector<i64> codes_a, codes_b;
   std::vector<std::int32_t> dense;
@@ -67,7 +69,9 @@ struct Workspace {
 /// space map leaves the PE domain, or when the instance exceeds `max_points`.
 /// `step[d]` > 1 enumerates only the first `sub[d]` values of every step-tile
 /// of dimension d: lo + step * q + u, u < sub (a free tile dimension).
+/// `limits` (optional): its time limit is checked every 2^16 instances and between the phases.
 Counts brute_force(const Model& m, const std::vector<Interval>& box, const std::vector<char>& want, i64 max_points,
-                   const std::vector<i64>& step = {}, const std::vector<i64>& sub = {}, Workspace* workspace = nullptr);
+                   const std::vector<i64>& step = {}, const std::vector<i64>& sub = {}, Workspace* workspace = nullptr,
+                   const Limits* limits = nullptr);
 
 }  // namespace tenet_cost::tenet::detail

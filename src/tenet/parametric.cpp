@@ -97,13 +97,13 @@ bool evaluate_fast(const CompiledProblem::Impl& c, const i64* ext, Metrics& out)
 
 /// Slow path: count the extents (brute-forcing small instances) and keep the closed forms.
 /// `reusable`: the extents lie in the parametric range (else: what analyze() does).
-void evaluate_slow(CompiledProblem::Impl& c, const i64* ext, bool reusable, Metrics& out) {
+void evaluate_slow(CompiledProblem::Impl& c, const i64* ext, bool reusable, Metrics& out, const Deadline* dl) {
   Model& m = c.model;
   for (std::size_t d = 0; d < m.nd; ++d) m.box[d].hi = m.box[d].lo + ext[d] - 1;
   if (!c.fast || !reusable || c.options.enumerate) {  // no reusable closed form: what analyze() does
     if (!c.options.enumerate) check_space_in_pe(m, m.box, &c.problem.mapping.space_map.loc);
     auto groups = make_groups(m, c.options.enumerate);
-    Limits limits(c.options);
+    Limits limits(c.options, dl);
     i64 retries = 0, instances = 0;
     const RawCounts rc = count_all(m, groups, c.options, false, limits, retries, instances);
     fill_metrics(m, c.problem.pe, c.options, rc, c.problem.statement.domain.loc, out);
@@ -121,7 +121,7 @@ void evaluate_slow(CompiledProblem::Impl& c, const i64* ext, bool reusable, Metr
       todo.push_back(gi);
       groups.push_back(c.groups[gi]);
     }
-  Limits limits(c.options);
+  Limits limits(c.options, dl);
   i64 retries = 0, instances = 0;
   (void)count_all(m, groups, c.options, true, limits, retries, instances);
   for (std::size_t i = 0; i < todo.size(); ++i) {
@@ -160,7 +160,7 @@ std::size_t CompiledProblem::closed_forms() const {
   return n;
 }
 
-CompiledProblem compile_parametric(const Problem& problem, const AnalyzeOptions& options) {
+CompiledProblem compile_parametric(const Problem& problem, const AnalyzeOptions& options, const Deadline* deadline) {
   try {
     check_options(options);
     auto impl = std::make_unique<CompiledProblem::Impl>(problem, options);
@@ -174,14 +174,15 @@ CompiledProblem compile_parametric(const Problem& problem, const AnalyzeOptions&
     for (const auto& b : m.box) ext.push_back(b.hi - b.lo + 1);
     CompiledProblem c(std::move(impl));
     Metrics first;
-    evaluate(c, ext, first);  // the template's own extents: the first closed forms
+    evaluate(c, ext, first, deadline);  // the template's own extents: the first closed forms
     return c;
   } catch (const InputError&) {
     rethrow_in_context(options);
   }
 }
 
-void evaluate(const CompiledProblem& compiled, std::span<const std::int64_t> extents, Metrics& out) {
+void evaluate(const CompiledProblem& compiled, std::span<const std::int64_t> extents, Metrics& out,
+              const Deadline* deadline) {
   CompiledProblem::Impl& c = *compiled.impl_;
   try {
     check_extents(c, extents);
@@ -193,7 +194,7 @@ void evaluate(const CompiledProblem& compiled, std::span<const std::int64_t> ext
     }
     std::unique_lock lock(c.mu);
     if (c.fast && in_range && evaluate_fast(c, extents.data(), out)) return;  // compiled meanwhile
-    evaluate_slow(c, extents.data(), in_range, out);
+    evaluate_slow(c, extents.data(), in_range, out, deadline);
   } catch (const InputError&) {
     rethrow_in_context(c.options);
   }

@@ -11,17 +11,14 @@ using namespace tenet_cost;
 
 TEST_CASE("time maps with nested floor terms: the counter equals enumeration") {
   const char* time_maps[] = {
-      "{S[i,j]->T[floor((floor(i/4)+i)/2),j]}",
-      "{S[i,j]->T[floor((floor(i/4)+i)/2),j,i%4]}",
-      "{S[i,j]->T[floor(floor(i/2)/2),j]}",
-      "{S[i,j]->T[floor((i%4+i)/2),j]}",
+      "{S[i,j]->T[floor((floor(i/4)+i)/2),j]}",     "{S[i,j]->T[floor((floor(i/4)+i)/2),j,i%4]}",
+      "{S[i,j]->T[floor(floor(i/2)/2),j]}",         "{S[i,j]->T[floor((i%4+i)/2),j]}",
       "{S[i,j]->T[i%4,floor((floor(j/2)+j)/2),i]}",
   };
   for (const char* tm : time_maps) {
     INFO(tm);
-    const tenet::Problem p =
-        tenet::make_problem("{PE[i]:0<=i<4}", "{PE[i]->PE[i+1]}", "{S[i,j]: 0<=i<9 and 0<=j<7}",
-                            {"{S[i,j]->A[i,j]}"}, {"{S[i,j]->B[i,j]}"}, "{S[i,j]->PE[i%4]}", tm);
+    const tenet::Problem p = tenet::make_problem("{PE[i]:0<=i<4}", "{PE[i]->PE[i+1]}", "{S[i,j]: 0<=i<9 and 0<=j<7}",
+                                                 {"{S[i,j]->A[i,j]}"}, {"{S[i,j]->B[i,j]}"}, "{S[i,j]->PE[i%4]}", tm);
     tenet::AnalyzeOptions en;
     en.enumerate = true;
     const tenet::Metrics oracle = tenet::analyze(p, en);

@@ -266,11 +266,13 @@ struct ScaledProblem {
   Group g;  // the group, its pieces pointing into m
 };
 
-/// The engine's resource limits (AnalyzeOptions::max_work, time_limit_s):
-/// charged before every brute-forced instance.
+/// The engine's resource limits (AnalyzeOptions::max_work, time_limit_s, and an optional Deadline shared by several
+/// calls): charged before every brute-forced instance; the time is also checked inside an instance (brute_force
+/// polls every 2^16 points and between its phases), so a count stops within milliseconds of the limit.
 class Limits {
  public:
-  explicit Limits(const AnalyzeOptions& o) : o_(o), start_(std::chrono::steady_clock::now()) {}
+  explicit Limits(const AnalyzeOptions& o, const Deadline* deadline = nullptr)
+      : o_(o), deadline_(deadline), start_(std::chrono::steady_clock::now()) {}
   /// Count one brute-forced instance of `points` statement instances and `accesses` relations per instance;
   /// throws InputError past the work budget (unless enumerating) or the time limit.
   void charge(i64 points, i64 accesses, bool enumerate);
@@ -280,6 +282,7 @@ class Limits {
 
  private:
   const AnalyzeOptions& o_;                      // the limits
+  const Deadline* deadline_;                     // a shared end (nullptr: none)
   std::chrono::steady_clock::time_point start_;  // when counting started
   i64 work_ = 0;                                 // point-accesses charged so far (saturating)
   i64 instances_ = 0;                            // instances charged so far

@@ -204,7 +204,7 @@ std::vector<i64> Counter::run(const Group& g, const std::vector<Interval>& box) 
     for (std::size_t k = 0; k < want.size(); ++k)
       if (want[k]) accesses += static_cast<i64>(m_.tensors[k].pieces.size());
     limits_.charge(pts, accesses, enumerate_);
-    Counts c = detail::brute_force(m_, box, want, limit, g.stride, g.sub, ws_);
+    Counts c = detail::brute_force(m_, box, want, limit, g.stride, g.sub, ws_, &limits_);
     if (it != cache_.end()) {
       for (std::size_t k = 0; k < want.size(); ++k)
         if (want[k]) {

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <numeric>
 #include <string>
+#include <utility>
 
 #include "tenet/count/counter.hpp"
 
@@ -37,6 +38,7 @@ void Limits::charge(i64 points, i64 accesses, bool enumerate) {
 }
 
 void Limits::check_time() const {
+  if (deadline_ != nullptr) deadline_->check();
   if (o_.time_limit_s <= 0) return;
   const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   if (el > o_.time_limit_s)
@@ -45,6 +47,30 @@ void Limits::check_time() const {
                      " small instances counted); use a smaller tile, another dataflow, or raise the time limit "
                      "(--time-limit)");
 }
+
+}  // namespace tenet_cost::tenet::detail
+
+namespace tenet_cost::tenet {
+
+Deadline Deadline::from_now(double limit_s, std::string what) {
+  Deadline d;
+  if (!(limit_s > 0)) return d;
+  d.at = std::chrono::steady_clock::now() +
+         std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(limit_s));
+  d.limit_s = limit_s;
+  d.what = std::move(what);
+  return d;
+}
+
+void Deadline::check() const {
+  if (!set() || std::chrono::steady_clock::now() <= at) return;
+  throw InputError(what + " exceeded its time limit of " + detail::fmt_seconds(limit_s) +
+                   " s; use a smaller problem, another dataflow, or raise the time limit (--time-limit)");
+}
+
+}  // namespace tenet_cost::tenet
+
+namespace tenet_cost::tenet::detail {
 
 std::vector<i64> lcm_periods(const std::vector<const Piece*>& pieces, std::size_t nd) {
   std::vector<i64> L(nd, 1);
