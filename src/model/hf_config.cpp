@@ -26,6 +26,17 @@ std::string to_string(Activation a) {
   return "silu";
 }
 
+std::string to_string(ModelDtype d) {
+  switch (d) {
+    case ModelDtype::kFloat16: return "float16";
+    case ModelDtype::kBFloat16: return "bfloat16";
+    case ModelDtype::kFloat32: return "float32";
+  }
+  return "float16";
+}
+
+std::int64_t bytes_of(ModelDtype d) { return d == ModelDtype::kFloat32 ? 4 : 2; }
+
 namespace {
 
 // The families the reader knows (model_type); anything else is read as a Llama-style decoder, said in the notes.
@@ -279,14 +290,15 @@ void read_experts(const Fields& f, ModelConfig& c) {
 // Tied embeddings and the dtype, with the notes of what is assumed.
 void read_embeddings_and_dtype(const Fields& f, Family fam, ModelConfig& c) {
   // tied embeddings: HF's default per family (GPT-2, OPT, Falcon, Gemma tie theirs)
+  c.positions = fam == Family::kGpt2 ? Positions::kLearned : Positions::kRotary;
   c.tie_embeddings = f.flag("tie_word_embeddings", fam == Family::kGpt2 || fam == Family::kOpt ||
                                                      fam == Family::kFalcon || fam == Family::kGemma);
   const std::string dt = f.text_of("torch_dtype", "float16");
-  c.dtype = dt == "float32" ? "float32" : dt == "bfloat16" ? "bfloat16" : "float16";
-  if (dt != c.dtype)
+  c.dtype = dt == "float32" ? ModelDtype::kFloat32 : dt == "bfloat16" ? ModelDtype::kBFloat16 : ModelDtype::kFloat16;
+  if (dt != to_string(c.dtype))
     c.notes.push_back("torch_dtype " + quote_for_message(dt) +
                       " is not float16, bfloat16 or float32: costed as float16 (16-bit weights and activations)");
-  if (c.dtype == "bfloat16")
+  if (c.dtype == ModelDtype::kBFloat16)
     c.notes.push_back(
         "torch_dtype bfloat16: costed as 16-bit floats (q0f16 is the baseline; bf16 and fp16 MACs and "
         "bytes are taken as equal)");
