@@ -29,8 +29,8 @@ std::string to_string(Activation a);  // "silu" | "gelu" | "relu"
 /// The float type of a config's weights and activations (torch_dtype; another value is read as kFloat16, said in
 /// the notes).
 enum class ModelDtype { kFloat16, kBFloat16, kFloat32 };
-std::string to_string(ModelDtype d);          // "float16" | "bfloat16" | "float32"
-std::int64_t bytes_of(ModelDtype d);          // 2 | 2 | 4
+std::string to_string(ModelDtype d);  // "float16" | "bfloat16" | "float32"
+std::int64_t bytes_of(ModelDtype d);  // 2 | 2 | 4
 /// How a config's positions enter attention: rotary embeddings of q and k (a rotary operator per layer), or learned
 /// absolute position embeddings added once (GPT-2: no per-layer operator).
 enum class Positions { kRotary, kLearned };

@@ -496,8 +496,8 @@ class Lowerer : public py::Parser::Sink {
   [[gnu::no_sanitize_address]] StmtPtr lower_with(const Stmt* s);  // T.block / T.sblock, T.LetStmt, other `with`
   [[gnu::no_sanitize_address]] StmtPtr lower_if(const Stmt* s);
   /// `B[i] = e` (a store), `x = T.alloc_buffer(...)` and `x = e` (over the rest of the scope), symbolic vars.
-  [[gnu::no_sanitize_address]] StmtPtr lower_assign(const Stmt* s, Stmt* const* body, std::uint32_t i,
-                                                    std::uint32_t n, bool* consumed_rest);
+  [[gnu::no_sanitize_address]] StmtPtr lower_assign(const Stmt* s, Stmt* const* body, std::uint32_t i, std::uint32_t n,
+                                                    bool* consumed_rest);
   /// `x: T.int32 = e`: a let over the rest of the scope.
   [[gnu::no_sanitize_address]] StmtPtr lower_ann_assign(const Stmt* s, Stmt* const* body, std::uint32_t i,
                                                         std::uint32_t n, bool* consumed_rest);

@@ -102,8 +102,7 @@ StmtPtr Lowerer::lower_if(const Stmt* s) {
   return st;
 }
 
-StmtPtr Lowerer::lower_assign(const Stmt* s, Stmt* const* body, std::uint32_t i, std::uint32_t n,
-                              bool* consumed_rest) {
+StmtPtr Lowerer::lower_assign(const Stmt* s, Stmt* const* body, std::uint32_t i, std::uint32_t n, bool* consumed_rest) {
   if (s->n_targets != 1) return opaque_stmt(s);
   const Node* t = s->target;
   const Node* v = s->value;

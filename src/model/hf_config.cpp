@@ -166,14 +166,14 @@ void check_modelled(const Fields& f, const ModelConfig& c) {
   for (const auto& u : kUnmodelled)
     if (f.has(u.key))
       throw InputError(f.at, std::string("'") + u.key + "' (" + u.what +
-                               ") changes the model's structure and is not modelled; refusing to cost it as a "
-                               "dense decoder");
+                                 ") changes the model's structure and is not modelled; refusing to cost it as a "
+                                 "dense decoder");
   if (f.flag("is_encoder_decoder", false))
     throw InputError(f.at, "'is_encoder_decoder' is true: encoder-decoder models are not modelled");
   for (const auto& [key, value] : f.j.items())
     if (key.find("expert") != std::string::npos && !kMoeKeys.count(key) && !value.is_null())
       throw InputError(f.at, "'" + key + "' (an MoE field of model_type '" + c.model_type +
-                               "') is not understood; refusing to cost it as a dense decoder");
+                                 "') is not understood; refusing to cost it as a dense decoder");
 }
 
 // The MLP: gated (SwiGLU / GeGLU) families and the ungated ones with their activation.
@@ -186,16 +186,15 @@ void read_mlp(const Fields& f, Family fam, ModelConfig& c) {
     c.intermediate = checked_mul(4, c.hidden, "the default MLP width (4 * hidden_size)");
   }
   const std::string act = f.text_of(f.has("hidden_act")            ? "hidden_act"
-                                  : f.has("activation_function") ? "activation_function"
-                                                               : "hidden_activation",
-                                  fam == Family::kOpt                    ? "relu"
-                                  : c.gated_mlp && fam != Family::kGemma ? "silu"
-                                                                         : "gelu");
+                                    : f.has("activation_function") ? "activation_function"
+                                                                   : "hidden_activation",
+                                    fam == Family::kOpt                    ? "relu"
+                                    : c.gated_mlp && fam != Family::kGemma ? "silu"
+                                                                           : "gelu");
   if (act == "silu" || act == "swish") c.activation = Activation::kSilu;
   else if (act.rfind("gelu", 0) == 0) c.activation = Activation::kGelu;
   else if (act == "relu") c.activation = Activation::kRelu;
   else throw InputError(f.at, "expected silu, gelu or relu for the activation (hidden_act), found '" + act + "'");
-
 }
 
 // Attention: GQA / MQA heads, the head dimension and sliding windows.
@@ -208,9 +207,10 @@ void read_attention(const Fields& f, Family fam, ModelConfig& c) {
   else c.kv_heads = c.heads;
   if (!f.has("head_dim") && c.hidden % c.heads != 0)
     throw InputError(f.at, "hidden_size (" + std::to_string(c.hidden) + ") is not a multiple of num_attention_heads (" +
-                             std::to_string(c.heads) + "): the head dimension is unknown (give head_dim)");
+                               std::to_string(c.heads) + "): the head dimension is unknown (give head_dim)");
   c.head_dim = f.get({"head_dim"}, false, c.hidden / c.heads);
-  if (c.heads % c.kv_heads != 0) throw InputError(f.at, "num_attention_heads must be a multiple of num_key_value_heads");
+  if (c.heads % c.kv_heads != 0)
+    throw InputError(f.at, "num_attention_heads must be a multiple of num_key_value_heads");
 
   // sliding-window attention (HF semantics: Mistral / Mixtral / Phi-3 window every layer when sliding_window is
   // set; Qwen2 only with use_sliding_window, and then only the layers from max_window_layers on)
@@ -226,11 +226,10 @@ void read_attention(const Fields& f, Family fam, ModelConfig& c) {
       c.window_layers = c.layers;
     } else {
       throw InputError(f.at, "'sliding_window' of model_type '" + c.model_type +
-                               "' is not understood (which layers it windows); not modelled");
+                                 "' is not understood (which layers it windows); not modelled");
     }
     if (c.window_layers == 0) c.sliding_window = 0;
   }
-
 }
 
 // Mixture of experts: the experts, their widths and which layers are MoE.
@@ -241,11 +240,11 @@ void read_experts(const Fields& f, ModelConfig& c) {
   if (c.experts > 0) {
     if (!f.has("num_experts_per_tok"))
       throw InputError(f.at, "missing 'num_experts_per_tok' (the experts each token is routed to) beside " +
-                               std::to_string(c.experts) + " experts");
+                                 std::to_string(c.experts) + " experts");
     c.experts_per_token = f.get({"num_experts_per_tok"}, true, 0);
     if (c.experts_per_token > c.experts)
       throw InputError(f.at, "num_experts_per_tok (" + std::to_string(c.experts_per_token) +
-                               ") exceeds the number of experts (" + std::to_string(c.experts) + ")");
+                                 ") exceeds the number of experts (" + std::to_string(c.experts) + ")");
     c.expert_intermediate = f.get({"moe_intermediate_size"}, false, c.intermediate);
     if (f.has("shared_expert_intermediate_size")) {
       c.shared_intermediate = f.get({"shared_expert_intermediate_size"}, false, 0);
@@ -284,7 +283,6 @@ void read_experts(const Fields& f, ModelConfig& c) {
                      "'num_experts_per_tok' without a number of experts (num_local_experts, num_experts or "
                      "n_routed_experts)");
   }
-
 }
 
 // Tied embeddings and the dtype, with the notes of what is assumed.
@@ -292,7 +290,7 @@ void read_embeddings_and_dtype(const Fields& f, Family fam, ModelConfig& c) {
   // tied embeddings: HF's default per family (GPT-2, OPT, Falcon, Gemma tie theirs)
   c.positions = fam == Family::kGpt2 ? Positions::kLearned : Positions::kRotary;
   c.tie_embeddings = f.flag("tie_word_embeddings", fam == Family::kGpt2 || fam == Family::kOpt ||
-                                                     fam == Family::kFalcon || fam == Family::kGemma);
+                                                       fam == Family::kFalcon || fam == Family::kGemma);
   const std::string dt = f.text_of("torch_dtype", "float16");
   c.dtype = dt == "float32" ? ModelDtype::kFloat32 : dt == "bfloat16" ? ModelDtype::kBFloat16 : ModelDtype::kFloat16;
   if (dt != to_string(c.dtype))
@@ -312,7 +310,8 @@ void read_embeddings_and_dtype(const Fields& f, Family fam, ModelConfig& c) {
 ModelConfig parse_hf_config(const std::string& text, const std::string& filename) {
   // config.json files are a few KB (id2label maps of classifiers reach ~1 MB) and 2-3 levels deep.
   const json j = parse_json_document(text, filename, JsonLimits{std::size_t{16} << 20, 32, "Hugging Face config"});
-  if (!j.is_object()) throw InputError(SourceLocation{filename, 1, 1}, "expected a JSON object (a Hugging Face config.json)");
+  if (!j.is_object())
+    throw InputError(SourceLocation{filename, 1, 1}, "expected a JSON object (a Hugging Face config.json)");
   const Fields f{j, SourceLocation{filename, 0, 0}};
   ModelConfig c;
   // the model's name: _name_or_path, else model_type, else "" (plan_from_config then names it by the file stem)
