@@ -68,6 +68,25 @@ inline bool is_float_dtype(std::string_view d) {
 
 inline bool is_dtype_name(std::string_view d) { return d == "bool" || is_int_dtype(d) || is_float_dtype(d); }
 
+/// The TIR arithmetic / bitwise operator of a Python binary operator (`a + b`, `B[i] += e`); nullopt for the others
+/// (`**` is a call to pow, comparisons are their own node).
+inline std::optional<BinOp> arith_op(Op o) {
+  switch (o) {
+    case Op::kPlus: return BinOp::kAdd;
+    case Op::kMinus: return BinOp::kSub;
+    case Op::kStar: return BinOp::kMul;
+    case Op::kSlash: return BinOp::kDiv;
+    case Op::kDSlash: return BinOp::kFloorDiv;
+    case Op::kPercent: return BinOp::kFloorMod;
+    case Op::kAmp: return BinOp::kBitAnd;
+    case Op::kPipe: return BinOp::kBitOr;
+    case Op::kCaret: return BinOp::kBitXor;
+    case Op::kShl: return BinOp::kShl;
+    case Op::kShr: return BinOp::kShr;
+    default: return std::nullopt;
+  }
+}
+
 // What the lowering of a function depends on besides the function itself:
 // the namespace aliases from the imports and the enclosing class's name. A
 // chunk of a parallel parse starts from the scope a serial parse would have

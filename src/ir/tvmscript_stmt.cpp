@@ -163,28 +163,15 @@ StmtPtr Lowerer::lower_ann_assign(const Stmt* s, Stmt* const* body, std::uint32_
 StmtPtr Lowerer::lower_aug_assign(const Stmt* s) {
   const Node* t = s->target;
   if (t->kind != NK::kSubscript || t->a->kind != NK::kName) return opaque_stmt(s);
-  BinOp op;
-  switch (s->op) {
-    case Op::kPlus: op = BinOp::kAdd; break;
-    case Op::kMinus: op = BinOp::kSub; break;
-    case Op::kStar: op = BinOp::kMul; break;
-    case Op::kSlash: op = BinOp::kDiv; break;
-    case Op::kDSlash: op = BinOp::kFloorDiv; break;
-    case Op::kPercent: op = BinOp::kFloorMod; break;
-    case Op::kAmp: op = BinOp::kBitAnd; break;
-    case Op::kPipe: op = BinOp::kBitOr; break;
-    case Op::kCaret: op = BinOp::kBitXor; break;
-    case Op::kShl: op = BinOp::kShl; break;
-    case Op::kShr: op = BinOp::kShr; break;
-    default: return other_stmt(s);
-  }
+  const std::optional<BinOp> op = arith_op(s->op);
+  if (!op) return other_stmt(s);
   auto st = make_node<Stmt_>();
   st->kind = StmtKind::kStore;
   st->loc = loc(s);
   st->buffer = t->a->text;
   for (std::uint32_t k = 0; k < t->n; ++k) st->indices.push_back(expr(t->kids[k]));
   ExprPtr lhs = load(t);
-  st->value = binary(op, lhs, expr(s->value), t);
+  st->value = binary(*op, lhs, expr(s->value), t);
   return st;
 }
 
