@@ -497,11 +497,9 @@ std::size_t Lexer::measure_indent(std::size_t p, std::uint32_t& width) {
       ++p;
       newline_at(p);
       width = 0;
-    } else if (c == '\\' && p + 1 < n && (src_[p + 1] == '\n' || src_[p + 1] == '\r')) {
-      // A continuation line at the start of a logical line: the indent
-      // of the first physical line counts.
-      break;
     } else {
+      // the first token, or a continuation line at the start of a logical line (the indent of the first
+      // physical line counts)
       break;
     }
     if (width > 1u << 20) fail_here(p, "expected an indentation of at most 1048576 columns, found more");
