@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -25,11 +26,21 @@ namespace tenet_cost::model {
 enum class Activation { kSilu, kGelu, kRelu };
 std::string to_string(Activation a);  // "silu" | "gelu" | "relu"
 
+/// The float type of a config's weights and activations (torch_dtype; another value is read as kFloat16, said in
+/// the notes).
+enum class ModelDtype { kFloat16, kBFloat16, kFloat32 };
+std::string to_string(ModelDtype d);  // "float16" | "bfloat16" | "float32"
+std::int64_t bytes_of(ModelDtype d);  // 2 | 2 | 4
+/// How a config's positions enter attention: rotary embeddings of q and k (a rotary operator per layer), or learned
+/// absolute position embeddings added once (GPT-2: no per-layer operator).
+enum class Positions { kRotary, kLearned };
+
 struct ModelConfig {
-  std::string name, model_type;  // name: _name_or_path, else model_type, else "" (the file stem names it)
+  std::string name, model_type;  // name: _name_or_path, else model_type, else "" (the file stem names it); shown only
   std::int64_t hidden = 0, intermediate = 0, heads = 0, kv_heads = 0, head_dim = 0, vocab = 0, layers = 0;
   bool tie_embeddings = false, gated_mlp = true;
-  std::string dtype = "float16";
+  ModelDtype dtype = ModelDtype::kFloat16;
+  Positions positions = Positions::kRotary;  // from the family (model_type), read once by parse_hf_config
   Activation activation = Activation::kSilu;
   // Mixture of experts (docs/model.md "Model families"); experts = 0: every layer is dense.
   std::int64_t experts = 0, experts_per_token = 0;  // routed experts E, experts per token k
@@ -489,6 +500,13 @@ struct CompareResult {
 CompareRow compare_row(std::string scheme, const ModelResult& r);
 /// A row's scheme name: the scheme's, or the dump's own quantization ("q4f16_1 (dump)").
 std::string scheme_label(const Model& model, const std::optional<quant::Scheme>& s);
+/// The label of a dump's own quantization ends in this suffix (written by scheme_label; a --plan file's reader
+/// parses a label with it as "the dump's own", never as a scheme name).
+inline constexpr std::string_view kDumpSchemeSuffix = " (dump)";
+inline bool is_dump_scheme_label(std::string_view label) {
+  return label.size() >= kDumpSchemeSuffix.size() &&
+         label.substr(label.size() - kDumpSchemeSuffix.size()) == kDumpSchemeSuffix;
+}
 /// The per-token rates and the ratios against the first row.
 void set_ratios(CompareResult& c, const Phases& phases);
 

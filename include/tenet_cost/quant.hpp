@@ -52,6 +52,11 @@ struct TensorFormat {
   [[nodiscard]] bool is_low_precision() const;  // int*, float8*, float6*, float4*
 };
 
+/// Where a scheme comes from: MLC-LLM's catalog, the generic grammar, or a dump's own quantization. Shown in the
+/// views (to_string: "mlc", "generic", "dump"), never decided on.
+enum class SchemeFamily { kMlc, kGeneric, kDump };
+std::string to_string(SchemeFamily f);
+
 /// A complete scheme. Names: MLC-LLM's (q4f16_1, ...) or the generic grammar
 /// (w4a16-g128-asym, w8a8-token-channel, fp8-tensor, fp8-block128x128,
 /// w8a8-block128x128, mxfp4, nvfp4, w4a16-mxfp4, w4a8-mxfp4-mxfp8, ...
@@ -60,7 +65,7 @@ struct TensorFormat {
 /// resolve to these names.
 struct Scheme {
   std::string name;                 // canonical name; parse_scheme(name) gives the same scheme
-  std::string family;               // "mlc" | "generic" | "dump" (a scheme read from a dump): shown, never decided on
+  SchemeFamily family = SchemeFamily::kGeneric;  // where it comes from (a scheme read from a dump: kDump)
   std::string description;
   std::string model_dtype = "float16";  // activations outside GEMMs, outputs
   TensorFormat weight;              // linear-layer weights

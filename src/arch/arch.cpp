@@ -315,20 +315,10 @@ void parse_memory(const json& doc, const Reader& r, Arch& a) {
   a.buffer_bits_per_cycle = rb.integer(buf, "bits_per_cycle", true, 0, 1, kMaxBitsPerCycle);
 }
 
-}  // namespace
+// The sections of an arch file, read in the order of parse_arch (so the first error met is the same).
 
-Arch parse_arch(const std::string& text, const std::string& filename) {
-  const json doc = parse_json_document(text, filename, JsonLimits{kMaxArchBytes, kMaxArchNesting, "arch config"});
-  if (!doc.is_object()) throw InputError(SourceLocation{filename, 1, 1}, "expected a JSON object describing an arch");
-  Reader r{text, filename};
-  r.check_keys(doc, "arch",
-               {"name", "description", "pe_array", "macs_per_pe_per_cycle", "buffer", "levels", "dram", "clock_mhz",
-                "dequant", "vector_unit", "energy_pj", "chip_link", "sources"});
-  Arch a;
-  a.file = filename;
-  a.name = r.string(doc, "name", fs::path(filename).stem().string());
-  a.description = r.string(doc, "description", "");
-  a.clock_mhz = r.integer(doc, "clock_mhz", true, 0, 1, kMaxClockMhz);
+// pe_array: rows, cols, buffering of loads and drains; returns the interconnect text (resolved last).
+std::string read_pe_array(const Reader& r, const json& doc, const std::string& filename, Arch& a) {
   if (!doc.contains("pe_array") || !doc["pe_array"].is_object())
     throw InputError(SourceLocation{filename, 0, 0}, "missing required object 'pe_array'");
   const json& pe = doc["pe_array"];
@@ -343,7 +333,11 @@ Arch parse_arch(const std::string& text, const std::string& filename) {
       rp.fail(key, std::string("expected double_buffered or serial for '") + key + "', found '" + mode + "'");
     *field = mode == "serial" ? Buffering::kSerial : Buffering::kDoubleBuffered;
   }
-  std::string interconnect = rp.string(pe, "interconnect", "systolic");
+  return rp.string(pe, "interconnect", "systolic");
+}
+
+// macs_per_pe_per_cycle: one rate per precision the arch runs (at least one).
+void read_rates(const Reader& r, const json& doc, Arch& a) {
   if (doc.contains("macs_per_pe_per_cycle")) {
     const json& m = doc["macs_per_pe_per_cycle"];
     if (!m.is_object()) r.fail("macs_per_pe_per_cycle", "expected an object of precision -> MACs/PE/cycle");
@@ -354,6 +348,10 @@ Arch parse_arch(const std::string& text, const std::string& filename) {
   }
   if (a.macs_per_pe_per_cycle.empty())
     throw InputError(r.where("macs_per_pe_per_cycle"), "'macs_per_pe_per_cycle' must give at least one precision");
+}
+
+// buffer or levels (parse_memory), and dram.
+void read_memories(const Reader& r, const json& doc, const std::string& filename, Arch& a) {
   parse_memory(doc, r, a);
   if (!doc.contains("dram") || !doc["dram"].is_object())
     throw InputError(SourceLocation{filename, 0, 0}, "missing required object 'dram'");
@@ -362,6 +360,10 @@ Arch parse_arch(const std::string& text, const std::string& filename) {
   rd.check_keys(dram, "dram", {"mb_per_s", "bytes"});
   a.dram_mb_per_s = rd.integer(dram, "mb_per_s", true, 0, 1, kMaxDramMbPerS);
   a.dram_bytes = rd.integer(dram, "bytes", false, 0, 1, kMaxDramBytes);
+}
+
+// dequant (placement, per cycle) and vector_unit, with their defaults (the array's columns).
+void read_units(const Reader& r, const json& doc, Arch& a) {
   if (doc.contains("dequant")) {
     const json& d = doc["dequant"];
     const Reader rq = r.section("dequant");
@@ -381,6 +383,10 @@ Arch parse_arch(const std::string& text, const std::string& filename) {
     a.vector_ops_per_cycle = rv.integer(v, "ops_per_cycle", false, 0, 1, kMaxUnitPerCycle);
   }
   if (a.vector_ops_per_cycle == 0) a.vector_ops_per_cycle = a.cols;
+}
+
+// energy_pj: per MAC per precision, per bit moved, per dequantization and vector op.
+void read_energy(const Reader& r, const json& doc, Arch& a) {
   if (doc.contains("energy_pj")) {
     const json& e = doc["energy_pj"];
     const Reader re = r.section("energy_pj");
@@ -402,6 +408,10 @@ Arch parse_arch(const std::string& text, const std::string& filename) {
     a.dequant_pj = re.number(e, "dequant", 0, kMaxEnergyPj);
     a.vector_op_pj = re.number(e, "vector_op", 0, kMaxEnergyPj);
   }
+}
+
+// chip_link: the links between chips (tensor / pipeline parallel).
+void read_chip_link(const Reader& r, const json& doc, Arch& a) {
   if (doc.contains("chip_link")) {
     const json& l = doc["chip_link"];
     const Reader rl = r.section("chip_link");
@@ -417,14 +427,12 @@ Arch parse_arch(const std::string& text, const std::string& filename) {
       rl.fail("topology", "expected 'topology' ring or fully_connected, found " + quote_for_message(topo));
     a.chip_link.topology = topo == "ring" ? ChipTopology::kRing : ChipTopology::kFullyConnected;
   }
-  if (doc.contains("sources")) {
-    const json& s = doc["sources"];
-    if (!s.is_array()) r.fail("sources", "expected an array of strings");
-    for (const auto& x : s) {
-      if (!x.is_string()) r.fail("sources", "expected an array of strings");
-      a.sources.push_back(x.get<std::string>());
-    }
-  }
+}
+
+// The interconnect: a preset, a relation, or a TENET .p file whose second line is the relation (a path relative
+// to the arch file).
+void resolve_interconnect(const Reader& r, const std::string& filename, std::string interconnect, Arch& a) {
+  const Reader rp = r.section("pe_array");
   // a TENET .p file: its second line is the interconnect relation (path relative to the JSON file)
   if (interconnect.size() > 2 && interconnect.substr(interconnect.size() - 2) == ".p") {
     fs::path pf(interconnect);
@@ -465,6 +473,37 @@ Arch parse_arch(const std::string& text, const std::string& filename) {
             "\"{PE[i,j]->PE[i-1,j]}\", found " +
                 quote_for_message(interconnect) + did_you_mean(interconnect, {"systolic", "mesh", "none"}));
   }
+}
+
+}  // namespace
+
+Arch parse_arch(const std::string& text, const std::string& filename) {
+  const json doc = parse_json_document(text, filename, JsonLimits{kMaxArchBytes, kMaxArchNesting, "arch config"});
+  if (!doc.is_object()) throw InputError(SourceLocation{filename, 1, 1}, "expected a JSON object describing an arch");
+  Reader r{text, filename};
+  r.check_keys(doc, "arch",
+               {"name", "description", "pe_array", "macs_per_pe_per_cycle", "buffer", "levels", "dram", "clock_mhz",
+                "dequant", "vector_unit", "energy_pj", "chip_link", "sources"});
+  Arch a;
+  a.file = filename;
+  a.name = r.string(doc, "name", fs::path(filename).stem().string());
+  a.description = r.string(doc, "description", "");
+  a.clock_mhz = r.integer(doc, "clock_mhz", true, 0, 1, kMaxClockMhz);
+  std::string interconnect = read_pe_array(r, doc, filename, a);
+  read_rates(r, doc, a);
+  read_memories(r, doc, filename, a);
+  read_units(r, doc, a);
+  read_energy(r, doc, a);
+  read_chip_link(r, doc, a);
+  if (doc.contains("sources")) {
+    const json& s = doc["sources"];
+    if (!s.is_array()) r.fail("sources", "expected an array of strings");
+    for (const auto& x : s) {
+      if (!x.is_string()) r.fail("sources", "expected an array of strings");
+      a.sources.push_back(x.get<std::string>());
+    }
+  }
+  resolve_interconnect(r, filename, std::move(interconnect), a);
   return a;
 }
 

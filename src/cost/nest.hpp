@@ -52,10 +52,11 @@ std::int64_t footprint(const quant::Operand& op, const Nest& nest, bool tile_onl
 DramMove dram_move(const quant::Operand& op, const Nest& nest);
 /// Bits of DRAM traffic for the whole GEMM (one batch), for ranking tiles.
 i128 dram_bits(const std::vector<quant::Operand>& ops, const Nest& nest, std::int64_t accum_bits);
-/// Fused attention keeps the scores on chip: QK's output and PV's P input move no DRAM bytes.
+/// Fused attention keeps the scores on chip: QK's output and PV's P input (its one activation operand,
+/// quant::operands) move no DRAM bytes.
 inline bool stays_on_chip(const GemmShape& s, const quant::Operand& op) {
-  return s.scores_on_chip &&
-         ((s.role == quant::GemmRole::kAttnQK && op.write) || (s.role == quant::GemmRole::kAttnPV && op.name == "P"));
+  return s.scores_on_chip && ((s.role == quant::GemmRole::kAttnQK && op.write) ||
+                              (s.role == quant::GemmRole::kAttnPV && op.role == quant::OperandRole::kActivation));
 }
 /// The operands that move between DRAM and the buffer (all but those that stay on chip).
 inline std::vector<quant::Operand> dram_operands(const GemmShape& s, const std::vector<quant::Operand>& ops) {

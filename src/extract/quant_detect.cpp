@@ -531,7 +531,6 @@ std::int64_t settle(const std::string& what, const std::vector<std::pair<std::st
   return facts.front().second;
 }
 
-// NOLINTNEXTLINE(readability-function-size): the facts of one decode, each with its sources
 std::optional<ExternDecode> extern_decode(const FuncIndex& fi, const std::string& decoded, const Expr& gemm_load,
                                           const QuantContext& ctx) {
   const ir::Block* w = nullptr;

@@ -286,7 +286,6 @@ std::optional<bool> root_transposed(const FuncIndex& fi, const RootStore& rs, bo
 }
 
 /// The tensorized GEMM of one intrinsic site, or nullopt when the site is no GEMM (a fill / load / store tile).
-// NOLINTNEXTLINE(readability-function-size): one recognition, in the order the docs state it
 std::optional<TirGemm> site_gemm(const ir::PrimFunc& f, const FuncIndex& fi, std::size_t func_index,
                                  const MacSite& site) {
   const ir::Block& blk = *site.block;

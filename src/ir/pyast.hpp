@@ -277,6 +277,10 @@ class Parser {
   void parse_simple_statements(std::vector<Stmt*>& out);
   Stmt* parse_small_statement();
   Stmt* parse_compound(std::vector<Node*>* decorators);
+  Stmt* parse_for(const Token& first);   // after `for`: targets `in` iterable `:` suite, `else`
+  Stmt* parse_with(const Token& first);  // after `with`: items (`as` targets) `:` suite
+  Stmt* parse_try(const Token& first);   // after `try`: an opaque statement; the handlers are checked and dropped
+  void parse_else(Stmt* s);              // an optional `else:` suite into s->orelse
   void parse_class_members(Sink& sink, const Stmt* cls);
   void note_end(StopContext where);
   void parse_suite(Stmt*** body, std::uint32_t* n);

@@ -412,7 +412,9 @@ stop:
   return static_cast<std::size_t>(t - out);
 }
 
-// NOLINTNEXTLINE(readability-function-size): one switch over every token start (hot path)
+// The general path, in the order a token start is met: pending dedents, the end, the indentation at a line start
+// (lex_indentation), blanks and comments (skip_blanks), the end of the input (lex_end_of_input), a line break, a
+// token (lex_token).
 void Lexer::lex_general(Token& t) {
   const std::size_t n = src_.size();
   for (;;) {
@@ -425,130 +427,19 @@ void Lexer::lex_general(Token& t) {
       t = make(Tok::kEnd, static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(n), line_, col_of(pos_));
       return;
     }
-
     if (at_line_start_ && depth_ == 0) {
-      // Measure the indentation of the next non-blank, non-comment line.
-      std::uint32_t width = 0;
-      std::size_t p = pos_;
-      for (;;) {
-        if (p >= n) break;
-        const char c = src_[p];
-        if (c == ' ') {
-          if (std::endian::native == std::endian::little && p + 8 <= n && width < (1u << 20) - 8) {
-            // up to 8 spaces at once (the width stays within the limit)
-            std::uint64_t w = 0;
-            std::memcpy(&w, src_.data() + p, 8);
-            const std::uint64_t x = w ^ 0x2020202020202020ULL;
-            const auto k = static_cast<std::uint32_t>(x == 0 ? 8 : __builtin_ctzll(x) >> 3);
-            width += k;
-            p += k;
-            continue;
-          }
-          ++width;
-          ++p;
-        } else if (c == '\t') {
-          width = (width / 8 + 1) * 8;
-          ++p;
-        } else if (c == '\f') {
-          width = 0;
-          ++p;
-        } else if (c == '#') {
-          while (p < n && src_[p] != '\n' && src_[p] != '\r') ++p;
-        } else if (c == '\n' || c == '\r') {
-          if (c == '\r' && p + 1 < n && src_[p + 1] == '\n') ++p;
-          ++p;
-          newline_at(p);
-          width = 0;
-        } else if (c == '\\' && p + 1 < n && (src_[p + 1] == '\n' || src_[p + 1] == '\r')) {
-          // A continuation line at the start of a logical line: the indent
-          // of the first physical line counts.
-          break;
-        } else {
-          break;
-        }
-        if (width > 1u << 20) fail_here(p, "expected an indentation of at most 1048576 columns, found more");
-      }
-      pos_ = p;
-      at_line_start_ = false;
-      if (p >= n) continue;  // handled by the end-of-file branch below
-      if (line_start_ == stop_) {
-        // The stop line: open or close the blocks its indentation says, then
-        // end. An indentation matching no enclosing block is not a clean stop.
-        done_ = true;
-        if (width > indents_.back()) {
-          if (indents_.size() > kMaxNesting) continue;
-          indents_.push_back(width);
-          stopped_ = true;
-          last_newline_ = false;
-          t = make(Tok::kIndent, static_cast<std::uint32_t>(p), static_cast<std::uint32_t>(p), line_, col_of(p));
-          return;
-        }
-        std::uint32_t pops = 0;
-        for (auto i = indents_.size(); i-- > 0 && width < indents_[i];) ++pops;
-        if (indents_[indents_.size() - 1 - pops] != width) continue;
-        indents_.resize(indents_.size() - pops);
-        pending_dedents_ = pops;
-        stopped_ = true;
-        continue;
-      }
-      if (width > indents_.back()) {
-        if (indents_.size() > kMaxNesting)
-          fail_here(p, "expected at most " + std::to_string(kMaxNesting) + " indentation levels, found more");
-        indents_.push_back(width);
-        last_newline_ = false;
-        t = make(Tok::kIndent, static_cast<std::uint32_t>(p), static_cast<std::uint32_t>(p), line_, col_of(p));
-        return;
-      }
-      if (width < indents_.back()) {
-        std::uint32_t pops = 0;
-        while (width < indents_.back()) {
-          indents_.pop_back();
-          ++pops;
-        }
-        if (width != indents_.back())
-          fail_here(p, "expected an indentation of " + std::to_string(indents_.back()) +
-                           " columns (matching an enclosing block), found " + std::to_string(width));
-        pending_dedents_ = pops;
-        continue;
-      }
+      const LexStep step = lex_indentation(t);
+      if (step == LexStep::kToken) return;
+      if (step == LexStep::kAgain) continue;
     }
-
-    // Skip blanks, comments and (inside brackets) line breaks.
-    while (pos_ < n) {
-      const char c = src_[pos_];
-      if (c == ' ' || c == '\t' || c == '\f') {
-        ++pos_;
-      } else if (c == '#') {
-        while (pos_ < n && src_[pos_] != '\n' && src_[pos_] != '\r') ++pos_;
-      } else if (c == '\\' && pos_ + 1 < n && (src_[pos_ + 1] == '\n' || src_[pos_ + 1] == '\r')) {
-        pos_ += 1;
-        if (src_[pos_] == '\r' && pos_ + 1 < n && src_[pos_ + 1] == '\n') ++pos_;
-        ++pos_;
-        newline_at(pos_);
-      } else if ((c == '\n' || c == '\r') && depth_ > 0) {
-        if (c == '\r' && pos_ + 1 < n && src_[pos_ + 1] == '\n') ++pos_;
-        ++pos_;
-        newline_at(pos_);
-      } else {
-        break;
-      }
-    }
-
+    skip_blanks();
     if (pos_ >= stop_) {
       // Past the stop without meeting it at a line start: end (not stopped()).
       done_ = true;
       continue;
     }
     if (pos_ >= n) {
-      if (depth_ > 0) fail_here(pos_, "expected a closing bracket, found end of file");
-      if (!last_newline_) {
-        last_newline_ = true;
-        t = make(Tok::kNewline, static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(n), line_, col_of(n));
-        return;
-      }
-      pending_dedents_ = static_cast<std::uint32_t>(indents_.size() - 1);
-      indents_.resize(1);
-      done_ = true;
+      if (lex_end_of_input(t)) return;
       continue;
     }
 
@@ -573,6 +464,135 @@ void Lexer::lex_general(Token& t) {
     }
     return;
   }
+}
+
+std::size_t Lexer::measure_indent(std::size_t p, std::uint32_t& width) {
+  const std::size_t n = src_.size();
+  for (;;) {
+    if (p >= n) break;
+    const char c = src_[p];
+    if (c == ' ') {
+      if (std::endian::native == std::endian::little && p + 8 <= n && width < (1u << 20) - 8) {
+        // up to 8 spaces at once (the width stays within the limit)
+        std::uint64_t w = 0;
+        std::memcpy(&w, src_.data() + p, 8);
+        const std::uint64_t x = w ^ 0x2020202020202020ULL;
+        const auto k = static_cast<std::uint32_t>(x == 0 ? 8 : __builtin_ctzll(x) >> 3);
+        width += k;
+        p += k;
+        continue;
+      }
+      ++width;
+      ++p;
+    } else if (c == '\t') {
+      width = (width / 8 + 1) * 8;
+      ++p;
+    } else if (c == '\f') {
+      width = 0;
+      ++p;
+    } else if (c == '#') {
+      while (p < n && src_[p] != '\n' && src_[p] != '\r') ++p;
+    } else if (c == '\n' || c == '\r') {
+      if (c == '\r' && p + 1 < n && src_[p + 1] == '\n') ++p;
+      ++p;
+      newline_at(p);
+      width = 0;
+    } else {
+      // the first token, or a continuation line at the start of a logical line (the indent of the first
+      // physical line counts)
+      break;
+    }
+    if (width > 1u << 20) fail_here(p, "expected an indentation of at most 1048576 columns, found more");
+  }
+  return p;
+}
+
+Lexer::LexStep Lexer::lex_indentation(Token& t) {
+  std::uint32_t width = 0;
+  const std::size_t p = measure_indent(pos_, width);
+  pos_ = p;
+  at_line_start_ = false;
+  if (p >= src_.size()) return LexStep::kAgain;  // handled by the end-of-file branch
+  if (line_start_ == stop_) return indent_at_stop(t, p, width);
+  if (width > indents_.back()) {
+    if (indents_.size() > kMaxNesting)
+      fail_here(p, "expected at most " + std::to_string(kMaxNesting) + " indentation levels, found more");
+    indents_.push_back(width);
+    last_newline_ = false;
+    t = make(Tok::kIndent, static_cast<std::uint32_t>(p), static_cast<std::uint32_t>(p), line_, col_of(p));
+    return LexStep::kToken;
+  }
+  if (width < indents_.back()) {
+    std::uint32_t pops = 0;
+    while (width < indents_.back()) {
+      indents_.pop_back();
+      ++pops;
+    }
+    if (width != indents_.back())
+      fail_here(p, "expected an indentation of " + std::to_string(indents_.back()) +
+                       " columns (matching an enclosing block), found " + std::to_string(width));
+    pending_dedents_ = pops;
+    return LexStep::kAgain;
+  }
+  return LexStep::kOn;
+}
+
+Lexer::LexStep Lexer::indent_at_stop(Token& t, std::size_t p, std::uint32_t width) {
+  // The stop line: open or close the blocks its indentation says, then
+  // end. An indentation matching no enclosing block is not a clean stop.
+  done_ = true;
+  if (width > indents_.back()) {
+    if (indents_.size() > kMaxNesting) return LexStep::kAgain;
+    indents_.push_back(width);
+    stopped_ = true;
+    last_newline_ = false;
+    t = make(Tok::kIndent, static_cast<std::uint32_t>(p), static_cast<std::uint32_t>(p), line_, col_of(p));
+    return LexStep::kToken;
+  }
+  std::uint32_t pops = 0;
+  for (auto i = indents_.size(); i-- > 0 && width < indents_[i];) ++pops;
+  if (indents_[indents_.size() - 1 - pops] != width) return LexStep::kAgain;
+  indents_.resize(indents_.size() - pops);
+  pending_dedents_ = pops;
+  stopped_ = true;
+  return LexStep::kAgain;
+}
+
+void Lexer::skip_blanks() {
+  const std::size_t n = src_.size();
+  while (pos_ < n) {
+    const char c = src_[pos_];
+    if (c == ' ' || c == '\t' || c == '\f') {
+      ++pos_;
+    } else if (c == '#') {
+      while (pos_ < n && src_[pos_] != '\n' && src_[pos_] != '\r') ++pos_;
+    } else if (c == '\\' && pos_ + 1 < n && (src_[pos_ + 1] == '\n' || src_[pos_ + 1] == '\r')) {
+      pos_ += 1;
+      if (src_[pos_] == '\r' && pos_ + 1 < n && src_[pos_ + 1] == '\n') ++pos_;
+      ++pos_;
+      newline_at(pos_);
+    } else if ((c == '\n' || c == '\r') && depth_ > 0) {
+      if (c == '\r' && pos_ + 1 < n && src_[pos_ + 1] == '\n') ++pos_;
+      ++pos_;
+      newline_at(pos_);
+    } else {
+      break;
+    }
+  }
+}
+
+bool Lexer::lex_end_of_input(Token& t) {
+  const std::size_t n = src_.size();
+  if (depth_ > 0) fail_here(pos_, "expected a closing bracket, found end of file");
+  if (!last_newline_) {
+    last_newline_ = true;
+    t = make(Tok::kNewline, static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(n), line_, col_of(n));
+    return true;
+  }
+  pending_dedents_ = static_cast<std::uint32_t>(indents_.size() - 1);
+  indents_.resize(1);
+  done_ = true;
+  return false;
 }
 
 void Lexer::lex_number(Token& t, std::size_t start) {

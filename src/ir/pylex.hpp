@@ -113,6 +113,18 @@ class Lexer {
   Token make(Tok k, std::uint32_t b, std::uint32_t e, std::uint32_t line, std::uint32_t col) const;
   void lex_slow(Token& t);
   void lex_general(Token& t);
+  // What a step of lex_general decided: a token is in `t`, start over, or go on to the blanks and the token.
+  enum class LexStep : std::uint8_t { kToken, kAgain, kOn };
+  /// The width of the indentation from `p` (tabs to multiples of 8, blank and comment lines skipped); returns
+  /// the position after it.
+  std::size_t measure_indent(std::size_t p, std::uint32_t& width);
+  /// At a logical line's start (depth 0): an Indent, Dedents pending, or nothing when the width is unchanged.
+  LexStep lex_indentation(Token& t);
+  /// The indentation of the stop line: open or close its blocks, then end.
+  LexStep indent_at_stop(Token& t, std::size_t p, std::uint32_t width);
+  void skip_blanks();  // blanks, comments, continuations and (in brackets) line breaks
+  /// The end of the input: a last Newline (true), else the closing Dedents and the end (false: start over).
+  bool lex_end_of_input(Token& t);
   template <bool kFast>
   void lex_token(Token& t, std::size_t start);
   [[noreturn, gnu::cold]] void fail_name_length(std::size_t start, std::size_t len) const;

@@ -562,7 +562,7 @@ void Parser::parse_params(Stmt* s, Op closer) {
   std::copy(ps.begin(), ps.end(), s->params);
 }
 
-// NOLINTNEXTLINE(readability-function-size): one branch per compound statement kind (def/class/for/while/if/with/try)
+// Decorators, then one branch per compound statement kind (def/class/if/for/while/with/try).
 Stmt* Parser::parse_compound(std::vector<Node*>* decorators) {
   const DepthGuard guard(*this);
   const Token first = *tk_;
@@ -609,101 +609,21 @@ Stmt* Parser::parse_compound(std::vector<Node*>* decorators) {
       s->orelse = arena_.array<Stmt*>(1);
       s->orelse[0] = e;
       s->n_orelse = 1;
-    } else if (accept_kw(Kw::kElse)) {
-      expect_op(Op::kColon, "':'");
-      parse_suite(&s->orelse, &s->n_orelse);
+    } else {
+      parse_else(s);
     }
   } else if (accept_kw(Kw::kFor)) {
-    s = new_stmt(SK::kFor, first);
-    // exprlist: targets are `or_expr`s (stop before `in`)
-    const Token t0 = *tk_;
-    const std::size_t st = scratch_.size();
-    bool comma = false;
-    for (;;) {
-      if (accept_op(Op::kStar)) {
-        Node* st_node = new_node(NK::kStarred, t0);
-        st_node->a = parse_expr(5);
-        push_scratch(st_node);
-      } else {
-        push_scratch(parse_expr(5));
-      }
-      if (!accept_op(Op::kComma)) break;
-      comma = true;
-      if (at_kw(Kw::kIn)) break;
-    }
-    if (scratch_.size() - st == 1 && !comma) {
-      s->target = scratch_.back();
-      scratch_.resize(st);
-    } else {
-      Node* tup = new_node(NK::kTuple, t0);
-      tup->kids = finish_list(st, &tup->n);
-      tup->end = last_end_;
-      s->target = tup;
-    }
-    expect_kw(Kw::kIn, "'in'");
-    s->value = parse_testlist(true);
-    expect_op(Op::kColon, "':'");
-    parse_suite(&s->body, &s->n_body);
-    if (accept_kw(Kw::kElse)) {
-      expect_op(Op::kColon, "':'");
-      parse_suite(&s->orelse, &s->n_orelse);
-    }
+    s = parse_for(first);
   } else if (accept_kw(Kw::kWhile)) {
     s = new_stmt(SK::kWhile, first);
     s->value = parse_test();
     expect_op(Op::kColon, "':'");
     parse_suite(&s->body, &s->n_body);
-    if (accept_kw(Kw::kElse)) {
-      expect_op(Op::kColon, "':'");
-      parse_suite(&s->orelse, &s->n_orelse);
-    }
+    parse_else(s);
   } else if (accept_kw(Kw::kWith)) {
-    s = new_stmt(SK::kWith, first);
-    std::vector<Node*> items, targets;
-    for (;;) {
-      items.push_back(parse_test());
-      targets.push_back(accept_kw(Kw::kAs) ? parse_expr(5) : nullptr);
-      if (!accept_op(Op::kComma)) break;
-    }
-    s->n_items = static_cast<std::uint32_t>(items.size());
-    s->items = arena_.array<Node*>(items.size());
-    s->item_targets = arena_.array<Node*>(items.size());
-    std::copy(items.begin(), items.end(), s->items);
-    std::copy(targets.begin(), targets.end(), s->item_targets);
-    expect_op(Op::kColon, "':'");
-    parse_suite(&s->body, &s->n_body);
+    s = parse_with(first);
   } else if (accept_kw(Kw::kTry)) {
-    s = new_stmt(SK::kOther, first);
-    expect_op(Op::kColon, "':'");
-    parse_suite(&s->body, &s->n_body);
-    bool handlers = false;
-    while (at_kw(Kw::kExcept)) {
-      handlers = true;
-      advance();
-      accept_op(Op::kStar);
-      if (!at_op(Op::kColon)) {
-        parse_test();
-        if (accept_kw(Kw::kAs)) expect_name("a name after 'as'");
-      }
-      expect_op(Op::kColon, "':'");
-      Stmt** b = nullptr;
-      std::uint32_t nb = 0;
-      parse_suite(&b, &nb);
-    }
-    if (handlers && accept_kw(Kw::kElse)) {
-      expect_op(Op::kColon, "':'");
-      Stmt** b = nullptr;
-      std::uint32_t nb = 0;
-      parse_suite(&b, &nb);
-    }
-    if (accept_kw(Kw::kFinally)) {
-      handlers = true;
-      expect_op(Op::kColon, "':'");
-      Stmt** b = nullptr;
-      std::uint32_t nb = 0;
-      parse_suite(&b, &nb);
-    }
-    if (!handlers) error_expected("'except' or 'finally'");
+    s = parse_try(first);
   } else {
     error_expected("a statement");
   }
@@ -713,6 +633,97 @@ Stmt* Parser::parse_compound(std::vector<Node*>* decorators) {
     std::copy(decorators->begin(), decorators->end(), s->decorators);
   }
   finish(s);
+  return s;
+}
+
+void Parser::parse_else(Stmt* s) {
+  if (accept_kw(Kw::kElse)) {
+    expect_op(Op::kColon, "':'");
+    parse_suite(&s->orelse, &s->n_orelse);
+  }
+}
+
+Stmt* Parser::parse_for(const Token& first) {
+  Stmt* s = new_stmt(SK::kFor, first);
+  // exprlist: targets are `or_expr`s (stop before `in`)
+  const Token t0 = *tk_;
+  const std::size_t st = scratch_.size();
+  bool comma = false;
+  for (;;) {
+    if (accept_op(Op::kStar)) {
+      Node* st_node = new_node(NK::kStarred, t0);
+      st_node->a = parse_expr(5);
+      push_scratch(st_node);
+    } else {
+      push_scratch(parse_expr(5));
+    }
+    if (!accept_op(Op::kComma)) break;
+    comma = true;
+    if (at_kw(Kw::kIn)) break;
+  }
+  if (scratch_.size() - st == 1 && !comma) {
+    s->target = scratch_.back();
+    scratch_.resize(st);
+  } else {
+    Node* tup = new_node(NK::kTuple, t0);
+    tup->kids = finish_list(st, &tup->n);
+    tup->end = last_end_;
+    s->target = tup;
+  }
+  expect_kw(Kw::kIn, "'in'");
+  s->value = parse_testlist(true);
+  expect_op(Op::kColon, "':'");
+  parse_suite(&s->body, &s->n_body);
+  parse_else(s);
+  return s;
+}
+
+Stmt* Parser::parse_with(const Token& first) {
+  Stmt* s = new_stmt(SK::kWith, first);
+  std::vector<Node*> items, targets;
+  for (;;) {
+    items.push_back(parse_test());
+    targets.push_back(accept_kw(Kw::kAs) ? parse_expr(5) : nullptr);
+    if (!accept_op(Op::kComma)) break;
+  }
+  s->n_items = static_cast<std::uint32_t>(items.size());
+  s->items = arena_.array<Node*>(items.size());
+  s->item_targets = arena_.array<Node*>(items.size());
+  std::copy(items.begin(), items.end(), s->items);
+  std::copy(targets.begin(), targets.end(), s->item_targets);
+  expect_op(Op::kColon, "':'");
+  parse_suite(&s->body, &s->n_body);
+  return s;
+}
+
+Stmt* Parser::parse_try(const Token& first) {
+  Stmt* s = new_stmt(SK::kOther, first);
+  expect_op(Op::kColon, "':'");
+  parse_suite(&s->body, &s->n_body);
+  // the handlers are parsed and dropped
+  const auto skip_suite = [this] {
+    expect_op(Op::kColon, "':'");
+    Stmt** b = nullptr;
+    std::uint32_t nb = 0;
+    parse_suite(&b, &nb);
+  };
+  bool handlers = false;
+  while (at_kw(Kw::kExcept)) {
+    handlers = true;
+    advance();
+    accept_op(Op::kStar);
+    if (!at_op(Op::kColon)) {
+      parse_test();
+      if (accept_kw(Kw::kAs)) expect_name("a name after 'as'");
+    }
+    skip_suite();
+  }
+  if (handlers && accept_kw(Kw::kElse)) skip_suite();
+  if (accept_kw(Kw::kFinally)) {
+    handlers = true;
+    skip_suite();
+  }
+  if (!handlers) error_expected("'except' or 'finally'");
   return s;
 }
 

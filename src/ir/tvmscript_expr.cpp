@@ -71,32 +71,19 @@ ExprPtr Lowerer::expr(const Node* n) {
       return fin(e);
     }
     case NK::kBinOp: {
-      BinOp op;
-      switch (n->op) {
-        case Op::kPlus: op = BinOp::kAdd; break;
-        case Op::kMinus: op = BinOp::kSub; break;
-        case Op::kStar: op = BinOp::kMul; break;
-        case Op::kSlash: op = BinOp::kDiv; break;
-        case Op::kDSlash: op = BinOp::kFloorDiv; break;
-        case Op::kPercent: op = BinOp::kFloorMod; break;
-        case Op::kAmp: op = BinOp::kBitAnd; break;
-        case Op::kPipe: op = BinOp::kBitOr; break;
-        case Op::kCaret: op = BinOp::kBitXor; break;
-        case Op::kShl: op = BinOp::kShl; break;
-        case Op::kShr: op = BinOp::kShr; break;
-        case Op::kDStar: {
-          ExprPtr a = expr(n->a);
-          ExprPtr b = expr(n->b);
-          X e(ExprKind::kCall, n, a->dtype);
-          e.name = "pow";
-          e.args = {std::move(a), std::move(b)};
-          return fin(e);
-        }
-        default: return other(n);
+      if (n->op == Op::kDStar) {
+        ExprPtr a = expr(n->a);
+        ExprPtr b = expr(n->b);
+        X e(ExprKind::kCall, n, a->dtype);
+        e.name = "pow";
+        e.args = {std::move(a), std::move(b)};
+        return fin(e);
       }
+      const std::optional<BinOp> op = arith_op(n->op);
+      if (!op) return other(n);
       ExprPtr a = expr(n->a);
       ExprPtr b = expr(n->b);
-      return binary(op, std::move(a), std::move(b), n);
+      return binary(*op, std::move(a), std::move(b), n);
     }
     case NK::kCompare: {
       if (n->cmp != py::Cmp::kOp) return other(n);

@@ -68,6 +68,25 @@ inline bool is_float_dtype(std::string_view d) {
 
 inline bool is_dtype_name(std::string_view d) { return d == "bool" || is_int_dtype(d) || is_float_dtype(d); }
 
+/// The TIR arithmetic / bitwise operator of a Python binary operator (`a + b`, `B[i] += e`); nullopt for the others
+/// (`**` is a call to pow, comparisons are their own node).
+inline std::optional<BinOp> arith_op(Op o) {
+  switch (o) {
+    case Op::kPlus: return BinOp::kAdd;
+    case Op::kMinus: return BinOp::kSub;
+    case Op::kStar: return BinOp::kMul;
+    case Op::kSlash: return BinOp::kDiv;
+    case Op::kDSlash: return BinOp::kFloorDiv;
+    case Op::kPercent: return BinOp::kFloorMod;
+    case Op::kAmp: return BinOp::kBitAnd;
+    case Op::kPipe: return BinOp::kBitOr;
+    case Op::kCaret: return BinOp::kBitXor;
+    case Op::kShl: return BinOp::kShl;
+    case Op::kShr: return BinOp::kShr;
+    default: return std::nullopt;
+  }
+}
+
 // What the lowering of a function depends on besides the function itself:
 // the namespace aliases from the imports and the enclosing class's name. A
 // chunk of a parallel parse starts from the scope a serial parse would have
@@ -480,13 +499,29 @@ class Lowerer : public py::Parser::Sink {
   void add_sym_var(std::string_view name, std::string_view dtype, std::vector<std::string>& sym_vars);
   StmtPtr lower_suite(Stmt* const* body, std::uint32_t n);
   void lower_seq(Stmt* const* body, std::uint32_t i, std::uint32_t n, std::vector<StmtPtr>& out);
-  // Recursion runs lower_stmt -> lower_seq -> lower_stmt once per nested
-  // statement (up to kMaxStmtNesting). ASan gives each of lower_stmt's many
-  // inlined locals its own red-zoned stack slot (~9 KB per level, more than
-  // the 8 MB stack holds for 1024 levels), so lower_stmt itself is not
-  // instrumented; its callees are.
+  // Recursion runs lower_stmt -> (a statement form's lowering) -> lower_seq -> lower_stmt once per nested
+  // statement (up to kMaxStmtNesting). ASan gives each inlined local its own red-zoned stack slot (~9 KB per
+  // level when lower_stmt held every form, more than the 8 MB stack holds for 1024 levels), so lower_stmt and
+  // the forms on that recursion are not instrumented; the expression reader and the other callees are.
+  // `body[i]` is `s`; a form that binds over the rest of the scope (an allocation, a let) lowers body[i+1..n)
+  // into its body and sets *consumed_rest.
   [[gnu::no_sanitize_address]] StmtPtr lower_stmt(const Stmt* s, Stmt* const* body, std::uint32_t i, std::uint32_t n,
                                                   bool* consumed_rest);
+  /// The rest of the scope after body[i] as one statement (a Seq at `seq_loc` unless it is one statement).
+  [[gnu::no_sanitize_address]] StmtPtr rest_of_scope(Stmt* const* body, std::uint32_t i, std::uint32_t n,
+                                                     bool* consumed_rest, const Loc& seq_loc);
+  /// A statement the lowering does not know: kept as kOther (with its lowered body, if any), logged at debug.
+  [[gnu::no_sanitize_address]] StmtPtr opaque_stmt(const Stmt* s);
+  [[gnu::no_sanitize_address]] StmtPtr lower_with(const Stmt* s);  // T.block / T.sblock, T.LetStmt, other `with`
+  [[gnu::no_sanitize_address]] StmtPtr lower_if(const Stmt* s);
+  /// `B[i] = e` (a store), `x = T.alloc_buffer(...)` and `x = e` (over the rest of the scope), symbolic vars.
+  [[gnu::no_sanitize_address]] StmtPtr lower_assign(const Stmt* s, Stmt* const* body, std::uint32_t i, std::uint32_t n,
+                                                    bool* consumed_rest);
+  /// `x: T.int32 = e`: a let over the rest of the scope.
+  [[gnu::no_sanitize_address]] StmtPtr lower_ann_assign(const Stmt* s, Stmt* const* body, std::uint32_t i,
+                                                        std::uint32_t n, bool* consumed_rest);
+  StmtPtr lower_aug_assign(const Stmt* s);  // B[i] += e: a store of B[i] + e
+  StmtPtr lower_expr_stmt(const Stmt* s);   // T.evaluate(e) and bare expressions; docstrings are dropped
   StmtPtr lower_for(const Stmt* s);
   StmtPtr lower_block(const Stmt* s, const Node* item);
   StmtPtr other_stmt(const Stmt* s, StmtPtr body = nullptr) const {

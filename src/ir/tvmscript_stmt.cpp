@@ -26,184 +26,164 @@ void Lowerer::lower_seq(Stmt* const* body, std::uint32_t i, std::uint32_t n, std
   }
 }
 
-// NOLINTNEXTLINE(readability-function-size): one case per TIR statement form
+// One case per TIR statement form; a form the lowering does not know is kept opaque (opaque_stmt).
 StmtPtr Lowerer::lower_stmt(const Stmt* s, Stmt* const* body, std::uint32_t i, std::uint32_t n, bool* consumed_rest) {
   const NestGuard guard(*this, s);
   switch (s->kind) {
     case SK::kPass: return nullptr;
     case SK::kFor: return lower_for(s);
-    case SK::kWith: {
-      if (s->n_items != 1) break;
-      const Node* item = s->items[0];
-      if (item->kind != NK::kCall) break;
-      const std::string_view m = member_of(item->a, Ns::kTir);
-      if (m == "block" || m == "sblock") return lower_block(s, item);
-      if (m == "LetStmt" || m == "let") {
-        // with T.LetStmt(value, var=x):
-        const auto pos = positional(item);
-        const Node* var = kwarg(item, "var");
-        if (var == nullptr && pos.size() >= 2) var = pos[1];
-        if (pos.empty() || var == nullptr || var->kind != NK::kName) break;
-        auto st = make_node<Stmt_>();
-        st->kind = StmtKind::kLet;
-        st->loc = loc(s);
-        st->var = var->text;
-        st->value = expr(pos[0]);
-        if (var_dtype(var->text).empty() && !st->value->dtype.empty()) var_dtypes_[var->text] = "";
-        st->body = lower_suite(s->body, s->n_body);
-        return st;
-      }
-      if (m == "init") {
-        // T.init() outside a block's top level: keep as an opaque wrapper
-        return other_stmt(s, lower_suite(s->body, s->n_body));
-      }
-      return other_stmt(s, lower_suite(s->body, s->n_body));
-    }
-    case SK::kIf: {
-      auto st = make_node<Stmt_>();
-      st->kind = StmtKind::kIf;
-      st->loc = loc(s);
-      st->value = expr(s->value);
-      st->body = lower_suite(s->body, s->n_body);
-      if (s->n_orelse > 0) st->else_body = lower_suite(s->orelse, s->n_orelse);
-      return st;
-    }
-    case SK::kAssign: {
-      if (s->n_targets != 1) break;
-      const Node* t = s->target;
-      const Node* v = s->value;
-      if (fn_ != nullptr && sym_var_decl(s, fn_->sym_vars, true)) return nullptr;
-      if (t->kind == NK::kSubscript && t->a->kind == NK::kName) {
-        auto st = make_node<Stmt_>();
-        st->kind = StmtKind::kStore;
-        st->loc = loc(s);
-        st->buffer = t->a->text;
-        st->indices.reserve(t->n);
-        for (std::uint32_t k = 0; k < t->n; ++k) st->indices.push_back(expr(t->kids[k]));
-        st->value = expr(v);
-        return st;
-      }
-      if (t->kind == NK::kName && v->kind == NK::kCall) {
-        const std::string_view m = member_of(v->a, Ns::kTir);
-        if (m == "alloc_buffer" || m == "sblock_alloc_buffer" || m == "decl_buffer" || m == "match_buffer") {
-          Buffer b = buffer_from_call(t->text, v, m == "match_buffer" ? 1 : 0, t);
-          auto [it, ins] = fn_->buffers.insert_or_assign(b.name, b);
-          buf_dtypes_[std::string_view(it->first)] = std::string_view(it->second.dtype);
-          auto st = make_node<Stmt_>();
-          st->kind = StmtKind::kAlloc;
-          st->loc = loc(s);
-          st->alloc = std::move(b);
-          std::vector<StmtPtr> tail;
-          lower_seq(body, i + 1, n, tail);
-          *consumed_rest = true;
-          if (tail.size() == 1) {
-            st->body = tail[0];
-          } else {
-            auto seq = make_node<Stmt_>();
-            seq->kind = StmtKind::kSeq;
-            seq->loc = i + 1 < n ? loc(body[i + 1]) : loc(s);
-            seq->children = std::move(tail);
-            st->body = seq;
-          }
-          return st;
-        }
-      }
-      if (t->kind == NK::kName) {
-        // x = e  : a let binding over the rest of the scope
-        auto st = make_node<Stmt_>();
-        st->kind = StmtKind::kLet;
-        st->loc = loc(s);
-        st->var = t->text;
-        st->value = expr(v);
-        var_dtypes_[t->text] = "";
-        std::vector<StmtPtr> tail;
-        lower_seq(body, i + 1, n, tail);
-        *consumed_rest = true;
-        if (tail.size() == 1) {
-          st->body = tail[0];
-        } else {
-          auto seq = make_node<Stmt_>();
-          seq->kind = StmtKind::kSeq;
-          seq->loc = loc(s);
-          seq->children = std::move(tail);
-          st->body = seq;
-        }
-        return st;
-      }
-      break;
-    }
-    case SK::kAnnAssign: {
-      // x: T.int32 = e  (a let over the rest of the scope)
-      if (s->target->kind != NK::kName || s->value == nullptr) break;
-      auto st = make_node<Stmt_>();
-      st->kind = StmtKind::kLet;
-      st->loc = loc(s);
-      st->var = s->target->text;
-      const std::string_view m = member_of(s->annotation, Ns::kTir);
-      if (is_dtype_name(m)) var_dtypes_[s->target->text] = m;
-      st->value = expr(s->value);
-      std::vector<StmtPtr> tail;
-      lower_seq(body, i + 1, n, tail);
-      *consumed_rest = true;
-      if (tail.size() == 1) {
-        st->body = tail[0];
-      } else {
-        auto seq = make_node<Stmt_>();
-        seq->kind = StmtKind::kSeq;
-        seq->loc = loc(s);
-        seq->children = std::move(tail);
-        st->body = seq;
-      }
-      return st;
-    }
-    case SK::kAugAssign: {
-      const Node* t = s->target;
-      if (t->kind != NK::kSubscript || t->a->kind != NK::kName) break;
-      BinOp op;
-      switch (s->op) {
-        case Op::kPlus: op = BinOp::kAdd; break;
-        case Op::kMinus: op = BinOp::kSub; break;
-        case Op::kStar: op = BinOp::kMul; break;
-        case Op::kSlash: op = BinOp::kDiv; break;
-        case Op::kDSlash: op = BinOp::kFloorDiv; break;
-        case Op::kPercent: op = BinOp::kFloorMod; break;
-        case Op::kAmp: op = BinOp::kBitAnd; break;
-        case Op::kPipe: op = BinOp::kBitOr; break;
-        case Op::kCaret: op = BinOp::kBitXor; break;
-        case Op::kShl: op = BinOp::kShl; break;
-        case Op::kShr: op = BinOp::kShr; break;
-        default: return other_stmt(s);
-      }
-      auto st = make_node<Stmt_>();
-      st->kind = StmtKind::kStore;
-      st->loc = loc(s);
-      st->buffer = t->a->text;
-      for (std::uint32_t k = 0; k < t->n; ++k) st->indices.push_back(expr(t->kids[k]));
-      ExprPtr lhs = load(t);
-      st->value = binary(op, lhs, expr(s->value), t);
-      return st;
-    }
-    case SK::kExpr: {
-      const Node* v = s->value;
-      if (v->kind == NK::kString) return nullptr;  // docstring / comment string
-      auto st = make_node<Stmt_>();
-      st->kind = StmtKind::kEvaluate;
-      st->loc = loc(s);
-      if (v->kind == NK::kCall && member_of(v->a, Ns::kTir) == "evaluate" && v->n == 1) st->value = expr(v->kids[0]);
-      else st->value = expr(v);
-      return st;
-    }
+    case SK::kWith: return lower_with(s);
+    case SK::kIf: return lower_if(s);
+    case SK::kAssign: return lower_assign(s, body, i, n, consumed_rest);
+    case SK::kAnnAssign: return lower_ann_assign(s, body, i, n, consumed_rest);
+    case SK::kAugAssign: return lower_aug_assign(s);
+    case SK::kExpr: return lower_expr_stmt(s);
     case SK::kAssert: {
       auto st = other_stmt(s);
       std::const_pointer_cast<Stmt_>(st)->value = expr(s->value);
       return st;
     }
     case SK::kWhile: return other_stmt(s, lower_suite(s->body, s->n_body));
-    default: break;
+    default: return opaque_stmt(s);
   }
+}
+
+StmtPtr Lowerer::opaque_stmt(const Stmt* s) {
   spdlog::debug("{}:{}:{}: keeping an unrecognised TIR statement as opaque: {}", file_, s->line, s->col, clip(span(s)));
   if (s->n_body > 0) return other_stmt(s, lower_suite(s->body, s->n_body));
   return other_stmt(s);
+}
+
+StmtPtr Lowerer::rest_of_scope(Stmt* const* body, std::uint32_t i, std::uint32_t n, bool* consumed_rest,
+                               const Loc& seq_loc) {
+  std::vector<StmtPtr> tail;
+  lower_seq(body, i + 1, n, tail);
+  *consumed_rest = true;
+  if (tail.size() == 1) return tail[0];
+  auto seq = make_node<Stmt_>();
+  seq->kind = StmtKind::kSeq;
+  seq->loc = seq_loc;
+  seq->children = std::move(tail);
+  return seq;
+}
+
+StmtPtr Lowerer::lower_with(const Stmt* s) {
+  if (s->n_items != 1) return opaque_stmt(s);
+  const Node* item = s->items[0];
+  if (item->kind != NK::kCall) return opaque_stmt(s);
+  const std::string_view m = member_of(item->a, Ns::kTir);
+  if (m == "block" || m == "sblock") return lower_block(s, item);
+  if (m == "LetStmt" || m == "let") {
+    // with T.LetStmt(value, var=x):
+    const auto pos = positional(item);
+    const Node* var = kwarg(item, "var");
+    if (var == nullptr && pos.size() >= 2) var = pos[1];
+    if (pos.empty() || var == nullptr || var->kind != NK::kName) return opaque_stmt(s);
+    auto st = make_node<Stmt_>();
+    st->kind = StmtKind::kLet;
+    st->loc = loc(s);
+    st->var = var->text;
+    st->value = expr(pos[0]);
+    if (var_dtype(var->text).empty() && !st->value->dtype.empty()) var_dtypes_[var->text] = "";
+    st->body = lower_suite(s->body, s->n_body);
+    return st;
+  }
+  // T.init() outside a block's top level, and any other `with`: an opaque wrapper
+  return other_stmt(s, lower_suite(s->body, s->n_body));
+}
+
+StmtPtr Lowerer::lower_if(const Stmt* s) {
+  auto st = make_node<Stmt_>();
+  st->kind = StmtKind::kIf;
+  st->loc = loc(s);
+  st->value = expr(s->value);
+  st->body = lower_suite(s->body, s->n_body);
+  if (s->n_orelse > 0) st->else_body = lower_suite(s->orelse, s->n_orelse);
+  return st;
+}
+
+StmtPtr Lowerer::lower_assign(const Stmt* s, Stmt* const* body, std::uint32_t i, std::uint32_t n, bool* consumed_rest) {
+  if (s->n_targets != 1) return opaque_stmt(s);
+  const Node* t = s->target;
+  const Node* v = s->value;
+  if (fn_ != nullptr && sym_var_decl(s, fn_->sym_vars, true)) return nullptr;
+  if (t->kind == NK::kSubscript && t->a->kind == NK::kName) {
+    auto st = make_node<Stmt_>();
+    st->kind = StmtKind::kStore;
+    st->loc = loc(s);
+    st->buffer = t->a->text;
+    st->indices.reserve(t->n);
+    for (std::uint32_t k = 0; k < t->n; ++k) st->indices.push_back(expr(t->kids[k]));
+    st->value = expr(v);
+    return st;
+  }
+  if (t->kind == NK::kName && v->kind == NK::kCall) {
+    const std::string_view m = member_of(v->a, Ns::kTir);
+    if (m == "alloc_buffer" || m == "sblock_alloc_buffer" || m == "decl_buffer" || m == "match_buffer") {
+      Buffer b = buffer_from_call(t->text, v, m == "match_buffer" ? 1 : 0, t);
+      auto [it, ins] = fn_->buffers.insert_or_assign(b.name, b);
+      buf_dtypes_[std::string_view(it->first)] = std::string_view(it->second.dtype);
+      auto st = make_node<Stmt_>();
+      st->kind = StmtKind::kAlloc;
+      st->loc = loc(s);
+      st->alloc = std::move(b);
+      st->body = rest_of_scope(body, i, n, consumed_rest, i + 1 < n ? loc(body[i + 1]) : loc(s));
+      return st;
+    }
+  }
+  if (t->kind == NK::kName) {
+    // x = e  : a let binding over the rest of the scope
+    auto st = make_node<Stmt_>();
+    st->kind = StmtKind::kLet;
+    st->loc = loc(s);
+    st->var = t->text;
+    st->value = expr(v);
+    var_dtypes_[t->text] = "";
+    st->body = rest_of_scope(body, i, n, consumed_rest, loc(s));
+    return st;
+  }
+  return opaque_stmt(s);
+}
+
+StmtPtr Lowerer::lower_ann_assign(const Stmt* s, Stmt* const* body, std::uint32_t i, std::uint32_t n,
+                                  bool* consumed_rest) {
+  // x: T.int32 = e  (a let over the rest of the scope)
+  if (s->target->kind != NK::kName || s->value == nullptr) return opaque_stmt(s);
+  auto st = make_node<Stmt_>();
+  st->kind = StmtKind::kLet;
+  st->loc = loc(s);
+  st->var = s->target->text;
+  const std::string_view m = member_of(s->annotation, Ns::kTir);
+  if (is_dtype_name(m)) var_dtypes_[s->target->text] = m;
+  st->value = expr(s->value);
+  st->body = rest_of_scope(body, i, n, consumed_rest, loc(s));
+  return st;
+}
+
+StmtPtr Lowerer::lower_aug_assign(const Stmt* s) {
+  const Node* t = s->target;
+  if (t->kind != NK::kSubscript || t->a->kind != NK::kName) return opaque_stmt(s);
+  const std::optional<BinOp> op = arith_op(s->op);
+  if (!op) return other_stmt(s);
+  auto st = make_node<Stmt_>();
+  st->kind = StmtKind::kStore;
+  st->loc = loc(s);
+  st->buffer = t->a->text;
+  for (std::uint32_t k = 0; k < t->n; ++k) st->indices.push_back(expr(t->kids[k]));
+  ExprPtr lhs = load(t);
+  st->value = binary(*op, lhs, expr(s->value), t);
+  return st;
+}
+
+StmtPtr Lowerer::lower_expr_stmt(const Stmt* s) {
+  const Node* v = s->value;
+  if (v->kind == NK::kString) return nullptr;  // docstring / comment string
+  auto st = make_node<Stmt_>();
+  st->kind = StmtKind::kEvaluate;
+  st->loc = loc(s);
+  if (v->kind == NK::kCall && member_of(v->a, Ns::kTir) == "evaluate" && v->n == 1) st->value = expr(v->kids[0]);
+  else st->value = expr(v);
+  return st;
 }
 
 StmtPtr Lowerer::lower_for(const Stmt* s) {

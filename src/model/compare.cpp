@@ -31,7 +31,7 @@ std::string dump_scheme_name(const Model& model) {
     if (g.dump_scheme) found.insert(g.dump_scheme->name);
   std::string name;
   for (const auto& f : found) name += (name.empty() ? "" : "+") + f;
-  return (name.empty() ? std::string("q0f16") : name) + " (dump)";
+  return (name.empty() ? std::string("q0f16") : name) + std::string(kDumpSchemeSuffix);
 }
 
 }  // namespace

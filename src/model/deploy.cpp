@@ -31,8 +31,8 @@ CollectiveCost stage_collectives(const ModelConfig& st, const arch::ChipLink& li
   if (tp <= 1) return c;
   c.add(all_reduce(link, tp, f, rows, st.hidden), checked_mul(2, st.layers, "all-reduces"));
   CollectiveFormat model_dtype;
-  model_dtype.dtype = st.dtype;
-  model_dtype.bits = st.dtype == "float32" ? 32 : 16;
+  model_dtype.dtype = to_string(st.dtype);
+  model_dtype.bits = 8 * bytes_of(st.dtype);
   if (st.first_stage) c.add(all_reduce(link, tp, model_dtype, rows, st.hidden));
   CollectiveFormat logits;
   logits.dtype = "float32";
@@ -152,7 +152,7 @@ CompareResult compare_deployed(cost::Estimator& est, const Model& whole, const M
   mb.parallel = Parallel{};
   const std::int64_t m = dep.micro_batches;
   // one micro-batch's activations (the residual stream at the model dtype) across a stage boundary
-  const std::int64_t e = cfg.dtype == "float32" ? 4 : 2;
+  const std::int64_t e = bytes_of(cfg.dtype);
   const CollectiveCost hop_prefill =
       send_recv(dep.link, checked_mul(checked_mul(mb.batch, mb.seq_len, "rows"), checked_mul(cfg.hidden, e, "b"), "b"));
   const CollectiveCost hop_decode = send_recv(dep.link, checked_mul(mb.batch, checked_mul(cfg.hidden, e, "b"), "b"));

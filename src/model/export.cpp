@@ -154,7 +154,7 @@ std::vector<ExportTable> llmservingsim(cost::Estimator& est, const ModelConfig& 
   for (const std::int64_t t : token_grid(grid.max_tokens)) by_tokens[t] = dense_seconds(est, chip, s, t);
   for (const auto& [layer, names] : lss_layers())
     for (const auto& [t, sec] : by_tokens) {
-      if (layer == "rotary_emb" && cfg.model_type == "gpt2") continue;
+      if (layer == "rotary_emb" && cfg.positions != Positions::kRotary) continue;
       dense.rows.push_back({layer, t, pick(sec, names) * 1e6});
     }
   ExportTable seq{dir + "per_sequence.csv", {"layer", "sequences", "time_us"}, {}, ""};

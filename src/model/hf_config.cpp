@@ -26,6 +26,17 @@ std::string to_string(Activation a) {
   return "silu";
 }
 
+std::string to_string(ModelDtype d) {
+  switch (d) {
+    case ModelDtype::kFloat16: return "float16";
+    case ModelDtype::kBFloat16: return "bfloat16";
+    case ModelDtype::kFloat32: return "float32";
+  }
+  return "float16";
+}
+
+std::int64_t bytes_of(ModelDtype d) { return d == ModelDtype::kFloat32 ? 4 : 2; }
+
 namespace {
 
 // The families the reader knows (model_type); anything else is read as a Llama-style decoder, said in the notes.
@@ -106,15 +117,13 @@ const std::set<std::string> kMoeKeys = {"num_local_experts",
                                         "aux_loss_alpha",
                                         "seq_aux"};
 
-}  // namespace
-
-ModelConfig parse_hf_config(const std::string& text, const std::string& filename) {
-  // config.json files are a few KB (id2label maps of classifiers reach ~1 MB) and 2-3 levels deep.
-  const json j = parse_json_document(text, filename, JsonLimits{std::size_t{16} << 20, 32, "Hugging Face config"});
-  if (!j.is_object()) throw InputError(SourceLocation{filename, 1, 1}, "expected a JSON object (a Hugging Face config.json)");
-  const SourceLocation at{filename, 0, 0};
-  auto has = [&](const char* k) { return j.contains(k) && !j[k].is_null(); };
-  auto get = [&](std::initializer_list<const char*> keys, bool required, std::int64_t def) -> std::int64_t {
+// The typed fields of a config.json: each getter refuses a value of the wrong type or range with the key's name.
+struct Fields {
+  const json& j;
+  SourceLocation at;
+  [[nodiscard]] bool has(const char* k) const { return j.contains(k) && !j[k].is_null(); }
+  // the first of `keys` present: a positive integer; missing: `def`, or an error when `required`
+  [[nodiscard]] std::int64_t get(std::initializer_list<const char*> keys, bool required, std::int64_t def) const {
     for (const char* k : keys)
       if (has(k)) {
         if (!j[k].is_number_integer() || j[k].get<std::int64_t>() <= 0)
@@ -129,131 +138,130 @@ ModelConfig parse_hf_config(const std::string& text, const std::string& filename
                                "intermediate_size, num_attention_heads, num_hidden_layers, vocab_size)");
     }
     return def;
-  };
-  auto count = [&](const char* k, std::int64_t def) -> std::int64_t {  // a non-negative integer
+  }
+  [[nodiscard]] std::int64_t count(const char* k, std::int64_t def) const {  // a non-negative integer
     if (!has(k)) return def;
     if (!j[k].is_number_integer() || j[k].get<std::int64_t>() < 0)
       throw InputError(at, std::string("expected a non-negative integer for '") + k + "'");
     return j[k].get<std::int64_t>();
-  };
-  auto flag = [&](const char* k, bool def) -> bool {
+  }
+  [[nodiscard]] bool flag(const char* k, bool def) const {
     if (!has(k)) return def;
     if (!j[k].is_boolean()) throw InputError(at, std::string("expected true or false for '") + k + "'");
     return j[k].get<bool>();
-  };
-  auto text_of = [&](const char* key, const std::string& def) -> std::string {
+  }
+  [[nodiscard]] std::string text_of(const char* key, const std::string& def) const {
     if (!has(key)) return def;
     if (!j[key].is_string())
       throw InputError(at, std::string("expected a string for '") + key + "', found " + j[key].type_name());
     return j[key].get<std::string>();
-  };
-  ModelConfig c;
-  // the model's name: _name_or_path, else model_type, else "" (plan_from_config then names it by the file stem)
-  c.name = text_of("_name_or_path", "");
-  if (c.name.empty()) c.name = text_of("model_type", "");
-  c.model_type = text_of("model_type", "llama");
-  const Family fam = family_of(c.model_type);
+  }
+};
 
+// The sections of parse_hf_config, in its order (so the first error met is the same).
+
+// Refuses a config whose structure is not a dense decoder (or a modelled MoE): unmodelled keys, encoder-decoders,
+// MoE fields not understood.
+void check_modelled(const Fields& f, const ModelConfig& c) {
   for (const auto& u : kUnmodelled)
-    if (has(u.key))
-      throw InputError(at, std::string("'") + u.key + "' (" + u.what +
-                               ") changes the model's structure and is not modelled; refusing to cost it as a "
-                               "dense decoder");
-  if (flag("is_encoder_decoder", false))
-    throw InputError(at, "'is_encoder_decoder' is true: encoder-decoder models are not modelled");
-  for (const auto& [key, value] : j.items())
+    if (f.has(u.key))
+      throw InputError(f.at, std::string("'") + u.key + "' (" + u.what +
+                                 ") changes the model's structure and is not modelled; refusing to cost it as a "
+                                 "dense decoder");
+  if (f.flag("is_encoder_decoder", false))
+    throw InputError(f.at, "'is_encoder_decoder' is true: encoder-decoder models are not modelled");
+  for (const auto& [key, value] : f.j.items())
     if (key.find("expert") != std::string::npos && !kMoeKeys.count(key) && !value.is_null())
-      throw InputError(at, "'" + key + "' (an MoE field of model_type '" + c.model_type +
-                               "') is not understood; refusing to cost it as a dense decoder");
+      throw InputError(f.at, "'" + key + "' (an MoE field of model_type '" + c.model_type +
+                                 "') is not understood; refusing to cost it as a dense decoder");
+}
 
-  c.hidden = get({"hidden_size", "n_embd", "d_model"}, true, 0);
-  c.heads = get({"num_attention_heads", "n_head"}, true, 0);
-  c.layers = get({"num_hidden_layers", "n_layer", "num_layers"}, true, 0);
-  c.vocab = get({"vocab_size"}, true, 0);
-  c.max_positions = get({"max_position_embeddings", "n_positions"}, false, 0);
-  if (fam == Family::kOpt && has("word_embed_proj_dim") && get({"word_embed_proj_dim"}, false, 0) != c.hidden)
-    throw InputError(at,
-                     "'word_embed_proj_dim' differs from hidden_size (OPT's projected embeddings) and is not "
-                     "modelled");
-
-  // the MLP: gated (SwiGLU / GeGLU) families and the ungated ones with their activation
+// The MLP: gated (SwiGLU / GeGLU) families and the ungated ones with their activation.
+void read_mlp(const Fields& f, Family fam, ModelConfig& c) {
   c.gated_mlp = !(fam == Family::kGpt2 || fam == Family::kNeox || fam == Family::kOpt || fam == Family::kFalcon);
-  c.intermediate = get({"intermediate_size", "ffn_dim", "ffn_hidden_size", "n_inner"}, false, 0);
+  c.intermediate = f.get({"intermediate_size", "ffn_dim", "ffn_hidden_size", "n_inner"}, false, 0);
   if (c.intermediate == 0) {
-    if (c.gated_mlp && !has("moe_intermediate_size"))
-      throw InputError(at, "missing 'intermediate_size' (the MLP width of a gated " + c.model_type + " MLP)");
+    if (c.gated_mlp && !f.has("moe_intermediate_size"))
+      throw InputError(f.at, "missing 'intermediate_size' (the MLP width of a gated " + c.model_type + " MLP)");
     c.intermediate = checked_mul(4, c.hidden, "the default MLP width (4 * hidden_size)");
   }
-  const std::string act = text_of(has("hidden_act")            ? "hidden_act"
-                                  : has("activation_function") ? "activation_function"
-                                                               : "hidden_activation",
-                                  fam == Family::kOpt                    ? "relu"
-                                  : c.gated_mlp && fam != Family::kGemma ? "silu"
-                                                                         : "gelu");
+  const std::string act = f.text_of(f.has("hidden_act")            ? "hidden_act"
+                                    : f.has("activation_function") ? "activation_function"
+                                                                   : "hidden_activation",
+                                    fam == Family::kOpt                    ? "relu"
+                                    : c.gated_mlp && fam != Family::kGemma ? "silu"
+                                                                           : "gelu");
   if (act == "silu" || act == "swish") c.activation = Activation::kSilu;
   else if (act.rfind("gelu", 0) == 0) c.activation = Activation::kGelu;
   else if (act == "relu") c.activation = Activation::kRelu;
-  else throw InputError(at, "expected silu, gelu or relu for the activation (hidden_act), found '" + act + "'");
+  else throw InputError(f.at, "expected silu, gelu or relu for the activation (hidden_act), found '" + act + "'");
+}
 
+// Attention: GQA / MQA heads, the head dimension and sliding windows.
+void read_attention(const Fields& f, Family fam, ModelConfig& c) {
   // attention: GQA (num_key_value_heads / Falcon's num_kv_heads) and MQA (multi_query)
-  const bool falcon_new = fam == Family::kFalcon && flag("new_decoder_architecture", false);
-  if (has("num_key_value_heads")) c.kv_heads = get({"num_key_value_heads"}, false, c.heads);
-  else if (falcon_new) c.kv_heads = get({"num_kv_heads"}, false, c.heads);
-  else if (flag("multi_query", false)) c.kv_heads = 1;
+  const bool falcon_new = fam == Family::kFalcon && f.flag("new_decoder_architecture", false);
+  if (f.has("num_key_value_heads")) c.kv_heads = f.get({"num_key_value_heads"}, false, c.heads);
+  else if (falcon_new) c.kv_heads = f.get({"num_kv_heads"}, false, c.heads);
+  else if (f.flag("multi_query", false)) c.kv_heads = 1;
   else c.kv_heads = c.heads;
-  if (!has("head_dim") && c.hidden % c.heads != 0)
-    throw InputError(at, "hidden_size (" + std::to_string(c.hidden) + ") is not a multiple of num_attention_heads (" +
-                             std::to_string(c.heads) + "): the head dimension is unknown (give head_dim)");
-  c.head_dim = get({"head_dim"}, false, c.hidden / c.heads);
-  if (c.heads % c.kv_heads != 0) throw InputError(at, "num_attention_heads must be a multiple of num_key_value_heads");
+  if (!f.has("head_dim") && c.hidden % c.heads != 0)
+    throw InputError(f.at, "hidden_size (" + std::to_string(c.hidden) + ") is not a multiple of num_attention_heads (" +
+                               std::to_string(c.heads) + "): the head dimension is unknown (give head_dim)");
+  c.head_dim = f.get({"head_dim"}, false, c.hidden / c.heads);
+  if (c.heads % c.kv_heads != 0)
+    throw InputError(f.at, "num_attention_heads must be a multiple of num_key_value_heads");
 
   // sliding-window attention (HF semantics: Mistral / Mixtral / Phi-3 window every layer when sliding_window is
   // set; Qwen2 only with use_sliding_window, and then only the layers from max_window_layers on)
-  if (has("sliding_window")) {
-    const std::int64_t w = get({"sliding_window"}, false, 0);
+  if (f.has("sliding_window")) {
+    const std::int64_t w = f.get({"sliding_window"}, false, 0);
     if (fam == Family::kQwen2 || fam == Family::kQwen2Moe) {
-      if (flag("use_sliding_window", false)) {
+      if (f.flag("use_sliding_window", false)) {
         c.sliding_window = w;
-        c.window_layers = c.layers - std::min(c.layers, count("max_window_layers", 28));
+        c.window_layers = c.layers - std::min(c.layers, f.count("max_window_layers", 28));
       }
     } else if (fam == Family::kMistral || fam == Family::kMixtral || fam == Family::kPhi3) {
       c.sliding_window = w;
       c.window_layers = c.layers;
     } else {
-      throw InputError(at, "'sliding_window' of model_type '" + c.model_type +
-                               "' is not understood (which layers it windows); not modelled");
+      throw InputError(f.at, "'sliding_window' of model_type '" + c.model_type +
+                                 "' is not understood (which layers it windows); not modelled");
     }
     if (c.window_layers == 0) c.sliding_window = 0;
   }
+}
 
+// Mixture of experts: the experts, their widths and which layers are MoE.
+void read_experts(const Fields& f, ModelConfig& c) {
   // mixture of experts: Mixtral (num_local_experts), Qwen2-MoE (num_experts, shared expert, decoder_sparse_step,
   // mlp_only_layers), DeepSeek-MoE (n_routed_experts, n_shared_experts, first_k_dense_replace, moe_layer_freq)
-  c.experts = count("num_local_experts", count("num_experts", count("n_routed_experts", 0)));
+  c.experts = f.count("num_local_experts", f.count("num_experts", f.count("n_routed_experts", 0)));
   if (c.experts > 0) {
-    if (!has("num_experts_per_tok"))
-      throw InputError(at, "missing 'num_experts_per_tok' (the experts each token is routed to) beside " +
-                               std::to_string(c.experts) + " experts");
-    c.experts_per_token = get({"num_experts_per_tok"}, true, 0);
+    if (!f.has("num_experts_per_tok"))
+      throw InputError(f.at, "missing 'num_experts_per_tok' (the experts each token is routed to) beside " +
+                                 std::to_string(c.experts) + " experts");
+    c.experts_per_token = f.get({"num_experts_per_tok"}, true, 0);
     if (c.experts_per_token > c.experts)
-      throw InputError(at, "num_experts_per_tok (" + std::to_string(c.experts_per_token) +
-                               ") exceeds the number of experts (" + std::to_string(c.experts) + ")");
-    c.expert_intermediate = get({"moe_intermediate_size"}, false, c.intermediate);
-    if (has("shared_expert_intermediate_size")) {
-      c.shared_intermediate = get({"shared_expert_intermediate_size"}, false, 0);
+      throw InputError(f.at, "num_experts_per_tok (" + std::to_string(c.experts_per_token) +
+                                 ") exceeds the number of experts (" + std::to_string(c.experts) + ")");
+    c.expert_intermediate = f.get({"moe_intermediate_size"}, false, c.intermediate);
+    if (f.has("shared_expert_intermediate_size")) {
+      c.shared_intermediate = f.get({"shared_expert_intermediate_size"}, false, 0);
       c.shared_expert_gate = true;
     }
-    const std::int64_t n_shared = count("n_shared_experts", 0);
+    const std::int64_t n_shared = f.count("n_shared_experts", 0);
     if (n_shared > 0) c.shared_intermediate = checked_mul(n_shared, c.expert_intermediate, "shared experts' width");
-    const std::int64_t step = get({"decoder_sparse_step"}, false, 1), freq = get({"moe_layer_freq"}, false, 1);
+    const std::int64_t step = f.get({"decoder_sparse_step"}, false, 1), freq = f.get({"moe_layer_freq"}, false, 1);
     if (step > kMaxLayerPeriod || freq > kMaxLayerPeriod)
-      throw InputError(at,
+      throw InputError(f.at,
                        "expected decoder_sparse_step and moe_layer_freq in 1 .. " + std::to_string(kMaxLayerPeriod));
-    const std::int64_t first_dense = count("first_k_dense_replace", 0);
+    const std::int64_t first_dense = f.count("first_k_dense_replace", 0);
     std::set<std::int64_t> mlp_only;
-    if (has("mlp_only_layers")) {
-      if (!j["mlp_only_layers"].is_array()) throw InputError(at, "expected an array for 'mlp_only_layers'");
-      for (const auto& v : j["mlp_only_layers"]) {
-        if (!v.is_number_integer()) throw InputError(at, "expected layer indices in 'mlp_only_layers'");
+    if (f.has("mlp_only_layers")) {
+      if (!f.j["mlp_only_layers"].is_array()) throw InputError(f.at, "expected an array for 'mlp_only_layers'");
+      for (const auto& v : f.j["mlp_only_layers"]) {
+        if (!v.is_number_integer()) throw InputError(f.at, "expected layer indices in 'mlp_only_layers'");
         mlp_only.insert(v.get<std::int64_t>());
       }
     }
@@ -270,27 +278,63 @@ ModelConfig parse_hf_config(const std::string& text, const std::string& filename
     }
     for (const std::int64_t i : mlp_only)
       if (i >= from && i < c.layers && is_moe(i)) --c.moe_layers;
-  } else if (has("num_experts_per_tok")) {
-    throw InputError(at,
+  } else if (f.has("num_experts_per_tok")) {
+    throw InputError(f.at,
                      "'num_experts_per_tok' without a number of experts (num_local_experts, num_experts or "
                      "n_routed_experts)");
   }
+}
 
+// Tied embeddings and the dtype, with the notes of what is assumed.
+void read_embeddings_and_dtype(const Fields& f, Family fam, ModelConfig& c) {
   // tied embeddings: HF's default per family (GPT-2, OPT, Falcon, Gemma tie theirs)
-  c.tie_embeddings = flag("tie_word_embeddings", fam == Family::kGpt2 || fam == Family::kOpt ||
-                                                     fam == Family::kFalcon || fam == Family::kGemma);
-  const std::string dt = text_of("torch_dtype", "float16");
-  c.dtype = dt == "float32" ? "float32" : dt == "bfloat16" ? "bfloat16" : "float16";
-  if (dt != c.dtype)
+  c.positions = fam == Family::kGpt2 ? Positions::kLearned : Positions::kRotary;
+  c.tie_embeddings = f.flag("tie_word_embeddings", fam == Family::kGpt2 || fam == Family::kOpt ||
+                                                       fam == Family::kFalcon || fam == Family::kGemma);
+  const std::string dt = f.text_of("torch_dtype", "float16");
+  c.dtype = dt == "float32" ? ModelDtype::kFloat32 : dt == "bfloat16" ? ModelDtype::kBFloat16 : ModelDtype::kFloat16;
+  if (dt != to_string(c.dtype))
     c.notes.push_back("torch_dtype " + quote_for_message(dt) +
                       " is not float16, bfloat16 or float32: costed as float16 (16-bit weights and activations)");
-  if (c.dtype == "bfloat16")
+  if (c.dtype == ModelDtype::kBFloat16)
     c.notes.push_back(
         "torch_dtype bfloat16: costed as 16-bit floats (q0f16 is the baseline; bf16 and fp16 MACs and "
         "bytes are taken as equal)");
   if (fam == Family::kUnknown)
     c.notes.push_back("model_type '" + c.model_type +
                       "' is not a known family: costed as a Llama-style decoder (gated MLP, rotary attention)");
+}
+
+}  // namespace
+
+ModelConfig parse_hf_config(const std::string& text, const std::string& filename) {
+  // config.json files are a few KB (id2label maps of classifiers reach ~1 MB) and 2-3 levels deep.
+  const json j = parse_json_document(text, filename, JsonLimits{std::size_t{16} << 20, 32, "Hugging Face config"});
+  if (!j.is_object())
+    throw InputError(SourceLocation{filename, 1, 1}, "expected a JSON object (a Hugging Face config.json)");
+  const Fields f{j, SourceLocation{filename, 0, 0}};
+  ModelConfig c;
+  // the model's name: _name_or_path, else model_type, else "" (plan_from_config then names it by the file stem)
+  c.name = f.text_of("_name_or_path", "");
+  if (c.name.empty()) c.name = f.text_of("model_type", "");
+  c.model_type = f.text_of("model_type", "llama");
+  const Family fam = family_of(c.model_type);
+
+  check_modelled(f, c);
+  c.hidden = f.get({"hidden_size", "n_embd", "d_model"}, true, 0);
+  c.heads = f.get({"num_attention_heads", "n_head"}, true, 0);
+  c.layers = f.get({"num_hidden_layers", "n_layer", "num_layers"}, true, 0);
+  c.vocab = f.get({"vocab_size"}, true, 0);
+  c.max_positions = f.get({"max_position_embeddings", "n_positions"}, false, 0);
+  if (fam == Family::kOpt && f.has("word_embed_proj_dim") && f.get({"word_embed_proj_dim"}, false, 0) != c.hidden)
+    throw InputError(f.at,
+                     "'word_embed_proj_dim' differs from hidden_size (OPT's projected embeddings) and is not "
+                     "modelled");
+
+  read_mlp(f, fam, c);
+  read_attention(f, fam, c);
+  read_experts(f, c);
+  read_embeddings_and_dtype(f, fam, c);
   return c;
 }
 

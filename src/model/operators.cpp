@@ -28,7 +28,7 @@ constexpr std::int64_t kSoftmaxOps = 5;  // max, subtract, exp, sum, divide
 void phase_ops(std::vector<ModelOp>& out, const ModelConfig& c, Phase phase, std::int64_t seq_tokens,
                std::int64_t kv_tokens, const Phases& ph) {
   const std::string entry = to_string(phase);
-  const std::int64_t e = c.dtype == "float32" ? 4 : 2;  // activation bytes
+  const std::int64_t e = bytes_of(c.dtype);  // activation bytes
   const std::int64_t T = checked_mul(ph.batch, seq_tokens, "batch tokens");
   const std::int64_t H = c.hidden, L = c.layers;
   const std::int64_t TH = prod({T, H});
@@ -38,7 +38,7 @@ void phase_ops(std::vector<ModelOp>& out, const ModelConfig& c, Phase phase, std
   if (c.first_stage) op("embedding", 1, 0, prod({TH, e}), prod({TH, e}));
   // per layer: two norms, rotary of q and k, the KV-cache append, softmax, activation, two residual adds
   op("norm", checked_mul(2, L, "calls"), prod({kNormOps, TH}), prod({TH + H, e}), prod({TH, e}));
-  if (c.model_type != "gpt2") {
+  if (c.positions == Positions::kRotary) {
     const std::int64_t qk = prod({T, c.heads + c.kv_heads, c.head_dim});
     op("rotary", L, prod({kRotaryOps, qk}), prod({qk + prod({2, T, c.head_dim}), e}), prod({qk, e}));
   }

@@ -432,7 +432,6 @@ quant::GemmRole attention_role(const Workload& w) {
 }
 
 // The GEMMs and operators of a dump (workloads_from_extract's rules; operators: docs/model.md "Operators").
-// NOLINTNEXTLINE(readability-function-size): GEMMs, operators, per-sequence entries and attention share the bindings
 DumpPlan dump_plan(const ExtractResult& dump, const Phases& ph, const std::optional<ModelConfig>& cfg,
                    std::vector<std::string>* notes) {
   check_phases(ph, cfg, notes);

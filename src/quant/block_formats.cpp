@@ -95,7 +95,7 @@ std::string scales_text(const BlockFormat& b) {
 // The scheme of weights in `w` and activations in `a` (nullptr: float16 activations, weights dequantized).
 Scheme block_scheme(const BlockFormat& w, const BlockFormat* a) {
   Scheme s;
-  s.family = "generic";
+  s.family = SchemeFamily::kGeneric;
   s.weight = block_format(w);
   const std::string wb = std::to_string(w.bits);
   std::ostringstream d;
@@ -239,7 +239,7 @@ std::optional<Scheme> block_scheme_from(const QuantInfo& q) {
   if (q.weight_bits <= 0 || q.zero_point == ZeroPointKind::kTensor) return std::nullopt;
   // the extractor names the scheme when it saw the activations quantized too (mxfp4, nvfp4, w4a8-mxfp4-mxfp8)
   if (auto named = parse_block_scheme(q.scheme, q.scheme)) {
-    named->family = "dump";
+    named->family = SchemeFamily::kDump;
     named->description = "found in the dump: " + named->description;
     return named;
   }
@@ -255,7 +255,7 @@ std::optional<Scheme> block_scheme_from(const QuantInfo& q) {
   }
   if (!f || f->bits != q.weight_bits) return std::nullopt;
   Scheme s = block_scheme(*f, nullptr);  // the dump dequantizes its weights before the GEMM
-  s.family = "dump";
+  s.family = SchemeFamily::kDump;
   s.description = "found in the dump: " + s.description;
   return s;
 }

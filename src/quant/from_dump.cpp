@@ -25,7 +25,7 @@ Scheme scheme_from_groups(const QuantInfo& q) {
   }
   if (weight_bits <= 0) return parse_scheme("q0f16");
   Scheme s = mlc_group("custom", weight_bits, group_size, "float16", "", true);
-  s.family = "dump";
+  s.family = SchemeFamily::kDump;
   if (!storage_dtype.empty() && elems_per_storage > 0) {
     s.weight.storage_bits = dtype_bits(storage_dtype);
     s.weight.elems_per_storage = elems_per_storage;
@@ -55,7 +55,7 @@ Scheme scheme_from(const QuantInfo& q) {
       s.weight.scale_bits = dtype_bits(q.scale_dtype);
       s.weight.scale_dtype = q.scale_dtype;
     }
-    if (q.scheme != s.name && q.scheme.rfind("fp8_e4m3fn_bf16_block_scale", 0) != 0) s.family = "dump";
+    if (q.scheme != s.name && q.scheme.rfind("fp8_e4m3fn_bf16_block_scale", 0) != 0) s.family = SchemeFamily::kDump;
     return s;
   }
   QuantInfo custom = q;

@@ -16,6 +16,15 @@ namespace tenet_cost::quant {
 
 using namespace detail;  // NOLINT(google-build-using-namespace): the catalog's own helpers (internal.hpp)
 
+std::string to_string(SchemeFamily f) {
+  switch (f) {
+    case SchemeFamily::kMlc: return "mlc";
+    case SchemeFamily::kGeneric: return "generic";
+    case SchemeFamily::kDump: return "dump";
+  }
+  return "generic";
+}
+
 std::string to_string(Granularity g) {
   switch (g) {
     case Granularity::kNone: return "none";
@@ -61,7 +70,7 @@ Scheme mlc_group(const std::string& name, int bits, std::int64_t group, const st
                  const std::string& layout, bool lm_head, std::int64_t storage_bits) {
   Scheme s;
   s.name = name;
-  s.family = "mlc";
+  s.family = SchemeFamily::kMlc;
   s.model_dtype = model;
   s.weight.dtype = "int" + std::to_string(bits);
   s.weight.storage_bits = storage_bits;
@@ -88,7 +97,7 @@ Scheme mlc_group(const std::string& name, int bits, std::int64_t group, const st
 Scheme mlc_none(const std::string& name, const std::string& model) {
   Scheme s;
   s.name = name;
-  s.family = "mlc";
+  s.family = SchemeFamily::kMlc;
   s.model_dtype = model;
   s.weight = plain(model);
   s.activation = plain(model);
@@ -102,7 +111,7 @@ Scheme mlc_none(const std::string& name, const std::string& model) {
 Scheme mlc_fp8(const std::string& name, const std::string& dtype, bool use_scale) {
   Scheme s;
   s.name = name;
-  s.family = "mlc";
+  s.family = SchemeFamily::kMlc;
   s.weight = plain(dtype);
   s.activation = plain(dtype);
   if (use_scale) {
@@ -132,7 +141,7 @@ std::string block_text(std::int64_t bn, std::int64_t bk) { return std::to_string
 Scheme mlc_block_fp8(const std::string& name, bool static_activation, std::int64_t bn, std::int64_t bk) {
   Scheme s;
   s.name = name;
-  s.family = "mlc";
+  s.family = SchemeFamily::kMlc;
   s.model_dtype = "bfloat16";
   s.weight = plain("float8_e4m3fn");
   s.weight.scale = Granularity::kBlock;
@@ -296,7 +305,7 @@ bool is_block_option(const std::string& o) { return o.rfind("block", 0) == 0; }
 // fp8-block<BN>x<BK>: DeepSeek-V3-style fp8 with 2-D weight blocks and per-token-group activation scales.
 Scheme generic_fp8_block(std::int64_t bn, std::int64_t bk) {
   Scheme s = mlc_block_fp8("fp8-block" + block_text(bn, bk), false, bn, bk);
-  s.family = "generic";
+  s.family = SchemeFamily::kGeneric;
   s.model_dtype = "float16";
   s.quantize_lm_head = true;
   s.description = "float8 e4m3 weights with a float32 scale per " + block_text(bn, bk) +
@@ -307,7 +316,7 @@ Scheme generic_fp8_block(std::int64_t bn, std::int64_t bk) {
 
 Scheme parse_generic(const std::string& full, const std::string& base) {
   Scheme s;
-  s.family = "generic";
+  s.family = SchemeFamily::kGeneric;
   if (base.rfind("fp8-", 0) == 0 && base != "fp8-tensor") {
     const auto parts = split(base, '-');
     if (parts.size() != 2 || !is_block_option(parts[1]))
@@ -317,7 +326,7 @@ Scheme parse_generic(const std::string& full, const std::string& base) {
   }
   if (base == "fp8-tensor") {
     s = mlc_fp8("fp8-tensor", "float8_e4m3fn", true);
-    s.family = "generic";
+    s.family = SchemeFamily::kGeneric;
     s.quantize_lm_head = true;
     s.description =
         "float8 e4m3 weights and activations, float32 per-tensor scales (static activation scale), fp8 MACs, "
@@ -362,7 +371,7 @@ Scheme parse_generic(const std::string& full, const std::string& base) {
   if (wb == 16 && ab == 16) {
     if (parts.size() > 1) bad(full, "w16a16 takes no options");
     s = mlc_none("w16a16", "float16");
-    s.family = "generic";
+    s.family = SchemeFamily::kGeneric;
     return s;
   }
   if ((group ? 1 : 0) + (channel ? 1 : 0) + (tensor ? 1 : 0) + (bn ? 1 : 0) > 1)

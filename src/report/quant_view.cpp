@@ -64,7 +64,7 @@ std::string render(const std::vector<quant::Scheme>& schemes, Format fmt) {
     json j = json::array();
     for (const auto& s : schemes) {
       json x{{"name", s.name},
-             {"family", s.family},
+             {"family", quant::to_string(s.family)},
              {"description", s.description},
              {"model_dtype", s.model_dtype},
              {"compute", s.compute},
@@ -83,8 +83,8 @@ std::string render(const std::vector<quant::Scheme>& schemes, Format fmt) {
   t.headers = {"scheme",     "family",   "weight", "w_scales", "w_bits",
                "activation", "a_scales", "MAC",    "kv",       "description"};
   for (const auto& s : schemes)
-    t.rows.push_back({s.name, s.family, bits_text(s.weight), scale_text(s.weight), quant::bits_formula(s.weight),
-                      bits_text(s.activation), scale_text(s.activation), s.compute,
+    t.rows.push_back({s.name, quant::to_string(s.family), bits_text(s.weight), scale_text(s.weight),
+                      quant::bits_formula(s.weight), bits_text(s.activation), scale_text(s.activation), s.compute,
                       s.kv ? bits_text(*s.kv) + " " + scale_text(*s.kv) : "-", s.description});
   if (fmt == Format::kCsv) return render_csv(t);
   std::string aliases;

@@ -168,7 +168,7 @@ Replay read_replay(const std::string& path, const model::Model& model, const std
   const std::vector<Step> rp = {"rows", pick};
   Replay out;
   out.scheme_name = row.at("scheme").get<std::string>();
-  if (out.scheme_name.size() < 7 || out.scheme_name.substr(out.scheme_name.size() - 7) != " (dump)") {
+  if (!model::is_dump_scheme_label(out.scheme_name)) {
     try {
       out.scheme = quant::parse_scheme(out.scheme_name);
     } catch (const InputError& e) {

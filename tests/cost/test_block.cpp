@@ -85,7 +85,7 @@ TEST_CASE("block schemes round-trip through their names and carry 2-D block scal
   CHECK(wo.size() == 5);  // A, W, SW, ZW, C: weight-only, no activation scale
 
   const auto mlc = quant::parse_scheme("fp8_e4m3fn_bf16_block_scale");
-  CHECK(mlc.family == "mlc");
+  CHECK(mlc.family == quant::SchemeFamily::kMlc);
   CHECK(mlc.model_dtype == "bfloat16");
   CHECK(mlc.weight.dtype == "float8_e4m3fn");
   CHECK(mlc.weight.scale_bits == 32);  // MLC's weight_scale_inv is float32

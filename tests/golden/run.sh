@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Golden-output runner (tests/golden/cases.txt): runs each case with the given tenet-cost binary
 # from the repository root and compares stdout (NAME.out) and, for a non-zero exit, stderr with the
-# exit code (NAME.err) byte for byte.
+# exit code (NAME.err) byte for byte. A case whose line ends in "| html-data" compares the data of an HTML page
+# (its headings, figure captions and the rows of its tables, one a line, cells joined by " | ", tags dropped) instead of the page.
 #   tests/golden/run.sh [--update] [--binary PATH] [NAME-REGEX]
 # --update rewrites the golden files from the current binary (then review `git diff tests/golden`).
 set -euo pipefail
@@ -23,17 +24,30 @@ done
 cd "$root"
 # The data root and the environment are pinned so that the output does not depend on the caller.
 export TENET_COST_DATA="$root"
-unset TC_PARSE_THREADS TC_EXTRACT_THREADS
+unset TC_PARSE_THREADS TC_EXTRACT_THREADS TC_SWEEP_THREADS
+# The data of an HTML page: "# " + each heading and figure caption, each table row (every number a chart draws is
+# in a table).
+html_data() {
+  perl -0777 -ne 'while (/<(h[1-4]|figcaption)[^>]*>(.*?)<\/\1>|<tr[^>]*>(.*?)<\/tr>/gs) {
+    if (defined $2) { my $t = $2; $t =~ s/<[^>]+>//g; print "# $t\n"; next }
+    my $r = $3; $r =~ s/<\/t[dh]>\s*<t[dh][^>]*>/ | /g; $r =~ s/<[^>]+>//g; $r =~ s/\s*\n\s*/ /g; print "$r\n" }'
+}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0 updated=0
-while IFS='|' read -r name args; do
+while IFS='|' read -r name args view; do
   [[ $name =~ ^[[:space:]]*(#|$) ]] && continue
   name="${name//[[:space:]]/}"
   [[ -n $filter && ! $name =~ $filter ]] && continue
   read -r -a argv <<< "$args"
   rc=0
   "$bin" "${argv[@]}" > "$tmp/out" 2> "$tmp/err" < /dev/null || rc=$?
+  view="${view//[[:space:]]/}"
+  case "$view" in
+    "") ;;
+    html-data) html_data < "$tmp/out" > "$tmp/view" && mv "$tmp/view" "$tmp/out" ;;
+    *) echo "golden: unknown view '$view' in case $name" >&2; exit 2 ;;
+  esac
   if ((rc != 0)); then
     { cat "$tmp/err"; echo "exit $rc"; } > "$tmp/errx"
   fi

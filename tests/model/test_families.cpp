@@ -369,7 +369,7 @@ TEST_CASE("torch_dtype: an unknown value is costed as float16 with a note saying
                        [](const std::string& n) { return n.find("torch_dtype") != std::string::npos; });
   };
   const auto odd = parse(head + R"(, "torch_dtype": "float8_e4m3"})");
-  CHECK(odd.dtype == "float16");
+  CHECK(odd.dtype == model::ModelDtype::kFloat16);
   REQUIRE(has_dtype_note(odd));
   CHECK_THAT(odd.notes.front(), Catch::Contains("torch_dtype 'float8_e4m3' is not float16, bfloat16 or float32: "
                                                 "costed as float16"));

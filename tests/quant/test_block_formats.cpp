@@ -361,7 +361,7 @@ TEST_CASE("a dump's MX and NVFP4 weights map to the weight-only block schemes (Q
     INFO(q.storage_dtype << " -> " << name);
     const auto s = quant::scheme_from(q);
     CHECK(s.name == name);
-    CHECK(s.family == "dump");
+    CHECK(s.family == quant::SchemeFamily::kDump);
     // oracle: the scheme of that name has the same weight format
     const auto ref = quant::parse_scheme(name);
     CHECK(operands(s, GemmRole::kLinear) == operands(ref, GemmRole::kLinear));
@@ -395,7 +395,7 @@ TEST_CASE("a dump's MX and NVFP4 weights map to the weight-only block schemes (Q
     INFO(named);
     const auto from = quant::scheme_from(q);
     CHECK(from.name == named);
-    CHECK(from.family == "dump");
+    CHECK(from.family == quant::SchemeFamily::kDump);
     CHECK(operands(from, GemmRole::kLinear) == operands(quant::parse_scheme(named), GemmRole::kLinear));
   }
   // an MLC dump keeps its scheme
