@@ -4,6 +4,7 @@
 // (per-entry totals) and the scheme comparison, each with its result type.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -443,6 +444,8 @@ struct DeployPhase {
   std::int64_t chip_dram_bytes = 0;   // that chip's DRAM bytes
   std::int64_t collective_bytes = 0;  // sent by one chip of the busiest stage (all-reduces, logits all-gather)
   double collective_s = 0;            // that chip's collective time (on its critical path)
+  std::int64_t all_to_all_bytes = 0;  // the part of collective_bytes in expert parallelism's all-to-alls
+  double all_to_all_s = 0;            // and of collective_s
   double link_energy_j = 0;           // every collective and send/recv over the links (part of energy_j)
   std::int64_t send_recv_bytes = 0;   // pipeline: activations over all stage boundaries (one TP rank's copy)
   double send_recv_s = 0;
@@ -450,6 +453,7 @@ struct DeployPhase {
 };
 struct DeployRow {
   DeployPhase prefill, decode;
+  std::size_t deployment = 0;              // index into CompareResult::deployments
   std::int64_t weight_bytes_per_chip = 0;  // the largest stage's weights on one chip
   CollectiveFormat collective;             // the row-parallel all-reduces' format
 };
@@ -482,7 +486,10 @@ struct CompareResult {
   std::vector<std::string> mappings;     // compare --search: each row's mapping ("ws 32x32"), else empty
   RankBy ranked = RankBy::kListed;       // the rows' order (ratios are against the first row in that order)
   std::optional<Request> request;        // the requests of the rows' `request` figures
-  std::optional<Deployment> deployment;  // --tp / --pp / --ep
+  std::optional<Deployment> deployment;  // --tp / --pp / --ep (one deployment)
+  /// every deployment of the rows (DeployRow::deployment indexes it); more than one: --tp / --pp / --ep lists, one
+  /// row per (deployment, scheme), deployments outer
+  std::vector<Deployment> deployments;
 };
 
 /// One scheme's row from its run (per-phase sums; the ratios are set by set_ratios).
@@ -505,6 +512,18 @@ CompareResult compare(cost::Estimator& est, const Model& model, const Phases& ph
 CompareResult compare_deployed(cost::Estimator& est, const Model& whole, const ModelConfig& cfg, const Phases& ph,
                                const std::vector<std::optional<quant::Scheme>>& schemes,
                                const std::function<void(std::size_t, const std::string&)>& progress = {});
+
+/// The deployments of --tp / --pp / --ep lists ("1,4,8"; "" = 1): every combination, tp outermost, then pp, then ep;
+/// an --ep entry `tp` is each deployment's TP degree (expert parallelism over its TP group); combinations that come
+/// out equal are listed once. `base` gives --micro-batches and --collective-dtype. Throws InputError naming the flag.
+std::vector<Parallel> deployment_grid(const std::string& tp, const std::string& pp, const std::string& ep,
+                                      const Parallel& base);
+/// compare_deployed for each deployment of `grid`, the rows concatenated (deployments outer, schemes inner), the
+/// ratios against the first row, the notes of every deployment (each once). One deployment: compare_deployed.
+CompareResult compare_deployments(cost::Estimator& est, const Model& whole, const ModelConfig& cfg, const Phases& ph,
+                                  const std::vector<std::optional<quant::Scheme>>& schemes,
+                                  const std::vector<Parallel>& grid,
+                                  const std::function<void(std::size_t, const std::string&)>& progress = {});
 
 /// Each row's request figures (rows in the order of `schemes`, as compare made them), then the rows ordered by
 /// `rank` (stable; kListed keeps them) and the ratios set against the new first row.

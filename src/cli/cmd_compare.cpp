@@ -61,8 +61,6 @@ std::string deployed_compare(const ModelArgs& args, const std::vector<std::optio
     throw InputError(
         "--tp / --pp / --ep: a deployment is compared per prefill and decode step; requests (--prompt-len / "
         "--gen-len) and --search are costed on one chip");
-  if (format == report::Format::kHtml)
-    throw InputError("the html report has no deployment section: use table, json or csv");
   cost::Estimator est = make_estimator(args);
   const model::Phases ph = phases(args);
   const model::Model plan = plan_source(args).at(ph);
@@ -70,11 +68,12 @@ std::string deployed_compare(const ModelArgs& args, const std::vector<std::optio
     throw InputError(
         "--tp / --pp / --ep shard a config's plan (--hf-config or --mlc-config); a dump's or --gemm's GEMMs are one "
         "chip's shapes already");
-  Progress progress("compare", "schemes", schemes.size());
-  return report::render(
-      model::compare_deployed(est, plan, *plan.config, ph, schemes,
-                              [&](std::size_t done, const std::string& s) { progress.step(done, s); }),
-      format);
+  Progress progress("compare", "rows", schemes.size() * args.grid.size());
+  const model::CompareResult result =
+      model::compare_deployments(est, plan, *plan.config, ph, schemes, args.grid,
+                                 [&](std::size_t done, const std::string& s) { progress.step(done, s); });
+  if (format == report::Format::kHtml) return report::html::render(report::html::deployments_doc(result, est.arch()));
+  return report::render(result, format);
 }
 
 }  // namespace

@@ -184,14 +184,15 @@ CompareResult compare_deployed(cost::Estimator& est, const Model& whole, const M
   }
   set_ratios(out, ph);
   out.deployment = dep;
+  out.deployments = {dep};
   std::string layers;
   for (const std::int64_t l : dep.stages) layers += (layers.empty() ? "" : "+") + std::to_string(l);
   out.info.notes.push_back(
       "deployment: tp " + std::to_string(par.tp) + " x pp " + std::to_string(par.pp) +
       (par.ep > 1 ? " (ep " + std::to_string(par.ep) + " over the TP group: whole experts per chip)" : "") + " = " +
-      std::to_string(par.chips()) + " chips; layers per stage " + layers + "; " + std::to_string(m) +
-      " micro-batch(es) of " + std::to_string(mb.batch) + " sequences; chip link " + link_text(dep.link) +
-      (dep.link.given ? "" : " (default: the arch has no chip_link)"));
+      std::to_string(par.chips()) + (par.chips() == 1 ? " chip" : " chips") + "; layers per stage " + layers + "; " +
+      std::to_string(m) + " micro-batch(es) of " + std::to_string(mb.batch) + " sequences; chip link " +
+      link_text(dep.link) + (dep.link.given ? "" : " (default: the arch has no chip_link)"));
   out.info.notes.push_back(
       "deployment figures: latency = the stages of the first micro-batch + (micro-batches - 1) x the slowest stage; "
       "each stage its chip's work + its collectives (not overlapped); energy and DRAM bytes summed over every chip, "
