@@ -34,6 +34,7 @@ struct ModelConfig {
   Activation activation = Activation::kSilu;
   // Mixture of experts (docs/model.md "Model families"); experts = 0: every layer is dense.
   std::int64_t experts = 0, experts_per_token = 0;  // routed experts E, experts per token k
+  std::string experts_field;                        // the config's name of E (num_local_experts, ...)
   std::int64_t expert_intermediate = 0;             // width of one routed expert's gated MLP
   std::int64_t shared_intermediate = 0;             // width of the shared experts' gated MLP (0: none)
   bool shared_expert_gate = false;                  // Qwen2-MoE: sigmoid(hidden -> 1) gate of the shared expert
@@ -422,6 +423,12 @@ CollectiveCost all_reduce(const arch::ChipLink& link, std::int64_t n, const Coll
 /// All-gather of rows x cols_per_chip from each of n chips (ring: n-1 steps; fully connected: 1).
 CollectiveCost all_gather(const arch::ChipLink& link, std::int64_t n, const CollectiveFormat& f, std::int64_t rows,
                           std::int64_t cols_per_chip);
+/// All-to-all over n chips, each chip sending `rows_per_pair` x cols (format f, its scales with it) to every other
+/// (expert parallelism's dispatch and combine). Ring: n-1 steps, step s forwarding the n-s chunks still travelling
+/// (n(n-1)/2 chunks per chip; seconds (n-1)·latency + bytes / bandwidth); fully connected: one step, n-1 chunks over
+/// n-1 links at once (latency + chunk / bandwidth). Energy: every chip's bytes over the links.
+CollectiveCost all_to_all(const arch::ChipLink& link, std::int64_t n, const CollectiveFormat& f,
+                          std::int64_t rows_per_pair, std::int64_t cols);
 /// One hop of `bytes` (a pipeline stage boundary).
 CollectiveCost send_recv(const arch::ChipLink& link, std::int64_t bytes);
 
