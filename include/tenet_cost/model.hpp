@@ -537,6 +537,13 @@ CompareResult compare_deployments(cost::Estimator& est, const Model& whole, cons
 void add_requests(CompareResult& c, cost::Estimator& est, const PlanAt& plan_at, const Phases& phases,
                   const Request& req, const std::vector<std::optional<quant::Scheme>>& schemes, RankBy rank,
                   const std::optional<ModelConfig>& cfg);
+/// The rows (each with its request figures) ordered by `rank` (stable; kListed keeps them, mappings follow their
+/// rows), then the ratios against the new first row.
+void rank_requests(CompareResult& c, RankBy rank, const Phases& phases);
+/// The model a request runs: the prefill part of `plan` (its prefill-phase GEMMs and operators) and every decode
+/// step's decode part (decode_steps), so that run_model's decode total is the sum of the steps exactly as
+/// request_figures adds them (the search ranks mappings by it: docs/search.md "Requests").
+Model request_model(const Model& plan, const DecodeSteps& steps);
 
 // ------------------------------------------------------------- exports for serving simulators
 

@@ -82,6 +82,7 @@ CLI::App* add_compare(CLI::App& app, const Command& self, Context& ctx) {
   auto args = std::make_shared<ModelArgs>();
   auto sargs = std::make_shared<SearchArgs>();
   auto searched = std::make_shared<bool>(false);
+  auto per_phase = std::make_shared<bool>(false);
   auto rargs = std::make_shared<RequestArgs>();
   auto* cmd = app.add_subcommand(self.name, self.description);
   cmd->add_option("DUMP", args->dump, "Dump (default: the shipped Llama-2-7B)");
@@ -91,8 +92,11 @@ CLI::App* add_compare(CLI::App& app, const Command& self, Context& ctx) {
   cmd->add_flag("--search", *searched,
                 "Rank each scheme at its own best mapping (the search's dataflow, array and tiles; docs/search.md)");
   add_search_options(cmd, *sargs);
+  cmd->add_flag("--per-phase", *per_phase,
+                "With --search and a request: the prefill's mapping chosen by the prefill, the decode's by the "
+                "decode steps (default: one mapping by the whole request)");
   add_request_options(cmd, *rargs);
-  cmd->callback([&ctx, args, sargs, searched, rargs, cmd] {
+  cmd->callback([&ctx, args, sargs, searched, per_phase, rargs, cmd] {
     const auto format = report::parse_format(args->format);
     // with --mlc-config and no --quant: the build's quantization first, then the defaults
     std::string list = args->quant;
@@ -104,10 +108,10 @@ CLI::App* add_compare(CLI::App& app, const Command& self, Context& ctx) {
     const auto schemes = model::compare_schemes(list, !args->dump.empty());
     const auto request = request_of(cmd, *rargs, *args);
     const model::RankBy rank = model::parse_rank_by(rargs->rank_by);
-    if (request && *searched)
+    if (*per_phase && !(*searched && request))
       throw InputError(
-          "compare --search chooses mappings by one prefill and one decode step; requests "
-          "(--prompt-len / --gen-len) are costed by a plain compare");
+          "--per-phase chooses the prefill's and the decode's mappings of a request apart: give --search and "
+          "--prompt-len / --gen-len");
     if (request && format == report::Format::kHtml)
       throw InputError("the html report has no request section: use --format table, json or csv with a request");
     if (deployed(*args)) {
@@ -123,6 +127,12 @@ CLI::App* add_compare(CLI::App& app, const Command& self, Context& ctx) {
       const search::Options o = search_options(*args, *sargs, cmd);
       const arch::Arch ar = load_arch(*args);
       const model::Phases ph = phases(*args);
+      if (request) {  // mappings chosen by the whole request (or per phase), never by one decode step
+        ctx.result = report::render(
+            search::compare_request_at_best(ar, plan_source(*args), ph, *request, schemes, o, *per_phase, rank),
+            format);
+        return;
+      }
       const model::Model plan = load_plan(*args, ph);
       const auto best = run_search(ar, plan, ph, schemes, o);
       ctx.result = report::render(search::compare_at_best(ar, plan, ph, schemes, o, best), format);
