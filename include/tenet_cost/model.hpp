@@ -4,6 +4,7 @@
 // (per-entry totals) and the scheme comparison, each with its result type.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -44,6 +45,7 @@ struct ModelConfig {
   Activation activation = Activation::kSilu;
   // Mixture of experts (docs/model.md "Model families"); experts = 0: every layer is dense.
   std::int64_t experts = 0, experts_per_token = 0;  // routed experts E, experts per token k
+  std::string experts_field;                        // the config's name of E (num_local_experts, ...)
   std::int64_t expert_intermediate = 0;             // width of one routed expert's gated MLP
   std::int64_t shared_intermediate = 0;             // width of the shared experts' gated MLP (0: none)
   bool shared_expert_gate = false;                  // Qwen2-MoE: sigmoid(hidden -> 1) gate of the shared expert
@@ -432,6 +434,12 @@ CollectiveCost all_reduce(const arch::ChipLink& link, std::int64_t n, const Coll
 /// All-gather of rows x cols_per_chip from each of n chips (ring: n-1 steps; fully connected: 1).
 CollectiveCost all_gather(const arch::ChipLink& link, std::int64_t n, const CollectiveFormat& f, std::int64_t rows,
                           std::int64_t cols_per_chip);
+/// All-to-all over n chips, each chip sending `rows_per_pair` x cols (format f, its scales with it) to every other
+/// (expert parallelism's dispatch and combine). Ring: n-1 steps, step s forwarding the n-s chunks still travelling
+/// (n(n-1)/2 chunks per chip; seconds (n-1)·latency + bytes / bandwidth); fully connected: one step, n-1 chunks over
+/// n-1 links at once (latency + chunk / bandwidth). Energy: every chip's bytes over the links.
+CollectiveCost all_to_all(const arch::ChipLink& link, std::int64_t n, const CollectiveFormat& f,
+                          std::int64_t rows_per_pair, std::int64_t cols);
 /// One hop of `bytes` (a pipeline stage boundary).
 CollectiveCost send_recv(const arch::ChipLink& link, std::int64_t bytes);
 
@@ -454,6 +462,8 @@ struct DeployPhase {
   std::int64_t chip_dram_bytes = 0;   // that chip's DRAM bytes
   std::int64_t collective_bytes = 0;  // sent by one chip of the busiest stage (all-reduces, logits all-gather)
   double collective_s = 0;            // that chip's collective time (on its critical path)
+  std::int64_t all_to_all_bytes = 0;  // the part of collective_bytes in expert parallelism's all-to-alls
+  double all_to_all_s = 0;            // and of collective_s
   double link_energy_j = 0;           // every collective and send/recv over the links (part of energy_j)
   std::int64_t send_recv_bytes = 0;   // pipeline: activations over all stage boundaries (one TP rank's copy)
   double send_recv_s = 0;
@@ -461,6 +471,7 @@ struct DeployPhase {
 };
 struct DeployRow {
   DeployPhase prefill, decode;
+  std::size_t deployment = 0;              // index into CompareResult::deployments
   std::int64_t weight_bytes_per_chip = 0;  // the largest stage's weights on one chip
   CollectiveFormat collective;             // the row-parallel all-reduces' format
 };
@@ -493,7 +504,10 @@ struct CompareResult {
   std::vector<std::string> mappings;     // compare --search: each row's mapping ("ws 32x32"), else empty
   RankBy ranked = RankBy::kListed;       // the rows' order (ratios are against the first row in that order)
   std::optional<Request> request;        // the requests of the rows' `request` figures
-  std::optional<Deployment> deployment;  // --tp / --pp / --ep
+  std::optional<Deployment> deployment;  // --tp / --pp / --ep (one deployment)
+  /// every deployment of the rows (DeployRow::deployment indexes it); more than one: --tp / --pp / --ep lists, one
+  /// row per (deployment, scheme), deployments outer
+  std::vector<Deployment> deployments;
 };
 
 /// One scheme's row from its run (per-phase sums; the ratios are set by set_ratios).
@@ -524,11 +538,30 @@ CompareResult compare_deployed(cost::Estimator& est, const Model& whole, const M
                                const std::vector<std::optional<quant::Scheme>>& schemes,
                                const std::function<void(std::size_t, const std::string&)>& progress = {});
 
+/// The deployments of --tp / --pp / --ep lists ("1,4,8"; "" = 1): every combination, tp outermost, then pp, then ep;
+/// an --ep entry `tp` is each deployment's TP degree (expert parallelism over its TP group); combinations that come
+/// out equal are listed once. `base` gives --micro-batches and --collective-dtype. Throws InputError naming the flag.
+std::vector<Parallel> deployment_grid(const std::string& tp, const std::string& pp, const std::string& ep,
+                                      const Parallel& base);
+/// compare_deployed for each deployment of `grid`, the rows concatenated (deployments outer, schemes inner), the
+/// ratios against the first row, the notes of every deployment (each once). One deployment: compare_deployed.
+CompareResult compare_deployments(cost::Estimator& est, const Model& whole, const ModelConfig& cfg, const Phases& ph,
+                                  const std::vector<std::optional<quant::Scheme>>& schemes,
+                                  const std::vector<Parallel>& grid,
+                                  const std::function<void(std::size_t, const std::string&)>& progress = {});
+
 /// Each row's request figures (rows in the order of `schemes`, as compare made them), then the rows ordered by
 /// `rank` (stable; kListed keeps them) and the ratios set against the new first row.
 void add_requests(CompareResult& c, cost::Estimator& est, const PlanAt& plan_at, const Phases& phases,
                   const Request& req, const std::vector<std::optional<quant::Scheme>>& schemes, RankBy rank,
                   const std::optional<ModelConfig>& cfg);
+/// The rows (each with its request figures) ordered by `rank` (stable; kListed keeps them, mappings follow their
+/// rows), then the ratios against the new first row.
+void rank_requests(CompareResult& c, RankBy rank, const Phases& phases);
+/// The model a request runs: the prefill part of `plan` (its prefill-phase GEMMs and operators) and every decode
+/// step's decode part (decode_steps), so that run_model's decode total is the sum of the steps exactly as
+/// request_figures adds them (the search ranks mappings by it: docs/search.md "Requests").
+Model request_model(const Model& plan, const DecodeSteps& steps);
 
 // ------------------------------------------------------------- exports for serving simulators
 

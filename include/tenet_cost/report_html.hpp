@@ -138,6 +138,11 @@ ReportDoc estimate_doc(const model::EstimateResult& e, const arch::Arch& arch);
 ReportDoc compare_doc(const model::CompareResult& c, const std::vector<model::EstimateResult>& per_scheme,
                       const arch::Arch& arch);
 
+/// `compare --format html` over chips (--tp / --pp / --ep): the comparison of compare_doc with one row per
+/// (deployment, scheme), labelled "scheme @ N chips (tp, pp, ep)" and costed as the whole deployment per step, and one
+/// assumption per row with one chip's figures (its work, collectives, weights).
+ReportDoc deployments_doc(const model::CompareResult& c, const arch::Arch& arch);
+
 /// `search --format html`: assumptions (with the objective and the candidate set), each scheme at its best
 /// configuration, and the latency-energy trade-off of every configuration listed (the --top ones of each scheme and
 /// the search's Pareto front) over the whole run.

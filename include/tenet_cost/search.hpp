@@ -154,4 +154,18 @@ model::CompareResult compare_at_best(const arch::Arch& arch, const model::Model&
                                      const std::vector<std::optional<quant::Scheme>>& schemes, const Options& o,
                                      const SearchResult& result);
 
+/// The estimator of a configuration (one dataflow for the model): the arch at its array, the search's cost options
+/// and memo.
+cost::Estimator estimator_at(const arch::Arch& arch, const Options& o, const Config& c);
+
+/// compare --search with a request (--prompt-len / --gen-len; docs/search.md "Requests"): each scheme's mapping
+/// chosen by the objective over its whole request — the prefill and the gen_len - 1 decode steps, each at its own
+/// context (model::request_model) — or, `per_phase`, the prefill's mapping by the prefill and the decode's by the
+/// decode steps; each row is then compare's row and request figures at that mapping (per phase: the prefill at the
+/// prefill's, the decode steps at the decode's), the rows ordered by `rank`. Throws InputError for --per-gemm.
+model::CompareResult compare_request_at_best(const arch::Arch& arch, const model::PlanSource& source,
+                                             const model::Phases& phases, const model::Request& req,
+                                             const std::vector<std::optional<quant::Scheme>>& schemes, const Options& o,
+                                             bool per_phase, model::RankBy rank);
+
 }  // namespace tenet_cost::search

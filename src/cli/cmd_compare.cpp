@@ -61,8 +61,6 @@ std::string deployed_compare(const ModelArgs& args, const std::vector<std::optio
     throw InputError(
         "--tp / --pp / --ep: a deployment is compared per prefill and decode step; requests (--prompt-len / "
         "--gen-len) and --search are costed on one chip");
-  if (format == report::Format::kHtml)
-    throw InputError("the html report has no deployment section: use table, json or csv");
   cost::Estimator est = make_estimator(args);
   const model::Phases ph = phases(args);
   const model::Model plan = plan_source(args).at(ph);
@@ -70,11 +68,12 @@ std::string deployed_compare(const ModelArgs& args, const std::vector<std::optio
     throw InputError(
         "--tp / --pp / --ep shard a config's plan (--hf-config or --mlc-config); a dump's or --gemm's GEMMs are one "
         "chip's shapes already");
-  Progress progress("compare", "schemes", schemes.size());
-  return report::render(
-      model::compare_deployed(est, plan, *plan.config, ph, schemes,
-                              [&](std::size_t done, const std::string& s) { progress.step(done, s); }),
-      format);
+  Progress progress("compare", "rows", schemes.size() * args.grid.size());
+  const model::CompareResult result =
+      model::compare_deployments(est, plan, *plan.config, ph, schemes, args.grid,
+                                 [&](std::size_t done, const std::string& s) { progress.step(done, s); });
+  if (format == report::Format::kHtml) return report::html::render(report::html::deployments_doc(result, est.arch()));
+  return report::render(result, format);
 }
 
 }  // namespace
@@ -83,6 +82,7 @@ CLI::App* add_compare(CLI::App& app, const Command& self, Context& ctx) {
   auto args = std::make_shared<ModelArgs>();
   auto sargs = std::make_shared<SearchArgs>();
   auto searched = std::make_shared<bool>(false);
+  auto per_phase = std::make_shared<bool>(false);
   auto rargs = std::make_shared<RequestArgs>();
   auto* cmd = app.add_subcommand(self.name, self.description);
   cmd->add_option("DUMP", args->dump, "Dump (default: the shipped Llama-2-7B)");
@@ -92,8 +92,11 @@ CLI::App* add_compare(CLI::App& app, const Command& self, Context& ctx) {
   cmd->add_flag("--search", *searched,
                 "Rank each scheme at its own best mapping (the search's dataflow, array and tiles; docs/search.md)");
   add_search_options(cmd, *sargs);
+  cmd->add_flag("--per-phase", *per_phase,
+                "With --search and a request: the prefill's mapping chosen by the prefill, the decode's by the "
+                "decode steps (default: one mapping by the whole request)");
   add_request_options(cmd, *rargs);
-  cmd->callback([&ctx, args, sargs, searched, rargs, cmd] {
+  cmd->callback([&ctx, args, sargs, searched, per_phase, rargs, cmd] {
     const auto format = report::parse_format(args->format);
     // with --mlc-config and no --quant: the build's quantization first, then the defaults
     std::string list = args->quant;
@@ -105,10 +108,10 @@ CLI::App* add_compare(CLI::App& app, const Command& self, Context& ctx) {
     const auto schemes = model::compare_schemes(list, !args->dump.empty());
     const auto request = request_of(cmd, *rargs, *args);
     const model::RankBy rank = model::parse_rank_by(rargs->rank_by);
-    if (request && *searched)
+    if (*per_phase && !(*searched && request))
       throw InputError(
-          "compare --search chooses mappings by one prefill and one decode step; requests "
-          "(--prompt-len / --gen-len) are costed by a plain compare");
+          "--per-phase chooses the prefill's and the decode's mappings of a request apart: give --search and "
+          "--prompt-len / --gen-len");
     if (request && format == report::Format::kHtml)
       throw InputError("the html report has no request section: use --format table, json or csv with a request");
     if (deployed(*args)) {
@@ -124,6 +127,12 @@ CLI::App* add_compare(CLI::App& app, const Command& self, Context& ctx) {
       const search::Options o = search_options(*args, *sargs, cmd);
       const arch::Arch ar = load_arch(*args);
       const model::Phases ph = phases(*args);
+      if (request) {  // mappings chosen by the whole request (or per phase), never by one decode step
+        ctx.result = report::render(
+            search::compare_request_at_best(ar, plan_source(*args), ph, *request, schemes, o, *per_phase, rank),
+            format);
+        return;
+      }
       const model::Model plan = load_plan(*args, ph);
       const auto best = run_search(ar, plan, ph, schemes, o);
       ctx.result = report::render(search::compare_at_best(ar, plan, ph, schemes, o, best), format);

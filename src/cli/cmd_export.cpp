@@ -54,6 +54,8 @@ CLI::App* add_export(CLI::App& app, const Command& self, Context& ctx) {
       if (cmd->count(flag) > 0)
         throw InputError(std::string("export: ") + flag + " is the simulator's to schedule; the tables are per --tp");
     deployed(a->model);  // --mlc-config's tensor_parallel_shards as --tp
+    if (a->model.grid.size() > 1)
+      throw InputError("export: --tp " + a->model.tp_list + ": one TP degree per bundle (run export once per degree)");
     const std::int64_t tp = std::max<std::int64_t>(a->model.tp, 1);
     const model::ModelConfig cfg = export_config(a->model);
     cost::Estimator est = make_estimator(a->model);

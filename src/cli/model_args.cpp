@@ -64,13 +64,16 @@ void add_model_options(CLI::App* cmd, ModelArgs& a) {
 }
 
 void add_parallel_options(CLI::App* cmd, ModelArgs& a) {
-  cmd->add_option("--tp", a.tp,
-                  "Tensor parallelism over N chips (config plans; default: --mlc-config's tensor_parallel_shards, "
-                  "else 1): QKV / gate-up column-parallel, O / down row-parallel with an all-reduce each");
-  cmd->add_option("--pp", a.pp,
-                  "Pipeline stages (default: --mlc-config's pipeline_parallel_stages, else 1): consecutive layers "
-                  "per stage, activations sent between them");
-  cmd->add_option("--ep", a.ep, "Expert parallelism (MoE) over the N chips of the TP group (N = --tp; default 1)");
+  cmd->add_option("--tp", a.tp_list,
+                  "Tensor parallelism over N chips, or a list (1,4,8: one row per deployment and scheme; config "
+                  "plans; default: --mlc-config's tensor_parallel_shards, else 1): QKV / gate-up column-parallel, "
+                  "O / down row-parallel with an all-reduce each");
+  cmd->add_option("--pp", a.pp_list,
+                  "Pipeline stages, or a list (default: --mlc-config's pipeline_parallel_stages, else 1): "
+                  "consecutive layers per stage, activations sent between them");
+  cmd->add_option("--ep", a.ep_list,
+                  "Expert parallelism (MoE) over the chips of the TP group: N = --tp, or tp (each deployment's "
+                  "--tp), or a list (1,tp: both; default 1); all-to-all dispatch and combine");
   cmd->add_option("--micro-batches", a.micro_batches,
                   "Pipeline micro-batches per step (must divide --batch; default: the largest divisor <= --pp)");
   cmd->add_option("--collective-dtype", a.collective_dtype,
@@ -79,12 +82,19 @@ void add_parallel_options(CLI::App* cmd, ModelArgs& a) {
 }
 
 bool deployed(ModelArgs& a) {
-  if (!a.mlc_config.empty() && (a.tp == 0 || a.pp == 0)) {
+  if (!a.mlc_config.empty() && (a.tp_list.empty() || a.pp_list.empty())) {
     const model::MlcChatConfig mlc = model::load_mlc_chat_config(a.mlc_config);
-    if (a.tp == 0) a.tp = mlc.tensor_parallel_shards;
-    if (a.pp == 0) a.pp = mlc.pipeline_parallel_stages;
+    if (a.tp_list.empty()) a.tp_list = std::to_string(mlc.tensor_parallel_shards);
+    if (a.pp_list.empty()) a.pp_list = std::to_string(mlc.pipeline_parallel_stages);
   }
-  return a.tp > 1 || a.pp > 1 || a.ep > 1 || a.micro_batches > 0 || a.collective_dtype != "activation";
+  model::Parallel base;
+  base.micro_batches = a.micro_batches;
+  base.collective_dtype = a.collective_dtype == "activation" ? "" : a.collective_dtype;
+  a.grid = model::deployment_grid(a.tp_list, a.pp_list, a.ep_list, base);
+  a.tp = a.grid.front().tp;
+  a.pp = a.grid.front().pp;
+  a.ep = a.grid.front().ep;
+  return a.grid.size() > 1 || a.grid.front().any() || a.micro_batches > 0 || a.collective_dtype != "activation";
 }
 
 void add_engine_points_option(CLI::App* cmd, std::int64_t& points) {

@@ -24,7 +24,9 @@ struct ModelArgs {
   std::int64_t seq_len = 2048, context = 2048, batch = 1, chunk = 0;
   // --tp / --pp / --ep / --micro-batches / --collective-dtype: a deployment over chips (0: not given; --mlc-config's
   // tensor_parallel_shards / pipeline_parallel_stages then, else 1)
-  std::int64_t tp = 0, pp = 0, ep = 1, micro_batches = 0;
+  std::int64_t tp = 0, pp = 0, ep = 1, micro_batches = 0;  // the first deployment's (set by deployed())
+  std::string tp_list, pp_list, ep_list;                   // the flags' text: "4", "1,4,8", --ep "1,tp"
+  std::vector<model::Parallel> grid;                       // every deployment of the lists (set by deployed())
   std::string collective_dtype = "activation";
   bool strict = false;                                      // --strict: a plan over the arch's dram.bytes is an error
   bool allow_long_context = false;                          // --allow-long-context: beyond max_position_embeddings
@@ -44,7 +46,8 @@ model::Phases phases(const ModelArgs& a);
 /// --tp / --pp / --ep / --micro-batches / --collective-dtype (the --mlc-config's shards and stages by default).
 void add_parallel_options(CLI::App* cmd, ModelArgs& a);
 /// A deployment over chips was asked for (by the flags, or by the --mlc-config's shards / stages, which it copies
-/// into --tp / --pp when those are not given).
+/// into --tp / --pp when those are not given). Fills `grid` with every deployment of the --tp / --pp / --ep lists
+/// and tp / pp / ep with the first one's.
 bool deployed(ModelArgs& a);
 /// The cost options named by the flags (--tile rules, --array-model, --objective).
 cost::Options cost_options(const ModelArgs& a);

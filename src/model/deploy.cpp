@@ -15,21 +15,36 @@ namespace {
 // One stage's figures per micro-batch on one chip: its own work and its collectives, per phase.
 struct StagePhase {
   PhaseSum chip;
-  CollectiveCost collectives;
+  CollectiveCost collectives, all_to_all;  // all_to_all: the part of collectives in expert parallelism's all-to-alls
 };
 struct StageRun {
   StagePhase prefill, decode;
   std::int64_t weight_bytes = 0;
 };
 
-// The TP collectives of one stage and phase on one chip: two row-parallel all-reduces per layer (after o_proj and
-// after down_proj / the MoE block), the vocab-parallel embedding's all-reduce (first stage, model dtype) and the
-// logits' all-gather (last stage, float32).
+// The collectives of one stage and phase on one chip (`a2a`: the all-to-alls' part): two row-parallel all-reduces
+// per dense layer (after o_proj and after down_proj; without expert parallelism also per MoE layer, after the MoE
+// block), the vocab-parallel embedding's all-reduce (first stage, model dtype) and the logits' all-gather (last stage,
+// float32). With expert parallelism (ep = tp) an MoE layer has one all-reduce (the attention's output, as a
+// reduce-scatter that leaves each chip 1/ep of the tokens and the all-gather before the next attention) and the
+// all-to-all dispatch and combine of the routed rows: ⌈T·k / ep²⌉ rows of the hidden size between each pair of
+// chips (balanced routing), at the scheme's collective format.
 CollectiveCost stage_collectives(const ModelConfig& st, const arch::ChipLink& link, std::int64_t tp,
-                                 const CollectiveFormat& f, std::int64_t rows, std::int64_t sequences) {
+                                 const CollectiveFormat& f, std::int64_t rows, std::int64_t sequences,
+                                 CollectiveCost& a2a) {
   CollectiveCost c;
+  a2a = CollectiveCost{};
   if (tp <= 1) return c;
-  c.add(all_reduce(link, tp, f, rows, st.hidden), checked_mul(2, st.layers, "all-reduces"));
+  const std::int64_t ep = st.expert_shards, moe = ep > 1 ? st.moe_layers : 0;
+  const std::int64_t all_reduces = checked_add(checked_mul(2, st.layers - moe, "all-reduces"), moe, "all-reduces");
+  c.add(all_reduce(link, tp, f, rows, st.hidden), all_reduces);
+  if (moe > 0) {
+    const std::int64_t routed = checked_mul(rows, st.experts_per_token, "routed rows");
+    const std::int64_t pairs = checked_mul(ep, ep, "chip pairs");
+    const std::int64_t per_pair = routed / pairs + (routed % pairs != 0 ? 1 : 0);
+    a2a.add(all_to_all(link, ep, f, per_pair, st.hidden), checked_mul(2, moe, "all-to-alls"));
+    c.add(a2a);
+  }
   CollectiveFormat model_dtype;
   model_dtype.dtype = to_string(st.dtype);
   model_dtype.bits = 8 * bytes_of(st.dtype);
@@ -51,8 +66,11 @@ StageRun run_stage(cost::Estimator& est, const ModelConfig& st, const Phases& mb
   const CompareRow row = compare_row("", run_model(est, m, s));
   StageRun r;
   const arch::ChipLink& link = est.arch().chip_link;
-  r.prefill = {row.prefill, stage_collectives(st, link, tp, f, checked_mul(mb.batch, mb.seq_len, "rows"), mb.batch)};
-  r.decode = {row.decode, stage_collectives(st, link, tp, f, mb.batch, mb.batch)};
+  r.prefill.chip = row.prefill;
+  r.prefill.collectives =
+      stage_collectives(st, link, tp, f, checked_mul(mb.batch, mb.seq_len, "rows"), mb.batch, r.prefill.all_to_all);
+  r.decode.chip = row.decode;
+  r.decode.collectives = stage_collectives(st, link, tp, f, mb.batch, mb.batch, r.decode.all_to_all);
   r.weight_bytes = footprint(m, s).weight_bytes;
   return r;
 }
@@ -90,6 +108,8 @@ DeployPhase pipeline(const std::vector<const StagePhase*>& stages, std::int64_t 
     if (checked_mul(m, s->collectives.bytes_per_chip, "collective bytes") > d.collective_bytes) {
       d.collective_bytes = checked_mul(m, s->collectives.bytes_per_chip, "collective bytes");
       d.collective_s = md * s->collectives.seconds;
+      d.all_to_all_bytes = checked_mul(m, s->all_to_all.bytes_per_chip, "all-to-all bytes");
+      d.all_to_all_s = md * s->all_to_all.seconds;
     }
   }
   // the first micro-batch through every stage and boundary, then one more per period of the slowest stage (or hop)
@@ -184,14 +204,17 @@ CompareResult compare_deployed(cost::Estimator& est, const Model& whole, const M
   }
   set_ratios(out, ph);
   out.deployment = dep;
+  out.deployments = {dep};
   std::string layers;
   for (const std::int64_t l : dep.stages) layers += (layers.empty() ? "" : "+") + std::to_string(l);
   out.info.notes.push_back(
       "deployment: tp " + std::to_string(par.tp) + " x pp " + std::to_string(par.pp) +
-      (par.ep > 1 ? " (ep " + std::to_string(par.ep) + " over the TP group: whole experts per chip)" : "") + " = " +
-      std::to_string(par.chips()) + " chips; layers per stage " + layers + "; " + std::to_string(m) +
-      " micro-batch(es) of " + std::to_string(mb.batch) + " sequences; chip link " + link_text(dep.link) +
-      (dep.link.given ? "" : " (default: the arch has no chip_link)"));
+      (par.ep > 1 ? " (ep " + std::to_string(par.ep) +
+                        " over the TP group: whole experts per chip, all-to-all dispatch and combine)"
+                  : "") +
+      " = " + std::to_string(par.chips()) + (par.chips() == 1 ? " chip" : " chips") + "; layers per stage " + layers +
+      "; " + std::to_string(m) + " micro-batch(es) of " + std::to_string(mb.batch) + " sequences; chip link " +
+      link_text(dep.link) + (dep.link.given ? "" : " (default: the arch has no chip_link)"));
   out.info.notes.push_back(
       "deployment figures: latency = the stages of the first micro-batch + (micro-batches - 1) x the slowest stage; "
       "each stage its chip's work + its collectives (not overlapped); energy and DRAM bytes summed over every chip, "

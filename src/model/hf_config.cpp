@@ -237,6 +237,8 @@ void read_experts(const Fields& f, ModelConfig& c) {
   // mixture of experts: Mixtral (num_local_experts), Qwen2-MoE (num_experts, shared expert, decoder_sparse_step,
   // mlp_only_layers), DeepSeek-MoE (n_routed_experts, n_shared_experts, first_k_dense_replace, moe_layer_freq)
   c.experts = f.count("num_local_experts", f.count("num_experts", f.count("n_routed_experts", 0)));
+  for (const char* field : {"num_local_experts", "num_experts", "n_routed_experts"})
+    if (c.experts > 0 && c.experts_field.empty() && f.has(field)) c.experts_field = field;
   if (c.experts > 0) {
     if (!f.has("num_experts_per_tok"))
       throw InputError(f.at, "missing 'num_experts_per_tok' (the experts each token is routed to) beside " +

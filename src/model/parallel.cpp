@@ -106,6 +106,22 @@ CollectiveCost all_gather(const arch::ChipLink& link, std::int64_t n, const Coll
   return c;
 }
 
+CollectiveCost all_to_all(const arch::ChipLink& link, std::int64_t n, const CollectiveFormat& f,
+                          std::int64_t rows_per_pair, std::int64_t cols) {
+  CollectiveCost c;
+  if (n <= 1) return c;
+  const std::int64_t chunk = chunk_bytes(f, rows_per_pair, cols);
+  const bool ring = link.topology == arch::ChipTopology::kRing;
+  // ring: n-1 steps, step s forwards the n-s chunks still travelling to the next chip (n(n-1)/2 chunks per chip);
+  // fully connected: one step, n-1 chunks over n-1 links at once
+  const std::int64_t chunks = ring ? checked_mul(n, n - 1, "all-to-all chunks") / 2 : n - 1;
+  c.bytes_per_chip = checked_mul(chunks, chunk, "collective bytes");
+  c.seconds = static_cast<double>(ring ? n - 1 : 1) * link.latency_us * 1e-6 +
+              static_cast<double>(ring ? c.bytes_per_chip : chunk) / (link.gb_per_s * 1e9);
+  c.energy_j = link_joules(link, checked_mul(n, c.bytes_per_chip, "collective bytes"));
+  return c;
+}
+
 CollectiveCost send_recv(const arch::ChipLink& link, std::int64_t bytes) {
   return CollectiveCost{bytes, link_seconds(link, 1, bytes), link_joules(link, bytes)};
 }
@@ -145,8 +161,10 @@ ModelConfig shard_config(const ModelConfig& c, const Parallel& p, std::vector<st
   }
   if (p.ep > 1) {
     if (c.experts % p.ep != 0)
-      throw InputError("--ep " + std::to_string(p.ep) + ": the " + std::to_string(c.experts) +
-                       " routed experts are not divisible by " + std::to_string(p.ep) + " (choose a divisor)");
+      throw InputError("--ep " + std::to_string(p.ep) + ": " +
+                       (c.experts_field.empty() ? std::string("the routed experts") : c.experts_field) + " " +
+                       std::to_string(c.experts) + " is not divisible by " + std::to_string(p.ep) +
+                       " (expert parallelism places whole experts, the same number on every chip; choose a divisor)");
     s.expert_shards = p.ep;
   }
   return s;

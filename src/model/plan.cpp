@@ -186,9 +186,10 @@ void layer_gemms(std::vector<ModelGemm>& out, const ModelConfig& c, Phase phase,
   if (c.moe_layers > 0) {
     // the router, the routed experts (tokens·k rows spread over the experts touched), the shared experts
     const std::int64_t M = c.moe_layers, E = c.experts, k = c.experts_per_token, I = c.expert_intermediate;
-    lin("router", tokens, E, c.hidden, M);
-    // expert parallelism: this chip holds E / shards whole experts and gets its share of the routed rows
+    // expert parallelism: each chip routes its 1/shards of the tokens, holds E / shards whole experts and gets its
+    // share of the routed rows
     const std::int64_t es = c.expert_shards;
+    lin("router", tokens / es + (tokens % es != 0 ? 1 : 0), E, c.hidden, M);
     const std::int64_t all_rows = checked_mul(tokens, k, "routed rows");
     const std::int64_t rows = all_rows / es + (all_rows % es != 0 ? 1 : 0);
     const std::int64_t all_touched = experts_touched(E, k, tokens);

@@ -75,6 +75,21 @@ DecodeSteps decode_steps(const PlanAt& plan_at, const Phases& phases, const Requ
   return out;
 }
 
+Model request_model(const Model& plan, const DecodeSteps& steps) {
+  Model out = plan;
+  out.gemms.erase(
+      std::remove_if(out.gemms.begin(), out.gemms.end(), [](const ModelGemm& g) { return g.phase != Phase::kPrefill; }),
+      out.gemms.end());
+  out.ops.erase(
+      std::remove_if(out.ops.begin(), out.ops.end(), [](const ModelOp& o) { return o.phase != Phase::kPrefill; }),
+      out.ops.end());
+  for (const Model& step : steps.plans) {
+    out.gemms.insert(out.gemms.end(), step.gemms.begin(), step.gemms.end());
+    out.ops.insert(out.ops.end(), step.ops.begin(), step.ops.end());
+  }
+  return out;
+}
+
 RequestFigures request_figures(cost::Estimator& est, const DecodeSteps& steps, const PhaseSum& prefill,
                                const Phases& phases, const Request& req, const std::optional<quant::Scheme>& scheme) {
   RequestFigures f;
@@ -115,6 +130,10 @@ void add_requests(CompareResult& c, cost::Estimator& est, const PlanAt& plan_at,
   for (std::size_t i = 0; i < c.rows.size(); ++i)
     c.rows[i].request = request_figures(est, steps, c.rows[i].prefill, phases, req, schemes[i]);
   c.request = req;
+  rank_requests(c, rank, phases);
+}
+
+void rank_requests(CompareResult& c, RankBy rank, const Phases& phases) {
   c.ranked = rank;
   if (rank != RankBy::kListed) {
     std::vector<std::size_t> order(c.rows.size());

@@ -102,8 +102,8 @@ std::string request_text(const model::CompareResult& c) {
          render_text(request_table(c));
 }
 
-json deploy_phase_json(const model::DeployPhase& d) {
-  return {
+json deploy_phase_json(const model::DeployPhase& d, bool expert_parallel) {
+  json j = {
       {"latency_s", d.latency_s},
       {"energy_j", d.energy_j},
       {"dram_bytes", d.dram_bytes},
@@ -114,16 +114,22 @@ json deploy_phase_json(const model::DeployPhase& d) {
       {"send_recv_bytes", d.send_recv_bytes},
       {"send_recv_s", d.send_recv_s},
       {"bubble_fraction", d.bubble_fraction}};
+  if (expert_parallel) {  // --ep > 1: the all-to-alls' part of the collectives
+    j["all_to_all_bytes"] = d.all_to_all_bytes;
+    j["all_to_all_s"] = d.all_to_all_s;
+  }
+  return j;
 }
 
-json deploy_row_json(const model::DeployRow& r) {
+json deploy_row_json(const model::DeployRow& r, const model::CompareResult& c) {
+  const bool ep = c.deployments.at(r.deployment).parallel.ep > 1;
   return {{"collective_dtype", r.collective.dtype},
           {"collective_bits", r.collective.bits},
           {"collective_scales", quant::to_string(r.collective.scale)},
           {"collective_dtype_from", r.collective.from_scheme ? "scheme" : "--collective-dtype"},
           {"weight_bytes_per_chip", r.weight_bytes_per_chip},
-          {"prefill", deploy_phase_json(r.prefill)},
-          {"decode", deploy_phase_json(r.decode)}};
+          {"prefill", deploy_phase_json(r.prefill, ep)},
+          {"decode", deploy_phase_json(r.decode, ep)}};
 }
 
 json deployment_json(const model::Deployment& d) {
@@ -200,7 +206,9 @@ std::string render(const model::CompareResult& c, Format fmt) {
       x["prefill_traffic_ratio_vs_first"] = r.prefill_traffic_ratio_vs_first;
       if (!c.searched.empty()) x["mapping"] = c.mappings.at(j["rows"].size());
       if (r.request) x["request"] = request_json(*r.request);
-      if (r.deploy) x["deployment"] = deploy_row_json(*r.deploy);
+      if (r.deploy) x["deployment"] = deploy_row_json(*r.deploy, c);
+      if (r.deploy && c.deployments.size() > 1)
+        x["deployment"].update(deployment_json(c.deployments.at(r.deploy->deployment)));
       if (!r.other.empty()) {
         x["entries"] = json::object();
         for (const auto& e : r.other) {
@@ -214,12 +222,17 @@ std::string render(const model::CompareResult& c, Format fmt) {
     }
     if (!c.searched.empty()) j["searched"] = c.searched;
     if (c.deployment) j["deployment"] = deployment_json(*c.deployment);
+    if (c.deployments.size() > 1) {
+      j["deployments"] = json::array();
+      for (const auto& d : c.deployments) j["deployments"].push_back(deployment_json(d));
+    }
     if (c.request)
       j["request"] = {{"prompt_len", c.request->prompt_len},
                       {"gen_len", c.request->gen_len},
                       {"ranked_by", model::to_string(c.ranked)}};
     return dump_json(j);
   }
+  if (c.deployments.size() > 1) return render_deployments(c, fmt);
   const bool phases = c.info.has_prefill || c.info.has_decode;
   const bool other =
       std::any_of(c.rows.begin(), c.rows.end(), [](const model::CompareRow& r) { return !r.other.empty(); });

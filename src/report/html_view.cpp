@@ -6,6 +6,8 @@
 
 #include "tenet_cost/checked.hpp"
 #include "tenet_cost/cost.hpp"
+#include "tenet_cost/error.hpp"
+#include "tenet_cost/report.hpp"
 #include "tenet_cost/report_html.hpp"
 
 namespace tenet_cost::report::html {
@@ -173,6 +175,45 @@ ReportDoc compare_doc(const model::CompareResult& c, const std::vector<EstimateR
     doc.rooflines.push_back(roofline_of(per_scheme[i], arch));
     doc.rooflines.back().scheme = c.rows[i].scheme;
   }
+  return doc;
+}
+
+ReportDoc deployments_doc(const model::CompareResult& c, const arch::Arch& arch) {
+  model::CompareResult labelled = c;
+  std::vector<Assumption> per_chip;
+  for (model::CompareRow& r : labelled.rows) {
+    if (!r.deploy) throw InternalError("deployments_doc: a row without a deployment");
+    const model::DeployRow& d = *r.deploy;
+    const model::Parallel& p = c.deployments.at(d.deployment).parallel;
+    r.scheme += " @ " + std::to_string(p.chips()) + (p.chips() == 1 ? " chip" : " chips") + " (tp " +
+                std::to_string(p.tp) + ", pp " + std::to_string(p.pp) + ", ep " + std::to_string(p.ep) + ")";
+    per_chip.push_back(
+        {r.scheme + ", per chip", "decode step " + report::fixed(d.decode.chip_latency_s * 1e3, 2) +
+                                      " ms of its own work, " + report::megabytes(d.decode.chip_dram_bytes) +
+                                      " MB DRAM, " + report::fixed(d.decode.chip_energy_j * 1e3, 2) +
+                                      " mJ; collectives " + report::fixed(d.decode.collective_s * 1e3, 3) + " ms, " +
+                                      report::fixed(static_cast<double>(d.decode.collective_bytes) / 1e3, 1) +
+                                      " KB sent (" + d.collective.dtype + "); weights " +
+                                      report::fixed(static_cast<double>(d.weight_bytes_per_chip) / 1e9, 3) + " GB"});
+  }
+  for (model::CompareRow& r : labelled.rows) {  // the links' energy: part of energy_j, not of the chips' terms
+    r.prefill.energy_j -= r.deploy->prefill.link_energy_j;
+    r.decode.energy_j -= r.deploy->decode.link_energy_j;
+  }
+  ReportDoc doc = compare_doc(labelled, {}, arch);
+  for (std::size_t i = 0; i < doc.schemes.size(); ++i) {
+    const model::DeployRow& d = *labelled.rows[i].deploy;
+    for (auto [run, link] : {std::pair{&doc.schemes[i].prefill, d.prefill.link_energy_j},
+                             std::pair{&doc.schemes[i].decode, d.decode.link_energy_j}}) {
+      run->energy_j += link;
+      run->energy_by_term.push_back({"link", link});
+    }
+    doc.tradeoff[i].energy_j += d.decode.link_energy_j;
+  }
+  doc.assumptions.push_back({"deployments",
+                             "the charts show each deployment as a whole, per step (every chip and "
+                             "link: latency with its collectives and bubble, energy, DRAM bytes)"});
+  doc.assumptions.insert(doc.assumptions.end(), per_chip.begin(), per_chip.end());
   return doc;
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "tenet_cost/model.hpp"
+#include "tenet_cost/report.hpp"
 
 namespace tenet_cost::report {
 
@@ -53,6 +54,10 @@ inline std::vector<std::string> energy_columns(const std::string& prefix, const 
   for (const auto t : cost::kEnergyTerms) out.push_back(prefix + cost::to_string(t) + suffix);
   return out;
 }
+
+/// compare over several deployments (--tp / --pp / --ep lists) as table or CSV: one row per (deployment, scheme),
+/// the deployment's and one chip's figures labelled (deploy_view.cpp).
+std::string render_deployments(const model::CompareResult& c, Format fmt);
 
 /// Two-space indented JSON with a trailing newline; invalid UTF-8 replaced.
 inline std::string dump_json(const nlohmann::json& j) {

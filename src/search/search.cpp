@@ -296,6 +296,19 @@ SearchResult run(const arch::Arch& arch, const model::Model& model, const model:
   return out;
 }
 
+cost::Estimator estimator_at(const arch::Arch& arch, const Options& o, const Config& c) {
+  arch::Arch ar = arch;
+  ar.rows = c.rows;
+  ar.cols = c.cols;
+  cost::Options co;
+  co.method = o.method;
+  co.objective = o.objective;
+  co.engine_time_limit_s = o.engine_time_limit_s;
+  co.engine_max_points = o.engine_max_points;
+  return cost::Estimator(std::move(ar), mapping::parse_dataflow(c.dataflow), co,
+                         o.memos ? o.memos->at(c.rows, c.cols, c.dataflow) : nullptr);
+}
+
 model::CompareResult compare_at_best(const arch::Arch& arch, const model::Model& model, const model::Phases& phases,
                                      const std::vector<std::optional<quant::Scheme>>& schemes, const Options& o,
                                      const SearchResult& result) {
@@ -304,16 +317,7 @@ model::CompareResult compare_at_best(const arch::Arch& arch, const model::Model&
   model::CompareResult out;
   for (std::size_t s = 0; s < schemes.size(); ++s) {
     const Config& best = result.rows[s].top.front();
-    arch::Arch ar = arch;
-    ar.rows = best.rows;
-    ar.cols = best.cols;
-    cost::Options co;
-    co.method = o.method;
-    co.objective = o.objective;
-    co.engine_time_limit_s = o.engine_time_limit_s;
-    co.engine_max_points = o.engine_max_points;
-    cost::Estimator est(std::move(ar), mapping::parse_dataflow(best.dataflow), co,
-                        o.memos ? o.memos->at(best.rows, best.cols, best.dataflow) : nullptr);
+    cost::Estimator est = estimator_at(arch, o, best);
     model::CompareResult one = model::compare(est, model, phases, {schemes[s]});
     if (s == 0) out.info = one.info;
     out.rows.push_back(one.rows.front());

@@ -221,3 +221,68 @@ TEST_CASE("expert parallelism places whole experts per chip", "[parallel]") {
   p.ep = 4;
   CHECK_THROWS_WITH(model::shard_config(mix, p), Catch::Contains("--tp 4"));
 }
+
+TEST_CASE("the all-to-all matches its closed form on a ring and fully connected", "[parallel][ep]") {
+  arch::ChipLink ring;  // the defaults: ring, 32 GB/s, 1 us, 5 pJ/bit
+  REQUIRE(ring.topology == arch::ChipTopology::kRing);
+  const model::CollectiveFormat fp16;
+  // 4 chips, 3 rows of 128 fp16 per pair: a 768-byte chunk; ring: 3 steps forwarding 3, 2, 1 chunks
+  const model::CollectiveCost r = model::all_to_all(ring, 4, fp16, 3, 128);
+  CHECK(r.bytes_per_chip == 6 * 768);
+  CHECK(r.seconds == Approx(3 * 1e-6 + 6 * 768 / 32e9));
+  CHECK(r.energy_j == Approx(4.0 * 6 * 768 * 8 * 5e-12));
+  arch::ChipLink full = ring;
+  full.topology = arch::ChipTopology::kFullyConnected;
+  const model::CollectiveCost f = model::all_to_all(full, 4, fp16, 3, 128);
+  CHECK(f.bytes_per_chip == 3 * 768);
+  CHECK(f.seconds == Approx(1e-6 + 768 / 32e9));
+  CHECK(model::all_to_all(ring, 1, fp16, 3, 128).bytes_per_chip == 0);
+  // at the scheme's activation format: int8 with a 16-bit scale per token, fp8 with its static scale (none travels)
+  const auto w8a8 = model::collective_format(quant::parse_scheme("w8a8-token-channel"), "");
+  CHECK(model::all_to_all(full, 4, w8a8, 3, 128).bytes_per_chip == 3 * (3 * 128 + 3 * 2));
+  const auto fp8 = model::collective_format(quant::parse_scheme("fp8-tensor"), "");
+  CHECK(model::all_to_all(full, 4, fp8, 3, 128).bytes_per_chip == 3 * 3 * 128);
+}
+
+TEST_CASE("expert parallelism: one all-reduce and two all-to-alls per MoE layer", "[parallel][ep]") {
+  // 4 MoE layers, 4 experts of width 256, top-2, hidden 128, vocab 512
+  const model::ModelConfig c = model::parse_hf_config(R"({"model_type": "mixtral", "hidden_size": 128,
+    "intermediate_size": 256, "num_attention_heads": 8, "num_key_value_heads": 4, "num_hidden_layers": 4,
+    "vocab_size": 512, "num_local_experts": 4, "num_experts_per_tok": 2})",
+                                                      "moe.json");
+  cost::Estimator est = estimator();
+  model::Phases ph;
+  ph.seq_len = ph.context = 64;
+  ph.batch = 4;
+  const model::Model whole = model::plan_from_config("moe.json", c, ph);
+  model::Phases ep = ph;
+  ep.parallel.tp = ep.parallel.ep = 4;
+  const std::vector<std::optional<quant::Scheme>> schemes = {quant::parse_scheme("q0f16"),
+                                                             quant::parse_scheme("w8a8-token-channel")};
+  const model::CompareResult r = model::compare_deployed(est, whole, c, ep, schemes);
+  // decode, q0f16, by hand: T = 4 tokens, 8 routed rows, ⌈8 / 16⌉ = 1 row of 128 fp16 (256 B) per chip pair
+  //   all-reduce of 4 x 128 fp16 over 4 chips: chunks of 4 x 32 x 2 = 256 B, 2·3 of them = 1536 B; one per MoE layer
+  //   and the embedding's: 5 x 1536
+  //   all-to-all (ring): 4·3/2 = 6 chunks of 256 B = 1536 B; dispatch + combine per layer: 8 x 1536
+  //   logits all-gather: 4 x 128 float32 = 2048 B, 3 of them
+  const model::DeployPhase& d = r.rows[0].deploy->decode;
+  CHECK(d.all_to_all_bytes == 8 * 1536);
+  CHECK(d.collective_bytes == 5 * 1536 + 8 * 1536 + 3 * 2048);
+  const arch::ChipLink& link = est.arch().chip_link;
+  CHECK(d.all_to_all_s == Approx(8 * (3 * link.latency_us * 1e-6 + 1536 / (link.gb_per_s * 1e9))));
+  // w8a8: int8 rows with their 16-bit per-token scales: all-reduce chunks 4 x 32 + 4 x 2 = 136 B, all-to-all 130 B
+  const model::DeployPhase& w = r.rows[1].deploy->decode;
+  CHECK(w.all_to_all_bytes == 8 * 6 * 130);
+  CHECK(w.collective_bytes == 4 * 6 * 136 + 1536 + 8 * 6 * 130 + 3 * 2048);
+  // each chip routes its quarter of the tokens
+  model::Parallel p;
+  p.tp = p.ep = 4;
+  for (const auto& g : model::workloads_from_config(model::shard_config(c, p), ph))
+    if (g.function == "router") CHECK(g.shape.m == (g.phase == model::Phase::kPrefill ? 64 : 1));
+  // an EP degree that does not divide the experts is refused naming the field
+  const model::ModelConfig six = model::parse_hf_config(R"({"model_type": "mixtral", "hidden_size": 128,
+    "intermediate_size": 256, "num_attention_heads": 8, "num_key_value_heads": 4, "num_hidden_layers": 4,
+    "vocab_size": 512, "num_local_experts": 6, "num_experts_per_tok": 2})",
+                                                        "six.json");
+  CHECK_THROWS_WITH(model::shard_config(six, p), Catch::Contains("num_local_experts 6 is not divisible by 4"));
+}

@@ -1,0 +1,87 @@
+// compare --search for whole requests (docs/search.md "Requests"): mappings chosen by the request's objective (the
+// prefill and every decode step at its own context), or per phase, never by a prefill and one decode step.
+#include <algorithm>
+
+#include "tenet_cost/error.hpp"
+#include "tenet_cost/search.hpp"
+
+namespace tenet_cost::search {
+
+namespace {
+
+// The GEMMs and operators of `m` in `phase`.
+model::Model phase_part(model::Model m, model::Phase phase) {
+  m.gemms.erase(
+      std::remove_if(m.gemms.begin(), m.gemms.end(), [&](const model::ModelGemm& g) { return g.phase != phase; }),
+      m.gemms.end());
+  m.ops.erase(std::remove_if(m.ops.begin(), m.ops.end(), [&](const model::ModelOp& op) { return op.phase != phase; }),
+              m.ops.end());
+  return m;
+}
+
+std::string mapping_of(const Config& c) {
+  return c.dataflow + " " + std::to_string(c.rows) + "x" + std::to_string(c.cols);
+}
+
+void add_notes(std::vector<std::string>& to, const std::vector<std::string>& from) {
+  for (const auto& n : from)
+    if (std::find(to.begin(), to.end(), n) == to.end()) to.push_back(n);
+}
+
+}  // namespace
+
+model::CompareResult compare_request_at_best(const arch::Arch& arch, const model::PlanSource& source,
+                                             const model::Phases& phases, const model::Request& req,
+                                             const std::vector<std::optional<quant::Scheme>>& schemes, const Options& o,
+                                             bool per_phase, model::RankBy rank) {
+  if (o.per_gemm) throw InputError("compare --search ranks one dataflow per model: drop --per-gemm (search takes it)");
+  const model::Model plan = source.at(phases);
+  std::vector<std::string> notes;
+  const model::DecodeSteps steps = model::decode_steps(source.at, phases, req, source.config, &notes);
+  const model::Model whole = model::request_model(plan, steps);
+  if (std::none_of(whole.gemms.begin(), whole.gemms.end(),
+                   [](const model::ModelGemm& g) { return g.phase == model::Phase::kPrefill; }))
+    throw InputError("a request (--prompt-len / --gen-len) needs a model with a prefill and a decode phase");
+  // one search over the whole request, or one per phase
+  std::vector<SearchResult> found;
+  if (per_phase) {
+    found.push_back(run(arch, phase_part(whole, model::Phase::kPrefill), phases, schemes, o));
+    found.push_back(run(arch, phase_part(whole, model::Phase::kDecode), phases, schemes, o));
+  } else {
+    found.push_back(run(arch, whole, phases, schemes, o));
+  }
+  model::CompareResult out;
+  for (std::size_t s = 0; s < schemes.size(); ++s) {
+    const Config& first = found.front().rows.at(s).top.front();
+    cost::Estimator est_prefill = estimator_at(arch, o, first);
+    model::CompareResult one = model::compare(est_prefill, plan, phases, {schemes[s]});
+    model::CompareRow row = one.rows.front();
+    std::string mapping = mapping_of(first);
+    if (per_phase) {
+      const Config& dec = found.back().rows.at(s).top.front();
+      cost::Estimator est_decode = estimator_at(arch, o, dec);
+      row.decode = model::compare(est_decode, plan, phases, {schemes[s]}).rows.front().decode;
+      row.request = model::request_figures(est_decode, steps, row.prefill, phases, req, schemes[s]);
+      mapping = "prefill " + mapping + ", decode " + mapping_of(dec);
+    } else {
+      row.request = model::request_figures(est_prefill, steps, row.prefill, phases, req, schemes[s]);
+    }
+    if (s == 0) out.info = one.info;
+    out.rows.push_back(std::move(row));
+    out.mappings.push_back(std::move(mapping));
+  }
+  for (const SearchResult& f : found) add_notes(out.info.notes, f.info.notes);
+  add_notes(out.info.notes, notes);
+  out.info.dataflow = found.front().info.dataflow;
+  const std::string what =
+      per_phase ? "per phase: the prefill's mapping by the prefill, the decode's by the " +
+                      std::to_string(steps.plans.size()) + " decode steps"
+                : "of the whole request: the prefill and the " + std::to_string(steps.plans.size()) + " decode steps";
+  out.searched =
+      "objective " + cost::to_string(o.objective) + " " + what + ", over dataflows " + found.front().info.dataflow;
+  out.request = req;
+  model::rank_requests(out, rank, phases);
+  return out;
+}
+
+}  // namespace tenet_cost::search
