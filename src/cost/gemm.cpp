@@ -62,8 +62,8 @@ struct GemmInputs {
   }
 };
 
-namespace {
-
+// (GemmKey and GemmKeyHash key GemmMemo's map: outside the anonymous namespace, like GemmInputs, since GemmMemo is
+// declared in cost.hpp.)
 struct GemmKey {
   GemmShape shape;
   GemmInputs in;
@@ -88,8 +88,6 @@ struct GemmKeyHash {
     return h;
   }
 };
-
-}  // namespace
 
 class GemmMemo {
  public:
