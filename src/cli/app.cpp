@@ -5,7 +5,11 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <exception>
+#include <iostream>
+#include <new>
 
+#include "entry.hpp"
 #include "tenet_cost/error.hpp"
 #include "tenet_cost/output.hpp"
 
@@ -95,6 +99,35 @@ std::vector<OptionInfo> options(const std::vector<std::string>& path) {
     out.push_back(std::move(info));
   }
   return out;
+}
+
+int main_entry(int argc, char** argv) {
+  use_stderr_log();
+  CLI::App app{kAppDescription};
+  Context ctx;
+  build_app(app, ctx);
+
+  try {
+    app.parse(argc, argv);
+    write_output(ctx.output, ctx.result);
+    return static_cast<int>(ExitCode::kOk);
+  } catch (const CLI::Success& e) {
+    std::cout << ctx.result;  // --list-commands' table; empty for --help and --version, which app.exit prints
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    // One line, like every other error; the usage text is one --help away.
+    std::cerr << "tenet-cost: error: " << e.what() << " (see tenet-cost --help)\n";
+    return static_cast<int>(ExitCode::kBadInput);
+  } catch (const InputError& e) {
+    std::cerr << "tenet-cost: error: " << e.what() << "\n";
+    return static_cast<int>(ExitCode::kBadInput);
+  } catch (const std::bad_alloc&) {
+    std::cerr << "tenet-cost: error: out of memory\n";
+    return static_cast<int>(ExitCode::kInternal);
+  } catch (const std::exception& e) {
+    std::cerr << "tenet-cost: internal error: " << e.what() << "\n";
+    return static_cast<int>(ExitCode::kInternal);
+  }
 }
 
 }  // namespace tenet_cost::cli

@@ -65,8 +65,8 @@ struct GemmInputs {
   }
 };
 
-namespace {
-
+// (GemmKey and GemmKeyHash key GemmMemo's map: outside the anonymous namespace, like GemmInputs, since GemmMemo is
+// declared in cost.hpp.)
 struct GemmKey {
   GemmShape shape;
   GemmInputs in;
@@ -91,8 +91,6 @@ struct GemmKeyHash {
     return h;
   }
 };
-
-}  // namespace
 
 class GemmMemo {
  public:

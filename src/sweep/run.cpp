@@ -2,6 +2,7 @@
 // with one Estimator per point-group and thread, append each line at once (docs/sweep.md).
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -21,6 +22,7 @@
 
 #include "common/parallel.hpp"
 #include "sweep/internal.hpp"
+#include "sweep/shares.hpp"
 #include "tenet_cost/arch.hpp"
 #include "tenet_cost/cost.hpp"
 #include "tenet_cost/error.hpp"
@@ -368,14 +370,14 @@ class Evaluation {
         plans_(std::size_t{threads} * 2 + 2) {}
 
   void run(std::int64_t points) {
-    points_ = points;
     chunk_ = std::clamp<std::int64_t>(points / (std::int64_t{threads_} * 8), 1, 64);
     prog_.total = static_cast<std::size_t>(points);
     start_ = std::chrono::steady_clock::now();
+    const auto threads = static_cast<unsigned>(std::clamp<std::int64_t>(points / chunk_, 1, threads_));
+    Shares shares(points, threads, chunk_);
     std::vector<std::thread> pool;
-    for (unsigned t = 1; t < threads_ && std::int64_t{t} * chunk_ < points; ++t)
-      pool.emplace_back([this] { worker(); });
-    worker();
+    for (unsigned t = 1; t < threads; ++t) pool.emplace_back([this, &shares, t] { worker(shares, t); });
+    worker(shares, 0);
     for (auto& t : pool) t.join();
     if (failure_) std::rethrow_exception(failure_);
   }
@@ -392,12 +394,11 @@ class Evaluation {
  private:
   using Estimators = std::map<std::int64_t, std::pair<const cost::GemmMemo*, std::unique_ptr<cost::Estimator>>>;
 
-  void worker() {
+  void worker(Shares& shares, unsigned t) {
     Estimators mine;
     std::vector<std::size_t> at(g_.axes.size());
     try {
-      for (std::int64_t b = next_.fetch_add(chunk_); b < points_ && !failed_; b = next_.fetch_add(chunk_)) {
-        const std::int64_t e = std::min(b + chunk_, points_);
+      for (std::int64_t b = 0, e = 0; !failed_ && shares.next(t, b, e);) {
         for (std::int64_t n = b; n < e; ++n) point(n, at, mine);
         std::lock_guard<std::mutex> lock(mu_);
         report();
@@ -505,11 +506,10 @@ class Evaluation {
   unsigned threads_;
   LruCache<std::shared_ptr<GroupState>> groups_;
   LruCache<PlanEntry> plans_;
-  std::int64_t points_ = 0, chunk_ = 1;
+  std::int64_t chunk_ = 1;
   std::mutex mu_;
   Progress prog_;
   std::atomic<std::size_t> seen_{0}, in_shard_{0}, skipped_{0}, estimators_{0};
-  std::atomic<std::int64_t> next_{0};
   std::atomic<bool> failed_{false};
   std::exception_ptr failure_;
   std::chrono::steady_clock::time_point start_;

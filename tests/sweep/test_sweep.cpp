@@ -165,6 +165,9 @@ TEST_CASE("shards and thread counts reproduce the unsharded run", "[sweep]") {
   const auto expected = sorted_lines(whole.out);
   REQUIRE(expected.size() == 49);  // the header and 48 points
   CHECK(sorted_lines(tc_test::run_cli(sweep_cmd("--jobs 2")).out) == expected);
+  // more threads than chunks of two points: the shares are split and taken over (src/sweep/shares.hpp)
+  CHECK(sorted_lines(tc_test::run_cli(sweep_cmd("--jobs 5")).out) == expected);
+  CHECK(sorted_lines(tc_test::run_cli(sweep_cmd("--jobs 8")).out) == expected);
   // 4 shards into files, merged
   std::string files;
   std::size_t total = 0;
