@@ -299,7 +299,7 @@ TEST_CASE("a user .m mapping runs on the engine and matches the equivalent prese
   CHECK(a == b);
 }
 
-TEST_CASE("--time-limit bounds each TENET engine evaluation and names the tile, dataflow and arch when hit") {
+TEST_CASE("--time-limit bounds a GEMM's tile search and names the GEMM, dataflow and arch when hit") {
   const std::string base = "estimate --hf-config " + tc_test::fixture("estimate/tiny_config.json") +
                            " --arch eyeriss-12x14 --seq-len 24 --context 40 --format json --quant q4f16_1 "
                            "--array-model engine";
@@ -307,7 +307,7 @@ TEST_CASE("--time-limit bounds each TENET engine evaluation and names the tile, 
   INFO(tiny.err);
   CHECK(tiny.exit_code == 2);
   CHECK(tiny.err.find("exceeded its time limit") != std::string::npos);
-  CHECK(tiny.err.find("tile of a GEMM under dataflow os on eyeriss-12x14") != std::string::npos);
+  CHECK(tiny.err.find("tile search of a 24x128x64 GEMM under dataflow os on eyeriss-12x14") != std::string::npos);
   CHECK(tiny.err.find("<generated>") == std::string::npos);
   // 0 = no limit: the same result as the default limit
   const auto none = tc_test::run_cli(base + " --time-limit 0");

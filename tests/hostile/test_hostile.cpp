@@ -24,7 +24,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::size_t kKnownLocationGaps = 1347;  // measured on 2026-11-26 (see the ratchet below)
+// measured on 2026-11-26 (see the ratchet below): 1347 on the fixtures of reliable2; 1450 once the same day's merges
+// added fixtures (Llama-2-70B and Mixtral-8x7B configs, a three-level arch, golden inputs) and so changed the sample
+constexpr std::size_t kKnownLocationGaps = 1450;
 
 std::size_t env_size(const char* name, std::size_t dflt) {
   const char* v = std::getenv(name);

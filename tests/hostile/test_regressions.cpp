@@ -71,3 +71,20 @@ TEST_CASE("a JSON syntax error quotes a long token elided", "[hostile][regressio
     CHECK_THAT(m, Catch::StartsWith("a.json:1:") && Catch::Contains("last read: '") && Catch::Contains("bytes)"));
   }
 }
+
+TEST_CASE("a JSON syntax error in an object key quotes the token elided and keeps what was expected",
+          "[hostile][regression]") {
+  // before: "... parsing object key - invalid literal; last read: '<the string so far>'; expected string literal"
+  // was left whole (the quote does not end the message): 501 characters on a flipped byte of edge-npu-3level.json
+  const std::string text = "{\"description\": \"" + std::string(500, 'x') + "\", \x60name\": 1}";
+  try {
+    (void)tenet_cost::parse_json_document(text, "a.json", tenet_cost::JsonLimits{1 << 20, 16, "test"});
+    FAIL("expected an InputError");
+  } catch (const tenet_cost::InputError& e) {
+    const std::string m = e.what();
+    INFO(m);
+    CHECK(m.size() <= 300);
+    CHECK_THAT(m, Catch::StartsWith("a.json:1:") && Catch::Contains("last read: '") && Catch::Contains("bytes)") &&
+                      Catch::Contains("; expected string literal"));
+  }
+}
