@@ -133,8 +133,9 @@ nlohmann::json parse_json_document(const std::string& text, const std::string& f
     // The quote may be followed by "; expected ..." (e.g. a bad object key): elide only the quoted token.
     if (const auto lr = msg.find("; last read: '"), end = msg.rfind('\'');
         lr != std::string::npos && end != std::string::npos && end >= lr + 14)
-      msg = msg.substr(0, lr) + "; last read: " +
-            quote_for_message(std::string_view(msg).substr(lr + 14, end - lr - 14)) + msg.substr(end + 1);
+      msg = msg.substr(0, lr) +
+            "; last read: " + quote_for_message(std::string_view(msg).substr(lr + 14, end - lr - 14)) +
+            msg.substr(end + 1);
     throw InputError(location_at(text, off, file), "invalid JSON: " + msg);
   } catch (const nlohmann::json::exception& e) {  // e.g. out_of_range 406: a number overflows a double
     throw InputError(SourceLocation{file, 0, 0}, std::string("invalid JSON: ") + e.what());
