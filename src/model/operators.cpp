@@ -15,8 +15,6 @@ std::int64_t prod(std::initializer_list<std::int64_t> xs) {
   return p;
 }
 
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
-
 // Element operations per element (docs/model.md "Operators").
 constexpr std::int64_t kNormOps = 4;     // square, accumulate, scale by 1/rms, multiply by the weight
 constexpr std::int64_t kRotaryOps = 3;   // x·cos + rotate(x)·sin

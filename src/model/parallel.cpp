@@ -10,8 +10,6 @@ namespace tenet_cost::model {
 
 namespace {
 
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
-
 // Seconds of `steps` link steps of `bytes` each.
 double link_seconds(const arch::ChipLink& link, std::int64_t steps, std::int64_t bytes) {
   return static_cast<double>(steps) * (link.latency_us * 1e-6 + static_cast<double>(bytes) / (link.gb_per_s * 1e9));
