@@ -91,9 +91,9 @@ Outcome run(const Fixture& f, const std::string& bytes, const std::string& dir) 
       case Format::kHfConfig: o.text = hf(bytes, name); break;
       default: {
         write_file(name, bytes);
-        auto other = [&](const std::string& p) {
-          if (p == f.path) return name;
-          const std::string copy = dir + "/orig_" + fs::path(p).filename().string();
+        auto other = [&](const std::string& p) -> std::string {
+          if (p == f.path) return std::string{name};  // a copy: name is the caller's
+          std::string copy = dir + "/orig_" + fs::path(p).filename().string();
           if (!fs::exists(copy)) write_file(copy, read_all(p));
           return copy;
         };
