@@ -22,6 +22,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 template <class Access>
 tenet::Problem many_reads(const std::string& domain, int n, Access&& access) {
   std::vector<std::string> reads;
+  reads.reserve(static_cast<std::size_t>(n));
   for (int c = 0; c < n; ++c) reads.push_back("{S[i,j,k] -> A" + std::to_string(c) + "[" + access(c) + "]}");
   return tenet::make_problem("{PE[p,q] : 0<=p<16 and 0<=q<16}", "{PE[p,q] -> PE[p-1,q]; PE[p,q] -> PE[p,q-1]}", domain,
                              reads, {"{S[i,j,k] -> C[i,j]}"}, "{S[i,j,k] -> PE[i%16, j%16]}",
