@@ -37,15 +37,18 @@ std::optional<std::int64_t> const_of(const ir::ExprPtr& e) { return e ? xtir::in
 std::int64_t block_size(const std::string& axis, std::optional<std::int64_t> extent, std::optional<std::int64_t> blocks,
                         const SourcedValues& facts, std::string& note) {
   const bool shape = extent && blocks && *extent > 0 && *blocks > 0;
-  const std::int64_t lo = shape ? (*extent + *blocks - 1) / *blocks : 0;
-  const std::int64_t hi = shape && *blocks > 1 ? (*extent + *blocks - 2) / (*blocks - 1) - 1 : INT64_MAX / 2;
+  // ceil(extent / b) = blocks for b in [lo, hi]; written without the overflow of extent + blocks - 1 (an extent
+  // near 2^63 from a hostile literal): lo = ceil(extent / blocks), hi = floor((extent - 1) / (blocks - 1))
+  const auto ceil_div_nonneg = [](std::int64_t a, std::int64_t d) { return a / d + (a % d != 0 ? 1 : 0); };
+  const std::int64_t lo = shape ? ceil_div_nonneg(*extent, *blocks) : 0;
+  const std::int64_t hi = shape && *blocks > 1 ? (*extent - 1) / (*blocks - 1) : INT64_MAX / 2;
   auto admits = [&](std::int64_t b) { return !shape || (b >= lo && b <= hi); };
   SourcedValues ok, other;
   for (const auto& f : facts) (admits(f.second) ? ok : other).push_back(f);
   if (shape && lo <= hi) {
     std::int64_t pick = 1;
-    while (pick < lo) pick *= 2;
-    if (pick > hi) pick = lo;
+    while (pick < lo && pick <= INT64_MAX / 2) pick *= 2;
+    if (pick < lo || pick > hi) pick = lo;
     const std::string range =
         lo == hi ? std::to_string(lo)
                  : "[" + std::to_string(lo) + ", " + (*blocks > 1 ? std::to_string(hi) : std::string("inf")) + "]";
@@ -224,7 +227,7 @@ Workload ft_gemm(const Env& env, const ir::Binding& b, const std::string& name) 
   q.zero_point = ZeroPointKind::kSymmetric;
   q.weight_layout = "KN";
   auto wn = const_dim(sw, 1);
-  if (wn && w.n.known() && *wn * 2 == *w.n.value) {
+  if (wn && w.n.known() && *w.n.value % 2 == 0 && *wn == *w.n.value / 2) {  // no *wn * 2: it may overflow
     q.weight_bits = 4;
     q.elems_per_storage = 2;
   } else if (wn && w.n.known() && *wn == *w.n.value) {

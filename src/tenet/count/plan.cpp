@@ -45,6 +45,11 @@ void Counter::windows(const Group& g, const Qualification& q, const Bases& bases
   }
 }
 
+namespace {
+// ceil(a / d) for d > 0 without the overflow of a + d - 1 (windows and strides near 2^63 from hostile inputs)
+i64 ceil_div_pos(i64 a, i64 d) { return a >= 0 ? a / d + (a % d != 0 ? 1 : 0) : (a + d - 1) / d; }
+}  // namespace
+
 void Counter::plan_fixed_point(const Group& g, const Qualification& q, const Bases& bases, i64 slack,
                                Plan& plan) const {
   const std::size_t nd = m_.nd;
@@ -58,10 +63,10 @@ void Counter::plan_fixed_point(const Group& g, const Qualification& q, const Bas
       dp.L = std::max<i64>(1, g.L[d] / S);
       dp.r = N % dp.L;
       dp.n_true = N / dp.L;
-      const i64 W = (plan.W[d] + S - 1) / S;
+      const i64 W = ceil_div_pos(plan.W[d], S);
       // An outer block dimension needs no window (docs §3 "Outer blocks": affine from one block on, whatever
       // its d % m terms are combined with); the others need theirs.
-      dp.n0 = (q.block[d] ? std::max<i64>(1, o_.min_base - 1) : std::max<i64>(o_.min_base, (W + dp.L - 1) / dp.L)) +
+      dp.n0 = (q.block[d] ? std::max<i64>(1, o_.min_base - 1) : std::max<i64>(o_.min_base, ceil_div_pos(W, dp.L))) +
               bases.extra[d];
       dp.compress = big[d] && !enumerate_ && m_.is_box && dp.n_true >= dp.n0 + slack;
     }
