@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "tenet_cost/checked.hpp"
+
 namespace tenet_cost {
 
 namespace {
@@ -37,10 +39,9 @@ std::optional<std::int64_t> const_of(const ir::ExprPtr& e) { return e ? xtir::in
 std::int64_t block_size(const std::string& axis, std::optional<std::int64_t> extent, std::optional<std::int64_t> blocks,
                         const SourcedValues& facts, std::string& note) {
   const bool shape = extent && blocks && *extent > 0 && *blocks > 0;
-  // ceil(extent / b) = blocks for b in [lo, hi]; written without the overflow of extent + blocks - 1 (an extent
-  // near 2^63 from a hostile literal): lo = ceil(extent / blocks), hi = floor((extent - 1) / (blocks - 1))
-  const auto ceil_div_nonneg = [](std::int64_t a, std::int64_t d) { return a / d + (a % d != 0 ? 1 : 0); };
-  const std::int64_t lo = shape ? ceil_div_nonneg(*extent, *blocks) : 0;
+  // ceil(extent / b) = blocks for b in [lo, hi]: lo = ceil(extent / blocks) (checked.hpp's ceil_div), hi =
+  // floor((extent - 1) / (blocks - 1)); no extent + blocks - 1, which overflows on an extent near 2^63
+  const std::int64_t lo = shape ? ceil_div(*extent, *blocks) : 0;
   const std::int64_t hi = shape && *blocks > 1 ? (*extent - 1) / (*blocks - 1) : INT64_MAX / 2;
   auto admits = [&](std::int64_t b) { return !shape || (b >= lo && b <= hi); };
   SourcedValues ok, other;

@@ -59,32 +59,35 @@ TEST_CASE("an overflow deep in extraction names the dump", "[hostile][regression
   check_refused("attention_kinds.py", 18, "4611686018427387904", "the MACs of");
 }
 
-TEST_CASE("a JSON syntax error quotes a long token elided", "[hostile][regression]") {
-  // before: nlohmann's "last read: '<the whole string so far>'" made a 339..778-character message
-  const std::string text = "{\"description\": \"" + std::string(500, 'x') + "\x01\"}";
+namespace {
+
+// The message of parse_json_document's InputError on `text` (a test failure when it parses).
+std::string json_error(const std::string& text) {
   try {
     (void)tenet_cost::parse_json_document(text, "a.json", tenet_cost::JsonLimits{1 << 20, 16, "test"});
-    FAIL("expected an InputError");
   } catch (const tenet_cost::InputError& e) {
-    const std::string m = e.what();
-    CHECK(m.size() <= 300);
-    CHECK_THAT(m, Catch::StartsWith("a.json:1:") && Catch::Contains("last read: '") && Catch::Contains("bytes)"));
+    return e.what();
   }
+  FAIL("expected an InputError");
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("a JSON syntax error quotes a long token elided", "[hostile][regression]") {
+  // before: nlohmann's "last read: '<the whole string so far>'" made a 339..778-character message
+  const std::string m = json_error("{\"description\": \"" + std::string(500, 'x') + "\x01\"}");
+  CHECK(m.size() <= 300);
+  CHECK_THAT(m, Catch::StartsWith("a.json:1:") && Catch::Contains("last read: '") && Catch::Contains("bytes)"));
 }
 
 TEST_CASE("a JSON syntax error in an object key quotes the token elided and keeps what was expected",
           "[hostile][regression]") {
   // before: "... parsing object key - invalid literal; last read: '<the string so far>'; expected string literal"
   // was left whole (the quote does not end the message): 501 characters on a flipped byte of edge-npu-3level.json
-  const std::string text = "{\"description\": \"" + std::string(500, 'x') + "\", \x60name\": 1}";
-  try {
-    (void)tenet_cost::parse_json_document(text, "a.json", tenet_cost::JsonLimits{1 << 20, 16, "test"});
-    FAIL("expected an InputError");
-  } catch (const tenet_cost::InputError& e) {
-    const std::string m = e.what();
-    INFO(m);
-    CHECK(m.size() <= 300);
-    CHECK_THAT(m, Catch::StartsWith("a.json:1:") && Catch::Contains("last read: '") && Catch::Contains("bytes)") &&
-                      Catch::Contains("; expected string literal"));
-  }
+  const std::string m = json_error("{\"description\": \"" + std::string(500, 'x') + "\", \x60name\": 1}");
+  INFO(m);
+  CHECK(m.size() <= 300);
+  CHECK_THAT(m, Catch::StartsWith("a.json:1:") && Catch::Contains("last read: '") && Catch::Contains("bytes)") &&
+                    Catch::Contains("; expected string literal"));
 }

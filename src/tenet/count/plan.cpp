@@ -46,8 +46,9 @@ void Counter::windows(const Group& g, const Qualification& q, const Bases& bases
 }
 
 namespace {
-// ceil(a / d) for d > 0 without the overflow of a + d - 1 (windows and strides near 2^63 from hostile inputs)
-i64 ceil_div_pos(i64 a, i64 d) { return a >= 0 ? a / d + (a % d != 0 ? 1 : 0) : (a + d - 1) / d; }
+// ceil(a / d) for d > 0 without the overflow of a + d - 1 (windows near 2^63 from hostile inputs): checked.hpp's
+// ceil_div for a >= 0; a negative a keeps the truncating form it always had
+i64 ceil_div_pos(i64 a, i64 d) { return a >= 0 ? ceil_div(a, d) : (a + d - 1) / d; }
 }  // namespace
 
 void Counter::plan_fixed_point(const Group& g, const Qualification& q, const Bases& bases, i64 slack,
