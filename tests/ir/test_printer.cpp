@@ -10,6 +10,7 @@
 
 #include "tenet_cost/error.hpp"
 #include "tenet_cost/ir.hpp"
+#include "tenet_cost/ir_build.hpp"
 #include "tenet_cost/ir_printer.hpp"
 #include "test_support.hpp"
 
@@ -177,4 +178,36 @@ TEST_CASE("printer: print -> parse -> print is a fixed point on ../shared/fixtur
     return;
   }
   CHECK(round_trip_dir(dir) == 29);
+}
+
+TEST_CASE("statement builders make the readers' normal form (tenet_cost/ir_build.hpp)", "[printer]") {
+  const ExprPtr i = make_var("i", "int64");
+  const StmtPtr loop =
+      make_for("i", make_int(4, "int64"),
+               make_seq({make_store("B", {i}, make_binary(BinOp::kMul, make_load("A", {i}), make_float(2.0))),
+                         make_if(make_binary(BinOp::kLt, i, make_int(2, "int64")), make_evaluate(make_int(0)))}));
+  CHECK(loop->min->kind == ExprKind::kInt);  // a loop without a min starts at 0 of the extent's dtype
+  CHECK(loop->min->dtype == "int64");
+  CHECK(print(*loop) ==
+        "for i in range(T.int64(4)):\n"
+        "    B[i] = A[i] * T.float32(2)\n"
+        "    if i < T.int64(2):\n"
+        "        T.evaluate(0)\n");
+  Block b;
+  b.name = "b";
+  b.iter_vars = {make_iter_var("v", IterKind::kReduce, make_int(8), i)};
+  b.body = make_let("x", make_int(1), make_evaluate(make_var("x")));
+  Buffer buf;
+  buf.name = "S";
+  buf.dtype = "float16";
+  buf.shape = {make_int(8)};
+  const StmtPtr alloc = make_alloc(buf, make_block(std::move(b)));
+  CHECK(print(*alloc) ==
+        "S = T.alloc_buffer((8,), \"float16\")\n"
+        "with T.block(\"b\"):\n"
+        "    v = T.axis.reduce(8, i)\n"
+        "    T.reads()\n"
+        "    T.writes()\n"
+        "    with T.LetStmt(1, var=x):\n"
+        "        T.evaluate(x)\n");
 }
