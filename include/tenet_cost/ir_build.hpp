@@ -11,15 +11,16 @@
 
 namespace tenet_cost::ir {
 
-StmtPtr make_seq(std::vector<StmtPtr> children, SourceLocation loc = {});
-StmtPtr make_for(std::string var, ExprPtr extent, StmtPtr body, ForKind kind = ForKind::kSerial, ExprPtr min = nullptr,
-                 SourceLocation loc = {});
-StmtPtr make_block(Block block, SourceLocation loc = {});
-StmtPtr make_store(std::string buffer, std::vector<ExprPtr> indices, ExprPtr value, SourceLocation loc = {});
-StmtPtr make_if(ExprPtr cond, StmtPtr then_body, StmtPtr else_body = nullptr, SourceLocation loc = {});
-StmtPtr make_let(std::string var, ExprPtr value, StmtPtr body, SourceLocation loc = {});
-StmtPtr make_alloc(Buffer buffer, StmtPtr body, SourceLocation loc = {});
-StmtPtr make_evaluate(ExprPtr value, SourceLocation loc = {});
+StmtPtr make_seq(std::vector<StmtPtr> children, const SourceLocation& loc = {});
+StmtPtr make_for(const std::string& var, ExprPtr extent, StmtPtr body, ForKind kind = ForKind::kSerial,
+                 ExprPtr min = nullptr, const SourceLocation& loc = {});
+StmtPtr make_block(Block block, const SourceLocation& loc = {});
+StmtPtr make_store(const std::string& buffer, std::vector<ExprPtr> indices, ExprPtr value,
+                   const SourceLocation& loc = {});
+StmtPtr make_if(ExprPtr cond, StmtPtr then_body, StmtPtr else_body = nullptr, const SourceLocation& loc = {});
+StmtPtr make_let(const std::string& var, ExprPtr value, StmtPtr body, const SourceLocation& loc = {});
+StmtPtr make_alloc(Buffer buffer, StmtPtr body, const SourceLocation& loc = {});
+StmtPtr make_evaluate(ExprPtr value, const SourceLocation& loc = {});
 IterVar make_iter_var(std::string name, IterKind kind, ExprPtr extent, ExprPtr binding = nullptr);
 
 }  // namespace tenet_cost::ir

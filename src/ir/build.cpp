@@ -7,10 +7,10 @@
 namespace tenet_cost::ir {
 
 namespace {
-std::shared_ptr<Stmt> stmt_node(StmtKind k, SourceLocation loc) {
+std::shared_ptr<Stmt> stmt_node(StmtKind k, const SourceLocation& loc) {
   auto s = std::make_shared<Stmt>();
   s->kind = k;
-  s->loc = std::move(loc);
+  s->loc = loc;
   return s;
 }
 ExprPtr zero_of(const ExprPtr& extent) {
@@ -18,15 +18,16 @@ ExprPtr zero_of(const ExprPtr& extent) {
 }
 }  // namespace
 
-StmtPtr make_seq(std::vector<StmtPtr> children, SourceLocation loc) {
-  auto s = stmt_node(StmtKind::kSeq, std::move(loc));
+StmtPtr make_seq(std::vector<StmtPtr> children, const SourceLocation& loc) {
+  auto s = stmt_node(StmtKind::kSeq, loc);
   s->children = std::move(children);
   return s;
 }
 
-StmtPtr make_for(std::string var, ExprPtr extent, StmtPtr body, ForKind kind, ExprPtr min, SourceLocation loc) {
-  auto s = stmt_node(StmtKind::kFor, std::move(loc));
-  s->var = std::move(var);
+StmtPtr make_for(const std::string& var, ExprPtr extent, StmtPtr body, ForKind kind, ExprPtr min,
+                 const SourceLocation& loc) {
+  auto s = stmt_node(StmtKind::kFor, loc);
+  s->var = var;
   s->min = min ? std::move(min) : zero_of(extent);
   s->extent = std::move(extent);
   s->for_kind = kind;
@@ -34,45 +35,45 @@ StmtPtr make_for(std::string var, ExprPtr extent, StmtPtr body, ForKind kind, Ex
   return s;
 }
 
-StmtPtr make_block(Block block, SourceLocation loc) {
-  auto s = stmt_node(StmtKind::kBlock, std::move(loc));
+StmtPtr make_block(Block block, const SourceLocation& loc) {
+  auto s = stmt_node(StmtKind::kBlock, loc);
   s->block = std::make_shared<const Block>(std::move(block));
   return s;
 }
 
-StmtPtr make_store(std::string buffer, std::vector<ExprPtr> indices, ExprPtr value, SourceLocation loc) {
-  auto s = stmt_node(StmtKind::kStore, std::move(loc));
-  s->buffer = std::move(buffer);
+StmtPtr make_store(const std::string& buffer, std::vector<ExprPtr> indices, ExprPtr value, const SourceLocation& loc) {
+  auto s = stmt_node(StmtKind::kStore, loc);
+  s->buffer = buffer;
   s->indices = std::move(indices);
   s->value = std::move(value);
   return s;
 }
 
-StmtPtr make_if(ExprPtr cond, StmtPtr then_body, StmtPtr else_body, SourceLocation loc) {
-  auto s = stmt_node(StmtKind::kIf, std::move(loc));
+StmtPtr make_if(ExprPtr cond, StmtPtr then_body, StmtPtr else_body, const SourceLocation& loc) {
+  auto s = stmt_node(StmtKind::kIf, loc);
   s->value = std::move(cond);
   s->body = std::move(then_body);
   s->else_body = std::move(else_body);
   return s;
 }
 
-StmtPtr make_let(std::string var, ExprPtr value, StmtPtr body, SourceLocation loc) {
-  auto s = stmt_node(StmtKind::kLet, std::move(loc));
-  s->var = std::move(var);
+StmtPtr make_let(const std::string& var, ExprPtr value, StmtPtr body, const SourceLocation& loc) {
+  auto s = stmt_node(StmtKind::kLet, loc);
+  s->var = var;
   s->value = std::move(value);
   s->body = std::move(body);
   return s;
 }
 
-StmtPtr make_alloc(Buffer buffer, StmtPtr body, SourceLocation loc) {
-  auto s = stmt_node(StmtKind::kAlloc, std::move(loc));
+StmtPtr make_alloc(Buffer buffer, StmtPtr body, const SourceLocation& loc) {
+  auto s = stmt_node(StmtKind::kAlloc, loc);
   s->alloc = std::move(buffer);
   s->body = std::move(body);
   return s;
 }
 
-StmtPtr make_evaluate(ExprPtr value, SourceLocation loc) {
-  auto s = stmt_node(StmtKind::kEvaluate, std::move(loc));
+StmtPtr make_evaluate(ExprPtr value, const SourceLocation& loc) {
+  auto s = stmt_node(StmtKind::kEvaluate, loc);
   s->value = std::move(value);
   return s;
 }

@@ -106,6 +106,15 @@ class Printer {
     if (v.size() == 1) out += ',';
     out += ')';
   }
+  // `callee({"key": value, ...})` on its own line; nothing for an empty dict.
+  void attr_line(const char* callee, const std::map<std::string, std::string>& d, int ind) {
+    if (d.empty()) return;
+    pad(ind);
+    out += callee;
+    out += '(';
+    print_dict(out, d);
+    out += ")\n";
+  }
   void pad(int ind) { out.append(static_cast<std::size_t>(ind) * 4, ' '); }
 
   // The bounds of [min, min + extent) as the readers take them back: `hi` alone when min is 0, else `lo, hi`
@@ -191,12 +200,7 @@ class Printer {
     }
     regions("T.reads", b.reads, ind + 1);
     regions("T.writes", b.writes, ind + 1);
-    if (!b.annotations.empty()) {
-      pad(ind + 1);
-      out += "T.block_attr(";
-      print_dict(out, b.annotations);
-      out += ")\n";
-    }
+    attr_line("T.block_attr", b.annotations, ind + 1);
     for (const Buffer& a : b.alloc_buffers) {
       pad(ind + 1);
       out += a.name + " = ";
@@ -328,12 +332,7 @@ class Printer {
       }
     }
     out += "):\n";
-    if (!f.attrs.empty()) {
-      pad(ind + 1);
-      out += "T.func_attr(";
-      print_dict(out, f.attrs);
-      out += ")\n";
-    }
+    attr_line("T.func_attr", f.attrs, ind + 1);
     for (const auto& v : f.sym_vars) {
       if (std::find(scalar_syms.begin(), scalar_syms.end(), v) != scalar_syms.end()) continue;
       pad(ind + 1);
@@ -525,12 +524,7 @@ class Printer {
       pad(ind + 1);
       out += v + " = T.int64()\n";
     }
-    if (!f.attrs.empty()) {
-      pad(ind + 1);
-      out += "R.func_attr(";
-      print_dict(out, f.attrs);
-      out += ")\n";
-    }
+    attr_line("R.func_attr", f.attrs, ind + 1);
     pad(ind + 1);
     out += "cls = Module\n";
     for (const Binding& b : f.bindings) {
