@@ -10,6 +10,7 @@
 #include "extract/internal.hpp"
 #include "extract/sym.hpp"
 #include "tenet_cost/checked.hpp"
+#include "tenet_cost/ir_visitor.hpp"
 
 namespace tenet_cost::xops {
 
@@ -123,22 +124,21 @@ void loads_of(const ir::ExprPtr& e, std::set<std::string>& out) {
   for (const auto* l : loads) out.insert(l->name);
 }
 
-// The buffers a statement tree loads and stores (every depth).
-void accesses(const ir::StmtPtr& st, std::set<std::string>& loads, std::set<std::string>& stores, int depth) {
-  if (!st || depth > 512) return;
-  if (st->kind == StmtKind::kStore) {
-    stores.insert(st->buffer.str());
-    for (const auto& i : st->indices) loads_of(i, loads);
+// The buffers a statement tree loads and stores (every depth, 512 at most).
+class Accesses : public ir::StmtVisitor {
+ public:
+  std::set<std::string> loads, stores;
+
+ protected:
+  void visit_stmt(const ir::Stmt& st) override {
+    if (st.kind == StmtKind::kStore) {
+      stores.insert(st.buffer.str());
+      for (const auto& i : st.indices) loads_of(i, loads);
+    }
+    loads_of(st.value, loads);
+    StmtVisitor::visit_stmt(st);
   }
-  loads_of(st->value, loads);
-  for (const auto& c : st->children) accesses(c, loads, stores, depth + 1);
-  accesses(st->body, loads, stores, depth + 1);
-  accesses(st->else_body, loads, stores, depth + 1);
-  if (st->kind == StmtKind::kBlock) {
-    accesses(st->block->init, loads, stores, depth + 1);
-    accesses(st->block->body, loads, stores, depth + 1);
-  }
-}
+};
 
 bool meets(const std::set<std::string>& a, const std::set<std::string>& b) {
   return std::any_of(a.begin(), a.end(), [&](const std::string& x) { return b.count(x) != 0; });
@@ -149,9 +149,11 @@ bool meets(const std::set<std::string>& a, const std::set<std::string>& b) {
 // rfactor or cross-thread sum of partial accumulators): part of the GEMM, whose MACs count the whole K, so not
 // walked, but what it stores is the result the epilogue reads.
 bool epilogue_block(const ir::Block& b, Template& t) {
-  std::set<std::string> loads, stores;
-  accesses(b.init, loads, stores, 0);
-  accesses(b.body, loads, stores, 0);
+  Accesses a;
+  a.visit(b.init);
+  a.visit(b.body);
+  const std::set<std::string>& loads = a.loads;
+  const std::set<std::string>& stores = a.stores;
   if (meets(stores, *t.gemm_out) || !meets(loads, t.results)) return false;
   t.results.insert(stores.begin(), stores.end());
   return std::none_of(b.iter_vars.begin(), b.iter_vars.end(),

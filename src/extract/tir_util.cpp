@@ -4,8 +4,9 @@
 #include <algorithm>
 
 #include "extract/internal.hpp"
-#include "tenet_cost/dtype.hpp"
 #include "tenet_cost/checked.hpp"
+#include "tenet_cost/dtype.hpp"
+#include "tenet_cost/ir_visitor.hpp"
 
 namespace tenet_cost::xtir {
 
@@ -168,56 +169,52 @@ LogCapture::~LogCapture() { t_capture = previous_; }
 // ------------------------------------------------------------------ index
 
 namespace {
-void index_stmt(const ir::StmtPtr& s, FuncIndex& fi, std::vector<const ir::Block*>& chain, bool in_init, int depth) {
-  if (!s) return;
-  if (depth > 512) {
-    debug("{}: statement nesting deeper than 512, rest skipped", fi.func->name);
-    return;
+// Fills a FuncIndex: every block (with the chain of blocks around it), store, evaluated call and allocation;
+// opaque statements are not entered, nor anything nested deeper than 512.
+class Indexer : public ir::StmtVisitor {
+ public:
+  explicit Indexer(FuncIndex& fi) : fi_(fi) {}
+
+ protected:
+  void visit_alloc(const ir::Stmt& s) override {
+    if (s.alloc && !fi_.func->buffers.count(s.alloc->name)) fi_.allocs.emplace(s.alloc->name, &*s.alloc);
+    StmtVisitor::visit_alloc(s);
   }
-  switch (s->kind) {
-    case ir::StmtKind::kSeq:
-      for (const auto& c : s->children) index_stmt(c, fi, chain, in_init, depth + 1);
-      break;
-    case ir::StmtKind::kFor:
-    case ir::StmtKind::kLet:
-      index_stmt(s->body, fi, chain, in_init, depth + 1);
-      break;
-    case ir::StmtKind::kIf:
-      index_stmt(s->body, fi, chain, in_init, depth + 1);
-      index_stmt(s->else_body, fi, chain, in_init, depth + 1);
-      break;
-    case ir::StmtKind::kAlloc:
-      if (s->alloc && !fi.func->buffers.count(s->alloc->name)) fi.allocs.emplace(s->alloc->name, &*s->alloc);
-      index_stmt(s->body, fi, chain, in_init, depth + 1);
-      break;
-    case ir::StmtKind::kBlock: {
-      if (!s->block) break;
-      for (const auto& b : s->block->alloc_buffers)
-        if (!fi.func->buffers.count(b.name)) fi.allocs.emplace(b.name, &b);
-      fi.blocks.push_back(s->block.get());
-      chain.push_back(s->block.get());
-      index_stmt(s->block->init, fi, chain, true, depth + 1);
-      index_stmt(s->block->body, fi, chain, in_init, depth + 1);
-      chain.pop_back();
-      break;
-    }
-    case ir::StmtKind::kStore: {
-      StoreSite site;
-      site.store = s.get();
-      site.block = chain.empty() ? nullptr : chain.back();
-      site.chain = chain;
-      site.in_init = in_init;
-      if (!in_init) fi.writers[s->buffer].push_back(fi.stores.size());
-      fi.stores.push_back(std::move(site));
-      break;
-    }
-    case ir::StmtKind::kEvaluate:
-      if (!in_init && s->value && s->value->kind == ExprKind::kCall)
-        fi.calls.push_back({s->value.get(), chain.empty() ? nullptr : chain.back(), chain});
-      break;
-    default: break;
+  void visit_block(const ir::Stmt& /*s*/, const ir::Block& b) override {
+    for (const auto& a : b.alloc_buffers)
+      if (!fi_.func->buffers.count(a.name)) fi_.allocs.emplace(a.name, &a);
+    fi_.blocks.push_back(&b);
+    chain_.push_back(&b);
+    const bool outer_init = in_init_;
+    in_init_ = true;
+    visit(b.init);
+    in_init_ = outer_init;
+    visit(b.body);
+    chain_.pop_back();
   }
-}
+  void visit_store(const ir::Stmt& s) override {
+    StoreSite site;
+    site.store = &s;
+    site.block = chain_.empty() ? nullptr : chain_.back();
+    site.chain = chain_;
+    site.in_init = in_init_;
+    if (!in_init_) fi_.writers[s.buffer].push_back(fi_.stores.size());
+    fi_.stores.push_back(std::move(site));
+  }
+  void visit_evaluate(const ir::Stmt& s) override {
+    if (!in_init_ && s.value && s.value->kind == ExprKind::kCall)
+      fi_.calls.push_back({s.value.get(), chain_.empty() ? nullptr : chain_.back(), chain_});
+  }
+  void visit_other(const ir::Stmt& /*s*/) override {}
+  void too_deep(const ir::Stmt& /*s*/) override {
+    debug("{}: statement nesting deeper than 512, rest skipped", fi_.func->name);
+  }
+
+ private:
+  FuncIndex& fi_;
+  std::vector<const ir::Block*> chain_;
+  bool in_init_ = false;
+};
 }  // namespace
 
 FuncIndex::FuncIndex(const ir::PrimFunc& f) : func(&f) {
@@ -226,8 +223,7 @@ FuncIndex::FuncIndex(const ir::PrimFunc& f) : func(&f) {
     param_buffer.push_back(b);
     if (!b.empty()) param_buffers.insert(b);
   }
-  std::vector<const ir::Block*> chain;
-  index_stmt(f.body, *this, chain, false, 0);
+  Indexer(*this).visit(f.body);
 }
 
 const ir::Buffer* FuncIndex::buffer(const std::string& name) const {

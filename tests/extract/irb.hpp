@@ -11,7 +11,9 @@
 #include <utility>
 #include <vector>
 
+#include "ir_text.hpp"
 #include "tenet_cost/ir.hpp"
+#include "tenet_cost/ir_build.hpp"
 
 namespace irb {
 
@@ -172,41 +174,24 @@ inline ExprPtr E(const std::string& text) { return ExprParser(text).parse(); }
 
 inline StmtPtr store(const std::string& lhs, const std::string& rhs) {
   ExprPtr l = E(lhs);
-  auto s = std::make_shared<Stmt>();
-  s->kind = StmtKind::kStore;
-  s->buffer = l->name;
-  s->indices = l->args;
-  s->value = E(rhs);
-  return s;
+  return make_store(l->name, l->args, E(rhs));
 }
 
-inline StmtPtr seq(std::vector<StmtPtr> c) {
-  auto s = std::make_shared<Stmt>();
-  s->kind = StmtKind::kSeq;
-  s->children = std::move(c);
-  return s;
-}
+inline StmtPtr seq(std::vector<StmtPtr> c) { return make_seq(std::move(c)); }
 
 /// Block with iter vars "name:extent" and kinds string ("SSSR").
 inline StmtPtr block(const std::string& name, const std::string& kinds, const std::vector<std::string>& vars,
                      StmtPtr body, StmtPtr init = nullptr) {
-  auto b = std::make_shared<Block>();
-  b->name = name;
+  Block b;
+  b.name = name;
   for (std::size_t i = 0; i < vars.size(); ++i) {
-    IterVar iv;
     const auto c = vars[i].find(':');
-    iv.name = vars[i].substr(0, c);
-    iv.extent = E(vars[i].substr(c + 1));
-    iv.min = E("0");
-    iv.kind = kinds.at(i) == 'R' ? IterKind::kReduce : IterKind::kSpatial;
-    b->iter_vars.push_back(iv);
+    b.iter_vars.push_back(make_iter_var(
+        vars[i].substr(0, c), kinds.at(i) == 'R' ? IterKind::kReduce : IterKind::kSpatial, E(vars[i].substr(c + 1))));
   }
-  b->body = std::move(body);
-  b->init = std::move(init);
-  auto s = std::make_shared<Stmt>();
-  s->kind = StmtKind::kBlock;
-  s->block = b;
-  return s;
+  b.body = std::move(body);
+  b.init = std::move(init);
+  return make_block(std::move(b));
 }
 
 /// A buffer "name:dtype:(d0, d1)".

@@ -1,27 +1,19 @@
-// Helpers for the IR tests: walk statements, find blocks/functions.
+// Helpers for the IR tests: find blocks, stores and functions (on the IR visitor), and the IR's Catch2 printing.
 #pragma once
 
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "ir_text.hpp"
 #include "tenet_cost/ir.hpp"
+#include "tenet_cost/ir_visitor.hpp"
 
 namespace ir_test {
 
 using namespace tenet_cost::ir;
 
-inline void walk(const StmtPtr& s, const std::function<void(const Stmt&)>& f) {
-  if (!s) return;
-  f(*s);
-  for (const auto& c : s->children) walk(c, f);
-  walk(s->body, f);
-  walk(s->else_body, f);
-  if (s->block) {
-    walk(s->block->init, f);
-    walk(s->block->body, f);
-  }
-}
+inline void walk(const StmtPtr& s, const std::function<void(const Stmt&)>& f) { for_each_stmt(s, f); }
 
 inline std::vector<const Block*> blocks(const PrimFunc& fn) {
   std::vector<const Block*> out;

@@ -14,7 +14,7 @@
 #include <sstream>
 #include <vector>
 
-#include "ir_dump.hpp"
+#include "ir_text.hpp"
 #include "tenet_cost/ir.hpp"
 #include "tenet_cost/output.hpp"
 #include "test_support.hpp"

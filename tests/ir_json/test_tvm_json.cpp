@@ -6,7 +6,7 @@
 #include <sstream>
 #include <string>
 
-#include "ir_dump.hpp"
+#include "ir_text.hpp"
 #include "tenet_cost/extract.hpp"
 #include "tenet_cost/ir.hpp"
 #include "test_support.hpp"
@@ -285,9 +285,9 @@ TEST_CASE("legacy and tvm-ffi dialects give the same IR", "[ir_json]") {
   const Module a = read_tvm_json(slurp(tc_test::fixture("ir_json/gemm_legacy.json")), "a.json");
   const Module b = read_tvm_json(slurp(tc_test::fixture("ir_json/gemm_ffi.json")), "b.json");
   CHECK(b.format == "tvm-json-ffi");
-  const std::string da = tc_test::dump_module(a);
+  const std::string da = ir_test::dump(a, false);
   CHECK(da.size() > 2000);
-  CHECK(da == tc_test::dump_module(b));
+  CHECK(da == ir_test::dump(b, false));
 }
 
 TEST_CASE("the mid-2026 StructInfo -> Type rename gives the same IR as the older dialects", "[ir_json]") {
@@ -296,7 +296,7 @@ TEST_CASE("the mid-2026 StructInfo -> Type rename gives the same IR as the older
   const Module a = read_tvm_json(slurp(tc_test::fixture("ir_json/gemm_legacy.json")), "a.json");
   const Module c = read_tvm_json(slurp(tc_test::fixture("ir_json/gemm_ffi_2026.json")), "c.json");
   CHECK(c.format == "tvm-json-ffi");
-  CHECK(tc_test::dump_module(a) == tc_test::dump_module(c));
+  CHECK(ir_test::dump(a, false) == ir_test::dump(c, false));
   const ExtractResult r = extract_workloads(c);
   REQUIRE(r.workloads.size() == 2);
   const Workload& nt = r.workloads[0].function == "NT_matmul" ? r.workloads[0] : r.workloads[1];
@@ -317,7 +317,7 @@ TEST_CASE("MetaSchedule workload lines: [shash, base64(save_json)]", "[ir_json]"
   Module first;
   first.prim_funcs = {m.prim_funcs[0], m.prim_funcs[1]};
   first.relax_funcs = {m.relax_funcs[0]};
-  CHECK(tc_test::dump_module(first) == tc_test::dump_module(direct));
+  CHECK(ir_test::dump(first, false) == ir_test::dump(direct, false));
 
   CHECK_THAT(error_of("[\"0x1\", \"@@@@\"]\n", "db.json"), Catch::Contains("db.json:1 (base64 workload)") &&
                                                              Catch::Contains("invalid base64"));
