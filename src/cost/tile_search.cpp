@@ -243,6 +243,9 @@ std::vector<TileCandidate> enumerate(const TileProblem& p, const Tile& user, boo
     const std::int64_t acc = p.accum_bits;
     std::int64_t fitting = 0;                              // tile sizes that fit (in every order)
     std::vector<std::pair<std::int64_t, std::size_t>> at;  // per output: (rank among fitting sizes, order)
+    const std::size_t most = sz[0].size() * sz[1].size() * sz[2].size() * (dominance ? 1 : orders.size());
+    out.reserve(most);
+    at.reserve(most);
     for (std::size_t im = 0; im < sz[0].size(); ++im)
       for (std::size_t in = 0; in < sz[1].size(); ++in)
         for (std::size_t ik = 0; ik < sz[2].size(); ++ik) {
