@@ -164,6 +164,13 @@ struct Deadline {
   void check() const;
 };
 
+/// Closed forms shared between compiled problems (compile_parametric's `cache`): a count group whose counts are
+/// the same function of the extents in two problems (the same PE array, maps, lower corner and counting options,
+/// and members with the same access relations up to names, e.g. A[i,k], W[k,j], C[i,j] with or without a group
+/// scale beside them) is compiled once. Thread-safe (one lock for every problem using the cache).
+struct FormCache;
+std::shared_ptr<FormCache> make_form_cache();
+
 /// A problem compiled into exact closed forms of every count as functions of
 /// the iteration-domain extents (docs/tenet-engine.md §3 "Parametric
 /// counting"): for a (PE array, statement structure, mapping), any other box
@@ -188,15 +195,18 @@ class CompiledProblem {
  private:
   explicit CompiledProblem(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
-  friend CompiledProblem compile_parametric(const Problem&, const AnalyzeOptions&, const Deadline*);
+  friend CompiledProblem compile_parametric(const Problem&, const AnalyzeOptions&, const Deadline*,
+                                            std::shared_ptr<FormCache>);
   friend void evaluate(const CompiledProblem&, std::span<const std::int64_t>, Metrics&, const Deadline*);
 };
 
 /// Compile `problem` (its iteration domain must be a box; its extents are the
 /// first ones compiled). `options` apply to every later evaluation (limits per
-/// compile of new extents, `context` in errors). `deadline` (optional) bounds this call's counting too.
+/// compile of new extents, `context` in errors). `deadline` (optional) bounds this call's counting too. `cache`
+/// (optional): the closed forms are kept there, shared with the other problems compiled into it (nullptr: a cache
+/// of this problem's own).
 CompiledProblem compile_parametric(const Problem& problem, const AnalyzeOptions& options = {},
-                                   const Deadline* deadline = nullptr);
+                                   const Deadline* deadline = nullptr, std::shared_ptr<FormCache> cache = nullptr);
 /// The metrics of the template with iteration-domain extents `extents` (one
 /// per dimension, in the domain's variable order, lower bounds kept): equal to
 /// analyze() of that problem. Reuses `out`'s storage (allocation-free once a

@@ -2,6 +2,9 @@
 // loop-nest model, extra work of the scheme, the cost terms and energy (docs/model.md).
 #include <algorithm>
 #include <array>
+#include <charconv>
+#include <cstdint>
+#include <deque>
 #include <functional>
 #include <limits>
 #include <map>
@@ -46,6 +49,48 @@ std::int64_t output_scale_reads(const Operand& op, const GemmShape& s, const Til
 i128 array_bits_of(const Operand& op, std::int64_t elems) {
   if (op.array_bits > 0) return static_cast<i128>(elems) * op.array_bits;
   return static_cast<i128>(elems) * op.bits_num / op.bits_den;
+}
+
+// The engine's view of a GEMM's array operands: its counts depend on the access relations (and whether a tensor is
+// written), never on the names, so the operands are named by position of their relation (X0, X1, ...) and operands
+// of one relation (a group scale and its zero point, SW[j, floor(k/g)] and ZW[j, floor(k/g)]) are one tensor. One
+// compile then serves every structure equal up to names (A.W = C, Q.K = P, P.V = O; w4a16-g128 with or without
+// zero points).
+struct EngineOperands {
+  std::vector<Operand> tensors;   // distinct relations, named X0, X1, ...
+  std::vector<std::size_t> slot;  // per operand of the GEMM: its tensor (SIZE_MAX: not in the array)
+};
+
+EngineOperands engine_operands(const std::vector<Operand>& ops) {
+  EngineOperands out;
+  std::vector<std::string> relations;
+  for (const auto& op : ops) {
+    if (!op.in_array()) {
+      out.slot.push_back(SIZE_MAX);
+      continue;
+    }
+    Operand x = op;
+    x.name = "X";
+    const std::string rel = x.relation() + (x.write ? " w" : " r");
+    const auto it = std::find(relations.begin(), relations.end(), rel);
+    if (it != relations.end()) {
+      out.slot.push_back(static_cast<std::size_t>(it - relations.begin()));
+      continue;
+    }
+    out.slot.push_back(relations.size());
+    relations.push_back(rel);
+    x.name = "X" + std::to_string(out.tensors.size());
+    out.tensors.push_back(std::move(x));
+  }
+  return out;
+}
+
+// The position of an engine tensor's name ("X12" -> 12); SIZE_MAX for any other name.
+std::size_t engine_position(const std::string& name) {
+  std::size_t i = 0;
+  if (name.size() < 2 || name[0] != 'X') return SIZE_MAX;
+  const auto [end, ec] = std::from_chars(name.data() + 1, name.data() + name.size(), i);
+  return ec == std::errc() && end == name.data() + name.size() ? i : SIZE_MAX;
 }
 
 }  // namespace
@@ -119,11 +164,15 @@ class GemmMemo {
     std::lock_guard<std::mutex> lock(mu_);
     return compiled_.emplace(key, std::move(c)).first->second;
   }
+  // The closed forms of every compiled problem of this memo (one arch, dataflow and options): count groups equal
+  // between operand structures (the plain A, W, C of a scheme with group scales) are counted once.
+  [[nodiscard]] const std::shared_ptr<tenet::FormCache>& forms() const { return forms_; }
 
  private:
   std::mutex mu_;
   std::unordered_map<GemmKey, GemmCost, GemmKeyHash> map_;
   std::map<std::string, tenet::CompiledProblem> compiled_;
+  std::shared_ptr<tenet::FormCache> forms_ = tenet::make_form_cache();
 };
 
 std::shared_ptr<GemmMemo> make_gemm_memo() { return std::make_shared<GemmMemo>(); }
@@ -168,6 +217,38 @@ struct Estimator::Impl {
   tenet::Deadline search_end;    // the time limit of the current tile search (every engine call of it)
   ArraySums sums;                // reused storage of array_level
   std::shared_ptr<GemmMemo> memo;
+  // the engine's compiled problem of one operand list (engine_problem)
+  struct EngineProblem {
+    std::vector<Operand> ops;       // the GEMM's array operands
+    std::vector<std::size_t> slot;  // EngineOperands::slot
+    const tenet::CompiledProblem* problem = nullptr;
+  };
+  // this Estimator's operand lists and their compiled problems (in the memo): no key built per tile
+  std::deque<EngineProblem> engine;
+
+  // The engine's compiled problem of `ops` (the array operands): found by the operand list in `engine` (this
+  // Estimator's), else in the memo by the engine tensors' relations (engine_operands), else compiled at tm x tn x tk.
+  const EngineProblem& engine_problem(std::int64_t tm, std::int64_t tn, std::int64_t tk,
+                                      const std::vector<Operand>& ops) {
+    for (const auto& e : engine)
+      if (e.ops == ops) return e;
+    EngineOperands eo = engine_operands(ops);
+    std::string key;
+    for (const auto& t : eo.tensors) key += "|" + t.relation() + (t.write ? " w" : " r");
+    const tenet::CompiledProblem& problem = memo->compiled(key, [&] {
+      tenet::AnalyzeOptions ao;
+      ao.spatial_reuse = false;
+      ao.time_limit_s = options.engine_time_limit_s;
+      ao.max_instance_points = options.engine_max_points;
+      ao.max_work = std::max(ao.max_work, checked_mul(options.engine_max_points, 200, "engine work limit"));
+      ao.context = "a tile of a GEMM under dataflow " + dataflow.name + " on " + arch.name + " (compiled first at " +
+                   std::to_string(tm) + "x" + std::to_string(tn) + "x" + std::to_string(tk) + ")";
+      return tenet::compile_parametric(mapping::tile_problem(arch, dataflow, tm, tn, tk, eo.tensors), ao, &search_end,
+                                       memo->forms());
+    });
+    engine.push_back({ops, std::move(eo.slot), &problem});
+    return engine.back();
+  }
 
   // The array-level metrics of one tile: the proven closed forms when the method allows them and they cover every
   // operand (a typed capability: closed_form_tile returns nullopt otherwise), else the TENET engine.
@@ -194,34 +275,25 @@ struct Estimator::Impl {
     // the memo, so Estimators sharing it compile once), then every tile size from its closed forms (tenet::evaluate
     // equals tenet::analyze of that tile exactly)
     search_end.check();  // a tile search evaluates many tiles: the limit bounds all of them together
-    std::string key;
-    for (const auto& op : ops) key += "|" + op.relation();
-    const tenet::CompiledProblem& problem = memo->compiled(key, [&] {
-      tenet::AnalyzeOptions ao;
-      ao.spatial_reuse = false;
-      ao.time_limit_s = options.engine_time_limit_s;
-      ao.max_instance_points = options.engine_max_points;
-      ao.max_work = std::max(ao.max_work, checked_mul(options.engine_max_points, 200, "engine work limit"));
-      ao.context = "a tile of a GEMM under dataflow " + dataflow.name + " on " + arch.name + " (compiled first at " +
-                   std::to_string(tm) + "x" + std::to_string(tn) + "x" + std::to_string(tk) + ")";
-      return tenet::compile_parametric(mapping::tile_problem(arch, dataflow, tm, tn, tk, ops), ao, &search_end);
-    });
+    const EngineProblem& ep = engine_problem(tm, tn, tk, ops);
     ++evaluations;
     const std::int64_t extents[3] = {tm, tn, tk};
-    tenet::evaluate(problem, extents, engine_out, &search_end);
+    tenet::evaluate(*ep.problem, extents, engine_out, &search_end);
     tmx.macs = engine_out.macs;
     tmx.time_stamps = engine_out.time_stamps;
     tmx.active_pes = engine_out.active_pes;
     tmx.unique.assign(ops.size(), -1);
     tmx.total.assign(ops.size(), -1);
     tmx.temporal_unique.assign(ops.size(), -1);
-    for (const auto& t : engine_out.tensors)
+    for (const auto& t : engine_out.tensors) {
+      const std::size_t x = engine_position(t.name);
       for (std::size_t i = 0; i < ops.size(); ++i)
-        if (ops[i].name == t.name) {
+        if (ep.slot[i] == x) {
           tmx.unique[i] = t.unique_volume;
           tmx.total[i] = t.total_volume;
           tmx.temporal_unique[i] = t.temporal_unique_volume;
         }
+    }
     model = ArrayModel::kEngine;
   }
 

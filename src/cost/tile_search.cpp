@@ -62,6 +62,8 @@ struct OpTable {
   std::array<bool, 3> mine{};
   std::int64_t full_fp = 1, num = 1, den = 1;
   bool write = false, dram = true;
+  // the output's first write of every element, one batch and all batches (bits; the same in every order and tile)
+  std::int64_t first_bits = 0, first_bits_all = 0;
 };
 
 constexpr i128 kFastLimit = i128{1} << 62;
@@ -105,6 +107,8 @@ std::optional<std::vector<OpTable>> op_tables(const TileProblem& p, const std::a
     if (t.dram)  // the exact bytes count all batches
       dram += mul_capped(mul_capped(mul_capped(full, reps), t.num + 2 * p.accum_bits), p.shape.batch);
     if (ws > kFastLimit || dram > kFastLimit) return std::nullopt;
+    t.first_bits = t.full_fp * t.num / t.den;  // below `dram` (reps, batch >= 1): no overflow
+    t.first_bits_all = t.full_fp * p.shape.batch * t.num / t.den;
     out.push_back(std::move(t));
   }
   if (tiles > kFastLimit) return std::nullopt;
@@ -115,24 +119,59 @@ std::optional<std::vector<OpTable>> op_tables(const TileProblem& p, const std::a
 
 namespace {
 
+// The orders of one pattern of iterating loops (bit d: loop slot d has more than one trip) that differ in some
+// operand's DRAM moves: per operand the loops whose trips multiply its moves (bit d: slot d; nest.cpp dram_move: the
+// loops it does not index, outside its deepest iterating loop). Orders with equal masks have equal DRAM figures:
+// only the first is computed.
+struct OrderMasks {
+  std::size_t order = 0;
+  std::vector<std::uint8_t> mask;  // per operand table
+};
+
+// Per pattern (8) the distinct orders in order, and per pattern and order the index of its distinct entry.
+struct PatternOrders {
+  std::array<std::vector<OrderMasks>, 8> distinct;
+  std::array<std::vector<std::size_t>, 8> entry;
+};
+
+PatternOrders pattern_orders(const std::vector<OpTable>& tables, const std::vector<std::array<std::size_t, 3>>& slots) {
+  PatternOrders out;
+  for (unsigned pat = 0; pat < 8; ++pat)
+    for (std::size_t o = 0; o < slots.size(); ++o) {
+      OrderMasks om{o, {}};
+      for (const auto& op : tables) {
+        std::size_t deepest = 3;
+        for (std::size_t pos = 0; pos < 3; ++pos)
+          if (((pat >> slots[o][pos]) & 1U) != 0 && op.mine[slots[o][pos]]) deepest = pos;
+        std::uint8_t m = 0;
+        for (std::size_t pos = 0; deepest < 3 && pos <= deepest; ++pos)
+          if (!op.mine[slots[o][pos]]) m = static_cast<std::uint8_t>(m | (1U << slots[o][pos]));
+        om.mask.push_back(m);
+      }
+      auto& d = out.distinct[pat];
+      const auto it = std::find_if(d.begin(), d.end(), [&](const OrderMasks& x) { return x.mask == om.mask; });
+      out.entry[pat].push_back(static_cast<std::size_t>(it - d.begin()));
+      if (it == d.end()) d.push_back(std::move(om));
+    }
+  return out;
+}
+
 // The DRAM bits (one batch, for the bound) and the evaluation's exact DRAM bytes (all batches; gemm.cpp: per operand
-// rounded up to bytes, scores on chip excluded) of the candidate `tr` (trips per loop) in loop order `slot`.
-void dram_figures(const std::vector<OpTable>& tables, const std::array<std::size_t, 3>& slot,
+// rounded up to bytes, scores on chip excluded) of the candidate `tr` (trips per loop) with the operands' repetition
+// masks `mask` (OrderMasks).
+void dram_figures(const std::vector<OpTable>& tables, const std::vector<std::uint8_t>& mask,
                   const std::array<std::int64_t, 3>& tr, std::int64_t acc, std::int64_t batch, std::int64_t& bits,
                   std::int64_t& bytes) {
   bits = 0;
   bytes = 0;
-  for (const auto& op : tables) {
+  for (std::size_t i = 0; i < tables.size(); ++i) {
+    const OpTable& op = tables[i];
     if (!op.dram) continue;
-    std::size_t deepest = 3;  // the deepest loop of the operand that iterates (nest.cpp dram_move)
-    for (std::size_t pos = 0; pos < 3; ++pos)
-      if (tr[slot[pos]] > 1 && op.mine[slot[pos]]) deepest = pos;
-    std::int64_t reps = 1;
-    for (std::size_t pos = 0; deepest < 3 && pos <= deepest; ++pos)
-      if (!op.mine[slot[pos]]) reps *= tr[slot[pos]];
+    const unsigned m = mask[i];
+    const std::int64_t reps = ((m & 1U) != 0 ? tr[0] : 1) * ((m & 2U) != 0 ? tr[1] : 1) * ((m & 4U) != 0 ? tr[2] : 1);
     if (op.write) {
-      bits += op.full_fp * op.num / op.den + op.full_fp * (reps - 1) * acc * 2;
-      bytes += (op.full_fp * batch * op.num / op.den + op.full_fp * (reps - 1) * batch * acc * 2 + 7) / 8;
+      bits += op.first_bits + op.full_fp * (reps - 1) * acc * 2;
+      bytes += (op.first_bits_all + op.full_fp * (reps - 1) * batch * acc * 2 + 7) / 8;
     } else if (op.den == 1) {  // whole bits per element (no division)
       const std::int64_t b = op.full_fp * reps * op.num;
       bits += b;
@@ -199,9 +238,14 @@ std::vector<TileCandidate> enumerate(const TileProblem& p, const Tile& user, boo
       for (std::size_t pos = 0; pos < 3; ++pos) sl[pos] = static_cast<std::size_t>(detail::loop_slot(order[pos]));
       slots.push_back(sl);
     }
+    const PatternOrders po = pattern_orders(*tables, slots);
+    std::array<std::int64_t, 6> bits_of{};  // per distinct order of the pattern
     const std::int64_t acc = p.accum_bits;
     std::int64_t fitting = 0;                              // tile sizes that fit (in every order)
     std::vector<std::pair<std::int64_t, std::size_t>> at;  // per output: (rank among fitting sizes, order)
+    const std::size_t most = sz[0].size() * sz[1].size() * sz[2].size() * (dominance ? 1 : orders.size());
+    out.reserve(most);
+    at.reserve(most);
     for (std::size_t im = 0; im < sz[0].size(); ++im)
       for (std::size_t in = 0; in < sz[1].size(); ++in)
         for (std::size_t ik = 0; ik < sz[2].size(); ++ik) {
@@ -221,20 +265,24 @@ std::vector<TileCandidate> enumerate(const TileProblem& p, const Tile& user, boo
                 TileCandidate{Tile{sz[0][im], sz[1][in], sz[2][ik], orders[o]}, bits, ws, tr[0] * tr[1] * tr[2], 0});
             at.emplace_back(fitting, o);
           };
+          const unsigned pat = (tr[0] > 1 ? 1U : 0U) | (tr[1] > 1 ? 2U : 0U) | (tr[2] > 1 ? 4U : 0U);
+          const auto& distinct = po.distinct[pat];
           std::int64_t best_bytes = -1, best_bits = 0;
           std::size_t best_o = 0;
-          for (std::size_t o = 0; o < orders.size(); ++o) {
-            std::int64_t bits = 0, bytes = 0;
-            dram_figures(*tables, slots[o], tr, acc, s.batch, bits, bytes);
-            if (!dominance) {
-              push(o, bits);
-            } else if (best_bytes < 0 || bytes < best_bytes) {
+          for (std::size_t e = 0; e < distinct.size(); ++e) {  // in order: the earliest of equal bytes stays
+            std::int64_t bytes = 0;
+            dram_figures(*tables, distinct[e].mask, tr, acc, s.batch, bits_of[e], bytes);
+            if (best_bytes < 0 || bytes < best_bytes) {
               best_bytes = bytes;
-              best_bits = bits;
-              best_o = o;
+              best_bits = bits_of[e];
+              best_o = distinct[e].order;
             }
           }
-          if (dominance) push(best_o, best_bits);
+          if (dominance) {
+            push(best_o, best_bits);
+          } else {
+            for (std::size_t o = 0; o < orders.size(); ++o) push(o, bits_of[po.entry[pat][o]]);
+          }
           ++fitting;
         }
     for (std::size_t i = 0; i < out.size(); ++i)

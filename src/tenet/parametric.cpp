@@ -1,6 +1,7 @@
 // Parametric counting (docs/tenet-engine.md §3 "Parametric counting"): compile_parametric keeps the counter's
 // closed forms per group; evaluate() evaluates them, counting only the groups no kept form covers.
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
@@ -27,21 +28,87 @@ using detail::RawCounts;
 using detail::require_box;
 using detail::rethrow_in_context;
 
+// The closed forms of count groups by the group's signature (group_signature): what they count depends only on the
+// PE array, the space and time maps, the box's lower corner, the counting options and the group's members' access
+// relations, so equal signatures in different problems share their forms. `mu` guards every list and the map.
+struct FormCache {
+  std::shared_mutex mu;
+  std::map<std::string, std::vector<ClosedForm>> forms;  // nodes are never erased: pointers stay valid
+};
+
+std::shared_ptr<FormCache> make_form_cache() { return std::make_shared<FormCache>(); }
+
 struct CompiledProblem::Impl {
   Problem problem;
   AnalyzeOptions options;
-  Model model;                                 // model.box is the last slow-path box (guarded by mu)
-  std::vector<Group> groups;                   // structure only (members, pieces, periods)
-  std::vector<std::vector<ClosedForm>> forms;  // per group: the closed forms found so far
-  bool fast = true;                            // the PE-domain check holds on the whole parametric range
-  mutable std::shared_mutex mu;
+  Model model;                                  // model.box is the last slow-path box (guarded by mu)
+  std::vector<Group> groups;                    // structure only (members, pieces, periods)
+  std::shared_ptr<FormCache> cache;             // the forms, possibly shared with other problems
+  std::vector<std::vector<ClosedForm>*> forms;  // per group: the closed forms found so far (in cache)
+  bool fast = true;                             // the PE-domain check holds on the whole parametric range
+  std::shared_mutex& mu;                        // cache->mu
 
-  Impl(const Problem& p, const AnalyzeOptions& o) : problem(p), options(o), model(detail::compile(p)) {}
+  Impl(const Problem& p, const AnalyzeOptions& o, std::shared_ptr<FormCache> c)
+      : problem(p), options(o), model(detail::compile(p)), cache(std::move(c)), mu(cache->mu) {}
 };
 
 namespace {
 
 constexpr std::size_t kMaxFormsPerGroup = 4096;  // then the oldest are dropped (memory bound)
+
+void append_affine(std::string& out, const relation::Affine& a) {
+  out += std::to_string(a.constant);
+  for (const i64 c : a.coeff) out += "," + std::to_string(c);
+  out += ";";
+}
+
+// A piece's structure: its outputs, quasi-affine terms and formula over positional variables (names left out: a
+// renamed tensor or variable is the same relation).
+void append_piece(std::string& out, const relation::Piece& p) {
+  out += "P" + std::to_string(p.vars.size()) + (p.is_map ? "m" : "s") + std::to_string(p.out.size()) + "(";
+  for (const auto& t : p.terms) {
+    out += t.kind == relation::Term::Kind::kFloor ? "f" : "m";
+    out += std::to_string(t.den) + ":";
+    append_affine(out, t.num);
+  }
+  out += ")(";
+  for (const auto& a : p.out) append_affine(out, a);
+  out += ")(";
+  for (const auto& conj : p.disjuncts) {
+    out += "[";
+    for (const auto& c : conj) {
+      out += c.equality ? "=" : ">";
+      append_affine(out, c.expr);
+    }
+    out += "]";
+  }
+  out += ")";
+}
+
+// What a count group's closed forms depend on: the problem's PE array, maps, lower corner and counting options, and
+// the group's periods and members (the space/time counts, or a tensor's access kind and pieces) in order.
+std::string group_signature(const Model& m, const Problem& p, const AnalyzeOptions& o, const Group& g) {
+  std::string out = p.pe.domain.text + "|" + p.pe.interconnect.text + "|" + p.mapping.space_map.text + "|" +
+                    p.mapping.time_map.text + "|";
+  for (const auto& b : m.box) out += std::to_string(b.lo) + ",";
+  out += "|" + std::to_string(static_cast<int>(o.enumerate)) + std::to_string(static_cast<int>(o.spatial_reuse)) +
+         std::to_string(static_cast<int>(o.skewed_time_windows)) + std::to_string(static_cast<int>(o.scaled_divisors)) +
+         std::to_string(static_cast<int>(o.outer_blocks)) + std::to_string(static_cast<int>(o.inner_blocks)) +
+         std::to_string(static_cast<int>(o.free_rows)) + std::to_string(static_cast<int>(o.split_free_groups)) + "," +
+         std::to_string(static_cast<int>(o.virtual_plan)) + "," + std::to_string(o.min_base) + "," +
+         std::to_string(o.bits_per_item) + "|L";
+  for (const i64 l : g.L) out += std::to_string(l) + ",";
+  for (const int k : g.members) {
+    if (k < 0) {
+      out += "|st";
+      continue;
+    }
+    const auto& t = m.tensors[static_cast<std::size_t>(k)];
+    out += t.access == Access::kRead ? "|r" : "|w";
+    for (const auto* piece : t.pieces) append_piece(out, *piece);
+  }
+  return out;
+}
 
 void check_extents(const CompiledProblem::Impl& c, std::span<const std::int64_t> ext) {
   const Model& m = c.model;
@@ -63,7 +130,7 @@ bool evaluate_fast(const CompiledProblem::Impl& c, const i64* ext, Metrics& out)
   rc.tc.resize(m.tensors.size());
   for (std::size_t gi = 0; gi < c.groups.size(); ++gi) {
     const ClosedForm* f = nullptr;
-    for (const ClosedForm& cf : c.forms[gi])
+    for (const ClosedForm& cf : *c.forms[gi])
       if (cf.matches(ext)) {
         f = &cf;
         break;
@@ -117,7 +184,7 @@ void evaluate_slow(CompiledProblem::Impl& c, const i64* ext, bool reusable, Metr
   std::vector<std::size_t> todo;
   std::vector<Group> groups;
   for (std::size_t gi = 0; gi < c.groups.size(); ++gi)
-    if (std::none_of(c.forms[gi].begin(), c.forms[gi].end(), [&](const ClosedForm& f) { return f.matches(ext); })) {
+    if (std::none_of(c.forms[gi]->begin(), c.forms[gi]->end(), [&](const ClosedForm& f) { return f.matches(ext); })) {
       todo.push_back(gi);
       groups.push_back(c.groups[gi]);
     }
@@ -125,7 +192,7 @@ void evaluate_slow(CompiledProblem::Impl& c, const i64* ext, bool reusable, Metr
   i64 retries = 0, instances = 0;
   (void)count_all(m, groups, c.options, true, limits, retries, instances);
   for (std::size_t i = 0; i < todo.size(); ++i) {
-    auto& fs = c.forms[todo[i]];
+    auto& fs = *c.forms[todo[i]];
     if (!groups[i].form.matches(ext)) continue;  // cannot happen: the form was found at ext
     if (fs.size() >= kMaxFormsPerGroup) fs.erase(fs.begin());
     fs.push_back(std::move(groups[i].form));
@@ -156,19 +223,24 @@ std::vector<std::int64_t> CompiledProblem::template_extents() const {
 std::size_t CompiledProblem::closed_forms() const {
   std::shared_lock lock(impl_->mu);
   std::size_t n = 0;
-  for (const auto& f : impl_->forms) n += f.size();
+  for (const auto* f : impl_->forms) n += f->size();
   return n;
 }
 
-CompiledProblem compile_parametric(const Problem& problem, const AnalyzeOptions& options, const Deadline* deadline) {
+CompiledProblem compile_parametric(const Problem& problem, const AnalyzeOptions& options, const Deadline* deadline,
+                                   std::shared_ptr<FormCache> cache) {
   try {
     check_options(options);
-    auto impl = std::make_unique<CompiledProblem::Impl>(problem, options);
+    auto impl = std::make_unique<CompiledProblem::Impl>(problem, options, cache ? std::move(cache) : make_form_cache());
     Model& m = impl->model;
     require_box(m, problem, options);
     if (!m.is_box) throw InputError(problem.statement.domain.loc, "parametric counting needs a box iteration domain");
     impl->groups = make_groups(m, options.enumerate);
-    impl->forms.resize(impl->groups.size());
+    {
+      const std::unique_lock lock(impl->mu);
+      for (const Group& g : impl->groups)
+        impl->forms.push_back(&impl->cache->forms[group_signature(m, problem, options, g)]);
+    }
     impl->fast = !options.enumerate && check_space_in_pe(m, huge_box(m.box), nullptr);
     std::vector<i64> ext;
     for (const auto& b : m.box) ext.push_back(b.hi - b.lo + 1);

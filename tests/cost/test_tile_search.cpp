@@ -1,6 +1,8 @@
 // The tile choice by objective (docs/search.md): exactly the best candidate (= exhaustive evaluation), never worse
 // than any tile a user could pass, candidate sizes, targeted --tile rules.
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <string>
 
 #include "arch_support.hpp"
 #include "cost/nest.hpp"
@@ -8,6 +10,7 @@
 #include "tenet_cost/error.hpp"
 #include "tenet_cost/mapping.hpp"
 #include "tenet_cost/quant.hpp"
+#include "tenet_cost/tenet.hpp"
 
 using namespace tenet_cost;
 using cost::GemmShape;
@@ -357,4 +360,40 @@ TEST_CASE("Estimators sharing a memo share the engine's compiles and give a fres
       }
     }
   }
+}
+
+TEST_CASE("the engine's shared compiles (operands by position, one tensor per relation) give analyze()'s volumes") {
+  // q4f16_autoawq's scale SW and zero point ZW have one relation: the engine counts it once and both get its
+  // figures; the names are positional (X0, X1, ...) in the compile, the volumes return to the named operands. Oracle:
+  // tenet::analyze of the tile with the operands' own names, one tile (the user's tile is the whole GEMM).
+  const GemmShape s{1, 16, 16, 256, GemmRole::kLinear};
+  for (const char* df : {"is", "ncf"})
+    for (const char* name : {"q4f16_autoawq", "q4f16_1", "q0f16"}) {
+      INFO(df << " " << name);
+      auto est = make(8, 8, 1 << 16, df, Objective::kLatency, cost::ArrayMethod::kEngine);
+      const auto scheme = quant::parse_scheme(name);
+      const cost::GemmCost& c = est.gemm(s, scheme, cost::Tile{16, 16, 256, ""});
+      REQUIRE(c.array_model == cost::ArrayModel::kEngine);
+      const auto ops =
+          quant::array_operands(quant::operands(scheme, quant::GemmRole::kLinear, mapping::dequant_site(est.arch())));
+      tenet::AnalyzeOptions ao;
+      ao.spatial_reuse = false;
+      const tenet::Metrics m = tenet::analyze(mapping::tile_problem(est.arch(), est.dataflow(), 16, 16, 256, ops), ao);
+      CHECK(c.time_stamps == m.time_stamps);
+      int checked = 0;
+      for (const auto& tc : c.tensors) {
+        // the reads in the array (the output's buffer figures are its partial sums)
+        if (tc.role == quant::OperandRole::kOutput || tc.apply == quant::Apply::kOutput) continue;
+        INFO(tc.name);
+        const auto t =
+            std::find_if(m.tensors.begin(), m.tensors.end(), [&](const auto& x) { return x.name == tc.name; });
+        REQUIRE(t != m.tensors.end());
+        CHECK(tc.buffer_elems == t->unique_volume);
+        ++checked;
+        if (tc.apply == quant::Apply::kEdge) continue;
+        CHECK(tc.total_elems == t->total_volume);
+        CHECK(tc.noc_elems == std::max<std::int64_t>(0, t->temporal_unique_volume - t->unique_volume));
+      }
+      CHECK(checked == (std::string(name) == "q4f16_autoawq" ? 4 : std::string(name) == "q4f16_1" ? 3 : 2));
+    }
 }
