@@ -5,6 +5,7 @@
 
 #include "model_args.hpp"
 #include "progress.hpp"
+#include "request_args.hpp"
 #include "search_args.hpp"
 #include "tenet_cost/error.hpp"
 #include "tenet_cost/report.hpp"
@@ -18,40 +19,6 @@ std::string default_list() {
   std::string s;
   for (const auto& n : model::default_schemes()) s += (s.empty() ? "" : ",") + n;
   return s;
-}
-
-// --prompt-len / --gen-len / --rank-by: whole requests (docs/model.md "Requests").
-struct RequestArgs {
-  model::Request request;
-  std::string rank_by = "listed";
-};
-
-void add_request_options(CLI::App* cmd, RequestArgs& r) {
-  cmd->add_option("--prompt-len", r.request.prompt_len,
-                  "Request prompt tokens P (default: --seq-len, 2048); gives TTFT, TPOT, e2e, requests/s, energy "
-                  "per request");
-  cmd->add_option("--gen-len", r.request.gen_len,
-                  "Request output tokens G (default 256): the first from the prefill, G-1 decode steps at contexts "
-                  "P+1 .. P+G-1");
-  cmd->add_option("--rank-by", r.rank_by,
-                  "listed (default) | ttft | tpot | e2e | energy | edp: order of the rows "
-                  "by the request's objective (needs --prompt-len or --gen-len)");
-}
-
-// The request the flags ask for (nullopt: none); --prompt-len sets the prefill's prompt (--seq-len).
-std::optional<model::Request> request_of(const CLI::App* cmd, const RequestArgs& r, ModelArgs& args) {
-  const bool asked = cmd->count("--prompt-len") > 0 || cmd->count("--gen-len") > 0;
-  if (!asked) {
-    if (cmd->count("--rank-by") > 0) throw InputError("--rank-by ranks requests: give --prompt-len or --gen-len");
-    return std::nullopt;
-  }
-  model::Request req = r.request;
-  if (cmd->count("--prompt-len") == 0) req.prompt_len = args.seq_len;
-  else if (cmd->count("--seq-len") == 0) args.seq_len = req.prompt_len;
-  // the one-step columns at the request's first decode step unless --context says otherwise
-  if (cmd->count("--context") == 0)
-    args.context = req.prompt_len + (req.gen_len > 1 && req.prompt_len < model::kMaxTokens ? 1 : 0);
-  return req;
 }
 
 // compare over chips (--tp / --pp / --ep; docs/model.md "Parallelism over chips").
@@ -95,7 +62,7 @@ CLI::App* add_compare(CLI::App& app, const Command& self, Context& ctx) {
   cmd->add_flag("--per-phase", *per_phase,
                 "With --search and a request: the prefill's mapping chosen by the prefill, the decode's by the "
                 "decode steps (default: one mapping by the whole request)");
-  add_request_options(cmd, *rargs);
+  add_request_options(cmd, *rargs, true);
   cmd->callback([&ctx, args, sargs, searched, per_phase, rargs, cmd] {
     const auto format = report::parse_format(args->format);
     // with --mlc-config and no --quant: the build's quantization first, then the defaults
