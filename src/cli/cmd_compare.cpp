@@ -21,13 +21,18 @@ std::string default_list() {
   return s;
 }
 
-// compare over chips (--tp / --pp / --ep; docs/model.md "Parallelism over chips").
+// compare over chips (--tp / --pp / --ep; docs/model.md "Parallelism over chips"), with whole requests when asked.
 std::string deployed_compare(const ModelArgs& args, const std::vector<std::optional<quant::Scheme>>& schemes,
-                             report::Format format, bool request_or_search) {
-  if (request_or_search)
+                             report::Format format, bool searched, const std::optional<model::Request>& request,
+                             model::RankBy rank) {
+  if (searched)
     throw InputError(
-        "--tp / --pp / --ep: a deployment is compared per prefill and decode step; requests (--prompt-len / "
-        "--gen-len) and --search are costed on one chip");
+        "--tp / --pp / --ep with --search: the mapping search runs on one chip (a deployment's collectives and stages "
+        "are not part of its objective)");
+  if (request && args.grid.size() > 1 && format != report::Format::kJson)
+    throw InputError(
+        "requests (--prompt-len / --gen-len) over several deployments: the deployments' table has no request columns; "
+        "use --format json or one deployment");
   cost::Estimator est = make_estimator(args);
   const model::Phases ph = phases(args);
   const model::Model plan = plan_source(args).at(ph);
@@ -36,9 +41,10 @@ std::string deployed_compare(const ModelArgs& args, const std::vector<std::optio
         "--tp / --pp / --ep shard a config's plan (--hf-config or --mlc-config); a dump's or --gemm's GEMMs are one "
         "chip's shapes already");
   Progress progress("compare", "rows", schemes.size() * args.grid.size());
+  const auto step = [&](std::size_t done, const std::string& s) { progress.step(done, s); };
   const model::CompareResult result =
-      model::compare_deployments(est, plan, *plan.config, ph, schemes, args.grid,
-                                 [&](std::size_t done, const std::string& s) { progress.step(done, s); });
+      request ? model::compare_deployments(est, plan, *plan.config, ph, schemes, args.grid, *request, rank, step)
+              : model::compare_deployments(est, plan, *plan.config, ph, schemes, args.grid, step);
   if (format == report::Format::kHtml) return report::html::render(report::html::deployments_doc(result, est.arch()));
   return report::render(result, format);
 }
@@ -82,7 +88,7 @@ CLI::App* add_compare(CLI::App& app, const Command& self, Context& ctx) {
     if (request && format == report::Format::kHtml)
       throw InputError("the html report has no request section: use --format table, json or csv with a request");
     if (deployed(*args)) {
-      ctx.result = deployed_compare(*args, schemes, format, request.has_value() || *searched);
+      ctx.result = deployed_compare(*args, schemes, format, *searched, request, rank);
       return;
     }
     if (!*searched) {
