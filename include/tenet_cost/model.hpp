@@ -204,7 +204,9 @@ std::vector<std::string> mlc_notes(const MlcChatConfig& m, const Phases& ph);
 /// The GEMMs of a config's plan; `notes` receives its assumptions (MoE routing, sliding window).
 std::vector<ModelGemm> workloads_from_config(const ModelConfig& cfg, const Phases& phases,
                                              std::vector<std::string>* notes = nullptr);
-/// One chunked-prefill step (entry "chunked_prefill", Phase::kOther): the linear GEMMs of chunk + ph.batch rows (one
+/// The entry of a config plan's chunked prefill (--chunk).
+inline constexpr std::string_view kChunkedPrefillEntry = "chunked_prefill";
+/// One chunked-prefill step (entry kChunkedPrefillEntry, Phase::kOther): the linear GEMMs of chunk + ph.batch rows (one
 /// GEMM each, M = the combined rows; MoE routing of those tokens), lm_head of the ph.batch decode rows (+1 after the
 /// prompt's `last` chunk), the chunk's attention over the `offset` prompt keys before it and its own causal block,
 /// and each decoding sequence's query over ph.context keys.
@@ -386,6 +388,10 @@ struct RequestFigures {
 struct DecodeSteps {
   std::vector<Model> plans;  // one per step, in order
 };
+/// A request's ranges (--prompt-len, --gen-len, --seq-len = --prompt-len, and the last context against
+/// max_position_embeddings; with --allow-long-context a note in `notes`); returns the last decode context.
+std::int64_t check_request(const Phases& phases, const Request& req, const std::optional<ModelConfig>& cfg,
+                           std::vector<std::string>* notes = nullptr);
 /// The decode-phase part of plan_at(phases at context c) for every step; checks the request's ranges
 /// (--prompt-len, --gen-len, --seq-len = --prompt-len, and the last context against max_position_embeddings; with
 /// --allow-long-context a note in `notes`).
@@ -395,6 +401,10 @@ DecodeSteps decode_steps(const PlanAt& plan_at, const Phases& phases, const Requ
 /// `est` under `scheme`.
 RequestFigures request_figures(cost::Estimator& est, const DecodeSteps& steps, const PhaseSum& prefill,
                                const Phases& phases, const Request& req, const std::optional<quant::Scheme>& scheme);
+
+/// The request figures from the prefill's sums and the sums of its `steps` decode steps (latency, energy, DRAM bytes).
+RequestFigures request_totals(const PhaseSum& prefill, const PhaseSum& decode, std::int64_t steps, const Phases& phases,
+                              const Request& req);
 
 /// What compare --rank-by orders the rows by (smallest first); kListed keeps the --quant order.
 enum class RankBy { kListed, kTtft, kTpot, kE2e, kEnergy, kEdp };
@@ -549,6 +559,17 @@ CompareResult compare_deployments(cost::Estimator& est, const Model& whole, cons
                                   const std::vector<std::optional<quant::Scheme>>& schemes,
                                   const std::vector<Parallel>& grid,
                                   const std::function<void(std::size_t, const std::string&)>& progress = {});
+/// compare_deployments with whole requests: each row's request figures over its deployment (TTFT = the deployment's
+/// prefill step; each of the gen_len - 1 decode steps the deployment's decode step at its own context, collectives,
+/// pipeline and bubble included), then the rows ordered by `rank` (docs/model.md "Parallelism over chips").
+CompareResult compare_deployments(cost::Estimator& est, const Model& whole, const ModelConfig& cfg, const Phases& ph,
+                                  const std::vector<std::optional<quant::Scheme>>& schemes,
+                                  const std::vector<Parallel>& grid, const Request& req, RankBy rank,
+                                  const std::function<void(std::size_t, const std::string&)>& progress = {});
+/// Each row of a one-deployment compare_deployed result (rows in the order of `schemes`) gets its request figures.
+void add_deployed_requests(CompareResult& c, cost::Estimator& est, const Model& whole, const ModelConfig& cfg,
+                           const Phases& ph, const Request& req,
+                           const std::vector<std::optional<quant::Scheme>>& schemes);
 
 /// Each row's request figures (rows in the order of `schemes`, as compare made them), then the rows ordered by
 /// `rank` (stable; kListed keeps them) and the ratios set against the new first row.

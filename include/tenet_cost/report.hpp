@@ -62,6 +62,9 @@ std::string render(const model::EstimateResult& result, Format format);
 std::string render(const model::CompareResult& result, Format format);
 /// `search`: per scheme its best configuration, the chosen mappings and the Pareto front (docs/search.md).
 std::string render(const search::SearchResult& result, Format format);
+/// `search` with a request: its one search, or with --per-phase the prefill's and the decode steps' (table: one after
+/// the other; JSON: {"per_phase": true, "prefill": .., "decode": ..}; CSV refused: two rankings of different columns).
+std::string render(const search::RequestSearch& result, Format format);
 /// `export`: one table of a serving-simulator bundle as its CSV (times %.6g), or a text file's text.
 std::string render_export(const model::ExportTable& table);
 /// `quant list`: the scheme catalog.

@@ -119,6 +119,10 @@ struct SearchResult {
   bool per_gemm = false;
   std::vector<SchemeResult> rows;   // in the order of the schemes
   std::vector<ParetoPoint> pareto;  // non-dominated (latency, energy) over every configuration, latency ascending
+  /// search --prompt-len / --gen-len: the request whose model was searched (the prefill and every decode step;
+  /// `decode` totals are the steps' sum), and which part of it: kPrefill or kDecode (--per-phase), kOther (whole)
+  std::optional<model::Request> request;
+  model::Phase part = model::Phase::kOther;
 };
 
 /// The search. `progress(done, total)` after each (scheme, array, dataflow) evaluation (serialised).
@@ -157,6 +161,22 @@ model::CompareResult compare_at_best(const arch::Arch& arch, const model::Model&
 /// The estimator of a configuration (one dataflow for the model): the arch at its array, the search's cost options
 /// and memo.
 cost::Estimator estimator_at(const arch::Arch& arch, const Options& o, const Config& c);
+
+/// The search of a request's mappings (docs/search.md "Requests"): the plan at `phases`, the request's decode steps
+/// (model::decode_steps) and one search of the request's model (model::request_model: the prefill and every decode
+/// step at its own context, so the objective is the whole request's), or two with `per_phase` (the prefill part, then
+/// the decode steps' part), each result marked with the request and its part.
+struct RequestSearch {
+  model::Model plan;
+  model::DecodeSteps steps;
+  std::vector<SearchResult> found;  // one (the whole request) or two (per phase: prefill, decode steps)
+  std::vector<std::string> notes;   // the request's (a context beyond the config's limit, ...)
+  std::string searched;             // what was searched, for the outputs
+};
+RequestSearch search_request(const arch::Arch& arch, const model::PlanSource& source, const model::Phases& phases,
+                             const model::Request& req, const std::vector<std::optional<quant::Scheme>>& schemes,
+                             const Options& o, bool per_phase,
+                             const std::function<void(std::size_t, std::size_t)>& progress = {});
 
 /// compare --search with a request (--prompt-len / --gen-len; docs/search.md "Requests"): each scheme's mapping
 /// chosen by the objective over its whole request — the prefill and the gen_len - 1 decode steps, each at its own

@@ -5,6 +5,7 @@
 
 #include "model_args.hpp"
 #include "progress.hpp"
+#include "request_args.hpp"
 #include "search_args.hpp"
 #include "tenet_cost/error.hpp"
 #include "tenet_cost/report.hpp"
@@ -20,47 +21,18 @@ std::string default_list() {
   return s;
 }
 
-// --prompt-len / --gen-len / --rank-by: whole requests (docs/model.md "Requests").
-struct RequestArgs {
-  model::Request request;
-  std::string rank_by = "listed";
-};
-
-void add_request_options(CLI::App* cmd, RequestArgs& r) {
-  cmd->add_option("--prompt-len", r.request.prompt_len,
-                  "Request prompt tokens P (default: --seq-len, 2048); gives TTFT, TPOT, e2e, requests/s, energy "
-                  "per request");
-  cmd->add_option("--gen-len", r.request.gen_len,
-                  "Request output tokens G (default 256): the first from the prefill, G-1 decode steps at contexts "
-                  "P+1 .. P+G-1");
-  cmd->add_option("--rank-by", r.rank_by,
-                  "listed (default) | ttft | tpot | e2e | energy | edp: order of the rows "
-                  "by the request's objective (needs --prompt-len or --gen-len)");
-}
-
-// The request the flags ask for (nullopt: none); --prompt-len sets the prefill's prompt (--seq-len).
-std::optional<model::Request> request_of(const CLI::App* cmd, const RequestArgs& r, ModelArgs& args) {
-  const bool asked = cmd->count("--prompt-len") > 0 || cmd->count("--gen-len") > 0;
-  if (!asked) {
-    if (cmd->count("--rank-by") > 0) throw InputError("--rank-by ranks requests: give --prompt-len or --gen-len");
-    return std::nullopt;
-  }
-  model::Request req = r.request;
-  if (cmd->count("--prompt-len") == 0) req.prompt_len = args.seq_len;
-  else if (cmd->count("--seq-len") == 0) args.seq_len = req.prompt_len;
-  // the one-step columns at the request's first decode step unless --context says otherwise
-  if (cmd->count("--context") == 0)
-    args.context = req.prompt_len + (req.gen_len > 1 && req.prompt_len < model::kMaxTokens ? 1 : 0);
-  return req;
-}
-
-// compare over chips (--tp / --pp / --ep; docs/model.md "Parallelism over chips").
+// compare over chips (--tp / --pp / --ep; docs/model.md "Parallelism over chips"), with whole requests when asked.
 std::string deployed_compare(const ModelArgs& args, const std::vector<std::optional<quant::Scheme>>& schemes,
-                             report::Format format, bool request_or_search) {
-  if (request_or_search)
+                             report::Format format, bool searched, const std::optional<model::Request>& request,
+                             model::RankBy rank) {
+  if (searched)
     throw InputError(
-        "--tp / --pp / --ep: a deployment is compared per prefill and decode step; requests (--prompt-len / "
-        "--gen-len) and --search are costed on one chip");
+        "--tp / --pp / --ep with --search: the mapping search runs on one chip (a deployment's collectives and stages "
+        "are not part of its objective)");
+  if (request && args.grid.size() > 1 && format != report::Format::kJson)
+    throw InputError(
+        "requests (--prompt-len / --gen-len) over several deployments: the deployments' table has no request columns; "
+        "use --format json or one deployment");
   cost::Estimator est = make_estimator(args);
   const model::Phases ph = phases(args);
   const model::Model plan = plan_source(args).at(ph);
@@ -69,9 +41,10 @@ std::string deployed_compare(const ModelArgs& args, const std::vector<std::optio
         "--tp / --pp / --ep shard a config's plan (--hf-config or --mlc-config); a dump's or --gemm's GEMMs are one "
         "chip's shapes already");
   Progress progress("compare", "rows", schemes.size() * args.grid.size());
+  const auto step = [&](std::size_t done, const std::string& s) { progress.step(done, s); };
   const model::CompareResult result =
-      model::compare_deployments(est, plan, *plan.config, ph, schemes, args.grid,
-                                 [&](std::size_t done, const std::string& s) { progress.step(done, s); });
+      request ? model::compare_deployments(est, plan, *plan.config, ph, schemes, args.grid, *request, rank, step)
+              : model::compare_deployments(est, plan, *plan.config, ph, schemes, args.grid, step);
   if (format == report::Format::kHtml) return report::html::render(report::html::deployments_doc(result, est.arch()));
   return report::render(result, format);
 }
@@ -95,7 +68,7 @@ CLI::App* add_compare(CLI::App& app, const Command& self, Context& ctx) {
   cmd->add_flag("--per-phase", *per_phase,
                 "With --search and a request: the prefill's mapping chosen by the prefill, the decode's by the "
                 "decode steps (default: one mapping by the whole request)");
-  add_request_options(cmd, *rargs);
+  add_request_options(cmd, *rargs, true);
   cmd->callback([&ctx, args, sargs, searched, per_phase, rargs, cmd] {
     const auto format = report::parse_format(args->format);
     // with --mlc-config and no --quant: the build's quantization first, then the defaults
@@ -115,7 +88,7 @@ CLI::App* add_compare(CLI::App& app, const Command& self, Context& ctx) {
     if (request && format == report::Format::kHtml)
       throw InputError("the html report has no request section: use --format table, json or csv with a request");
     if (deployed(*args)) {
-      ctx.result = deployed_compare(*args, schemes, format, request.has_value() || *searched);
+      ctx.result = deployed_compare(*args, schemes, format, *searched, request, rank);
       return;
     }
     if (!*searched) {

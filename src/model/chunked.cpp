@@ -12,7 +12,7 @@ namespace tenet_cost::model {
 
 namespace {
 
-constexpr const char* kEntry = "chunked_prefill";
+const std::string kEntry(kChunkedPrefillEntry);
 
 bool is_attention(const ModelGemm& g) {
   return g.shape.role == quant::GemmRole::kAttnQK || g.shape.role == quant::GemmRole::kAttnPV;

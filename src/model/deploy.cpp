@@ -18,7 +18,7 @@ struct StagePhase {
   CollectiveCost collectives, all_to_all;  // all_to_all: the part of collectives in expert parallelism's all-to-alls
 };
 struct StageRun {
-  StagePhase prefill, decode;
+  StagePhase prefill, decode, chunked;  // chunked: every step of the chunked prefill (--chunk), summed
   std::int64_t weight_bytes = 0;
 };
 
@@ -56,6 +56,26 @@ CollectiveCost stage_collectives(const ModelConfig& st, const arch::ChipLink& li
   return c;
 }
 
+// The chunked prefill's figures on one chip (--chunk; one stage, one micro-batch): its entry's work (the chip's sharded
+// GEMMs of every step) and, per step of n prompt tokens, the collectives at the step's rows n + the decode rows (the
+// all-reduces per layer, the all-to-alls of expert parallelism, the embedding's all-reduce) and the logits of the
+// decoding sequences (+1 after the prompt's last chunk).
+void chunked_stage(StagePhase& out, const CompareRow& row, const ModelConfig& st, const Phases& mb,
+                   const CollectiveFormat& f, const arch::ChipLink& link, std::int64_t tp) {
+  const auto it = std::find_if(row.other.begin(), row.other.end(),
+                               [](const EntrySum& e) { return e.entry == kChunkedPrefillEntry; });
+  if (it == row.other.end()) throw InternalError("deployment: --chunk without a chunked_prefill entry");
+  out.chip = it->sum;
+  for (std::int64_t offset = 0; offset < mb.seq_len; offset += mb.chunk) {
+    const std::int64_t n = std::min(mb.chunk, mb.seq_len - offset);
+    const bool last = offset + n >= mb.seq_len;
+    CollectiveCost a2a;
+    out.collectives.add(stage_collectives(st, link, tp, f, checked_add(n, mb.batch, "chunk step rows"),
+                                          mb.batch + (last ? 1 : 0), a2a));
+    out.all_to_all.add(a2a);
+  }
+}
+
 StageRun run_stage(cost::Estimator& est, const ModelConfig& st, const Phases& mb, const std::optional<quant::Scheme>& s,
                    const CollectiveFormat& f, std::int64_t tp) {
   Model m;
@@ -72,6 +92,7 @@ StageRun run_stage(cost::Estimator& est, const ModelConfig& st, const Phases& mb
   r.decode.chip = row.decode;
   r.decode.collectives = stage_collectives(st, link, tp, f, mb.batch, mb.batch, r.decode.all_to_all);
   r.weight_bytes = footprint(m, s).weight_bytes;
+  if (mb.chunk > 0) chunked_stage(r.chunked, row, st, mb, f, link, tp);
   return r;
 }
 
@@ -158,7 +179,10 @@ CompareResult compare_deployed(cost::Estimator& est, const Model& whole, const M
                                const std::vector<std::optional<quant::Scheme>>& schemes,
                                const std::function<void(std::size_t, const std::string&)>& progress) {
   const Parallel& par = ph.parallel;
-  if (ph.chunk > 0) throw InputError("--chunk with --tp / --pp / --ep: chunked prefill over chips is not modelled");
+  if (ph.chunk > 0 && par.pp > 1)
+    throw InputError(
+        "--chunk with --pp: a chunk step's prompt rows belong to one sequence and are not split into micro-batches, "
+        "so the pipeline schedule of mixed steps is not modelled; chunked prefill runs over --tp / --ep");
   CompareResult out;
   out.info = run_info(whole, est, ph);
   const ModelConfig chip = shard_config(cfg, par, &out.info.notes);
@@ -198,6 +222,11 @@ CompareResult compare_deployed(cost::Estimator& est, const Model& whole, const M
     c.scheme = scheme_label(whole, s);
     row.prefill = pipeline(pre, m, par.tp, hop_prefill, c.prefill);
     row.decode = pipeline(dec, m, par.tp, hop_decode, c.decode);
+    if (ph.chunk > 0) {  // one stage (--pp 1), one micro-batch
+      EntrySum chunked{std::string(kChunkedPrefillEntry), {}, 0, 0};
+      pipeline({&runs.front().chunked}, 1, par.tp, hop_decode, chunked.sum);
+      c.other.push_back(std::move(chunked));
+    }
     c.deploy = row;
     out.rows.push_back(std::move(c));
     if (progress) progress(out.rows.size(), out.rows.back().scheme);
@@ -215,12 +244,41 @@ CompareResult compare_deployed(cost::Estimator& est, const Model& whole, const M
       " = " + std::to_string(par.chips()) + (par.chips() == 1 ? " chip" : " chips") + "; layers per stage " + layers +
       "; " + std::to_string(m) + " micro-batch(es) of " + std::to_string(mb.batch) + " sequences; chip link " +
       link_text(dep.link) + (dep.link.given ? "" : " (default: the arch has no chip_link)"));
+  if (ph.chunk > 0)
+    out.info.notes.push_back(
+        "chunked_prefill over chips (--chunk " + std::to_string(ph.chunk) +
+        "): each step's sharded GEMMs of M = chunk + " + std::to_string(ph.batch) +
+        " rows on every chip, its all-reduces (and all-to-alls) at those rows, the logits' all-gather of the decoding "
+        "sequences; the mixed steps' non-GEMM operators are not costed");
   out.info.notes.push_back(
       "deployment figures: latency = the stages of the first micro-batch + (micro-batches - 1) x the slowest stage; "
       "each stage its chip's work + its collectives (not overlapped); energy and DRAM bytes summed over every chip, "
       "energy_j includes the links (energy_by_term_j the chips only); send/recv of the residual stream at the model "
       "dtype, one copy per TP rank; the reductions' adds are not costed");
   return out;
+}
+
+void add_deployed_requests(CompareResult& c, cost::Estimator& est, const Model& whole, const ModelConfig& cfg,
+                           const Phases& ph, const Request& req,
+                           const std::vector<std::optional<quant::Scheme>>& schemes) {
+  if (c.rows.size() != schemes.size()) throw InternalError("add_deployed_requests: one row per scheme expected");
+  const std::int64_t last = check_request(ph, req, cfg, &c.info.notes);
+  std::vector<PhaseSum> decode(c.rows.size());
+  Phases at = ph;
+  at.seq_len = 1;  // each step's decode only: the decode step does not depend on the prompt's length
+  at.chunk = 0;
+  for (std::int64_t context = req.prompt_len + 1; context <= last; ++context) {
+    at.context = context;
+    const CompareResult step = compare_deployed(est, whole, cfg, at, schemes);
+    for (std::size_t i = 0; i < decode.size(); ++i) {
+      decode[i].latency_s += step.rows[i].decode.latency_s;
+      decode[i].energy_j += step.rows[i].decode.energy_j;
+      decode[i].dram_bytes = checked_add(decode[i].dram_bytes, step.rows[i].decode.dram_bytes, "request DRAM bytes");
+    }
+  }
+  for (std::size_t i = 0; i < decode.size(); ++i)
+    c.rows[i].request = request_totals(c.rows[i].prefill, decode[i], last - req.prompt_len, ph, req);
+  c.request = req;
 }
 
 }  // namespace tenet_cost::model

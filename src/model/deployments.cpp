@@ -52,10 +52,11 @@ std::vector<Parallel> deployment_grid(const std::string& tp, const std::string& 
   return out;
 }
 
-CompareResult compare_deployments(cost::Estimator& est, const Model& whole, const ModelConfig& cfg, const Phases& ph,
-                                  const std::vector<std::optional<quant::Scheme>>& schemes,
-                                  const std::vector<Parallel>& grid,
-                                  const std::function<void(std::size_t, const std::string&)>& progress) {
+namespace {
+
+CompareResult deployments(cost::Estimator& est, const Model& whole, const ModelConfig& cfg, const Phases& ph,
+                          const std::vector<std::optional<quant::Scheme>>& schemes, const std::vector<Parallel>& grid,
+                          const Request* req, const std::function<void(std::size_t, const std::string&)>& progress) {
   if (grid.empty()) throw InternalError("compare_deployments: no deployment");
   CompareResult out;
   for (const Parallel& p : grid) {
@@ -67,6 +68,7 @@ CompareResult compare_deployments(cost::Estimator& est, const Model& whole, cons
     CompareResult one = compare_deployed(est, whole, cfg, at, schemes, [&](std::size_t n, const std::string& s) {
       if (progress) progress(done + n, s);
     });
+    if (req != nullptr) add_deployed_requests(one, est, whole, cfg, at, *req, schemes);
     if (grid.size() == 1) return one;
     if (out.deployments.empty()) out.info = one.info;
     for (const std::string& n : one.info.notes)
@@ -79,6 +81,25 @@ CompareResult compare_deployments(cost::Estimator& est, const Model& whole, cons
     out.deployments.push_back(*one.deployment);
   }
   set_ratios(out, ph);
+  return out;
+}
+
+}  // namespace
+
+CompareResult compare_deployments(cost::Estimator& est, const Model& whole, const ModelConfig& cfg, const Phases& ph,
+                                  const std::vector<std::optional<quant::Scheme>>& schemes,
+                                  const std::vector<Parallel>& grid,
+                                  const std::function<void(std::size_t, const std::string&)>& progress) {
+  return deployments(est, whole, cfg, ph, schemes, grid, nullptr, progress);
+}
+
+CompareResult compare_deployments(cost::Estimator& est, const Model& whole, const ModelConfig& cfg, const Phases& ph,
+                                  const std::vector<std::optional<quant::Scheme>>& schemes,
+                                  const std::vector<Parallel>& grid, const Request& req, RankBy rank,
+                                  const std::function<void(std::size_t, const std::string&)>& progress) {
+  CompareResult out = deployments(est, whole, cfg, ph, schemes, grid, &req, progress);
+  out.request = req;
+  rank_requests(out, rank, ph);
   return out;
 }
 

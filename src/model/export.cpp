@@ -123,6 +123,52 @@ double kv_save_seconds(const cost::Estimator& est, const ModelConfig& c, std::in
   return cost::vector_op(est.arch(), cost::OpShape{0, bytes, bytes}).latency_s;
 }
 
+// [1, 2, 4, ... <= max] (LLMServingSim's power-of-two grid: the MoE block's tokens and activated experts).
+std::vector<std::int64_t> powers_of_two(std::int64_t max) {
+  std::vector<std::int64_t> v;
+  for (std::int64_t x = 1; x <= max; x *= 2) v.push_back(x);
+  return v;
+}
+
+// One call of an MoE block on one chip (LLMServingSim's `moe` row: vLLM's MixtralMoE, the router and the fused
+// experts with their activation): `tokens` tokens routed to `activated` distinct experts, the tokens·k routed rows
+// spread over them as evenly as the plan spreads them (⌈rows / activated⌉ or ⌊rows / activated⌋ each), the shared
+// experts over every token, and the activation of those rows (the plan's silu_mul of one layer).
+double moe_seconds(cost::Estimator& est, const ModelConfig& c, const quant::Scheme& s, std::int64_t tokens,
+                   std::int64_t activated) {
+  std::vector<ModelGemm> g;
+  const auto lin = [&](const char* name, std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t calls) {
+    g.push_back(ModelGemm{name,
+                          "x",
+                          Phase::kPrefill,
+                          calls,
+                          cost::GemmShape{1, m, n, k, quant::GemmRole::kLinear},
+                          {},
+                          GemmSource::kConfig});
+  };
+  lin("router", tokens, c.experts, c.hidden, 1);
+  const std::int64_t rows = checked_mul(tokens, c.experts_per_token, "routed rows");
+  const std::int64_t q = rows / activated, rem = rows % activated;
+  for (const auto& [m, n] : {std::pair{q + 1, rem}, std::pair{q, activated - rem}}) {
+    if (n == 0) continue;
+    lin("expert_gate_up", m, checked_mul(2, c.expert_intermediate, "expert width"), c.hidden, n);
+    lin("expert_down", m, c.hidden, c.expert_intermediate, n);
+  }
+  if (c.shared_intermediate > 0) {
+    lin("shared_gate_up", tokens, checked_mul(2, c.shared_intermediate, "shared width"), c.hidden, 1);
+    lin("shared_down", tokens, c.hidden, c.shared_intermediate, 1);
+    if (c.shared_expert_gate) lin("shared_expert_gate", tokens, 1, c.hidden, 1);
+  }
+  double sec = 0;
+  for (const ModelGemm& x : g) sec += static_cast<double>(x.calls) * gemm_cost(est, x, s).latency_s;
+  Phases ph;
+  ph.seq_len = ph.context = tokens;
+  ph.allow_long_context = true;
+  for (const ModelOp& o : operators_from_config(c, ph))
+    if (o.phase == Phase::kPrefill && o.function == "silu_mul") sec += cost::vector_op(est.arch(), o.shape).latency_s;
+  return sec;
+}
+
 // LLMServingSim's layer names for our plan's names (the llama / mixtral catalogs of its profiler).
 const std::vector<std::pair<std::string, std::vector<std::string>>>& lss_layers() {
   static const std::vector<std::pair<std::string, std::vector<std::string>>> m = {
@@ -152,9 +198,12 @@ std::vector<ExportTable> llmservingsim(cost::Estimator& est, const ModelConfig& 
   ExportTable dense{dir + "dense.csv", {"layer", "tokens", "time_us"}, {}, ""};
   std::map<std::int64_t, std::map<std::string, double>> by_tokens;
   for (const std::int64_t t : token_grid(grid.max_tokens)) by_tokens[t] = dense_seconds(est, chip, s, t);
+  // an MoE model's MLP is its moe.csv (the mixtral catalog has no dense act_fn / gate_up_proj / down_proj)
+  const bool moe = cfg.moe_layers > 0;
   for (const auto& [layer, names] : lss_layers())
     for (const auto& [t, sec] : by_tokens) {
       if (layer == "rotary_emb" && cfg.positions != Positions::kRotary) continue;
+      if (moe && (layer == "act_fn" || layer == "gate_up_proj" || layer == "down_proj")) continue;
       dense.rows.push_back({layer, t, pick(sec, names) * 1e6});
     }
   ExportTable seq{dir + "per_sequence.csv", {"layer", "sequences", "time_us"}, {}, ""};
@@ -181,13 +230,24 @@ std::vector<ExportTable> llmservingsim(cost::Estimator& est, const ModelConfig& 
           att.rows.push_back({chunk, kvp, nd, kvd, sec * 1e6});
         }
     }
+  std::vector<ExportTable> out = {dense, seq, att};
+  if (moe) {  // the MoE block by (tokens, activated experts), at tp1 as LLMServingSim profiles it
+    ExportTable moe_t{dir + "moe.csv", {"tokens", "activated_experts", "time_us"}, {}, ""};
+    const std::int64_t k = cfg.experts_per_token;
+    for (const std::int64_t t : powers_of_two(grid.max_tokens))
+      for (const std::int64_t a : powers_of_two(cfg.experts))
+        if (a >= k && a <= std::min(cfg.experts, checked_mul(t, k, "routed rows")))
+          moe_t.rows.push_back({t, a, moe_seconds(est, chip, s, t, a) * 1e6});
+    out.push_back(std::move(moe_t));
+  }
   ExportTable meta{root + "meta.yaml", {}, {}, ""};
   meta.text =
       "# written by tenet-cost export llmservingsim (analytical model, not a profile; docs/export.md)\n"
       "hardware: " +
       path_part(est.arch().name, false) + "\nmodel: " + cfg.name + "\nvariant: " + s.name + "\ntp_degrees: [" +
       std::to_string(tp) + "]\nprofiler: tenet-cost\nskew_fit:\n  enabled: false\n";
-  return {dense, seq, att, meta};
+  out.push_back(std::move(meta));
+  return out;
 }
 
 std::vector<ExportTable> vidur(cost::Estimator& est, const ModelConfig& cfg, const ModelConfig& chip,
@@ -288,8 +348,19 @@ std::vector<ExportTable> export_tables(ExportFormat format, cost::Estimator& est
   check_range("--max-tokens", grid.max_tokens, kMaxTokens, "tokens per step; tenet-cost's limit");
   check_range("--max-seqs", grid.max_seqs, kMaxBatch, "sequences per step; tenet-cost's limit");
   check_range("--max-kv", grid.max_kv, kMaxTokens, "KV length; tenet-cost's limit");
-  if (cfg.moe_layers > 0)
-    throw InputError("export: MoE models (their moe.csv / expert tables) are not exported yet; export a dense model");
+  if (cfg.moe_layers > 0 && format == ExportFormat::kVidur)
+    throw InputError(
+        "export vidur: an MoE model has no table in Vidur's profiling CSVs (its mlp.csv is a dense MLP's: "
+        "n_expanded_embd, use_gated_mlp, no experts); export llmservingsim writes its moe.csv");
+  if (cfg.moe_layers > 0 && cfg.moe_layers != cfg.layers)
+    throw InputError("export llmservingsim: an MoE model with dense layers too (" +
+                     std::to_string(cfg.layers - cfg.moe_layers) +
+                     " of them) is not exported yet: its dense.csv MLP rows would hold only those layers' MLPs "
+                     "beside moe.csv, a split this export does not write; all-MoE models (Mixtral) are exported");
+  if (cfg.moe_layers > 0 && tp > 1)
+    throw InputError(
+        "export llmservingsim: an MoE model's moe.csv is profiled at tp1 only (LLMServingSim scales it by its "
+        "ep_size); export it with --tp 1");
   if (cfg.window_layers > 0 && grid.max_kv + grid.max_tokens > cfg.sliding_window)
     throw InputError("export: the sliding window " + std::to_string(cfg.sliding_window) +
                      " would cut the attention grid's keys; pass --max-kv and --max-tokens within it");

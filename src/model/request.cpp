@@ -54,8 +54,8 @@ double rank_key(const CompareRow& r, RankBy by) {
 
 }  // namespace
 
-DecodeSteps decode_steps(const PlanAt& plan_at, const Phases& phases, const Request& req,
-                         const std::optional<ModelConfig>& cfg, std::vector<std::string>* notes) {
+std::int64_t check_request(const Phases& phases, const Request& req, const std::optional<ModelConfig>& cfg,
+                           std::vector<std::string>* notes) {
   check_range("--prompt-len", req.prompt_len, kMaxTokens, "prompt tokens per request; tenet-cost's limit");
   check_range("--gen-len", req.gen_len, kMaxTokens, "output tokens per request; tenet-cost's limit");
   if (phases.seq_len != req.prompt_len)
@@ -64,6 +64,12 @@ DecodeSteps decode_steps(const PlanAt& plan_at, const Phases& phases, const Requ
   const std::int64_t last = checked_add(req.prompt_len, req.gen_len - 1, "request context");
   check_range("--prompt-len + --gen-len - 1", last, kMaxTokens, "the request's last context; tenet-cost's limit");
   check_positions("--prompt-len + --gen-len - 1 (the last decode context)", last, phases, cfg, notes);
+  return last;
+}
+
+DecodeSteps decode_steps(const PlanAt& plan_at, const Phases& phases, const Request& req,
+                         const std::optional<ModelConfig>& cfg, std::vector<std::string>* notes) {
+  const std::int64_t last = check_request(phases, req, cfg, notes);
   DecodeSteps out;
   for (std::int64_t c = req.prompt_len + 1; c <= last; ++c) {
     Phases at = phases;
@@ -92,23 +98,29 @@ Model request_model(const Model& plan, const DecodeSteps& steps) {
 
 RequestFigures request_figures(cost::Estimator& est, const DecodeSteps& steps, const PhaseSum& prefill,
                                const Phases& phases, const Request& req, const std::optional<quant::Scheme>& scheme) {
+  PhaseSum decode;
+  for (const Model& m : steps.plans) {
+    const ModelResult r = run_model(est, m, scheme);
+    for (const auto& [entry, t] : r.totals) {
+      decode.latency_s += t.latency_s;
+      decode.energy_j += t.energy_j;
+      decode.dram_bytes = checked_add(decode.dram_bytes, t.dram_bytes, "request DRAM bytes");
+    }
+  }
+  return request_totals(prefill, decode, static_cast<std::int64_t>(steps.plans.size()), phases, req);
+}
+
+RequestFigures request_totals(const PhaseSum& prefill, const PhaseSum& decode, std::int64_t steps, const Phases& phases,
+                              const Request& req) {
   RequestFigures f;
   f.prompt_len = req.prompt_len;
   f.gen_len = req.gen_len;
   f.batch = phases.batch;
-  f.decode_steps = static_cast<std::int64_t>(steps.plans.size());
+  f.decode_steps = steps;
   f.ttft_s = prefill.latency_s;
-  f.energy_j = prefill.energy_j;
-  f.dram_bytes = prefill.dram_bytes;
-  double decode_s = 0;
-  for (const Model& m : steps.plans) {
-    const ModelResult r = run_model(est, m, scheme);
-    for (const auto& [entry, t] : r.totals) {
-      decode_s += t.latency_s;
-      f.energy_j += t.energy_j;
-      f.dram_bytes = checked_add(f.dram_bytes, t.dram_bytes, "request DRAM bytes");
-    }
-  }
+  f.energy_j = prefill.energy_j + decode.energy_j;
+  f.dram_bytes = checked_add(prefill.dram_bytes, decode.dram_bytes, "request DRAM bytes");
+  const double decode_s = decode.latency_s;
   const auto n = static_cast<double>(phases.batch);
   const double tokens = n * static_cast<double>(req.gen_len);
   f.tpot_s = f.decode_steps > 0 ? decode_s / static_cast<double>(f.decode_steps) : 0.0;

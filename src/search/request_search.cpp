@@ -30,26 +30,48 @@ void add_notes(std::vector<std::string>& to, const std::vector<std::string>& fro
 
 }  // namespace
 
+RequestSearch search_request(const arch::Arch& arch, const model::PlanSource& source, const model::Phases& phases,
+                             const model::Request& req, const std::vector<std::optional<quant::Scheme>>& schemes,
+                             const Options& o, bool per_phase,
+                             const std::function<void(std::size_t, std::size_t)>& progress) {
+  RequestSearch out;
+  out.plan = source.at(phases);
+  out.steps = model::decode_steps(source.at, phases, req, source.config, &out.notes);
+  const model::Model whole = model::request_model(out.plan, out.steps);
+  if (std::none_of(whole.gemms.begin(), whole.gemms.end(),
+                   [](const model::ModelGemm& g) { return g.phase == model::Phase::kPrefill; }))
+    throw InputError("a request (--prompt-len / --gen-len) needs a model with a prefill and a decode phase");
+  // one search over the whole request, or one per phase
+  if (per_phase) {
+    out.found.push_back(run(arch, phase_part(whole, model::Phase::kPrefill), phases, schemes, o, progress));
+    out.found.push_back(run(arch, phase_part(whole, model::Phase::kDecode), phases, schemes, o, progress));
+  } else {
+    out.found.push_back(run(arch, whole, phases, schemes, o, progress));
+  }
+  const std::string steps = std::to_string(out.steps.plans.size());
+  out.searched = per_phase
+                     ? "per phase: the prefill's mapping by the prefill, the decode's by the " + steps + " decode steps"
+                     : "of the whole request: the prefill and the " + steps + " decode steps";
+  for (SearchResult& f : out.found) {
+    f.request = req;
+    add_notes(f.info.notes, out.notes);
+  }
+  if (per_phase) {
+    out.found.front().part = model::Phase::kPrefill;
+    out.found.back().part = model::Phase::kDecode;
+  }
+  return out;
+}
+
 model::CompareResult compare_request_at_best(const arch::Arch& arch, const model::PlanSource& source,
                                              const model::Phases& phases, const model::Request& req,
                                              const std::vector<std::optional<quant::Scheme>>& schemes, const Options& o,
                                              bool per_phase, model::RankBy rank) {
   if (o.per_gemm) throw InputError("compare --search ranks one dataflow per model: drop --per-gemm (search takes it)");
-  const model::Model plan = source.at(phases);
-  std::vector<std::string> notes;
-  const model::DecodeSteps steps = model::decode_steps(source.at, phases, req, source.config, &notes);
-  const model::Model whole = model::request_model(plan, steps);
-  if (std::none_of(whole.gemms.begin(), whole.gemms.end(),
-                   [](const model::ModelGemm& g) { return g.phase == model::Phase::kPrefill; }))
-    throw InputError("a request (--prompt-len / --gen-len) needs a model with a prefill and a decode phase");
-  // one search over the whole request, or one per phase
-  std::vector<SearchResult> found;
-  if (per_phase) {
-    found.push_back(run(arch, phase_part(whole, model::Phase::kPrefill), phases, schemes, o));
-    found.push_back(run(arch, phase_part(whole, model::Phase::kDecode), phases, schemes, o));
-  } else {
-    found.push_back(run(arch, whole, phases, schemes, o));
-  }
+  const RequestSearch rs = search_request(arch, source, phases, req, schemes, o, per_phase);
+  const model::Model& plan = rs.plan;
+  const model::DecodeSteps& steps = rs.steps;
+  const std::vector<SearchResult>& found = rs.found;
   model::CompareResult out;
   for (std::size_t s = 0; s < schemes.size(); ++s) {
     const Config& first = found.front().rows.at(s).top.front();
@@ -71,14 +93,9 @@ model::CompareResult compare_request_at_best(const arch::Arch& arch, const model
     out.mappings.push_back(std::move(mapping));
   }
   for (const SearchResult& f : found) add_notes(out.info.notes, f.info.notes);
-  add_notes(out.info.notes, notes);
   out.info.dataflow = found.front().info.dataflow;
-  const std::string what =
-      per_phase ? "per phase: the prefill's mapping by the prefill, the decode's by the " +
-                      std::to_string(steps.plans.size()) + " decode steps"
-                : "of the whole request: the prefill and the " + std::to_string(steps.plans.size()) + " decode steps";
-  out.searched =
-      "objective " + cost::to_string(o.objective) + " " + what + ", over dataflows " + found.front().info.dataflow;
+  out.searched = "objective " + cost::to_string(o.objective) + " " + rs.searched + ", over dataflows " +
+                 found.front().info.dataflow;
   out.request = req;
   model::rank_requests(out, rank, phases);
   return out;

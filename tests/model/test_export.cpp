@@ -175,3 +175,54 @@ TEST_CASE("exports refuse what they cannot state", "[export]") {
       model::export_tables(model::ExportFormat::kVidur, est, small_config(), quant::parse_scheme("q0f16"), 1, "", g),
       Catch::Contains("--max-kv"));
 }
+
+TEST_CASE("an MoE model's LLMServingSim bundle: moe.csv by tokens and activated experts, as its reader expects",
+          "[export][moe]") {
+  cost::Estimator est = estimator();
+  const model::ModelConfig mix =
+      model::load_hf_config(std::string(TC_SOURCE_DIR) + "/workloads/mixtral-8x7b/config.json");
+  model::ExportGrid g;
+  g.max_tokens = 16;
+  g.max_seqs = 2;
+  g.max_kv = 32;
+  const quant::Scheme s = quant::parse_scheme("q4f16_1");
+  const auto ts = model::export_tables(model::ExportFormat::kLlmServingSim, est, mix, s, 1, "", g);
+  const model::ExportTable& moe = table(ts, "/tp1/moe.csv");
+  // ExpertPoint's columns (LLMServingSim's profiler/core/categories.py), keyed by (tokens, activated_experts)
+  CHECK(moe.columns == std::vector<std::string>{"tokens", "activated_experts", "time_us"});
+  check_times(moe);
+  std::set<std::pair<std::int64_t, std::int64_t>> keys;
+  std::size_t compared = 0;
+  for (const auto& row : moe.rows) {
+    const std::int64_t t = std::get<std::int64_t>(row[0]), a = std::get<std::int64_t>(row[1]);
+    INFO(t << " tokens, " << a << " experts");
+    CHECK(keys.insert({t, a}).second);
+    // its grid: powers of two, top_k <= activated <= min(E, tokens x top_k)
+    CHECK(((t & (t - 1)) == 0 && t <= 16 && (a & (a - 1)) == 0));
+    CHECK((a >= 2 && a <= std::min<std::int64_t>(8, 2 * t)));
+    if (a != model::experts_touched(8, 2, t)) continue;
+    // where the plan loads the same experts, the row is the plan's MoE block of one layer (estimate's per-call
+    // figures): the router, the experts' GEMMs (calls / MoE layers) and the layer's silu_mul
+    model::Phases ph;
+    ph.seq_len = ph.context = t;
+    double want = 0;
+    for (const auto& x : model::workloads_from_config(mix, ph))
+      if (x.phase == model::Phase::kPrefill &&
+          (x.function == "router" || x.function == "expert_gate_up" || x.function == "expert_down"))
+        want += static_cast<double>(x.calls) / 32 * model::gemm_cost(est, x, s).latency_s;
+    for (const auto& o : model::operators_from_config(mix, ph))
+      if (o.phase == model::Phase::kPrefill && o.function == "silu_mul")
+        want += cost::vector_op(est.arch(), o.shape).latency_s;
+    CHECK(num(row[2]) == Approx(want * 1e6).epsilon(1e-12));
+    ++compared;
+  }
+  CHECK(compared >= 2);          // 1 token: 2 experts, 16 tokens: all 8
+  CHECK(moe.rows.size() == 12);  // 1 + 2 + 3 + 3 + 3 (tokens 1, 2, 4, 8, 16)
+  // dense.csv: the attention block's layers, no dense MLP (the mixtral catalog's mlp_dense is empty)
+  std::set<std::string> layers;
+  for (const auto& row : table(ts, "/tp1/dense.csv").rows) layers.insert(std::get<std::string>(row[0]));
+  CHECK(layers ==
+        std::set<std::string>{"embedding", "final_layernorm", "layernorm", "o_proj", "qkv_proj", "rotary_emb"});
+  CHECK_THROWS_WITH(model::export_tables(model::ExportFormat::kLlmServingSim, est, mix, s, 2, "", g),
+                    Catch::Contains("tp1"));
+}

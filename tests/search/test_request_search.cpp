@@ -95,3 +95,56 @@ TEST_CASE("compare --search --per-phase chooses the prefill's and the decode's m
       search::compare_request_at_best(f.arch, f.source, f.ph, f.req, f.schemes, per_gemm, true, model::RankBy::kE2e),
       InputError);
 }
+
+TEST_CASE("search with a request chooses by the whole request's objective, every candidate checked",
+          "[search][request]") {
+  const Fixture f;
+  const search::RequestSearch rs = search::search_request(f.arch, f.source, f.ph, f.req, f.schemes, f.o, false);
+  REQUIRE(rs.found.size() == 1);
+  const search::SearchResult& r = rs.found.front();
+  REQUIRE(r.request);
+  CHECK(r.part == model::Phase::kOther);
+  CHECK(rs.steps.plans.size() == 5);
+  for (std::size_t s = 0; s < f.schemes.size(); ++s) {
+    const search::Config& best = r.rows.at(s).top.front();
+    CHECK(r.rows[s].configurations == static_cast<std::int64_t>(f.o.dataflows.size() * f.o.arrays.size()));
+    double e2e = 1e300, ttft = 0;
+    for (const auto& x : f.oracle(s)) {
+      CHECK(best.totals.latency_s <= x.e2e_s * (1 + 1e-12));  // no candidate's request is faster
+      if (x.e2e_s < e2e) {
+        e2e = x.e2e_s;
+        ttft = x.ttft_s;
+      }
+    }
+    // the objective is the request's: prefill (TTFT) + every decode step at its own context
+    CHECK(best.totals.latency_s == Approx(e2e).epsilon(1e-12));
+    CHECK(best.totals.prefill.latency_s == Approx(ttft).epsilon(1e-12));
+    CHECK(best.totals.decode.latency_s == Approx(e2e - ttft).epsilon(1e-9));
+  }
+  // the same mapping compare --search reports
+  const model::CompareResult c =
+      search::compare_request_at_best(f.arch, f.source, f.ph, f.req, f.schemes, f.o, false, model::RankBy::kListed);
+  for (std::size_t s = 0; s < f.schemes.size(); ++s)
+    CHECK(c.rows[s].request->e2e_s == Approx(r.rows[s].top.front().totals.latency_s).epsilon(1e-12));
+}
+
+TEST_CASE("search --per-phase with a request: the prefill part by TTFT, the decode part by the steps' sum",
+          "[search][request]") {
+  const Fixture f;
+  const search::RequestSearch rs = search::search_request(f.arch, f.source, f.ph, f.req, f.schemes, f.o, true);
+  REQUIRE(rs.found.size() == 2);
+  const search::SearchResult &pre = rs.found[0], &dec = rs.found[1];
+  CHECK(pre.part == model::Phase::kPrefill);
+  CHECK(dec.part == model::Phase::kDecode);
+  for (std::size_t s = 0; s < f.schemes.size(); ++s) {
+    double ttft = 1e300, steps = 1e300;
+    for (const auto& x : f.oracle(s)) {
+      ttft = std::min(ttft, x.ttft_s);
+      steps = std::min(steps, x.e2e_s - x.ttft_s);
+    }
+    CHECK(pre.rows[s].top.front().totals.latency_s == Approx(ttft).epsilon(1e-12));
+    CHECK(pre.rows[s].top.front().totals.decode.latency_s == 0);
+    CHECK(dec.rows[s].top.front().totals.latency_s == Approx(steps).epsilon(1e-9));
+    CHECK(dec.rows[s].top.front().totals.prefill.latency_s == 0);
+  }
+}
