@@ -21,6 +21,7 @@
 #include <vector>
 
 namespace tenet_cost {
+struct DataType;   // dtype.hpp
 struct QuantInfo;  // quant_info.hpp (a dump's quantization, plain data)
 }  // namespace tenet_cost
 
@@ -97,6 +98,7 @@ std::string valid_forms();
 Scheme scheme_from(const QuantInfo& q);
 /// Bits of one element of a dtype name (float16 -> 16, int4 -> 4, ...); throws on unknown.
 std::int64_t dtype_bits(const std::string& dtype);
+std::int64_t dtype_bits(const DataType& dtype);
 
 // ------------------------------------------------------------ operands
 

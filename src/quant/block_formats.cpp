@@ -244,13 +244,15 @@ std::optional<Scheme> block_scheme_from(const QuantInfo& q) {
     return named;
   }
   const BlockFormat* f = nullptr;
-  if (q.scale_dtype == kE8m0 && q.group_size == 32) {
+  if (q.scale_dtype == parse_dtype(kE8m0) && q.group_size == 32) {
     for (const auto& b : kFormats)  // the element dtype itself (not a packing word)
-      if (q.storage_dtype == b.dtype && q.scale_dtype == b.scale_dtype && q.weight_bits == b.bits) f = &b;
+      if (q.storage_dtype == parse_dtype(b.dtype) && q.scale_dtype == parse_dtype(b.scale_dtype) &&
+          q.weight_bits == b.bits)
+        f = &b;
     // packed words: OCP MX has no 4-bit integer element, so 4-bit elements under e8m0 scales are e2m1
     if (!f && q.weight_bits == 4) f = find_format("mxfp4");
-  } else if (q.scale_dtype == "float8_e4m3fn" && q.group_size == 16 && q.tensor_scale_dtype == "float32" &&
-             q.weight_bits == 4) {
+  } else if (q.scale_dtype == DataType::Float(8, "e4m3fn") && q.group_size == 16 &&
+             q.tensor_scale_dtype == DataType::Float(32) && q.weight_bits == 4) {
     f = find_format("nvfp4");
   }
   if (!f || f->bits != q.weight_bits) return std::nullopt;

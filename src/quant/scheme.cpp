@@ -40,8 +40,13 @@ std::string to_string(Granularity g) {
 
 std::int64_t dtype_bits(const std::string& dtype) {
   const auto t = parse_dtype(dtype);
-  if (!t || t->lanes != 1 || t->code == DataType::Code::kHandle) throw InputError("unknown dtype '" + dtype + "'");
-  return t->bits;
+  if (!t) throw InputError("unknown dtype '" + dtype + "'");
+  return dtype_bits(*t);
+}
+
+std::int64_t dtype_bits(const DataType& t) {
+  if (t.lanes != 1 || t.code == DataType::Code::kHandle) throw InputError("unknown dtype '" + to_string(t) + "'");
+  return t.bits;
 }
 
 bool TensorFormat::is_low_precision() const {

@@ -340,8 +340,8 @@ TEST_CASE("a dump's MX and NVFP4 weights map to the weight-only block schemes (Q
     q.weight_bits = bits;
     q.elems_per_storage = per_word;
     q.group_size = 32;
-    q.storage_dtype = storage;
-    q.scale_dtype = "float8_e8m0fnu";
+    q.storage_dtype = parse_dtype(storage);
+    q.scale_dtype = parse_dtype("float8_e8m0fnu");
     q.zero_point = ZeroPointKind::kSymmetric;
     q.weight_layout = "NK";
     return q;
@@ -358,7 +358,7 @@ TEST_CASE("a dump's MX and NVFP4 weights map to the weight-only block schemes (Q
       {mx("int8", 8, 1), "w8a16-mxint8"},
   };
   for (const auto& [q, name] : cases) {
-    INFO(q.storage_dtype << " -> " << name);
+    INFO(to_string(q.storage_dtype) << " -> " << name);
     const auto s = quant::scheme_from(q);
     CHECK(s.name == name);
     CHECK(s.family == quant::SchemeFamily::kDump);
@@ -369,8 +369,8 @@ TEST_CASE("a dump's MX and NVFP4 weights map to the weight-only block schemes (Q
   }
   QuantInfo nv = mx("float4_e2m1fn", 4, 1);
   nv.group_size = 16;
-  nv.scale_dtype = "float8_e4m3fn";
-  nv.tensor_scale_dtype = "float32";
+  nv.scale_dtype = parse_dtype("float8_e4m3fn");
+  nv.tensor_scale_dtype = parse_dtype("float32");
   const auto s = quant::scheme_from(nv);
   CHECK(s.name == "w4a16-nvfp4");
   CHECK(s.weight.tensor_scale_bits == 32);
@@ -378,7 +378,7 @@ TEST_CASE("a dump's MX and NVFP4 weights map to the weight-only block schemes (Q
   // not block formats: e4m3 scales per 16 without the per-tensor scale, e8m0 per 64, 6-bit packed words (e2m3 or
   // e3m2 is not said), asymmetric zero points
   QuantInfo no_tensor = nv;
-  no_tensor.tensor_scale_dtype.clear();
+  no_tensor.tensor_scale_dtype.reset();
   CHECK(quant::scheme_from(no_tensor).name == "custom-w4-g16");
   QuantInfo g64 = mx("float4_e2m1fn", 4, 1);
   g64.group_size = 64;
@@ -401,7 +401,7 @@ TEST_CASE("a dump's MX and NVFP4 weights map to the weight-only block schemes (Q
   // an MLC dump keeps its scheme
   QuantInfo mlc = mx("uint32", 4, 8);
   mlc.scheme = "q4f16_1";
-  mlc.scale_dtype = "float16";
+  mlc.scale_dtype = parse_dtype("float16");
   CHECK(quant::scheme_from(mlc).name == "q4f16_1");
 }
 
