@@ -105,7 +105,7 @@ TEST_CASE("integer GEMMs: weight bits from the dtype, the scheme from the accumu
     // the plan costs the catalog scheme: int8 weights and activations, int8 MACs
     const quant::Scheme s = quant::scheme_from(w.quant);
     CHECK(s.name == c.scheme);
-    CHECK(s.compute == "int8");
+    CHECK(s.compute == tc_test::mac("int8"));
   }
   CHECK(find(r, "qnn_dense_per_channel").quant.weight_layout == "NK");
   CHECK(find(r, "int8_no_requant").quant.weight_layout == "KN");

@@ -11,6 +11,7 @@
 #include "tenet_cost/error.hpp"
 #include "tenet_cost/quant.hpp"
 #include "tenet_cost/workload.hpp"
+#include "test_support.hpp"
 
 using namespace tenet_cost;
 using quant::GemmRole;
@@ -184,10 +185,10 @@ TEST_CASE("block formats: element, scale and per-tensor scale of every format, a
     }
     CHECK(s.dynamic_activation);
     CHECK_FALSE(s.dequant_weight);
-    CHECK(s.compute == r.mac);
-    CHECK(quant::compute_precision(s, GemmRole::kLinear) == r.mac);
-    CHECK(quant::compute_precision(s, GemmRole::kAttnQK) == "fp16");  // attention at model dtype
-    CHECK(quant::is_block_scaled_precision(r.mac));
+    CHECK(s.compute == tc_test::mac(r.mac));
+    CHECK(quant::compute_precision(s, GemmRole::kLinear) == tc_test::mac(r.mac));
+    CHECK(quant::compute_precision(s, GemmRole::kAttnQK) == tc_test::mac("fp16"));  // attention at model dtype
+    CHECK(is_block_scaled(tc_test::mac(r.mac)));
   }
   // the byte formulas of the earlier schemes, written out
   const std::vector<std::pair<std::string, std::string>> formulas = {
@@ -207,10 +208,10 @@ TEST_CASE("block formats: element, scale and per-tensor scale of every format, a
   CHECK(quant::bits_formula(quant::parse_scheme("fp8_e4m3fn_bf16_block_scale_static_activation").activation) ==
         "8 + 32/(128 x rows)");
   for (const char* p : {"fp16", "bf16", "fp32", "fp8", "int8", "int4", "fp4", "fp6"})
-    CHECK_FALSE(quant::is_block_scaled_precision(p));
+    CHECK_FALSE(is_block_scaled(tc_test::mac(p)));
   // weight-only and mixed forms
   const auto wo = quant::parse_scheme("w4a16-nvfp4");
-  CHECK(wo.compute == "fp16");
+  CHECK(wo.compute == tc_test::mac("fp16"));
   CHECK(wo.dequant_weight);
   CHECK_FALSE(wo.dynamic_activation);
   CHECK(wo.activation.dtype == "float16");
@@ -218,7 +219,7 @@ TEST_CASE("block formats: element, scale and per-tensor scale of every format, a
   const auto mixed = quant::parse_scheme("w4a8-mxfp4-mxfp8");
   CHECK(mixed.weight.dtype == "float4_e2m1fn");
   CHECK(mixed.activation.dtype == "float8_e4m3fn");
-  CHECK(mixed.compute == "mxfp8");
+  CHECK(mixed.compute == tc_test::mac("mxfp8"));
   CHECK_FALSE(mixed.dequant_weight);  // the mxfp8 unit takes the e2m1 weights directly
   CHECK_FALSE(mixed.output_rescale);  // MX has no per-tensor scale
   CHECK(quant::parse_scheme("nvfp4").output_rescale);
@@ -444,5 +445,5 @@ TEST_CASE("block formats: where each scale is applied (block-scaled unit, edge d
   }
   for (const auto& [p, bits] : std::vector<std::pair<std::string, std::int64_t>>{
            {"mxfp4", 4}, {"nvfp4", 4}, {"fp4", 4}, {"mxfp6", 6}, {"fp6", 6}, {"mxfp8", 8}, {"mxint8", 8}})
-    CHECK(quant::precision_bits(p) == bits);
+    CHECK(precision_bits(tc_test::mac(p)) == bits);
 }
