@@ -2,7 +2,11 @@
 #pragma once
 
 #include <filesystem>
+#include <stdexcept>
 #include <string>
+#include <string_view>
+
+#include "tenet_cost/precision.hpp"
 
 namespace tc_test {
 
@@ -20,6 +24,12 @@ struct RunResult {
   std::string out;   // stdout
   std::string err;   // stderr
 };
+
+/// A MAC precision by the name an arch JSON gives it (throws on a typo in a test).
+inline tenet_cost::MacPrecision mac(std::string_view name) {
+  if (const auto p = tenet_cost::parse_mac_precision(name)) return *p;
+  throw std::invalid_argument("no MAC precision " + std::string(name));
+}
 
 /// Run the tenet-cost binary with the given argument string (shell-quoted by
 /// the caller) and capture stdout/stderr.

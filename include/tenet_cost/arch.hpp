@@ -10,18 +10,17 @@
 #include <string>
 #include <vector>
 
+#include "tenet_cost/precision.hpp"
 
 namespace tenet_cost::arch {
 
 /// The largest pe_array.rows and pe_array.cols an arch may have (docs/arch.md "Ranges").
 inline constexpr std::int64_t kMaxPeSide = 4096;
 
-/// MAC precisions an arch can list (keys of macs_per_pe_per_cycle / mac_pj): fp32 fp16 bf16 fp8 fp6 fp4 int8 int4,
-/// and the block-scaled units mxfp8 mxfp6 mxfp4 mxint8 nvfp4 (a dot-product unit that applies each operand's
-/// shared exponent / block scale once per block, docs/arch.md "MAC precisions").
+/// The names of the MAC precisions an arch can list (keys of macs_per_pe_per_cycle / energy_pj.mac, parsed once
+/// into MacPrecision, tenet_cost/precision.hpp): fp32 fp16 bf16 fp8 fp6 fp4 int8 int4, and the block-scaled units
+/// mxfp8 mxfp6 mxfp4 mxint8 nvfp4 (docs/arch.md "MAC precisions").
 const std::vector<std::string>& precisions();
-/// A block-scaled precision (mxfp8, mxfp6, mxfp4, mxint8, nvfp4).
-bool is_block_scaled(const std::string& precision);
 
 /// How a GEMM's MACs run (docs/arch.md "MAC precisions"; the estimate's `mac_path`):
 enum class MacPath {
@@ -108,7 +107,7 @@ struct Arch {
   struct Rate {
     std::int64_t num = 1, den = 1;
   };
-  std::map<std::string, Rate> macs_per_pe_per_cycle;  // precision -> rate (missing = unsupported)
+  std::map<MacPrecision, Rate> macs_per_pe_per_cycle;  // precision -> rate (missing = unsupported)
   std::int64_t buffer_bytes = 0;              // on-chip buffer capacity
   TileBuffering buffer_buffering = TileBuffering::kSingle;  // buffer.buffering
   std::int64_t buffer_bits_per_cycle = 0;     // buffer <-> array bandwidth
@@ -119,7 +118,7 @@ struct Arch {
   std::int64_t dequant_per_cycle = 0;         // edge dequantizer throughput (elements/cycle); kPE: free in time
   std::int64_t vector_ops_per_cycle = 0;      // vector unit: activation quantization, rescaling
   // energy, picojoules
-  std::map<std::string, double> mac_pj;       // per MAC per precision
+  std::map<MacPrecision, double> mac_pj;  // per MAC per precision
   double dram_pj_per_bit = 0, buffer_pj_per_bit = 0, noc_pj_per_bit = 0;
   double dequant_pj = 0, vector_op_pj = 0;    // per element / per op
   /// levels: the on-chip hierarchy, outermost first (empty: the two-level model of `buffer`). When given, the
@@ -134,17 +133,17 @@ struct Arch {
   /// mxfp8 -> [dequantized] fp16 -> bf16 -> fp32, ...).
   struct MacUnit {
     Rate rate;
-    std::string precision;  // the precision that runs
+    MacPrecision precision = MacPrecision::kFp16;  // the precision that runs
     MacPath path = MacPath::kNative;
   };
   /// Throws InputError listing the supported precisions when none of the chain is.
-  MacUnit mac_unit(const std::string& precision) const;
+  [[nodiscard]] MacUnit mac_unit(MacPrecision precision) const;
   /// The bytes one buffer tile may use: buffer_bytes, or half of it when double-buffered.
   [[nodiscard]] std::int64_t tile_buffer_bytes() const {
     return buffer_buffering == TileBuffering::kDouble ? buffer_bytes / 2 : buffer_bytes;
   }
   /// mac_unit's rate; sets `used` to the precision that runs.
-  Rate mac_rate(const std::string& precision, std::string* used = nullptr) const;
+  Rate mac_rate(MacPrecision precision, MacPrecision* used = nullptr) const;
 };
 
 /// Parse an arch JSON document; unknown keys -> InputError file:line:col listing the valid keys.

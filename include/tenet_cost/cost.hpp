@@ -179,7 +179,7 @@ struct GemmCost {
   std::int64_t macs = 0;
   std::int64_t time_stamps = 0;     // sum of |TD| over the tiles
   std::int64_t active_pes = 0;      // max over tiles
-  std::string precision;            // MAC precision that runs
+  MacPrecision precision = MacPrecision::kFp16;     // MAC precision that runs
   arch::MacPath mac_path = arch::MacPath::kNative;  // how the MACs run (native, widened, block-scaled, dequantized)
   std::int64_t mac_rate_num = 1, mac_rate_den = 1;  // MACs/PE/cycle as a fraction
   std::vector<TermCost> terms;      // every term, in enum order
@@ -280,7 +280,7 @@ struct TileFloors {
 /// The floors of one GEMM on an arch under a scheme.
 TileFloors tile_floors(const arch::Arch& arch, const GemmShape& s, const quant::Scheme& scheme);
 /// The same from the MAC precision (quant::compute_precision of the scheme and role).
-TileFloors tile_floors(const arch::Arch& arch, const GemmShape& s, const std::string& precision);
+TileFloors tile_floors(const arch::Arch& arch, const GemmShape& s, MacPrecision precision);
 /// A value of the objective: integer objectives (latency cycles, DRAM bytes) in `exact`, real ones (energy J,
 /// EDP J·s) in `real`; compared lexicographically.
 struct ObjectiveValue {

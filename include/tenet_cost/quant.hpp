@@ -20,7 +20,10 @@
 #include <utility>
 #include <vector>
 
+#include "tenet_cost/precision.hpp"
+
 namespace tenet_cost {
+struct DataType;   // dtype.hpp
 struct QuantInfo;  // quant_info.hpp (a dump's quantization, plain data)
 }  // namespace tenet_cost
 
@@ -71,8 +74,9 @@ struct Scheme {
   TensorFormat weight;              // linear-layer weights
   TensorFormat activation;          // GEMM input activations
   bool dynamic_activation = false;  // per-token max computed at run time
-  std::string compute = "fp16";     // MAC precision: fp32, fp16, bf16, fp8, int8, int4, mxfp4, mxfp6, mxfp8,
-                                    // mxint8, nvfp4 (block-scaled units: the scale applied once per block)
+  MacPrecision compute =
+      MacPrecision::kFp16;          // MAC precision: fp32, fp16, bf16, fp8, int8, int4, mxfp4, mxfp6,
+                                    // mxfp8, mxint8, nvfp4 (block-scaled units: the scale applied once per block)
   std::int64_t accum_bits = 32;     // partial sums
   std::int64_t out_bits = 16;       // GEMM outputs
   bool dequant_weight = false;      // weights converted before the MAC (weight-only quant)
@@ -97,6 +101,7 @@ std::string valid_forms();
 Scheme scheme_from(const QuantInfo& q);
 /// Bits of one element of a dtype name (float16 -> 16, int4 -> 4, ...); throws on unknown.
 std::int64_t dtype_bits(const std::string& dtype);
+std::int64_t dtype_bits(const DataType& dtype);
 
 // ------------------------------------------------------------ operands
 
@@ -166,8 +171,6 @@ enum class GemmRole { kLinear, kLinearUnquantized, kAttnQK, kAttnPV };
 std::vector<Operand> operands(const Scheme& s, GemmRole role, DequantSite site);
 /// The operands of the PE array's statement (Operand::in_array), in order.
 std::vector<Operand> array_operands(const std::vector<Operand>& ops);
-/// Bits of one element at a MAC precision ("fp16" -> 16, "int4" -> 4); throws InternalError on an unknown name.
-std::int64_t precision_bits(const std::string& precision);
 
 /// Sets each operand's Apply (and the array bits of a weight dequantized at the edge) from the scheme, the GEMM's
 /// role and the arch's dequantization site (docs/model.md "Where scales are applied"); operands() calls it.
@@ -185,11 +188,9 @@ struct ExtraWork {
   std::int64_t rescale_ops = 0;     // output rescaling
 };
 ExtraWork extra_work(const Scheme& s, GemmRole role, std::int64_t m, std::int64_t n, std::int64_t k);
-/// MAC precision of a GEMM under the scheme (attention runs at model dtype).
-std::string compute_precision(const Scheme& s, GemmRole role);
-/// A block-scaled MAC precision (mxfp4, mxfp6, mxfp8, mxint8, nvfp4): a dot-product unit that applies each
-/// operand's block scale once per block.
-bool is_block_scaled_precision(const std::string& precision);
+/// MAC precision of a GEMM under the scheme (attention runs at model dtype). Its bits and whether it is a
+/// block-scaled unit: precision_bits and is_block_scaled (tenet_cost/precision.hpp).
+MacPrecision compute_precision(const Scheme& s, GemmRole role);
 
 /// Bits per element of a stored tensor including its block / group scales and its per-tensor scale, as an exact
 /// formula over the reduction length K of one row: "4 + 8/32 bits per element" (MXFP4), "4 + 8/16 bits per element

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <string>
 
+#include "tenet_cost/dtype.hpp"
+
 namespace tenet_cost {
 
 /// How a quantized weight's scales are shared (none when unquantized).
@@ -40,9 +42,9 @@ struct QuantInfo {
   int weight_bits = 0;             // 0 = not quantized (weight is the plain dtype)
   int elems_per_storage = 1;       // e.g. 8 int4 per uint32
   std::int64_t group_size = 0;     // 0 = no groups
-  std::string storage_dtype;       // "uint32", "int8", "float8_e4m3fn"
-  std::string scale_dtype;         // "float16", "float32", "" when no scale
-  std::string tensor_scale_dtype;  // second-level per-tensor scale (NVFP4: "float32"), "" when none
+  OptDataType storage_dtype;       // uint32, int8, float8_e4m3fn
+  OptDataType scale_dtype;         // float16, float32; nullopt when no scale
+  OptDataType tensor_scale_dtype;  // second-level per-tensor scale (NVFP4: float32); nullopt when none
   ZeroPointKind zero_point = ZeroPointKind::kNone;
   std::string weight_layout;  // "NK" | "KN" | ""
   bool has_g_idx = false;     // GPTQ act-order indirection

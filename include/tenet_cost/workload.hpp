@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "tenet_cost/dtype.hpp"
 #include "tenet_cost/error.hpp"
 #include "tenet_cost/quant_info.hpp"
 
@@ -73,7 +74,7 @@ struct Workload {
   /// the padded one the scheduled kernel runs (docs/extract.md "Scheduled padding").
   std::optional<Dim> m_padded;
   std::string layout = "NN";            // "NN" | "NT" | "TN" | "TT" (A: MxK unless T; B: KxN unless T)
-  std::string dtype_a, dtype_b, dtype_out, dtype_accum;
+  OptDataType dtype_a, dtype_b, dtype_out, dtype_accum;  // parsed once by the extractor; nullopt: not stated
   WeightOperand weight_operand = WeightOperand::kB;
   QuantInfo quant;
   std::map<std::string, std::int64_t> calls;  // entry function -> calls per invocation

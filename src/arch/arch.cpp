@@ -18,14 +18,12 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 const std::vector<std::string>& precisions() {
-  static const std::vector<std::string> p = {"fp32", "fp16",  "bf16",  "fp8",   "fp6",    "fp4",  "int8",
-                                             "int4", "mxfp8", "mxfp6", "mxfp4", "mxint8", "nvfp4"};
+  static const std::vector<std::string> p = [] {
+    std::vector<std::string> v;
+    for (const MacPrecision m : kMacPrecisions) v.emplace_back(to_string(m));
+    return v;
+  }();
   return p;
-}
-
-bool is_block_scaled(const std::string& precision) {
-  return precision == "mxfp8" || precision == "mxfp6" || precision == "mxfp4" || precision == "mxint8" ||
-         precision == "nvfp4";
 }
 
 std::string to_string(MacPath p) {
@@ -344,7 +342,8 @@ void read_rates(const Reader& r, const json& doc, Arch& a) {
     const Reader rm = r.section("macs_per_pe_per_cycle");
     rm.check_keys(m, "macs_per_pe_per_cycle", precisions());
     // Every listed precision has a rate > 0: a precision the arch cannot run is left out.
-    for (auto it = m.begin(); it != m.end(); ++it) a.macs_per_pe_per_cycle[it.key()] = rm.rate(m, it.key());
+    for (auto it = m.begin(); it != m.end(); ++it)
+      a.macs_per_pe_per_cycle[*parse_mac_precision(it.key())] = rm.rate(m, it.key());  // check_keys: a precision
   }
   if (a.macs_per_pe_per_cycle.empty())
     throw InputError(r.where("macs_per_pe_per_cycle"), "'macs_per_pe_per_cycle' must give at least one precision");
@@ -396,7 +395,8 @@ void read_energy(const Reader& r, const json& doc, Arch& a) {
       if (!m.is_object()) re.fail("mac", "expected an object of precision -> pJ per MAC");
       const Reader rm = re.section("mac");
       rm.check_keys(m, "energy_pj.mac", precisions());
-      for (auto it = m.begin(); it != m.end(); ++it) a.mac_pj[it.key()] = rm.number(m, it.key(), 0, kMaxEnergyPj);
+      for (auto it = m.begin(); it != m.end(); ++it)  // check_keys: each key a precision
+        a.mac_pj[*parse_mac_precision(it.key())] = rm.number(m, it.key(), 0, kMaxEnergyPj);
     }
     a.dram_pj_per_bit = re.number(e, "dram_per_bit", 0, kMaxEnergyPj);
     a.buffer_pj_per_bit = re.number(e, "buffer_per_bit", 0, kMaxEnergyPj);
@@ -527,26 +527,34 @@ std::string to_string(DequantPlacement p) { return p == DequantPlacement::kPE ? 
 
 std::string to_string(ChipTopology t) { return t == ChipTopology::kRing ? "ring" : "fully_connected"; }
 
-Arch::MacUnit Arch::mac_unit(const std::string& precision) const {
-  // each precision's chain: the first the arch lists runs it; a block-scaled precision falls back to a wider
-  // block-scaled unit (an MX element widens exactly, its e8m0 scale unchanged), then is dequantized to fp16
-  static const std::map<std::string, std::vector<std::string>> fallback = {
-      {"int4", {"int4", "int8", "fp16"}},
-      {"int8", {"int8", "fp16"}},
-      {"fp4", {"fp4", "fp6", "fp8", "fp16"}},
-      {"fp6", {"fp6", "fp8", "fp16"}},
-      {"fp8", {"fp8", "fp16"}},
-      {"bf16", {"bf16", "fp16", "fp32"}},
-      {"fp16", {"fp16", "bf16", "fp32"}},
-      {"fp32", {"fp32"}},
-      {"mxfp4", {"mxfp4", "mxfp6", "mxfp8", "fp16", "bf16", "fp32"}},
-      {"mxfp6", {"mxfp6", "mxfp8", "fp16", "bf16", "fp32"}},
-      {"mxfp8", {"mxfp8", "fp16", "bf16", "fp32"}},
-      {"mxint8", {"mxint8", "fp16", "bf16", "fp32"}},
-      {"nvfp4", {"nvfp4", "fp16", "bf16", "fp32"}}};
-  const auto it = fallback.find(precision);
-  if (it == fallback.end()) throw InputError("unknown MAC precision '" + precision + "'");
-  for (const auto& p : it->second) {
+namespace {
+
+// Each precision's chain: the first the arch lists runs it; a block-scaled precision falls back to a wider
+// block-scaled unit (an MX element widens exactly, its e8m0 scale unchanged), then is dequantized to fp16.
+std::vector<MacPrecision> fallback_chain(MacPrecision p) {
+  using P = MacPrecision;
+  switch (p) {
+    case P::kInt4: return {P::kInt4, P::kInt8, P::kFp16};
+    case P::kInt8: return {P::kInt8, P::kFp16};
+    case P::kFp4: return {P::kFp4, P::kFp6, P::kFp8, P::kFp16};
+    case P::kFp6: return {P::kFp6, P::kFp8, P::kFp16};
+    case P::kFp8: return {P::kFp8, P::kFp16};
+    case P::kBf16: return {P::kBf16, P::kFp16, P::kFp32};
+    case P::kFp16: return {P::kFp16, P::kBf16, P::kFp32};
+    case P::kFp32: return {P::kFp32};
+    case P::kMxfp4: return {P::kMxfp4, P::kMxfp6, P::kMxfp8, P::kFp16, P::kBf16, P::kFp32};
+    case P::kMxfp6: return {P::kMxfp6, P::kMxfp8, P::kFp16, P::kBf16, P::kFp32};
+    case P::kMxfp8: return {P::kMxfp8, P::kFp16, P::kBf16, P::kFp32};
+    case P::kMxint8: return {P::kMxint8, P::kFp16, P::kBf16, P::kFp32};
+    case P::kNvfp4: break;
+  }
+  return {P::kNvfp4, P::kFp16, P::kBf16, P::kFp32};
+}
+
+}  // namespace
+
+Arch::MacUnit Arch::mac_unit(MacPrecision precision) const {
+  for (const MacPrecision p : fallback_chain(precision)) {
     const auto r = macs_per_pe_per_cycle.find(p);
     if (r != macs_per_pe_per_cycle.end() && r->second.num > 0) {
       MacPath path = MacPath::kNative;
@@ -556,15 +564,16 @@ Arch::MacUnit Arch::mac_unit(const std::string& precision) const {
       return MacUnit{r->second, p, path};
     }
   }
-  std::vector<std::string> have;
-  for (const auto& [p, rate] : macs_per_pe_per_cycle) have.push_back(p);
-  throw InputError("arch '" + name + "' cannot run " + precision + " MACs (nor a wider precision); it supports: " +
-                   join(have));
+  std::vector<std::string> have;  // by name, as the message always listed them
+  for (const auto& [p, rate] : macs_per_pe_per_cycle) have.emplace_back(to_string(p));
+  std::sort(have.begin(), have.end());
+  throw InputError("arch '" + name + "' cannot run " + std::string(to_string(precision)) +
+                   " MACs (nor a wider precision); it supports: " + join(have));
 }
 
-Arch::Rate Arch::mac_rate(const std::string& precision, std::string* used) const {
-  MacUnit u = mac_unit(precision);
-  if (used) *used = std::move(u.precision);
+Arch::Rate Arch::mac_rate(MacPrecision precision, MacPrecision* used) const {
+  const MacUnit u = mac_unit(precision);
+  if (used) *used = u.precision;
   return u.rate;
 }
 

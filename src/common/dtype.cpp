@@ -62,6 +62,7 @@ std::optional<DataType> old_fp8(std::string_view s) {
 std::optional<DataType> parse_dtype(std::string_view s) {
   if (s == "bool") return DataType{DataType::Code::kBool, 1, 1, ""};
   if (s == "handle") return DataType{DataType::Code::kHandle, 64, 1, ""};
+  if (s == "void") return DataType{DataType::Code::kHandle, 0, 0, ""};
   if (!s.empty() && s[0] == 'e') return old_fp8(s);
   DataType t;
   std::size_t i = 0;
@@ -107,7 +108,7 @@ std::string to_string(const DataType& t) {
   std::string out;
   switch (t.code) {
     case DataType::Code::kBool: return "bool";
-    case DataType::Code::kHandle: return "handle";
+    case DataType::Code::kHandle: return t.is_void() ? "void" : "handle";
     case DataType::Code::kInt: out = "int"; break;
     case DataType::Code::kUInt: out = "uint"; break;
     case DataType::Code::kFloat: out = "float"; break;
@@ -118,6 +119,10 @@ std::string to_string(const DataType& t) {
   if (t.lanes != 1) out += "x" + std::to_string(t.lanes);
   return out;
 }
+
+std::string to_string(const OptDataType& t) { return t ? to_string(*t) : std::string(); }
+
+int scalar_bits(const OptDataType& t) { return t && t->lanes == 1 ? t->bits : 0; }
 
 std::string canonical_dtype(std::string_view text) {
   if (text.empty() || text[0] != 'e') return std::string(text);  // only the old fp8 names have another spelling

@@ -100,7 +100,7 @@ std::size_t engine_position(const std::string& name) {
 struct GemmInputs {
   std::vector<Operand> ops;
   std::int64_t accum_bits = 32;
-  std::string precision;  // quant::compute_precision
+  MacPrecision precision = MacPrecision::kFp16;  // quant::compute_precision
   quant::ExtraWork work;
   std::vector<Operand> arr;  // quant::array_operands(ops): derived, not compared
   arch::Arch::MacUnit unit;  // arch.mac_unit(precision): derived from the Estimator's arch, not compared
@@ -128,7 +128,7 @@ struct GemmKeyHash {
       mix(std::hash<std::int64_t>{}(v));
     mix(static_cast<std::size_t>(k.shape.role) * 4 + (k.shape.scores_on_chip ? 2 : 0) + (k.in.work.dequant ? 1 : 0));
     mix(std::hash<std::string>{}(k.user.order));
-    mix(std::hash<std::string>{}(k.in.precision));
+    mix(static_cast<std::size_t>(k.in.precision));
     for (const auto& op : k.in.ops) {
       mix(std::hash<std::string>{}(op.name));
       mix(static_cast<std::size_t>(op.bits_num * 31 + op.bits_den));
@@ -685,7 +685,7 @@ const GemmCost& Estimator::gemm(const GemmShape& shape, const quant::Scheme& sch
               user};
   key.in.unit = arch.mac_unit(key.in.precision);
   if (key.in.unit.path == arch::MacPath::kDequantized)  // no block-scaled unit: dequantized before the MACs
-    quant::place_dequantized(key.in.ops, quant::precision_bits(key.in.unit.precision), mapping::dequant_site(arch));
+    quant::place_dequantized(key.in.ops, precision_bits(key.in.unit.precision), mapping::dequant_site(arch));
   if (const GemmCost* hit = impl_->memo->find(key)) return *hit;
   key.in.arr = quant::array_operands(key.in.ops);
   if (dataflow.generated)

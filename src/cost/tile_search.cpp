@@ -332,8 +332,8 @@ TileFloors tile_floors(const arch::Arch& arch, const GemmShape& s, const quant::
   return tile_floors(arch, s, quant::compute_precision(scheme, s.role));
 }
 
-TileFloors tile_floors(const arch::Arch& arch, const GemmShape& s, const std::string& compute) {
-  std::string precision;
+TileFloors tile_floors(const arch::Arch& arch, const GemmShape& s, MacPrecision compute) {
+  MacPrecision precision = compute;
   const arch::Arch::Rate rate = arch.mac_rate(compute, &precision);
   TileFloors f;
   f.pes = checked_mul(arch.rows, arch.cols, "PEs");

@@ -24,7 +24,7 @@ enum class Stack : std::uint8_t { kNone, kBatch, kExperts };
 struct ExternOperands {
   std::vector<ir::ExprPtr> x, w, w_scale;  // dims: activation [.., M, K], weight [N, K] / [B | E, N, K], its scale
   bool x_known = false, w_known = false;
-  std::string x_dtype, w_dtype, out_dtype, scale_dtype;
+  OptDataType x_dtype, w_dtype, out_dtype, scale_dtype;
   Stack stack = Stack::kNone;
   bool block_scaled = false;
   SourcedValues block_n, block_k;  // the block sizes the call passes or the kernel's name holds
@@ -123,7 +123,7 @@ void extern_shape(const ExternOperands& o, Workload& w) {
 /// The weight's quantization: a low-precision float weight with a per-tensor or a 2-D block scale.
 QuantInfo extern_quant(const ExternOperands& o, const Workload& w, std::string& note) {
   QuantInfo q;
-  const auto wt = parse_dtype(o.w_dtype);
+  const OptDataType& wt = o.w_dtype;
   if (!wt || !wt->is_low_float()) return q;  // a float16 / bfloat16 weight
   q.storage_dtype = o.w_dtype;
   q.weight_bits = wt->bits;
@@ -134,7 +134,7 @@ QuantInfo extern_quant(const ExternOperands& o, const Workload& w, std::string& 
     const std::size_t r = o.w_scale.size();
     q.block_n = block_size("N", w.n.value, r >= 2 ? const_of(o.w_scale[r - 2]) : std::nullopt, o.block_n, note);
     q.block_k = block_size("K", w.k.value, r >= 1 ? const_of(o.w_scale[r - 1]) : std::nullopt, o.block_k, note);
-  } else if (!o.scale_dtype.empty()) {
+  } else if (o.scale_dtype) {
     q.granularity = QuantGranularity::kTensor;
   }
   q.scheme = xtir::scheme_name(q, xtir::GemmAxis::kK);
@@ -149,7 +149,7 @@ Workload extern_workload(const ExternOperands& o, const std::string& what) {
   w.dtype_a = o.x_dtype;
   w.dtype_b = o.w_dtype;
   w.dtype_out = o.out_dtype;
-  w.dtype_accum = "float32";
+  w.dtype_accum = DataType::Float(32);
   extern_shape(o, w);
   w.quant = extern_quant(o, w, w.note);
   w.note += "; the kernel accumulates in float32";
@@ -220,7 +220,7 @@ Workload ft_gemm(const Env& env, const ir::Binding& b, const std::string& name) 
   w.dtype_a = sinfo_dtype(sx);
   w.dtype_b = w.dtype_a;  // the int weight is dequantized to the activation type inside the kernel
   w.dtype_out = sinfo_dtype(so);
-  w.dtype_accum = "float32";
+  w.dtype_accum = DataType::Float(32);
   w.note += "; FasterTransformer fpA_intB kernels accumulate in float32";
   QuantInfo& q = w.quant;
   q.storage_dtype = sinfo_dtype(sw);
@@ -276,7 +276,7 @@ ArgLayout layout_of(ExternGemm kind) {
 }
 
 /// The dims of a tensor argument (`known` false when its shape is not in the struct info).
-std::vector<ir::ExprPtr> dims_of(const Env& env, const CallArgs& a, int i, bool& known, std::string& dtype) {
+std::vector<ir::ExprPtr> dims_of(const Env& env, const CallArgs& a, int i, bool& known, OptDataType& dtype) {
   known = false;
   if (i < 0 || static_cast<std::size_t>(i) >= a.tensors.size()) return {};
   const ir::StructInfoPtr s = env.sinfo_of(a.tensors[static_cast<std::size_t>(i)]);

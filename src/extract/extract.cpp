@@ -286,10 +286,10 @@ void summarize(ExtractResult& res) {
     if (w.weight_operand == WeightOperand::kNone) continue;
     any_weight = true;
     schemes.insert(w.quant.scheme);
-    const std::string& wd = w.weight_operand == WeightOperand::kA ? w.dtype_a : w.dtype_b;
-    all_f16 = all_f16 && wd == "float16";
-    all_f32 = all_f32 && wd == "float32";
-    all_bf16 = all_bf16 && wd == "bfloat16";
+    const OptDataType& wd = w.weight_operand == WeightOperand::kA ? w.dtype_a : w.dtype_b;
+    all_f16 = all_f16 && wd == DataType::Float(16);
+    all_f32 = all_f32 && wd == DataType::Float(32);
+    all_bf16 = all_bf16 && wd == DataType::BFloat16();
   }
   // an operator no entry calls (a kernel passed to a packed builtin) binds nothing, unless the module has no entry
   for (const auto& o : res.operators)

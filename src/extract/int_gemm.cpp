@@ -20,7 +20,7 @@ namespace {
 struct Rescale {
   QuantGranularity granularity = QuantGranularity::kNone;
   std::string how;    // "q_multiply_shift_per_axis", ...
-  std::string dtype;  // the multiplier's dtype
+  OptDataType dtype;  // the multiplier's dtype
 };
 
 bool uses_any(const Expr& e, const std::set<std::string>& vars) {
@@ -47,7 +47,7 @@ void judge_multiplier(const Expr& m, const std::set<std::string>& channel, const
     found.dtype = fi.dtype_of(x->name);
     found.granularity = uses_any(*x, channel) ? QuantGranularity::kChannel : QuantGranularity::kTensor;
   } else if (x->kind == ExprKind::kInt || x->kind == ExprKind::kFloat) {
-    found.dtype = x->dtype;
+    found.dtype = parse_dtype(x->dtype.str());
     found.granularity = QuantGranularity::kTensor;
   } else {
     return;
@@ -146,19 +146,19 @@ Rescale accumulator_rescale(const FuncIndex& fi, const std::string& acc, std::ve
 
 }  // namespace
 
-std::string expr_type(const Expr& e, const FuncIndex& fi) {
+OptDataType expr_type(const Expr& e, const FuncIndex& fi) {
   const Expr* x = strip_cast(&e);
-  if (e.kind == ExprKind::kCast) return e.dtype.str();
+  if (e.kind == ExprKind::kCast) return parse_dtype(e.dtype.str());
   if (x && x->kind == ExprKind::kLoad) return fi.dtype_of(x->name);
-  return x ? x->dtype.str() : std::string();
+  return x ? parse_dtype(x->dtype.str()) : std::nullopt;
 }
 
 void integer_weight_quant(const FuncIndex& fi, const std::string& acc,
                           const std::vector<std::size_t>& channel_dims_of_acc, const ir::Block* gemm_block,
                           Workload& w) {
   if (w.weight_operand == WeightOperand::kNone || w.quant.weight_bits > 0) return;
-  const std::string& wd = w.weight_operand == WeightOperand::kA ? w.dtype_a : w.dtype_b;
-  const std::string& ad = w.weight_operand == WeightOperand::kA ? w.dtype_b : w.dtype_a;
+  const OptDataType& wd = w.weight_operand == WeightOperand::kA ? w.dtype_a : w.dtype_b;
+  const OptDataType& ad = w.weight_operand == WeightOperand::kA ? w.dtype_b : w.dtype_a;
   if (!is_int_dtype(wd) || !is_int_dtype(ad) || !is_int_dtype(w.dtype_accum)) return;
   QuantInfo& q = w.quant;
   q.weight_bits = dtype_bits(wd);
@@ -171,7 +171,8 @@ void integer_weight_quant(const FuncIndex& fi, const std::string& acc,
   q.scale_dtype = r.dtype;
   const bool w8a8 = q.weight_bits == 8 && dtype_bits(ad) == 8;
   q.scheme = !w8a8 ? "custom" : r.granularity == QuantGranularity::kChannel ? "w8a8-token-channel" : "w8a8-tensor";
-  std::string note = "integer GEMM (" + ad + " x " + wd + " -> " + w.dtype_accum + "): weight bits from its dtype";
+  std::string note = "integer GEMM (" + to_string(ad) + " x " + to_string(wd) + " -> " + to_string(w.dtype_accum) +
+                     "): weight bits from its dtype";
   if (r.granularity == QuantGranularity::kChannel)
     note += "; per-channel requantize of the accumulator (" + r.how + ", multiplier per output channel)";
   else if (r.granularity == QuantGranularity::kTensor)

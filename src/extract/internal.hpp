@@ -65,12 +65,18 @@ struct Linear {
 std::optional<Linear> linear_form(const ir::Expr& e);
 std::size_t node_count(const ir::Expr& e, std::size_t limit);
 
-/// Storage bits of a dtype ("uint32" -> 32, "float8_e4m3fn" -> 8); 0 unknown.
+/// Storage bits of a dtype ("uint32" -> 32, "float8_e4m3fn" -> 8); 0 unknown. The text overloads read an IR's
+/// dtype text (parsed here, at the extractor's boundary); the rest of the extractor holds DataType values.
 int dtype_bits(const std::string& dtype);
-bool is_int_dtype(const std::string& dtype);
-bool is_float_dtype(const std::string& dtype);
+inline int dtype_bits(const OptDataType& t) { return scalar_bits(t); }
+inline bool is_int_dtype(const OptDataType& t) { return t && t->is_int(); }
+inline bool is_float_dtype(const OptDataType& t) { return t && t->is_float(); }
+inline bool is_int_dtype(const std::string& dtype) { return is_int_dtype(parse_dtype(dtype)); }
+inline bool is_float_dtype(const std::string& dtype) { return is_float_dtype(parse_dtype(dtype)); }
 /// float8_e8m0fnu (OCP Microscaling's shared exponent), with or without lanes.
-bool is_exponent_dtype(const std::string& dtype);
+inline bool is_exponent_dtype(const OptDataType& t) { return t && t->is_exponent_only(); }
+/// An 8-bit float (float8_*, with or without lanes).
+inline bool is_float8_dtype(const OptDataType& t) { return t && t->code == DataType::Code::kFloat && t->bits == 8; }
 
 // ------------------------------------------------------------ function index
 struct StoreSite {
@@ -101,7 +107,8 @@ struct FuncIndex {
   std::vector<CallSite> calls;
   explicit FuncIndex(const ir::PrimFunc& f);
   [[nodiscard]] const ir::Buffer* buffer(const std::string& name) const;
-  [[nodiscard]] std::string dtype_of(const std::string& name) const;
+  /// The buffer's dtype, parsed (nullopt: no such buffer).
+  [[nodiscard]] OptDataType dtype_of(const std::string& name) const;
 };
 
 /// The parameter buffers `buffer` is copied from through blocks (fragment loads, shared
@@ -120,9 +127,9 @@ ir::ExprPtr inline_producers(const ir::ExprPtr& e, const FuncIndex& fi, const ir
 struct QuantContext {
   std::set<std::string> kvars, nvars;
   std::optional<std::int64_t> k_extent;  // total K when static (GPTQ group size)
-  std::function<std::string(const std::string&)> dtype_of;
+  std::function<OptDataType(const std::string&)> dtype_of;
   std::function<const ir::Buffer*(const std::string&)> buffer;
-  std::string fallback_scale_dtype;      // fp8: a per-tensor scale param of the function
+  OptDataType fallback_scale_dtype;  // fp8: a per-tensor scale param of the function
 };
 /// Quantization facts of a (dequantized, inlined) weight expression.
 /// weight_bits == 0 when the expression is a plain float weight.

@@ -227,7 +227,8 @@ void walk(const ir::StmtPtr& st, std::vector<SymPtr> factors, Template& t, int d
 SymPtr buffer_bytes(const ir::Buffer& b, Template& t) {
   std::vector<SymPtr> f;
   for (const auto& d : b.shape) f.push_back(extent_sym(d, t, "buffer " + b.name));
-  const int bits = b.dtype == "bool" ? 8 : xtir::dtype_bits(b.dtype);
+  const OptDataType dt = parse_dtype(b.dtype);
+  const int bits = dt && dt->code == DataType::Code::kBool ? 8 : scalar_bits(dt);
   if (bits <= 0) {
     if (t.unknown.empty()) t.unknown = "buffer " + b.name + " has dtype '" + b.dtype + "' of unknown width";
     return xsym::sym_int(0);

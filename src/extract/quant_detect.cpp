@@ -35,17 +35,17 @@ bool is_and(const Expr& e) {
          (e.kind == ExprKind::kCall && e.name == "bitwise_and");
 }
 bool is_reinterpret(const Expr& e) { return e.kind == ExprKind::kCall && e.name == "reinterpret"; }
-std::string reinterpret_dtype(const Expr& e) {
-  if (!e.dtype.empty()) return canonical_dtype(e.dtype.str());
+OptDataType reinterpret_dtype(const Expr& e) {
+  if (!e.dtype.empty()) return parse_dtype(e.dtype.str());
   for (const auto& a : e.args)
-    if (a && a->kind == ExprKind::kString) return canonical_dtype(a->name.str());
-  return "";
+    if (a && a->kind == ExprKind::kString) return parse_dtype(a->name.str());
+  return std::nullopt;
 }
 
 struct LoadInfo {
   const Expr* load;
   bool under_bitop, under_reinterpret, in_index;
-  std::string reinterpret_to;
+  OptDataType reinterpret_to;
 };
 
 struct Walk {
@@ -57,12 +57,12 @@ struct Walk {
   bool sub_tensor = false;                // decoded - <load expr>
   bool add_reinterpret = false;           // ... + reinterpret(packed)  (q4f32_0 min)
 
-  void go(const Expr& e, bool bit, bool reint, bool index, const std::string& rdt, int depth) {
+  void go(const Expr& e, bool bit, bool reint, bool index, const OptDataType& rdt, int depth) {
     if (depth > 256) return;
     if (e.kind == ExprKind::kLoad) {
       loads.push_back({&e, bit, reint, index, rdt});
       for (const auto& a : e.args)
-        if (a) go(*a, false, false, true, "", depth + 1);
+        if (a) go(*a, false, false, true, std::nullopt, depth + 1);
       return;
     }
     if (!index && !reint && is_and(e) && e.args.size() == 2) {
@@ -87,7 +87,7 @@ struct Walk {
     }
     const bool b2 = bit || is_bitop(e);
     const bool r2 = reint || is_reinterpret(e);
-    const std::string rdt2 = is_reinterpret(e) ? reinterpret_dtype(e) : rdt;
+    const OptDataType rdt2 = is_reinterpret(e) ? reinterpret_dtype(e) : rdt;
     for (const auto& a : e.args)
       if (a) go(*a, b2, r2, index, rdt2, depth + 1);
   }
@@ -214,7 +214,7 @@ struct WeightLoads {
 WeightLoads sort_loads(const Walk& w, const QuantContext& ctx) {
   WeightLoads l;
   for (const auto& li : w.loads) {
-    const std::string dt = ctx.dtype_of(li.load->name);
+    const OptDataType dt = ctx.dtype_of(li.load->name);
     if (li.in_index) {
       // act-order g_idx (`scale[g_idx[k], n]`) runs along K; an indirection by a batch var
       // (MoE's `w[indptr[0, e], ..]`) selects a whole matrix and is no g_idx
@@ -223,7 +223,7 @@ WeightLoads sort_loads(const Walk& w, const QuantContext& ctx) {
     }
     if (is_int_dtype(dt) && li.under_bitop && li.under_reinterpret) l.packed_scale.push_back(&li);
     else if (is_int_dtype(dt) && li.under_bitop) l.packed.push_back(&li);
-    else if (dt.rfind("float8", 0) == 0 && !is_exponent_dtype(dt)) l.fp8_loads.push_back(&li);
+    else if (is_float8_dtype(dt) && !is_exponent_dtype(dt)) l.fp8_loads.push_back(&li);
     else if (is_float_dtype(dt)) l.float_loads.push_back(&li);
     else if (is_int_dtype(dt) && !li.under_reinterpret) l.int_loads.push_back(&li);
   }
@@ -369,7 +369,7 @@ QuantInfo detect_impl(const Expr& weight, const QuantContext& ctx, std::string& 
                       GemmAxis& group_axis) {
   QuantInfo q;
   Walk w{ctx, {}, {}, false, 0.0, false, false};
-  w.go(weight, false, false, false, "", 0);
+  w.go(weight, false, false, false, std::nullopt, 0);
   const WeightLoads l = sort_loads(w, ctx);
   packing_axis = GemmAxis::kNone;
   group_axis = GemmAxis::kNone;
@@ -387,7 +387,7 @@ QuantInfo detect_impl(const Expr& weight, const QuantContext& ctx, std::string& 
   }
   if (scale) {
     scale_granularity(*scale, ctx, q, note, group_axis);
-  } else if (!ctx.fallback_scale_dtype.empty() && q.storage_dtype.rfind("float8", 0) == 0) {
+  } else if (ctx.fallback_scale_dtype && is_float8_dtype(q.storage_dtype)) {
     q.scale_dtype = ctx.fallback_scale_dtype;
     q.granularity = QuantGranularity::kTensor;
   }
@@ -577,7 +577,7 @@ std::optional<ExternDecode> extern_decode(const FuncIndex& fi, const std::string
   const std::string callee = extern_callee(*call);
   std::string& note = out.note;
   note = "weight decoded by extern " + (callee.empty() ? call->name.str() : callee) + " in block " + w->name +
-         " from " + packed + " (" + ctx.dtype_of(packed) + ")";
+         " from " + packed + " (" + to_string(ctx.dtype_of(packed)) + ")";
   q.storage_dtype = ctx.dtype_of(packed);
   const int sbits = dtype_bits(q.storage_dtype);
 
@@ -601,14 +601,15 @@ std::optional<ExternDecode> extern_decode(const FuncIndex& fi, const std::string
     if (packed_elems > 0 && de && *de % packed_elems == 0) ratio = *de / packed_elems;
   }
   if (ratio && *ratio > 0 && sbits % *ratio == 0)
-    bits.emplace_back("the regions' sizes (" + std::to_string(*ratio) + " per " + q.storage_dtype + ")",
+    bits.emplace_back("the regions' sizes (" + std::to_string(*ratio) + " per " + to_string(q.storage_dtype) + ")",
                       sbits / *ratio);
   const std::int64_t nbits = settle("bits", bits, note);
   q.weight_bits = sbits;
   if (bits.empty())
     note += "; bits not recoverable (no dequantize_info, decode name or region sizes): the storage width is used";
   else if (nbits <= 0 || nbits > sbits)
-    note += "; bits " + std::to_string(nbits) + " do not fit the " + q.storage_dtype + " storage: its width is used";
+    note += "; bits " + std::to_string(nbits) + " do not fit the " + to_string(q.storage_dtype) +
+            " storage: its width is used";
   else q.weight_bits = static_cast<int>(nbits);
   q.elems_per_storage = sbits / q.weight_bits;
 
@@ -680,8 +681,10 @@ std::optional<ExternDecode> extern_decode(const FuncIndex& fi, const std::string
 }
 
 std::string scheme_name(const QuantInfo& q, GemmAxis packing_axis) {
-  const bool f16 = q.scale_dtype == "float16", bf16 = q.scale_dtype == "bfloat16", f32 = q.scale_dtype == "float32";
-  if (q.weight_bits == 4 && q.storage_dtype == "uint32" && q.elems_per_storage == 8 && !q.has_g_idx) {
+  const DataType u32 = DataType::UInt(32), e4m3 = DataType::Float(8, "e4m3fn");
+  const bool f16 = q.scale_dtype == DataType::Float(16), bf16 = q.scale_dtype == DataType::BFloat16(),
+             f32 = q.scale_dtype == DataType::Float(32);
+  if (q.weight_bits == 4 && q.storage_dtype == u32 && q.elems_per_storage == 8 && !q.has_g_idx) {
     if (q.zero_point == ZeroPointKind::kSymmetric && q.group_size == 32 && q.granularity == QuantGranularity::kGroup) {
       if (f16 && q.weight_layout == "NK") return "q4f16_1";
       if (f16 && q.weight_layout == "KN") return "q4f16_0";
@@ -692,24 +695,24 @@ std::string scheme_name(const QuantInfo& q, GemmAxis packing_axis) {
     if (q.zero_point == ZeroPointKind::kTensor && q.group_size == 32 && f32 && q.weight_layout == "KN")
       return "q4f32_0";
   }
-  if (q.weight_bits == 8 && q.storage_dtype == "uint32" && q.elems_per_storage == 4 && !q.has_g_idx &&
+  if (q.weight_bits == 8 && q.storage_dtype == u32 && q.elems_per_storage == 4 && !q.has_g_idx &&
       q.zero_point == ZeroPointKind::kSymmetric && q.group_size == 32 && q.granularity == QuantGranularity::kGroup &&
       f16 && q.weight_layout == "NK")
     return "q8f16_1";
   if (q.weight_bits == 3 && q.zero_point == ZeroPointKind::kSymmetric && q.group_size == 40 && f16 &&
-      (q.storage_dtype == "uint32" || q.storage_dtype == "uint16")) {
+      (q.storage_dtype == u32 || q.storage_dtype == DataType::UInt(16))) {
     if (q.weight_layout == "NK") return "q3f16_1";
     if (q.weight_layout == "KN") return "q3f16_0";
   }
-  if (q.weight_bits == 4 && q.zero_point == ZeroPointKind::kTensor && f16 && q.storage_dtype == "uint32") {
+  if (q.weight_bits == 4 && q.zero_point == ZeroPointKind::kTensor && f16 && q.storage_dtype == u32) {
     if (q.has_g_idx || packing_axis == GemmAxis::kK) return "autogptq";
     if (packing_axis == GemmAxis::kN && q.group_size == 128) return "q4f16_autoawq";
   }
-  if (q.storage_dtype == "float8_e4m3fn" && q.granularity == QuantGranularity::kTensor) return "e4m3_e4m3_f16";
-  if (q.storage_dtype == "float8_e4m3fn" && q.granularity == QuantGranularity::kBlock &&
-      q.zero_point == ZeroPointKind::kNone && (q.scale_dtype == "float32" || q.scale_dtype == "bfloat16"))
+  if (q.storage_dtype == e4m3 && q.granularity == QuantGranularity::kTensor) return "e4m3_e4m3_f16";
+  if (q.storage_dtype == e4m3 && q.granularity == QuantGranularity::kBlock && q.zero_point == ZeroPointKind::kNone &&
+      (f32 || bf16))
     return "fp8_e4m3fn_bf16_block_scale";
-  if (q.storage_dtype == "float8_e5m2" &&
+  if (q.storage_dtype == DataType::Float(8, "e5m2") &&
       (q.granularity == QuantGranularity::kTensor || q.granularity == QuantGranularity::kNone))
     return "e5m2_e5m2_f16";
   return "custom";

@@ -22,8 +22,8 @@ namespace {
 /// A load whose value enters the operand (its indices are addresses and are not walked).
 struct ValueLoad {
   const Expr* load;
-  std::string dtype;           // the buffer's, canonical
-  std::string reinterpret_to;  // the innermost T.reinterpret above it ("" none)
+  OptDataType dtype;           // the buffer's
+  OptDataType reinterpret_to;  // the innermost T.reinterpret above it (nullopt: none)
   bool exponent;               // in an exponent position
 };
 
@@ -35,8 +35,8 @@ bool is_number(const Expr* e, std::int64_t v) {
 }
 
 /// `T.reinterpret("float32", x << 23)`: x lands in the float's exponent field (bfloat16: x << 7).
-bool shifts_into_exponent(const Expr& reinterpret, const std::string& to) {
-  const int mantissa = to == "float32" ? 23 : to == "bfloat16" ? 7 : 0;
+bool shifts_into_exponent(const Expr& reinterpret, const OptDataType& to) {
+  const int mantissa = to == DataType::Float(32) ? 23 : to == DataType::BFloat16() ? 7 : 0;
   if (mantissa == 0 || reinterpret.args.empty() || !reinterpret.args[0]) return false;
   const Expr* x = strip_cast(reinterpret.args[0].get());
   const bool shl = (x->kind == ExprKind::kBinary && x->bin_op == ir::BinOp::kShl) ||
@@ -44,20 +44,20 @@ bool shifts_into_exponent(const Expr& reinterpret, const std::string& to) {
   return shl && x->args.size() == 2 && is_number(x->args[1].get(), mantissa);
 }
 
-void value_loads(const Expr& e, const std::string& reinterpret_to, bool exponent, const QuantContext& ctx,
+void value_loads(const Expr& e, const OptDataType& reinterpret_to, bool exponent, const QuantContext& ctx,
                  std::vector<ValueLoad>& out, int depth) {
   if (depth > 256) return;
   if (e.kind == ExprKind::kLoad) {
     out.push_back({&e, ctx.dtype_of(e.name), reinterpret_to, exponent});
     return;
   }
-  auto arg = [&](std::size_t i, const std::string& to, bool x) {
+  auto arg = [&](std::size_t i, const OptDataType& to, bool x) {
     if (i < e.args.size() && e.args[i]) value_loads(*e.args[i], to, x, ctx, out, depth + 1);
   };
   if (e.kind == ExprKind::kCall) {
     const std::size_t n = e.args.size();
     if (e.name == "reinterpret") {
-      const std::string to = canonical_dtype(e.dtype.str());
+      const OptDataType to = parse_dtype(e.dtype.str());
       const bool field = shifts_into_exponent(e, to);
       for (std::size_t i = 0; i < n; ++i) arg(i, to, exponent || field);
       return;
@@ -126,9 +126,9 @@ struct Roles {
 Roles roles_of(const std::vector<ValueLoad>& loads) {
   Roles r;
   for (const auto& l : loads) {
-    const auto t = parse_dtype(l.dtype);
+    const OptDataType& t = l.dtype;
     if (!t) continue;
-    const auto to = parse_dtype(l.reinterpret_to);
+    const OptDataType& to = l.reinterpret_to;
     if (t->is_exponent_only() || (l.exponent && t->is_int())) r.exponents.push_back(&l);
     else if (t->is_int() && to && to->is_low_float() && !to->is_exponent_only()) r.packed.push_back(&l);
     else if (t->is_low_float()) r.low_floats.push_back(&l);
@@ -141,8 +141,8 @@ Roles roles_of(const std::vector<ValueLoad>& loads) {
 /// The element facts of the chosen element load `el` (packed: reinterpreted from an integer word).
 void element_facts(const ValueLoad& el, bool packed, const QuantContext& ctx, BlockScaled& out) {
   QuantInfo& q = out.q;
-  const DataType et = *parse_dtype(packed ? el.reinterpret_to : el.dtype);
-  const DataType st = *parse_dtype(el.dtype);
+  const DataType et = *(packed ? el.reinterpret_to : el.dtype);
+  const DataType st = *el.dtype;
   out.element = element_of(et);
   q.weight_bits = et.bits;
   DataType scalar = et;
@@ -154,11 +154,12 @@ void element_facts(const ValueLoad& el, bool packed, const QuantContext& ctx, Bl
     for (const auto& idx : el.load->args)
       if (const auto c = idx ? top_div(*idx, ctx.kvars) : std::nullopt)
         q.elems_per_storage = packing_divisor(*c, st.bits, q.elems_per_storage, divisor_note);
-    out.note = to_string(scalar) + " elements (" + std::to_string(q.elems_per_storage) + " per " + el.dtype + ")";
+    out.note =
+        to_string(scalar) + " elements (" + std::to_string(q.elems_per_storage) + " per " + to_string(el.dtype) + ")";
     if (!divisor_note.empty()) out.note += "; " + divisor_note;
   } else {
-    q.storage_dtype = to_string(scalar);  // lanes (float4_e2m1fnx2) are a vector access of 4-bit elements
-    out.note = to_string(scalar) + " elements" + (st.lanes > 1 ? " (read as " + el.dtype + " vectors)" : "");
+    q.storage_dtype = scalar;  // lanes (float4_e2m1fnx2) are a vector access of 4-bit elements
+    out.note = to_string(scalar) + " elements" + (st.lanes > 1 ? " (read as " + to_string(el.dtype) + " vectors)" : "");
   }
   q.weight_layout = load_layout(*el.load, ctx).value_or("");
 }
@@ -179,7 +180,8 @@ void scale_facts(const Roles& r, const ValueLoad* el, const QuantContext& ctx, B
     out.note += ", no block scale";
     return;
   }
-  q.scale_dtype = r.exponents.empty() ? scale->dtype : std::string("float8_e8m0fnu");
+  const DataType e8m0 = DataType::Float(8, "e8m0fnu");
+  q.scale_dtype = r.exponents.empty() ? scale->dtype : e8m0;
   bool k_ref = false, n_ref = false;
   std::int64_t n_div = 0;
   for (const auto& idx : scale->load->args) {
@@ -193,9 +195,9 @@ void scale_facts(const Roles& r, const ValueLoad* el, const QuantContext& ctx, B
                   : n_ref                   ? QuantGranularity::kChannel
                                             : QuantGranularity::kTensor;
   if (k_ref && q.group_size == 0) q.group_size = 1;
-  const std::string what = r.exponents.empty() ? "a " + scale->dtype + " scale" : "an e8m0 exponent";
-  const std::string stored = !r.exponents.empty() && scale->dtype != "float8_e8m0fnu"
-                                 ? " (" + scale->dtype + " in an exponent position: 2^(e - 127))"
+  const std::string what = r.exponents.empty() ? "a " + to_string(scale->dtype) + " scale" : "an e8m0 exponent";
+  const std::string stored = !r.exponents.empty() && scale->dtype != e8m0
+                                 ? " (" + to_string(scale->dtype) + " in an exponent position: 2^(e - 127))"
                                  : "";
   if (q.group_size > 0) out.note += ", " + what + stored + " per " + std::to_string(q.group_size) + " along K";
   else out.note += ", " + what + stored + " " + to_string(q.granularity);
@@ -206,7 +208,7 @@ void scale_facts(const Roles& r, const ValueLoad* el, const QuantContext& ctx, B
       if (idx) collect_vars(*idx, vars);
     if (l != scale && vars.empty() && is_float_dtype(l->dtype)) {
       q.tensor_scale_dtype = l->dtype;
-      out.note += " and a " + l->dtype + " scale per tensor";
+      out.note += " and a " + to_string(l->dtype) + " scale per tensor";
       break;
     }
   }
@@ -216,10 +218,10 @@ void scale_facts(const Roles& r, const ValueLoad* el, const QuantContext& ctx, B
 
 std::optional<BlockScaled> block_scaled_operand(const Expr& operand, const QuantContext& ctx) {
   std::vector<ValueLoad> loads;
-  value_loads(operand, "", false, ctx, loads, 0);
+  value_loads(operand, std::nullopt, false, ctx, loads, 0);
   const Roles r = roles_of(loads);
   const bool narrow = !r.packed.empty() || std::any_of(r.low_floats.begin(), r.low_floats.end(),
-                                                       [](const auto* l) { return parse_dtype(l->dtype)->bits < 8; });
+                                                       [](const auto* l) { return l->dtype->bits < 8; });
   if (r.exponents.empty() && !narrow) return std::nullopt;
   const bool packed = !r.packed.empty();
   const ValueLoad* el = largest_of(packed ? r.packed : !r.low_floats.empty() ? r.low_floats : r.ints, ctx);
@@ -230,14 +232,15 @@ std::optional<BlockScaled> block_scaled_operand(const Expr& operand, const Quant
   const QuantInfo& q = out.q;
   if (!r.exponents.empty() && q.group_size == 32 && q.granularity == QuantGranularity::kGroup)
     out.scaling = BlockScaling::kMx;
-  else if (r.exponents.empty() && out.element == BlockElement::kFp4E2M1 && q.scale_dtype == "float8_e4m3fn" &&
-           q.group_size == 16 && q.granularity == QuantGranularity::kGroup)
+  else if (r.exponents.empty() && out.element == BlockElement::kFp4E2M1 &&
+           q.scale_dtype == DataType::Float(8, "e4m3fn") && q.group_size == 16 &&
+           q.granularity == QuantGranularity::kGroup)
     out.scaling = BlockScaling::kNvfp4;
   out.note = "block-scaled: " + out.note +
              (out.scaling == BlockScaling::kMx      ? " (OCP MX)"
               : out.scaling == BlockScaling::kNvfp4 ? " (NVFP4)"
                                                     : " (neither OCP MX: e8m0 per 32, nor NVFP4: e4m3 per 16)");
-  if (out.scaling == BlockScaling::kNvfp4 && q.tensor_scale_dtype.empty())
+  if (out.scaling == BlockScaling::kNvfp4 && !q.tensor_scale_dtype)
     out.note += "; no per-tensor scale found (NVFP4 has one)";
   out.q.scheme = block_scheme(out, nullptr);
   if (out.q.scheme == "custom") out.note += "; no named scheme for these elements and scales alone";
@@ -246,7 +249,7 @@ std::optional<BlockScaled> block_scaled_operand(const Expr& operand, const Quant
 
 void activation_format(QuantInfo& q, bool weight_is_b, const Expr& a, const Expr& b, QuantContext ctx,
                        const std::set<std::string>& a_vars, const std::set<std::string>& b_vars, std::string& note) {
-  const auto st = parse_dtype(q.scale_dtype);
+  const OptDataType& st = q.scale_dtype;
   if (q.weight_bits == 0 || !st || !st->is_low_float()) return;  // a block-scaled weight has a low-float scale
   ctx.nvars = weight_is_b ? b_vars : a_vars;
   const auto w = block_scaled_operand(weight_is_b ? b : a, ctx);

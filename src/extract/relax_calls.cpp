@@ -156,10 +156,11 @@ ir::ExprPtr mk_var(const std::string& n) {
 std::string signature(const Workload& w) {
   const QuantInfo& q = w.quant;
   return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", static_cast<int>(w.kind),
-                     w.m.str(), w.n.str(), w.k.str(), w.batch.str(), w.layout, w.dtype_a, w.dtype_b, w.dtype_out,
-                     w.dtype_accum, to_string(w.weight_operand), q.scheme, q.weight_bits, q.group_size, q.storage_dtype,
-                     q.scale_dtype, q.weight_layout, to_string(w.source), w.shape_known, q.block_n, q.block_k,
-                     q.tensor_scale_dtype);
+                     w.m.str(), w.n.str(), w.k.str(), w.batch.str(), w.layout, to_string(w.dtype_a),
+                     to_string(w.dtype_b), to_string(w.dtype_out), to_string(w.dtype_accum),
+                     to_string(w.weight_operand), q.scheme, q.weight_bits, q.group_size, to_string(q.storage_dtype),
+                     to_string(q.scale_dtype), q.weight_layout, to_string(w.source), w.shape_known, q.block_n,
+                     q.block_k, to_string(q.tensor_scale_dtype));
 }
 
 /// R.matmul(a, b): numpy semantics, shapes from struct info.
@@ -181,11 +182,12 @@ Workload relax_matmul(const Env& env, const ir::Binding& b, PrimTable& prims) {
   ir::StructInfoPtr sa = env.sinfo_of(ea), sb = env.sinfo_of(eb);
   w.dtype_a = sinfo_dtype(sa);
   w.dtype_b = sinfo_dtype(sb);
-  std::string out_dtype;
+  // out_dtype="void" (or none): the result's struct info, else the operands' type
+  OptDataType out_dtype;
   for (const auto& [k, v] : call.kwargs)
-    if (k == "out_dtype" && v && v->kind == ir::RExprKind::kString) out_dtype = v->name;
-  if (out_dtype.empty() || out_dtype == "void") out_dtype = b.sinfo ? b.sinfo->dtype.str() : std::string();
-  if (out_dtype.empty() || out_dtype == "void") out_dtype = w.dtype_a;
+    if (k == "out_dtype" && v && v->kind == ir::RExprKind::kString) out_dtype = parse_dtype(v->name.str());
+  if (!out_dtype || out_dtype->is_void()) out_dtype = sinfo_dtype(b.sinfo);
+  if (!out_dtype || out_dtype->is_void()) out_dtype = w.dtype_a;
   w.dtype_out = w.dtype_accum = out_dtype;
   w.layout = std::string(swaps_last_two(env, ea) ? "T" : "N") + (swaps_last_two(env, eb) ? "T" : "N");
 

@@ -215,7 +215,7 @@ std::optional<SymPtr> dim_sym(const ir::ExprPtr& e) {
   return xsym::from_ir(*e);
 }
 
-std::string sinfo_dtype(const StructInfoPtr& s) { return s ? canonical_dtype(s->dtype.str()) : std::string(); }
+OptDataType sinfo_dtype(const StructInfoPtr& s) { return s ? parse_dtype(s->dtype.str()) : std::nullopt; }
 
 bool tensor_known(const StructInfoPtr& s) {
   return s && s->kind == ir::SInfoKind::kTensor && s->shape_known && !s->dims.empty();

@@ -37,8 +37,8 @@ bool is_attention_builtin(const std::string& name);
 
 /// A TIR extent as a symbolic dim (nullopt when it is no integer expression over + - * // %).
 std::optional<xsym::SymPtr> dim_sym(const ir::ExprPtr& e);
-/// A struct info's dtype in its canonical spelling ("" when unknown).
-std::string sinfo_dtype(const ir::StructInfoPtr& s);
+/// A struct info's dtype, parsed (nullopt when unknown).
+OptDataType sinfo_dtype(const ir::StructInfoPtr& s);
 /// A tensor struct info with a known shape of rank >= 1.
 bool tensor_known(const ir::StructInfoPtr& s);
 /// The dim `from_end` places from the end (1 = last) when it is an integer constant.

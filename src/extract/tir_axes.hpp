@@ -48,7 +48,7 @@ std::string gemm_layout(const OperandFacts& fa, const OperandFacts& fb, const st
                         const std::set<std::string>& mset, const std::set<std::string>& nset);
 
 /// The type of an expression's value (a cast's, a load's buffer's, else the node's dtype).
-std::string expr_type(const ir::Expr& e, const FuncIndex& fi);
+OptDataType expr_type(const ir::Expr& e, const FuncIndex& fi);
 /// An integer GEMM's weight (int8 x int8 -> int32) without a dequantize: bits and storage from its dtype, the
 /// granularity from a requantize of the accumulator `acc` (its output-channel dims given) in the function, the
 /// scheme w8a8-token-channel (per channel) or w8a8-tensor; a note appended to `w.note` (int_gemm.cpp).

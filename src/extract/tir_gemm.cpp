@@ -29,30 +29,30 @@ using xsym::SymPtr;
 
 namespace {
 
-std::string expr_dtype(const Expr* e, const FuncIndex& fi) {
-  if (!e) return "";
+OptDataType expr_dtype(const Expr* e, const FuncIndex& fi) {
+  if (!e) return std::nullopt;
   switch (e->kind) {
     case ExprKind::kLoad: return fi.dtype_of(e->name);
-    case ExprKind::kCast: return canonical_dtype(e->dtype.str());
-    case ExprKind::kFloat: return e->dtype;
+    case ExprKind::kCast:
+    case ExprKind::kFloat: return parse_dtype(e->dtype.str());
     case ExprKind::kCall:
-      if (!e->dtype.empty()) return e->dtype;
+      if (!e->dtype.empty()) return parse_dtype(e->dtype.str());
       break;
     default: break;
   }
   for (const auto& a : e->args) {
     if (!a || a->kind == ExprKind::kFloat || a->kind == ExprKind::kInt) continue;
-    std::string d = expr_dtype(a.get(), fi);
-    if (!d.empty()) return d;
+    OptDataType d = expr_dtype(a.get(), fi);
+    if (d) return d;
   }
-  return e->dtype;
+  return parse_dtype(e->dtype.str());
 }
 
 /// Operand dtype: the value's type before the outer casts.
-std::string operand_dtype(const ExprPtr& e, const FuncIndex& fi) { return expr_dtype(strip_cast(e.get()), fi); }
+OptDataType operand_dtype(const ExprPtr& e, const FuncIndex& fi) { return expr_dtype(strip_cast(e.get()), fi); }
 
 /// Follows the accumulator through epilogue blocks to the function output.
-std::string output_dtype(const FuncIndex& fi, const std::string& acc, const ir::Stmt* gemm_store) {
+OptDataType output_dtype(const FuncIndex& fi, const std::string& acc, const ir::Stmt* gemm_store) {
   if (fi.param_buffers.count(acc)) return fi.dtype_of(acc);
   std::set<std::string> seen{acc};
   std::vector<std::string> frontier{acc};
@@ -84,14 +84,15 @@ bool param_rooted(const ExprPtr& inlined, const FuncIndex& fi) {
   return true;
 }
 
-std::string per_tensor_scale_dtype(const FuncIndex& fi) {
+OptDataType per_tensor_scale_dtype(const FuncIndex& fi) {
   for (const auto& b : fi.param_buffer) {
     const ir::Buffer* buf = fi.buffer(b);
-    if (!buf || !is_float_dtype(buf->dtype) || buf->dtype.rfind("float8", 0) == 0) continue;
-    if (buf->shape.size() == 1 && int_const(buf->shape[0].get()) == 1) return buf->dtype;
-    if (buf->shape.empty()) return buf->dtype;
+    const OptDataType t = buf ? parse_dtype(buf->dtype) : std::nullopt;
+    if (!is_float_dtype(t) || is_float8_dtype(t)) continue;
+    if (buf->shape.size() == 1 && int_const(buf->shape[0].get()) == 1) return t;
+    if (buf->shape.empty()) return t;
   }
-  return "";
+  return std::nullopt;
 }
 
 void direct_index_vars_no_loads(const Expr& e, std::set<std::string>& out) {

@@ -36,11 +36,18 @@ bool is_opaque_call(const ir::Symbol& name) {
          name == "call_llvm_pure_intrin";
 }
 
+/// A string argument that names no dtype: an extern's symbol, not the result type in front of it ("void" counts
+/// as a symbol here, as it always has).
+bool is_symbol_text(const std::string& text) {
+  const auto t = parse_dtype(text);
+  return !t || t->is_void();
+}
+
 /// The intrinsic's name for the note: the extern's symbol when it has one.
 std::string intrinsic_label(const Expr& call) {
   if (is_opaque_call(call.name))
     for (const auto& a : call.args)
-      if (a && a->kind == ExprKind::kString && a->name != "handle" && !parse_dtype(a->name.str()))
+      if (a && a->kind == ExprKind::kString && is_symbol_text(a->name.str()))
         return call.name.str() + " " + a->name.str();  // the symbol, not the result type in front of it
   return call.name.str();
 }
@@ -90,7 +97,7 @@ ExprPtr region_load(const ir::BufferRegion& r) {
 }
 
 /// The dtype of the function output the accumulator reaches through blocks (fragment stores).
-std::string region_output_dtype(const FuncIndex& fi, const std::string& acc, const ir::Block* gemm) {
+OptDataType region_output_dtype(const FuncIndex& fi, const std::string& acc, const ir::Block* gemm) {
   std::set<std::string> seen{acc};
   std::vector<std::string> frontier{acc};
   for (int depth = 0; depth < 16 && !frontier.empty(); ++depth) {

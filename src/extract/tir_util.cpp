@@ -134,20 +134,7 @@ std::size_t node_count(const Expr& e, std::size_t limit) {
 }
 
 int dtype_bits(const std::string& dtype) {
-  const auto t = parse_dtype(dtype);
-  return t && t->lanes == 1 ? t->bits : 0;  // vector lanes are not expected here: not understood
-}
-bool is_int_dtype(const std::string& d) {
-  const auto t = parse_dtype(d);
-  return t && t->is_int();
-}
-bool is_float_dtype(const std::string& d) {
-  const auto t = parse_dtype(d);
-  return t && t->is_float();
-}
-bool is_exponent_dtype(const std::string& d) {
-  const auto t = parse_dtype(d);
-  return t && t->is_exponent_only();
+  return scalar_bits(parse_dtype(dtype));  // vector lanes are not expected here: not understood
 }
 
 // ------------------------------------------------------------------ debug log
@@ -232,9 +219,9 @@ const ir::Buffer* FuncIndex::buffer(const std::string& name) const {
   return it == allocs.end() ? nullptr : it->second;
 }
 
-std::string FuncIndex::dtype_of(const std::string& name) const {
+OptDataType FuncIndex::dtype_of(const std::string& name) const {
   const ir::Buffer* b = buffer(name);
-  return b ? canonical_dtype(b->dtype) : std::string();
+  return b ? parse_dtype(b->dtype) : std::nullopt;
 }
 
 namespace {

@@ -485,8 +485,8 @@ DumpPlan dump_plan(const ExtractResult& dump, const Phases& ph, const std::optio
                           w.weight_operand == WeightOperand::kNone ? attention_role(w) : quant::GemmRole::kLinear};
       if (w.weight_operand != WeightOperand::kNone) {
         g.dump_scheme = quant::scheme_from(w.quant);
-        if (w.quant.weight_bits == 0 && !w.dtype_b.empty())
-          g.dump_scheme = quant::parse_scheme(w.dtype_b == "float32" ? "q0f32" : "q0f16");
+        if (w.quant.weight_bits == 0 && w.dtype_b)
+          g.dump_scheme = quant::parse_scheme(w.dtype_b == DataType::Float(32) ? "q0f32" : "q0f16");
       }
       g.source = source_of(w.source);
       // the final projection: N is the vocabulary (from the config, or a symbolic vocab_size)

@@ -25,19 +25,19 @@ struct BlockFormat {
   std::int64_t block;              // elements per scale along K
   const char* scale_dtype;         // float8_e8m0fnu (MX) | float8_e4m3fn (NVFP4)
   std::int64_t tensor_scale_bits;  // NVFP4: one float32 per tensor
-  const char* mac;                 // the block-scaled MAC precision (arch's macs_per_pe_per_cycle key)
+  MacPrecision mac;                // the block-scaled MAC precision (arch's macs_per_pe_per_cycle key)
   bool fp;                         // floating-point elements (MXFP*, NVFP4)
 };
 
 constexpr const char* kE8m0 = "float8_e8m0fnu";
 const BlockFormat kFormats[] = {
-    {"mxfp4", "float4_e2m1fn", 4, 8, 2, 32, kE8m0, 0, "mxfp4", true},
-    {"mxfp6-e2m3", "float6_e2m3fn", 6, 6, 1, 32, kE8m0, 0, "mxfp6", true},
-    {"mxfp6-e3m2", "float6_e3m2fn", 6, 6, 1, 32, kE8m0, 0, "mxfp6", true},
-    {"mxfp8-e4m3", "float8_e4m3fn", 8, 8, 1, 32, kE8m0, 0, "mxfp8", true},
-    {"mxfp8-e5m2", "float8_e5m2", 8, 8, 1, 32, kE8m0, 0, "mxfp8", true},
-    {"mxint8", "int8", 8, 8, 1, 32, kE8m0, 0, "mxint8", false},
-    {"nvfp4", "float4_e2m1fn", 4, 8, 2, 16, "float8_e4m3fn", 32, "nvfp4", true},
+    {"mxfp4", "float4_e2m1fn", 4, 8, 2, 32, kE8m0, 0, MacPrecision::kMxfp4, true},
+    {"mxfp6-e2m3", "float6_e2m3fn", 6, 6, 1, 32, kE8m0, 0, MacPrecision::kMxfp6, true},
+    {"mxfp6-e3m2", "float6_e3m2fn", 6, 6, 1, 32, kE8m0, 0, MacPrecision::kMxfp6, true},
+    {"mxfp8-e4m3", "float8_e4m3fn", 8, 8, 1, 32, kE8m0, 0, MacPrecision::kMxfp8, true},
+    {"mxfp8-e5m2", "float8_e5m2", 8, 8, 1, 32, kE8m0, 0, MacPrecision::kMxfp8, true},
+    {"mxint8", "int8", 8, 8, 1, 32, kE8m0, 0, MacPrecision::kMxint8, false},
+    {"nvfp4", "float4_e2m1fn", 4, 8, 2, 16, "float8_e4m3fn", 32, MacPrecision::kNvfp4, true},
 };
 
 const BlockFormat* find_format(const std::string& name) {
@@ -102,7 +102,7 @@ Scheme block_scheme(const BlockFormat& w, const BlockFormat* a) {
   if (!a) {
     s.name = "w" + wb + "a16-" + w.name;
     s.activation = plain("float16");
-    s.compute = "fp16";
+    s.compute = MacPrecision::kFp16;
     s.dequant_weight = true;
     d << "weight-only " << w.name << ": " << w.dtype << " weights, " << scales_text(w)
       << "; weights dequantized to fp16 before the MAC (every scale applied there), float16 activations";
@@ -118,7 +118,7 @@ Scheme block_scheme(const BlockFormat& w, const BlockFormat* a) {
       d << w.name << " weights (" << w.dtype << ", " << scales_text(w) << ") x " << a->name << " activations ("
         << a->dtype << ", " << scales_text(*a) << ")";
     d << "; activations quantized at run time (block absmax, scale, convert" << (is_nvfp4(*a) ? ", tensor amax" : "")
-      << "); block-scaled " << a->mac << " MACs (each block scale applied once per block)";
+      << "); block-scaled " << to_string(a->mac) << " MACs (each block scale applied once per block)";
     if (a != &w) d << " taking the " << w.dtype << " weights directly";
     if (s.output_rescale) d << "; outputs rescaled by the per-tensor scales";
   }
@@ -244,13 +244,15 @@ std::optional<Scheme> block_scheme_from(const QuantInfo& q) {
     return named;
   }
   const BlockFormat* f = nullptr;
-  if (q.scale_dtype == kE8m0 && q.group_size == 32) {
+  if (q.scale_dtype == parse_dtype(kE8m0) && q.group_size == 32) {
     for (const auto& b : kFormats)  // the element dtype itself (not a packing word)
-      if (q.storage_dtype == b.dtype && q.scale_dtype == b.scale_dtype && q.weight_bits == b.bits) f = &b;
+      if (q.storage_dtype == parse_dtype(b.dtype) && q.scale_dtype == parse_dtype(b.scale_dtype) &&
+          q.weight_bits == b.bits)
+        f = &b;
     // packed words: OCP MX has no 4-bit integer element, so 4-bit elements under e8m0 scales are e2m1
     if (!f && q.weight_bits == 4) f = find_format("mxfp4");
-  } else if (q.scale_dtype == "float8_e4m3fn" && q.group_size == 16 && q.tensor_scale_dtype == "float32" &&
-             q.weight_bits == 4) {
+  } else if (q.scale_dtype == DataType::Float(8, "e4m3fn") && q.group_size == 16 &&
+             q.tensor_scale_dtype == DataType::Float(32) && q.weight_bits == 4) {
     f = find_format("nvfp4");
   }
   if (!f || f->bits != q.weight_bits) return std::nullopt;
@@ -279,12 +281,6 @@ ExtraWork block_extra_work(const Scheme& s, std::int64_t m, std::int64_t n, std:
 }
 
 }  // namespace detail
-
-bool is_block_scaled_precision(const std::string& precision) {
-  for (const auto& f : kFormats)
-    if (precision == f.mac) return true;
-  return false;
-}
 
 std::string bits_formula(const TensorFormat& f) {
   std::ostringstream elem;

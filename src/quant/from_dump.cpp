@@ -14,10 +14,10 @@ Scheme scheme_from_groups(const QuantInfo& q) {
   const std::string& mlc_name = q.scheme;
   const int weight_bits = q.weight_bits;
   const std::int64_t group_size = q.group_size;
-  const std::string& scale_dtype = q.scale_dtype;
+  const OptDataType& scale_dtype = q.scale_dtype;
   const bool zero_point_tensor = q.zero_point == ZeroPointKind::kTensor;
   const int elems_per_storage = q.elems_per_storage;
-  const std::string& storage_dtype = q.storage_dtype;
+  const OptDataType& storage_dtype = q.storage_dtype;
   if (mlc_name != "none" && mlc_name != "custom" && !mlc_name.empty()) {
     if (const Scheme* m = mlc_scheme(mlc_name)) return *m;
     // a generic catalog name the extractor gives an integer GEMM (w8a8-token-channel, w8a8-tensor)
@@ -26,13 +26,13 @@ Scheme scheme_from_groups(const QuantInfo& q) {
   if (weight_bits <= 0) return parse_scheme("q0f16");
   Scheme s = mlc_group("custom", weight_bits, group_size, "float16", "", true);
   s.family = SchemeFamily::kDump;
-  if (!storage_dtype.empty() && elems_per_storage > 0) {
-    s.weight.storage_bits = dtype_bits(storage_dtype);
+  if (storage_dtype && elems_per_storage > 0) {
+    s.weight.storage_bits = dtype_bits(*storage_dtype);
     s.weight.elems_per_storage = elems_per_storage;
   }
   if (group_size <= 0) s.weight.scale = Granularity::kChannel;
-  s.weight.scale_bits = scale_dtype.empty() ? 0 : dtype_bits(scale_dtype);
-  s.weight.scale_dtype = scale_dtype;
+  s.weight.scale_bits = scale_dtype ? dtype_bits(*scale_dtype) : 0;
+  s.weight.scale_dtype = to_string(scale_dtype);
   if (s.weight.scale_bits == 0) s.weight.scale = Granularity::kNone;
   s.weight.zero_point = zero_point_tensor;
   s.weight.zero_bits = zero_point_tensor ? weight_bits : 0;
@@ -47,13 +47,13 @@ Scheme scheme_from(const QuantInfo& q) {
   if (auto block = block_scheme_from(q)) return std::move(*block);  // MX / NVFP4 weights (block_formats.cpp)
   const std::int64_t block_n = q.block_n, block_k = q.block_k;
   if (block_n <= 0 || block_k <= 0 || q.weight_bits <= 0) return scheme_from_groups(q);
-  if (q.storage_dtype == "float8_e4m3fn" && q.zero_point != ZeroPointKind::kTensor) {
+  if (q.storage_dtype == DataType::Float(8, "e4m3fn") && q.zero_point != ZeroPointKind::kTensor) {
     const bool is_static = q.scheme == "fp8_e4m3fn_bf16_block_scale_static_activation";
     Scheme s = mlc_block_fp8(is_static ? q.scheme : "fp8_e4m3fn_bf16_block_scale", is_static, block_n, block_k);
     if (block_n != 128 || block_k != 128) s.name += "-block" + block_text(block_n, block_k);
-    if (!q.scale_dtype.empty()) {
-      s.weight.scale_bits = dtype_bits(q.scale_dtype);
-      s.weight.scale_dtype = q.scale_dtype;
+    if (q.scale_dtype) {
+      s.weight.scale_bits = dtype_bits(*q.scale_dtype);
+      s.weight.scale_dtype = to_string(*q.scale_dtype);
     }
     if (q.scheme != s.name && q.scheme.rfind("fp8_e4m3fn_bf16_block_scale", 0) != 0) s.family = SchemeFamily::kDump;
     return s;

@@ -17,8 +17,8 @@ bool all_digits(const std::string& s);
 std::vector<std::string> split(const std::string& s, char sep);
 /// An unscaled tensor of `dtype` (one element per storage word).
 TensorFormat plain(const std::string& dtype);
-/// "fp32" | "bf16" | "fp16": the MAC precision of a model dtype.
-std::string model_precision(const std::string& dtype);
+/// fp32 | bf16 | fp16: the MAC precision of a model dtype.
+MacPrecision model_precision(const std::string& dtype);
 /// The MLC scheme of that name, or nullptr.
 const Scheme* mlc_scheme(const std::string& name);
 /// MLC-style group quantization (the custom schemes of a dump start from it).

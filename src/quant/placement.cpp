@@ -18,15 +18,6 @@ std::string to_string(Apply a) {
   return "output";
 }
 
-std::int64_t precision_bits(const std::string& precision) {
-  if (precision == "fp32") return 32;
-  if (precision == "fp16" || precision == "bf16") return 16;
-  if (precision == "fp8" || precision == "int8" || precision == "mxfp8" || precision == "mxint8") return 8;
-  if (precision == "fp6" || precision == "mxfp6") return 6;
-  if (precision == "int4" || precision == "fp4" || precision == "mxfp4" || precision == "nvfp4") return 4;
-  throw InternalError("no bit width for the MAC precision '" + precision + "'");
-}
-
 namespace {
 
 // The reduction-axis divisor of a scale index (floor(k/g): g), 1 for a plain k, 0 when k does not occur.

@@ -40,8 +40,13 @@ std::string to_string(Granularity g) {
 
 std::int64_t dtype_bits(const std::string& dtype) {
   const auto t = parse_dtype(dtype);
-  if (!t || t->lanes != 1 || t->code == DataType::Code::kHandle) throw InputError("unknown dtype '" + dtype + "'");
-  return t->bits;
+  if (!t) throw InputError("unknown dtype '" + dtype + "'");
+  return dtype_bits(*t);
+}
+
+std::int64_t dtype_bits(const DataType& t) {
+  if (t.lanes != 1 || t.code == DataType::Code::kHandle) throw InputError("unknown dtype '" + to_string(t) + "'");
+  return t.bits;
 }
 
 bool TensorFormat::is_low_precision() const {
@@ -59,10 +64,10 @@ TensorFormat plain(const std::string& dtype) {
   return f;
 }
 
-std::string model_precision(const std::string& dtype) {
-  if (dtype == "float32") return "fp32";
-  if (dtype == "bfloat16") return "bf16";
-  return "fp16";
+MacPrecision model_precision(const std::string& dtype) {
+  if (dtype == "float32") return MacPrecision::kFp32;
+  if (dtype == "bfloat16") return MacPrecision::kBf16;
+  return MacPrecision::kFp16;
 }
 
 // MLC group quantization: `bits` packed in uint32 (or storage_bits), fp scales per group.
@@ -122,7 +127,7 @@ Scheme mlc_fp8(const std::string& name, const std::string& dtype, bool use_scale
     s.activation.scale_bits = 32;
     s.activation.scale_dtype = "float32";
   }
-  s.compute = "fp8";
+  s.compute = MacPrecision::kFp8;
   s.output_rescale = use_scale;
   s.quantize_lm_head = false;
   s.description = "MLC per-tensor " + dtype + " weights and activations" +
@@ -156,7 +161,7 @@ Scheme mlc_block_fp8(const std::string& name, bool static_activation, std::int64
   s.activation.scale_bits = 32;
   s.activation.scale_dtype = "float32";
   s.dynamic_activation = !static_activation;
-  s.compute = "fp8";
+  s.compute = MacPrecision::kFp8;
   s.out_bits = 16;
   s.output_rescale = true;
   s.quantize_lm_head = false;
@@ -402,7 +407,7 @@ Scheme parse_generic(const std::string& full, const std::string& base) {
   std::ostringstream d;
   if (ab == 16) {
     s.activation = plain("float16");
-    s.compute = "fp16";
+    s.compute = MacPrecision::kFp16;
     s.dequant_weight = true;
     name += wgran;
     d << "weight-only: int" << wb << " weights, float16 " << to_string(s.weight.scale) << " scales";
@@ -419,7 +424,7 @@ Scheme parse_generic(const std::string& full, const std::string& base) {
     s.activation.scale_bits = 16;
     s.activation.scale_dtype = "float16";
     s.dynamic_activation = !tensor;
-    s.compute = "int" + std::to_string(ab);
+    s.compute = ab == 4 ? MacPrecision::kInt4 : MacPrecision::kInt8;  // ab is 4 or 8 here
     s.output_rescale = true;
     s.dequant_weight = wb < ab;  // int4 -> int8 unpack (with group scales) before the MAC
     if (tensor)
@@ -705,13 +710,13 @@ std::vector<Operand> operands(const Scheme& s, GemmRole role, DequantSite site) 
   return ops;
 }
 
-std::string compute_precision(const Scheme& s, GemmRole role) {
+MacPrecision compute_precision(const Scheme& s, GemmRole role) {
   if (role == GemmRole::kLinear) return s.compute;
   return model_precision(s.model_dtype);
 }
 
 ExtraWork extra_work(const Scheme& s, GemmRole role, std::int64_t m, std::int64_t n, std::int64_t k) {
-  if (role == GemmRole::kLinear && is_block_scaled_precision(s.compute)) return block_extra_work(s, m, n, k);
+  if (role == GemmRole::kLinear && is_block_scaled(s.compute)) return block_extra_work(s, m, n, k);
   ExtraWork w;
   if (role == GemmRole::kLinear) {
     w.dequant = s.dequant_weight;

@@ -101,7 +101,7 @@ std::string estimate_json(const EstimateResult& e) {
     w["kind"] = role_name(c.shape.role);
     w["shape"] = {{"batch", c.shape.batch}, {"m", c.shape.m}, {"n", c.shape.n}, {"k", c.shape.k}};
     w["scheme"] = scheme_name(e, g);
-    w["precision"] = c.precision;
+    w["precision"] = to_string(c.precision);
     w["mac_path"] = arch::to_string(c.mac_path);
     w["macs"] = c.macs;
     w["cycles"] = c.cycles;
@@ -194,7 +194,7 @@ std::string render(const EstimateResult& e, Format fmt) {
   auto num = [&](std::int64_t v) { return csv ? std::to_string(v) : grouped(v); };
   for (const auto& [g, c] : e.result.rows)
     t.rows.push_back(with_terms(
-        {g.entry, g.function, std::to_string(g.calls), shape_text(c.shape), scheme_name(e, g), c.precision,
+        {g.entry, g.function, std::to_string(g.calls), shape_text(c.shape), scheme_name(e, g), to_string(c.precision),
          arch::to_string(c.mac_path), num(c.macs), num(c.cycles), cost::to_string(c.bound), fixed(c.latency_s * 1e3, 4),
          megabytes(c.dram_bytes), megabytes(c.scale_dram_bytes), megabytes(c.buffer_bytes),
          fixed(c.utilization * 100, 1), fixed(c.energy_j * 1e3, 4), tile_text(c.tile)},

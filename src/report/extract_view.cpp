@@ -41,21 +41,24 @@ std::string extract_json(const ExtractResult& r, int indent) {
       j["macs"] = checked_narrow(macs * *w.k.value, "MACs of " + w.function);
     }
     j["layout"] = w.layout;
-    j["dtypes"] = {{"a", w.dtype_a}, {"b", w.dtype_b}, {"out", w.dtype_out}, {"accum", w.dtype_accum}};
+    j["dtypes"] = {{"a", to_string(w.dtype_a)},
+                   {"b", to_string(w.dtype_b)},
+                   {"out", to_string(w.dtype_out)},
+                   {"accum", to_string(w.dtype_accum)}};
     j["weight_operand"] = to_string(w.weight_operand);
     const QuantInfo& q = w.quant;
     j["quant"] = {{"scheme", q.scheme},
                   {"granularity", to_string(q.granularity)},
                   {"weight_bits", q.weight_bits},
                   {"group_size", q.group_size},
-                  {"storage_dtype", q.storage_dtype},
-                  {"scale_dtype", q.scale_dtype},
+                  {"storage_dtype", to_string(q.storage_dtype)},
+                  {"scale_dtype", to_string(q.scale_dtype)},
                   {"zero_point", to_string(q.zero_point)},
                   {"elems_per_storage", q.elems_per_storage},
                   {"weight_layout", q.weight_layout},
                   {"g_idx", q.has_g_idx}};
     if (q.granularity == QuantGranularity::kBlock) j["quant"]["block"] = {q.block_n, q.block_k};
-    if (!q.tensor_scale_dtype.empty()) j["quant"]["tensor_scale_dtype"] = q.tensor_scale_dtype;  // NVFP4
+    if (q.tensor_scale_dtype) j["quant"]["tensor_scale_dtype"] = to_string(q.tensor_scale_dtype);  // NVFP4
     nlohmann::json calls = nlohmann::json::object();
     for (const auto& [e, n] : w.calls) calls[e] = n;
     j["calls"] = calls;
@@ -127,15 +130,17 @@ std::string names_text(const std::vector<std::string>& v) {
 std::string quant_text(const QuantInfo& q) {
   if (q.weight_bits == 0) return q.scheme;
   std::string s = q.scheme + " (int" + std::to_string(q.weight_bits);
-  if (q.storage_dtype.rfind("float", 0) == 0) s = q.scheme + " (" + q.storage_dtype;
+  const auto is_float = [](const OptDataType& t, int bits) {
+    return t && t->code == DataType::Code::kFloat && (bits == 0 || t->bits == bits);
+  };
+  if (is_float(q.storage_dtype, 0)) s = q.scheme + " (" + to_string(q.storage_dtype);
   // floats packed in integer words (MXFP4 / NVFP4 in uint32) have a low-precision float scale
-  else if (q.scale_dtype.rfind("float8", 0) == 0 && q.elems_per_storage > 1)
-    s = q.scheme + " (fp" + std::to_string(q.weight_bits);
+  else if (is_float(q.scale_dtype, 8) && q.elems_per_storage > 1) s = q.scheme + " (fp" + std::to_string(q.weight_bits);
   if (q.group_size > 0) s += " g" + std::to_string(q.group_size);
   else if (q.granularity == QuantGranularity::kBlock)
     s += " block " + std::to_string(q.block_n) + "x" + std::to_string(q.block_k);
   else if (q.granularity != QuantGranularity::kNone) s += std::string(" ") + to_string(q.granularity);
-  if (!q.tensor_scale_dtype.empty()) s += " +" + q.tensor_scale_dtype + " per tensor";
+  if (q.tensor_scale_dtype) s += " +" + to_string(q.tensor_scale_dtype) + " per tensor";
   if (!q.weight_layout.empty()) s += " " + q.weight_layout;
   return s + ")";
 }
@@ -171,10 +176,10 @@ std::string render(const ExtractResult& r, Format fmt) {
                         d(w.n),
                         d(w.k),
                         w.layout,
-                        w.dtype_a,
-                        w.dtype_b,
-                        w.dtype_out,
-                        w.dtype_accum,
+                        to_string(w.dtype_a),
+                        to_string(w.dtype_b),
+                        to_string(w.dtype_out),
+                        to_string(w.dtype_accum),
                         to_string(w.weight_operand),
                         q.scheme,
                         to_string(q.granularity),
@@ -182,8 +187,8 @@ std::string render(const ExtractResult& r, Format fmt) {
                         std::to_string(q.group_size),
                         std::to_string(q.block_n),
                         std::to_string(q.block_k),
-                        q.storage_dtype,
-                        q.scale_dtype,
+                        to_string(q.storage_dtype),
+                        to_string(q.scale_dtype),
                         to_string(q.zero_point),
                         q.weight_layout,
                         calls_text(w.calls),
@@ -192,9 +197,9 @@ std::string render(const ExtractResult& r, Format fmt) {
                         "",
                         ""});
     } else {
-      t.rows.push_back({w.function, kind, d(w.batch), d(w.m), d(w.n), d(w.k), w.layout, w.dtype_a, w.dtype_b,
-                        w.dtype_out, w.dtype_accum, to_string(w.weight_operand), quant_text(w.quant),
-                        calls_text(w.calls)});
+      t.rows.push_back({w.function, kind, d(w.batch), d(w.m), d(w.n), d(w.k), w.layout, to_string(w.dtype_a),
+                        to_string(w.dtype_b), to_string(w.dtype_out), to_string(w.dtype_accum),
+                        to_string(w.weight_operand), quant_text(w.quant), calls_text(w.calls)});
     }
   }
   if (csv) {

@@ -74,7 +74,7 @@ Roofline roofline_of(const EstimateResult& e, const arch::Arch& a) {
     const double peak = pes_hz * static_cast<double>(c.mac_rate_num) / static_cast<double>(c.mac_rate_den);
     if (peak > rl.peak_macs_per_s) {
       rl.peak_macs_per_s = peak;
-      rl.precision = c.precision;
+      rl.precision = to_string(c.precision);
     }
     RooflinePoint p;
     p.name = g.function;

@@ -67,7 +67,7 @@ std::string render(const std::vector<quant::Scheme>& schemes, Format fmt) {
              {"family", quant::to_string(s.family)},
              {"description", s.description},
              {"model_dtype", s.model_dtype},
-             {"compute", s.compute},
+             {"compute", to_string(s.compute)},
              {"weight", format_json(s.weight)},
              {"activation", format_json(s.activation)},
              {"dynamic_activation", s.dynamic_activation},
@@ -84,8 +84,8 @@ std::string render(const std::vector<quant::Scheme>& schemes, Format fmt) {
                "activation", "a_scales", "MAC",    "kv",       "description"};
   for (const auto& s : schemes)
     t.rows.push_back({s.name, quant::to_string(s.family), bits_text(s.weight), scale_text(s.weight),
-                      quant::bits_formula(s.weight), bits_text(s.activation), scale_text(s.activation), s.compute,
-                      s.kv ? bits_text(*s.kv) + " " + scale_text(*s.kv) : "-", s.description});
+                      quant::bits_formula(s.weight), bits_text(s.activation), scale_text(s.activation),
+                      to_string(s.compute), s.kv ? bits_text(*s.kv) + " " + scale_text(*s.kv) : "-", s.description});
   if (fmt == Format::kCsv) return render_csv(t);
   std::string aliases;
   for (const auto& [alias, name] : quant::aliases()) aliases += (aliases.empty() ? "" : ", ") + alias + " = " + name;

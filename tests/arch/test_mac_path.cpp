@@ -9,6 +9,7 @@
 #include "tenet_cost/arch.hpp"
 #include "tenet_cost/error.hpp"
 #include "tenet_cost/quant.hpp"
+#include "test_support.hpp"
 
 using namespace tenet_cost;
 
@@ -24,8 +25,8 @@ arch::Arch with_units(const std::string& macs) {
 }
 
 std::string path_of(const arch::Arch& a, const std::string& precision) {
-  const auto u = a.mac_unit(precision);
-  return u.precision + " " + arch::to_string(u.path);
+  const auto u = a.mac_unit(tc_test::mac(precision));
+  return std::string(to_string(u.precision)) + " " + arch::to_string(u.path);
 }
 
 }  // namespace
@@ -40,9 +41,9 @@ TEST_CASE("arch precisions: fp4, fp6 and the block-scaled units are keys of both
           "buffer": {"bytes": 1024, "bits_per_cycle": 64}, "dram": {"mb_per_s": 10}, "clock_mhz": 1,
           "energy_pj": {"mac": {"fp4": 0.1, "nvfp4": 0.05, "mxint8": 3}}})",
       "a.json");
-  CHECK(a.macs_per_pe_per_cycle.at("nvfp4").num == 16);
-  CHECK(a.macs_per_pe_per_cycle.at("mxint8").den == 2);
-  CHECK(a.mac_pj.at("nvfp4") == 0.05);
+  CHECK(a.macs_per_pe_per_cycle.at(tc_test::mac("nvfp4")).num == 16);
+  CHECK(a.macs_per_pe_per_cycle.at(tc_test::mac("mxint8")).den == 2);
+  CHECK(a.mac_pj.at(tc_test::mac("nvfp4")) == 0.05);
   try {
     (void)with_units(R"({"mxfp5": 1})");
     FAIL("mxfp5 accepted");
@@ -50,15 +51,19 @@ TEST_CASE("arch precisions: fp4, fp6 and the block-scaled units are keys of both
     CHECK_THAT(e.what(), Catch::Contains("unknown key 'mxfp5' in macs_per_pe_per_cycle"));
     CHECK_THAT(e.what(), Catch::Contains("mxfp4"));
   }
-  // one list of block-scaled precisions: the arch's and the scheme catalog's agree
+  // every listed name parses to its precision and back; the block-scaled ones are the mx* and nvfp4 units
   for (const auto& k : p) {
     INFO(k);
-    CHECK(arch::is_block_scaled(k) == quant::is_block_scaled_precision(k));
+    CHECK(to_string(tc_test::mac(k)) == k);
+    CHECK(is_block_scaled(tc_test::mac(k)) == (k.rfind("mx", 0) == 0 || k == "nvfp4"));
   }
+  CHECK(p.size() == kMacPrecisions.size());
+  CHECK_FALSE(parse_mac_precision("mxfp5"));
+  CHECK_FALSE(parse_mac_precision("FP16"));
   // every scheme's MAC precision is a key an arch can list
   for (const auto& s : quant::catalog()) {
     INFO(s.name);
-    CHECK(std::find(p.begin(), p.end(), s.compute) != p.end());
+    CHECK(std::find(p.begin(), p.end(), to_string(s.compute)) != p.end());
   }
 }
 
@@ -80,7 +85,7 @@ TEST_CASE("MAC paths: the fallback chains and the path each precision takes", "[
   CHECK(path_of(mx8, "nvfp4") == "fp16 dequantized");   // e4m3 block scales are no shared exponent
   CHECK(path_of(mx8, "fp4") == "fp8 widened");          // fp4 -> fp6 -> fp8 -> fp16
   CHECK(path_of(mx8, "fp8") == "fp8 native");
-  CHECK(mx8.mac_unit("mxfp4").rate.num == 4);
+  CHECK(mx8.mac_unit(MacPrecision::kMxfp4).rate.num == 4);
 
   const auto bf = with_units(R"({"bf16": 1, "fp32": 0.25})");
   CHECK(path_of(bf, "mxfp4") == "bf16 dequantized");  // fp16, or the next supported precision
@@ -89,18 +94,17 @@ TEST_CASE("MAC paths: the fallback chains and the path each precision takes", "[
   CHECK(path_of(with_units(R"({"mxfp6": 2, "mxfp8": 1})"), "mxfp4") == "mxfp6 block-scaled");
 
   // mac_rate keeps its contract
-  std::string used;
-  CHECK(mx8.mac_rate("mxfp4", &used).num == 4);
-  CHECK(used == "mxfp8");
+  MacPrecision used{};
+  CHECK(mx8.mac_rate(MacPrecision::kMxfp4, &used).num == 4);
+  CHECK(used == MacPrecision::kMxfp8);
   // nothing in the chain: an error listing what the arch supports
   try {
-    (void)with_units(R"({"mxfp4": 8})").mac_unit("fp16");
+    (void)with_units(R"({"mxfp4": 8})").mac_unit(MacPrecision::kFp16);
     FAIL("fp16 ran on an mxfp4-only array");
   } catch (const InputError& e) {
     CHECK_THAT(e.what(), Catch::Contains("cannot run fp16 MACs"));
     CHECK_THAT(e.what(), Catch::Contains("it supports: mxfp4"));
   }
-  CHECK_THROWS_AS(fp16_only.mac_unit("mxfp5"), InputError);
   CHECK(arch::to_string(arch::MacPath::kNative) == "native");
   CHECK(arch::to_string(arch::MacPath::kWidened) == "widened");
   CHECK(arch::to_string(arch::MacPath::kBlockScaled) == "block-scaled");
@@ -115,14 +119,14 @@ TEST_CASE("mx-npu-32x32: MX MAC rates and energies from arXiv 2511.06313, the re
       {"mxint8", 657}, {"mxfp8", 1438}, {"mxfp6", 1675}, {"mxfp4", 4065}};
   for (const auto& [p, g] : gops_per_w) {
     INFO(p);
-    CHECK(mx.mac_pj.at(p) == Approx(2000.0 / g).margin(0.0005));
+    CHECK(mx.mac_pj.at(tc_test::mac(p)) == Approx(2000.0 / g).margin(0.0005));
   }
   // MACs/PE/cycle: the throughput ratio 64 : 256 : 256 : 512 GOPS
-  CHECK(mx.macs_per_pe_per_cycle.at("mxint8").num == 1);
-  CHECK(mx.macs_per_pe_per_cycle.at("mxfp8").num == 4);
-  CHECK(mx.macs_per_pe_per_cycle.at("mxfp6").num == 4);
-  CHECK(mx.macs_per_pe_per_cycle.at("mxfp4").num == 8);
-  CHECK(mx.macs_per_pe_per_cycle.count("nvfp4") == 0);
+  CHECK(mx.macs_per_pe_per_cycle.at(tc_test::mac("mxint8")).num == 1);
+  CHECK(mx.macs_per_pe_per_cycle.at(tc_test::mac("mxfp8")).num == 4);
+  CHECK(mx.macs_per_pe_per_cycle.at(tc_test::mac("mxfp6")).num == 4);
+  CHECK(mx.macs_per_pe_per_cycle.at(tc_test::mac("mxfp4")).num == 8);
+  CHECK(mx.macs_per_pe_per_cycle.count(tc_test::mac("nvfp4")) == 0);
   const bool cited = std::any_of(mx.sources.begin(), mx.sources.end(),
                                  [](const std::string& s) { return s.find("arXiv 2511.06313") != std::string::npos; });
   CHECK(cited);
@@ -138,7 +142,7 @@ TEST_CASE("mx-npu-32x32: MX MAC rates and energies from arXiv 2511.06313, the re
   CHECK(mx.dram_pj_per_bit == edge.dram_pj_per_bit);
   CHECK(mx.buffer_pj_per_bit == edge.buffer_pj_per_bit);
   CHECK(mx.noc_pj_per_bit == edge.noc_pj_per_bit);
-  CHECK(mx.mac_pj.at("fp16") == edge.mac_pj.at("fp16"));
+  CHECK(mx.mac_pj.at(tc_test::mac("fp16")) == edge.mac_pj.at(tc_test::mac("fp16")));
   // the paths of the schemes' precisions on the two presets
   CHECK(path_of(mx, "mxfp4") == "mxfp4 block-scaled");
   CHECK(path_of(mx, "nvfp4") == "fp16 dequantized");

@@ -81,12 +81,12 @@ TEST_CASE("an override equals editing the file", "[arch][set]") {
   CHECK(a.rows == 64);
   CHECK(a.cols == base.cols);
   CHECK(a.dram_mb_per_s == 51200);
-  CHECK(a.mac_pj.at("fp16") == 0.5);
-  CHECK(a.mac_pj.at("int8") == base.mac_pj.at("int8"));
+  CHECK(a.mac_pj.at(tc_test::mac("fp16")) == 0.5);
+  CHECK(a.mac_pj.at(tc_test::mac("int8")) == base.mac_pj.at(tc_test::mac("int8")));
   CHECK(a.interconnect == arch::Interconnect::kMesh);
   CHECK(a.dequant_placement == arch::DequantPlacement::kPE);
-  CHECK(a.macs_per_pe_per_cycle.at("int8").num == 1);
-  CHECK(a.macs_per_pe_per_cycle.at("int8").den == 4);
+  CHECK(a.macs_per_pe_per_cycle.at(tc_test::mac("int8")).num == 1);
+  CHECK(a.macs_per_pe_per_cycle.at(tc_test::mac("int8")).den == 4);
   CHECK(a.buffer_bytes == base.buffer_bytes);
   // the outputs state the overrides through the arch's name
   CHECK(a.name ==

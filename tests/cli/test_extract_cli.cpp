@@ -44,7 +44,7 @@ TEST_CASE("own fixture: toy q4f16_1 LLM module") {
   CHECK(pre.calls == std::map<std::string, std::int64_t>{{"prefill", 2}});
   const auto& lm = r.workloads[0];
   CHECK(lm.n == Dim::constant(1000));
-  CHECK(lm.dtype_out == "float32");
+  CHECK(lm.dtype_out == parse_dtype("float32"));
   CHECK(lm.calls == std::map<std::string, std::int64_t>{{"decode", 1}});
   REQUIRE(r.attention.size() == 1);
   CHECK(r.attention[0].calls == 2);
@@ -63,7 +63,7 @@ TEST_CASE("own fixture: dilated strided conv2d") {
   CHECK(w.conv.spatial_dims == 2);
   CHECK(w.conv.strides == std::vector<std::int64_t>{2, 2});
   CHECK(w.conv.dilations == std::vector<std::int64_t>{2, 2});
-  CHECK(w.dtype_accum == "float32");
+  CHECK(w.dtype_accum == parse_dtype("float32"));
 }
 
 TEST_CASE("own fixture: calls through Relax functions multiply along each call chain") {
@@ -117,8 +117,8 @@ TEST_CASE("own fixture: MLC block-scale fp8 (2-D 128x128 scale blocks) is named 
     CHECK(q.block_k == 128);
     CHECK(q.group_size == 0);
     CHECK(q.weight_bits == 8);
-    CHECK(q.storage_dtype == "float8_e4m3fn");
-    CHECK(q.scale_dtype == "float32");
+    CHECK(q.storage_dtype == parse_dtype("float8_e4m3fn"));
+    CHECK(q.scale_dtype == parse_dtype("float32"));
     CHECK(q.weight_layout == "NK");
   }
   CHECK(r.module_quant == "fp8_e4m3fn_bf16_block_scale");
@@ -179,7 +179,7 @@ TEST_CASE("own fixture: Relax R.matmul and a FasterTransformer packed GEMM") {
   CHECK(s.m == Dim::symbolic("n"));
   CHECK(s.n == Dim::symbolic("n"));
   CHECK(s.k == Dim::constant(64));
-  CHECK(s.dtype_out == "float32");
+  CHECK(s.dtype_out == parse_dtype("float32"));
   CHECK(s.weight_operand == WeightOperand::kNone);
   const auto& y = r.workloads[1];
   CHECK(y.layout == "NT");

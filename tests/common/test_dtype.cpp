@@ -39,6 +39,9 @@ TEST_CASE("parse_dtype reads TVM's and MLC's spellings and prints the canonical 
       {"float8_e4m3", Code::kFloat, 8, 1, "e4m3", "float8_e4m3"},
       {"float8_e5m2fnuz", Code::kFloat, 8, 1, "e5m2fnuz", "float8_e5m2fnuz"},
       {"bool", Code::kBool, 1, 1, "", "bool"},
+      {"handle", Code::kHandle, 64, 1, "", "handle"},
+      // TVM's DataType::Void(): a Relax tensor of unknown element type
+      {"void", Code::kHandle, 0, 0, "", "void"},
   };
   for (const auto& r : rows) {
     INFO(r.text);
@@ -85,4 +88,24 @@ TEST_CASE("low-precision float predicates and the canonical spelling of the old 
   CHECK(tenet_cost::canonical_dtype("float16") == "float16");
   CHECK(tenet_cost::canonical_dtype("") == "");
   CHECK(tenet_cost::canonical_dtype("e4m3_float") == "e4m3_float");  // no dtype: kept as is
+}
+
+TEST_CASE("a dump's optional dtype: the view spelling, scalar bits and the named constructors") {
+  using tenet_cost::OptDataType;
+  using tenet_cost::scalar_bits;
+  CHECK(to_string(OptDataType{}).empty());  // none stated: the views print ""
+  CHECK(to_string(parse_dtype("e4m3_float8")) == "float8_e4m3fn");
+  CHECK(scalar_bits(parse_dtype("uint32")) == 32);
+  CHECK(scalar_bits(parse_dtype("float4_e2m1fn")) == 4);
+  CHECK(scalar_bits(parse_dtype("int32x4")) == 0);  // vector lanes: not a storage element
+  CHECK(scalar_bits(parse_dtype("void")) == 0);
+  CHECK(scalar_bits(std::nullopt) == 0);
+  CHECK(parse_dtype("void")->is_void());
+  CHECK_FALSE(parse_dtype("handle")->is_void());
+  CHECK(parse_dtype("uint16") == DataType::UInt(16));
+  CHECK(parse_dtype("int8") == DataType::Int(8));
+  CHECK(parse_dtype("float32") == DataType::Float(32));
+  CHECK(parse_dtype("float8_e5m2") == DataType::Float(8, "e5m2"));
+  CHECK(parse_dtype("bfloat16") == DataType::BFloat16());
+  CHECK(parse_dtype("float16x2") != DataType::Float(16));
 }

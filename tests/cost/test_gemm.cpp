@@ -152,7 +152,7 @@ TEST_CASE("compute cycles follow the time stamps and the per-precision MAC rate"
   CHECK(c.cycles_of(cost::Term::kCompute) == 8 * 276480);
   CHECK(c.cycles_of(cost::Term::kCompute) >= c.macs / 64);
   const auto& i8 = est.gemm(GemmShape{1, 512, 512, 512, GemmRole::kLinear}, quant::parse_scheme("w8a8-token-channel"));
-  CHECK(i8.precision == "int8");
+  CHECK(i8.precision == tc_test::mac("int8"));
   CHECK(i8.cycles_of(cost::Term::kCompute) == 8 * 276480 / 2);  // 2 int8 MACs per PE per cycle
   CHECK(c.utilization > 0.9);
   CHECK(c.utilization <= 1.0);

@@ -133,7 +133,7 @@ TEST_CASE("KV-cache formats: the K and V caches' values and scale tensors by han
     CHECK(bytes_of(qk, "K") == batch * keys * head_dim * r.bits / 8);
     CHECK(bytes_of(qk, "SK") == batch * r.scale_bytes_per_batch);
     CHECK(bytes_of(qk, "SK2") == (r.tensor_bytes_per_batch < 0 ? -1 : batch * r.tensor_bytes_per_batch));
-    CHECK(qk.precision == "fp16");  // attention runs at model dtype on the dequantized cache
+    CHECK(qk.precision == tc_test::mac("fp16"));  // attention runs at model dtype on the dequantized cache
     CHECK(qk.dequant_ops == named(qk, "K").buffer_elems);
     const auto& pv =
         est.gemm(GemmShape{batch, rows, head_dim, keys, GemmRole::kAttnPV}, s, cost::Tile{rows, head_dim, keys, "mnk"});
@@ -172,9 +172,9 @@ TEST_CASE("MAC path per GEMM: block-scaled on the MX preset, dequantized on the 
     const auto s = quant::parse_scheme(r.scheme);
     const auto& a = mx.gemm(g, s, whole);
     const auto& b = edge.gemm(g, s, whole);
-    CHECK(a.precision == r.mx_precision);
+    CHECK(a.precision == tc_test::mac(r.mx_precision));
     CHECK(a.mac_path == r.mx_path);
-    CHECK(b.precision == r.edge_precision);
+    CHECK(b.precision == tc_test::mac(r.edge_precision));
     CHECK(b.mac_path == r.edge_path);
     // the MAC energy is the precision that runs (its pJ per MAC)
     CHECK(a.energy_by_term[cost::EnergyTerm::kMac] ==

@@ -98,11 +98,11 @@ TEST_CASE("MX and NVFP4 weights and block-scaled activations: elements, packing,
     CHECK(q.scheme == e.scheme);
     CHECK(q.weight_bits == e.bits);
     CHECK(q.elems_per_storage == e.elems);
-    CHECK(q.storage_dtype == e.storage);
+    CHECK(to_string(q.storage_dtype) == e.storage);
     CHECK(q.granularity == QuantGranularity::kGroup);
     CHECK(q.group_size == e.group);
-    CHECK(q.scale_dtype == e.scale);
-    CHECK(q.tensor_scale_dtype == e.tensor_scale);
+    CHECK(to_string(q.scale_dtype) == e.scale);
+    CHECK(to_string(q.tensor_scale_dtype) == e.tensor_scale);
     CHECK(q.zero_point == ZeroPointKind::kNone);
     CHECK(q.weight_layout == "NK");
   }
@@ -117,7 +117,7 @@ TEST_CASE("MX and NVFP4 weights and block-scaled activations: elements, packing,
   // the pre-2025 spelling is the same fp8 weight (MLC's per-tensor e4m3_e4m3_f16)
   const Workload& old = find(r, "old_fp8_gemv");
   CHECK(old.quant.scheme == "e4m3_e4m3_f16");
-  CHECK(old.quant.storage_dtype == "float8_e4m3fn");
+  CHECK(old.quant.storage_dtype == parse_dtype("float8_e4m3fn"));
   CHECK(old.quant.weight_bits == 8);
   // JSON: tensor_scale_dtype only when there is one (outputs without it are unchanged)
   ExtractResult nv;
@@ -144,19 +144,19 @@ TEST_CASE("the shared exponent's other printed forms; what is no block scaling")
     const Workload w = one(gemv(params, "T.Cast(\"float16\", " + fp4 + " * " + scale + ")"));
     CHECK(w.quant.scheme == "w4a16-mxfp4");
     CHECK(w.quant.group_size == 32);
-    CHECK(w.quant.scale_dtype == "float8_e8m0fnu");
+    CHECK(w.quant.scale_dtype == parse_dtype("float8_e8m0fnu"));
   }
   // a float scale per 32 (no shared exponent): fp4 elements, neither MX nor NVFP4
   Workload w = one(gemv(params, "T.Cast(\"float16\", " + fp4 + " * F[i, j // 32])"));
   CHECK(w.quant.scheme == "custom");
   CHECK(w.quant.weight_bits == 4);
-  CHECK(w.quant.scale_dtype == "float32");
+  CHECK(w.quant.scale_dtype == parse_dtype("float32"));
   CHECK(w.note.find("neither OCP MX") != std::string::npos);
   // a 16-bit shift is q4f32_0's bf16 half, not an exponent: no block scaling, the packed-scale rule still applies
   w = one(gemv("W: T.Buffer((256, 512), \"uint8\"), S: T.Buffer((256, 32), \"uint32\")",
                "T.Cast(\"float16\", T.Cast(\"float32\", T.bitwise_and(T.shift_right(W[i, j // 2], T.Cast(\"uint8\", j "
                "% 2 * 4)), T.uint8(15))) * T.reinterpret(\"float32\", T.shift_left(S[i, j // 32], T.uint32(16))))"));
-  CHECK(w.quant.scale_dtype == "float32");
+  CHECK(w.quant.scale_dtype == parse_dtype("float32"));
   CHECK(w.quant.scheme != "w4a16-mxfp4");
   // MX exponents per 16 are no OCP MX block
   w = one(gemv("W: T.Buffer((256, 512), \"uint8\"), S: T.Buffer((256, 64), \"float8_e8m0fnu\")",
@@ -167,7 +167,7 @@ TEST_CASE("the shared exponent's other printed forms; what is no block scaling")
   w = one(gemv("W: T.Buffer((256, 512), \"uint8\"), S: T.Buffer((256, 64), \"float8_e4m3fn\")",
                "T.Cast(\"float16\", " + fp4 + " * T.Cast(\"float32\", S[i, j // 16]))"));
   CHECK(w.quant.scheme == "w4a16-nvfp4");
-  CHECK(w.quant.tensor_scale_dtype.empty());
+  CHECK(!w.quant.tensor_scale_dtype);
   CHECK(w.note.find("no per-tensor scale found") != std::string::npos);
 }
 
@@ -180,7 +180,7 @@ TEST_CASE("the packed-lanes form TVM prints: a lane of a float4_e2m1fnx2 reinter
                "T.Cast(\"float16\", S[i, j // 32])"));
   CHECK(w.quant.scheme == "w4a16-mxfp4");
   CHECK(w.quant.weight_bits == 4);
-  CHECK(w.quant.storage_dtype == "uint32");
+  CHECK(w.quant.storage_dtype == parse_dtype("uint32"));
   CHECK(w.quant.elems_per_storage == 8);
   CHECK(w.quant.group_size == 32);
   CHECK(w.note.find("float4_e2m1fn elements (8 per uint32)") != std::string::npos);
@@ -206,5 +206,5 @@ class Module:
   // a GEMV over an e8m0 tensor scaled by nothing else: no element, the e8m0 load is not an fp8 weight
   const Workload e = one(gemv("W: T.Buffer((256, 1024), \"float16\"), S: T.Buffer((256, 32), \"float8_e8m0fnu\")",
                               "W[i, j] * T.Cast(\"float16\", S[i, j // 32])"));
-  CHECK(e.quant.storage_dtype != "float8_e8m0fnu");
+  CHECK(e.quant.storage_dtype != parse_dtype("float8_e8m0fnu"));
 }

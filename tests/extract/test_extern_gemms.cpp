@@ -65,20 +65,20 @@ TEST_CASE("extern fp8 and MoE GEMMs: CUTLASS and Triton calls give M, N, K, batc
     CHECK(w.quant.granularity == e.granularity);
     CHECK(w.quant.block_n == e.block_n);
     CHECK(w.quant.block_k == e.block_k);
-    CHECK(w.dtype_out == e.dtype_out);
-    CHECK(w.dtype_accum == "float32");
+    CHECK(to_string(w.dtype_out) == e.dtype_out);
+    CHECK(w.dtype_accum == parse_dtype("float32"));
     CHECK(w.calls.at("prefill") == e.calls);
     CHECK(w.source ==
           (std::string(e.function).rfind("prefill/", 0) == 0 ? WorkloadSource::kPacked : WorkloadSource::kTir));
     if (e.granularity != G::kNone) {
       CHECK(w.quant.weight_bits == 8);
-      CHECK(w.quant.storage_dtype == "float8_e4m3fn");
-      CHECK(w.quant.scale_dtype == "float32");
+      CHECK(w.quant.storage_dtype == parse_dtype("float8_e4m3fn"));
+      CHECK(w.quant.scale_dtype == parse_dtype("float32"));
       CHECK(w.quant.weight_layout == "NK");
-      CHECK(w.dtype_a == "float8_e4m3fn");
+      CHECK(w.dtype_a == parse_dtype("float8_e4m3fn"));
     } else {
       CHECK(w.quant.weight_bits == 0);
-      CHECK(w.dtype_b == "float16");
+      CHECK(w.dtype_b == parse_dtype("float16"));
     }
   }
   // the group GEMMs say how m was formed; the block sizes name their sources
@@ -226,6 +226,6 @@ TEST_CASE("held-back extern GEMMs (written after the reader): DeepSeek-V3 shapes
   CHECK(e5.k == Dim::constant(1024));
   CHECK(e5.quant.scheme == "e5m2_e5m2_f16");
   CHECK(e5.quant.granularity == QuantGranularity::kTensor);
-  CHECK(e5.dtype_out == "float16");
+  CHECK(e5.dtype_out == parse_dtype("float16"));
   CHECK(e5.calls.at("prefill") == 1);
 }

@@ -152,7 +152,7 @@ TEST_CASE("FasterTransformer packed GEMM (fixture 16)") {
   CHECK(w.k == Dim::constant(4096));
   CHECK(w.quant.scheme == "q4f16_ft");
   CHECK(w.quant.weight_bits == 4);
-  CHECK(w.quant.storage_dtype == "int8");
+  CHECK(w.quant.storage_dtype == parse_dtype("int8"));
   CHECK(w.quant.granularity == QuantGranularity::kChannel);
   CHECK(w.calls == std::map<std::string, std::int64_t>{{"main", 1}});
 }

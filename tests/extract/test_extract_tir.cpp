@@ -48,17 +48,17 @@ TEST_CASE("q4f16_1 decode GEMV: shape, layout, weight and quantization") {
   CHECK(w.batch == Dim::constant(1));
   CHECK(w.layout == "NT");
   CHECK(w.weight_operand == WeightOperand::kB);
-  CHECK(w.dtype_a == "float16");
-  CHECK(w.dtype_b == "float16");
-  CHECK(w.dtype_out == "float16");
-  CHECK(w.dtype_accum == "float16");
+  CHECK(w.dtype_a == parse_dtype("float16"));
+  CHECK(w.dtype_b == parse_dtype("float16"));
+  CHECK(w.dtype_out == parse_dtype("float16"));
+  CHECK(w.dtype_accum == parse_dtype("float16"));
   CHECK(w.quant.scheme == "q4f16_1");
   CHECK(w.quant.weight_bits == 4);
   CHECK(w.quant.elems_per_storage == 8);
   CHECK(w.quant.group_size == 32);
   CHECK(w.quant.granularity == QuantGranularity::kGroup);
-  CHECK(w.quant.storage_dtype == "uint32");
-  CHECK(w.quant.scale_dtype == "float16");
+  CHECK(w.quant.storage_dtype == parse_dtype("uint32"));
+  CHECK(w.quant.scale_dtype == parse_dtype("float16"));
   CHECK(w.quant.zero_point == ZeroPointKind::kSymmetric);
   CHECK(w.quant.weight_layout == "NK");
   CHECK_FALSE(w.quant.has_g_idx);
@@ -137,10 +137,10 @@ TEST_CASE("fp32 accumulation with cast operands; output dtype follows the epilog
   auto r = extract_workloads(one(f));
   REQUIRE(r.workloads.size() == 1);
   const Workload& w = r.workloads[0];
-  CHECK(w.dtype_a == "float16");
-  CHECK(w.dtype_b == "float16");
-  CHECK(w.dtype_accum == "float32");
-  CHECK(w.dtype_out == "float16");
+  CHECK(w.dtype_a == parse_dtype("float16"));
+  CHECK(w.dtype_b == parse_dtype("float16"));
+  CHECK(w.dtype_accum == parse_dtype("float32"));
+  CHECK(w.dtype_out == parse_dtype("float16"));
   CHECK(w.layout == "NN");
   CHECK(w.weight_operand == WeightOperand::kB);  // static 2-D param beats the symbolic activation
   CHECK(w.quant.scheme == "none");
@@ -173,7 +173,7 @@ TEST_CASE("rfactor-scheduled GEMV gives the unscheduled shape") {
   CHECK(w.k == Dim::constant(4096));
   CHECK(w.layout == "NT");
   CHECK(w.weight_operand == WeightOperand::kB);
-  CHECK(w.dtype_out == "float32");
+  CHECK(w.dtype_out == parse_dtype("float32"));
   CHECK(w.quant.scheme == "q4f16_1");
   CHECK(w.quant.group_size == 32);
   CHECK(w.quant.elems_per_storage == 8);
@@ -291,7 +291,7 @@ TEST_CASE("q4f32_0: scale and min packed in a uint32 as two bf16 halves") {
   REQUIRE(r.workloads.size() == 1);
   const QuantInfo& q = r.workloads[0].quant;
   CHECK(q.scheme == "q4f32_0");
-  CHECK(q.scale_dtype == "float32");
+  CHECK(q.scale_dtype == parse_dtype("float32"));
   CHECK(q.zero_point == ZeroPointKind::kTensor);
   CHECK(q.group_size == 32);
   CHECK(q.weight_layout == "KN");
@@ -311,9 +311,9 @@ TEST_CASE("fp8 e4m3 weight with a per-tensor scale") {
   const QuantInfo& q = r.workloads[0].quant;
   CHECK(q.scheme == "e4m3_e4m3_f16");
   CHECK(q.weight_bits == 8);
-  CHECK(q.storage_dtype == "float8_e4m3fn");
+  CHECK(q.storage_dtype == parse_dtype("float8_e4m3fn"));
   CHECK(q.granularity == QuantGranularity::kTensor);
-  CHECK(q.scale_dtype == "float32");
+  CHECK(q.scale_dtype == parse_dtype("float32"));
   CHECK(q.weight_layout == "NK");
 }
 

@@ -60,10 +60,10 @@ TEST_CASE("weight-only integer dequantize without bit operations, signed int4 in
   REQUIRE(r.workloads.size() == 3);
   const QuantInfo& pc = find(r, "int8_per_channel_NK").quant;
   CHECK(pc.weight_bits == 8);
-  CHECK(pc.storage_dtype == "int8");
+  CHECK(pc.storage_dtype == parse_dtype("int8"));
   CHECK(pc.granularity == QuantGranularity::kChannel);
   CHECK(pc.weight_layout == "NK");
-  CHECK(pc.scale_dtype == "float16");
+  CHECK(pc.scale_dtype == parse_dtype("float16"));
   CHECK(pc.zero_point == ZeroPointKind::kNone);
   const QuantInfo& pg = find(r, "int8_per_group_KN_zp").quant;
   CHECK(pg.weight_bits == 8);
@@ -74,7 +74,7 @@ TEST_CASE("weight-only integer dequantize without bit operations, signed int4 in
   const Workload& i4 = find(r, "int4_in_int8_per_group_NK");
   CHECK(i4.quant.weight_bits == 4);
   CHECK(i4.quant.elems_per_storage == 2);
-  CHECK(i4.quant.storage_dtype == "int8");
+  CHECK(i4.quant.storage_dtype == parse_dtype("int8"));
   CHECK(i4.quant.group_size == 128);
   CHECK(i4.quant.weight_layout == "NK");
   CHECK_THAT(i4.note, Catch::Contains("weight bits from the packing"));
@@ -211,7 +211,7 @@ TEST_CASE("MoE experts through an indirection array: experts as batch, the exper
   CHECK(q.quant.weight_bits == 4);
   CHECK(q.quant.group_size == 32);
   CHECK(q.quant.granularity == QuantGranularity::kGroup);
-  CHECK(q.quant.storage_dtype == "uint32");
+  CHECK(q.quant.storage_dtype == parse_dtype("uint32"));
   CHECK_FALSE(q.quant.has_g_idx);  // indptr selects the expert, it is no act-order g_idx
   CHECK(q.quant.scheme == "q4f16_1");
 }

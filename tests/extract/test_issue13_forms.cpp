@@ -73,10 +73,10 @@ TEST_CASE("tensorized GEMMs: M/N/K from the loops around the intrinsic x the fra
     CHECK(w.k == Dim::constant(K));
     CHECK(w.layout == ref.layout);
     CHECK(w.layout == "NT");
-    CHECK(w.dtype_a == "float16");
-    CHECK(w.dtype_b == "float16");
-    CHECK(w.dtype_accum == "float32");
-    CHECK(w.dtype_out == "float32");
+    CHECK(w.dtype_a == parse_dtype("float16"));
+    CHECK(w.dtype_b == parse_dtype("float16"));
+    CHECK(w.dtype_accum == parse_dtype("float32"));
+    CHECK(w.dtype_out == parse_dtype("float32"));
     CHECK(w.weight_operand == ref.weight_operand);
     CHECK(w.note.find("tensorized") != std::string::npos);
     CHECK(w.note.find("fragment tile 16x16x16") != std::string::npos);
@@ -132,8 +132,8 @@ TEST_CASE("extern dequantize: facts from dequantize_info, the extern's name and 
   CHECK(w.weight_operand == WeightOperand::kB);  // the decoded weight, not the activation
   CHECK(w.quant.weight_bits == 4);
   CHECK(w.quant.elems_per_storage == 2);
-  CHECK(w.quant.storage_dtype == "int8");
-  CHECK(w.quant.scale_dtype == "float16");
+  CHECK(w.quant.storage_dtype == parse_dtype("int8"));
+  CHECK(w.quant.scale_dtype == parse_dtype("float16"));
   CHECK(w.quant.granularity == QuantGranularity::kGroup);
   CHECK(w.quant.group_size == 32);
   CHECK(w.quant.weight_layout == "NK");
@@ -194,7 +194,7 @@ TEST_CASE("extern dequantize in a separate producer prim_func called from Relax 
   CHECK(w.calls.at("prefill") == 1);
   CHECK(w.quant.weight_bits == 4);
   CHECK(w.quant.group_size == 128);
-  CHECK(w.quant.storage_dtype == "int8");
+  CHECK(w.quant.storage_dtype == parse_dtype("int8"));
   CHECK(w.quant.weight_layout == "NK");
   CHECK(w.quant.zero_point == ZeroPointKind::kNone);
   CHECK(w.note.find("weight dequantized by decode") != std::string::npos);

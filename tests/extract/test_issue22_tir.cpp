@@ -43,7 +43,7 @@ TEST_CASE("tensorized q4 wmma: the whole M x N x K and the weight's q4f16_1 from
   CHECK(w.quant.group_size == 32);
   CHECK(w.quant.elems_per_storage == 8);
   CHECK(w.quant.weight_layout == "NK");
-  CHECK(w.dtype_b == "float16");
+  CHECK(w.dtype_b == parse_dtype("float16"));
   CHECK_THAT(w.note, Catch::Contains("fragment tile 16x16x16"));
   ExtractOptions opt;
   opt.bindings = {{"n", 100}};
@@ -70,11 +70,11 @@ TEST_CASE("tensorized Metal simdgroup (8x8x8, weight fragment loaded transposed)
   CHECK(i.n == Dim::constant(512));
   CHECK(i.k == Dim::constant(1024));
   CHECK_FALSE(i.m_padded.has_value());
-  CHECK(i.dtype_a == "int8");
-  CHECK(i.dtype_accum == "int32");
-  CHECK(i.dtype_out == "int32");
+  CHECK(i.dtype_a == parse_dtype("int8"));
+  CHECK(i.dtype_accum == parse_dtype("int32"));
+  CHECK(i.dtype_out == parse_dtype("int32"));
   CHECK(i.quant.weight_bits == 8);
-  CHECK(i.quant.storage_dtype == "int8");
+  CHECK(i.quant.storage_dtype == parse_dtype("int8"));
   CHECK(i.quant.scheme == "w8a8-tensor");  // no requantize in the kernel
 }
 
@@ -98,14 +98,14 @@ TEST_CASE("integer GEMMs: weight bits from the dtype, the scheme from the accumu
     CHECK(w.k == Dim::constant(c.k));
     CHECK(w.weight_operand == WeightOperand::kB);
     CHECK(w.quant.weight_bits == 8);
-    CHECK(w.quant.storage_dtype == "int8");
+    CHECK(w.quant.storage_dtype == parse_dtype("int8"));
     CHECK(w.quant.elems_per_storage == 1);
     CHECK(w.quant.granularity == c.g);
     CHECK(w.quant.scheme == c.scheme);
     // the plan costs the catalog scheme: int8 weights and activations, int8 MACs
     const quant::Scheme s = quant::scheme_from(w.quant);
     CHECK(s.name == c.scheme);
-    CHECK(s.compute == "int8");
+    CHECK(s.compute == tc_test::mac("int8"));
   }
   CHECK(find(r, "qnn_dense_per_channel").quant.weight_layout == "NK");
   CHECK(find(r, "int8_no_requant").quant.weight_layout == "KN");
@@ -167,7 +167,7 @@ TEST_CASE("issue 22 held-back fixtures: one per TIR class, checked after the rec
   CHECK(rq.k == Dim::constant(1024));
   CHECK(rq.quant.granularity == QuantGranularity::kChannel);
   CHECK(rq.quant.scheme == "w8a8-token-channel");
-  CHECK(rq.dtype_out == "int8");
+  CHECK(rq.dtype_out == parse_dtype("int8"));
 
   const Workload& dp = find(r, "int8_dp4a");  // a stored dot-product extern over 4-element regions
   CHECK(dp.m == Dim::constant(64));
@@ -191,7 +191,7 @@ TEST_CASE("issue 22 held-back fixtures: one per TIR class, checked after the rec
   CHECK(moe.k == Dim::constant(512));
   CHECK(moe.weight_operand == WeightOperand::kB);
   CHECK(moe.quant.weight_bits == 8);
-  CHECK(moe.quant.storage_dtype == "float8_e4m3fn");
+  CHECK(moe.quant.storage_dtype == parse_dtype("float8_e4m3fn"));
 
   for (const char* fn : {"NT_matmul_gqa_qk", "matmul_gqa_pv"}) {
     INFO(fn);

@@ -50,7 +50,7 @@ void check_q4(const Workload& w, const std::string& scheme, const std::string& l
   CHECK(w.quant.elems_per_storage == 8);
   CHECK(w.quant.group_size == 32);
   CHECK(w.quant.granularity == QuantGranularity::kGroup);
-  CHECK(w.quant.storage_dtype == "uint32");
+  CHECK(w.quant.storage_dtype == parse_dtype("uint32"));
   CHECK(w.quant.zero_point == ZeroPointKind::kSymmetric);
   CHECK(w.quant.weight_layout == layout);
 }
@@ -103,8 +103,8 @@ TEST_CASE("fixture 01: Llama-2-13B q4f16_1 batched whole module") {
   check_shape(find(r, "fused_fused_decode3_fused_NT_matmul8_add1"), C(1), S("n"), C(5120), C(13824));
   const auto& lm = find(r, "fused_fused_decode4_fused_NT_matmul4_cast");
   check_shape(lm, C(1), S("nseq"), S("vocab_size"), C(5120));
-  CHECK(lm.dtype_out == "float32");
-  CHECK(lm.dtype_accum == "float16");
+  CHECK(lm.dtype_out == parse_dtype("float32"));
+  CHECK(lm.dtype_accum == parse_dtype("float16"));
   CHECK(lm.calls == std::map<std::string, std::int64_t>{{"decode_with_embed", 1}});
   check_shape(find(r, "fused_fused_decode4_fused_NT_matmul9_cast1"), C(1), C(1), S("vocab_size"), C(5120));
   for (const auto& w : r.workloads) check_q4(w, "q4f16_1", "NK");
@@ -201,7 +201,7 @@ TEST_CASE("fixture 04: RedPajama-3B q4f32_0 (packed scale+min)") {
   const auto& lm = find(r, "fused_decode3_matmul1");
   check_shape(lm, C(1), C(1), C(50432), C(2560));
   CHECK(lm.quant.scheme == "q4f32_0");
-  CHECK(lm.quant.scale_dtype == "float32");
+  CHECK(lm.quant.scale_dtype == parse_dtype("float32"));
   CHECK(lm.quant.zero_point == ZeroPointKind::kTensor);
   CHECK(lm.quant.group_size == 32);
   CHECK(lm.quant.weight_layout == "KN");
@@ -232,7 +232,7 @@ TEST_CASE("fixtures 06-15: single dlight prim_funcs") {
     check_shape(r.workloads[0], C(32), C(1), S("n"), C(128));
     CHECK(r.workloads[0].weight_operand == WeightOperand::kNone);
     CHECK(r.workloads[0].layout == "NT");
-    CHECK(r.workloads[0].dtype_out == "float32");
+    CHECK(r.workloads[0].dtype_out == parse_dtype("float32"));
   }
   if (auto p = real("07_tvm_dlight_q4f16_1_decode_gemv_int32dims.py"); !p.empty()) {
     const auto r = run(p);
@@ -271,7 +271,7 @@ TEST_CASE("fixtures 06-15: single dlight prim_funcs") {
     check_shape(r.workloads[0], C(1), S("m"), C(4096), C(4096));
     CHECK(r.workloads[0].layout == "NN");
     CHECK(r.workloads[0].weight_operand == WeightOperand::kB);
-    CHECK(r.workloads[0].dtype_a == "float32");
+    CHECK(r.workloads[0].dtype_a == parse_dtype("float32"));
     CHECK(r.module_quant == "q0f32");
   }
   if (auto p = real("12_tvm_dlight_q4f16_1_dequant_matmul_fp32_accum.py"); !p.empty()) {
@@ -279,9 +279,9 @@ TEST_CASE("fixtures 06-15: single dlight prim_funcs") {
     REQUIRE(r.workloads.size() == 1);
     const auto& w = r.workloads[0];
     check_shape(w, C(1), S("n"), C(4096), C(4096));
-    CHECK(w.dtype_accum == "float32");
-    CHECK(w.dtype_out == "float16");
-    CHECK(w.dtype_a == "float16");
+    CHECK(w.dtype_accum == parse_dtype("float32"));
+    CHECK(w.dtype_out == parse_dtype("float16"));
+    CHECK(w.dtype_a == parse_dtype("float16"));
     check_q4(w, "q4f16_1", "NK");
     CHECK(w.note.find("read transposed") != std::string::npos);
   }
@@ -318,7 +318,7 @@ TEST_CASE("fixture 16: FasterTransformer q4f16_ft GEMM at Relax level") {
   const auto& w = r.workloads[0];
   check_shape(w, C(1), C(1), C(1024), C(4096));
   CHECK(w.quant.scheme == "q4f16_ft");
-  CHECK(w.quant.storage_dtype == "int8");
+  CHECK(w.quant.storage_dtype == parse_dtype("int8"));
   CHECK(w.quant.elems_per_storage == 2);
   CHECK(w.calls == std::map<std::string, std::int64_t>{{"main", 1}});
 }
@@ -384,9 +384,9 @@ TEST_CASE("fixture 22: 2022 tensor-core matmul, blockized and padded to 128") {
   REQUIRE(r.workloads.size() == 1);
   const auto& w = r.workloads[0];
   check_shape(w, C(1), C(128), C(128), C(128));
-  CHECK(w.dtype_a == "float16");
-  CHECK(w.dtype_accum == "float32");
-  CHECK(w.dtype_out == "float32");
+  CHECK(w.dtype_a == parse_dtype("float16"));
+  CHECK(w.dtype_accum == parse_dtype("float32"));
+  CHECK(w.dtype_out == parse_dtype("float32"));
 }
 
 TEST_CASE("fixtures 23-25: scheduled GEMVs give the unscheduled workload") {
@@ -397,7 +397,7 @@ TEST_CASE("fixtures 23-25: scheduled GEMVs give the unscheduled workload") {
   const auto& b = before.workloads[0];
   check_shape(b, C(1), C(1), C(32000), C(4096));
   check_q4(b, "q4f16_1", "NK");
-  CHECK(b.dtype_out == "float32");
+  CHECK(b.dtype_out == parse_dtype("float32"));
   for (const char* f : {"24_tvm2026_tirx_sblock_q4f16_1_lm_head_gemv_scheduled.py",
                         "25_tvm_dlight_q4f16_1_lm_head_gemv_scheduled.py"}) {
     const auto p = real(f);

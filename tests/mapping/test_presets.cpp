@@ -88,12 +88,12 @@ TEST_CASE("arch presets load and cite their sources") {
   }
   const auto tpu = arch::load_arch("tpu-v1-256x256", tc_test::presets_dir());
   CHECK(tpu.rows == 256);
-  std::string used;
-  const auto rate = tpu.mac_rate("fp16", &used);
+  tenet_cost::MacPrecision used{};
+  const auto rate = tpu.mac_rate(tc_test::mac("fp16"), &used);
   CHECK(rate.num == 1);
   CHECK(rate.den == 4);
-  CHECK(tpu.mac_rate("int4", &used).num == 1);
-  CHECK(used == "int4");
+  CHECK(tpu.mac_rate(tc_test::mac("int4"), &used).num == 1);
+  CHECK(used == tc_test::mac("int4"));
   const auto e = arch::load_arch("eyeriss-12x14", tc_test::presets_dir());
   CHECK(mapping::pe_array(e).domain.text == "{PE[i,j]: 0<=i<12 and 0<=j<14}");
   CHECK_THROWS_WITH(arch::load_arch("nope", tc_test::presets_dir()),

@@ -11,6 +11,7 @@
 #include "tenet_cost/error.hpp"
 #include "tenet_cost/quant.hpp"
 #include "tenet_cost/workload.hpp"
+#include "test_support.hpp"
 
 using namespace tenet_cost;
 using quant::GemmRole;
@@ -184,10 +185,10 @@ TEST_CASE("block formats: element, scale and per-tensor scale of every format, a
     }
     CHECK(s.dynamic_activation);
     CHECK_FALSE(s.dequant_weight);
-    CHECK(s.compute == r.mac);
-    CHECK(quant::compute_precision(s, GemmRole::kLinear) == r.mac);
-    CHECK(quant::compute_precision(s, GemmRole::kAttnQK) == "fp16");  // attention at model dtype
-    CHECK(quant::is_block_scaled_precision(r.mac));
+    CHECK(s.compute == tc_test::mac(r.mac));
+    CHECK(quant::compute_precision(s, GemmRole::kLinear) == tc_test::mac(r.mac));
+    CHECK(quant::compute_precision(s, GemmRole::kAttnQK) == tc_test::mac("fp16"));  // attention at model dtype
+    CHECK(is_block_scaled(tc_test::mac(r.mac)));
   }
   // the byte formulas of the earlier schemes, written out
   const std::vector<std::pair<std::string, std::string>> formulas = {
@@ -207,10 +208,10 @@ TEST_CASE("block formats: element, scale and per-tensor scale of every format, a
   CHECK(quant::bits_formula(quant::parse_scheme("fp8_e4m3fn_bf16_block_scale_static_activation").activation) ==
         "8 + 32/(128 x rows)");
   for (const char* p : {"fp16", "bf16", "fp32", "fp8", "int8", "int4", "fp4", "fp6"})
-    CHECK_FALSE(quant::is_block_scaled_precision(p));
+    CHECK_FALSE(is_block_scaled(tc_test::mac(p)));
   // weight-only and mixed forms
   const auto wo = quant::parse_scheme("w4a16-nvfp4");
-  CHECK(wo.compute == "fp16");
+  CHECK(wo.compute == tc_test::mac("fp16"));
   CHECK(wo.dequant_weight);
   CHECK_FALSE(wo.dynamic_activation);
   CHECK(wo.activation.dtype == "float16");
@@ -218,7 +219,7 @@ TEST_CASE("block formats: element, scale and per-tensor scale of every format, a
   const auto mixed = quant::parse_scheme("w4a8-mxfp4-mxfp8");
   CHECK(mixed.weight.dtype == "float4_e2m1fn");
   CHECK(mixed.activation.dtype == "float8_e4m3fn");
-  CHECK(mixed.compute == "mxfp8");
+  CHECK(mixed.compute == tc_test::mac("mxfp8"));
   CHECK_FALSE(mixed.dequant_weight);  // the mxfp8 unit takes the e2m1 weights directly
   CHECK_FALSE(mixed.output_rescale);  // MX has no per-tensor scale
   CHECK(quant::parse_scheme("nvfp4").output_rescale);
@@ -340,8 +341,8 @@ TEST_CASE("a dump's MX and NVFP4 weights map to the weight-only block schemes (Q
     q.weight_bits = bits;
     q.elems_per_storage = per_word;
     q.group_size = 32;
-    q.storage_dtype = storage;
-    q.scale_dtype = "float8_e8m0fnu";
+    q.storage_dtype = parse_dtype(storage);
+    q.scale_dtype = parse_dtype("float8_e8m0fnu");
     q.zero_point = ZeroPointKind::kSymmetric;
     q.weight_layout = "NK";
     return q;
@@ -358,7 +359,7 @@ TEST_CASE("a dump's MX and NVFP4 weights map to the weight-only block schemes (Q
       {mx("int8", 8, 1), "w8a16-mxint8"},
   };
   for (const auto& [q, name] : cases) {
-    INFO(q.storage_dtype << " -> " << name);
+    INFO(to_string(q.storage_dtype) << " -> " << name);
     const auto s = quant::scheme_from(q);
     CHECK(s.name == name);
     CHECK(s.family == quant::SchemeFamily::kDump);
@@ -369,8 +370,8 @@ TEST_CASE("a dump's MX and NVFP4 weights map to the weight-only block schemes (Q
   }
   QuantInfo nv = mx("float4_e2m1fn", 4, 1);
   nv.group_size = 16;
-  nv.scale_dtype = "float8_e4m3fn";
-  nv.tensor_scale_dtype = "float32";
+  nv.scale_dtype = parse_dtype("float8_e4m3fn");
+  nv.tensor_scale_dtype = parse_dtype("float32");
   const auto s = quant::scheme_from(nv);
   CHECK(s.name == "w4a16-nvfp4");
   CHECK(s.weight.tensor_scale_bits == 32);
@@ -378,7 +379,7 @@ TEST_CASE("a dump's MX and NVFP4 weights map to the weight-only block schemes (Q
   // not block formats: e4m3 scales per 16 without the per-tensor scale, e8m0 per 64, 6-bit packed words (e2m3 or
   // e3m2 is not said), asymmetric zero points
   QuantInfo no_tensor = nv;
-  no_tensor.tensor_scale_dtype.clear();
+  no_tensor.tensor_scale_dtype.reset();
   CHECK(quant::scheme_from(no_tensor).name == "custom-w4-g16");
   QuantInfo g64 = mx("float4_e2m1fn", 4, 1);
   g64.group_size = 64;
@@ -401,7 +402,7 @@ TEST_CASE("a dump's MX and NVFP4 weights map to the weight-only block schemes (Q
   // an MLC dump keeps its scheme
   QuantInfo mlc = mx("uint32", 4, 8);
   mlc.scheme = "q4f16_1";
-  mlc.scale_dtype = "float16";
+  mlc.scale_dtype = parse_dtype("float16");
   CHECK(quant::scheme_from(mlc).name == "q4f16_1");
 }
 
@@ -444,5 +445,5 @@ TEST_CASE("block formats: where each scale is applied (block-scaled unit, edge d
   }
   for (const auto& [p, bits] : std::vector<std::pair<std::string, std::int64_t>>{
            {"mxfp4", 4}, {"nvfp4", 4}, {"fp4", 4}, {"mxfp6", 6}, {"fp6", 6}, {"mxfp8", 8}, {"mxint8", 8}})
-    CHECK(quant::precision_bits(p) == bits);
+    CHECK(precision_bits(tc_test::mac(p)) == bits);
 }
