@@ -9,6 +9,8 @@
 #include <cstddef>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <variant>
+#include <vector>
 
 #include "tenet_cost/error.hpp"
 
@@ -22,6 +24,32 @@ struct JsonLimits {
 
 /// 1-based line and column of byte `offset` of `text` (clamped to the text).
 [[nodiscard]] SourceLocation location_at(const std::string& text, std::size_t offset, const std::string& file);
+
+/// A step of a path into a JSON document: an object key or an array index.
+using JsonStep = std::variant<std::string, std::size_t>;
+using JsonPath = std::vector<JsonStep>;
+
+/// Where the values of a JSON text are, by path (a JSON pointer as steps): the position index every JSON reader
+/// shares, so that an error about a field or a node reports the file:line:col of that value. The text must have
+/// parsed (parse_json_document); each look-up is a skipping scan of the text, made only when an error needs it
+/// (nothing is built or held on the success path, whatever the document's size). Keys are compared as written.
+class JsonLocator {
+ public:
+  JsonLocator(const std::string& text, std::string file) : text_(&text), file_(std::move(file)) {}
+
+  /// Byte offset of the value at `path`; npos when the path is not in the text.
+  [[nodiscard]] std::size_t offset(const JsonPath& path) const;
+  /// file:line:col of the value at `path`, else of its deepest ancestor in the text (the document at worst): an
+  /// error about a missing key points at the object that lacks it.
+  [[nodiscard]] SourceLocation at(const JsonPath& path) const;
+  [[nodiscard]] const std::string& file() const { return file_; }
+
+ private:
+  std::size_t find(const JsonPath& path, std::size_t& deepest) const;
+
+  const std::string* text_;
+  std::string file_;
+};
 
 /// Parses `text`; throws InputError (located where possible) for text over the
 /// limits, nesting over the limits, a key given twice in one object (named in the

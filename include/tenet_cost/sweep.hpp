@@ -9,6 +9,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -107,8 +108,45 @@ struct ResultsFile {
 /// same line); a corrupt last line is dropped when `allow_corrupt_tail`, any other bad line throws InputError
 /// file:line:col.
 ResultsFile parse_results(const std::string& text, const std::string& filename, bool allow_corrupt_tail);
+/// Calls `fn` on the text of each result line, in a fixed order; it may be called more than once (the same lines).
+using LineSource = std::function<void(const std::function<void(const std::string&)>& fn)>;
+
+/// Result lines kept on disk — in their results files, or a temporary file — rather than in memory: per line its id,
+/// hash and place (32 bytes), read back when written out (docs/sweep.md "Speed and memory").
+class SortedLines {
+ public:
+  /// Reads `length` bytes at `offset` of one file.
+  using Reader = std::function<std::string(std::uint64_t offset, std::uint32_t length)>;
+  struct Place {
+    std::uint64_t id = 0, hash = 0, offset = 0;  // hash: FNV-1a of the line, checked when it is read back
+    std::uint32_t length = 0, file = 0;
+  };
+  std::uint32_t add_file(std::string name, Reader read);
+  void add(const Place& p) { places_.push_back(p); }
+  /// By id; lines of equal ids keep the order they were added in.
+  void sort();
+  [[nodiscard]] std::size_t size() const { return places_.size(); }
+  [[nodiscard]] std::vector<Place>& places() { return places_; }
+  [[nodiscard]] const std::string& file_name(std::uint32_t file) const { return names_.at(file); }
+  /// The line at `p`, read back (InputError when the file changed meanwhile).
+  [[nodiscard]] std::string line(const Place& p) const;
+  /// Every line in order (sorted: by id).
+  void each(const std::function<void(const std::string&)>& fn) const;
+  [[nodiscard]] LineSource source() const {
+    return [this](const std::function<void(const std::string&)>& fn) { each(fn); };
+  }
+
+ private:
+  std::vector<Place> places_;
+  std::vector<std::string> names_;
+  std::vector<Reader> readers_;
+};
+
 /// Result lines as CSV: a header (id, the point's inputs, the result's columns, error) and one row per line.
 std::string results_csv(const std::vector<ResultLine>& lines);
+/// The same CSV in pieces, in two passes over `lines` (the columns, then the rows): memory of one line and the
+/// columns, whatever the number of lines.
+void write_csv(const LineSource& lines, const std::function<void(std::string_view)>& emit);
 /// CSV's first line starts with this: `--csv` and `merge --out X.csv` replace only such files.
 inline constexpr const char* kCsvHeaderStart = "id,point.";
 
@@ -122,11 +160,12 @@ void require_results_target(const std::string& path, const std::string& header);
 
 struct Merged {
   std::string header;  // the common header line ("" when no file has one)
-  std::vector<ResultLine> lines;
+  SortedLines lines;   // read back from the files (kept open)
 };
 /// The valid lines of every file, de-duplicated by id and sorted by id; throws InputError when two files hold
 /// different lines for the same id, files of different grids, or any bad line. A file without a header (an earlier
-/// version) joins a file with one only when each of its points is a point of that grid.
+/// version) joins a file with one only when each of its points is a point of that grid. Memory: 32 bytes a line
+/// (the lines stay in the files).
 Merged merge_results(const std::vector<std::string>& files);
 
 // ------------------------------------------------------------- running
@@ -163,10 +202,10 @@ struct RunSummary {
   std::size_t plans_built = 0;        // model plans built (each kept while its points run)
   bool dropped_corrupt_tail = false;  // `out` ended in a corrupt line (redone)
   std::size_t corrupt_line = 0;
-  bool headerless = false;        // `out` was written by an earlier version (no header line; its points checked)
-  std::size_t duplicates = 0;     // lines of `out` that repeat an earlier line (counted once)
-  std::string header;             // the results header of the grid
-  std::vector<ResultLine> lines;  // out == "": every line of the shard, sorted by id
+  bool headerless = false;     // `out` was written by an earlier version (no header line; its points checked)
+  std::size_t duplicates = 0;  // lines of `out` that repeat an earlier line (counted once)
+  std::string header;          // the results header of the grid
+  SortedLines lines;           // out == "": every line of the shard, sorted by id (in a temporary file)
 };
 
 /// Validates the whole grid first (archs with their --set, dataflows, schemes, models), then evaluates the

@@ -74,6 +74,10 @@ std::string run(const std::vector<std::string>& args) {
   } catch (const CLI::ParseError& e) {
     throw InputError(std::string(e.what()) + " (see tenet-cost --help)");
   }
+  if (ctx.result_file) {
+    if (ctx.output != "-") write_output(ctx.output, ctx.result_file->stream());
+    return ctx.result_file->str();
+  }
   if (ctx.output != "-") write_output(ctx.output, ctx.result);
   return ctx.result;
 }
@@ -109,7 +113,8 @@ int main_entry(int argc, char** argv) {
 
   try {
     app.parse(argc, argv);
-    write_output(ctx.output, ctx.result);
+    if (ctx.result_file) write_output(ctx.output, ctx.result_file->stream());
+    else write_output(ctx.output, ctx.result);
     return static_cast<int>(ExitCode::kOk);
   } catch (const CLI::Success& e) {
     std::cout << ctx.result;  // --list-commands' table; empty for --help and --version, which app.exit prints

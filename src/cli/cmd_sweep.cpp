@@ -47,11 +47,21 @@ bool csv_format(const std::string& format, const std::string& out) {
   return out.size() > 4 && out.substr(out.size() - 4) == ".csv";
 }
 
-// A results file's text: the header, then the lines.
-std::string joined(const std::string& header, const std::vector<sweep::ResultLine>& lines) {
-  std::string s = header.empty() ? "" : header + "\n";
-  for (const auto& l : lines) s += l.text + "\n";
-  return s;
+// A results file's text (the header, then the lines) or its CSV view, built on disk: the lines are never all in
+// memory.
+std::shared_ptr<Spool> results_text(const std::string& header, const sweep::SortedLines& lines, bool csv) {
+  auto out = std::make_shared<Spool>();
+  const auto emit = [&out](std::string_view piece) { out->append(piece); };
+  if (csv) {
+    sweep::write_csv(lines.source(), emit);
+  } else {
+    if (!header.empty()) out->append(header + "\n");
+    lines.each([&out](const std::string& line) {
+      out->append(line);
+      out->append("\n");
+    });
+  }
+  return out;
 }
 
 // A bar on a terminal's stderr; elsewhere (a batch job's log) one line every `every` seconds. The fraction is of the
@@ -151,7 +161,7 @@ void run_sweep(const SweepArgs& a, Context& ctx) {
                  static_cast<long long>(sum.points), sum.in_shard, shard.c_str(), sum.skipped, sum.evaluated,
                  sum.errors, sum.models_loaded, sum.estimators, sum.plans_built);
   }
-  if (a.out.empty()) ctx.result = csv ? sweep::results_csv(sum.lines) : joined(sum.header, sum.lines);
+  if (a.out.empty()) ctx.result_file = results_text(sum.header, sum.lines, csv);
 }
 
 }  // namespace
@@ -198,9 +208,9 @@ CLI::App* add_sweep(CLI::App& app, const Command& self, Context& ctx) {
       if (csv) sweep::require_csv_target(margs->out, "merge --out");
       else sweep::require_results_target(margs->out, merged.header);
     }
-    const std::string text = csv ? sweep::results_csv(merged.lines) : joined(merged.header, merged.lines);
-    if (margs->out.empty()) ctx.result = text;
-    else write_output(margs->out, text);
+    const auto text = results_text(merged.header, merged.lines, csv);
+    if (margs->out.empty()) ctx.result_file = text;
+    else write_output(margs->out, text->stream());
     std::fprintf(stderr, "sweep merge: %zu points from %zu files\n", merged.lines.size(), margs->files.size());
   });
   auto plot_file = std::make_shared<std::string>();

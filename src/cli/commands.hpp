@@ -1,19 +1,23 @@
 // The CLI is a thin adapter: each command parses its flags, calls the library
 // (model/, cost/, extract, tenet) and hands the result to a report/ view. A
-// command's callback computes its whole output into Context::result; main()
+// command's callback computes its whole output into Context::result (or a Spool on disk); main()
 // writes it only after the command succeeded (atomically when -o is a file).
 // Every command is a row of commands() (commands.cpp), which also gives the
 // --help text and the command table of docs/cli.md.
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <memory>
 #include <string>
 #include <vector>
+
+#include "tenet_cost/output.hpp"
 
 namespace tenet_cost::cli {
 
 struct Context {
   std::string result;   // the complete output of the command that ran
+  std::shared_ptr<Spool> result_file;  // instead of `result`: a large output built on disk (sweep, sweep merge)
   bool verbose = false; // -v
   std::string output = "-";  // -o: where main() writes `result` (a command may refuse an input or output it names)
 };

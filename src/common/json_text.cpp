@@ -106,7 +106,120 @@ class StructureCheck {
   std::size_t depth_ = 0;
 };
 
+bool json_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+// The byte after the string opening at `open` (or the end of the text).
+std::size_t after_string(const std::string& t, std::size_t open) {
+  for (std::size_t k = open + 1; k < t.size(); ++k) {
+    if (t[k] == '\\') ++k;
+    else if (t[k] == '"') return k + 1;
+  }
+  return t.size();
+}
+
+// The byte after the value starting at `i`.
+std::size_t after_value(const std::string& t, std::size_t i) {
+  if (i >= t.size()) return i;
+  if (t[i] == '"') return after_string(t, i);
+  if (t[i] == '{' || t[i] == '[') {
+    std::size_t depth = 0;
+    for (; i < t.size(); ++i) {
+      const char c = t[i];
+      if (c == '"') {
+        i = after_string(t, i) - 1;
+      } else if (c == '{' || c == '[') {
+        ++depth;
+      } else if ((c == '}' || c == ']') && --depth == 0) {
+        return i + 1;
+      }
+    }
+    return i;
+  }
+  while (i < t.size() && t[i] != ',' && t[i] != '}' && t[i] != ']' && !json_space(t[i])) ++i;
+  return i;
+}
+
+// Records where nlohmann's parser stopped: its DOM parser rethrows a number overflow (out_of_range 406) without the
+// position, its SAX interface passes it.
+struct ErrorPosition final : nlohmann::json_sax<nlohmann::json> {
+  std::size_t at = std::string::npos;
+  std::string token;
+  bool null() override { return true; }
+  bool boolean(bool /*unused*/) override { return true; }
+  bool number_integer(number_integer_t /*unused*/) override { return true; }
+  bool number_unsigned(number_unsigned_t /*unused*/) override { return true; }
+  bool number_float(number_float_t /*unused*/, const string_t& /*unused*/) override { return true; }
+  bool string(string_t& /*unused*/) override { return true; }
+  bool binary(binary_t& /*unused*/) override { return true; }
+  bool start_object(std::size_t /*unused*/) override { return true; }
+  bool key(string_t& /*unused*/) override { return true; }
+  bool end_object() override { return true; }
+  bool start_array(std::size_t /*unused*/) override { return true; }
+  bool end_array() override { return true; }
+  bool parse_error(std::size_t position, const std::string& last_token,
+                   const nlohmann::detail::exception& /*unused*/) override {
+    at = position >= last_token.size() ? position - last_token.size() : 0;
+    token = last_token;
+    return false;
+  }
+};
+
 }  // namespace
+
+std::size_t JsonLocator::find(const JsonPath& path, std::size_t& deepest) const {
+  const std::string& t = *text_;
+  auto ws = [&t](std::size_t i) {
+    while (i < t.size() && json_space(t[i])) ++i;
+    return i;
+  };
+  std::size_t i = ws(0);
+  deepest = i;
+  for (const JsonStep& step : path) {
+    if (i >= t.size()) return std::string::npos;
+    bool found = false;
+    if (t[i] == '{' && std::holds_alternative<std::string>(step)) {
+      const std::string& want = std::get<std::string>(step);
+      for (i = ws(i + 1); i < t.size() && t[i] == '"';) {
+        const std::size_t end = after_string(t, i);
+        const bool match = std::string_view(t).substr(i + 1, end - i - 2) == want;
+        i = ws(end);
+        if (i >= t.size() || t[i] != ':') return std::string::npos;
+        i = ws(i + 1);
+        if (match) {
+          found = true;
+          break;
+        }
+        i = ws(after_value(t, i));
+        if (i < t.size() && t[i] == ',') i = ws(i + 1);
+      }
+    } else if (t[i] == '[' && std::holds_alternative<std::size_t>(step)) {
+      const std::size_t want = std::get<std::size_t>(step);
+      i = ws(i + 1);
+      for (std::size_t n = 0; i < t.size() && t[i] != ']'; ++n) {
+        if (n == want) {
+          found = true;
+          break;
+        }
+        i = ws(after_value(t, i));
+        if (i < t.size() && t[i] == ',') i = ws(i + 1);
+      }
+    }
+    if (!found) return std::string::npos;
+    deepest = i;
+  }
+  return i;
+}
+
+std::size_t JsonLocator::offset(const JsonPath& path) const {
+  std::size_t deepest = 0;
+  return find(path, deepest);
+}
+
+SourceLocation JsonLocator::at(const JsonPath& path) const {
+  std::size_t deepest = 0;
+  const std::size_t off = find(path, deepest);
+  return location_at(*text_, off == std::string::npos ? deepest : off, file_);
+}
 
 nlohmann::json parse_json_document(const std::string& text, const std::string& file, const JsonLimits& limits) {
   if (text.size() > limits.max_bytes)
@@ -138,7 +251,12 @@ nlohmann::json parse_json_document(const std::string& text, const std::string& f
             msg.substr(end + 1);
     throw InputError(location_at(text, off, file), "invalid JSON: " + msg);
   } catch (const nlohmann::json::exception& e) {  // e.g. out_of_range 406: a number overflows a double
-    throw InputError(SourceLocation{file, 0, 0}, std::string("invalid JSON: ") + e.what());
+    ErrorPosition pos;
+    (void)nlohmann::json::sax_parse(text, &pos);
+    if (pos.at == std::string::npos)
+      throw InputError(SourceLocation{file, 0, 0}, std::string("invalid JSON: ") + e.what());
+    throw InputError(location_at(text, pos.at, file),
+                     "expected a number within a double's range, found " + quote_for_message(pos.token));
   }
 }
 

@@ -114,7 +114,18 @@ const char* kind_of(mode_t m) {
 
 // A device, FIFO or socket: written in place, never replaced. Block devices
 // and directories are refused (a report written over a disk is never wanted).
-void write_special(const std::string& path, const struct stat& st, std::string_view content) {
+void write_stream(int fd, const OutputStream& content, const std::string& path) {
+  std::size_t total = 0;
+  content.produce([&](std::string_view piece) {
+    write_all(fd, piece, path);
+    total += piece.size();
+  });
+  if (total != content.size)
+    throw InternalError(path + ": an output stream gave " + std::to_string(total) + " bytes, not its " +
+                        std::to_string(content.size));
+}
+
+void write_special(const std::string& path, const struct stat& st, const OutputStream& content) {
   if (S_ISBLK(st.st_mode) || S_ISDIR(st.st_mode) || S_ISSOCK(st.st_mode))
     throw InputError(path + ": is " + std::string(kind_of(st.st_mode)) +
                      ", not a file tenet-cost can write a result to");
@@ -127,7 +138,7 @@ void write_special(const std::string& path, const struct stat& st, std::string_v
     throw InputError(path + ": cannot open for writing: " + why(err));
   }
   clear_nonblock(fd.fd, path);
-  write_all(fd.fd, content, path);
+  write_stream(fd.fd, content, path);
   if (::close(fd.release()) != 0) throw InputError(path + ": write failed: " + why(errno));
 }
 
@@ -165,7 +176,7 @@ bool restore(int fd, const std::string& old) {
 // a file-size limit or a file system that cannot reserve space refuses the write with the file as it was. Then the
 // new contents are written over the old from offset 0 and the file is cut to their length; a write that fails
 // midway puts the old contents back (kept in memory up to kMaxBackup bytes) before it reports the error.
-void write_in_place(const std::string& path, std::string_view content) {
+void write_in_place(const std::string& path, const OutputStream& content) {
   Fd fd(::open(path.c_str(), O_RDWR | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
   if (fd.fd < 0 && (errno == EACCES || errno == EPERM))
     fd.fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
@@ -173,15 +184,15 @@ void write_in_place(const std::string& path, std::string_view content) {
   clear_nonblock(fd.fd, path);
   struct stat before {};
   if (::fstat(fd.fd, &before) != 0) throw InputError(path + ": cannot write: " + why(errno));
-  if (!content.empty()) {
+  if (content.size > 0) {
     int rc = 0;
     do {
-      rc = ::fallocate(fd.fd, 0, 0, static_cast<off_t>(content.size()));
+      rc = ::fallocate(fd.fd, 0, 0, static_cast<off_t>(content.size));
     } while (rc != 0 && errno == EINTR);
     if (rc != 0) {
       const int err = errno;
       (void)::ftruncate(fd.fd, before.st_size);  // a failed reservation may have grown it
-      throw InputError(path + ": cannot reserve " + std::to_string(content.size()) +
+      throw InputError(path + ": cannot reserve " + std::to_string(content.size) +
                        " bytes for the new contents in place (" + why(err) + "); the file is left as it was" +
                        (err == EOPNOTSUPP ? " (its file system cannot reserve space; to replace it atomically, "
                                             "remove its other hard links or make its directory writable)"
@@ -190,8 +201,8 @@ void write_in_place(const std::string& path, std::string_view content) {
   }
   const std::optional<std::string> old = backup_of(fd.fd, before.st_size);
   try {
-    write_all(fd.fd, content, path);
-    if (::ftruncate(fd.fd, static_cast<off_t>(content.size())) != 0)
+    write_stream(fd.fd, content, path);
+    if (::ftruncate(fd.fd, static_cast<off_t>(content.size)) != 0)
       throw InputError(path + ": write failed: " + why(errno));
     if (::fsync(fd.fd) != 0 && errno != EINVAL) throw InputError(path + ": write failed: " + why(errno));
   } catch (const InputError& e) {
@@ -239,16 +250,21 @@ int named_descriptor(const std::string& path) {
 }  // namespace
 
 void write_output(const std::string& path, std::string_view content) {
+  write_output(path, OutputStream{content.size(), [content](const auto& emit) { emit(content); }});
+}
+
+void write_output(const std::string& path, const OutputStream& content) {
   require_no_nul(path, "cannot write file");
   if (path.empty() || path == "-") {
-    std::cout.write(content.data(), static_cast<std::streamsize>(content.size()));
+    content.produce(
+        [](std::string_view piece) { std::cout.write(piece.data(), static_cast<std::streamsize>(piece.size())); });
     std::cout.flush();
     if (!std::cout) throw InputError("cannot write to standard output: " + why(errno));
     return;
   }
   if (const int fd = named_descriptor(path); fd >= 0) {
     std::cout.flush();
-    write_all(fd, content, path);
+    write_stream(fd, content, path);
     return;
   }
   struct stat st {};
@@ -297,8 +313,8 @@ void write_output(const std::string& path, std::string_view content) {
   if (existing && (existing->st_uid != ::geteuid() || existing->st_gid != ::getegid()))
     (void)::fchown(fd.fd, existing->st_uid, existing->st_gid);  // only root may; otherwise the writer owns it
   try {
-    write_all(fd.fd, content, path);
-  } catch (const InputError&) {
+    write_stream(fd.fd, content, path);
+  } catch (...) {
     ::unlink(tmpl.c_str());
     throw;
   }
@@ -306,6 +322,57 @@ void write_output(const std::string& path, std::string_view content) {
   if (::close(fd.release()) != 0) fail("write failed", errno);
   if (std::rename(tmpl.c_str(), target.c_str()) != 0) fail("cannot rename the temporary file into place", errno);
   fsync_dir(dir);
+}
+
+Spool::Spool() {
+  const char* dir = std::getenv("TMPDIR");
+  std::string tmpl = std::string(dir != nullptr && *dir != '\0' ? dir : "/tmp") + "/tenet-cost-spool.XXXXXX";
+  fd_ = ::mkstemp(tmpl.data());
+  if (fd_ < 0) throw InputError("cannot create a temporary file (" + tmpl + ") for a large output: " + why(errno));
+  ::unlink(tmpl.c_str());  // gone with the descriptor, whatever happens
+}
+
+Spool::~Spool() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void Spool::append(std::string_view bytes) {
+  buf_.append(bytes);
+  size_ += bytes.size();
+  if (buf_.size() >= (std::size_t{1} << 20)) flush();
+}
+
+void Spool::flush() const {
+  std::size_t done = 0;
+  while (done < buf_.size()) {
+    const ssize_t n = ::pwrite(fd_, buf_.data() + done, buf_.size() - done, static_cast<off_t>(flushed_ + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw InputError("cannot write a temporary file for a large output: " + why(errno));
+    done += static_cast<std::size_t>(n);
+  }
+  flushed_ += buf_.size();
+  buf_.clear();
+}
+
+std::string Spool::read(std::size_t offset, std::size_t length) const {
+  flush();
+  std::string out(length, '\0');
+  std::size_t done = 0;
+  while (done < length) {
+    const ssize_t n = ::pread(fd_, out.data() + done, length - done, static_cast<off_t>(offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw InputError("cannot read back a temporary file of a large output: " + why(n < 0 ? errno : EIO));
+    done += static_cast<std::size_t>(n);
+  }
+  return out;
+}
+
+OutputStream Spool::stream() const {
+  return OutputStream{size_, [this](const std::function<void(std::string_view)>& emit) {
+                        constexpr std::size_t kPiece = std::size_t{1} << 20;
+                        for (std::size_t off = 0; off < size_; off += kPiece)
+                          emit(read(off, std::min(kPiece, size_ - off)));
+                      }};
 }
 
 namespace testing {

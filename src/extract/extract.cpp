@@ -258,10 +258,23 @@ void keep_entry_only(ExtractResult& res, const std::string& e) {
 }
 
 // The bindings applied to every dimension; workloads, operators and attention sites in their output order.
+// Runs `fn`; an error that names no file (a shape expression, an overflow) is put at `loc`, the workload's.
+template <class Fn>
+void located_at(const SourceLocation& loc, Fn&& fn) {
+  try {
+    fn();
+  } catch (const InputError& e) {
+    if (!e.where().file.empty() || loc.file.empty()) throw;
+    throw InputError(loc, e.detail());
+  }
+}
+
 void bind_and_order(ExtractResult& res, const std::map<std::string, std::int64_t>& bindings) {
-  for (auto& w : res.workloads) bind_workload(w, bindings);
+  for (auto& w : res.workloads) located_at(w.loc, [&] { bind_workload(w, bindings); });
   for (auto& o : res.operators)
-    for (Dim* d : {&o.ops, &o.read_bytes, &o.write_bytes}) *d = bind_dim(*d, bindings);
+    located_at(o.loc, [&] {
+      for (Dim* d : {&o.ops, &o.read_bytes, &o.write_bytes}) *d = bind_dim(*d, bindings);
+    });
   std::stable_sort(
       res.operators.begin(), res.operators.end(), [](const OperatorWorkload& a, const OperatorWorkload& b) {
         return std::tie(a.function, a.ops.value, a.ops.expr) < std::tie(b.function, b.ops.value, b.ops.expr);

@@ -509,7 +509,7 @@ Module read_graph_text(const std::string& text, const std::string& filename, int
     return read_workload_lines(text, filename, b64_level);
   }
   const json doc = tvm_json::parse_json_text(text, filename);
-  const Graph g(doc, filename);
+  const Graph g(doc, filename, b64_level == 0 ? &text : nullptr);
   Reader r(g);
   return r.read_root();
 }

@@ -98,7 +98,9 @@ std::string base64_decode(std::string_view in, const std::string& what) {
 
 // ------------------------------------------------------------------ Graph
 
-Graph::Graph(const json& doc, std::string file) : nodes_(doc.is_object() && doc.contains("nodes") ? doc["nodes"] : doc), file_(std::move(file)) {
+Graph::Graph(const json& doc, std::string file, const std::string* text)
+    : nodes_(doc.is_object() && doc.contains("nodes") ? doc["nodes"] : doc), file_(std::move(file)) {
+  if (text != nullptr) loc_.emplace(*text, file_);
   if (!doc.is_object()) fail("expected a JSON object with \"nodes\" and \"root\"/\"root_index\", found " + excerpt(doc));
   const bool has_root = doc.contains("root");
   const bool has_root_index = doc.contains("root_index");
@@ -106,26 +108,36 @@ Graph::Graph(const json& doc, std::string file) : nodes_(doc.is_object() && doc.
     fail("not a TVM JSON graph: expected a \"root\" (legacy) or \"root_index\" (tvm-ffi) field");
   }
   ffi_ = has_root_index;
-  if (!doc.contains("nodes") || !doc["nodes"].is_array()) fail("expected a \"nodes\" array");
+  if (!doc.contains("nodes") || !doc["nodes"].is_array())
+    throw InputError(where({"nodes"}), "expected a \"nodes\" array");
   const json& r = doc[ffi_ ? "root_index" : "root"];
-  if (!r.is_number_integer()) fail(std::string("\"") + (ffi_ ? "root_index" : "root") + "\" must be an integer, found " + excerpt(r));
+  const JsonPath root_path{std::string(ffi_ ? "root_index" : "root")};
+  if (!r.is_number_integer())
+    throw InputError(where(root_path),
+                     std::string("\"") + (ffi_ ? "root_index" : "root") + "\" must be an integer, found " + excerpt(r));
   const auto n = nodes_.size();
-  if (n == 0) fail("the \"nodes\" array is empty");
+  if (n == 0) throw InputError(where({"nodes"}), "the \"nodes\" array is empty");
   types_.reserve(n);
   raw_types_.reserve(n);
   for (std::size_t i = 0; i < n; ++i) {
     const json& node = nodes_[i];
-    if (!node.is_object()) fail("node " + std::to_string(i) + ": expected an object, found " + excerpt(node));
+    if (!node.is_object())
+      throw InputError(where({"nodes", i}),
+                       "node " + std::to_string(i) + ": expected an object, found " + excerpt(node));
     const char* key = ffi_ ? "type" : "type_key";
     std::string raw;
     if (auto it = node.find(key); it != node.end()) {
-      if (!it->is_string()) fail("node " + std::to_string(i) + ": \"" + key + "\" must be a string, found " + excerpt(*it));
+      if (!it->is_string())
+        throw InputError(where({"nodes", i, key}),
+                         "node " + std::to_string(i) + ": \"" + key + "\" must be a string, found " + excerpt(*it));
       raw = it->get<std::string>();
     } else if (ffi_) {
-      fail("node " + std::to_string(i) + ": missing \"type\"");
+      throw InputError(where({"nodes", i}), "node " + std::to_string(i) + ": missing \"type\"");
     }
     if (!ffi_ && node.contains("attrs") && !node["attrs"].is_object()) {
-      fail("node " + std::to_string(i) + " (" + raw + "): \"attrs\" must be an object, found " + excerpt(node["attrs"]));
+      throw InputError(
+          where({"nodes", i, "attrs"}),
+          "node " + std::to_string(i) + " (" + raw + "): \"attrs\" must be an object, found " + excerpt(node["attrs"]));
     }
     types_.push_back(normalize_type(raw));
     raw_types_.push_back(std::move(raw));
@@ -138,7 +150,7 @@ Graph::Graph(const json& doc, std::string file) : nodes_(doc.is_object() && doc.
     root = r.get<std::int64_t>();
   }
   if (root < 0 || static_cast<std::uint64_t>(root) >= n) {
-    fail("root index " + excerpt(r) + " is outside the " + std::to_string(n) + " nodes");
+    throw InputError(where(root_path), "root index " + excerpt(r) + " is outside the " + std::to_string(n) + " nodes");
   }
   root_ = static_cast<std::size_t>(root);
   const json* meta = nullptr;
@@ -170,10 +182,24 @@ std::string Graph::describe(std::size_t i) const {
 void Graph::fail(std::size_t i, std::string_view field, const std::string& message) const {
   std::string m = describe(i);
   if (!field.empty()) m += ", field '" + std::string(field) + "'";
-  throw InputError(SourceLocation{file_, 0, 0}, m + ": " + message);
+  throw InputError(where(i, field), m + ": " + message);
 }
 
-void Graph::fail(const std::string& message) const { throw InputError(SourceLocation{file_, 0, 0}, message); }
+void Graph::fail(const std::string& message) const { throw InputError(where(JsonPath{}), message); }
+
+SourceLocation Graph::where(const JsonPath& path) const { return loc_ ? loc_->at(path) : SourceLocation{file_, 0, 0}; }
+
+// A field is in the node's "attrs" (legacy) or "data" (tvm-ffi) object, or is one of the node's own keys ("data",
+// "keys", "repr_str", ...): the value's position, else the node's.
+SourceLocation Graph::where(std::size_t i, std::string_view field) const {
+  if (!loc_) return SourceLocation{file_, 0, 0};
+  if (!field.empty()) {
+    const std::string f(field);
+    for (const JsonPath& p : {JsonPath{"nodes", i, ffi_ ? "data" : "attrs", f}, JsonPath{"nodes", i, f}})
+      if (loc_->offset(p) != std::string::npos) return loc_->at(p);
+  }
+  return loc_->at({"nodes", i});
+}
 
 const json* Graph::raw_field(std::size_t i, std::string_view field) const {
   const json& node = nodes_[i];

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "tenet_cost/error.hpp"
+#include "tenet_cost/json_text.hpp"
 
 namespace tenet_cost::ir::tvm_json {
 
@@ -54,8 +55,9 @@ struct MapEntry {
 
 class Graph {
  public:
-  /// Validates the top level ("nodes" array of objects, root index in range).
-  Graph(const json& doc, std::string file);
+  /// Validates the top level ("nodes" array of objects, root index in range). `text` (the JSON text of `doc`, kept
+  /// by the caller while the graph lives; null for a graph decoded from base64) locates errors at file:line:col.
+  Graph(const json& doc, std::string file, const std::string* text = nullptr);
 
   [[nodiscard]] bool ffi() const { return ffi_; }
   [[nodiscard]] const std::string& file() const { return file_; }
@@ -112,10 +114,13 @@ class Graph {
   [[nodiscard]] std::size_t check_index(std::size_t from, std::string_view field, std::int64_t idx) const;
   [[nodiscard]] std::optional<std::size_t> parse_ref(std::size_t i, std::string_view field,
                                                      const json& v) const;
+  [[nodiscard]] SourceLocation where(std::size_t i, std::string_view field) const;
+  [[nodiscard]] SourceLocation where(const JsonPath& path) const;
   [[nodiscard]] std::vector<std::size_t> index_list(std::size_t i, const json& list, std::string_view what) const;
 
   const json& nodes_;
   std::string file_;
+  std::optional<JsonLocator> loc_;
   bool ffi_ = false;
   std::size_t root_ = 0;
   std::string version_;

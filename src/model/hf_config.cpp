@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/hf_config.hpp"
 #include "tenet_cost/checked.hpp"
 #include "tenet_cost/error.hpp"
 #include "tenet_cost/json_text.hpp"
@@ -120,40 +121,56 @@ const std::set<std::string> kMoeKeys = {"num_local_experts",
 // The typed fields of a config.json: each getter refuses a value of the wrong type or range with the key's name.
 struct Fields {
   const json& j;
-  SourceLocation at;
+  const JsonLocator& loc;
+  const JsonPath& base;  // the path of `j` in the text
+  // file:line:col of a key's value (of the config's object when the key is absent or not given)
+  [[nodiscard]] SourceLocation at(std::string_view key = {}) const {
+    JsonPath p = base;
+    if (!key.empty()) p.emplace_back(std::string(key));
+    return loc.at(p);
+  }
+  // runs `fn` (a checked computation from the key's value): an overflow is an error at the key
+  template <class Fn>
+  auto located(std::string_view key, Fn&& fn) const {
+    try {
+      return fn();
+    } catch (const OverflowError& e) {
+      throw InputError(at(key), e.detail());
+    }
+  }
   [[nodiscard]] bool has(const char* k) const { return j.contains(k) && !j[k].is_null(); }
   // the first of `keys` present: a positive integer; missing: `def`, or an error when `required`
   [[nodiscard]] std::int64_t get(std::initializer_list<const char*> keys, bool required, std::int64_t def) const {
     for (const char* k : keys)
       if (has(k)) {
         if (!j[k].is_number_integer() || j[k].get<std::int64_t>() <= 0)
-          throw InputError(at, std::string("expected a positive integer for '") + k + "'");
+          throw InputError(at(k), std::string("expected a positive integer for '") + k + "'");
         return j[k].get<std::int64_t>();
       }
     if (required) {
       std::string names;
       for (const char* k : keys) names += (names.empty() ? "" : " or ") + std::string("'") + k + "'";
-      throw InputError(at, "missing " + names +
-                               " (a Llama / Mistral / Qwen2 / GPT-NeoX style config.json needs hidden_size, "
-                               "intermediate_size, num_attention_heads, num_hidden_layers, vocab_size)");
+      throw InputError(at(), "missing " + names +
+                                 " (a Llama / Mistral / Qwen2 / GPT-NeoX style config.json needs hidden_size, "
+                                 "intermediate_size, num_attention_heads, num_hidden_layers, vocab_size)");
     }
     return def;
   }
   [[nodiscard]] std::int64_t count(const char* k, std::int64_t def) const {  // a non-negative integer
     if (!has(k)) return def;
     if (!j[k].is_number_integer() || j[k].get<std::int64_t>() < 0)
-      throw InputError(at, std::string("expected a non-negative integer for '") + k + "'");
+      throw InputError(at(k), std::string("expected a non-negative integer for '") + k + "'");
     return j[k].get<std::int64_t>();
   }
   [[nodiscard]] bool flag(const char* k, bool def) const {
     if (!has(k)) return def;
-    if (!j[k].is_boolean()) throw InputError(at, std::string("expected true or false for '") + k + "'");
+    if (!j[k].is_boolean()) throw InputError(at(k), std::string("expected true or false for '") + k + "'");
     return j[k].get<bool>();
   }
   [[nodiscard]] std::string text_of(const char* key, const std::string& def) const {
     if (!has(key)) return def;
     if (!j[key].is_string())
-      throw InputError(at, std::string("expected a string for '") + key + "', found " + j[key].type_name());
+      throw InputError(at(key), std::string("expected a string for '") + key + "', found " + j[key].type_name());
     return j[key].get<std::string>();
   }
 };
@@ -165,15 +182,16 @@ struct Fields {
 void check_modelled(const Fields& f, const ModelConfig& c) {
   for (const auto& u : kUnmodelled)
     if (f.has(u.key))
-      throw InputError(f.at, std::string("'") + u.key + "' (" + u.what +
-                                 ") changes the model's structure and is not modelled; refusing to cost it as a "
-                                 "dense decoder");
+      throw InputError(f.at(u.key), std::string("'") + u.key + "' (" + u.what +
+                                        ") changes the model's structure and is not modelled; refusing to cost it as a "
+                                        "dense decoder");
   if (f.flag("is_encoder_decoder", false))
-    throw InputError(f.at, "'is_encoder_decoder' is true: encoder-decoder models are not modelled");
+    throw InputError(f.at("is_encoder_decoder"),
+                     "'is_encoder_decoder' is true: encoder-decoder models are not modelled");
   for (const auto& [key, value] : f.j.items())
     if (key.find("expert") != std::string::npos && !kMoeKeys.count(key) && !value.is_null())
-      throw InputError(f.at, "'" + key + "' (an MoE field of model_type '" + c.model_type +
-                                 "') is not understood; refusing to cost it as a dense decoder");
+      throw InputError(f.at(key), "'" + key + "' (an MoE field of model_type '" + c.model_type +
+                                      "') is not understood; refusing to cost it as a dense decoder");
 }
 
 // The MLP: gated (SwiGLU / GeGLU) families and the ungated ones with their activation.
@@ -182,19 +200,21 @@ void read_mlp(const Fields& f, Family fam, ModelConfig& c) {
   c.intermediate = f.get({"intermediate_size", "ffn_dim", "ffn_hidden_size", "n_inner"}, false, 0);
   if (c.intermediate == 0) {
     if (c.gated_mlp && !f.has("moe_intermediate_size"))
-      throw InputError(f.at, "missing 'intermediate_size' (the MLP width of a gated " + c.model_type + " MLP)");
-    c.intermediate = checked_mul(4, c.hidden, "the default MLP width (4 * hidden_size)");
+      throw InputError(f.at(), "missing 'intermediate_size' (the MLP width of a gated " + c.model_type + " MLP)");
+    c.intermediate =
+        f.located("hidden_size", [&] { return checked_mul(4, c.hidden, "the default MLP width (4 * hidden_size)"); });
   }
-  const std::string act = f.text_of(f.has("hidden_act")            ? "hidden_act"
-                                    : f.has("activation_function") ? "activation_function"
-                                                                   : "hidden_activation",
-                                    fam == Family::kOpt                    ? "relu"
-                                    : c.gated_mlp && fam != Family::kGemma ? "silu"
-                                                                           : "gelu");
+  const char* act_key = f.has("hidden_act")            ? "hidden_act"
+                        : f.has("activation_function") ? "activation_function"
+                                                       : "hidden_activation";
+  const std::string act = f.text_of(act_key, fam == Family::kOpt                    ? "relu"
+                                             : c.gated_mlp && fam != Family::kGemma ? "silu"
+                                                                                    : "gelu");
   if (act == "silu" || act == "swish") c.activation = Activation::kSilu;
   else if (act.rfind("gelu", 0) == 0) c.activation = Activation::kGelu;
   else if (act == "relu") c.activation = Activation::kRelu;
-  else throw InputError(f.at, "expected silu, gelu or relu for the activation (hidden_act), found '" + act + "'");
+  else
+    throw InputError(f.at(act_key), "expected silu, gelu or relu for the activation (hidden_act), found '" + act + "'");
 }
 
 // Attention: GQA / MQA heads, the head dimension and sliding windows.
@@ -206,11 +226,13 @@ void read_attention(const Fields& f, Family fam, ModelConfig& c) {
   else if (f.flag("multi_query", false)) c.kv_heads = 1;
   else c.kv_heads = c.heads;
   if (!f.has("head_dim") && c.hidden % c.heads != 0)
-    throw InputError(f.at, "hidden_size (" + std::to_string(c.hidden) + ") is not a multiple of num_attention_heads (" +
-                               std::to_string(c.heads) + "): the head dimension is unknown (give head_dim)");
+    throw InputError(f.at(f.has("num_attention_heads") ? "num_attention_heads" : "n_head"),
+                     "hidden_size (" + std::to_string(c.hidden) + ") is not a multiple of num_attention_heads (" +
+                         std::to_string(c.heads) + "): the head dimension is unknown (give head_dim)");
   c.head_dim = f.get({"head_dim"}, false, c.hidden / c.heads);
   if (c.heads % c.kv_heads != 0)
-    throw InputError(f.at, "num_attention_heads must be a multiple of num_key_value_heads");
+    throw InputError(f.at(f.has("num_key_value_heads") ? "num_key_value_heads" : "num_kv_heads"),
+                     "num_attention_heads must be a multiple of num_key_value_heads");
 
   // sliding-window attention (HF semantics: Mistral / Mixtral / Phi-3 window every layer when sliding_window is
   // set; Qwen2 only with use_sliding_window, and then only the layers from max_window_layers on)
@@ -225,8 +247,8 @@ void read_attention(const Fields& f, Family fam, ModelConfig& c) {
       c.sliding_window = w;
       c.window_layers = c.layers;
     } else {
-      throw InputError(f.at, "'sliding_window' of model_type '" + c.model_type +
-                                 "' is not understood (which layers it windows); not modelled");
+      throw InputError(f.at("sliding_window"), "'sliding_window' of model_type '" + c.model_type +
+                                                   "' is not understood (which layers it windows); not modelled");
     }
     if (c.window_layers == 0) c.sliding_window = 0;
   }
@@ -241,29 +263,35 @@ void read_experts(const Fields& f, ModelConfig& c) {
     if (c.experts > 0 && c.experts_field.empty() && f.has(field)) c.experts_field = field;
   if (c.experts > 0) {
     if (!f.has("num_experts_per_tok"))
-      throw InputError(f.at, "missing 'num_experts_per_tok' (the experts each token is routed to) beside " +
-                                 std::to_string(c.experts) + " experts");
+      throw InputError(f.at(c.experts_field),
+                       "missing 'num_experts_per_tok' (the experts each token is routed to) beside " +
+                           std::to_string(c.experts) + " experts");
     c.experts_per_token = f.get({"num_experts_per_tok"}, true, 0);
     if (c.experts_per_token > c.experts)
-      throw InputError(f.at, "num_experts_per_tok (" + std::to_string(c.experts_per_token) +
-                                 ") exceeds the number of experts (" + std::to_string(c.experts) + ")");
+      throw InputError(f.at("num_experts_per_tok"), "num_experts_per_tok (" + std::to_string(c.experts_per_token) +
+                                                        ") exceeds the number of experts (" +
+                                                        std::to_string(c.experts) + ")");
     c.expert_intermediate = f.get({"moe_intermediate_size"}, false, c.intermediate);
     if (f.has("shared_expert_intermediate_size")) {
       c.shared_intermediate = f.get({"shared_expert_intermediate_size"}, false, 0);
       c.shared_expert_gate = true;
     }
     const std::int64_t n_shared = f.count("n_shared_experts", 0);
-    if (n_shared > 0) c.shared_intermediate = checked_mul(n_shared, c.expert_intermediate, "shared experts' width");
+    if (n_shared > 0)
+      c.shared_intermediate = f.located(
+          "n_shared_experts", [&] { return checked_mul(n_shared, c.expert_intermediate, "shared experts' width"); });
     const std::int64_t step = f.get({"decoder_sparse_step"}, false, 1), freq = f.get({"moe_layer_freq"}, false, 1);
     if (step > kMaxLayerPeriod || freq > kMaxLayerPeriod)
-      throw InputError(f.at,
+      throw InputError(f.at(step > kMaxLayerPeriod ? "decoder_sparse_step" : "moe_layer_freq"),
                        "expected decoder_sparse_step and moe_layer_freq in 1 .. " + std::to_string(kMaxLayerPeriod));
     const std::int64_t first_dense = f.count("first_k_dense_replace", 0);
     std::set<std::int64_t> mlp_only;
     if (f.has("mlp_only_layers")) {
-      if (!f.j["mlp_only_layers"].is_array()) throw InputError(f.at, "expected an array for 'mlp_only_layers'");
+      if (!f.j["mlp_only_layers"].is_array())
+        throw InputError(f.at("mlp_only_layers"), "expected an array for 'mlp_only_layers'");
       for (const auto& v : f.j["mlp_only_layers"]) {
-        if (!v.is_number_integer()) throw InputError(f.at, "expected layer indices in 'mlp_only_layers'");
+        if (!v.is_number_integer())
+          throw InputError(f.at("mlp_only_layers"), "expected layer indices in 'mlp_only_layers'");
         mlp_only.insert(v.get<std::int64_t>());
       }
     }
@@ -281,7 +309,7 @@ void read_experts(const Fields& f, ModelConfig& c) {
     for (const std::int64_t i : mlp_only)
       if (i >= from && i < c.layers && is_moe(i)) --c.moe_layers;
   } else if (f.has("num_experts_per_tok")) {
-    throw InputError(f.at,
+    throw InputError(f.at("num_experts_per_tok"),
                      "'num_experts_per_tok' without a number of experts (num_local_experts, num_experts or "
                      "n_routed_experts)");
   }
@@ -307,6 +335,30 @@ void read_embeddings_and_dtype(const Fields& f, Family fam, ModelConfig& c) {
                       "' is not a known family: costed as a Llama-style decoder (gated MLP, rotary attention)");
 }
 
+// The first of `keys` the config gives (the last one when none is given).
+const char* given(const Fields& f, std::initializer_list<const char*> keys) {
+  for (const char* k : keys)
+    if (f.has(k)) return k;
+  return *(keys.end() - 1);
+}
+
+// The GEMM widths the plan derives from the config alone (plan.cpp layer_gemms, with the same names) must fit in
+// 64 bits: checked here so that an overflow is an error at the field it comes from, not one without a file. (The
+// expert calls, which depend on the tokens, stay the plan's.)
+void check_widths(const Fields& f, const ModelConfig& c) {
+  f.located(f.has("head_dim") ? "head_dim" : given(f, {"num_attention_heads", "n_head"}), [&] {
+    return checked_mul(checked_add(c.heads, checked_mul(2, c.kv_heads, "qkv width"), "qkv width"), c.head_dim,
+                       "qkv width");
+  });
+  const char* mlp = given(f, {"intermediate_size", "ffn_dim", "ffn_hidden_size", "n_inner", "hidden_size"});
+  if (c.gated_mlp) f.located(mlp, [&] { return checked_mul(2, c.intermediate, "gate_up width"); });
+  if (c.moe_layers == 0) return;
+  f.located(f.has("moe_intermediate_size") ? "moe_intermediate_size" : mlp,
+            [&] { return checked_mul(2, c.expert_intermediate, "expert width"); });
+  f.located(given(f, {"shared_expert_intermediate_size", "n_shared_experts"}),
+            [&] { return checked_mul(2, c.shared_intermediate, "shared width"); });
+}
+
 }  // namespace
 
 ModelConfig parse_hf_config(const std::string& text, const std::string& filename) {
@@ -314,7 +366,11 @@ ModelConfig parse_hf_config(const std::string& text, const std::string& filename
   const json j = parse_json_document(text, filename, JsonLimits{std::size_t{16} << 20, 32, "Hugging Face config"});
   if (!j.is_object())
     throw InputError(SourceLocation{filename, 1, 1}, "expected a JSON object (a Hugging Face config.json)");
-  const Fields f{j, SourceLocation{filename, 0, 0}};
+  return detail::hf_config_from(j, JsonLocator(text, filename), {});
+}
+
+ModelConfig detail::hf_config_from(const json& j, const JsonLocator& loc, const JsonPath& at) {
+  const Fields f{j, loc, at};
   ModelConfig c;
   // the model's name: _name_or_path, else model_type, else "" (plan_from_config then names it by the file stem)
   c.name = f.text_of("_name_or_path", "");
@@ -329,7 +385,7 @@ ModelConfig parse_hf_config(const std::string& text, const std::string& filename
   c.vocab = f.get({"vocab_size"}, true, 0);
   c.max_positions = f.get({"max_position_embeddings", "n_positions"}, false, 0);
   if (fam == Family::kOpt && f.has("word_embed_proj_dim") && f.get({"word_embed_proj_dim"}, false, 0) != c.hidden)
-    throw InputError(f.at,
+    throw InputError(f.at("word_embed_proj_dim"),
                      "'word_embed_proj_dim' differs from hidden_size (OPT's projected embeddings) and is not "
                      "modelled");
 
@@ -337,6 +393,7 @@ ModelConfig parse_hf_config(const std::string& text, const std::string& filename
   read_attention(f, fam, c);
   read_experts(f, c);
   read_embeddings_and_dtype(f, fam, c);
+  check_widths(f, c);
   return c;
 }
 

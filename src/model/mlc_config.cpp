@@ -1,6 +1,7 @@
 // MLC-LLM mlc-chat-config.json reader (docs/model.md "MLC chat config").
 #include <nlohmann/json.hpp>
 
+#include "model/hf_config.hpp"
 #include "tenet_cost/error.hpp"
 #include "tenet_cost/json_text.hpp"
 #include "tenet_cost/model.hpp"
@@ -13,22 +14,23 @@ using nlohmann::json;
 namespace {
 
 // A top-level or model_config integer: absent, null or negative (MLC writes -1 for "not set") reads as 0.
-std::int64_t setting(const json& top, const json& mc, const char* key, const SourceLocation& at) {
+std::int64_t setting(const json& top, const json& mc, const char* key, const JsonLocator& loc) {
   for (const json* o : {&top, &mc}) {
     if (!o->contains(key) || (*o)[key].is_null()) continue;
     if (!(*o)[key].is_number_integer())
-      throw InputError(at, std::string("expected an integer for '") + key + "', found " + (*o)[key].type_name());
+      throw InputError(o == &top ? loc.at({key}) : loc.at({"model_config", key}),
+                       std::string("expected an integer for '") + key + "', found " + (*o)[key].type_name());
     const auto v = (*o)[key].get<std::int64_t>();
     return v > 0 ? v : 0;
   }
   return 0;
 }
 
-std::string text(const json& top, const char* key, const SourceLocation& at) {
+std::string text(const json& top, const char* key, const JsonLocator& loc) {
   if (!top.contains(key) || !top[key].is_string())
-    throw InputError(at, std::string("expected a string '") + key +
-                             "' (an mlc-chat-config.json written by mlc_llm gen_config has model_type and "
-                             "quantization)");
+    throw InputError(loc.at({key}), std::string("expected a string '") + key +
+                                        "' (an mlc-chat-config.json written by mlc_llm gen_config has model_type and "
+                                        "quantization)");
   return top[key].get<std::string>();
 }
 
@@ -37,24 +39,25 @@ std::string text(const json& top, const char* key, const SourceLocation& at) {
 MlcChatConfig parse_mlc_chat_config(const std::string& content, const std::string& filename) {
   const json j =
       parse_json_document(content, filename, JsonLimits{std::size_t{16} << 20, 64, "MLC mlc-chat-config.json"});
-  const SourceLocation at{filename, 0, 0};
   if (!j.is_object()) throw InputError(SourceLocation{filename, 1, 1}, "expected a JSON object (mlc-chat-config.json)");
+  const JsonLocator loc(content, filename);
   MlcChatConfig m;
-  m.model_type = text(j, "model_type", at);
-  m.quantization = text(j, "quantization", at);
+  m.model_type = text(j, "model_type", loc);
+  m.quantization = text(j, "quantization", loc);
   if (!j.contains("model_config") || !j["model_config"].is_object())
-    throw InputError(at, "expected an object 'model_config' (the model's config as MLC compiled it)");
+    throw InputError(loc.at({"model_config"}),
+                     "expected an object 'model_config' (the model's config as MLC compiled it)");
   json mc = j["model_config"];
   // MLC's model_config is its model class's fields (hidden_size, ...) without model_type: the top level names it
   if (!mc.contains("model_type")) mc["model_type"] = m.model_type;
-  m.model = parse_hf_config(mc.dump(), filename + " (model_config)");
+  m.model = detail::hf_config_from(mc, loc, {"model_config"});  // errors at the keys of model_config in the file
   m.model.name = m.model_type;
-  m.context_window = setting(j, mc, "context_window_size", at);
-  m.prefill_chunk = setting(j, mc, "prefill_chunk_size", at);
-  m.sliding_window = setting(j, mc, "sliding_window_size", at);
-  m.tensor_parallel_shards = std::max<std::int64_t>(1, setting(j, mc, "tensor_parallel_shards", at));
-  m.pipeline_parallel_stages = std::max<std::int64_t>(1, setting(j, mc, "pipeline_parallel_stages", at));
-  m.max_batch = setting(j, mc, "max_batch_size", at);
+  m.context_window = setting(j, mc, "context_window_size", loc);
+  m.prefill_chunk = setting(j, mc, "prefill_chunk_size", loc);
+  m.sliding_window = setting(j, mc, "sliding_window_size", loc);
+  m.tensor_parallel_shards = std::max<std::int64_t>(1, setting(j, mc, "tensor_parallel_shards", loc));
+  m.pipeline_parallel_stages = std::max<std::int64_t>(1, setting(j, mc, "pipeline_parallel_stages", loc));
+  m.max_batch = setting(j, mc, "max_batch_size", loc);
   return m;
 }
 

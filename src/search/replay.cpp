@@ -1,7 +1,6 @@
 // Replaying a saved search result (search.hpp read_replay, docs/search.md "Replaying a search").
 #include <map>
 #include <string_view>
-#include <variant>
 
 #include "tenet_cost/error.hpp"
 #include "tenet_cost/json_text.hpp"
@@ -13,81 +12,7 @@ namespace tenet_cost::search {
 namespace {
 
 using nlohmann::json;
-using Step = std::variant<std::string, std::size_t>;  // an object key or an array index
-
-// The byte offset of the value at a path of a JSON text that parsed (npos when the path is not there): a skipping
-// scan, so that an error names the line and column of the value it is about.
-class Locator {
- public:
-  explicit Locator(const std::string& text) : t_(text) {}
-
-  std::size_t find(const std::vector<Step>& path) const { return find_at(ws(0), path, 0); }
-
- private:
-  const std::string& t_;
-
-  std::size_t ws(std::size_t i) const {
-    while (i < t_.size() && (t_[i] == ' ' || t_[i] == '\n' || t_[i] == '\r' || t_[i] == '\t')) ++i;
-    return i;
-  }
-  // i at the opening quote: the index after the closing one
-  std::size_t string_end(std::size_t i) const {
-    for (++i; i < t_.size(); ++i) {
-      if (t_[i] == '\\') ++i;
-      else if (t_[i] == '"') return i + 1;
-    }
-    return t_.size();
-  }
-  std::size_t skip(std::size_t i) const {
-    if (i >= t_.size()) return i;
-    if (t_[i] == '"') return string_end(i);
-    if (t_[i] == '{' || t_[i] == '[') {
-      int depth = 0;
-      for (; i < t_.size(); ++i) {
-        const char c = t_[i];
-        if (c == '"') {
-          i = string_end(i) - 1;
-        } else if (c == '{' || c == '[') {
-          ++depth;
-        } else if (c == '}' || c == ']') {
-          if (--depth == 0) return i + 1;
-        }
-      }
-      return i;
-    }
-    while (i < t_.size() && t_[i] != ',' && t_[i] != '}' && t_[i] != ']' && t_[i] != ' ' && t_[i] != '\n') ++i;
-    return i;
-  }
-  std::size_t find_at(std::size_t i, const std::vector<Step>& path, std::size_t k) const {
-    if (k == path.size()) return i;
-    if (i >= t_.size()) return std::string::npos;
-    if (t_[i] == '{' && std::holds_alternative<std::string>(path[k])) {
-      const std::string& want = std::get<std::string>(path[k]);
-      i = ws(i + 1);
-      while (i < t_.size() && t_[i] == '"') {
-        const std::size_t end = string_end(i);
-        const std::string_view key = std::string_view(t_).substr(i + 1, end - i - 2);
-        i = ws(end);
-        if (i >= t_.size() || t_[i] != ':') return std::string::npos;
-        i = ws(i + 1);
-        if (key == want) return find_at(i, path, k + 1);
-        i = ws(skip(i));
-        if (i < t_.size() && t_[i] == ',') i = ws(i + 1);
-      }
-      return std::string::npos;
-    }
-    if (t_[i] == '[' && std::holds_alternative<std::size_t>(path[k])) {
-      const std::size_t want = std::get<std::size_t>(path[k]);
-      i = ws(i + 1);
-      for (std::size_t n = 0; i < t_.size() && t_[i] != ']'; ++n) {
-        if (n == want) return find_at(i, path, k + 1);
-        i = ws(skip(i));
-        if (i < t_.size() && t_[i] == ',') i = ws(i + 1);
-      }
-    }
-    return std::string::npos;
-  }
-};
+using Step = JsonStep;
 
 std::string type_name(json::value_t t) {
   switch (t) {
@@ -101,12 +26,8 @@ std::string type_name(json::value_t t) {
 struct Reader {
   std::string file, text;
   json doc;
-  Locator loc{text};
 
-  SourceLocation at(const std::vector<Step>& path) const {
-    const std::size_t off = loc.find(path);
-    return off == std::string::npos ? SourceLocation{file, 0, 0} : location_at(text, off, file);
-  }
+  SourceLocation at(const std::vector<Step>& path) const { return JsonLocator(text, file).at(path); }
   const json& get(const json& parent, const std::vector<Step>& path, const std::string& key, json::value_t type) const {
     if (!parent.is_object() || !parent.contains(key))
       throw InputError(at(path), "expected key '" + key + "' (a saved `search --format json` result), found " +

@@ -4,11 +4,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "tenet_cost/output.hpp"
 #include "tenet_cost/sweep.hpp"
 
 namespace tenet_cost::sweep {
@@ -54,10 +56,11 @@ std::string grid_difference(const nlohmann::json& a, const nlohmann::json& b, co
 /// Reads `n` bytes into `buf`; 0 at the end.
 using ByteSource = std::function<std::size_t(char* buf, std::size_t n)>;
 /// Reads a results file line by line: the header (line 1, when there is one), then result lines, each id once
-/// (`on_line` is called for the first; an identical repeat counts in `duplicates`, a different line for the same
-/// id throws). Fills every field of ResultsFile but `lines`. Errors as parse_results.
+/// (`on_line` is called for the first, with the line's byte offset in the file; an identical repeat counts in
+/// `duplicates`, a different line for the same id throws). Without `dedupe`, `on_line` sees every line and no id is
+/// kept (the caller de-duplicates). Fills every field of ResultsFile but `lines`. Errors as parse_results.
 ResultsFile scan_results(const ByteSource& source, const std::string& filename, bool allow_corrupt_tail,
-                         const std::function<void(const ResultLine&)>& on_line);
+                         const std::function<void(const ResultLine&, std::size_t offset)>& on_line, bool dedupe = true);
 
 // ------------------------------------------------------------- the results file of a run (out_file.cpp)
 
@@ -75,9 +78,11 @@ class ResultsOut {
   [[nodiscard]] bool finished(const std::string& id) const;
   /// One write() per line: a kill between lines leaves whole lines, a power cut at worst a partial last one.
   void append(const std::string& id, std::string line);
-  std::vector<ResultLine> take() { return std::move(lines_); }
-  /// The CSV view of every line of the file (read again through the locked descriptor).
-  [[nodiscard]] std::string csv() const;
+  /// Without a path: the lines appended, sorted by id (they are in a temporary file, not in memory).
+  SortedLines take();
+  /// The CSV view of every line of the file (read again through the locked descriptor, twice: the columns, then the
+  /// rows; built in a temporary file).
+  [[nodiscard]] OutputStream csv() const;
 
  private:
   void open_locked();
@@ -88,7 +93,8 @@ class ResultsOut {
   std::string path_, header_;
   int fd_ = -1;
   std::vector<std::uint64_t> done_;  // sorted
-  std::vector<ResultLine> lines_;
+  std::shared_ptr<Spool> spool_;     // without a path: the lines, on disk
+  SortedLines lines_;                // and where each one is
 };
 
 }  // namespace tenet_cost::sweep

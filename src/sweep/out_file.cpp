@@ -28,7 +28,12 @@ constexpr const char* kLeftAlone =
 
 ResultsOut::ResultsOut(const std::string& path, const Grid& grid, RunSummary& sum)
     : path_(path), header_(results_header(grid)) {
-  if (path_.empty()) return;
+  if (path_.empty()) {
+    spool_ = std::make_shared<Spool>();
+    lines_.add_file("the sweep's lines",
+                    [sp = spool_](std::uint64_t offset, std::uint32_t length) { return sp->read(offset, length); });
+    return;
+  }
   open_locked();
   try {
     identify(grid, sum);
@@ -123,7 +128,7 @@ void ResultsOut::identify(const Grid& grid, RunSummary& sum) {
                      grid_difference(header_grid(first.substr(0, nl)), ours, path_, "this sweep") +
                      "); refusing to append to it" + kLeftAlone);
   sum.headerless = kind == LineKind::kResult;
-  const ResultsFile scan = scan_results(reader(0), path_, true, [&](const ResultLine& l) {
+  const ResultsFile scan = scan_results(reader(0), path_, true, [&](const ResultLine& l, std::size_t) {
     if (sum.headerless && !point_in_grid(json::parse(l.text)["point"], ours))
       throw InputError(path_ + ": point " + l.id +
                        " is not a point of this grid (a results file of an earlier version, without a header "
@@ -158,16 +163,28 @@ void ResultsOut::write_line(const std::string& text) {
 
 void ResultsOut::append(const std::string& id, std::string line) {
   if (fd_ < 0) {
-    lines_.push_back(ResultLine{id, std::move(line)});
+    lines_.add({id_value(id), fnv1a(line), spool_->size(), static_cast<std::uint32_t>(line.size()), 0});
+    spool_->append(line);
     return;
   }
   write_line(line);
 }
 
-std::string ResultsOut::csv() const {
-  std::vector<ResultLine> lines;
-  (void)scan_results(reader(0), path_, false, [&](const ResultLine& l) { lines.push_back(l); });
-  return results_csv(lines);
+SortedLines ResultsOut::take() {
+  lines_.sort();
+  return std::move(lines_);
+}
+
+OutputStream ResultsOut::csv() const {
+  auto csv = std::make_shared<Spool>();
+  write_csv(
+      [this](const std::function<void(const std::string&)>& fn) {
+        (void)scan_results(reader(0), path_, false, [&fn](const ResultLine& l, std::size_t) { fn(l.text); });
+      },
+      [&csv](std::string_view piece) { csv->append(piece); });
+  OutputStream s = csv->stream();
+  s.produce = [csv, produce = std::move(s.produce)](const auto& emit) { produce(emit); };  // keeps the file
+  return s;
 }
 
 }  // namespace tenet_cost::sweep

@@ -140,7 +140,7 @@ std::string grid_difference(const json& a, const json& b, const std::string& a_n
 }
 
 ResultsFile scan_results(const ByteSource& source, const std::string& filename, bool allow_corrupt_tail,
-                         const std::function<void(const ResultLine&)>& on_line) {
+                         const std::function<void(const ResultLine&, std::size_t offset)>& on_line, bool dedupe) {
   ResultsFile out;
   std::string buf;
   std::size_t start = 0, base = 0, line_no = 0;  // base: the file offset of buf[0]
@@ -187,12 +187,17 @@ ResultsFile scan_results(const ByteSource& source, const std::string& filename, 
                                                     : "expected a sweep result line, found ") +
                                problem);
     }
+    const std::size_t offset = base + start;
     start = nl + 1;
     out.valid_bytes = base + start;
     if (id.empty()) continue;  // the header
+    if (!dedupe) {
+      on_line(ResultLine{id, line}, offset);
+      continue;
+    }
     const auto [it, fresh] = seen.emplace(id_value(id), std::make_pair(fnv1a(line), line_no));
     if (fresh) {
-      on_line(ResultLine{id, line});
+      on_line(ResultLine{id, line}, offset);
     } else if (it->second.first == fnv1a(line)) {
       ++out.duplicates;
     } else {
@@ -213,7 +218,7 @@ ResultsFile parse_results(const std::string& text, const std::string& filename, 
         pos += k;
         return k;
       },
-      filename, allow_corrupt_tail, [&](const ResultLine& l) { lines.push_back(l); });
+      filename, allow_corrupt_tail, [&](const ResultLine& l, std::size_t) { lines.push_back(l); });
   out.lines = std::move(lines);
   return out;
 }
@@ -235,97 +240,6 @@ void require_results_target(const std::string& path, const std::string& header) 
     throw InputError(path + ": the results of another grid (" +
                      grid_difference(header_grid(first.substr(0, nl)), header_grid(header), path, "the merged files") +
                      ")" + left);
-}
-
-Merged merge_results(const std::vector<std::string>& files) {
-  std::vector<ResultsFile> parsed;
-  Merged m;
-  std::string header_file;
-  for (const auto& f : files) {
-    parsed.push_back(parse_results(read_file(f), f, false));
-    const ResultsFile& r = parsed.back();
-    if (r.header.empty()) continue;
-    if (m.header.empty()) {
-      m.header = r.header;
-      header_file = f;
-    } else if (r.grid_id != header_grid_id(m.header)) {
-      throw InputError(f + ": results of another grid than " + header_file + " (" +
-                       grid_difference(header_grid(r.header), header_grid(m.header), f, header_file) +
-                       "); merge the results of one grid");
-    }
-  }
-  const json grid = m.header.empty() ? json() : header_grid(m.header);
-  std::map<std::string, std::pair<std::string, std::string>> by_id;  // id -> (line, where)
-  for (std::size_t i = 0; i < files.size(); ++i) {
-    const std::string& f = files[i];
-    std::size_t n = parsed[i].header.empty() ? 0 : 1;
-    for (const auto& l : parsed[i].lines) {
-      ++n;
-      const std::string where = f + ":" + std::to_string(n);
-      if (parsed[i].header.empty() && !grid.is_null() && !point_in_grid(json::parse(l.text)["point"], grid))
-        throw InputError(where + ": point " + l.id + " (a file without a header) is not a point of the grid of " +
-                         header_file);
-      const auto [it, fresh] = by_id.emplace(l.id, std::make_pair(l.text, where));
-      if (!fresh && it->second.first != l.text)
-        throw InputError(where + ": point " + l.id + " has a different result in " + it->second.second +
-                         " (results of different tenet-cost versions?)");
-    }
-    parsed[i].lines.clear();
-  }
-  m.lines.reserve(by_id.size());
-  for (auto& [id, v] : by_id) m.lines.push_back(ResultLine{id, std::move(v.first)});
-  return m;
-}
-
-namespace {
-
-void flatten(const json& v, const std::string& prefix, std::map<std::string, json>& out) {
-  if (v.is_object()) {
-    for (auto it = v.begin(); it != v.end(); ++it) flatten(it.value(), prefix + "." + it.key(), out);
-  } else {
-    out[prefix] = v;
-  }
-}
-
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string q = "\"";
-  for (const char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
-
-}  // namespace
-
-std::string results_csv(const std::vector<ResultLine>& lines) {
-  std::vector<std::map<std::string, json>> rows;
-  std::set<std::string> columns;
-  for (const auto& l : lines) {
-    const json doc = json::parse(l.text);
-    std::map<std::string, json> row;
-    for (auto it = doc.begin(); it != doc.end(); ++it)
-      if (it.key() != "id") flatten(it.value(), it.key(), row);
-    for (const auto& [k, v] : row) columns.insert(k);
-    row["id"] = doc["id"];
-    rows.push_back(std::move(row));
-  }
-  // id, then point.*, then result.*, then error (each group sorted)
-  std::vector<std::string> order = {"id"};
-  for (const char* group : {"point.", "result.", "error"})
-    for (const auto& c : columns)
-      if (c.rfind(group, 0) == 0) order.push_back(c);
-  std::string out;
-  for (std::size_t i = 0; i < order.size(); ++i) out += (i ? "," : "") + csv_field(order[i]);
-  out += "\n";
-  for (const auto& row : rows) {
-    for (std::size_t i = 0; i < order.size(); ++i) {
-      const auto it = row.find(order[i]);
-      std::string cell;
-      if (it != row.end()) cell = it->second.is_string() ? it->second.get<std::string>() : it->second.dump();
-      out += (i ? "," : "") + csv_field(cell);
-    }
-    out += "\n";
-  }
-  return out;
 }
 
 }  // namespace tenet_cost::sweep

@@ -552,7 +552,6 @@ RunSummary run(const Grid& grid_in, const RunOptions& opt) {
   ev.summarize(sum);
   if (!opt.csv.empty()) write_output(opt.csv, out.csv());
   sum.lines = out.take();
-  std::sort(sum.lines.begin(), sum.lines.end(), [](const ResultLine& a, const ResultLine& b) { return a.id < b.id; });
   return sum;
 }
 

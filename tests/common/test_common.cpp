@@ -156,3 +156,29 @@ TEST_CASE("JSON: a NUL byte anywhere is an error at its place, never the end of 
                     "f.json:1:9: expected JSON text, found a NUL byte");
   CHECK(parse_json_document("{\"a\": \"x\\u0000y\"}", "f.json", JsonLimits{})["a"].get<std::string>().size() == 3);
 }
+
+TEST_CASE("JsonLocator finds a value by its path, or the deepest ancestor in the text", "[common][json]") {
+  const std::string text = "{\"a\": {\"x\": \"}]\\\"\", \"b\": [1, {\"c\": 2},\n   [3, 4]]},\n \"d\": 1e400 }";
+  const JsonLocator loc(text, "f.json");
+  // offsets counted by hand: a's value at 6, a.b at 25, a.b[1].c at 35, a.b[2][1] at 46 (line 2, column 8)
+  CHECK(loc.offset({}) == 0);
+  CHECK(loc.offset({"a"}) == 6);
+  CHECK(loc.offset({"a", "b"}) == 25);
+  CHECK(loc.offset({"a", "b", std::size_t{1}, "c"}) == 35);
+  CHECK(loc.offset({"a", "b", std::size_t{2}, std::size_t{1}}) == 46);
+  CHECK(loc.at({"a", "b", std::size_t{2}, std::size_t{1}}).str() == "f.json:2:8");
+  CHECK(loc.at({"d"}).str() == "f.json:3:7");
+  // absent: npos, and the location of the deepest step that is there
+  CHECK(loc.offset({"a", "zz"}) == std::string::npos);
+  CHECK(loc.at({"a", "zz"}).str() == "f.json:1:7");
+  CHECK(loc.at({"a", "b", std::size_t{7}}).str() == "f.json:1:26");
+  CHECK(loc.at({"a", std::size_t{0}}).str() == "f.json:1:7");  // an index into an object: not there
+  // a key inside a string value is not a key
+  CHECK(loc.offset({"x"}) == std::string::npos);
+}
+
+TEST_CASE("a number that overflows a double is located at the number", "[common][json]") {
+  // before: "f.json: invalid JSON: [json.exception.out_of_range.406] number overflow parsing '1e400'", no line
+  CHECK_THROWS_WITH(parse_json_document("{\"a\": 1,\n  \"b\": -1e400}", "f.json", JsonLimits{}),
+                    "f.json:2:8: expected a number within a double's range, found '-1e400'");
+}

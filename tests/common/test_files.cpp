@@ -428,3 +428,32 @@ TEST_CASE("CLI inputs: a pipe, /dev/stdin and process substitution are streamed;
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("over the limit of 1048576 bytes") != std::string::npos);
 }
+
+TEST_CASE("write_output of a stream: pieces from a Spool land whole, also in place", "[output][spool]") {
+  // a large output is built in a Spool (an unlinked temporary file) and written in pieces: the same bytes as
+  // write_output of the whole text, on the atomic path and on the in-place path of a hard-linked file
+  std::string text;
+  for (int i = 0; text.size() < (std::size_t{3} << 20); ++i) text += "line " + std::to_string(i) + "\n";
+  Spool spool;
+  for (std::size_t at = 0; at < text.size(); at += 4099) spool.append(std::string_view(text).substr(at, 4099));
+  CHECK(spool.size() == text.size());
+  CHECK(spool.read(1'500'000, 20) == text.substr(1'500'000, 20));  // across a flush
+  CHECK(spool.str() == text);
+  const auto dir = std::filesystem::temp_directory_path() / ("tc_spool_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string a = (dir / "a.txt").string(), b = (dir / "b.txt").string();
+  write_output(a, spool.stream());
+  CHECK(read_file(a) == text);
+  std::filesystem::create_hard_link(a, b);
+  std::string other = text;
+  other.replace(0, 4, "LINE");
+  Spool second;
+  second.append(other);
+  write_output(a, second.stream());  // in place: both names
+  CHECK(read_file(b) == other);
+  // a stream whose pieces do not add up to its size is a bug, and the target is left as it was
+  const OutputStream wrong{10, [](const std::function<void(std::string_view)>& emit) { emit("12345"); }};
+  CHECK_THROWS_AS(write_output((dir / "c.txt").string(), wrong), InternalError);
+  CHECK_FALSE(std::filesystem::exists(dir / "c.txt"));
+  std::filesystem::remove_all(dir);
+}

@@ -25,8 +25,10 @@ namespace fs = std::filesystem;
 namespace {
 
 // measured on 2026-11-26 (see the ratchet below): 1347 on the fixtures of reliable2; 1450 once the same day's merges
-// added fixtures (Llama-2-70B and Mixtral-8x7B configs, a three-level arch, golden inputs) and so changed the sample
-constexpr std::size_t kKnownLocationGaps = 1450;
+// added fixtures (Llama-2-70B and Mixtral-8x7B configs, a three-level arch, golden inputs) and so changed the sample;
+// 39 once HF-config and TVM-JSON errors were located by JsonLocator and shape-expression errors at their workload
+// (left: TENET engine overflows of a three-file problem, the plan's token-dependent MoE "expert calls", two more)
+constexpr std::size_t kKnownLocationGaps = 39;
 
 std::size_t env_size(const char* name, std::size_t dflt) {
   const char* v = std::getenv(name);
@@ -64,6 +66,7 @@ TEST_CASE("hostile inputs end in a right result or a clean located error", "[hos
   std::map<std::string, std::size_t> cases_by_class, errors_by_class;
   std::map<std::string, std::size_t> finding_kinds;  // file extension + first problem: count
   std::size_t cases = 0, findings = 0, location_gaps = 0;
+  const bool list_all = std::getenv("TC_HOSTILE_LIST") != nullptr;  // every finding and gap, tab-separated, on stdout
   const auto t0 = std::chrono::steady_clock::now();
   for (const Fixture& f : all) {
     const std::string text = read_all(f.path);
@@ -84,6 +87,7 @@ TEST_CASE("hostile inputs end in a right result or a clean located error", "[hos
       const Verdict v = judge(o, file_name, has_lines, original, keeps_value(mu.cls));
       if (!v.text.empty()) {
         ++(v.serious ? findings : location_gaps);
+        if (list_all) std::cout << "gap\t" << f.path << "\t" << mu.what << "\t" << v.text << "\n";
         const std::string kind = fs::path(f.path).extension().string() + " " + v.text.substr(0, v.text.find(';'));
         if (++finding_kinds[kind] <= 3)
           std::cerr << f.path << " [" << mu.what << "]: " << v.text.substr(0, 400) << "\n";
@@ -99,9 +103,9 @@ TEST_CASE("hostile inputs end in a right result or a clean located error", "[hos
   for (const auto& [k, n] : finding_kinds) UNSCOPED_INFO(n << " x " << k);
   fs::remove_all(dir);
   CHECK(findings == 0);
-  // A ratchet, not a goal: the messages that do not yet name the file or its line (HF-config key errors carry no
-  // line:col; some TVM-JSON node errors and engine overflows name no file; docs/reliability.md §2b). It may only
-  // go down; measured with the default 25,000 (about 20,500 run) and seed 1.
+  // A ratchet, not a goal: the messages that do not yet name the file or its line (engine overflows of a TENET
+  // problem and the plan's MoE expert calls name no file; docs/reliability.md §2b). It may only go down; measured
+  // with the default 25,000 (about 20,500 run) and seed 1. TC_HOSTILE_LIST=1 lists them.
   if (total == 25'000 && seed == 1) CHECK(location_gaps <= kKnownLocationGaps);
   CHECK(cases >= std::min<std::size_t>(total, 20'000) * 9 / 10);
 }

@@ -1,5 +1,6 @@
 // The hostile suite's findings, each fixed at its root, replayed exactly (fixture, literal index, value) so a
 // regression fails here with its name (docs/reliability.md §2b).
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <string>
@@ -90,4 +91,72 @@ TEST_CASE("a JSON syntax error in an object key quotes the token elided and keep
   CHECK(m.size() <= 300);
   CHECK_THAT(m, Catch::StartsWith("a.json:1:") && Catch::Contains("last read: '") && Catch::Contains("bytes)") &&
                     Catch::Contains("; expected string literal"));
+}
+
+namespace {
+
+// 1-based line:col of the first `needle` in `text` (plus `skip` bytes into it), as "L:C".
+std::string line_col_of(const std::string& text, const std::string& needle, std::size_t skip = 0) {
+  auto at = text.find(needle);
+  REQUIRE(at != std::string::npos);
+  at += skip;
+  const auto line_start = text.rfind('\n', at);
+  const std::size_t line = static_cast<std::size_t>(std::count(text.begin(), text.begin() + at, '\n')) + 1;
+  return std::to_string(line) + ":" + std::to_string(at - (line_start == std::string::npos ? 0 : line_start + 1) + 1);
+}
+
+// `bytes` run as the fixture `rel` of format `fmt` must be refused with a message that starts with its file name and
+// `line_col`, then contains `what`.
+void check_located(Format fmt, const std::string& rel, const std::string& bytes, const std::string& line_col,
+                   const std::string& what) {
+  const Fixture f{fmt, std::string(TC_SOURCE_DIR) + "/" + rel, "", "", ""};
+  const Outcome o = run(f, bytes, "/hostile");
+  const std::string name = rel.substr(rel.rfind('/') + 1);
+  INFO(rel);
+  CHECK(o.kind == Outcome::Kind::kInputError);
+  CHECK_THAT(o.text, Catch::StartsWith("/hostile/" + name + ":" + line_col + ": ") && Catch::Contains(what));
+  CHECK(o.text.size() <= 300);
+}
+
+}  // namespace
+
+// Before: 1,032 HF-config messages of the hostile suite named the file without a line (every key error), and ~40
+// overflows of widths derived from the config named no file; now each is at the value of the key it is about.
+TEST_CASE("an HF config error is located at the key's value", "[hostile][regression][location]") {
+  const std::string rel = "workloads/llama-2-7b/config.json", text = fixture(rel);
+  std::string t = text;
+  t.replace(t.find("32000"), 5, "-1");  // vocab_size
+  check_located(Format::kHfConfig, rel, t, line_col_of(t, "-1"), "expected a positive integer for 'vocab_size'");
+  t = text;
+  t.replace(t.find("11008"), 5, "4611686018427387904");  // intermediate_size: 2 x it (gate_up) overflows
+  check_located(Format::kHfConfig, rel, t, line_col_of(t, "4611686018427387904"), "gate_up width does not fit");
+  t = text;
+  t.replace(t.find("\"num_key_value_heads\": 32"), 25, "\"num_key_value_heads\": 5");
+  check_located(Format::kHfConfig, rel, t, line_col_of(t, "\"num_key_value_heads\": 5", 23),
+                "multiple of num_key_value_heads");
+  // a missing key: at the object that lacks it
+  t = text;
+  const auto at = t.find("\"vocab_size\"");
+  t.erase(at, t.find('\n', at) - at);
+  t.insert(at, "\"x\": 0,");
+  check_located(Format::kHfConfig, rel, t, "1:1", "missing 'vocab_size'");
+}
+
+// Before: 357 TVM-JSON node and graph errors named the file without a line; now at the node's field (or the node, or
+// the top-level key).
+TEST_CASE("a TVM JSON node error is located at the node's field", "[hostile][regression][location]") {
+  const std::string rel = "tests/fixtures/ir_json/gemm_ffi.json", text = fixture(rel);
+  const auto root = text.find("\"root_index\"");
+  REQUIRE(root != std::string::npos);
+  std::string t = text;
+  const auto digits = t.find_first_of("0123456789", root);
+  t.replace(digits, t.find_first_not_of("0123456789", digits) - digits, "99999");
+  check_located(Format::kTvmJson, rel, t, line_col_of(t, "99999"), "root index 99999 is outside the");
+  // every "extent" reference of a loop made dangling: the first one reported, at its value
+  t = text;
+  const auto ext = t.find("\"extent\":");
+  REQUIRE(ext != std::string::npos);
+  const auto v = t.find_first_of("0123456789", ext);
+  t.replace(v, t.find_first_not_of("0123456789", v) - v, "77777777");
+  check_located(Format::kTvmJson, rel, t, line_col_of(t, "77777777"), "dangling reference to node 77777777");
 }

@@ -80,3 +80,18 @@ TEST_CASE("mlc-chat-config.json: bad input is one InputError naming the field") 
   CHECK_FALSE(g.model.gated_mlp);
   CHECK(g.tensor_parallel_shards == 1);
 }
+
+TEST_CASE("mlc-chat-config.json: an error in model_config is at the key in the file as written", "[location]") {
+  // before: "c.json (model_config): expected a positive integer for 'vocab_size'" (the object re-dumped, no line)
+  const std::string text =
+      "{\"model_type\": \"llama\", \"quantization\": \"q0f16\",\n"
+      " \"context_window_size\": [1],\n"
+      " \"model_config\": {\"hidden_size\": 64, \"intermediate_size\": 128,\n"
+      "   \"num_attention_heads\": 4, \"num_hidden_layers\": 2, \"vocab_size\": 0}}";
+  CHECK_THROWS_WITH(model::parse_mlc_chat_config(text, "c.json"),
+                    "c.json:4:68: expected a positive integer for 'vocab_size'");
+  std::string fixed = text;
+  fixed.replace(fixed.rfind('0'), 1, "9");
+  CHECK_THROWS_WITH(model::parse_mlc_chat_config(fixed, "c.json"),
+                    "c.json:2:25: expected an integer for 'context_window_size', found array");
+}

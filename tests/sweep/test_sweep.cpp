@@ -158,6 +158,57 @@ TEST_CASE("results files: validation, the corrupt tail, merge", "[sweep]") {
   CHECK(csv.out.rfind("id,point.arch,", 0) == 0);
 }
 
+TEST_CASE("merge streams from the files: the output is the in-memory oracle's, byte for byte", "[sweep][merge]") {
+  // merge keeps 32 bytes a line and reads the lines back from the files (docs/sweep.md "Speed and memory"); the
+  // oracle holds them: the header, then every distinct line once, sorted by id
+  TempDir dir;
+  REQUIRE(tc_test::run_cli(sweep_cmd("--out " + dir / "all.jsonl")).exit_code == 0);
+  const std::string all = slurp(dir / "all.jsonl");
+  const std::string header = lines_of(all).front();
+  auto lines = result_lines(all);
+  std::map<std::string, std::string> by_id;
+  for (const auto& l : lines) by_id[l.substr(7, 16)] = l;
+  std::string oracle = header + "\n";
+  std::vector<sweep::ResultLine> sorted;
+  for (const auto& [id, l] : by_id) {
+    oracle += l + "\n";
+    sorted.push_back({id, l});
+  }
+  // three shards in shuffled order, overlapping, one with a line twice and one without a header
+  std::mt19937 rng(7);
+  std::shuffle(lines.begin(), lines.end(), rng);
+  std::string s0 = header + "\n", s1 = header + "\n", s2;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    (i % 3 == 0 ? s0 : i % 3 == 1 ? s1 : s2) += lines[i] + "\n";
+    if (i % 5 == 0) s1 += lines[i] + "\n";  // also in shard 1 (an overlap, or a line twice in it)
+  }
+  spit(dir / "s0.jsonl", s0);
+  spit(dir / "s1.jsonl", s1);
+  spit(dir / "s2.jsonl", s2);
+  const std::string files = " " + dir / "s0.jsonl" + " " + dir / "s1.jsonl" + " " + dir / "s2.jsonl";
+  const auto out = tc_test::run_cli("sweep merge" + files);
+  REQUIRE(out.exit_code == 0);
+  CHECK(out.out == oracle);
+  REQUIRE(tc_test::run_cli("sweep merge" + files + " --out " + dir / "m.jsonl").exit_code == 0);
+  CHECK(slurp(dir / "m.jsonl") == oracle);
+  const auto csv = tc_test::run_cli("sweep merge" + files + " --format csv");
+  REQUIRE(csv.exit_code == 0);
+  CHECK(csv.out == sweep::results_csv(sorted));
+  // a file given twice (here once as /dev/stdin): its lines once
+  const auto twice = tc_test::run_cli("sweep merge" + files + " /dev/stdin < " + dir / "s0.jsonl");
+  REQUIRE(twice.exit_code == 0);
+  CHECK(twice.out == oracle);
+  // the same id with another line in one file: refused at the second line, naming the first
+  std::string changed = lines[0];
+  const auto digit = changed.find("\"dram_bytes\":") + 13;  // an integer: the line stays canonical
+  changed[digit] = changed[digit] == '9' ? '8' : '9';
+  spit(dir / "c.jsonl", header + "\n" + lines[0] + "\n" + lines[1] + "\n" + changed + "\n");
+  const auto bad = tc_test::run_cli("sweep merge " + dir / "c.jsonl");
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("c.jsonl:4:1: point " + lines[0].substr(7, 16) + " has a different result on line 2") !=
+        std::string::npos);
+}
+
 TEST_CASE("shards and thread counts reproduce the unsharded run", "[sweep]") {
   TempDir dir;
   const auto whole = tc_test::run_cli(sweep_cmd("--jobs 1"));
