@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "conv_window.hpp"
 #include "levels.hpp"
 #include "nest.hpp"
 #include "tenet_cost/cost.hpp"
@@ -601,13 +602,16 @@ const GemmCost& Estimator::gemm(const GemmShape& shape, const quant::Scheme& sch
   return gemm(shape, scheme, impl_->options.tile);
 }
 
-const GemmCost& Estimator::gemm(const GemmShape& shape, const quant::Scheme& scheme, const Tile& user) {
+const GemmCost& Estimator::gemm(const GemmShape& given, const quant::Scheme& scheme, const Tile& user) {
   const auto& arch = impl_->arch;
   const auto& dataflow = impl_->dataflow;
-  if (shape.batch <= 0 || shape.m <= 0 || shape.n <= 0 || shape.k <= 0)
-    throw InputError("GEMM dimensions must be positive (batch=" + std::to_string(shape.batch) +
-                     ", m=" + std::to_string(shape.m) + ", n=" + std::to_string(shape.n) +
-                     ", k=" + std::to_string(shape.k) + ")");
+  if (given.batch <= 0 || given.m <= 0 || given.n <= 0 || given.k <= 0)
+    throw InputError("GEMM dimensions must be positive (batch=" + std::to_string(given.batch) +
+                     ", m=" + std::to_string(given.m) + ", n=" + std::to_string(given.n) +
+                     ", k=" + std::to_string(given.k) + ")");
+  detail::check_conv_window(given);
+  GemmShape shape = given;
+  if (!arch.levels.empty()) shape.conv.reset();  // levels count a convolution's input as im2col (docs/model.md)
   GemmKey key{shape,
               GemmInputs{quant::operands(scheme, shape.role, mapping::dequant_site(arch)),
                          scheme.accum_bits,
