@@ -5,7 +5,9 @@
 // reference product, on many shapes including partial folds, for os, ws and is.
 #include <catch2/catch.hpp>
 
+#include <array>
 #include <cstdint>
+#include <tuple>
 #include <vector>
 
 #include "cost/arch_support.hpp"
@@ -213,32 +215,20 @@ TEST_CASE("register-level systolic simulation = compute + stationary_load + outp
             for (const bool serial : {false, true}) {
               const auto mode = serial ? arch::Buffering::kSerial : arch::Buffering::kDoubleBuffered;
               INFO("R=" << R << " C=" << C << " M=" << M << " N=" << N << " K=" << K << " serial=" << serial);
-              {
-                cost::Estimator est(sim_arch(R, C, arch::Buffering::kDoubleBuffered, mode),
-                                    mapping::parse_dataflow("os"));
+              // per dataflow: the serial mode on the load (ws, is) or the drain (os), the simulation, the other term
+              const std::array<std::tuple<const char*, bool, SimResult, cost::Term>, 3> runs{
+                  std::tuple{"os", false, simulate_os(a, b, M, N, K, R, C, serial), cost::Term::kStationaryLoad},
+                  std::tuple{"ws", true, simulate_ws(a, b, M, N, K, R, C, serial), cost::Term::kOutputDrain},
+                  std::tuple{"is", true, simulate_is(a, b, M, N, K, R, C, serial), cost::Term::kOutputDrain}};
+              for (const auto& [df, on_load, sim, idle] : runs) {
+                INFO("dataflow " << df);
+                const auto dbl = arch::Buffering::kDoubleBuffered;
+                cost::Estimator est(sim_arch(R, C, on_load ? mode : dbl, on_load ? dbl : mode),
+                                    mapping::parse_dataflow(df));
                 const auto& c = est.gemm(cost::GemmShape{1, M, N, K}, fp16);
-                const SimResult s = simulate_os(a, b, M, N, K, R, C, serial);
-                CHECK(s.c == ref);
-                CHECK(array_cycles(c) == s.cycles);
-                CHECK(c.cycles_of(cost::Term::kStationaryLoad) == 0);
-              }
-              {
-                cost::Estimator est(sim_arch(R, C, mode, arch::Buffering::kDoubleBuffered),
-                                    mapping::parse_dataflow("ws"));
-                const auto& c = est.gemm(cost::GemmShape{1, M, N, K}, fp16);
-                const SimResult s = simulate_ws(a, b, M, N, K, R, C, serial);
-                CHECK(s.c == ref);
-                CHECK(array_cycles(c) == s.cycles);
-                CHECK(c.cycles_of(cost::Term::kOutputDrain) == 0);
-              }
-              {
-                cost::Estimator est(sim_arch(R, C, mode, arch::Buffering::kDoubleBuffered),
-                                    mapping::parse_dataflow("is"));
-                const auto& c = est.gemm(cost::GemmShape{1, M, N, K}, fp16);
-                const SimResult s = simulate_is(a, b, M, N, K, R, C, serial);
-                CHECK(s.c == ref);
-                CHECK(array_cycles(c) == s.cycles);
-                CHECK(c.cycles_of(cost::Term::kOutputDrain) == 0);
+                CHECK(sim.c == ref);
+                CHECK(array_cycles(c) == sim.cycles);
+                CHECK(c.cycles_of(idle) == 0);
               }
               ++cases;
             }
