@@ -95,12 +95,25 @@ struct Options {
   std::int64_t engine_max_points = kDefaultEnginePoints;
 };
 
+/// A convolution run as its implicit GEMM (docs/model.md "Convolutions"): m = images x out_h x out_w (the output
+/// column fastest), k = channels x kernel_h x kernel_w (the kernel column fastest), n = output channels. Input row
+/// h = out_row x stride_h + kernel_row x dilation_h (columns alike), in the coordinates of the tensor the convolution
+/// reads (a padded input counts its padding). A 1-D convolution has out_h = kernel_h = 1.
+struct ConvWindow {
+  std::int64_t images = 1, out_h = 1, out_w = 1, channels = 1;
+  std::int64_t kernel_h = 1, kernel_w = 1, stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
+  bool operator==(const ConvWindow&) const = default;
+};
+
 struct GemmShape {
   std::int64_t batch = 1, m = 1, n = 1, k = 1;
   quant::GemmRole role = quant::GemmRole::kLinear;
   /// Fused attention (docs/model.md "Attention"): the score matrix stays in the buffer, so the QK GEMM's output S
   /// and the PV GEMM's input P move no DRAM bytes (they still occupy the buffer and its bandwidth).
   bool scores_on_chip = false;
+  /// Set for a convolution: the input's DRAM traffic counts the distinct input elements of each tile (its halo),
+  /// not the im2col matrix (docs/model.md "Convolutions"). Must match m and k.
+  std::optional<ConvWindow> conv = std::nullopt;
   bool operator==(const GemmShape&) const = default;
 };
 

@@ -63,6 +63,8 @@ struct ConvInfo {
   std::vector<char> loop_kinds;                // 'S' or 'R'
   std::vector<std::int64_t> strides;           // per spatial dim
   std::vector<std::int64_t> dilations;         // per spatial dim
+  std::vector<std::string> window_out;         // per spatial dim: the output loop of the window index
+  std::vector<std::string> window_kernel;      // per spatial dim: the kernel (reduction) loop of the window index
   bool operator==(const ConvInfo&) const = default;
 };
 

@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "conv_window.hpp"
 #include "levels.hpp"
 #include "nest.hpp"
 #include "tenet_cost/cost.hpp"
@@ -338,7 +339,7 @@ namespace {
 // The cycle terms of one GEMM before the timing rules combine them.
 struct CycleTerms {
   std::int64_t compute = 0, buffer = 0, dram = 0, dequant = 0, vector = 0;
-  std::int64_t folds = 0;       // array folds (os, ws): what a serial load / drain pays per fold
+  std::int64_t folds = 0;       // array folds (os, ws, is): what a serial load / drain pays per fold
   std::int64_t dram_write = 0;  // the part of `dram` that writes the output back (the rest fetches)
   std::int64_t tiles = 1;       // buffer tiles (batch included): the pipeline's steps
 };
@@ -360,15 +361,18 @@ std::int64_t pipeline_cycles(std::int64_t array, const CycleTerms& k) {
 
 void set_timing(GemmCost& c, const arch::Arch& arch, const mapping::Dataflow& dataflow, const CycleTerms& k,
                 Timing timing) {
-  // serial systolic timing: R cycles per fold to shift the stationary operand in (ws) or the outputs out (os)
+  // serial systolic timing: R cycles per fold to shift the stationary operand in (ws: the weights, is: the inputs) or
+  // the outputs out (os)
   const bool os = dataflow.preset == mapping::Preset::kOS, ws = dataflow.preset == mapping::Preset::kWS;
-  if ((arch.stationary_load == arch::Buffering::kSerial || arch.output_drain == arch::Buffering::kSerial) && !os && !ws)
+  const bool is = dataflow.preset == mapping::Preset::kIS;
+  if ((arch.stationary_load == arch::Buffering::kSerial || arch.output_drain == arch::Buffering::kSerial) && !os &&
+      !ws && !is)
     throw InputError(
-        "pe_array.stationary_load / output_drain 'serial' is modelled for the os and ws dataflows only, "
+        "pe_array.stationary_load / output_drain 'serial' is modelled for the os, ws and is dataflows only, "
         "not " +
         dataflow.name);
   const std::int64_t fold_cycles = checked_mul(k.folds, arch.rows, "cycles");
-  const std::int64_t load_cycles = ws && arch.stationary_load == arch::Buffering::kSerial ? fold_cycles : 0;
+  const std::int64_t load_cycles = (ws || is) && arch.stationary_load == arch::Buffering::kSerial ? fold_cycles : 0;
   const std::int64_t drain_cycles = os && arch.output_drain == arch::Buffering::kSerial ? fold_cycles : 0;
   // the array terms add up (compute, then the serial load / drain); the rest overlap: the slowest bounds the GEMM
   // (the first in enum order on a tie; the array's sum is reported as compute)
@@ -458,6 +462,8 @@ const ArraySums& Estimator::Impl::array_level(GemmCost& c, const std::vector<Ope
           a.folds = checked_add(a.folds, checked_mul(ceil_div(tm, arch.rows) * ceil_div(tn, arch.cols), reps, "folds"));
         else if (dataflow.preset == mapping::Preset::kWS)
           a.folds = checked_add(a.folds, checked_mul(ceil_div(tn, arch.cols) * ceil_div(tk, arch.rows), reps, "folds"));
+        else if (dataflow.preset == mapping::Preset::kIS)  // A[i, k] stationary: k on the rows, i on the columns
+          a.folds = checked_add(a.folds, checked_mul(ceil_div(tm, arch.cols) * ceil_div(tk, arch.rows), reps, "folds"));
         for (std::size_t i = 0; i < arr.size(); ++i) {
           const Operand& op = arr[i];
           if (t.unique[i] < 0 || t.total[i] < 0 || t.temporal_unique[i] < 0)
@@ -668,13 +674,16 @@ const GemmCost& Estimator::gemm(const GemmShape& shape, const quant::Scheme& sch
   return gemm(shape, scheme, impl_->options.tile);
 }
 
-const GemmCost& Estimator::gemm(const GemmShape& shape, const quant::Scheme& scheme, const Tile& user) {
+const GemmCost& Estimator::gemm(const GemmShape& given, const quant::Scheme& scheme, const Tile& user) {
   const auto& arch = impl_->arch;
   const auto& dataflow = impl_->dataflow;
-  if (shape.batch <= 0 || shape.m <= 0 || shape.n <= 0 || shape.k <= 0)
-    throw InputError("GEMM dimensions must be positive (batch=" + std::to_string(shape.batch) +
-                     ", m=" + std::to_string(shape.m) + ", n=" + std::to_string(shape.n) +
-                     ", k=" + std::to_string(shape.k) + ")");
+  if (given.batch <= 0 || given.m <= 0 || given.n <= 0 || given.k <= 0)
+    throw InputError("GEMM dimensions must be positive (batch=" + std::to_string(given.batch) +
+                     ", m=" + std::to_string(given.m) + ", n=" + std::to_string(given.n) +
+                     ", k=" + std::to_string(given.k) + ")");
+  detail::check_conv_window(given);
+  GemmShape shape = given;
+  if (!arch.levels.empty()) shape.conv.reset();  // levels count a convolution's input as im2col (docs/model.md)
   GemmKey key{shape,
               GemmInputs{quant::operands(scheme, shape.role, mapping::dequant_site(arch)),
                          scheme.accum_bits,

@@ -2,6 +2,9 @@
 #include "nest.hpp"
 
 #include <numeric>
+#include <string>
+
+#include "conv_window.hpp"
 
 namespace tenet_cost::cost::detail {
 
@@ -35,7 +38,16 @@ DramMove dram_move(const Operand& op, const Nest& nest) {
     if (!mine[static_cast<std::size_t>(loop_slot(l))])
       reps = checked_mul(reps, nest.dim(l).trips(), "tile repetitions");
   }
-  const std::int64_t fp = footprint(op, nest, false);
+  std::int64_t fp = 0;
+  if (nest.conv && is_conv_input(op)) {
+    // the tile search keeps k tiles to whole kernel windows (tile_search.cpp), so each holds whole channels
+    const DimInfo& k = nest.dim('k');
+    if (k.tile < k.extent && k.tile % (nest.conv->kernel_h * nest.conv->kernel_w) != 0)
+      throw InternalError("a convolution's k tile " + std::to_string(k.tile) + " splits a kernel window");
+    fp = conv_input_elements(*nest.conv, std::min(nest.dim('m').tile, nest.dim('m').extent));
+  } else {
+    fp = footprint(op, nest, false);
+  }
   DramMove mv;
   if (op.write) {
     mv.first = fp;

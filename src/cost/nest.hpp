@@ -28,10 +28,13 @@ inline char loop_of(char dim) { return dim == 'i' ? 'm' : dim == 'j' ? 'n' : dim
 inline int loop_slot(char loop) { return loop == 'm' ? 0 : loop == 'n' ? 1 : loop == 'k' ? 2 : 3; }
 
 struct Nest {
-  std::array<DimInfo, 3> dims;  // m, n, k
-  std::string order;            // outermost first
+  std::array<DimInfo, 3> dims;       // m, n, k
+  std::string order;                 // outermost first
+  const ConvWindow* conv = nullptr;  // a convolution's window (the GemmShape outlives the nest)
   Nest(const GemmShape& s, const Tile& t)
-      : dims{DimInfo{s.m, t.m}, DimInfo{s.n, t.n}, DimInfo{s.k, t.k}}, order(t.order) {}
+      : dims{DimInfo{s.m, t.m}, DimInfo{s.n, t.n}, DimInfo{s.k, t.k}},
+        order(t.order),
+        conv(s.conv ? &*s.conv : nullptr) {}
   /// The loop 'm', 'n' or 'k'; InternalError for another name.
   [[nodiscard]] const DimInfo& dim(char loop) const {
     const int i = loop_slot(loop);
@@ -42,7 +45,8 @@ struct Nest {
 };
 
 /// Elements of an operand moved between DRAM and the buffer (reads; for the output: writes + partial re-reads):
-/// the closed form of docs/model.md "Buffer <-> DRAM" on the nest without its one-trip loops.
+/// the closed form of docs/model.md "Buffer <-> DRAM" on the nest without its one-trip loops. A convolution's input
+/// moves the distinct elements of each of its tiles (conv_window.hpp), not its im2col footprint.
 struct DramMove {
   std::int64_t first = 0;     // elements at the operand's own bits (reads, or final writes)
   std::int64_t partial = 0;   // output only: extra partial-sum writes (= re-reads), at accumulator bits

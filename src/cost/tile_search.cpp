@@ -76,6 +76,7 @@ i128 mul_capped(i128 a, i128 b) { return std::min(a * b, kFastLimit + 1); }
 // repetitions of an operand at most the product of the trips (at the smallest size) of the loops it does not index.
 std::optional<std::vector<OpTable>> op_tables(const TileProblem& p, const std::array<std::vector<std::int64_t>, 3>& sz,
                                               const std::array<std::int64_t, 3>& ext) {
+  if (p.shape.conv) return std::nullopt;  // a convolution's input moves its tiles' halos (nest.cpp): the checked path
   std::vector<OpTable> out;
   std::array<i128, 3> max_trips{};
   for (std::size_t d = 0; d < 3; ++d) max_trips[d] = ceil_div(ext[d], sz[d].front());
@@ -191,11 +192,14 @@ std::vector<TileCandidate> enumerate(const TileProblem& p, const Tile& user, boo
                                      std::int64_t* legal = nullptr) {
   const GemmShape& s = p.shape;
   const i128 cap = static_cast<i128>(p.buffer_bytes) * 8;
-  const std::int64_t am = detail::align_of(p.ops, 'm'), an = detail::align_of(p.ops, 'n'),
-                     ak = detail::align_of(p.ops, 'k');
+  const std::int64_t am = detail::align_of(p.ops, 'm'), an = detail::align_of(p.ops, 'n');
+  // a convolution's k tiles hold whole kernel windows (its input's halo is counted per channel, nest.cpp)
+  const std::int64_t window = s.conv ? s.conv->kernel_h * s.conv->kernel_w : 1;
+  const std::int64_t ak = std::lcm(detail::align_of(p.ops, 'k'), window);
   auto check_align = [&](const char* dim, std::int64_t t, std::int64_t extent, std::int64_t a) {
     if (t < extent && t % a != 0)
-      throw InputError(std::string("tile ") + dim + "=" + std::to_string(t) + " must be a multiple of the group size " +
+      throw InputError(std::string("tile ") + dim + "=" + std::to_string(t) + " must be a multiple of " +
+                       (*dim == 'k' && window > 1 ? "the group size and the kernel window " : "the group size ") +
                        std::to_string(a) + " (or cover the whole extent " + std::to_string(extent) + ")");
   };
   if (user.m) check_align("m", user.m, s.m, am);

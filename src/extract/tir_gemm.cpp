@@ -297,6 +297,8 @@ std::string conv_info(const std::vector<std::string>& order, const std::map<std:
       }
       if (sv.empty() || rv.empty() || ac.groups.count(sv)) continue;  // a group's channels, not a window
       ++ci.spatial_dims;
+      ci.window_out.push_back(sv);
+      ci.window_kernel.push_back(rv);
       auto lf = linear_form(*idx);
       if (lf) {
         ci.strides.push_back(lf->coef[sv]);

@@ -9,6 +9,7 @@
 #include <memory>
 #include <set>
 
+#include "conv_window.hpp"
 #include "plan_internal.hpp"
 #include "tenet_cost/checked.hpp"
 #include "tenet_cost/error.hpp"
@@ -453,10 +454,9 @@ DumpPlan dump_plan(const ExtractResult& dump, const Phases& ph, const std::optio
     return binds.emplace(entry, ph.symbols(ph.phase_of(entry), cfg, chosen.packed.count(entry) != 0)).first->second;
   };
   check_all_bound(ex, bindings_for);
-  std::set<std::string> convs;
+  std::set<std::string> convs, im2col;  // convolutions with their window; those costed as im2col
   for (const auto& w : ex.workloads) {
     if (!w.shape_known) continue;
-    if (w.kind == WorkloadKind::kConv && !w.calls.empty()) convs.insert(w.function);
     for (const auto& entry_calls : w.calls) {
       const std::string& entry = entry_calls.first;  // a named reference: the lambdas below capture it
       const std::int64_t calls = entry_calls.second;
@@ -489,6 +489,10 @@ DumpPlan dump_plan(const ExtractResult& dump, const Phases& ph, const std::optio
           g.dump_scheme = quant::parse_scheme(w.dtype_b == DataType::Float(32) ? "q0f32" : "q0f16");
       }
       g.source = source_of(w.source);
+      if (w.kind == WorkloadKind::kConv) {
+        g.shape.conv = conv_window(w, g.shape, b);
+        (g.shape.conv ? convs : im2col).insert(w.function);
+      }
       // the final projection: N is the vocabulary (from the config, or a symbolic vocab_size)
       g.lm_head = (cfg && g.shape.n == cfg->vocab && w.weight_operand != WeightOperand::kNone) ||
                   w.n.expr.find("vocab") != std::string::npos || w.function.find("lm_head") != std::string::npos;
@@ -523,8 +527,14 @@ DumpPlan dump_plan(const ExtractResult& dump, const Phases& ph, const std::optio
   if (notes && !convs.empty())
     notes->push_back(
         "convolutions run as their implicit GEMM (m = batch x output pixels, n = output channels, k = "
-        "input channels x kernel volume): " +
+        "input channels x kernel volume, k tiles of whole kernel windows), the input's DRAM traffic the distinct "
+        "input elements of each tile (sliding-window reuse; im2col on an arch with levels): " +
         joined({convs.begin(), convs.end()}));
+  if (notes && !im2col.empty())
+    notes->push_back(
+        "convolutions run as their implicit GEMM (m = batch x output pixels, n = output channels, k = "
+        "input channels x kernel volume), the input counted as its im2col matrix (a 3-D or unresolved window): " +
+        joined({im2col.begin(), im2col.end()}));
   if (notes)
     for (const auto& u : uncosted) notes->push_back("operator " + u + " is not costed");
   // --batch N > 1: an entry whose GEMMs have a batch symbol runs the N sequences in one call; any other entry runs

@@ -45,7 +45,7 @@ std::int64_t expected_pipeline(const arch::Arch& a, const cost::GemmCost& r) {
 TEST_CASE("--timing pipeline: the closed form from public counts, and never below the roofline", "[timing]") {
   const arch::Arch a = tc_test::edge_arch(32, 32, 1 << 20);
   for (const char* df : {"os", "ws"})
-    for (const cost::GemmShape s :
+    for (const cost::GemmShape& s :
          {cost::GemmShape{1, 1, 512, 512}, cost::GemmShape{1, 1, 4096, 4096}, cost::GemmShape{1, 64, 4096, 4096},
           cost::GemmShape{1, 2048, 1024, 4096}, cost::GemmShape{4, 128, 128, 64}})
       for (const char* q : {"q0f16", "q4f16_1", "w8a8-token-channel"}) {

@@ -1,5 +1,6 @@
-// The reference suite (tests/fixtures/reference, docs/validation.md): SCALE-Sim v3's own CI goldens,
-// reproduced by the `scalesim` convention's closed forms (src/cost/conventions.cpp). The inputs are read
+// The reference suite (tests/fixtures/reference, docs/validation.md): SCALE-Sim v3's own CI goldens and 34
+// input-stationary layers run through it, reproduced by the `scalesim` convention's closed forms
+// (src/cost/conventions.cpp); on the latter also the default model's serial stationary load. The inputs are read
 // from the vendored config and topology files, the expected numbers from the vendored reports: nothing
 // below is typed in by hand except which report goes with which dataflow and topology.
 #include <catch2/catch.hpp>
@@ -11,7 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "cost/arch_support.hpp"
 #include "cost/conventions.hpp"
+#include "tenet_cost/cost.hpp"
 
 namespace {
 
@@ -33,20 +36,33 @@ std::vector<std::string> split(const std::string& line) {
   return out;
 }
 
-/// A one-row SCALE-Sim CSV (header line, value line): column name -> cell.
-std::map<std::string, std::string> report(const std::string& path) {
+using Row = std::map<std::string, std::string>;
+
+/// A SCALE-Sim report CSV (header line, one value line per layer): per layer, column name -> cell.
+std::vector<Row> report_rows(const std::string& path) {
   std::ifstream in(path);
   REQUIRE(in.good());
   std::string head;
   std::string row;
   std::getline(in, head);
-  std::getline(in, row);
   const auto names = split(head);
-  const auto cells = split(row);
-  std::map<std::string, std::string> out;
-  for (std::size_t i = 0; i < names.size() && i < cells.size(); ++i)
-    if (!names[i].empty()) out[names[i]] = cells[i];
+  std::vector<Row> out;
+  while (std::getline(in, row)) {
+    if (trim(row).empty()) continue;
+    const auto cells = split(row);
+    Row r;
+    for (std::size_t i = 0; i < names.size() && i < cells.size(); ++i)
+      if (!names[i].empty()) r[names[i]] = cells[i];
+    out.push_back(r);
+  }
   return out;
+}
+
+/// A one-layer report.
+Row report(const std::string& path) {
+  const auto rows = report_rows(path);
+  REQUIRE(rows.size() == 1);
+  return rows.front();
 }
 
 std::int64_t integer(const std::map<std::string, std::string>& r, const std::string& name) {
@@ -54,9 +70,10 @@ std::int64_t integer(const std::map<std::string, std::string>& r, const std::str
   return static_cast<std::int64_t>(std::stod(r.at(name)));  // "3294225" or "3294225.0": exact below 2^53
 }
 
-/// `key: value` from scale.cfg.
-std::int64_t cfg_int(const std::string& key) {
-  std::ifstream in(kRef + "scale.cfg");
+/// `key: value` from a SCALE-Sim config (scale.cfg unless named).
+std::int64_t cfg_int(const std::string& key, const std::string& file = "scale.cfg") {
+  std::ifstream in(kRef + file);
+  REQUIRE(in.good());
   std::string line;
   while (std::getline(in, line)) {
     const auto colon = line.find(':');
@@ -67,30 +84,42 @@ std::int64_t cfg_int(const std::string& key) {
   return 0;
 }
 
-/// The second line of a topology CSV, as integers after the layer name.
-std::vector<std::int64_t> topology(const std::string& file) {
+/// Each layer line of a topology CSV, as integers after the layer name.
+std::vector<std::vector<std::int64_t>> topology_rows(const std::string& file) {
   std::ifstream in(kRef + file);
+  REQUIRE(in.good());
   std::string line;
   std::getline(in, line);
-  std::getline(in, line);
-  std::vector<std::int64_t> v;
-  const auto cells = split(line);
-  for (std::size_t i = 1; i < cells.size(); ++i)
-    if (!cells[i].empty()) v.push_back(std::stoll(cells[i]));
-  return v;
+  std::vector<std::vector<std::int64_t>> out;
+  while (std::getline(in, line)) {
+    if (trim(line).empty()) continue;
+    std::vector<std::int64_t> v;
+    const auto cells = split(line);
+    for (std::size_t i = 1; i < cells.size(); ++i)
+      if (!cells[i].empty()) v.push_back(std::stoll(cells[i]));
+    out.push_back(v);
+  }
+  return out;
 }
 
-void check_case(const std::string& dir, const cv::ScaleSimGemm& g, cv::ScaleSimDataflow df) {
-  INFO("golden_trace_" << dir);
-  const auto compute = report(kRef + "golden_trace_" + dir + "/COMPUTE_REPORT.csv");
-  const auto access = report(kRef + "golden_trace_" + dir + "/DETAILED_ACCESS_REPORT.csv");
-  const auto c = cv::scalesim_counts(g, cfg_int("ArrayHeight"), cfg_int("ArrayWidth"), df);
+/// The first layer of a topology CSV.
+std::vector<std::int64_t> topology(const std::string& file) { return topology_rows(file).front(); }
+
+/// The counters the convention claims, for one layer's reports.
+void check_counts(const cv::ScaleSimCounts& c, const Row& compute, const Row& access) {
   CHECK(c.total_cycles == integer(compute, "Total Cycles") - integer(compute, "Stall Cycles"));
   CHECK(c.sram_ifmap_reads == integer(access, "SRAM IFMAP Reads"));
   CHECK(c.sram_filter_reads == integer(access, "SRAM Filter Reads"));
   CHECK(c.sram_ofmap_writes == integer(access, "SRAM OFMAP Writes"));
   const double efficiency = 100.0 * static_cast<double>(c.mapped_macs) / static_cast<double>(c.padded_macs);
   CHECK(efficiency == Approx(std::stod(compute.at("Mapping Efficiency %"))).epsilon(1e-12));
+}
+
+void check_case(const std::string& dir, const cv::ScaleSimGemm& g, cv::ScaleSimDataflow df) {
+  INFO("golden_trace_" << dir);
+  const auto compute = report(kRef + "golden_trace_" + dir + "/COMPUTE_REPORT.csv");
+  const auto access = report(kRef + "golden_trace_" + dir + "/DETAILED_ACCESS_REPORT.csv");
+  check_counts(cv::scalesim_counts(g, cfg_int("ArrayHeight"), cfg_int("ArrayWidth"), df), compute, access);
 }
 
 }  // namespace
@@ -114,6 +143,49 @@ TEST_CASE("SCALE-Sim v3 goldens: AlexNet conv1 under ws (CALC bandwidth, no stal
   // No stalls under CALC: the reported total is the closed form itself.
   const auto compute = report(kRef + "golden_trace_calc/COMPUTE_REPORT.csv");
   CHECK(cv::scalesim_counts(g, 32, 32, cv::ScaleSimDataflow::ws).total_cycles == integer(compute, "Total Cycles"));
+}
+
+TEST_CASE("SCALE-Sim v3 runs: 34 input-stationary layers, serial stationary load (CALC bandwidth)",
+          "[reference][scalesim]") {
+  // is_runs/: 12 GEMM and 5 conv layers on an 8x8 and a 16x32 array (README). Under CALC there are no stalls.
+  const auto fp16 = tenet_cost::quant::parse_scheme("q0f16");
+  std::int64_t cases = 0;
+  for (const std::string array : {"8x8", "16x32"}) {
+    const std::string cfg = "is_runs/is_" + array + ".cfg";
+    const std::int64_t rows = cfg_int("ArrayHeight", cfg), cols = cfg_int("ArrayWidth", cfg);
+    // the physical model on the same array with a serial stationary load, one buffer tile (the whole GEMM)
+    auto arch = tc_test::edge_arch(rows, cols, std::int64_t{1} << 40);
+    arch.stationary_load = tenet_cost::arch::Buffering::kSerial;
+    tenet_cost::cost::Estimator physical(arch, tenet_cost::mapping::parse_dataflow("is"));
+    for (const std::string kind : {"gemm", "conv"}) {
+      const auto layers = topology_rows("is_runs/is_" + kind + ".csv");
+      const auto compute = report_rows(kRef + "is_runs/" + kind + "_" + array + "_COMPUTE_REPORT.csv");
+      const auto access = report_rows(kRef + "is_runs/" + kind + "_" + array + "_DETAILED_ACCESS_REPORT.csv");
+      REQUIRE(layers.size() == compute.size());
+      REQUIRE(layers.size() == access.size());
+      for (std::size_t i = 0; i < layers.size(); ++i) {
+        const auto& t = layers[i];
+        const cv::ScaleSimGemm g =
+            kind == "gemm" ? cv::ScaleSimGemm{t.at(0), t.at(1), t.at(2)}
+                           : cv::scalesim_im2col({t.at(0), t.at(1), t.at(2), t.at(3), t.at(4), t.at(5), t.at(6)});
+        INFO(kind << " layer " << i << " on " << array << ": M=" << g.m << " N=" << g.n << " K=" << g.k);
+        const auto c = cv::scalesim_counts(g, rows, cols, cv::ScaleSimDataflow::is);
+        check_counts(c, compute[i], access[i]);
+        CHECK(integer(compute[i], "Stall Cycles") == 0);
+        // The default model's array cycles: per fold N + r + c - 2 for the rows r and columns c it uses, plus the
+        // serial load's R. SCALE-Sim pads every fold to R x C and reports the last cycle's index, so
+        //   physical = Total Cycles + 1 - (col folds (row folds R - K) + row folds (col folds C - M)).
+        const auto& p = physical.gemm(tenet_cost::cost::GemmShape{1, g.m, g.n, g.k}, fp16);
+        const std::int64_t padding =
+            c.col_folds * (c.row_folds * rows - g.k) + c.row_folds * (c.col_folds * cols - g.m);
+        CHECK(p.cycles_of(tenet_cost::cost::Term::kCompute) + p.cycles_of(tenet_cost::cost::Term::kStationaryLoad) ==
+              integer(compute[i], "Total Cycles") + 1 - padding);
+        CHECK(p.cycles_of(tenet_cost::cost::Term::kStationaryLoad) == c.row_folds * c.col_folds * rows);
+        ++cases;
+      }
+    }
+  }
+  CHECK(cases == 34);
 }
 
 TEST_CASE("SCALE-Sim convention: hand-derived small cases and refusals", "[reference][scalesim]") {
