@@ -49,7 +49,7 @@ int bench_main(int argc, char** argv) {
     const auto sum = sweep::run(grid, opt);
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::uint64_t check = 0;
-    for (const auto& l : sum.lines) check = check * 31 + std::hash<std::string>{}(l.text);
+    sum.lines.each([&check](const std::string& l) { check = check * 31 + std::hash<std::string>{}(l); });
     std::printf(
         "bench_sweep: %s: %lld points (%zu errors), %zu models parsed, %zu estimators, jobs %u: wall %.2f s, "
         "CPU %.2f s, %.1f points/s wall (checksum %016llx)\n",

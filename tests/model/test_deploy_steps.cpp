@@ -126,12 +126,12 @@ TEST_CASE("chunked prefill over TP: the chip's steps plus the all-reduces at eac
 }
 
 TEST_CASE("a request on TP=2 equals the integrated closed form", "[parallel][request]") {
-  RequestCase f(5);
-  const model::ModelConfig& c = f.c;
-  cost::Estimator& est = f.est;
-  const model::Phases& ph = f.ph;
-  model::Request& req = f.req;
-  const model::Model& whole = f.whole;
+  RequestCase fx(5);
+  const model::ModelConfig& c = fx.c;
+  cost::Estimator& est = fx.est;
+  const model::Phases& ph = fx.ph;
+  model::Request& req = fx.req;
+  const model::Model& whole = fx.whole;
   const std::vector<std::optional<quant::Scheme>> schemes = {quant::parse_scheme("q0f16"),
                                                              quant::parse_scheme("fp8-tensor")};
   model::Parallel p;
