@@ -52,15 +52,21 @@ i128 array_bits_of(const Operand& op, std::int64_t elems) {
   return static_cast<i128>(elems) * op.bits_num / op.bits_den;
 }
 
+}  // namespace
+
 // The engine's view of a GEMM's array operands: its counts depend on the access relations (and whether a tensor is
 // written), never on the names, so the operands are named by position of their relation (X0, X1, ...) and operands
 // of one relation (a group scale and its zero point, SW[j, floor(k/g)] and ZW[j, floor(k/g)]) are one tensor. One
 // compile then serves every structure equal up to names (A.W = C, Q.K = P, P.V = O; w4a16-g128 with or without
 // zero points).
+// (Outside the anonymous namespace: engine_problem's lambda captures one, and a unity build would otherwise
+// give that lambda a member of internal linkage: -Wsubobject-linkage.)
 struct EngineOperands {
   std::vector<Operand> tensors;   // distinct relations, named X0, X1, ...
   std::vector<std::size_t> slot;  // per operand of the GEMM: its tensor (SIZE_MAX: not in the array)
 };
+
+namespace {
 
 EngineOperands engine_operands(const std::vector<Operand>& ops) {
   EngineOperands out;
