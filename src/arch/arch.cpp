@@ -20,6 +20,7 @@ using nlohmann::json;
 const std::vector<std::string>& precisions() {
   static const std::vector<std::string> p = [] {
     std::vector<std::string> v;
+    v.reserve(kMacPrecisions.size());
     for (const MacPrecision m : kMacPrecisions) v.emplace_back(to_string(m));
     return v;
   }();
