@@ -87,7 +87,7 @@ bool param_rooted(const ExprPtr& inlined, const FuncIndex& fi) {
 OptDataType per_tensor_scale_dtype(const FuncIndex& fi) {
   for (const auto& b : fi.param_buffer) {
     const ir::Buffer* buf = fi.buffer(b);
-    const OptDataType t = buf ? parse_dtype(buf->dtype) : std::nullopt;
+    OptDataType t = buf ? parse_dtype(buf->dtype) : std::nullopt;
     if (!is_float_dtype(t) || is_float8_dtype(t)) continue;
     if (buf->shape.size() == 1 && int_const(buf->shape[0].get()) == 1) return t;
     if (buf->shape.empty()) return t;
