@@ -343,8 +343,8 @@ const char* given(const Fields& f, std::initializer_list<const char*> keys) {
 }
 
 // The GEMM widths the plan derives from the config alone (plan.cpp layer_gemms, with the same names) must fit in
-// 64 bits: checked here so that an overflow is an error at the field it comes from, not one without a file. (The
-// expert calls, which depend on the tokens, stay the plan's.)
+// 64 bits: checked here so that an overflow is an error at the field it comes from, not one without a file. The
+// expert calls (MoE layers x experts touched, at most every expert) are bounded by layers x experts, at the layers.
 void check_widths(const Fields& f, const ModelConfig& c) {
   f.located(f.has("head_dim") ? "head_dim" : given(f, {"num_attention_heads", "n_head"}), [&] {
     return checked_mul(checked_add(c.heads, checked_mul(2, c.kv_heads, "qkv width"), "qkv width"), c.head_dim,
@@ -357,6 +357,8 @@ void check_widths(const Fields& f, const ModelConfig& c) {
             [&] { return checked_mul(2, c.expert_intermediate, "expert width"); });
   f.located(given(f, {"shared_expert_intermediate_size", "n_shared_experts"}),
             [&] { return checked_mul(2, c.shared_intermediate, "shared width"); });
+  f.located(given(f, {"num_hidden_layers", "n_layer", "num_layers"}),
+            [&] { return checked_mul(c.moe_layers, c.experts, "expert calls"); });
 }
 
 }  // namespace

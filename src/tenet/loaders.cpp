@@ -87,11 +87,11 @@ PEArraySpec load_pe_array(const std::string& path) {
       const SourceLocation loc{path, lines[i].number, col};
       if (k >= 4) throw InputError(loc, "unexpected extra value '" + tok + "' after `l1 l2 bandwidth latency`");
       *fields[k] = parse_unsigned(tok, loc, names[k]);
+      if (fields[k] == &pe.bandwidth && pe.bandwidth == 0) throw InputError(loc, "bandwidth must be positive, found 0");
       ++k;
       col += static_cast<std::uint32_t>(tok.size());
     }
   }
-  if (pe.bandwidth == 0) throw InputError(SourceLocation{path, 0, 0}, "bandwidth must be positive, found 0");
   return pe;
 }
 

@@ -142,6 +142,17 @@ TEST_CASE("an HF config error is located at the key's value", "[hostile][regress
   check_located(Format::kHfConfig, rel, t, "1:1", "missing 'vocab_size'");
 }
 
+// Before: an MoE config whose layers x experts overflow (num_hidden_layers = 2^62) failed in the plan with "expert
+// calls does not fit" and no file; now at the layers' value.
+TEST_CASE("an MoE config's expert calls overflow at the layers' value", "[hostile][regression][location]") {
+  const std::string rel = "workloads/mixtral-8x7b/config.json", text = fixture(rel);
+  std::string t = text;
+  const std::string key = "\"num_hidden_layers\": 32";
+  REQUIRE(t.find(key) != std::string::npos);
+  t.replace(t.find(key), key.size(), "\"num_hidden_layers\": 4611686018427387904");
+  check_located(Format::kHfConfig, rel, t, line_col_of(t, "4611686018427387904"), "expert calls does not fit");
+}
+
 // Before: 357 TVM-JSON node and graph errors named the file without a line; now at the node's field (or the node, or
 // the top-level key).
 TEST_CASE("a TVM JSON node error is located at the node's field", "[hostile][regression][location]") {

@@ -39,6 +39,10 @@ const Case kCases[] = {
     {"ok.p", "deep.s", "ok.m", "deep.s:2:", "nested too deeply"},
     // the PE file agrees with itself (2-D domain and interconnect): the mapping is the inconsistent file
     {"ok.p", "ok.s", "rank3.m", "rank3.m:1:1", "the space map targets PE[3 dims] but the PE array"},
+    // counts beyond 64 bits from files: placed at the statement, naming the mapping and PE array with theirs
+    {"ok.p", "huge.s", "ok.m", "huge.s:2:1", "does not fit in 64 bits, counting this statement under the mapping "},
+    {"ok.p", "huge.s", "ok.m", "ok.m:2:1 on the PE array ", "does not fit in 64 bits"},
+    {"zerobw.p", "ok.s", "ok.m", "zerobw.p:3:10", "bandwidth must be positive, found 0"},
 };
 }  // namespace
 
