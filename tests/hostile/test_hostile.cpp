@@ -106,8 +106,8 @@ TEST_CASE("hostile inputs end in a right result or a clean located error", "[hos
   for (const auto& [k, n] : finding_kinds) UNSCOPED_INFO(n << " x " << k);
   fs::remove_all(dir);
   CHECK(findings == 0);
-  // A ratchet, not a goal: the messages that do not yet name the file or its line (docs/reliability.md §2b). It may only go down; measured
-  // with the default 25,000 (about 20,500 run) and seed 1. TC_HOSTILE_LIST=1 lists them.
+  // A ratchet, not a goal: the messages that do not yet name the file or its line (docs/reliability.md §2b). It may
+  // only go down; measured with the default 25,000 (about 20,500 run) and seed 1. TC_HOSTILE_LIST=1 lists them.
   if (total == 25'000 && seed == 1) CHECK(location_gaps <= kKnownLocationGaps);
   CHECK(cases >= std::min<std::size_t>(total, 20'000) * 9 / 10);
 }
