@@ -77,7 +77,7 @@ class ResultsOut {
   ResultsOut& operator=(const ResultsOut&) = delete;
   [[nodiscard]] bool finished(const std::string& id) const;
   /// One write() per line: a kill between lines leaves whole lines, a power cut at worst a partial last one.
-  void append(const std::string& id, std::string line);
+  void append(const std::string& id, const std::string& line);
   /// Without a path: the lines appended, sorted by id (they are in a temporary file, not in memory).
   SortedLines take();
   /// The CSV view of every line of the file (read again through the locked descriptor, twice: the columns, then the

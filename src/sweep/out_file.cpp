@@ -161,7 +161,7 @@ void ResultsOut::write_line(const std::string& text) {
   }
 }
 
-void ResultsOut::append(const std::string& id, std::string line) {
+void ResultsOut::append(const std::string& id, const std::string& line) {
   if (fd_ < 0) {
     lines_.add({id_value(id), fnv1a(line), spool_->size(), static_cast<std::uint32_t>(line.size()), 0});
     spool_->append(line);
