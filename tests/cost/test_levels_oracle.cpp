@@ -229,7 +229,7 @@ TEST_CASE("three levels by hand: partial sums between the on-chip levels", "[lev
   }
   levels[2].holds = {true, true, false};
   const std::int64_t array_c_writes = 48;  // (what the array writes; only passed through)
-  const auto lt = cost::detail::level_traffic(ops, s, tiles, 32, levels, {100, 200, 48 - 16}, array_c_writes);
+  const auto lt = cost::detail::level_traffic(ops, s, tiles, {}, 32, levels, {100, 200, 48 - 16}, array_c_writes);
   CHECK(lt.dram[0] == std::array<std::int64_t, 2>{16, 0});
   CHECK(lt.dram[1] == std::array<std::int64_t, 2>{16, 0});
   CHECK(lt.dram[2] == std::array<std::int64_t, 2>{16, 0});
