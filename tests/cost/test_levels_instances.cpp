@@ -17,6 +17,7 @@
 
 #include "cost/levels.hpp"
 #include "cost/nest.hpp"
+#include "levels_oracle.hpp"
 #include "tenet_cost/quant.hpp"
 #include "timeloop_reference.hpp"
 
@@ -26,11 +27,7 @@ using cost::detail::LevelTiles;
 
 namespace {
 
-struct Seg {
-  std::int64_t lo = 0, hi = 0;
-};
-using Segs = std::array<Seg, 3>;  // m, n, k
-using Elem = std::vector<std::int64_t>;
+using namespace levels_oracle;
 
 struct Step {
   std::size_t split = 0;  // 0: a loop over `size`; else a fan-out `split` ways with shares of `size`
@@ -89,23 +86,6 @@ void run(const std::vector<Step>& nest, std::size_t pos, Segs cur, Event& e, std
   }
 }
 
-std::set<Elem> elements(const quant::Operand& op, const Segs& s) {
-  std::set<Elem> out{Elem{}};
-  for (const auto& x : op.index) {
-    if (x.dim == '0') continue;
-    const Seg& g = s[static_cast<std::size_t>(cost::detail::loop_slot(cost::detail::loop_of(x.dim)))];
-    std::set<Elem> next;
-    for (const auto& e : out)
-      for (std::int64_t v = g.lo; v < g.hi; ++v) {
-        Elem f = e;
-        f.push_back(v / x.divisor);
-        next.insert(f);
-      }
-    out = std::move(next);
-  }
-  return out;
-}
-
 struct Counts {
   std::int64_t own = 0;     // every instance's fetches (visits), summed
   std::int64_t parent = 0;  // the union per parent instance and step
@@ -128,13 +108,6 @@ Counts simulate(const quant::Operand& op, const std::vector<Event>& events, std:
   }
   for (const auto& [k, v] : served) c.parent += static_cast<std::int64_t>(v.size());
   return c;
-}
-
-std::vector<quant::Operand> oracle_ops() {
-  auto ops = quant::operands(quant::parse_scheme("fp8-block4x2"), quant::GemmRole::kLinear, quant::DequantSite::kEdge);
-  ops.push_back(quant::operands(quant::parse_scheme("fp8-tensor"), quant::GemmRole::kLinear,
-                                quant::DequantSite::kEdge)[2]);  // a per-tensor scale S[0]
-  return ops;
 }
 
 // Spans along one loop nested in the instance tile `parent` (dividing it, or covering the extent), whose share over
