@@ -237,6 +237,7 @@ TEST_CASE("levels: per-PE registers in the cost model: shared is today's model, 
           "[levels][instances]") {
   const auto load = [](const std::vector<std::string>& sets) {
     std::vector<arch::Override> o;
+    o.reserve(sets.size());
     for (const auto& s : sets) o.push_back(arch::parse_override(s));
     return arch::load_arch("edge-npu-3level", tc_test::presets_dir(), o);
   };
