@@ -332,9 +332,14 @@ LevelTiles inner_tiles(const std::vector<Operand>& ops, const GemmShape& s, cons
             continue;
           }
           const std::int64_t count = ceil_div(s.m, tm) * ceil_div(s.n, tn) * ceil_div(s.k, tk);
-          tiles.push_back(t);
-          const i128 stamps = innermost ? array_stamps(array_tile(s, tiles, fans)) : 0;
-          tiles.pop_back();
+          i128 stamps = 0;
+          if (innermost && fans.empty()) {
+            stamps = array_stamps(t);
+          } else if (innermost) {  // the array runs the instance tile over all instances
+            tiles.push_back(t);
+            stamps = array_stamps(array_tile(s, tiles, fans));
+            tiles.pop_back();
+          }
           if (best && stamps > best_stamps) continue;
           for (const char* order : kOrders) {
             tiles.push_back(Tile{tm, tn, tk, order});
@@ -388,10 +393,15 @@ LevelTraffic level_traffic(const std::vector<Operand>& ops, const GemmShape& s, 
     if (holders.empty()) throw InternalError("no level holds operand " + op.name);
     // into holder j: what its instances receive (child side) or what its parent holder serves (DRAM for the first):
     // a fan-out below the parent along a loop the operand does not index is one multicast read (one reduced update)
-    const auto moved = [&](std::size_t j, bool child) {
-      const std::size_t from = child ? holders[j] + 1 : j == 0 ? 0 : holders[j - 1] + 1;
-      return checked_mul(level_fills(op, s, tiles, fans, holders[j], from), s.batch, "traffic");
-    };
+    std::vector<std::int64_t> into(holders.size()), served_in(holders.size());  // child side, parent side
+    for (std::size_t j = 0; j < holders.size(); ++j) {
+      const std::size_t from = j == 0 ? 0 : holders[j - 1] + 1;
+      served_in[j] = checked_mul(level_fills(op, s, tiles, fans, holders[j], from), s.batch, "traffic");
+      into[j] = fans.empty() || op.write
+                    ? served_in[j]
+                    : checked_mul(level_fills(op, s, tiles, fans, holders[j], holders[j] + 1), s.batch, "traffic");
+    }
+    const auto moved = [&](std::size_t j, bool child) { return child ? into[j] : served_in[j]; };
     const std::int64_t fp = op.write ? checked_mul(footprint(op, Nest(s, tiles[0]), false), s.batch, "outputs") : 0;
     for (std::size_t j = 0; j < holders.size(); ++j) {
       LevelOperandCost oc;
