@@ -73,6 +73,12 @@ struct MemLevel {
   TileBuffering buffering = TileBuffering::kSingle;
   std::array<bool, kOperandClasses> holds{true, true, true};  // by OperandClass; false: bypassed
   std::array<std::int64_t, kOperandClasses> partition{};      // bytes per class; all 0: shared
+  /// `instances` (docs/arch.md "Memory levels"): the level is grid_rows x grid_cols stores, each serving
+  /// rows / grid_rows consecutive PE rows and cols / grid_cols columns (per_pe: rows x cols, per_row: rows x 1,
+  /// per_col: 1 x cols, a count n: gcd(n, rows) x n / gcd(n, rows)); 1 x 1 (the default) is one shared store.
+  /// `bytes`, `partition` and `bits_per_cycle` are per instance.
+  std::int64_t grid_rows = 1, grid_cols = 1;
+  [[nodiscard]] std::int64_t instances() const { return grid_rows * grid_cols; }
   [[nodiscard]] bool partitioned() const { return partition[0] + partition[1] + partition[2] > 0; }
   /// Bytes one tile of the class may use: its partition (or the whole level), halved when double-buffered.
   [[nodiscard]] std::int64_t usable_bytes(OperandClass c) const {

@@ -177,7 +177,9 @@ struct LevelOperandCost {
 /// One memory level of an N-level arch at one GEMM's tiles (GemmCost::levels; empty on a two-level arch).
 struct LevelCost {
   std::string name;
-  Tile tile;                           // this level's tile (outermost: GemmCost::tile)
+  Tile tile;                           // this level's tile (outermost: GemmCost::tile); with instances one instance's
+  std::int64_t instances = 1;          // the level's stores (arch `instances`); bytes and counts below: per instance
+                                       // for the tile, working set and usable bytes, summed over instances otherwise
   std::int64_t tiles = 0;              // tiles of this level (batch included)
   std::int64_t working_set_bytes = 0;  // one tile of every operand it holds (the output at accumulator bits)
   std::int64_t usable_bytes = 0;       // what a tile may use (halved when double-buffered; the partitions' sum)

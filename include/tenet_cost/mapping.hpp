@@ -58,6 +58,10 @@ struct Dataflow {
   [[nodiscard]] bool has_closed_form() const { return preset && info(*preset).closed_form; }
 };
 
+/// The statement dims ('i', 'j', 'k') a dataflow folds onto the PE rows and the columns (os: i, j; ws: k, j; is: k, i;
+/// ncf: j, k; a generated mapping: its `space`); nullopt for a user `.m` file (its space map is not read for this).
+std::optional<std::array<char, 2>> spatial_dims(const Dataflow& d);
+
 /// A preset name or alias ("os", "output-stationary", ...) or a path to a TENET `.m` mapping file
 /// (read with tenet::load_mapping: syntax checked at load, its own line numbers).
 /// Unknown -> InputError listing the choices.

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "tenet_cost/arch.hpp"
+#include "tenet_cost/checked.hpp"
 #include "tenet_cost/error.hpp"
 #include "tenet_cost/json_text.hpp"
 #include "tenet_cost/message.hpp"
@@ -216,9 +217,34 @@ std::vector<std::size_t> array_object_offsets(const std::string& text, std::size
 constexpr std::size_t kMaxLevels = 8;
 
 // One element of `levels` (docs/arch.md "Memory levels").
-MemLevel parse_level(const json& l, const Reader& rl, std::size_t index) {
+// `instances` of a level: "shared" (default), "per_pe", "per_row", "per_col" or a count n whose grid
+// gcd(n, rows) x n / gcd(n, rows) fits the PE array (docs/arch.md "Memory levels").
+void parse_instances(const json& l, const Reader& rl, const std::string& what, const Arch& a, MemLevel& m) {
+  if (!l.contains("instances")) return;
+  const json& v = l["instances"];
+  if (v.is_string()) {
+    const std::string k = v.get<std::string>();
+    const std::vector<std::string> kinds = {"shared", "per_pe", "per_row", "per_col"};
+    if (k == "per_pe" || k == "per_row") m.grid_rows = a.rows;
+    if (k == "per_pe" || k == "per_col") m.grid_cols = a.cols;
+    if (std::find(kinds.begin(), kinds.end(), k) == kinds.end())
+      rl.fail("instances", "expected 'instances' of " + what + " to be \"shared\", \"per_pe\", \"per_row\", " +
+                               "\"per_col\" or a count, found " + quote_for_message(k) + did_you_mean(k, kinds));
+    return;
+  }
+  const std::int64_t n = rl.integer(l, "instances", true, 1, 1, checked_mul(a.rows, a.cols, "PEs"));
+  const std::int64_t gr = std::gcd(n, a.rows);
+  if (a.cols % (n / gr) != 0)
+    rl.fail("instances", "expected 'instances' of " + what + " to split the " + std::to_string(a.rows) + "x" +
+                             std::to_string(a.cols) + " PE array evenly (rows first), found " + std::to_string(n));
+  m.grid_rows = gr;
+  m.grid_cols = n / gr;
+}
+
+MemLevel parse_level(const json& l, const Reader& rl, std::size_t index, const Arch& a) {
   const std::string what = "levels[" + std::to_string(index) + "]";
-  rl.check_keys(l, what, {"name", "bytes", "bits_per_cycle", "pj_per_bit", "buffering", "holds", "partition"});
+  rl.check_keys(l, what,
+                {"name", "bytes", "bits_per_cycle", "pj_per_bit", "buffering", "holds", "partition", "instances"});
   MemLevel m;
   if (!l.contains("name") || !l["name"].is_string() || l["name"].get<std::string>().empty())
     rl.fail("name", "expected a non-empty string 'name' for " + what);
@@ -272,6 +298,7 @@ MemLevel parse_level(const json& l, const Reader& rl, std::size_t index) {
     if (m.holds[c] && m.usable_bytes(static_cast<OperandClass>(c)) == 0)
       rl.fail(m.partitioned() ? "partition" : "bytes",
               what + " leaves 0 usable bytes for " + classes[c] + " (double buffering halves its capacity)");
+  parse_instances(l, rl, what, a, m);
   return m;
 }
 
@@ -289,7 +316,15 @@ void parse_memory(const json& doc, const Reader& r, Arch& a) {
     for (std::size_t i = 0; i < ls.size(); ++i) {
       const Reader rl{r.text, r.file, i < at.size() ? at[i] : r.from};
       if (!ls[i].is_object()) r.fail("levels", "expected an object for levels[" + std::to_string(i) + "]");
-      a.levels.push_back(parse_level(ls[i], rl, i));
+      a.levels.push_back(parse_level(ls[i], rl, i, a));
+      if (i > 0) {  // each level's stores split those of the level above (a shared level below per-PE ones is not)
+        const MemLevel &up = a.levels[i - 1], &me = a.levels.back();
+        if (me.grid_rows % up.grid_rows != 0 || me.grid_cols % up.grid_cols != 0)
+          rl.fail("instances", "levels[" + std::to_string(i) + "] has " + std::to_string(me.grid_rows) + "x" +
+                                   std::to_string(me.grid_cols) + " instances, which do not split the " +
+                                   std::to_string(up.grid_rows) + "x" + std::to_string(up.grid_cols) +
+                                   " of the level above (an inner level's instances refine the outer's)");
+      }
       if (!names.insert(a.levels.back().name).second || a.levels.back().name == "dram")
         rl.fail("name", "level name " + quote_for_message(a.levels.back().name) +
                             (a.levels.back().name == "dram" ? " is reserved for DRAM" : " given twice"));

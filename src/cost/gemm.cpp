@@ -335,7 +335,11 @@ GemmCost Estimator::Impl::evaluate(const GemmShape& s, const GemmInputs& in, con
     p.buffer_bytes = std::numeric_limits<std::int64_t>::max() / 8;
     p.arch_name = arch.name;
     p.stamps = std::nullopt;
-    p.fits = [&](const Tile& t) { return detail::level_misfit(in.ops, s, t, in.accum_bits, arch.levels.front()); };
+    const detail::LevelFanouts fans = detail::level_fanouts(arch.levels, mapping::spatial_dims(dataflow));
+    const std::array<std::int64_t, 3> fan0 = fans.empty() ? std::array<std::int64_t, 3>{1, 1, 1} : fans.front();
+    p.fits = [&, fan0](const Tile& t) {
+      return detail::level_misfit(in.ops, s, detail::instance_tile(t, fan0), in.accum_bits, arch.levels.front());
+    };
   }
   return best_tile(p, user, options.objective, f, [&](const Tile& t) { return evaluate_at(s, in, t); }).cost;
 }
@@ -599,13 +603,16 @@ GemmCost Estimator::Impl::evaluate_at(const GemmShape& s, const GemmInputs& in, 
   c.mac_rate_den = rate.den;
 
   // levels: the inner levels' tiles under this one; the array runs the innermost level's tiles
-  const detail::LevelTiles tiles = arch.levels.empty()
-                                       ? detail::LevelTiles{tile}
-                                       : detail::inner_tiles(ops, s, tile, accum, arch.levels, arch.rows, arch.cols,
-                                                             [&](const Tile& t) { return array_stamps(s, t); });
+  // (with instances the array runs the innermost level's instance tile over all of its instances)
+  const detail::LevelFanouts fans = detail::level_fanouts(arch.levels, mapping::spatial_dims(dataflow));
+  const detail::LevelTiles tiles =
+      arch.levels.empty() ? detail::LevelTiles{tile}
+                          : detail::inner_tiles(ops, s, tile, accum, arch.levels, fans, arch.rows, arch.cols,
+                                                [&](const Tile& t) { return array_stamps(s, t); });
+  const Tile on_array = detail::array_tile(s, tiles, fans);
   // array level: distinct tile shapes (full / remainder per dim), the statement of the operands in the array
-  const ArraySums& a = array_level(c, in.arr, rate, tiles.back());
-  auto [buffer_bits, noc_bits] = tensor_costs(c, in, a, tiles.back());
+  const ArraySums& a = array_level(c, in.arr, rate, on_array);
+  auto [buffer_bits, noc_bits] = tensor_costs(c, in, a, on_array);
   std::int64_t buffer_cycles = 0;
   double buffer_pj = 0;
   if (arch.levels.empty()) {
@@ -619,7 +626,7 @@ GemmCost Estimator::Impl::evaluate_at(const GemmShape& s, const GemmInputs& in, 
     std::vector<std::int64_t> array_reads;
     for (const auto& tc : c.tensors)
       array_reads.push_back(tc.role == quant::OperandRole::kOutput ? tc.buffer_elems - a.c_writes : tc.buffer_elems);
-    detail::LevelTraffic lt = detail::level_traffic(ops, s, tiles, accum, arch.levels, array_reads, a.c_writes);
+    detail::LevelTraffic lt = detail::level_traffic(ops, s, tiles, fans, accum, arch.levels, array_reads, a.c_writes);
     for (std::size_t i = 0; i < ops.size(); ++i)
       set_dram(c.tensors[i], ops[i], detail::DramMove{lt.dram[i][0], lt.dram[i][1]}, s, accum);
     for (std::size_t h = 0; h < arch.levels.size(); ++h) {

@@ -92,6 +92,13 @@ std::optional<Generated> as_generated(Preset p) {
 
 }  // namespace
 
+std::optional<std::array<char, 2>> spatial_dims(const Dataflow& d) {
+  if (d.generated) return d.generated->space;
+  if (!d.preset) return std::nullopt;
+  if (const auto g = as_generated(*d.preset)) return g->space;
+  return std::array<char, 2>{'j', 'k'};  // ncf
+}
+
 tenet::MappingSpec Dataflow::mapping(std::int64_t rows, std::int64_t cols, bool batched) const {
   if (generated) return generated_mapping(*generated, rows, cols, batched);
   if (!preset) return file_mapping;

@@ -114,12 +114,25 @@ RunInfo run_info(const Model& model, const cost::Estimator& est, const Phases& p
   RunInfo info = run_info(model, est.arch().name, est.dataflow().name, phases);
   if (!est.arch().levels.empty()) {
     std::string names;
-    for (const auto& l : est.arch().levels) names += (names.empty() ? "" : " > ") + l.name;
+    bool instances = false;
+    for (const auto& l : est.arch().levels) {
+      names += (names.empty() ? "" : " > ") + l.name;
+      if (l.instances() > 1) names += " (" + std::to_string(l.instances()) + " instances)";
+      instances = instances || l.instances() > 1;
+    }
     info.notes.push_back(
         "memory levels " + names +
         ": the tile is the outermost level's (chosen by the objective); each inner level's tile divides the one "
         "above and moves the fewest bits into it; a transfer between levels is charged to the level that serves it "
         "(bandwidth and energy), DRAM to DRAM; the buffer term is the slowest level (docs/model.md \"Memory levels\")");
+    if (instances)
+      info.notes.push_back(
+          "a level with instances splits the tile over the PE rows / columns of the dataflow: its tile and capacity "
+          "are "
+          "per instance, its fills summed over instances; instances that get the same element at the same step share "
+          "one read from the level above (multicast) and their partial sums of one output one update (reduced; the "
+          "reduction's adds are not costed); a level's cycles spread its traffic evenly over the instances holding "
+          "data");
   } else if (est.arch().buffer_buffering == arch::TileBuffering::kDouble) {
     info.notes.push_back("buffer.buffering double: a tile uses at most half the buffer (" +
                          std::to_string(est.arch().tile_buffer_bytes()) + " of " +

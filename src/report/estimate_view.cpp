@@ -39,6 +39,7 @@ json levels_json(const std::vector<cost::LevelCost>& levels) {
     json j;
     j["name"] = l.name;
     j["tile"] = {{"m", l.tile.m}, {"n", l.tile.n}, {"k", l.tile.k}, {"order", l.tile.order}, {"count", l.tiles}};
+    if (l.instances > 1) j["instances"] = l.instances;  // absent for one shared store
     j["working_set_bytes"] = l.working_set_bytes;
     j["usable_bytes"] = l.usable_bytes;
     j["served_bytes"] = l.served_bytes;
@@ -64,7 +65,7 @@ std::string levels_text(const EstimateResult& e) {
       for (const auto& o : l.operands)
         moved += (moved.empty() ? "" : "  ") + o.name + " " + grouped(o.fills) + "/" + grouped(o.reads) +
                  (o.updates ? "/" + grouped(o.updates) : "");
-      t.rows.push_back({g.function, l.name,
+      t.rows.push_back({g.function, l.instances > 1 ? l.name + " x" + std::to_string(l.instances) : l.name,
                         std::to_string(l.tile.m) + "x" + std::to_string(l.tile.n) + "x" + std::to_string(l.tile.k) +
                             ":" + l.tile.order,
                         grouped(l.tiles), fixed(static_cast<double>(l.working_set_bytes) / 1024.0, 1),

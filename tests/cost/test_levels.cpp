@@ -204,3 +204,77 @@ TEST_CASE("levels: --set reaches a level by its index", "[levels]") {
       arch::load_arch("edge-npu-3level", tc_test::presets_dir(), {arch::parse_override(R"(levels.1.holds=["A","C"])")}),
       Catch::Contains("levels[1] bypasses B (not in 'holds') but gives it a partition"));
 }
+
+TEST_CASE("levels: instances parsed per PE, row, column or count; refused where they do not split the array",
+          "[levels][instances]") {
+  const auto two = [](const std::string& outer, const std::string& inner) {
+    return arch_text(R"("levels": [{"name": "gb", "bytes": 65536, "bits_per_cycle": 256)" + outer +
+                     R"(}, {"name": "rf", "bytes": 64, "bits_per_cycle": 64)" + inner + "}]");
+  };
+  const auto grid = [&](const std::string& inner) {
+    const auto a = arch::parse_arch(two("", inner), "t.json");  // a 4 x 4 array
+    return std::array<std::int64_t, 2>{a.levels[1].grid_rows, a.levels[1].grid_cols};
+  };
+  CHECK(grid("") == std::array<std::int64_t, 2>{1, 1});
+  CHECK(grid(R"(, "instances": "shared")") == std::array<std::int64_t, 2>{1, 1});
+  CHECK(grid(R"(, "instances": "per_pe")") == std::array<std::int64_t, 2>{4, 4});
+  CHECK(grid(R"(, "instances": "per_row")") == std::array<std::int64_t, 2>{4, 1});
+  CHECK(grid(R"(, "instances": "per_col")") == std::array<std::int64_t, 2>{1, 4});
+  CHECK(grid(R"(, "instances": 8)") == std::array<std::int64_t, 2>{4, 2});  // rows first
+  CHECK(grid(R"(, "instances": 2)") == std::array<std::int64_t, 2>{2, 1});
+  CHECK_THAT(error_of(two("", R"(, "instances": "per_PE")")),
+             Catch::Contains("expected 'instances' of levels[1] to be \"shared\"") &&
+                 Catch::Contains("did you mean 'per_pe'"));
+  CHECK_THAT(error_of(two("", R"(, "instances": 32)")), Catch::Contains("expected 'instances' in 1 .. 16"));
+  CHECK_THAT(error_of(two("", R"(, "instances": 0)")), Catch::Contains("'instances'"));
+  CHECK_THAT(error_of(two("", R"(, "instances": 6)")), Catch::Contains("to split the 4x4 PE array evenly"));
+  CHECK_THAT(error_of(two(R"(, "instances": "per_col")", R"(, "instances": "per_row")")),
+             Catch::Contains("levels[1] has 4x1 instances, which do not split the 1x4 of the level above"));
+  CHECK_THAT(error_of(two(R"(, "instances": "per_row")", "")), Catch::Contains("do not split the 4x1"));
+}
+
+TEST_CASE("levels: per-PE registers in the cost model: shared is today's model, multicast reads from the level above",
+          "[levels][instances]") {
+  const auto load = [](const std::vector<std::string>& sets) {
+    std::vector<arch::Override> o;
+    o.reserve(sets.size());
+    for (const auto& s : sets) o.push_back(arch::parse_override(s));
+    return arch::load_arch("edge-npu-3level", tc_test::presets_dir(), o);
+  };
+  const cost::GemmShape g{1, 64, 512, 256, quant::GemmRole::kLinear};
+  const auto scheme = quant::parse_scheme("q0f16");
+  cost::Estimator base(load({}), mapping::parse_dataflow("os"));
+  cost::Estimator shared(load({"levels.2.instances=shared"}), mapping::parse_dataflow("os"));
+  const auto& b = base.gemm(g, scheme);
+  const auto& s1 = shared.gemm(g, scheme);
+  CHECK(b.cycles == s1.cycles);
+  CHECK(b.dram_bytes == s1.dram_bytes);
+  CHECK(b.energy_j == s1.energy_j);
+  for (const char* df : {"os", "ws", "is"}) {
+    INFO(df);
+    // the operand buffer per PE row (os: rows hold m, ws / is: k), then per PE
+    for (const char* inst : {"per_row", "per_pe", "8"}) {
+      INFO(inst);
+      cost::Estimator est(load({std::string("levels.2.instances=") + inst}), mapping::parse_dataflow(df));
+      const auto& c = est.gemm(g, scheme);
+      REQUIRE(c.levels.size() == 3);
+      const auto& ob = c.levels[2];
+      CHECK(ob.instances == (std::string(inst) == "per_row" ? 32 : std::string(inst) == "8" ? 8 : 1024));
+      CHECK(ob.working_set_bytes <= ob.usable_bytes);  // per instance
+      // each operand: the local buffer's reads (multicast) never exceed what the instances receive, and are fewer
+      // for an operand the split does not index (os per row: B[k, j] is the same for every row)
+      for (std::size_t i = 0; i < 2; ++i) {
+        INFO(ob.operands[i].name);
+        CHECK(c.levels[1].operands[i].reads <= ob.operands[i].fills);
+      }
+    }
+  }
+  cost::Estimator os_rows(load({"levels.2.instances=per_row"}), mapping::parse_dataflow("os"));
+  const auto& r = os_rows.gemm(g, scheme);
+  CHECK(r.levels[1].operands[1].reads < r.levels[2].operands[1].fills);   // W multicast over the rows
+  CHECK(r.levels[1].operands[0].reads == r.levels[2].operands[0].fills);  // A split over the rows
+  // a user .m mapping does not say which loops its rows and columns hold
+  cost::Estimator user(load({"levels.2.instances=per_pe"}),
+                       mapping::parse_dataflow(std::string(TC_FIXTURE_DIR) + "/tenet/small/g_os.m"));
+  CHECK_THROWS_WITH(user.gemm(g, scheme), Catch::Contains("memory levels with instances need a dataflow"));
+}

@@ -15,6 +15,7 @@
 
 #include "cost/levels.hpp"
 #include "cost/nest.hpp"
+#include "levels_oracle.hpp"
 #include "tenet_cost/quant.hpp"
 
 using namespace tenet_cost;
@@ -22,10 +23,7 @@ using cost::detail::LevelTiles;
 
 namespace {
 
-struct Seg {
-  std::int64_t lo = 0, hi = 0;
-};
-using Segs = std::array<Seg, 3>;  // m, n, k
+using namespace levels_oracle;
 
 // Every step of the walk: the segments of each level.
 void walk(const LevelTiles& tiles, std::size_t level, std::size_t pos, Segs cur, std::vector<Segs>& path,
@@ -50,25 +48,6 @@ void walk(const LevelTiles& tiles, std::size_t level, std::size_t pos, Segs cur,
   }
 }
 
-using Elem = std::vector<std::int64_t>;
-
-std::set<Elem> elements(const quant::Operand& op, const Segs& s) {
-  std::set<Elem> out{Elem{}};
-  for (const auto& x : op.index) {
-    if (x.dim == '0') continue;
-    const Seg& g = s[static_cast<std::size_t>(cost::detail::loop_slot(cost::detail::loop_of(x.dim)))];
-    std::set<Elem> next;
-    for (const auto& e : out)
-      for (std::int64_t v = g.lo; v < g.hi; ++v) {
-        Elem f = e;
-        f.push_back(v / x.divisor);
-        next.insert(f);
-      }
-    out = std::move(next);
-  }
-  return out;
-}
-
 struct Brute {
   std::int64_t fills = 0;       // elements fetched (the output: visited) into the level
   std::int64_t read_backs = 0;  // the output: elements of a visit visited before
@@ -88,13 +67,6 @@ Brute simulate(const quant::Operand& op, const std::vector<std::vector<Segs>>& s
       if (!seen.insert(e).second) ++b.read_backs;
   }
   return b;
-}
-
-std::vector<quant::Operand> oracle_ops() {
-  auto ops = quant::operands(quant::parse_scheme("fp8-block4x2"), quant::GemmRole::kLinear, quant::DequantSite::kEdge);
-  ops.push_back(quant::operands(quant::parse_scheme("fp8-tensor"), quant::GemmRole::kLinear,
-                                quant::DequantSite::kEdge)[2]);  // a per-tensor scale S[0]
-  return ops;
 }
 
 // Sizes along one loop nested in `parent` (dividing it, or any when it covers the extent), multiples of `align`.
@@ -229,7 +201,7 @@ TEST_CASE("three levels by hand: partial sums between the on-chip levels", "[lev
   }
   levels[2].holds = {true, true, false};
   const std::int64_t array_c_writes = 48;  // (what the array writes; only passed through)
-  const auto lt = cost::detail::level_traffic(ops, s, tiles, 32, levels, {100, 200, 48 - 16}, array_c_writes);
+  const auto lt = cost::detail::level_traffic(ops, s, tiles, {}, 32, levels, {100, 200, 48 - 16}, array_c_writes);
   CHECK(lt.dram[0] == std::array<std::int64_t, 2>{16, 0});
   CHECK(lt.dram[1] == std::array<std::int64_t, 2>{16, 0});
   CHECK(lt.dram[2] == std::array<std::int64_t, 2>{16, 0});
