@@ -12,6 +12,7 @@
 #include "tenet_cost/dtype.hpp"
 #include "tenet_cost/error.hpp"
 #include "tenet_cost/quant_info.hpp"
+#include "tenet_cost/sym.hpp"
 
 namespace tenet_cost {
 
@@ -20,13 +21,15 @@ namespace tenet_cost {
 struct Dim {
   std::optional<std::int64_t> value;  // set when static or bound
   std::string expr;                   // the symbolic text; "" when static
+  sym::SymPtr sym;                    // the same expression, typed (set by the extractor); null when static
 
-  static Dim constant(std::int64_t v) { return Dim{v, ""}; }
-  static Dim symbolic(std::string e) { return Dim{std::nullopt, std::move(e)}; }
+  static Dim constant(std::int64_t v) { return Dim{v, "", nullptr}; }
+  static Dim symbolic(std::string e) { return Dim{std::nullopt, std::move(e), nullptr}; }
   [[nodiscard]] bool known() const { return value.has_value(); }
   /// Integer text or the expression text.
   [[nodiscard]] std::string str() const { return value ? std::to_string(*value) : expr; }
-  bool operator==(const Dim&) const = default;
+  /// The text identifies the expression (the typed form is derived from the same tree).
+  bool operator==(const Dim& o) const { return value == o.value && expr == o.expr; }
 };
 
 enum class WorkloadKind { kGemm, kConv };

@@ -67,7 +67,7 @@ Dim bind_dim(const Dim& d, const std::map<std::string, std::int64_t>& bindings, 
     if (require_known) throw InputError("a dimension is unknown (its shape could not be determined)");
     return d;
   }
-  SymPtr s = xsym::bind(xsym::parse(d.expr), bindings);
+  SymPtr s = xsym::bind(d.sym ? d.sym : xsym::parse(d.expr), bindings);
   if (s->kind == xsym::SymKind::kInt) {
     if (s->value < 0)
       throw InputError("expected a non-negative dimension, found '" + d.expr + "' = " + std::to_string(s->value) +

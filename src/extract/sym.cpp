@@ -5,7 +5,7 @@
 
 #include "tenet_cost/checked.hpp"
 
-namespace tenet_cost::xsym {
+namespace tenet_cost::sym {
 
 SymPtr sym_int(std::int64_t v) {
   auto s = std::make_shared<Sym>();
@@ -69,37 +69,6 @@ SymPtr sym_bin(SymKind op, SymPtr a, SymPtr b) {
   return s;
 }
 
-std::optional<SymPtr> from_ir(const ir::Expr& e) {
-  switch (e.kind) {
-    case ir::ExprKind::kInt: return sym_int(e.int_value);
-    case ir::ExprKind::kVar: return sym_var(e.name);
-    case ir::ExprKind::kCast:
-      if (e.args.size() == 1 && e.args[0]) return from_ir(*e.args[0]);
-      return std::nullopt;
-    case ir::ExprKind::kBinary: {
-      if (e.args.size() != 2 || !e.args[0] || !e.args[1]) return std::nullopt;
-      SymKind op;
-      switch (e.bin_op) {
-        case ir::BinOp::kAdd: op = SymKind::kAdd; break;
-        case ir::BinOp::kSub: op = SymKind::kSub; break;
-        case ir::BinOp::kMul: op = SymKind::kMul; break;
-        case ir::BinOp::kFloorDiv: op = SymKind::kFloorDiv; break;
-        case ir::BinOp::kFloorMod: op = SymKind::kFloorMod; break;
-        default: return std::nullopt;
-      }
-      auto a = from_ir(*e.args[0]);
-      auto b = from_ir(*e.args[1]);
-      if (!a || !b) return std::nullopt;
-      try {
-        return sym_bin(op, *a, *b);
-      } catch (const InputError&) {
-        return std::nullopt;  // x // 0 in an extent: not a shape we can state
-      }
-    }
-    default: return std::nullopt;
-  }
-}
-
 static int prec(const Sym& s) {
   switch (s.kind) {
     case SymKind::kAdd:
@@ -131,6 +100,64 @@ std::string to_text(const Sym& s) {
   if (prec(*s.a) < p) l = "(" + l + ")";
   if (prec(*s.b) <= p) r = "(" + r + ")";  // a - (b - c), a * (b // c): always explicit
   return l + op_text(s.kind) + r;
+}
+
+SymPtr bind(const SymPtr& s, const std::map<std::string, std::int64_t>& bindings) {
+  switch (s->kind) {
+    case SymKind::kInt: return s;
+    case SymKind::kVar: {
+      auto it = bindings.find(s->name);
+      return it == bindings.end() ? s : sym_int(it->second);
+    }
+    default: return sym_bin(s->kind, bind(s->a, bindings), bind(s->b, bindings));
+  }
+}
+
+void collect_names(const Sym& s, std::set<std::string>& out) {
+  if (s.kind == SymKind::kVar) out.insert(s.name);
+  if (s.a) collect_names(*s.a, out);
+  if (s.b) collect_names(*s.b, out);
+}
+
+bool equal(const Sym& x, const Sym& y) {
+  if (&x == &y) return true;
+  if (x.kind != y.kind || x.value != y.value || x.name != y.name || !x.a != !y.a || !x.b != !y.b) return false;
+  return (!x.a || equal(*x.a, *y.a)) && (!x.b || equal(*x.b, *y.b));
+}
+
+}  // namespace tenet_cost::sym
+
+namespace tenet_cost::xsym {
+
+std::optional<SymPtr> from_ir(const ir::Expr& e) {
+  switch (e.kind) {
+    case ir::ExprKind::kInt: return sym_int(e.int_value);
+    case ir::ExprKind::kVar: return sym_var(e.name);
+    case ir::ExprKind::kCast:
+      if (e.args.size() == 1 && e.args[0]) return from_ir(*e.args[0]);
+      return std::nullopt;
+    case ir::ExprKind::kBinary: {
+      if (e.args.size() != 2 || !e.args[0] || !e.args[1]) return std::nullopt;
+      SymKind op;
+      switch (e.bin_op) {
+        case ir::BinOp::kAdd: op = SymKind::kAdd; break;
+        case ir::BinOp::kSub: op = SymKind::kSub; break;
+        case ir::BinOp::kMul: op = SymKind::kMul; break;
+        case ir::BinOp::kFloorDiv: op = SymKind::kFloorDiv; break;
+        case ir::BinOp::kFloorMod: op = SymKind::kFloorMod; break;
+        default: return std::nullopt;
+      }
+      auto a = from_ir(*e.args[0]);
+      auto b = from_ir(*e.args[1]);
+      if (!a || !b) return std::nullopt;
+      try {
+        return sym_bin(op, *a, *b);
+      } catch (const InputError&) {
+        return std::nullopt;  // x // 0 in an extent: not a shape we can state
+      }
+    }
+    default: return std::nullopt;
+  }
 }
 
 namespace {
@@ -223,26 +250,11 @@ SymPtr parse(const std::string& text) {
   return e;
 }
 
-SymPtr bind(const SymPtr& s, const std::map<std::string, std::int64_t>& bindings) {
-  switch (s->kind) {
-    case SymKind::kInt: return s;
-    case SymKind::kVar: {
-      auto it = bindings.find(s->name);
-      return it == bindings.end() ? s : sym_int(it->second);
-    }
-    default: return sym_bin(s->kind, bind(s->a, bindings), bind(s->b, bindings));
-  }
-}
-
-void collect_names(const Sym& s, std::set<std::string>& out) {
-  if (s.kind == SymKind::kVar) out.insert(s.name);
-  if (s.a) collect_names(*s.a, out);
-  if (s.b) collect_names(*s.b, out);
-}
-
 Dim to_dim(const SymPtr& s) {
   if (s->kind == SymKind::kInt) return Dim::constant(s->value);
-  return Dim::symbolic(to_text(*s));
+  Dim d = Dim::symbolic(to_text(*s));
+  d.sym = s;
+  return d;
 }
 
 SymPtr product(const std::vector<SymPtr>& factors) {

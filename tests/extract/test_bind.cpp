@@ -82,6 +82,7 @@ TEST_CASE("symbolic printer round-trips through the parser (random expressions)"
     std::int64_t v = 0;
     auto e = gen(r, 4, v, env);
     const std::string text = xsym::to_text(*e);
+    CHECK(sym::equal(*xsym::parse(text), *e));  // the same tree back
     auto back = xsym::bind(xsym::parse(text), env);
     REQUIRE(back->kind == xsym::SymKind::kInt);
     INFO(text);
