@@ -341,7 +341,7 @@ std::vector<OperatorWorkload> module_operators(const ir::Module& module, const O
     if (epilogue && a.unknown.empty() && a.reads.empty() && xsym::to_text(*a.ops) == "0") continue;
     if (!a.unknown.empty()) {
       base.shape_known = false;
-      base.ops = base.read_bytes = base.write_bytes = Dim::symbolic("?");
+      base.ops = base.read_bytes = base.write_bytes = Dim::unknown();
       base.note = a.unknown;
       out.push_back(base);
       continue;
@@ -350,9 +350,9 @@ std::vector<OperatorWorkload> module_operators(const ir::Module& module, const O
     base.writes = a.writes;
     auto instance = [&](const std::map<std::string, SymPtr>& b) {
       OperatorWorkload w = base;
-      w.ops = xsym::to_dim(canonical(substitute(a.ops, b)));
-      w.read_bytes = xsym::to_dim(canonical(substitute(a.read, b)));
-      w.write_bytes = xsym::to_dim(canonical(substitute(a.write, b)));
+      w.ops = Dim::symbolic(canonical(substitute(a.ops, b)));
+      w.read_bytes = Dim::symbolic(canonical(substitute(a.read, b)));
+      w.write_bytes = Dim::symbolic(canonical(substitute(a.write, b)));
       return w;
     };
     const std::vector<CallSite>* sites = in.sites ? in.sites(f.name) : nullptr;
@@ -371,7 +371,7 @@ std::vector<OperatorWorkload> module_operators(const ir::Module& module, const O
       } catch (const InputError& e) {
         w = base;
         w.shape_known = false;
-        w.ops = w.read_bytes = w.write_bytes = Dim::symbolic("?");
+        w.ops = w.read_bytes = w.write_bytes = Dim::unknown();
         w.note = e.what();
       }
       const auto key = std::make_tuple(w.ops.str(), w.read_bytes.str(), w.write_bytes.str());

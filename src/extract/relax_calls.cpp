@@ -173,7 +173,7 @@ Workload relax_matmul(const Env& env, const ir::Binding& b, PrimTable& prims) {
   w.note = "R.matmul";
   if (call.args.size() < 2) {
     w.shape_known = false;
-    w.m = w.n = w.k = w.batch = Dim::symbolic("?");
+    w.m = w.n = w.k = w.batch = Dim::unknown();
     w.note += "; fewer than two operands";
     return w;
   }
@@ -208,7 +208,7 @@ Workload relax_matmul(const Env& env, const ir::Binding& b, PrimTable& prims) {
   }
   if (!conv_ok) {
     w.shape_known = false;
-    w.m = w.n = w.k = w.batch = Dim::symbolic("?");
+    w.m = w.n = w.k = w.batch = Dim::unknown();
     w.note += "; operand shapes not in the struct info";
   } else {
     SymPtr m = xsym::sym_int(1), n = xsym::sym_int(1), k;
@@ -240,10 +240,10 @@ Workload relax_matmul(const Env& env, const ir::Binding& b, PrimTable& prims) {
     }
     mfold.push_back(m);
     nfold.push_back(n);
-    w.m = xsym::to_dim(xsym::product(mfold));
-    w.n = xsym::to_dim(xsym::product(nfold));
-    w.k = xsym::to_dim(k);
-    w.batch = xsym::to_dim(xsym::product(batch));
+    w.m = Dim::symbolic(xsym::product(mfold));
+    w.n = Dim::symbolic(xsym::product(nfold));
+    w.k = Dim::symbolic(k);
+    w.batch = Dim::symbolic(xsym::product(batch));
   }
 
   // Weight: a 2-D parameter (possibly transposed) or a dequantized prim_func output.

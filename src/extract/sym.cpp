@@ -1,8 +1,5 @@
 #include "extract/sym.hpp"
 
-#include <cctype>
-#include <charconv>
-
 #include "tenet_cost/checked.hpp"
 
 namespace tenet_cost::sym {
@@ -127,6 +124,15 @@ bool equal(const Sym& x, const Sym& y) {
 
 }  // namespace tenet_cost::sym
 
+namespace tenet_cost {
+
+std::string Dim::str() const {
+  if (value) return std::to_string(*value);
+  return expr ? sym::to_text(*expr) : "?";
+}
+
+}  // namespace tenet_cost
+
 namespace tenet_cost::xsym {
 
 std::optional<SymPtr> from_ir(const ir::Expr& e) {
@@ -158,103 +164,6 @@ std::optional<SymPtr> from_ir(const ir::Expr& e) {
     }
     default: return std::nullopt;
   }
-}
-
-namespace {
-struct Parser {
-  const std::string& t;
-  std::size_t i = 0;
-
-  [[noreturn]] void fail(const std::string& what) const {
-    throw InputError("bad shape expression '" + t + "' at offset " + std::to_string(i) + ": " + what);
-  }
-  void ws() {
-    while (i < t.size() && std::isspace(static_cast<unsigned char>(t[i]))) ++i;
-  }
-  SymPtr expr(int depth) {
-    if (depth > 200) fail("nested too deeply");
-    SymPtr a = term(depth);
-    for (;;) {
-      ws();
-      if (i < t.size() && (t[i] == '+' || t[i] == '-')) {
-        const SymKind k = t[i] == '+' ? SymKind::kAdd : SymKind::kSub;
-        ++i;
-        a = sym_bin(k, a, term(depth));
-      } else {
-        return a;
-      }
-    }
-  }
-  SymPtr term(int depth) {
-    SymPtr a = unary(depth);
-    for (;;) {
-      ws();
-      if (i < t.size() && t[i] == '*') {
-        ++i;
-        a = sym_bin(SymKind::kMul, a, unary(depth));
-      } else if (i + 1 < t.size() && t[i] == '/' && t[i + 1] == '/') {
-        i += 2;
-        a = sym_bin(SymKind::kFloorDiv, a, unary(depth));
-      } else if (i < t.size() && t[i] == '/') {
-        fail("expected '//' (floor division), found '/'");
-      } else if (i < t.size() && t[i] == '%') {
-        ++i;
-        a = sym_bin(SymKind::kFloorMod, a, unary(depth));
-      } else {
-        return a;
-      }
-    }
-  }
-  SymPtr unary(int depth) {
-    ws();
-    if (i < t.size() && t[i] == '-') {
-      ++i;
-      return sym_bin(SymKind::kSub, sym_int(0), unary(depth + 1));
-    }
-    return primary(depth);
-  }
-  SymPtr primary(int depth) {
-    ws();
-    if (i >= t.size()) fail("expected a name, an integer or '(', found the end");
-    const char c = t[i];
-    if (c == '(') {
-      ++i;
-      SymPtr e = expr(depth + 1);
-      ws();
-      if (i >= t.size() || t[i] != ')') fail("expected ')'");
-      ++i;
-      return e;
-    }
-    if (std::isdigit(static_cast<unsigned char>(c))) {
-      std::int64_t v = 0;
-      auto [p, ec] = std::from_chars(t.data() + i, t.data() + t.size(), v);
-      if (ec != std::errc()) fail("integer out of range");
-      i = static_cast<std::size_t>(p - t.data());
-      return sym_int(v);
-    }
-    if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
-      const std::size_t b = i;
-      while (i < t.size() && (std::isalnum(static_cast<unsigned char>(t[i])) || t[i] == '_' || t[i] == '.')) ++i;
-      return sym_var(t.substr(b, i - b));
-    }
-    fail(std::string("unexpected character '") + c + "'");
-  }
-};
-}  // namespace
-
-SymPtr parse(const std::string& text) {
-  Parser p{text};
-  SymPtr e = p.expr(0);
-  p.ws();
-  if (p.i != text.size()) p.fail("unexpected trailing text");
-  return e;
-}
-
-Dim to_dim(const SymPtr& s) {
-  if (s->kind == SymKind::kInt) return Dim::constant(s->value);
-  Dim d = Dim::symbolic(to_text(*s));
-  d.sym = s;
-  return d;
 }
 
 SymPtr product(const std::vector<SymPtr>& factors) {

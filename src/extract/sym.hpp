@@ -1,6 +1,6 @@
 // Symbolic shape arithmetic for the extractor: the IR's index and extent expressions as
-// tenet_cost/sym.hpp's expression type (from_ir), and the Dim that carries one until it is
-// bound with --bind.
+// tenet_cost/sym.hpp's expression type (from_ir), which a Dim carries until it is bound
+// with --bind (Dim::symbolic).
 #pragma once
 
 #include <cstdint>
@@ -32,11 +32,6 @@ using sym::to_text;
 /// integer literals, variables, casts and + - * // %.
 std::optional<SymPtr> from_ir(const ir::Expr& e);
 
-/// Parses the text produced by to_text (and user input); throws InputError.
-SymPtr parse(const std::string& text);
-
-/// Dim::constant when the expression is an integer, else Dim::symbolic(text).
-Dim to_dim(const SymPtr& s);
 /// Product of factors, constants folded into one trailing coefficient.
 SymPtr product(const std::vector<SymPtr>& factors);
 

@@ -371,18 +371,18 @@ std::optional<TirGemm> site_gemm(const ir::PrimFunc& f, const FuncIndex& fi, std
   }
   if (!bad.empty()) {
     w.shape_known = false;
-    w.m = w.n = w.k = w.batch = Dim::symbolic("?");
+    w.m = w.n = w.k = w.batch = Dim::unknown();
     note += "; " + bad;
   } else {
-    w.m = xsym::to_dim(*m);
+    w.m = Dim::symbolic(*m);
     if (const SymPtr mu = unpadded(*m); xsym::to_text(*mu) != xsym::to_text(**m)) {
       w.m_padded = w.m;  // the schedule padded M (docs/extract.md "Scheduled padding")
-      w.m = xsym::to_dim(mu);
+      w.m = Dim::symbolic(mu);
       note += "; M padded by the schedule to " + w.m_padded->str();
     }
-    w.n = xsym::to_dim(*n);
-    w.k = xsym::to_dim(*k);
-    w.batch = xsym::to_dim(*bt);
+    w.n = Dim::symbolic(*n);
+    w.k = Dim::symbolic(*k);
+    w.batch = Dim::symbolic(*bt);
     if ((*k)->kind == xsym::SymKind::kInt) g.k_extent = (*k)->value;
     note += fmt::format("; M/N/K = the block's iter-var extents x the fragment tile {}x{}x{} (from the regions' sizes)",
                         (*tile)[0], (*tile)[1], (*tile)[2]);

@@ -1,6 +1,5 @@
 // The plan of GEMMs per entry: from a config or a dump's extracted workloads (docs/model.md).
 #include <algorithm>
-#include <cctype>
 #include <charconv>
 #include <cstdio>
 #include <filesystem>
@@ -233,18 +232,10 @@ bool any_of_symbols(const std::set<std::string>& ids, const char* const (&names)
   return std::any_of(std::begin(names), std::end(names), [&](const char* s) { return ids.count(s) != 0; });
 }
 
-// The identifiers of a symbolic extent ("nseq * n" -> nseq, n).
-std::set<std::string> identifiers(const std::string& expr) {
+// The shape variables of a symbolic extent ("nseq * n" -> nseq, n; none when known or unknown).
+std::set<std::string> identifiers(const Dim& d) {
   std::set<std::string> out;
-  std::string cur;
-  for (const char ch : expr + " ") {
-    if (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_') {
-      cur += ch;
-    } else {
-      if (!cur.empty() && !std::isdigit(static_cast<unsigned char>(cur.front()))) out.insert(cur);
-      cur.clear();
-    }
-  }
+  if (d.expr) sym::collect_names(*d.expr, out);
   return out;
 }
 
@@ -313,7 +304,7 @@ void check_all_bound(
       if (n <= 0) continue;
       const auto& b = bindings_for(entry);
       for (const Dim* d : dims)
-        for (const auto& id : identifiers(d->expr))
+        for (const auto& id : identifiers(*d))
           if (!b.count(id) && std::find(ex.symbols.begin(), ex.symbols.end(), id) != ex.symbols.end() &&
               missing[entry].insert(id).second && !first)
             first = loc;
@@ -357,7 +348,7 @@ Entries choose_entries(const ExtractResult& ex, const Phases& ph, std::vector<st
   std::set<std::string> all, unbatched_rows;
   auto scan = [&](const std::map<std::string, std::int64_t>& calls, std::initializer_list<const Dim*> dims) {
     std::set<std::string> ids;
-    for (const Dim* d : dims) ids.merge(identifiers(d->expr));
+    for (const Dim* d : dims) ids.merge(identifiers(*d));
     const bool batch = any_of_symbols(ids, kBatchSymbols);
     const bool rows = !batch && any_of_symbols(ids, kLengthSymbols);
     for (const auto& [entry, n] : calls) {
@@ -494,8 +485,11 @@ DumpPlan dump_plan(const ExtractResult& dump, const Phases& ph, const std::optio
         (g.shape.conv ? convs : im2col).insert(w.function);
       }
       // the final projection: N is the vocabulary (from the config, or a symbolic vocab_size)
+      const auto n_names = identifiers(w.n);
       g.lm_head = (cfg && g.shape.n == cfg->vocab && w.weight_operand != WeightOperand::kNone) ||
-                  w.n.expr.find("vocab") != std::string::npos || w.function.find("lm_head") != std::string::npos;
+                  std::any_of(n_names.begin(), n_names.end(),
+                              [](const std::string& s) { return s.find("vocab") != std::string::npos; }) ||
+                  w.function.find("lm_head") != std::string::npos;
       out.push_back(g);
     }
   }
