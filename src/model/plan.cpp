@@ -239,6 +239,12 @@ std::set<std::string> identifiers(const Dim& d) {
   return out;
 }
 
+// A symbolic extent named for the vocabulary (vocab_size, ...): a dump's final projection.
+bool names_vocabulary(const Dim& d) {
+  const auto ids = identifiers(d);
+  return std::any_of(ids.begin(), ids.end(), [](const std::string& s) { return s.find("vocab") != std::string::npos; });
+}
+
 std::string joined(const std::vector<std::string>& v) {
   std::string s;
   for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
@@ -424,6 +430,38 @@ quant::GemmRole attention_role(const Workload& w) {
   return w.layout.size() == 2 && w.layout[1] == 'N' ? quant::GemmRole::kAttnPV : quant::GemmRole::kAttnQK;
 }
 
+// The operators of a dump's entries at their bindings; those without a known shape go to `uncosted`.
+std::vector<ModelOp> dump_ops(
+    const ExtractResult& ex, const Phases& ph,
+    const std::function<const std::map<std::string, std::int64_t>&(const std::string&)>& bindings_for,
+    std::set<std::string>& uncosted) {
+  std::vector<ModelOp> ops;
+  for (const auto& o : ex.operators) {
+    for (const auto& entry_calls : o.calls) {
+      const std::string& entry = entry_calls.first;  // a named reference: the lambdas below capture it
+      const std::int64_t calls = entry_calls.second;
+      if (calls <= 0) continue;
+      if (!o.shape_known) {
+        uncosted.insert(o.function + " (" + o.note + ")");
+        continue;
+      }
+      const auto& b = bindings_for(entry);
+      auto value = [&](const Dim& d) {
+        try {
+          return *bind_dim(d, b, true).value;
+        } catch (const OverflowError&) {
+          throw;
+        } catch (const InputError& e) {
+          throw InputError(o.loc, "operator " + o.function + " called from '" + entry + "': " + e.what());
+        }
+      };
+      ops.push_back(ModelOp{o.epilogue ? o.function + " (epilogue)" : o.function, entry, ph.phase_of(entry), calls,
+                            cost::OpShape{value(o.ops), value(o.read_bytes), value(o.write_bytes)}, GemmSource::kTir});
+    }
+  }
+  return ops;
+}
+
 // The GEMMs and operators of a dump (workloads_from_extract's rules; operators: docs/model.md "Operators").
 DumpPlan dump_plan(const ExtractResult& dump, const Phases& ph, const std::optional<ModelConfig>& cfg,
                    std::vector<std::string>* notes) {
@@ -485,39 +523,13 @@ DumpPlan dump_plan(const ExtractResult& dump, const Phases& ph, const std::optio
         (g.shape.conv ? convs : im2col).insert(w.function);
       }
       // the final projection: N is the vocabulary (from the config, or a symbolic vocab_size)
-      const auto n_names = identifiers(w.n);
       g.lm_head = (cfg && g.shape.n == cfg->vocab && w.weight_operand != WeightOperand::kNone) ||
-                  std::any_of(n_names.begin(), n_names.end(),
-                              [](const std::string& s) { return s.find("vocab") != std::string::npos; }) ||
-                  w.function.find("lm_head") != std::string::npos;
+                  names_vocabulary(w.n) || w.function.find("lm_head") != std::string::npos;
       out.push_back(g);
     }
   }
-  std::vector<ModelOp> ops;
   std::set<std::string> uncosted;
-  for (const auto& o : ex.operators) {
-    for (const auto& entry_calls : o.calls) {
-      const std::string& entry = entry_calls.first;  // a named reference: the lambdas below capture it
-      const std::int64_t calls = entry_calls.second;
-      if (calls <= 0) continue;
-      if (!o.shape_known) {
-        uncosted.insert(o.function + " (" + o.note + ")");
-        continue;
-      }
-      const auto& b = bindings_for(entry);
-      auto value = [&](const Dim& d) {
-        try {
-          return *bind_dim(d, b, true).value;
-        } catch (const OverflowError&) {
-          throw;
-        } catch (const InputError& e) {
-          throw InputError(o.loc, "operator " + o.function + " called from '" + entry + "': " + e.what());
-        }
-      };
-      ops.push_back(ModelOp{o.epilogue ? o.function + " (epilogue)" : o.function, entry, ph.phase_of(entry), calls,
-                            cost::OpShape{value(o.ops), value(o.read_bytes), value(o.write_bytes)}, GemmSource::kTir});
-    }
-  }
+  std::vector<ModelOp> ops = dump_ops(ex, ph, bindings_for, uncosted);
   if (notes && !convs.empty())
     notes->push_back(
         "convolutions run as their implicit GEMM (m = batch x output pixels, n = output channels, k = "
