@@ -24,9 +24,9 @@
 
 namespace tenet_cost {
 
+using sym::SymPtr;
 using xrelax::Env;
 using xrelax::Root;
-using xsym::SymPtr;
 
 // ------------------------------------------------------------------ bindings
 
@@ -67,8 +67,8 @@ Dim bind_dim(const Dim& d, const std::map<std::string, std::int64_t>& bindings, 
     if (require_known) throw InputError("a dimension is unknown (its shape could not be determined)");
     return d;
   }
-  SymPtr s = xsym::bind(d.expr, bindings);
-  if (s->kind == xsym::SymKind::kInt) {
+  SymPtr s = sym::bind(d.expr, bindings);
+  if (s->kind == sym::SymKind::kInt) {
     if (s->value < 0)
       throw InputError("expected a non-negative dimension, found '" + d.str() + "' = " + std::to_string(s->value) +
                        " with the bindings given (--bind)");
@@ -76,7 +76,7 @@ Dim bind_dim(const Dim& d, const std::map<std::string, std::int64_t>& bindings, 
   }
   if (require_known) {
     std::set<std::string> names;
-    xsym::collect_names(*s, names);
+    sym::collect_names(*s, names);
     std::string un, bound;
     for (const auto& n : names) un += (un.empty() ? "" : ", ") + n;
     for (const auto& [k, v] : bindings) bound += (bound.empty() ? "" : ", ") + k;
@@ -100,7 +100,7 @@ void bind_workload(Workload& w, const std::map<std::string, std::int64_t>& b) {
 }
 
 void collect_symbols(const Dim& d, std::set<std::string>& out) {
-  if (d.expr) xsym::collect_names(*d.expr, out);
+  if (d.expr) sym::collect_names(*d.expr, out);
 }
 
 void take_prim_result(const ir::PrimFunc& f, std::vector<xtir::TirGemm>&& g, std::vector<xtir::TirGemm>& gemms) {

@@ -14,7 +14,7 @@
 
 namespace tenet_cost::xrelax {
 
-using xsym::SymPtr;
+using sym::SymPtr;
 
 // ------------------------------------------------------------------ Relax -> Relax calls
 
@@ -211,7 +211,7 @@ Workload relax_matmul(const Env& env, const ir::Binding& b, PrimTable& prims) {
     w.m = w.n = w.k = w.batch = Dim::unknown();
     w.note += "; operand shapes not in the struct info";
   } else {
-    SymPtr m = xsym::sym_int(1), n = xsym::sym_int(1), k;
+    SymPtr m = sym::sym_int(1), n = sym::sym_int(1), k;
     std::vector<SymPtr> ba, bb;
     if (da.size() == 1) k = da[0];
     else {
@@ -228,7 +228,7 @@ Workload relax_matmul(const Env& env, const ir::Binding& b, PrimTable& prims) {
     // first operand has (the second one absent or 1 there) is a broadcast of the second operand
     // over more rows: it joins M; one only the second operand has joins N.
     std::vector<SymPtr> batch, mfold, nfold;
-    auto is_one = [](const SymPtr* s) { return !s || ((*s)->kind == xsym::SymKind::kInt && (*s)->value == 1); };
+    auto is_one = [](const SymPtr* s) { return !s || ((*s)->kind == sym::SymKind::kInt && (*s)->value == 1); };
     const std::size_t nb = std::max(ba.size(), bb.size());
     for (std::size_t i = 0; i < nb; ++i) {
       const SymPtr* x = i + ba.size() >= nb ? &ba[i + ba.size() - nb] : nullptr;

@@ -135,29 +135,29 @@ std::string Dim::str() const {
 
 namespace tenet_cost::xsym {
 
-std::optional<SymPtr> from_ir(const ir::Expr& e) {
+std::optional<sym::SymPtr> from_ir(const ir::Expr& e) {
   switch (e.kind) {
-    case ir::ExprKind::kInt: return sym_int(e.int_value);
-    case ir::ExprKind::kVar: return sym_var(e.name);
+    case ir::ExprKind::kInt: return sym::sym_int(e.int_value);
+    case ir::ExprKind::kVar: return sym::sym_var(e.name);
     case ir::ExprKind::kCast:
       if (e.args.size() == 1 && e.args[0]) return from_ir(*e.args[0]);
       return std::nullopt;
     case ir::ExprKind::kBinary: {
       if (e.args.size() != 2 || !e.args[0] || !e.args[1]) return std::nullopt;
-      SymKind op;
+      sym::SymKind op;
       switch (e.bin_op) {
-        case ir::BinOp::kAdd: op = SymKind::kAdd; break;
-        case ir::BinOp::kSub: op = SymKind::kSub; break;
-        case ir::BinOp::kMul: op = SymKind::kMul; break;
-        case ir::BinOp::kFloorDiv: op = SymKind::kFloorDiv; break;
-        case ir::BinOp::kFloorMod: op = SymKind::kFloorMod; break;
+        case ir::BinOp::kAdd: op = sym::SymKind::kAdd; break;
+        case ir::BinOp::kSub: op = sym::SymKind::kSub; break;
+        case ir::BinOp::kMul: op = sym::SymKind::kMul; break;
+        case ir::BinOp::kFloorDiv: op = sym::SymKind::kFloorDiv; break;
+        case ir::BinOp::kFloorMod: op = sym::SymKind::kFloorMod; break;
         default: return std::nullopt;
       }
       auto a = from_ir(*e.args[0]);
       auto b = from_ir(*e.args[1]);
       if (!a || !b) return std::nullopt;
       try {
-        return sym_bin(op, *a, *b);
+        return sym::sym_bin(op, *a, *b);
       } catch (const InputError&) {
         return std::nullopt;  // x // 0 in an extent: not a shape we can state
       }
@@ -166,18 +166,18 @@ std::optional<SymPtr> from_ir(const ir::Expr& e) {
   }
 }
 
-SymPtr product(const std::vector<SymPtr>& factors) {
+sym::SymPtr product(const std::vector<sym::SymPtr>& factors) {
   std::int64_t c = 1;
-  SymPtr acc;
+  sym::SymPtr acc;
   for (const auto& f : factors) {
-    if (f->kind == SymKind::kInt) {
+    if (f->kind == sym::SymKind::kInt) {
       c = checked_mul(c, f->value, "extent product");
     } else {
-      acc = acc ? sym_bin(SymKind::kMul, acc, f) : f;
+      acc = acc ? sym::sym_bin(sym::SymKind::kMul, acc, f) : f;
     }
   }
-  if (!acc || c == 0) return sym_int(c);
-  return sym_bin(SymKind::kMul, acc, sym_int(c));
+  if (!acc || c == 0) return sym::sym_int(c);
+  return sym::sym_bin(sym::SymKind::kMul, acc, sym::sym_int(c));
 }
 
 }  // namespace tenet_cost::xsym

@@ -17,22 +17,11 @@
 
 namespace tenet_cost::xsym {
 
-// The public expression type and its core (tenet_cost/sym.hpp), under the names the extractor uses.
-using sym::bind;
-using sym::collect_names;
-using sym::Sym;
-using sym::sym_bin;
-using sym::sym_int;
-using sym::sym_var;
-using sym::SymKind;
-using sym::SymPtr;
-using sym::to_text;
-
 /// Converts a TIR index/extent expression; nullopt when it uses anything but
 /// integer literals, variables, casts and + - * // %.
-std::optional<SymPtr> from_ir(const ir::Expr& e);
+std::optional<sym::SymPtr> from_ir(const ir::Expr& e);
 
 /// Product of factors, constants folded into one trailing coefficient.
-SymPtr product(const std::vector<SymPtr>& factors);
+sym::SymPtr product(const std::vector<sym::SymPtr>& factors);
 
 }  // namespace tenet_cost::xsym

@@ -25,7 +25,7 @@ namespace tenet_cost::xtir {
 using ir::Expr;
 using ir::ExprKind;
 using ir::ExprPtr;
-using xsym::SymPtr;
+using sym::SymPtr;
 
 namespace {
 
@@ -265,7 +265,7 @@ std::string group_shape_axes(const AxisClasses& ac, std::map<std::string, Axis>&
     shape_bset.insert(gname);
     const auto per = xsym::from_ir(*g.per_group);
     note += "; grouped " + std::string(g.transposed ? "transposed " : "") + "conv: " + std::to_string(g.groups) +
-            " groups of " + (per ? xsym::to_text(**per) : std::string("?")) + " output channels (groups as batch)";
+            " groups of " + (per ? sym::to_text(**per) : std::string("?")) + " output channels (groups as batch)";
   }
   return note;
 }
@@ -437,7 +437,7 @@ std::string gemm_shape(const MacBlock& mb, TirGemm& g) {
   // `(batch_size + 3) // 4 * 4` under a `T.where` guard): m is the logical size, as for the
   // unscheduled function; the padded size the hardware runs is kept in m_padded.
   if (auto mu = extent_product(shape_order, ac.m, shape_axes, bad, true);
-      mu && xsym::to_text(**mu) != xsym::to_text(**m)) {
+      mu && sym::to_text(**mu) != sym::to_text(**m)) {
     w.m_padded = w.m;
     w.m = Dim::symbolic(*mu);
     note += "; M padded by the schedule to " + w.m_padded->str();
@@ -445,7 +445,7 @@ std::string gemm_shape(const MacBlock& mb, TirGemm& g) {
   w.n = Dim::symbolic(*n);
   w.k = Dim::symbolic(*k);
   w.batch = Dim::symbolic(*bt);
-  if ((*k)->kind == xsym::SymKind::kInt) g.k_extent = (*k)->value;
+  if ((*k)->kind == sym::SymKind::kInt) g.k_extent = (*k)->value;
   return note;
 }
 

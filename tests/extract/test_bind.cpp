@@ -72,32 +72,32 @@ struct Rnd {
   std::mt19937_64 g{12345};
   std::int64_t pick(std::int64_t lo, std::int64_t hi) { return std::uniform_int_distribution<std::int64_t>(lo, hi)(g); }
 };
-xsym::SymPtr gen(Rnd& r, int depth, std::int64_t& value, const std::map<std::string, std::int64_t>& env) {
+sym::SymPtr gen(Rnd& r, int depth, std::int64_t& value, const std::map<std::string, std::int64_t>& env) {
   if (depth == 0 || r.pick(0, 3) == 0) {
     if (r.pick(0, 1) == 0) {
       value = r.pick(-5, 9);
-      return xsym::sym_int(value);
+      return sym::sym_int(value);
     }
     auto it = std::next(env.begin(), r.pick(0, static_cast<std::int64_t>(env.size()) - 1));
     value = it->second;
-    return xsym::sym_var(it->first);
+    return sym::sym_var(it->first);
   }
   std::int64_t a = 0, b = 0;
   auto x = gen(r, depth - 1, a, env);
   auto y = gen(r, depth - 1, b, env);
-  const auto op = static_cast<xsym::SymKind>(r.pick(2, 6));
-  if ((op == xsym::SymKind::kFloorDiv || op == xsym::SymKind::kFloorMod) && b == 0) {
+  const auto op = static_cast<sym::SymKind>(r.pick(2, 6));
+  if ((op == sym::SymKind::kFloorDiv || op == sym::SymKind::kFloorMod) && b == 0) {
     value = checked_add(a, b);
-    return xsym::sym_bin(xsym::SymKind::kAdd, x, y);
+    return sym::sym_bin(sym::SymKind::kAdd, x, y);
   }
   switch (op) {
-    case xsym::SymKind::kAdd: value = checked_add(a, b); break;
-    case xsym::SymKind::kSub: value = checked_sub(a, b); break;
-    case xsym::SymKind::kMul: value = checked_mul(a, b); break;
-    case xsym::SymKind::kFloorDiv: value = floor_div(a, b); break;
+    case sym::SymKind::kAdd: value = checked_add(a, b); break;
+    case sym::SymKind::kSub: value = checked_sub(a, b); break;
+    case sym::SymKind::kMul: value = checked_mul(a, b); break;
+    case sym::SymKind::kFloorDiv: value = floor_div(a, b); break;
     default: value = floor_mod(a, b); break;
   }
-  return xsym::sym_bin(op, x, y);
+  return sym::sym_bin(op, x, y);
 }
 }  // namespace
 
@@ -107,11 +107,11 @@ TEST_CASE("binding a random expression gives its value (random expressions)") {
   for (int i = 0; i < 2000; ++i) {
     std::int64_t v = 0;
     auto e = gen(r, 4, v, env);
-    INFO(xsym::to_text(*e));
-    auto back = xsym::bind(e, env);
-    REQUIRE(back->kind == xsym::SymKind::kInt);
+    INFO(sym::to_text(*e));
+    auto back = sym::bind(e, env);
+    REQUIRE(back->kind == sym::SymKind::kInt);
     CHECK(back->value == v);
-    if (e->kind == xsym::SymKind::kInt) continue;  // folded already: a constant Dim, which bind_dim keeps
+    if (e->kind == sym::SymKind::kInt) continue;  // folded already: a constant Dim, which bind_dim keeps
     if (v >= 0) {
       CHECK(bind_dim(Dim::symbolic(e), env, true) == Dim::constant(v));
     } else {

@@ -76,7 +76,7 @@ TEST_CASE("every fixture's symbolic dims bind as an independent evaluation of th
       INFO(path << ": " << d.str());
       ++dims;
       std::set<std::string> names;
-      xsym::collect_names(*d.expr, names);
+      sym::collect_names(*d.expr, names);
       REQUIRE(!names.empty());  // a symbolic Dim is never an integer tree
       for (const std::int64_t at : {1, 7, 4096}) {
         std::map<std::string, std::int64_t> all, half, rest;
@@ -95,7 +95,7 @@ TEST_CASE("every fixture's symbolic dims bind as an independent evaluation of th
         // every other name first: the rest stay symbolic, and binding them gives the same value
         const Dim part = bind_dim(d, half);
         std::set<std::string> left;
-        if (part.expr) xsym::collect_names(*part.expr, left);
+        if (part.expr) sym::collect_names(*part.expr, left);
         for (const auto& n : left) CHECK(rest.count(n) == 1);
         CHECK(bind_dim(part, rest, true) == Dim::constant(static_cast<std::int64_t>(*want)));
       }
