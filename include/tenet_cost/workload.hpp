@@ -12,21 +12,30 @@
 #include "tenet_cost/dtype.hpp"
 #include "tenet_cost/error.hpp"
 #include "tenet_cost/quant_info.hpp"
+#include "tenet_cost/sym.hpp"
 
 namespace tenet_cost {
 
-/// One extent: a known integer, or a symbolic expression over shape vars
-/// ("n", "seq_len", "nseq * n") until bound with --bind.
+/// One extent: a known integer, a symbolic expression over shape vars ("n", "seq_len", "nseq * n": a typed
+/// tree built once by the extractor, tenet_cost/sym.hpp) until bound with --bind, or unknown (neither).
 struct Dim {
   std::optional<std::int64_t> value;  // set when static or bound
-  std::string expr;                   // the symbolic text; "" when static
+  sym::SymPtr expr;                   // set when symbolic; null when known or unknown
 
-  static Dim constant(std::int64_t v) { return Dim{v, ""}; }
-  static Dim symbolic(std::string e) { return Dim{std::nullopt, std::move(e)}; }
+  static Dim constant(std::int64_t v) { return Dim{v, nullptr}; }
+  /// An integer expression gives the constant.
+  static Dim symbolic(sym::SymPtr e) {
+    if (e->kind == sym::SymKind::kInt) return constant(e->value);
+    return Dim{std::nullopt, std::move(e)};
+  }
+  /// A shape the extractor could not state (reported, never guessed).
+  static Dim unknown() { return Dim{}; }
   [[nodiscard]] bool known() const { return value.has_value(); }
-  /// Integer text or the expression text.
-  [[nodiscard]] std::string str() const { return value ? std::to_string(*value) : expr; }
-  bool operator==(const Dim&) const = default;
+  /// The integer, the expression's text (sym::to_text), or "?" when unknown: extract's spelling.
+  [[nodiscard]] std::string str() const;
+  bool operator==(const Dim& o) const {
+    return value == o.value && (expr == o.expr || (expr && o.expr && sym::equal(*expr, *o.expr)));
+  }
 };
 
 enum class WorkloadKind { kGemm, kConv };

@@ -13,8 +13,8 @@ namespace tenet_cost {
 
 namespace {
 
-using xsym::SymKind;
-using xsym::SymPtr;
+using sym::SymKind;
+using sym::SymPtr;
 using SourcedValues = std::vector<std::pair<std::string, std::int64_t>>;
 
 /// What the weight's leading dim stacks: nothing (a 2-D weight), a batch (bmm), one matrix per expert.
@@ -97,7 +97,7 @@ void extern_shape(const ExternOperands& o, Workload& w) {
   }
   if (!ok) {
     w.shape_known = false;
-    w.m = w.n = w.k = w.batch = Dim::symbolic("?");
+    w.m = w.n = w.k = w.batch = Dim::unknown();
     w.note += std::string("; operand shapes not known (activation [.., M, K], weight ") +
               (wrank == 2 ? "[N, K])" : "[B, N, K])");
     return;
@@ -105,19 +105,19 @@ void extern_shape(const ExternOperands& o, Workload& w) {
   SymPtr m = xsym::product(rows);
   if (o.stack == Stack::kExperts) {
     const SymPtr& e = *stacked;
-    const std::string total = xsym::to_text(*m);
-    m = xsym::sym_bin(SymKind::kFloorDiv,
-                      xsym::sym_bin(SymKind::kAdd, m, xsym::sym_bin(SymKind::kSub, e, xsym::sym_int(1))), e);
-    w.note += "; one weight per expert: batch = " + xsym::to_text(*e) + " experts, m = the " + total +
-              " rows spread evenly over them, ceil(" + total + " / " + xsym::to_text(*e) +
+    const std::string total = sym::to_text(*m);
+    m = sym::sym_bin(SymKind::kFloorDiv,
+                     sym::sym_bin(SymKind::kAdd, m, sym::sym_bin(SymKind::kSub, e, sym::sym_int(1))), e);
+    w.note += "; one weight per expert: batch = " + sym::to_text(*e) + " experts, m = the " + total +
+              " rows spread evenly over them, ceil(" + total + " / " + sym::to_text(*e) +
               ") (the split is runtime data, indptr; batch x m x n x k bounds the MACs)";
   }
-  w.m = xsym::to_dim(m);
-  w.n = xsym::to_dim(*n);
-  w.k = xsym::to_dim(*k);
-  w.batch = stacked ? xsym::to_dim(*stacked) : Dim::constant(1);
-  if (const auto wk = xrelax::dim_sym(o.w.back()); wk && xsym::to_text(**wk) != xsym::to_text(**k))
-    w.note += "; the weight's K " + xsym::to_text(**wk) + " differs from the activation's " + xsym::to_text(**k);
+  w.m = Dim::symbolic(m);
+  w.n = Dim::symbolic(*n);
+  w.k = Dim::symbolic(*k);
+  w.batch = stacked ? Dim::symbolic(*stacked) : Dim::constant(1);
+  if (const auto wk = xrelax::dim_sym(o.w.back()); wk && sym::to_text(**wk) != sym::to_text(**k))
+    w.note += "; the weight's K " + sym::to_text(**wk) + " differs from the activation's " + sym::to_text(**k);
 }
 
 /// The weight's quantization: a low-precision float weight with a per-tensor or a 2-D block scale.
@@ -205,12 +205,12 @@ Workload ft_gemm(const Env& env, const ir::Binding& b, const std::string& name) 
   }
   if (!m || !n || !k) {
     w.shape_known = false;
-    w.m = w.n = w.k = Dim::symbolic("?");
+    w.m = w.n = w.k = Dim::unknown();
     w.note += "; M, N, K prim_values not found";
   } else {
-    w.m = xsym::to_dim(*m);
-    w.n = xsym::to_dim(*n);
-    w.k = xsym::to_dim(*k);
+    w.m = Dim::symbolic(*m);
+    w.n = Dim::symbolic(*n);
+    w.k = Dim::symbolic(*k);
   }
   const auto& ts = a.tensors;
   ir::StructInfoPtr sx = ts.size() > 0 ? env.sinfo_of(ts[0]) : nullptr;

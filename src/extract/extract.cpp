@@ -24,9 +24,9 @@
 
 namespace tenet_cost {
 
+using sym::SymPtr;
 using xrelax::Env;
 using xrelax::Root;
-using xsym::SymPtr;
 
 // ------------------------------------------------------------------ bindings
 
@@ -63,27 +63,27 @@ std::map<std::string, std::int64_t> parse_bindings(const std::string& text) {
 
 Dim bind_dim(const Dim& d, const std::map<std::string, std::int64_t>& bindings, bool require_known) {
   if (d.known()) return d;
-  if (d.expr.empty() || d.expr == "?") {
+  if (!d.expr) {
     if (require_known) throw InputError("a dimension is unknown (its shape could not be determined)");
     return d;
   }
-  SymPtr s = xsym::bind(xsym::parse(d.expr), bindings);
-  if (s->kind == xsym::SymKind::kInt) {
+  SymPtr s = sym::bind(d.expr, bindings);
+  if (s->kind == sym::SymKind::kInt) {
     if (s->value < 0)
-      throw InputError("expected a non-negative dimension, found '" + d.expr + "' = " + std::to_string(s->value) +
+      throw InputError("expected a non-negative dimension, found '" + d.str() + "' = " + std::to_string(s->value) +
                        " with the bindings given (--bind)");
     return Dim::constant(s->value);
   }
   if (require_known) {
     std::set<std::string> names;
-    xsym::collect_names(*s, names);
+    sym::collect_names(*s, names);
     std::string un, bound;
     for (const auto& n : names) un += (un.empty() ? "" : ", ") + n;
     for (const auto& [k, v] : bindings) bound += (bound.empty() ? "" : ", ") + k;
-    throw InputError("unbound symbolic dimension(s) " + un + " in '" + d.expr + "' (bind them with --bind " +
+    throw InputError("unbound symbolic dimension(s) " + un + " in '" + d.str() + "' (bind them with --bind " +
                      *names.begin() + "=N; bound: " + (bound.empty() ? "none" : bound) + ")");
   }
-  return xsym::to_dim(s);
+  return Dim::symbolic(s);
 }
 
 // ------------------------------------------------------------------ helpers
@@ -100,11 +100,7 @@ void bind_workload(Workload& w, const std::map<std::string, std::int64_t>& b) {
 }
 
 void collect_symbols(const Dim& d, std::set<std::string>& out) {
-  if (d.known() || d.expr.empty() || d.expr == "?") return;
-  try {
-    xsym::collect_names(*xsym::parse(d.expr), out);
-  } catch (const InputError&) {
-  }
+  if (d.expr) sym::collect_names(*d.expr, out);
 }
 
 void take_prim_result(const ir::PrimFunc& f, std::vector<xtir::TirGemm>&& g, std::vector<xtir::TirGemm>& gemms) {
@@ -275,10 +271,13 @@ void bind_and_order(ExtractResult& res, const std::map<std::string, std::int64_t
     located_at(o.loc, [&] {
       for (Dim* d : {&o.ops, &o.read_bytes, &o.write_bytes}) *d = bind_dim(*d, bindings);
     });
-  std::stable_sort(
-      res.operators.begin(), res.operators.end(), [](const OperatorWorkload& a, const OperatorWorkload& b) {
-        return std::tie(a.function, a.ops.value, a.ops.expr) < std::tie(b.function, b.ops.value, b.ops.expr);
-      });
+  // by function, then element ops: known ones by value first, the others by their text ("?" when unknown)
+  const auto text = [](const Dim& d) { return d.known() ? std::string() : d.str(); };
+  std::stable_sort(res.operators.begin(), res.operators.end(),
+                   [&](const OperatorWorkload& a, const OperatorWorkload& b) {
+                     return std::forward_as_tuple(a.function, a.ops.value, text(a.ops)) <
+                            std::forward_as_tuple(b.function, b.ops.value, text(b.ops));
+                   });
 
   std::stable_sort(res.workloads.begin(), res.workloads.end(), [](const Workload& a, const Workload& b) {
     return std::tie(a.function, a.loc.line, a.loc.column) < std::tie(b.function, b.loc.line, b.loc.column);

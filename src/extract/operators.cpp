@@ -18,15 +18,15 @@ namespace {
 
 using ir::ExprKind;
 using ir::StmtKind;
-using xsym::SymKind;
-using xsym::SymPtr;
+using sym::SymKind;
+using sym::SymPtr;
 
 // ------------------------------------------------------------ polynomials (readable, canonical figures)
 
 using Mono = std::vector<std::string>;  // sorted variable names (a product)
 using Poly = std::map<Mono, std::int64_t>;
 
-std::optional<Poly> poly_of(const xsym::Sym& s) {
+std::optional<Poly> poly_of(const sym::Sym& s) {
   switch (s.kind) {
     case SymKind::kInt: return s.value == 0 ? Poly{} : Poly{{Mono{}, s.value}};
     case SymKind::kVar: return Poly{{Mono{s.name}, 1}};
@@ -67,12 +67,12 @@ SymPtr canonical(const SymPtr& s) {
   std::vector<std::pair<Mono, std::int64_t>> terms(p->begin(), p->end());
   std::stable_sort(terms.begin(), terms.end(),
                    [](const auto& x, const auto& y) { return x.first.size() > y.first.size(); });
-  SymPtr out = xsym::sym_int(0);
+  SymPtr out = sym::sym_int(0);
   for (const auto& [m, c] : terms) {
     std::vector<SymPtr> f;
-    for (const auto& v : m) f.push_back(xsym::sym_var(v));
-    f.push_back(xsym::sym_int(c < 0 ? checked_sub(0, c, "operator figure") : c));
-    out = xsym::sym_bin(c < 0 ? SymKind::kSub : SymKind::kAdd, out, xsym::product(f));
+    for (const auto& v : m) f.push_back(sym::sym_var(v));
+    f.push_back(sym::sym_int(c < 0 ? checked_sub(0, c, "operator figure") : c));
+    out = sym::sym_bin(c < 0 ? SymKind::kSub : SymKind::kAdd, out, xsym::product(f));
   }
   return out;
 }
@@ -84,7 +84,7 @@ SymPtr substitute(const SymPtr& s, const std::map<std::string, SymPtr>& m) {
       const auto it = m.find(s->name);
       return it == m.end() ? s : it->second;
     }
-    default: return xsym::sym_bin(s->kind, substitute(s->a, m), substitute(s->b, m));
+    default: return sym::sym_bin(s->kind, substitute(s->a, m), substitute(s->b, m));
   }
 }
 
@@ -108,7 +108,7 @@ std::int64_t count_ops(const ir::Expr& e) {
 }
 
 struct Template {
-  SymPtr ops = xsym::sym_int(0);
+  SymPtr ops = sym::sym_int(0);
   std::set<std::string> loaded, stored;
   std::string unknown;  // why a figure cannot be stated ("" = known)
   /// Epilogue mode: the GEMM blocks' accumulators; only blocks that consume them (or what those blocks store,
@@ -165,7 +165,7 @@ SymPtr extent_sym(const ir::ExprPtr& e, Template& t, const std::string& what) {
   if (e) s = xsym::from_ir(*e);
   if (!s) {
     if (t.unknown.empty()) t.unknown = "the extent of " + what + " is not an integer expression of shape variables";
-    return xsym::sym_int(1);
+    return sym::sym_int(1);
   }
   return *s;
 }
@@ -203,8 +203,8 @@ void walk(const ir::StmtPtr& st, std::vector<SymPtr> factors, Template& t, int d
       const std::int64_t n = st->value ? count_ops(*st->value) : 0;
       if (n > 0 && !factors.empty()) {
         std::vector<SymPtr> f = factors;
-        f.push_back(xsym::sym_int(n));
-        t.ops = xsym::sym_bin(SymKind::kAdd, t.ops, xsym::product(f));
+        f.push_back(sym::sym_int(n));
+        t.ops = sym::sym_bin(SymKind::kAdd, t.ops, xsym::product(f));
       }
       return;
     }
@@ -231,15 +231,15 @@ SymPtr buffer_bytes(const ir::Buffer& b, Template& t) {
   const int bits = dt && dt->code == DataType::Code::kBool ? 8 : scalar_bits(dt);
   if (bits <= 0) {
     if (t.unknown.empty()) t.unknown = "buffer " + b.name + " has dtype '" + b.dtype + "' of unknown width";
-    return xsym::sym_int(0);
+    return sym::sym_int(0);
   }
   if (bits % 8 == 0) {
-    f.push_back(xsym::sym_int(bits / 8));
+    f.push_back(sym::sym_int(bits / 8));
     return xsym::product(f);
   }
-  f.push_back(xsym::sym_int(bits));
-  return xsym::sym_bin(SymKind::kFloorDiv, xsym::sym_bin(SymKind::kAdd, xsym::product(f), xsym::sym_int(7)),
-                       xsym::sym_int(8));
+  f.push_back(sym::sym_int(bits));
+  return sym::sym_bin(SymKind::kFloorDiv, sym::sym_bin(SymKind::kAdd, xsym::product(f), sym::sym_int(7)),
+                      sym::sym_int(8));
 }
 
 struct Analyzed {
@@ -260,7 +260,7 @@ Analyzed analyze(const ir::PrimFunc& f, const std::set<std::string>* gemm_out = 
   }
   Analyzed a;
   a.ops = canonical(t.ops);
-  a.read = a.write = xsym::sym_int(0);
+  a.read = a.write = sym::sym_int(0);
   for (const auto& p : f.params) {
     if (p.kind == ir::ParamKind::kScalar) continue;
     const std::string name = p.buffer.empty() ? p.name : p.buffer;
@@ -271,11 +271,11 @@ Analyzed analyze(const ir::PrimFunc& f, const std::set<std::string>* gemm_out = 
     const SymPtr bytes = buffer_bytes(it->second, t);
     if (r) {
       a.reads.push_back(name);
-      a.read = xsym::sym_bin(SymKind::kAdd, a.read, bytes);
+      a.read = sym::sym_bin(SymKind::kAdd, a.read, bytes);
     }
     if (w) {
       a.writes.push_back(name);
-      a.write = xsym::sym_bin(SymKind::kAdd, a.write, bytes);
+      a.write = sym::sym_bin(SymKind::kAdd, a.write, bytes);
     }
   }
   a.read = canonical(a.read);
@@ -338,10 +338,10 @@ std::vector<OperatorWorkload> module_operators(const ir::Module& module, const O
       a.unknown = e.what();
     }
     // a GEMM without an epilogue (or one that only casts its result) has no operator record
-    if (epilogue && a.unknown.empty() && a.reads.empty() && xsym::to_text(*a.ops) == "0") continue;
+    if (epilogue && a.unknown.empty() && a.reads.empty() && sym::to_text(*a.ops) == "0") continue;
     if (!a.unknown.empty()) {
       base.shape_known = false;
-      base.ops = base.read_bytes = base.write_bytes = Dim::symbolic("?");
+      base.ops = base.read_bytes = base.write_bytes = Dim::unknown();
       base.note = a.unknown;
       out.push_back(base);
       continue;
@@ -350,9 +350,9 @@ std::vector<OperatorWorkload> module_operators(const ir::Module& module, const O
     base.writes = a.writes;
     auto instance = [&](const std::map<std::string, SymPtr>& b) {
       OperatorWorkload w = base;
-      w.ops = xsym::to_dim(canonical(substitute(a.ops, b)));
-      w.read_bytes = xsym::to_dim(canonical(substitute(a.read, b)));
-      w.write_bytes = xsym::to_dim(canonical(substitute(a.write, b)));
+      w.ops = Dim::symbolic(canonical(substitute(a.ops, b)));
+      w.read_bytes = Dim::symbolic(canonical(substitute(a.read, b)));
+      w.write_bytes = Dim::symbolic(canonical(substitute(a.write, b)));
       return w;
     };
     const std::vector<CallSite>* sites = in.sites ? in.sites(f.name) : nullptr;
@@ -371,7 +371,7 @@ std::vector<OperatorWorkload> module_operators(const ir::Module& module, const O
       } catch (const InputError& e) {
         w = base;
         w.shape_known = false;
-        w.ops = w.read_bytes = w.write_bytes = Dim::symbolic("?");
+        w.ops = w.read_bytes = w.write_bytes = Dim::unknown();
         w.note = e.what();
       }
       const auto key = std::make_tuple(w.ops.str(), w.read_bytes.str(), w.write_bytes.str());

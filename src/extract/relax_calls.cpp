@@ -14,7 +14,7 @@
 
 namespace tenet_cost::xrelax {
 
-using xsym::SymPtr;
+using sym::SymPtr;
 
 // ------------------------------------------------------------------ Relax -> Relax calls
 
@@ -173,7 +173,7 @@ Workload relax_matmul(const Env& env, const ir::Binding& b, PrimTable& prims) {
   w.note = "R.matmul";
   if (call.args.size() < 2) {
     w.shape_known = false;
-    w.m = w.n = w.k = w.batch = Dim::symbolic("?");
+    w.m = w.n = w.k = w.batch = Dim::unknown();
     w.note += "; fewer than two operands";
     return w;
   }
@@ -208,10 +208,10 @@ Workload relax_matmul(const Env& env, const ir::Binding& b, PrimTable& prims) {
   }
   if (!conv_ok) {
     w.shape_known = false;
-    w.m = w.n = w.k = w.batch = Dim::symbolic("?");
+    w.m = w.n = w.k = w.batch = Dim::unknown();
     w.note += "; operand shapes not in the struct info";
   } else {
-    SymPtr m = xsym::sym_int(1), n = xsym::sym_int(1), k;
+    SymPtr m = sym::sym_int(1), n = sym::sym_int(1), k;
     std::vector<SymPtr> ba, bb;
     if (da.size() == 1) k = da[0];
     else {
@@ -228,7 +228,7 @@ Workload relax_matmul(const Env& env, const ir::Binding& b, PrimTable& prims) {
     // first operand has (the second one absent or 1 there) is a broadcast of the second operand
     // over more rows: it joins M; one only the second operand has joins N.
     std::vector<SymPtr> batch, mfold, nfold;
-    auto is_one = [](const SymPtr* s) { return !s || ((*s)->kind == xsym::SymKind::kInt && (*s)->value == 1); };
+    auto is_one = [](const SymPtr* s) { return !s || ((*s)->kind == sym::SymKind::kInt && (*s)->value == 1); };
     const std::size_t nb = std::max(ba.size(), bb.size());
     for (std::size_t i = 0; i < nb; ++i) {
       const SymPtr* x = i + ba.size() >= nb ? &ba[i + ba.size() - nb] : nullptr;
@@ -240,10 +240,10 @@ Workload relax_matmul(const Env& env, const ir::Binding& b, PrimTable& prims) {
     }
     mfold.push_back(m);
     nfold.push_back(n);
-    w.m = xsym::to_dim(xsym::product(mfold));
-    w.n = xsym::to_dim(xsym::product(nfold));
-    w.k = xsym::to_dim(k);
-    w.batch = xsym::to_dim(xsym::product(batch));
+    w.m = Dim::symbolic(xsym::product(mfold));
+    w.n = Dim::symbolic(xsym::product(nfold));
+    w.k = Dim::symbolic(k);
+    w.batch = Dim::symbolic(xsym::product(batch));
   }
 
   // Weight: a 2-D parameter (possibly transposed) or a dequantized prim_func output.

@@ -15,7 +15,7 @@ using ir::RExpr;
 using ir::RExprKind;
 using ir::RExprPtr;
 using ir::StructInfoPtr;
-using xsym::SymPtr;
+using sym::SymPtr;
 
 std::string unqualified_function(const std::string& n) {
   const auto dot = n.rfind('.');

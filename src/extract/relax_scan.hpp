@@ -36,7 +36,7 @@ std::optional<std::vector<std::size_t>> permutation(const ir::RExpr& call, std::
 bool is_attention_builtin(const std::string& name);
 
 /// A TIR extent as a symbolic dim (nullopt when it is no integer expression over + - * // %).
-std::optional<xsym::SymPtr> dim_sym(const ir::ExprPtr& e);
+std::optional<sym::SymPtr> dim_sym(const ir::ExprPtr& e);
 /// A struct info's dtype, parsed (nullopt when unknown).
 OptDataType sinfo_dtype(const ir::StructInfoPtr& s);
 /// A tensor struct info with a known shape of rank >= 1.

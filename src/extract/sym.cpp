@@ -1,11 +1,8 @@
 #include "extract/sym.hpp"
 
-#include <cctype>
-#include <charconv>
-
 #include "tenet_cost/checked.hpp"
 
-namespace tenet_cost::xsym {
+namespace tenet_cost::sym {
 
 SymPtr sym_int(std::int64_t v) {
   auto s = std::make_shared<Sym>();
@@ -69,37 +66,6 @@ SymPtr sym_bin(SymKind op, SymPtr a, SymPtr b) {
   return s;
 }
 
-std::optional<SymPtr> from_ir(const ir::Expr& e) {
-  switch (e.kind) {
-    case ir::ExprKind::kInt: return sym_int(e.int_value);
-    case ir::ExprKind::kVar: return sym_var(e.name);
-    case ir::ExprKind::kCast:
-      if (e.args.size() == 1 && e.args[0]) return from_ir(*e.args[0]);
-      return std::nullopt;
-    case ir::ExprKind::kBinary: {
-      if (e.args.size() != 2 || !e.args[0] || !e.args[1]) return std::nullopt;
-      SymKind op;
-      switch (e.bin_op) {
-        case ir::BinOp::kAdd: op = SymKind::kAdd; break;
-        case ir::BinOp::kSub: op = SymKind::kSub; break;
-        case ir::BinOp::kMul: op = SymKind::kMul; break;
-        case ir::BinOp::kFloorDiv: op = SymKind::kFloorDiv; break;
-        case ir::BinOp::kFloorMod: op = SymKind::kFloorMod; break;
-        default: return std::nullopt;
-      }
-      auto a = from_ir(*e.args[0]);
-      auto b = from_ir(*e.args[1]);
-      if (!a || !b) return std::nullopt;
-      try {
-        return sym_bin(op, *a, *b);
-      } catch (const InputError&) {
-        return std::nullopt;  // x // 0 in an extent: not a shape we can state
-      }
-    }
-    default: return std::nullopt;
-  }
-}
-
 static int prec(const Sym& s) {
   switch (s.kind) {
     case SymKind::kAdd:
@@ -133,96 +99,6 @@ std::string to_text(const Sym& s) {
   return l + op_text(s.kind) + r;
 }
 
-namespace {
-struct Parser {
-  const std::string& t;
-  std::size_t i = 0;
-
-  [[noreturn]] void fail(const std::string& what) const {
-    throw InputError("bad shape expression '" + t + "' at offset " + std::to_string(i) + ": " + what);
-  }
-  void ws() {
-    while (i < t.size() && std::isspace(static_cast<unsigned char>(t[i]))) ++i;
-  }
-  SymPtr expr(int depth) {
-    if (depth > 200) fail("nested too deeply");
-    SymPtr a = term(depth);
-    for (;;) {
-      ws();
-      if (i < t.size() && (t[i] == '+' || t[i] == '-')) {
-        const SymKind k = t[i] == '+' ? SymKind::kAdd : SymKind::kSub;
-        ++i;
-        a = sym_bin(k, a, term(depth));
-      } else {
-        return a;
-      }
-    }
-  }
-  SymPtr term(int depth) {
-    SymPtr a = unary(depth);
-    for (;;) {
-      ws();
-      if (i < t.size() && t[i] == '*') {
-        ++i;
-        a = sym_bin(SymKind::kMul, a, unary(depth));
-      } else if (i + 1 < t.size() && t[i] == '/' && t[i + 1] == '/') {
-        i += 2;
-        a = sym_bin(SymKind::kFloorDiv, a, unary(depth));
-      } else if (i < t.size() && t[i] == '/') {
-        fail("expected '//' (floor division), found '/'");
-      } else if (i < t.size() && t[i] == '%') {
-        ++i;
-        a = sym_bin(SymKind::kFloorMod, a, unary(depth));
-      } else {
-        return a;
-      }
-    }
-  }
-  SymPtr unary(int depth) {
-    ws();
-    if (i < t.size() && t[i] == '-') {
-      ++i;
-      return sym_bin(SymKind::kSub, sym_int(0), unary(depth + 1));
-    }
-    return primary(depth);
-  }
-  SymPtr primary(int depth) {
-    ws();
-    if (i >= t.size()) fail("expected a name, an integer or '(', found the end");
-    const char c = t[i];
-    if (c == '(') {
-      ++i;
-      SymPtr e = expr(depth + 1);
-      ws();
-      if (i >= t.size() || t[i] != ')') fail("expected ')'");
-      ++i;
-      return e;
-    }
-    if (std::isdigit(static_cast<unsigned char>(c))) {
-      std::int64_t v = 0;
-      auto [p, ec] = std::from_chars(t.data() + i, t.data() + t.size(), v);
-      if (ec != std::errc()) fail("integer out of range");
-      i = static_cast<std::size_t>(p - t.data());
-      return sym_int(v);
-    }
-    if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
-      const std::size_t b = i;
-      while (i < t.size() && (std::isalnum(static_cast<unsigned char>(t[i])) || t[i] == '_' || t[i] == '.')) ++i;
-      return sym_var(t.substr(b, i - b));
-    }
-    fail(std::string("unexpected character '") + c + "'");
-  }
-};
-}  // namespace
-
-SymPtr parse(const std::string& text) {
-  Parser p{text};
-  SymPtr e = p.expr(0);
-  p.ws();
-  if (p.i != text.size()) p.fail("unexpected trailing text");
-  return e;
-}
-
 SymPtr bind(const SymPtr& s, const std::map<std::string, std::int64_t>& bindings) {
   switch (s->kind) {
     case SymKind::kInt: return s;
@@ -240,23 +116,68 @@ void collect_names(const Sym& s, std::set<std::string>& out) {
   if (s.b) collect_names(*s.b, out);
 }
 
-Dim to_dim(const SymPtr& s) {
-  if (s->kind == SymKind::kInt) return Dim::constant(s->value);
-  return Dim::symbolic(to_text(*s));
+bool equal(const Sym& x, const Sym& y) {
+  if (&x == &y) return true;
+  if (x.kind != y.kind || x.value != y.value || x.name != y.name || !x.a != !y.a || !x.b != !y.b) return false;
+  return (!x.a || equal(*x.a, *y.a)) && (!x.b || equal(*x.b, *y.b));
 }
 
-SymPtr product(const std::vector<SymPtr>& factors) {
+}  // namespace tenet_cost::sym
+
+namespace tenet_cost {
+
+std::string Dim::str() const {
+  if (value) return std::to_string(*value);
+  return expr ? sym::to_text(*expr) : "?";
+}
+
+}  // namespace tenet_cost
+
+namespace tenet_cost::xsym {
+
+std::optional<sym::SymPtr> from_ir(const ir::Expr& e) {
+  switch (e.kind) {
+    case ir::ExprKind::kInt: return sym::sym_int(e.int_value);
+    case ir::ExprKind::kVar: return sym::sym_var(e.name);
+    case ir::ExprKind::kCast:
+      if (e.args.size() == 1 && e.args[0]) return from_ir(*e.args[0]);
+      return std::nullopt;
+    case ir::ExprKind::kBinary: {
+      if (e.args.size() != 2 || !e.args[0] || !e.args[1]) return std::nullopt;
+      sym::SymKind op;
+      switch (e.bin_op) {
+        case ir::BinOp::kAdd: op = sym::SymKind::kAdd; break;
+        case ir::BinOp::kSub: op = sym::SymKind::kSub; break;
+        case ir::BinOp::kMul: op = sym::SymKind::kMul; break;
+        case ir::BinOp::kFloorDiv: op = sym::SymKind::kFloorDiv; break;
+        case ir::BinOp::kFloorMod: op = sym::SymKind::kFloorMod; break;
+        default: return std::nullopt;
+      }
+      auto a = from_ir(*e.args[0]);
+      auto b = from_ir(*e.args[1]);
+      if (!a || !b) return std::nullopt;
+      try {
+        return sym::sym_bin(op, *a, *b);
+      } catch (const InputError&) {
+        return std::nullopt;  // x // 0 in an extent: not a shape we can state
+      }
+    }
+    default: return std::nullopt;
+  }
+}
+
+sym::SymPtr product(const std::vector<sym::SymPtr>& factors) {
   std::int64_t c = 1;
-  SymPtr acc;
+  sym::SymPtr acc;
   for (const auto& f : factors) {
-    if (f->kind == SymKind::kInt) {
+    if (f->kind == sym::SymKind::kInt) {
       c = checked_mul(c, f->value, "extent product");
     } else {
-      acc = acc ? sym_bin(SymKind::kMul, acc, f) : f;
+      acc = acc ? sym::sym_bin(sym::SymKind::kMul, acc, f) : f;
     }
   }
-  if (!acc || c == 0) return sym_int(c);
-  return sym_bin(SymKind::kMul, acc, sym_int(c));
+  if (!acc || c == 0) return sym::sym_int(c);
+  return sym::sym_bin(sym::SymKind::kMul, acc, sym::sym_int(c));
 }
 
 }  // namespace tenet_cost::xsym

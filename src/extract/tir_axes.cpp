@@ -7,7 +7,7 @@ namespace tenet_cost::xtir {
 
 using ir::Expr;
 using ir::ExprPtr;
-using xsym::SymPtr;
+using sym::SymPtr;
 
 OperandFacts operand_facts(const ExprPtr& e, const std::map<std::string, Axis>& axes) {
   OperandFacts f;
@@ -66,7 +66,7 @@ std::vector<int> positions(const Expr* load, const std::set<std::string>& vars) 
 }
 
 SymPtr unpadded(const SymPtr& s) {
-  using xsym::SymKind;
+  using sym::SymKind;
   if (!s || s->kind != SymKind::kMul) return s;
   const SymPtr* div = &s->a;
   const SymPtr* mul = &s->b;

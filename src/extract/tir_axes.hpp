@@ -34,12 +34,12 @@ OperandFacts operand_facts(const ir::ExprPtr& e, const std::map<std::string, Axi
 /// Index positions of `load` referencing any of `vars`.
 std::vector<int> positions(const ir::Expr* load, const std::set<std::string>& vars);
 /// `(x + (d - 1)) // d * d` (an extent padded by a schedule to a multiple of d) -> x; else s.
-xsym::SymPtr unpadded(const xsym::SymPtr& s);
+sym::SymPtr unpadded(const sym::SymPtr& s);
 /// Extent product of the axes `which` (in `order`) as a symbolic value; nullopt with `bad` naming the axis whose
 /// extent is no integer expression (or the overflow). `unpad`: each factor through `unpadded`.
-std::optional<xsym::SymPtr> extent_product(const std::vector<std::string>& order, const std::set<std::string>& which,
-                                           const std::map<std::string, Axis>& axes, std::string& bad,
-                                           bool unpad = false);
+std::optional<sym::SymPtr> extent_product(const std::vector<std::string>& order, const std::set<std::string>& which,
+                                          const std::map<std::string, Axis>& axes, std::string& bad,
+                                          bool unpad = false);
 /// A GEMM found in block `blk` of `f` (function, location, source set).
 TirGemm block_gemm(const ir::PrimFunc& f, const ir::Block& blk, std::size_t func_index);
 /// Layout from the operands' primary loads: A is transposed when its K index comes before its last M index; B when

@@ -25,7 +25,7 @@ namespace tenet_cost::xtir {
 using ir::Expr;
 using ir::ExprKind;
 using ir::ExprPtr;
-using xsym::SymPtr;
+using sym::SymPtr;
 
 namespace {
 
@@ -265,7 +265,7 @@ std::string group_shape_axes(const AxisClasses& ac, std::map<std::string, Axis>&
     shape_bset.insert(gname);
     const auto per = xsym::from_ir(*g.per_group);
     note += "; grouped " + std::string(g.transposed ? "transposed " : "") + "conv: " + std::to_string(g.groups) +
-            " groups of " + (per ? xsym::to_text(**per) : std::string("?")) + " output channels (groups as batch)";
+            " groups of " + (per ? sym::to_text(**per) : std::string("?")) + " output channels (groups as batch)";
   }
   return note;
 }
@@ -280,7 +280,7 @@ std::string conv_info(const std::vector<std::string>& order, const std::map<std:
     ci.loop_names.push_back(name);
     std::optional<SymPtr> s;
     if (ax.extent) s = xsym::from_ir(*ax.extent);
-    ci.loop_extents.push_back(s ? xsym::to_dim(*s) : Dim::symbolic("?"));
+    ci.loop_extents.push_back(s ? Dim::symbolic(*s) : Dim::unknown());
     ci.loop_kinds.push_back(is_reduce(ax.kind) ? 'R' : 'S');
   }
   if (fa.primary) {
@@ -427,25 +427,25 @@ std::string gemm_shape(const MacBlock& mb, TirGemm& g) {
   auto bt = k ? extent_product(shape_order, shape_bset, shape_axes, bad) : std::nullopt;
   if (!bt) {
     w.shape_known = false;
-    w.m = w.n = w.k = w.batch = Dim::symbolic("?");
+    w.m = w.n = w.k = w.batch = Dim::unknown();
     note +=
         bad.rfind("the axes", 0) == 0 ? "; extent of " + bad : "; extent of " + bad + " is not an integer expression";
     return note;
   }
-  w.m = xsym::to_dim(*m);
+  w.m = Dim::symbolic(*m);
   // Padding introduced by a schedule (dlight's low-batch GEMV: M axis extent
   // `(batch_size + 3) // 4 * 4` under a `T.where` guard): m is the logical size, as for the
   // unscheduled function; the padded size the hardware runs is kept in m_padded.
   if (auto mu = extent_product(shape_order, ac.m, shape_axes, bad, true);
-      mu && xsym::to_text(**mu) != xsym::to_text(**m)) {
+      mu && sym::to_text(**mu) != sym::to_text(**m)) {
     w.m_padded = w.m;
-    w.m = xsym::to_dim(*mu);
+    w.m = Dim::symbolic(*mu);
     note += "; M padded by the schedule to " + w.m_padded->str();
   }
-  w.n = xsym::to_dim(*n);
-  w.k = xsym::to_dim(*k);
-  w.batch = xsym::to_dim(*bt);
-  if ((*k)->kind == xsym::SymKind::kInt) g.k_extent = (*k)->value;
+  w.n = Dim::symbolic(*n);
+  w.k = Dim::symbolic(*k);
+  w.batch = Dim::symbolic(*bt);
+  if ((*k)->kind == sym::SymKind::kInt) g.k_extent = (*k)->value;
   return note;
 }
 

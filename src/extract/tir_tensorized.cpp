@@ -17,7 +17,7 @@ namespace tenet_cost::xtir {
 using ir::Expr;
 using ir::ExprKind;
 using ir::ExprPtr;
-using xsym::SymPtr;
+using sym::SymPtr;
 
 namespace {
 
@@ -172,13 +172,13 @@ std::optional<std::int64_t> block_ptx_macs(const FuncIndex& fi, const ir::Block*
 /// s * t with the constant factors folded (`2 * ((b + 15) // 16)` x 8 -> `(b + 15) // 16 * 16`, so a padded
 /// extent is recognised by `unpadded`).
 SymPtr scaled(const SymPtr& s, std::int64_t t) {
-  using xsym::SymKind;
-  if (s->kind == SymKind::kInt) return xsym::sym_int(checked_mul(s->value, t, "extent product"));
+  using sym::SymKind;
+  if (s->kind == SymKind::kInt) return sym::sym_int(checked_mul(s->value, t, "extent product"));
   if (s->kind == SymKind::kMul && s->b->kind == SymKind::kInt)
-    return xsym::product({s->a, xsym::sym_int(checked_mul(s->b->value, t, "extent product"))});
+    return xsym::product({s->a, sym::sym_int(checked_mul(s->b->value, t, "extent product"))});
   if (s->kind == SymKind::kMul && s->a->kind == SymKind::kInt)
-    return xsym::product({s->b, xsym::sym_int(checked_mul(s->a->value, t, "extent product"))});
-  return xsym::product({s, xsym::sym_int(t)});
+    return xsym::product({s->b, sym::sym_int(checked_mul(s->a->value, t, "extent product"))});
+  return xsym::product({s, sym::sym_int(t)});
 }
 
 /// The fragment tile Mt x Nt x Kt from the regions' element counts; `bad` says why not.
@@ -371,19 +371,19 @@ std::optional<TirGemm> site_gemm(const ir::PrimFunc& f, const FuncIndex& fi, std
   }
   if (!bad.empty()) {
     w.shape_known = false;
-    w.m = w.n = w.k = w.batch = Dim::symbolic("?");
+    w.m = w.n = w.k = w.batch = Dim::unknown();
     note += "; " + bad;
   } else {
-    w.m = xsym::to_dim(*m);
-    if (const SymPtr mu = unpadded(*m); xsym::to_text(*mu) != xsym::to_text(**m)) {
+    w.m = Dim::symbolic(*m);
+    if (const SymPtr mu = unpadded(*m); sym::to_text(*mu) != sym::to_text(**m)) {
       w.m_padded = w.m;  // the schedule padded M (docs/extract.md "Scheduled padding")
-      w.m = xsym::to_dim(mu);
+      w.m = Dim::symbolic(mu);
       note += "; M padded by the schedule to " + w.m_padded->str();
     }
-    w.n = xsym::to_dim(*n);
-    w.k = xsym::to_dim(*k);
-    w.batch = xsym::to_dim(*bt);
-    if ((*k)->kind == xsym::SymKind::kInt) g.k_extent = (*k)->value;
+    w.n = Dim::symbolic(*n);
+    w.k = Dim::symbolic(*k);
+    w.batch = Dim::symbolic(*bt);
+    if ((*k)->kind == sym::SymKind::kInt) g.k_extent = (*k)->value;
     note += fmt::format("; M/N/K = the block's iter-var extents x the fragment tile {}x{}x{} (from the regions' sizes)",
                         (*tile)[0], (*tile)[1], (*tile)[2]);
   }

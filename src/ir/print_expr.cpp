@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "ir/escape.hpp"
 #include "ir/print_internal.hpp"
 
 namespace tenet_cost::ir {
@@ -80,22 +81,13 @@ const char* op_text(BinOp op) {
 void print_quoted(std::string& out, std::string_view s) {
   out += '"';
   for (const char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
     switch (ch) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
       case '\n': out += "\\n"; break;
       case '\t': out += "\\t"; break;
       case '\r': out += "\\r"; break;
-      default:
-        if (c < 0x20 || c == 0x7F) {
-          static const char* hex = "0123456789abcdef";
-          out += "\\x";
-          out += hex[c >> 4];
-          out += hex[c & 15];
-        } else {
-          out += ch;
-        }
+      default: append_escaped(out, ch);
     }
   }
   out += '"';

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 
+#include "ir/escape.hpp"
 #include "ir/pylex_tables.hpp"
 
 namespace tenet_cost::ir::py {
@@ -84,15 +85,7 @@ std::string Lexer::quote(std::string_view s) {
       out += "...";
       break;
     }
-    const auto c = static_cast<unsigned char>(ch);
-    if (c < 0x20 || c == 0x7F) {
-      static const char* hex = "0123456789abcdef";
-      out += "\\x";
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    } else {
-      out += ch;
-    }
+    append_escaped(out, ch);
   }
   out += "'";
   return out;

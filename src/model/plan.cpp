@@ -1,6 +1,5 @@
 // The plan of GEMMs per entry: from a config or a dump's extracted workloads (docs/model.md).
 #include <algorithm>
-#include <cctype>
 #include <charconv>
 #include <cstdio>
 #include <filesystem>
@@ -233,19 +232,17 @@ bool any_of_symbols(const std::set<std::string>& ids, const char* const (&names)
   return std::any_of(std::begin(names), std::end(names), [&](const char* s) { return ids.count(s) != 0; });
 }
 
-// The identifiers of a symbolic extent ("nseq * n" -> nseq, n).
-std::set<std::string> identifiers(const std::string& expr) {
+// The shape variables of a symbolic extent ("nseq * n" -> nseq, n; none when known or unknown).
+std::set<std::string> identifiers(const Dim& d) {
   std::set<std::string> out;
-  std::string cur;
-  for (const char ch : expr + " ") {
-    if (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_') {
-      cur += ch;
-    } else {
-      if (!cur.empty() && !std::isdigit(static_cast<unsigned char>(cur.front()))) out.insert(cur);
-      cur.clear();
-    }
-  }
+  if (d.expr) sym::collect_names(*d.expr, out);
   return out;
+}
+
+// A symbolic extent named for the vocabulary (vocab_size, ...): a dump's final projection.
+bool names_vocabulary(const Dim& d) {
+  const auto ids = identifiers(d);
+  return std::any_of(ids.begin(), ids.end(), [](const std::string& s) { return s.find("vocab") != std::string::npos; });
 }
 
 std::string joined(const std::vector<std::string>& v) {
@@ -313,7 +310,7 @@ void check_all_bound(
       if (n <= 0) continue;
       const auto& b = bindings_for(entry);
       for (const Dim* d : dims)
-        for (const auto& id : identifiers(d->expr))
+        for (const auto& id : identifiers(*d))
           if (!b.count(id) && std::find(ex.symbols.begin(), ex.symbols.end(), id) != ex.symbols.end() &&
               missing[entry].insert(id).second && !first)
             first = loc;
@@ -357,7 +354,7 @@ Entries choose_entries(const ExtractResult& ex, const Phases& ph, std::vector<st
   std::set<std::string> all, unbatched_rows;
   auto scan = [&](const std::map<std::string, std::int64_t>& calls, std::initializer_list<const Dim*> dims) {
     std::set<std::string> ids;
-    for (const Dim* d : dims) ids.merge(identifiers(d->expr));
+    for (const Dim* d : dims) ids.merge(identifiers(*d));
     const bool batch = any_of_symbols(ids, kBatchSymbols);
     const bool rows = !batch && any_of_symbols(ids, kLengthSymbols);
     for (const auto& [entry, n] : calls) {
@@ -433,6 +430,38 @@ quant::GemmRole attention_role(const Workload& w) {
   return w.layout.size() == 2 && w.layout[1] == 'N' ? quant::GemmRole::kAttnPV : quant::GemmRole::kAttnQK;
 }
 
+// The operators of a dump's entries at their bindings; those without a known shape go to `uncosted`.
+std::vector<ModelOp> dump_ops(
+    const ExtractResult& ex, const Phases& ph,
+    const std::function<const std::map<std::string, std::int64_t>&(const std::string&)>& bindings_for,
+    std::set<std::string>& uncosted) {
+  std::vector<ModelOp> ops;
+  for (const auto& o : ex.operators) {
+    for (const auto& entry_calls : o.calls) {
+      const std::string& entry = entry_calls.first;  // a named reference: the lambdas below capture it
+      const std::int64_t calls = entry_calls.second;
+      if (calls <= 0) continue;
+      if (!o.shape_known) {
+        uncosted.insert(o.function + " (" + o.note + ")");
+        continue;
+      }
+      const auto& b = bindings_for(entry);
+      auto value = [&](const Dim& d) {
+        try {
+          return *bind_dim(d, b, true).value;
+        } catch (const OverflowError&) {
+          throw;
+        } catch (const InputError& e) {
+          throw InputError(o.loc, "operator " + o.function + " called from '" + entry + "': " + e.what());
+        }
+      };
+      ops.push_back(ModelOp{o.epilogue ? o.function + " (epilogue)" : o.function, entry, ph.phase_of(entry), calls,
+                            cost::OpShape{value(o.ops), value(o.read_bytes), value(o.write_bytes)}, GemmSource::kTir});
+    }
+  }
+  return ops;
+}
+
 // The GEMMs and operators of a dump (workloads_from_extract's rules; operators: docs/model.md "Operators").
 DumpPlan dump_plan(const ExtractResult& dump, const Phases& ph, const std::optional<ModelConfig>& cfg,
                    std::vector<std::string>* notes) {
@@ -495,35 +524,12 @@ DumpPlan dump_plan(const ExtractResult& dump, const Phases& ph, const std::optio
       }
       // the final projection: N is the vocabulary (from the config, or a symbolic vocab_size)
       g.lm_head = (cfg && g.shape.n == cfg->vocab && w.weight_operand != WeightOperand::kNone) ||
-                  w.n.expr.find("vocab") != std::string::npos || w.function.find("lm_head") != std::string::npos;
+                  names_vocabulary(w.n) || w.function.find("lm_head") != std::string::npos;
       out.push_back(g);
     }
   }
-  std::vector<ModelOp> ops;
   std::set<std::string> uncosted;
-  for (const auto& o : ex.operators) {
-    for (const auto& entry_calls : o.calls) {
-      const std::string& entry = entry_calls.first;  // a named reference: the lambdas below capture it
-      const std::int64_t calls = entry_calls.second;
-      if (calls <= 0) continue;
-      if (!o.shape_known) {
-        uncosted.insert(o.function + " (" + o.note + ")");
-        continue;
-      }
-      const auto& b = bindings_for(entry);
-      auto value = [&](const Dim& d) {
-        try {
-          return *bind_dim(d, b, true).value;
-        } catch (const OverflowError&) {
-          throw;
-        } catch (const InputError& e) {
-          throw InputError(o.loc, "operator " + o.function + " called from '" + entry + "': " + e.what());
-        }
-      };
-      ops.push_back(ModelOp{o.epilogue ? o.function + " (epilogue)" : o.function, entry, ph.phase_of(entry), calls,
-                            cost::OpShape{value(o.ops), value(o.read_bytes), value(o.write_bytes)}, GemmSource::kTir});
-    }
-  }
+  std::vector<ModelOp> ops = dump_ops(ex, ph, bindings_for, uncosted);
   if (notes && !convs.empty())
     notes->push_back(
         "convolutions run as their implicit GEMM (m = batch x output pixels, n = output channels, k = "

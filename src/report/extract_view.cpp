@@ -12,8 +12,8 @@ namespace {
 
 nlohmann::json dim_json(const Dim& d) {
   if (d.known()) return *d.value;
-  if (d.expr.empty() || d.expr == "?") return nullptr;
-  return d.expr;
+  if (!d.expr) return nullptr;
+  return d.str();
 }
 
 nlohmann::json opt_json(const std::optional<std::int64_t>& v) {
@@ -163,7 +163,7 @@ std::string render(const ExtractResult& r, Format fmt) {
   } else {
     t.headers.push_back("calls");
   }
-  auto d = [](const Dim& x) { return x.known() ? std::to_string(*x.value) : (x.expr.empty() ? "?" : x.expr); };
+  auto d = [](const Dim& x) { return x.str(); };
   for (const auto& w : r.workloads) {
     const std::string kind = w.kind == WorkloadKind::kConv ? "conv" : "gemm";
     if (csv) {

@@ -83,22 +83,31 @@ Metrics analyze_impl(const Problem& problem, const AnalyzeOptions& options) {
   return r;
 }
 
+/// Where an error of analyze() is told (called in a handler; rethrows). An overflow of the counts comes from the
+/// three files together (a bound of the statement's domain, a coefficient of the maps, the PE array's numbers):
+/// named with each one's location when the problem was read from files; a generated problem (options.context)
+/// keeps the overflow's own text. Any other error: rethrow_in_context.
+[[noreturn]] void rethrow_placed(const Problem& problem, const AnalyzeOptions& options) {
+  try {
+    throw;
+  } catch (const OverflowError& e) {
+    const SourceLocation& s = problem.statement.domain.loc;
+    if (!options.context.empty() || s.file.empty() || s.file.front() == '<' || s.line == 0) throw;
+    throw InputError(s, e.detail() + ", counting this statement under the mapping " +
+                            problem.mapping.time_map.loc.str() + " on the PE array " + problem.pe.domain.loc.str());
+  } catch (const InputError&) {
+    rethrow_in_context(options);
+  }
+}
+
 }  // namespace
 }  // namespace detail
 
 Metrics analyze(const Problem& problem, const AnalyzeOptions& options) {
   try {
     return detail::analyze_impl(problem, options);
-  } catch (const OverflowError& e) {
-    // An overflow of the counts comes from the three files together (a bound of the statement's domain, a
-    // coefficient of the maps, the PE array's numbers): named with each one's location when the problem was read
-    // from files; a generated problem (options.context) keeps the overflow's own text.
-    const SourceLocation& s = problem.statement.domain.loc;
-    if (!options.context.empty() || s.file.empty() || s.file.front() == '<' || s.line == 0) throw;
-    throw InputError(s, e.detail() + ", counting this statement under the mapping " +
-                            problem.mapping.time_map.loc.str() + " on the PE array " + problem.pe.domain.loc.str());
   } catch (const InputError&) {
-    detail::rethrow_in_context(options);
+    detail::rethrow_placed(problem, options);
   }
 }
 

@@ -37,7 +37,7 @@ TEST_CASE("own fixture: toy q4f16_1 LLM module") {
   REQUIRE(r.workloads.size() == 2);  // rms_norm's sum of squares is not a GEMM
   const auto& pre = r.workloads[1];
   CHECK(pre.function == "fused_fused_dequantize_NT_matmul");
-  CHECK(pre.m == Dim::symbolic("seq_len"));
+  CHECK(pre.m == Dim::symbolic(sym::sym_var("seq_len")));
   CHECK(pre.n == Dim::constant(768));
   CHECK(pre.k == Dim::constant(256));
   CHECK(pre.quant.scheme == "q4f16_1");
@@ -176,8 +176,8 @@ TEST_CASE("own fixture: Relax R.matmul and a FasterTransformer packed GEMM") {
   const auto& s = r.workloads[0];
   CHECK(s.function == "main/s");
   CHECK(s.batch == Dim::constant(8));
-  CHECK(s.m == Dim::symbolic("n"));
-  CHECK(s.n == Dim::symbolic("n"));
+  CHECK(s.m == Dim::symbolic(sym::sym_var("n")));
+  CHECK(s.n == Dim::symbolic(sym::sym_var("n")));
   CHECK(s.k == Dim::constant(64));
   CHECK(s.dtype_out == parse_dtype("float32"));
   CHECK(s.weight_operand == WeightOperand::kNone);
@@ -188,7 +188,7 @@ TEST_CASE("own fixture: Relax R.matmul and a FasterTransformer packed GEMM") {
   CHECK(y.weight_operand == WeightOperand::kB);
   const auto& z = r.workloads[2];
   CHECK(z.source == WorkloadSource::kPacked);
-  CHECK(z.m == Dim::symbolic("n"));
+  CHECK(z.m == Dim::symbolic(sym::sym_var("n")));
   CHECK(z.n == Dim::constant(1024));
   CHECK(z.quant.scheme == "q4f16_ft");
   CHECK(z.quant.weight_bits == 4);
@@ -285,7 +285,7 @@ TEST_CASE("TVM JSON input (both dialects) gives the same workloads as TVMScript"
     const auto r = extract_workloads(ir::load_module(tc_test::fixture(std::string("ir_json/") + f)));
     REQUIRE(r.workloads.size() == 2);
     CHECK(r.workloads[0].function == "NT_matmul");
-    CHECK(r.workloads[0].m == Dim::symbolic("n"));
+    CHECK(r.workloads[0].m == Dim::symbolic(sym::sym_var("n")));
     CHECK(r.workloads[0].n == Dim::constant(11008));
     CHECK(r.workloads[0].calls == std::map<std::string, std::int64_t>{{"main", 1}});
     CHECK(r.workloads[1].m == Dim::constant(128));

@@ -90,7 +90,7 @@ TEST_CASE("MX and NVFP4 weights and block-scaled activations: elements, packing,
     INFO(e.function);
     const Workload& w = find(r, e.function);
     const std::string m = e.m;
-    CHECK(w.m == (m == "n" ? Dim::symbolic("n") : Dim::constant(std::stoll(m))));
+    CHECK(w.m == (m == "n" ? Dim::symbolic(sym::sym_var("n")) : Dim::constant(std::stoll(m))));
     CHECK(w.n == Dim::constant(e.n));
     CHECK(w.k == Dim::constant(e.k));
     CHECK(w.weight_operand == WeightOperand::kB);

@@ -69,7 +69,7 @@ TEST_CASE("q4f16_1 decode GEMV: shape, layout, weight and quantization") {
 TEST_CASE("symbolic N stays symbolic and binds") {
   auto r = extract_workloads(one(q4_gemv("vocab_size")));
   REQUIRE(r.workloads.size() == 1);
-  CHECK(r.workloads[0].n == Dim::symbolic("vocab_size"));
+  CHECK(r.workloads[0].n == Dim::symbolic(sym::sym_var("vocab_size")));
   CHECK(r.symbols == std::vector<std::string>{"vocab_size"});
   ExtractOptions o;
   o.bindings = {{"vocab_size", 32000}};
@@ -94,7 +94,7 @@ TEST_CASE("KN dequant through compute -> dequantize chain with symbolic M (q4f16
   auto r = extract_workloads(one(f));
   REQUIRE(r.workloads.size() == 1);
   const Workload& w = r.workloads[0];
-  CHECK(w.m == Dim::symbolic("seq_len"));
+  CHECK(w.m == Dim::symbolic(sym::sym_var("seq_len")));
   CHECK(w.n == Dim::constant(12288));
   CHECK(w.k == Dim::constant(4096));
   CHECK(w.layout == "NN");
@@ -116,7 +116,7 @@ TEST_CASE("attention QK^T: batch heads, both operands activations") {
   const Workload& w = r.workloads[0];
   CHECK(w.batch == Dim::constant(32));
   CHECK(w.m == Dim::constant(1));
-  CHECK(w.n == Dim::symbolic("n"));
+  CHECK(w.n == Dim::symbolic(sym::sym_var("n")));
   CHECK(w.k == Dim::constant(128));
   CHECK(w.layout == "NT");
   CHECK(w.weight_operand == WeightOperand::kNone);

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "sym_build.hpp"
 #include "tenet_cost/extract.hpp"
 #include "tenet_cost/ir.hpp"
 #include "test_support.hpp"
@@ -36,14 +37,14 @@ TEST_CASE("2026 Relax forms: out_ty=, pure=False, module attrs, device mesh, DTe
   const ExtractResult r = extract_workloads(ir::load_module(tc_test::fixture("extract/relax_2026_forms.py")));
   REQUIRE(r.workloads.size() == 2);
   const Workload& mm = find(r, "NT_matmul");
-  CHECK(mm.m == Dim::symbolic("n"));
+  CHECK(mm.m == Dim::symbolic(sym::sym_var("n")));
   CHECK(mm.n == Dim::constant(2048));
   CHECK(mm.k == Dim::constant(1024));
   CHECK(mm.calls.at("prefill") == 1);
   // R.matmul of two sharded tensors: the global shapes (1, n, 1024) x (1024, 4096)
   const Workload& z = find(r, "prefill/z");
   CHECK(z.shape_known);
-  CHECK(z.m == Dim::symbolic("n"));
+  CHECK(z.m == Dim::symbolic(sym::sym_var("n")));
   CHECK(z.n == Dim::constant(4096));
   CHECK(z.k == Dim::constant(1024));
   CHECK(z.weight_operand == WeightOperand::kB);
@@ -109,9 +110,9 @@ TEST_CASE("negative extents are located errors, never a negative dimension") {
                       "        v = T.axis.spatial(T.int64(-2), 0)\n        A[v] = T.float32(0)\n"),
              Catch::StartsWith("t.py:4:28: expected a non-negative extent"));
   // a symbolic extent bound negative
-  CHECK_THROWS_WITH(bind_dim(Dim::symbolic("n - 10"), {{"n", 5}}),
+  CHECK_THROWS_WITH(bind_dim(sym_build::dim(sym_build::v("n") - 10), {{"n", 5}}),
                     "expected a non-negative dimension, found 'n - 10' = -5 with the bindings given (--bind)");
-  CHECK(bind_dim(Dim::symbolic("n - 10"), {{"n", 10}}) == Dim::constant(0));
+  CHECK(bind_dim(sym_build::dim(sym_build::v("n") - 10), {{"n", 10}}) == Dim::constant(0));
 }
 
 TEST_CASE("scheduled padding: m is the logical size, m_padded the scheduled one (issue 13 item 4)") {
@@ -121,7 +122,7 @@ TEST_CASE("scheduled padding: m is the logical size, m_padded the scheduled one 
   const Workload& u = find(r, "unscheduled_gemv");
   // the same logical GEMM as the unscheduled function
   CHECK(p.m == u.m);
-  CHECK(p.m == Dim::symbolic("batch_size"));
+  CHECK(p.m == Dim::symbolic(sym::sym_var("batch_size")));
   CHECK(p.n == u.n);
   CHECK(p.k == u.k);
   CHECK_FALSE(u.m_padded.has_value());

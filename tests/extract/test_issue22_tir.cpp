@@ -30,7 +30,7 @@ TEST_CASE("tensorized q4 wmma: the whole M x N x K and the weight's q4f16_1 from
   REQUIRE(r.workloads.size() == 3);  // fill / load / store tiles are no workloads
   const Workload& w = find(r, "q4_wmma");
   // v1_o extent (n + 127) // 128 * 8 fragments of 16 rows; v2_o 128 x 16; v3_o 64 x 16
-  CHECK(w.m == Dim::symbolic("n"));
+  CHECK(w.m == Dim::symbolic(sym::sym_var("n")));
   REQUIRE(w.m_padded.has_value());
   CHECK(w.m_padded->str() == "(n + 127) // 128 * 128");
   CHECK(w.n == Dim::constant(2048));
@@ -55,7 +55,7 @@ TEST_CASE("tensorized q4 wmma: the whole M x N x K and the weight's q4f16_1 from
 TEST_CASE("tensorized Metal simdgroup (8x8x8, weight fragment loaded transposed) and int8 wmma") {
   const ExtractResult r = load("extract/tensorized_quant.py");
   const Workload& m = find(r, "q4_metal");
-  CHECK(m.m == Dim::symbolic("batch_size"));
+  CHECK(m.m == Dim::symbolic(sym::sym_var("batch_size")));
   CHECK(m.m_padded->str() == "(batch_size + 15) // 16 * 16");
   CHECK(m.n == Dim::constant(4096));  // v2_o 512 x 8
   CHECK(m.k == Dim::constant(2048));  // v3_o 256 x 8

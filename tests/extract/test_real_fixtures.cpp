@@ -8,6 +8,7 @@
 #include <regex>
 #include <sstream>
 
+#include "sym_build.hpp"
 #include "tenet_cost/checked.hpp"
 #include "tenet_cost/extract.hpp"
 #include "tenet_cost/ir.hpp"
@@ -31,7 +32,7 @@ const Workload& find(const ExtractResult& r, const std::string& fn, int nth = 0)
 }
 
 Dim C(std::int64_t v) { return Dim::constant(v); }
-Dim S(const std::string& s) { return Dim::symbolic(s); }
+Dim S(const std::string& s) { return Dim::symbolic(sym::sym_var(s)); }
 
 void check_shape(const Workload& w, Dim b, Dim m, Dim n, Dim k) {
   INFO(w.function);
@@ -365,8 +366,12 @@ TEST_CASE("fixtures 20/21: the Relax matmul and its legalized TIR give the same 
   REQUIRE(r20.workloads.size() == 1);
   REQUIRE(r21.workloads.size() == 1);
   // one convention: a dim only one operand has (the other broadcast over it) joins its M / N
-  check_shape(r20.workloads[0], C(1), S("b * m"), S("a * c * n"), S("k"));
-  check_shape(r21.workloads[0], C(1), S("b * m"), S("a * c * n"), S("k"));
+  using sym_build::v;
+  const Dim bm = sym_build::dim(v("b") * v("m")), acn = sym_build::dim(v("a") * v("c") * v("n"));
+  check_shape(r20.workloads[0], C(1), bm, acn, S("k"));
+  check_shape(r21.workloads[0], C(1), bm, acn, S("k"));
+  CHECK(bm.str() == "b * m");
+  CHECK(acn.str() == "a * c * n");
   CHECK(r21.workloads[0].calls == std::map<std::string, std::int64_t>{{"main", 1}});
   const std::map<std::string, std::int64_t> b{{"a", 2}, {"b", 3}, {"c", 5}, {"m", 7}, {"n", 11}, {"k", 13}};
   auto macs = [&](const Workload& w) {

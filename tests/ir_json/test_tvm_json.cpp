@@ -300,7 +300,7 @@ TEST_CASE("the mid-2026 StructInfo -> Type rename gives the same IR as the older
   const ExtractResult r = extract_workloads(c);
   REQUIRE(r.workloads.size() == 2);
   const Workload& nt = r.workloads[0].function == "NT_matmul" ? r.workloads[0] : r.workloads[1];
-  CHECK(nt.m == Dim::symbolic("n"));
+  CHECK(nt.m == Dim::symbolic(sym::sym_var("n")));
   CHECK(nt.n == Dim::constant(11008));
   CHECK(nt.k == Dim::constant(4096));
   CHECK(nt.calls == std::map<std::string, std::int64_t>{{"main", 1}});

@@ -50,18 +50,17 @@ model::CollectiveCost step_collectives(const arch::ChipLink& link, const model::
   return c;
 }
 
-// A request of a 32-token prompt and `gen` output tokens for 4 sequences of the small model.
+// A request of a 32-token prompt for 4 sequences of the small model (each test sets its output tokens, req.gen_len).
 struct RequestCase {
   model::ModelConfig c = small();
   cost::Estimator est = estimator();
   model::Phases ph;
   model::Request req;
   model::Model whole;
-  explicit RequestCase(std::int64_t gen) {
+  RequestCase() {
     ph.seq_len = req.prompt_len = 32;
     ph.context = 33;
     ph.batch = 4;
-    req.gen_len = gen;
     whole = model::plan_from_config("small.json", c, ph);
   }
 };
@@ -125,13 +124,8 @@ TEST_CASE("chunked prefill over TP: the chip's steps plus the all-reduces at eac
   CHECK_THROWS_WITH(model::compare_deployed(est, whole, c, tp, schemes), Catch::Contains("--chunk with --pp"));
 }
 
-TEST_CASE("a request on TP=2 equals the integrated closed form", "[parallel][request]") {
-  RequestCase fx(5);
-  const model::ModelConfig& c = fx.c;
-  cost::Estimator& est = fx.est;
-  const model::Phases& ph = fx.ph;
-  model::Request& req = fx.req;
-  const model::Model& whole = fx.whole;
+TEST_CASE_METHOD(RequestCase, "a request on TP=2 equals the integrated closed form", "[parallel][request]") {
+  req.gen_len = 5;
   const std::vector<std::optional<quant::Scheme>> schemes = {quant::parse_scheme("q0f16"),
                                                              quant::parse_scheme("fp8-tensor")};
   model::Parallel p;
@@ -181,13 +175,9 @@ TEST_CASE("a request on TP=2 equals the integrated closed form", "[parallel][req
   }
 }
 
-TEST_CASE("a request through pipeline stages: each step the pipeline's step, bubble included", "[parallel][request]") {
-  RequestCase f(3);
-  const model::ModelConfig& c = f.c;
-  cost::Estimator& est = f.est;
-  const model::Phases& ph = f.ph;
-  model::Request& req = f.req;
-  const model::Model& whole = f.whole;
+TEST_CASE_METHOD(RequestCase, "a request through pipeline stages: each step the pipeline's step, bubble included",
+                 "[parallel][request]") {
+  req.gen_len = 3;
   const std::vector<std::optional<quant::Scheme>> schemes = {quant::parse_scheme("q4f16_1")};
   model::Parallel p;
   p.tp = 2;
