@@ -22,13 +22,11 @@ std::string default_list() {
 }
 
 // compare over chips (--tp / --pp / --ep; docs/model.md "Parallelism over chips"), with whole requests when asked.
+// With --search (`search`), each (deployment, scheme) at the mapping whose deployment is best (docs/search.md
+// "Deployments").
 std::string deployed_compare(const ModelArgs& args, const std::vector<std::optional<quant::Scheme>>& schemes,
-                             report::Format format, bool searched, const std::optional<model::Request>& request,
-                             model::RankBy rank) {
-  if (searched)
-    throw InputError(
-        "--tp / --pp / --ep with --search: the mapping search runs on one chip (a deployment's collectives and stages "
-        "are not part of its objective)");
+                             report::Format format, const std::optional<search::Options>& search,
+                             const std::optional<model::Request>& request, model::RankBy rank) {
   if (request && args.grid.size() > 1 && format != report::Format::kJson)
     throw InputError(
         "requests (--prompt-len / --gen-len) over several deployments: the deployments' table has no request columns; "
@@ -40,6 +38,12 @@ std::string deployed_compare(const ModelArgs& args, const std::vector<std::optio
     throw InputError(
         "--tp / --pp / --ep shard a config's plan (--hf-config or --mlc-config); a dump's or --gemm's GEMMs are one "
         "chip's shapes already");
+  if (search) {
+    if (format == report::Format::kHtml) throw InputError("compare --search has no html view: use --format table");
+    return report::render(search::compare_deployed_at_best(load_arch(args), plan, *plan.config, ph, schemes, args.grid,
+                                                           *search, request, rank),
+                          format);
+  }
   Progress progress("compare", "rows", schemes.size() * args.grid.size());
   const auto step = [&](std::size_t done, const std::string& s) { progress.step(done, s); };
   const model::CompareResult result =
@@ -88,7 +92,15 @@ CLI::App* add_compare(CLI::App& app, const Command& self, Context& ctx) {
     if (request && format == report::Format::kHtml)
       throw InputError("the html report has no request section: use --format table, json or csv with a request");
     if (deployed(*args)) {
-      ctx.result = deployed_compare(*args, schemes, format, *searched, request, rank);
+      if (*per_phase)
+        throw InputError(
+            "--per-phase with --tp / --pp / --ep: a deployment's mapping is chosen by its whole request (drop "
+            "--per-phase)");
+      const auto o = *searched ? std::optional(search_options(*args, *sargs, cmd)) : std::nullopt;
+      if (!*searched)
+        for (const char* flag : {"--dataflows", "--pe-budget", "--jobs"})
+          if (cmd->count(flag) > 0) throw InputError(std::string(flag) + " needs --search");
+      ctx.result = deployed_compare(*args, schemes, format, o, request, rank);
       return;
     }
     if (!*searched) {
