@@ -27,10 +27,10 @@ std::string default_list() {
 std::string deployed_compare(const ModelArgs& args, const std::vector<std::optional<quant::Scheme>>& schemes,
                              report::Format format, const std::optional<search::Options>& search,
                              const std::optional<model::Request>& request, model::RankBy rank) {
-  if (request && args.grid.size() > 1 && format != report::Format::kJson)
+  if (request && args.grid.size() > 1 && format != report::Format::kJson && format != report::Format::kHtml)
     throw InputError(
         "requests (--prompt-len / --gen-len) over several deployments: the deployments' table has no request columns; "
-        "use --format json or one deployment");
+        "use --format json or html, or one deployment");
   cost::Estimator est = make_estimator(args);
   const model::Phases ph = phases(args);
   const model::Model plan = plan_source(args).at(ph);
@@ -89,8 +89,6 @@ CLI::App* add_compare(CLI::App& app, const Command& self, Context& ctx) {
       throw InputError(
           "--per-phase chooses the prefill's and the decode's mappings of a request apart: give --search and "
           "--prompt-len / --gen-len");
-    if (request && format == report::Format::kHtml)
-      throw InputError("the html report has no request section: use --format table, json or csv with a request");
     if (deployed(*args)) {
       if (*per_phase)
         throw InputError(
@@ -138,9 +136,14 @@ CLI::App* add_compare(CLI::App& app, const Command& self, Context& ctx) {
       return;
     }
     // the report also shows each scheme's breakdown and roofline (the estimator's cache makes these cheap)
-    std::vector<model::EstimateResult> per_scheme;
+    std::vector<model::EstimateResult> per_scheme;  // in the rows' order (--rank-by may have reordered them)
     per_scheme.reserve(schemes.size());
-    for (const auto& s : schemes) per_scheme.push_back(model::estimate(est, plan, ph, s));
+    for (const model::CompareRow& row : result.rows)
+      for (const auto& s : schemes)
+        if (model::scheme_label(plan, s) == row.scheme) {
+          per_scheme.push_back(model::estimate(est, plan, ph, s));
+          break;
+        }
     ctx.result = report::html::render(report::html::compare_doc(result, per_scheme, est.arch()));
   });
   return cmd;
