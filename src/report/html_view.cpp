@@ -127,7 +127,7 @@ void add_plan_assumptions(const EstimateResult& e, ReportDoc& doc) {
 }
 
 // (g) Each row's request (compare --prompt-len / --gen-len) and what the figures are.
-void add_requests(const model::CompareResult& c, ReportDoc& doc) {
+void add_request_rows(const model::CompareResult& c, ReportDoc& doc) {
   const model::Request& q = *c.request;
   const std::string n = std::to_string(c.info.batch);
   doc.assumptions.push_back(
@@ -188,7 +188,7 @@ ReportDoc compare_doc(const model::CompareResult& c, const std::vector<EstimateR
     if (doc.show_decode) doc.tradeoff.push_back({r.scheme, r.decode.latency_s, r.decode.energy_j, r.scheme});
     else doc.tradeoff.push_back({r.scheme, r.prefill.latency_s + latency, r.prefill.energy_j + energy, r.scheme});
   }
-  if (c.request) add_requests(c, doc);
+  if (c.request) add_request_rows(c, doc);
   doc.tradeoff_per_step = doc.show_decode;
   doc.tradeoff_title = doc.show_decode ? "decode, per step of " + std::to_string(c.info.batch) + " sequences"
                                        : "every entry, one run each";
