@@ -298,9 +298,9 @@ CheckedAxes check_axes(const Grid& g, const RunOptions& opt) {
         case AxisKind::kContext:
         case AxisKind::kBatch:
         case AxisKind::kGenLen: check_length(a.kind, v); break;
-        case AxisKind::kTp:
+        case AxisKind::kTp:  // below, once the models are resolved
         case AxisKind::kPp:
-        case AxisKind::kEp: break;   // below, once the models are resolved
+        case AxisKind::kEp:
         case AxisKind::kSet: break;  // with the arch in validate_groups
       }
   for (const auto& a : g.axes)
