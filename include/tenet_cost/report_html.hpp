@@ -104,6 +104,16 @@ struct LineChart {
   std::vector<LineSeries> series;
 };
 
+/// (g) One scheme's whole request (compare --prompt-len / --gen-len): the batch's N requests served together.
+struct RequestRow {
+  std::string scheme, series;  // series: the scheme whose colour the row takes ("" = `scheme`)
+  double ttft_s = 0;           // time to first token: the prefill of the N prompts
+  double tpot_s = 0;           // time per output token: the mean decode step (one token of each sequence)
+  double e2e_s = 0;            // end-to-end: TTFT + every decode step
+  double tokens_per_s = 0, requests_per_s = 0;
+  double energy_per_request_j = 0, energy_per_token_j = 0;
+};
+
 struct Assumption {
   std::string key, value;
 };
@@ -120,6 +130,7 @@ struct ReportDoc {
   std::vector<LineChart> lines;                  // (f) a sweep's metrics against its axes
   std::vector<std::string> tradeoff_ids;         // (d) a sweep's point id of each trade-off point (or empty)
   bool tradeoff_per_step = false;                // (d) the points are per decode step (the axis titles say so)
+  std::vector<RequestRow> requests;              // (g) empty = no request section
 };
 
 /// The whole page. Throws InputError naming the field when a number is not finite

@@ -80,6 +80,10 @@ struct Totals {
   std::int64_t dram_bytes = 0;
 };
 
+/// Whether configuration totals `a` rank before `b` by the objective (latency, energy, their product, DRAM bytes over
+/// every entry); ties: energy, then DRAM bytes (then the caller's enumeration order).
+bool better(const Totals& a, const Totals& b, cost::Objective o);
+
 /// One GEMM's chosen mapping.
 struct GemmChoice {
   std::string function, entry;
@@ -187,5 +191,19 @@ model::CompareResult compare_request_at_best(const arch::Arch& arch, const model
                                              const model::Phases& phases, const model::Request& req,
                                              const std::vector<std::optional<quant::Scheme>>& schemes, const Options& o,
                                              bool per_phase, model::RankBy rank);
+
+/// compare --search over chips (--tp / --pp / --ep; docs/search.md "Deployments"): for each deployment of `grid`
+/// (deployments outer, schemes inner, as model::compare_deployments) and scheme, every candidate mapping (the listed
+/// and generated dataflows x `o.arrays`, or the arch's array) runs the deployment — model::compare_deployed on the
+/// sharded GEMMs of each stage with its collectives and pipeline, and with `req` the whole request
+/// (model::add_deployed_requests) — and the row is the best by `o.objective` over the deployment's prefill + decode
+/// step (+ other entries), or over the request (e2e latency, its energy and DRAM bytes); ties: energy, DRAM bytes, the
+/// candidates' order. Each row's mapping in `mappings`; with `req` the rows ordered by `rank`. A candidate that fails
+/// on its input is skipped with a note. Throws InputError for --per-gemm.
+model::CompareResult compare_deployed_at_best(const arch::Arch& arch, const model::Model& whole,
+                                              const model::ModelConfig& cfg, const model::Phases& phases,
+                                              const std::vector<std::optional<quant::Scheme>>& schemes,
+                                              const std::vector<model::Parallel>& grid, const Options& o,
+                                              const std::optional<model::Request>& req, model::RankBy rank);
 
 }  // namespace tenet_cost::search

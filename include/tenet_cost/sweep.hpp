@@ -20,8 +20,23 @@ namespace tenet_cost::sweep {
 // ------------------------------------------------------------- the grid
 
 /// The axes a grid can have. A new axis is one enumerator, one row of axis_defs(), one field of PointConfig and
-/// one case of its reader (grid.cpp).
-enum class AxisKind { kArch, kSet, kDataflow, kArrayModel, kObjective, kModel, kSeqLen, kContext, kBatch, kQuant };
+/// one case of its reader (run.cpp).
+enum class AxisKind {
+  kArch,
+  kSet,
+  kDataflow,
+  kArrayModel,
+  kObjective,
+  kModel,
+  kSeqLen,
+  kContext,
+  kBatch,
+  kTp,      // a deployment over chips (docs/sweep.md "Deployments"): tensor parallelism
+  kPp,      // pipeline stages
+  kEp,      // expert parallelism (an integer, or "tp": the point's tp)
+  kGenLen,  // a request of seq_len prompt tokens and gen_len output tokens
+  kQuant
+};
 
 /// What a new value of an axis changes: the cost::Estimator (arch, its fields, dataflow, options: the point-group
 /// whose caches are shared), the plan (the model's GEMMs and their bindings), or only the point.
@@ -31,7 +46,9 @@ struct AxisDef {
   AxisKind kind;
   const char* key;            // spec-file key and result-record key; the flag is --key with '_' -> '-'
   const char* help;           // the flag's help
-  const char* default_value;  // used when neither the spec nor a flag gives the axis ("" for kSet)
+  /// used when neither the spec nor a flag gives the axis ("" for kSet); nullptr: an optional axis, absent from the
+  /// grid, its points and the grid id unless given (the axes added after version 1's grids: tp, pp, ep, gen_len)
+  const char* default_value;
   bool integer;               // values are positive integers (JSON integers in the records)
   Stage stage;
 };

@@ -22,17 +22,15 @@ std::string default_list() {
 }
 
 // compare over chips (--tp / --pp / --ep; docs/model.md "Parallelism over chips"), with whole requests when asked.
+// With --search (`search`), each (deployment, scheme) at the mapping whose deployment is best (docs/search.md
+// "Deployments").
 std::string deployed_compare(const ModelArgs& args, const std::vector<std::optional<quant::Scheme>>& schemes,
-                             report::Format format, bool searched, const std::optional<model::Request>& request,
-                             model::RankBy rank) {
-  if (searched)
-    throw InputError(
-        "--tp / --pp / --ep with --search: the mapping search runs on one chip (a deployment's collectives and stages "
-        "are not part of its objective)");
-  if (request && args.grid.size() > 1 && format != report::Format::kJson)
+                             report::Format format, const std::optional<search::Options>& search,
+                             const std::optional<model::Request>& request, model::RankBy rank) {
+  if (request && args.grid.size() > 1 && format != report::Format::kJson && format != report::Format::kHtml)
     throw InputError(
         "requests (--prompt-len / --gen-len) over several deployments: the deployments' table has no request columns; "
-        "use --format json or one deployment");
+        "use --format json or html, or one deployment");
   cost::Estimator est = make_estimator(args);
   const model::Phases ph = phases(args);
   const model::Model plan = plan_source(args).at(ph);
@@ -40,6 +38,12 @@ std::string deployed_compare(const ModelArgs& args, const std::vector<std::optio
     throw InputError(
         "--tp / --pp / --ep shard a config's plan (--hf-config or --mlc-config); a dump's or --gemm's GEMMs are one "
         "chip's shapes already");
+  if (search) {
+    if (format == report::Format::kHtml) throw InputError("compare --search has no html view: use --format table");
+    return report::render(search::compare_deployed_at_best(load_arch(args), plan, *plan.config, ph, schemes, args.grid,
+                                                           *search, request, rank),
+                          format);
+  }
   Progress progress("compare", "rows", schemes.size() * args.grid.size());
   const auto step = [&](std::size_t done, const std::string& s) { progress.step(done, s); };
   const model::CompareResult result =
@@ -85,10 +89,16 @@ CLI::App* add_compare(CLI::App& app, const Command& self, Context& ctx) {
       throw InputError(
           "--per-phase chooses the prefill's and the decode's mappings of a request apart: give --search and "
           "--prompt-len / --gen-len");
-    if (request && format == report::Format::kHtml)
-      throw InputError("the html report has no request section: use --format table, json or csv with a request");
     if (deployed(*args)) {
-      ctx.result = deployed_compare(*args, schemes, format, *searched, request, rank);
+      if (*per_phase)
+        throw InputError(
+            "--per-phase with --tp / --pp / --ep: a deployment's mapping is chosen by its whole request (drop "
+            "--per-phase)");
+      const auto o = *searched ? std::optional(search_options(*args, *sargs, cmd)) : std::nullopt;
+      if (!*searched)
+        for (const char* flag : {"--dataflows", "--pe-budget", "--jobs"})
+          if (cmd->count(flag) > 0) throw InputError(std::string(flag) + " needs --search");
+      ctx.result = deployed_compare(*args, schemes, format, o, request, rank);
       return;
     }
     if (!*searched) {
@@ -126,9 +136,14 @@ CLI::App* add_compare(CLI::App& app, const Command& self, Context& ctx) {
       return;
     }
     // the report also shows each scheme's breakdown and roofline (the estimator's cache makes these cheap)
-    std::vector<model::EstimateResult> per_scheme;
+    std::vector<model::EstimateResult> per_scheme;  // in the rows' order (--rank-by may have reordered them)
     per_scheme.reserve(schemes.size());
-    for (const auto& s : schemes) per_scheme.push_back(model::estimate(est, plan, ph, s));
+    for (const model::CompareRow& row : result.rows)
+      for (const auto& s : schemes)
+        if (model::scheme_label(plan, s) == row.scheme) {
+          per_scheme.push_back(model::estimate(est, plan, ph, s));
+          break;
+        }
     ctx.result = report::html::render(report::html::compare_doc(result, per_scheme, est.arch()));
   });
   return cmd;

@@ -178,7 +178,8 @@ CLI::App* add_sweep(CLI::App& app, const Command& self, Context& ctx) {
     const sweep::AxisKind kind = d.kind;
     cmd->add_option_function<std::string>(
         flag, [args, kind](const std::string& v) { args->lists[kind] = v; },
-        std::string(d.help) + ", comma-separated (default: " + d.default_value + ")");
+        std::string(d.help) + ", comma-separated" +
+            (d.default_value ? " (default: " + std::string(d.default_value) + ")" : " (default: not swept)"));
   }
   cmd->add_option("--set", args->set, "KEY=V1,V2: sweep an arch field over values (repeatable: the variants multiply)")
       ->allow_extra_args(false);

@@ -16,7 +16,8 @@ const std::vector<Command>& commands() {
       {"search", "each quantization scheme at its best dataflow, PE-array shape and tiles, with the Pareto front",
        "[search.md](search.md)", add_search},
       {"sweep",
-       "a grid of compare points (models x archs x --set variants x dataflows x schemes x lengths) on threads, "
+       "a grid of compare points (models x archs x --set variants x dataflows x schemes x lengths x tp/pp/ep "
+       "deployments) on threads, "
        "resumable and shardable; `sweep merge` joins the shards' results; `sweep plot` draws a results file as an "
        "HTML page",
        "[sweep.md](sweep.md), [report.md](report.md)", add_sweep},

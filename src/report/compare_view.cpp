@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tenet_cost/error.hpp"
+#include "tenet_cost/model_json.hpp"
 #include "tenet_cost/report.hpp"
 #include "views.hpp"
 
@@ -40,22 +41,6 @@ Table other_table(const model::CompareResult& c) {
                         fixed(100.0 * (s.latency_s > 0 ? s.non_gemm_latency_s / s.latency_s : 0.0), 1)});
     }
   return t;
-}
-
-json request_json(const model::RequestFigures& f) {
-  return {{"prompt_len", f.prompt_len},
-          {"gen_len", f.gen_len},
-          {"batch", f.batch},
-          {"decode_steps", f.decode_steps},
-          {"ttft_s", f.ttft_s},
-          {"tpot_s", f.tpot_s},
-          {"e2e_s", f.e2e_s},
-          {"tokens_per_s", f.tokens_per_s},
-          {"requests_per_s", f.requests_per_s},
-          {"energy_j", f.energy_j},
-          {"energy_per_request_j", f.energy_per_request_j},
-          {"energy_per_token_j", f.energy_per_token_j},
-          {"dram_bytes", f.dram_bytes}};
 }
 
 const std::vector<std::string>& request_headers() {
@@ -100,51 +85,6 @@ std::string request_text(const model::CompareResult& c) {
          std::to_string(q.prompt_len + q.gen_len - 1) + " (each at its own context)" +
          (c.ranked == model::RankBy::kListed ? "" : "; ranked by " + model::to_string(c.ranked)) + "\n" +
          render_text(request_table(c));
-}
-
-json deploy_phase_json(const model::DeployPhase& d, bool expert_parallel) {
-  json j = {
-      {"latency_s", d.latency_s},
-      {"energy_j", d.energy_j},
-      {"dram_bytes", d.dram_bytes},
-      {"per_chip", {{"latency_s", d.chip_latency_s}, {"energy_j", d.chip_energy_j}, {"dram_bytes", d.chip_dram_bytes}}},
-      {"collective_bytes", d.collective_bytes},
-      {"collective_s", d.collective_s},
-      {"link_energy_j", d.link_energy_j},
-      {"send_recv_bytes", d.send_recv_bytes},
-      {"send_recv_s", d.send_recv_s},
-      {"bubble_fraction", d.bubble_fraction}};
-  if (expert_parallel) {  // --ep > 1: the all-to-alls' part of the collectives
-    j["all_to_all_bytes"] = d.all_to_all_bytes;
-    j["all_to_all_s"] = d.all_to_all_s;
-  }
-  return j;
-}
-
-json deploy_row_json(const model::DeployRow& r, const model::CompareResult& c) {
-  const bool ep = c.deployments.at(r.deployment).parallel.ep > 1;
-  return {{"collective_dtype", r.collective.dtype},
-          {"collective_bits", r.collective.bits},
-          {"collective_scales", quant::to_string(r.collective.scale)},
-          {"collective_dtype_from", r.collective.from_scheme ? "scheme" : "--collective-dtype"},
-          {"weight_bytes_per_chip", r.weight_bytes_per_chip},
-          {"prefill", deploy_phase_json(r.prefill, ep)},
-          {"decode", deploy_phase_json(r.decode, ep)}};
-}
-
-json deployment_json(const model::Deployment& d) {
-  return {{"tp", d.parallel.tp},
-          {"pp", d.parallel.pp},
-          {"ep", d.parallel.ep},
-          {"chips", d.parallel.chips()},
-          {"micro_batches", d.micro_batches},
-          {"layers_per_stage", d.stages},
-          {"chip_link",
-           {{"topology", arch::to_string(d.link.topology)},
-            {"gb_per_s", d.link.gb_per_s},
-            {"latency_us", d.link.latency_us},
-            {"pj_per_bit", d.link.pj_per_bit},
-            {"from", d.link.given ? "arch" : "default"}}}};
 }
 
 // The deployment's columns of the comparison (per step; the collectives per chip).
@@ -205,10 +145,12 @@ std::string render(const model::CompareResult& c, Format fmt) {
       x["traffic_ratio_vs_first"] = r.traffic_ratio_vs_first;
       x["prefill_traffic_ratio_vs_first"] = r.prefill_traffic_ratio_vs_first;
       if (!c.searched.empty()) x["mapping"] = c.mappings.at(j["rows"].size());
-      if (r.request) x["request"] = request_json(*r.request);
-      if (r.deploy) x["deployment"] = deploy_row_json(*r.deploy, c);
-      if (r.deploy && c.deployments.size() > 1)
-        x["deployment"].update(deployment_json(c.deployments.at(r.deploy->deployment)));
+      if (r.request) x["request"] = model::request_json(*r.request);
+      if (r.deploy) {
+        const model::Deployment& dep = c.deployments.at(r.deploy->deployment);
+        x["deployment"] = model::deploy_row_json(*r.deploy, dep.parallel.ep > 1);
+        if (c.deployments.size() > 1) x["deployment"].update(model::deployment_json(dep));
+      }
       if (!r.other.empty()) {
         x["entries"] = json::object();
         for (const auto& e : r.other) {
@@ -221,10 +163,10 @@ std::string render(const model::CompareResult& c, Format fmt) {
       j["rows"].push_back(x);
     }
     if (!c.searched.empty()) j["searched"] = c.searched;
-    if (c.deployment) j["deployment"] = deployment_json(*c.deployment);
+    if (c.deployment) j["deployment"] = model::deployment_json(*c.deployment);
     if (c.deployments.size() > 1) {
       j["deployments"] = json::array();
-      for (const auto& d : c.deployments) j["deployments"].push_back(deployment_json(d));
+      for (const auto& d : c.deployments) j["deployments"].push_back(model::deployment_json(d));
     }
     if (c.request)
       j["request"] = {{"prompt_len", c.request->prompt_len},

@@ -71,6 +71,11 @@ Table deployments_table(const model::CompareResult& c) {
                       fixed(100.0 * d.decode.bubble_fraction, 1),
                       fixed(r.speedup_vs_first, 2)});
   }
+  if (!c.searched.empty()) {  // compare --search: each row at its own best mapping
+    t.headers.emplace_back("mapping");
+    t.right_align.push_back(false);
+    for (std::size_t i = 0; i < t.rows.size(); ++i) t.rows[i].push_back(c.mappings.at(i));
+  }
   return t;
 }
 
@@ -88,8 +93,9 @@ std::string render_deployments(const model::CompareResult& c, Format fmt) {
          " deployments (chips = tp x pp), one row per deployment and scheme: prefill_ms, decode_ms/step, tok/s and "
          "sys_* are the whole deployment per step (every chip and link), chip_* and */chip one chip of the busiest "
          "stage (its own work; coll_* its collectives, a2a its all-to-alls); speedup: decode step vs " +
-         first.scheme + " on " + std::to_string(chips) + (chips == 1 ? " chip" : " chips") + "\n" + render_text(t) +
-         notes_text(c.info);
+         first.scheme + " on " + std::to_string(chips) + (chips == 1 ? " chip" : " chips") +
+         (c.searched.empty() ? "" : "; each row at its own best mapping (search: " + c.searched + ")") + "\n" +
+         render_text(t) + notes_text(c.info);
 }
 
 }  // namespace tenet_cost::report

@@ -75,6 +75,15 @@ void validate(const ReportDoc& doc) {
         throw InputError("report: expected entry '" + doc.schemes.front().entries[i].entry + "' in " + w + ", found '" +
                          r.entries[i].entry + "'");
   }
+  for (const auto& r : doc.requests)
+    for (const auto& [v, what] : {std::pair{r.ttft_s, "ttft_s"},
+                                  {r.tpot_s, "tpot_s"},
+                                  {r.e2e_s, "e2e_s"},
+                                  {r.tokens_per_s, "tokens_per_s"},
+                                  {r.requests_per_s, "requests_per_s"},
+                                  {r.energy_per_request_j, "energy_per_request_j"},
+                                  {r.energy_per_token_j, "energy_per_token_j"}})
+      check_number(v, "request of scheme '" + r.scheme + "' " + what);
   for (const auto& b : doc.breakdowns) {
     for (const auto& r : b.rows) {
       const std::string w = "entry '" + b.entry + "' operator '" + r.name + "' ";
@@ -355,6 +364,52 @@ std::string comparison(const ReportDoc& doc, detail::Palette& palette) {
   return out;
 }
 
+// (g) The requests: TTFT, TPOT, end-to-end latency and energy per request, one bar per scheme, and every figure in
+// the data table.
+std::string requests_section(const ReportDoc& doc, detail::Palette& palette) {
+  struct Panel {
+    const char *id, *title, *axis;
+    double unit;
+    double RequestRow::*field;
+    const char* attr;
+  };
+  static const Panel panels[] = {
+      {"req-ttft", "Time to first token, per request (the batch's prefill)", "TTFT (ms)", 1e-3, &RequestRow::ttft_s,
+       "data-ttft-s"},
+      {"req-tpot", "Time per output token (the mean decode step)", "TPOT (ms)", 1e-3, &RequestRow::tpot_s,
+       "data-tpot-s"},
+      {"req-e2e", "End-to-end latency, per request", "end-to-end (s)", 1, &RequestRow::e2e_s, "data-end-to-end-s"},
+      {"req-energy", "Energy per request", "energy per request (J)", 1, &RequestRow::energy_per_request_j,
+       "data-energy-per-request-j"},
+  };
+  std::string out = "<section><h2>Requests</h2>\n";
+  for (const Panel& p : panels) {
+    BarSpec s;
+    s.id = p.id;
+    s.title = p.title;
+    s.axis = p.axis;
+    s.unit = p.unit;
+    s.terms = {"value"};
+    for (const auto& r : doc.requests) {
+      BarRow b;
+      b.label = r.scheme;
+      b.colour = palette.colour(r.series.empty() ? r.scheme : r.series);
+      b.seg = {r.*p.field};
+      b.attrs = fmt::format(" {}=\"{}\"", p.attr, num(r.*p.field));
+      s.rows.push_back(std::move(b));
+    }
+    out += figure(s.id, "bars", s.title, bar_chart(s));
+  }
+  std::vector<std::vector<std::string>> table;
+  for (const auto& r : doc.requests)
+    table.push_back({r.scheme, num(r.ttft_s), num(r.tpot_s), num(r.e2e_s), num(r.tokens_per_s), num(r.requests_per_s),
+                     num(r.energy_per_request_j), num(r.energy_per_token_j)});
+  out += details_table({"scheme", "ttft_s", "tpot_s", "e2e_s", "tokens_per_s", "requests_per_s", "energy_per_request_j",
+                        "energy_per_token_j"},
+                       table);
+  return out + "</section>\n";
+}
+
 std::string breakdown(const Breakdown& b, std::size_t index) {
   BarSpec s;
   s.id = fmt::format("breakdown-{}", index);
@@ -502,6 +557,7 @@ std::string render(const ReportDoc& doc) {
   o += "</tbody></table></section>\n";
   detail::Palette palette(doc);
   if (!doc.schemes.empty()) o += comparison(doc, palette);
+  if (!doc.requests.empty()) o += requests_section(doc, palette);
   if (!doc.lines.empty()) o += detail::line_charts(doc, palette);
   if (!doc.breakdowns.empty() || !doc.rooflines.empty()) o += per_scheme(doc, palette);
   if (!doc.tradeoff.empty()) o += detail::tradeoff(doc, palette);

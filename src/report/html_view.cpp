@@ -126,6 +126,29 @@ void add_plan_assumptions(const EstimateResult& e, ReportDoc& doc) {
                                                           : "none in the plan"});
 }
 
+// (g) Each row's request (compare --prompt-len / --gen-len) and what the figures are.
+void add_request_rows(const model::CompareResult& c, ReportDoc& doc) {
+  const model::Request& q = *c.request;
+  const std::string n = std::to_string(c.info.batch);
+  doc.assumptions.push_back(
+      {"requests (--prompt-len, --gen-len)",
+       (c.info.batch == 1 ? "1 request, " : n + " requests served together, each ") + std::to_string(q.prompt_len) +
+           " prompt + " + std::to_string(q.gen_len) + " output tokens: TTFT = the prefill of the " + n +
+           (c.info.batch == 1 ? " prompt" : " prompts") + "; TPOT = the mean of the " + std::to_string(q.gen_len - 1) +
+           " decode steps at contexts " + std::to_string(q.prompt_len + 1) + " .. " +
+           std::to_string(q.prompt_len + q.gen_len - 1) +
+           " (each at its own context; one token of each sequence per step); end-to-end = TTFT + every step; "
+           "energy per request = the batch's energy over the request / " +
+           n + (c.deployments.empty() ? "" : " (every chip and link of the deployment)") +
+           (c.ranked == model::RankBy::kListed ? "" : "; rows ranked by " + model::to_string(c.ranked))});
+  for (const auto& r : c.rows) {
+    if (!r.request) continue;
+    const model::RequestFigures& f = *r.request;
+    doc.requests.push_back({r.scheme, "", f.ttft_s, f.tpot_s, f.e2e_s, f.tokens_per_s, f.requests_per_s,
+                            f.energy_per_request_j, f.energy_per_token_j});
+  }
+}
+
 }  // namespace
 
 ReportDoc estimate_doc(const EstimateResult& e, const arch::Arch& arch) {
@@ -165,6 +188,7 @@ ReportDoc compare_doc(const model::CompareResult& c, const std::vector<EstimateR
     if (doc.show_decode) doc.tradeoff.push_back({r.scheme, r.decode.latency_s, r.decode.energy_j, r.scheme});
     else doc.tradeoff.push_back({r.scheme, r.prefill.latency_s + latency, r.prefill.energy_j + energy, r.scheme});
   }
+  if (c.request) add_request_rows(c, doc);
   doc.tradeoff_per_step = doc.show_decode;
   doc.tradeoff_title = doc.show_decode ? "decode, per step of " + std::to_string(c.info.batch) + " sequences"
                                        : "every entry, one run each";

@@ -97,8 +97,6 @@ std::shared_ptr<cost::GemmMemo> MemoPool::at(std::int64_t rows, std::int64_t col
   return m;
 }
 
-namespace {
-
 // Objective value of a configuration's totals; ties: energy, then DRAM bytes (then the enumeration order).
 bool better(const Totals& a, const Totals& b, cost::Objective o) {
   auto value = [o](const Totals& t) {
@@ -115,6 +113,8 @@ bool better(const Totals& a, const Totals& b, cost::Objective o) {
   if (a.energy_j != b.energy_j) return a.energy_j < b.energy_j;
   return a.dram_bytes < b.dram_bytes;
 }
+
+namespace {
 
 // Totals from per-entry sums exactly as compare adds them (model::compare_row), and over every entry.
 Totals totals_of(const model::ModelResult& r) {

@@ -28,6 +28,14 @@ const std::vector<AxisDef>& axis_defs() {
       {AxisKind::kSeqLen, "seq_len", "Prefill tokens", "2048", true, Stage::kPlan},
       {AxisKind::kContext, "context", "Decode context lengths", "2048", true, Stage::kPlan},
       {AxisKind::kBatch, "batch", "Sequences served together", "1", true, Stage::kPlan},
+      {AxisKind::kTp, "tp", "Tensor parallelism over N chips (config models; each point a compare --tp row)", nullptr,
+       true, Stage::kPoint},
+      {AxisKind::kPp, "pp", "Pipeline stages (config models)", nullptr, true, Stage::kPoint},
+      {AxisKind::kEp, "ep", "Expert parallelism (MoE) over the TP group: N, or tp (the point's tp)", nullptr, false,
+       Stage::kPoint},
+      {AxisKind::kGenLen, "gen_len",
+       "Output tokens of a request whose prompt is seq_len (TTFT, TPOT, e2e, energy per request)", nullptr, true,
+       Stage::kPoint},
       {AxisKind::kQuant, "quant", "Schemes ('dump' = the dump's own)", "dump", false, Stage::kPoint},
   };
   return table;
@@ -143,7 +151,7 @@ void set_axis(Grid& grid, AxisKind kind, const std::string& path, std::vector<st
 
 Grid normalized(Grid grid) {
   for (const auto& d : axis_defs()) {
-    if (d.kind == AxisKind::kSet) continue;
+    if (d.kind == AxisKind::kSet || d.default_value == nullptr) continue;
     const bool have = std::any_of(grid.axes.begin(), grid.axes.end(), [&](const Axis& a) { return a.kind == d.kind; });
     if (!have) grid.axes.push_back(Axis{d.kind, "", {d.default_value}});
   }
@@ -162,6 +170,7 @@ Grid normalized(Grid grid) {
     for (const auto& v : a.values) {
       if (!seen.insert(v).second) throw InputError(name + ": the value '" + v + "' is given twice");
       if (d.integer) positive_integer(v, name);
+      if (a.kind == AxisKind::kEp && v != "tp") positive_integer(v, name + " (or tp)");
     }
   }
   return grid;

@@ -44,6 +44,8 @@ LineKind classify_line(const std::string& line, std::string* problem);
 std::string header_grid_id(const std::string& header);
 /// The header's "grid" object.
 nlohmann::json header_grid(const std::string& header);
+/// An axis value in the records: a JSON integer for an integer axis (and an ep degree), else its text ("tp", a name).
+nlohmann::json axis_value_json(const AxisDef& d, const std::string& value);
 /// The canonical "grid" object of a normalized grid (values sorted; integers as JSON integers).
 nlohmann::json grid_object(const Grid& normalized_grid);
 /// Whether a result line's point is a point of the grid (every axis value in the grid, no other key); `grid` is

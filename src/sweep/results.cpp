@@ -85,13 +85,18 @@ LineKind classify_line(const std::string& line, std::string* problem) {
 std::string header_grid_id(const std::string& header) { return json::parse(header)["grid_id"].get<std::string>(); }
 json header_grid(const std::string& header) { return json::parse(header)["grid"]; }
 
+json axis_value_json(const AxisDef& d, const std::string& v) {
+  if (d.integer || (d.kind == AxisKind::kEp && v != "tp")) return positive_integer(v, d.key);
+  return v;
+}
+
 json grid_object(const Grid& g) {
   json o = json::object();
   o["set"] = json::object();
   for (const auto& a : g.axes) {
     const AxisDef& d = axis_def(a.kind);
     json values = json::array();
-    for (const auto& v : a.values) values.push_back(d.integer ? json(positive_integer(v, d.key)) : json(v));
+    for (const auto& v : a.values) values.push_back(axis_value_json(d, v));
     std::sort(values.begin(), values.end());
     if (a.kind == AxisKind::kSet) o["set"][a.path] = values;
     else o[d.key] = values;

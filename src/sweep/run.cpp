@@ -29,6 +29,7 @@
 #include "tenet_cost/ir.hpp"
 #include "tenet_cost/mapping.hpp"
 #include "tenet_cost/model.hpp"
+#include "tenet_cost/model_json.hpp"
 #include "tenet_cost/output.hpp"
 
 namespace tenet_cost::sweep {
@@ -75,13 +76,24 @@ ModelFiles resolve_model(const std::string& value, const std::string& workloads_
 struct LoadedModel {
   std::optional<ExtractResult> extracted;  // a dump
   std::optional<model::ModelConfig> config;
+  std::string name;  // the dump's path, else the config's
 };
 
 LoadedModel load_model(const ModelFiles& f) {
   LoadedModel m;
   if (!f.config.empty()) m.config = model::load_hf_config(f.config);
   if (!f.dump.empty()) m.extracted = extract_workloads(ir::load_module(f.dump), {});
+  m.name = f.dump.empty() ? f.config : f.dump;
   return m;
+}
+
+// The model's plan at `ph` (a dump's extracted workloads, else its config's); throws InputError.
+model::Model build_plan(const LoadedModel& m, const model::Phases& ph) {
+  model::Model p = m.extracted ? model::plan_from_extract(m.name, *m.extracted, ph, m.config)
+                               : model::plan_from_config(m.name, *m.config, ph);
+  p.name = fs::path(m.name).filename().string();
+  if (p.gemms.empty()) throw InputError(m.name + ": no GEMM workloads found");
+  return p;
 }
 
 std::string file_digest(const std::string& path) { return hex16(fnv1a(read_file(path))); }
@@ -94,6 +106,9 @@ struct PointConfig {
   std::vector<arch::Override> set;
   std::size_t model = 0;  // index into the model axis
   std::int64_t seq_len = 0, context = 0, batch = 1;
+  std::int64_t tp = 1, pp = 1, ep = 1;   // a deployment (any of the tp / pp / ep axes given: `deployed`)
+  bool ep_tp = false, deployed = false;  // ep_tp: ep is the point's tp
+  std::int64_t gen_len = 0;              // a request (gen_len axis given): prompt = seq_len
 };
 
 void read(PointConfig& c, const Axis& axis, std::size_t at) {
@@ -108,6 +123,20 @@ void read(PointConfig& c, const Axis& axis, std::size_t at) {
     case AxisKind::kModel: c.model = at; return;
     case AxisKind::kSeqLen: c.seq_len = positive_integer(v, "seq_len"); return;
     case AxisKind::kContext: c.context = positive_integer(v, "context"); return;
+    case AxisKind::kTp:
+      c.tp = positive_integer(v, "tp");
+      c.deployed = true;
+      return;
+    case AxisKind::kPp:
+      c.pp = positive_integer(v, "pp");
+      c.deployed = true;
+      return;
+    case AxisKind::kEp:
+      c.ep_tp = v == "tp";
+      c.ep = c.ep_tp ? 1 : positive_integer(v, "ep");
+      c.deployed = true;
+      return;
+    case AxisKind::kGenLen: c.gen_len = positive_integer(v, "gen_len"); return;
     case AxisKind::kQuant: c.quant = v; return;
   }
 }
@@ -126,8 +155,7 @@ json point_json(const Grid& g, const std::vector<std::size_t>& at,
     const AxisDef& d = axis_def(a.kind);
     const std::string& v = a.values[at[i]];
     if (a.kind == AxisKind::kSet) p["set"][a.path] = v;
-    else if (d.integer) p[d.key] = positive_integer(v, d.key);
-    else p[d.key] = v;
+    else p[d.key] = axis_value_json(d, v);
     const auto it = digests.find({a.kind, v});
     if (it != digests.end()) files[d.key] = it->second;
   }
@@ -162,7 +190,40 @@ model::Phases phases_of(const PointConfig& c) {
   ph.seq_len = c.seq_len;
   ph.context = c.context;
   ph.batch = c.batch;
+  ph.parallel.tp = c.tp;
+  ph.parallel.pp = c.pp;
+  ph.parallel.ep = c.ep_tp ? c.tp : c.ep;
   return ph;
+}
+
+// One point's result: compare's row (plain, or over chips with the tp / pp / ep axes: compare_deployed, the row's
+// figures as `compare --tp A,B --format json` writes them, its "deployment" object included), and the request's
+// figures (prompt = seq_len) with the gen_len axis.
+json point_result(cost::Estimator& est, const model::Model& plan, const LoadedModel& m, const PointConfig& c,
+                  const std::optional<quant::Scheme>& scheme) {
+  const model::Phases ph = phases_of(c);
+  const std::vector<std::optional<quant::Scheme>> schemes = {scheme};
+  if (c.deployed && !plan.config) throw InternalError("sweep: a deployment of a plan without a config");
+  model::CompareResult r = c.deployed ? model::compare_deployed(est, plan, *plan.config, ph, schemes)
+                                      : model::compare(est, plan, ph, schemes);
+  if (c.gen_len > 0) {
+    const model::Request req{c.seq_len, c.gen_len};
+    if (c.deployed) {
+      model::add_deployed_requests(r, est, plan, *plan.config, ph, req, schemes);
+    } else {
+      const model::PlanAt at = [&m](const model::Phases& x) { return build_plan(m, x); };
+      model::add_requests(r, est, at, ph, req, schemes, model::RankBy::kListed, m.config);
+    }
+  }
+  const model::CompareRow& row = r.rows.front();
+  json out = result_json(row);
+  if (row.request) out["request"] = model::request_json(*row.request);
+  if (row.deploy) {
+    const model::Deployment& dep = r.deployments.at(row.deploy->deployment);
+    out["deployment"] = model::deploy_row_json(*row.deploy, dep.parallel.ep > 1);
+    out["deployment"].update(model::deployment_json(dep));
+  }
+  return out;
 }
 
 // Stage 1: every value of every axis parsed, and the files the values read digested (an edited file: new points).
@@ -184,7 +245,26 @@ void check_length(AxisKind kind, const std::string& v) {
   if (kind == AxisKind::kSeqLen) ph.seq_len = n;
   if (kind == AxisKind::kContext) ph.context = n;
   if (kind == AxisKind::kBatch) ph.batch = n;
+  if (kind == AxisKind::kGenLen) model::check_range("gen_len", n, model::kMaxTokens, "output tokens per request");
   model::check_phases(ph, std::nullopt);
+}
+
+// A deployment degree as compare's --tp / --pp / --ep reads it (1 .. 4096; ep also "tp"); the models must be configs
+// (compare_deployed shards a config's plan; a dump's GEMMs are one chip's shapes already).
+void check_degree(AxisKind kind, const std::string& v, const std::vector<ModelFiles>& models,
+                  const std::vector<std::string>& names) {
+  (void)model::deployment_grid(kind == AxisKind::kTp ? v : "", kind == AxisKind::kPp ? v : "",
+                               kind == AxisKind::kEp ? v : "", model::Parallel{});
+  for (std::size_t i = 0; i < models.size(); ++i)
+    if (!models[i].dump.empty())
+      throw InputError("--model " + names[i] + ": the tp / pp / ep axes shard a config's plan, and this is a dump (" +
+                       models[i].dump + "); give its config.json as the model");
+}
+
+std::vector<std::string> model_values(const Grid& g) {
+  for (const auto& a : g.axes)
+    if (a.kind == AxisKind::kModel) return a.values;
+  return {};
 }
 
 CheckedAxes check_axes(const Grid& g, const RunOptions& opt) {
@@ -216,9 +296,16 @@ CheckedAxes check_axes(const Grid& g, const RunOptions& opt) {
           break;
         case AxisKind::kSeqLen:
         case AxisKind::kContext:
-        case AxisKind::kBatch: check_length(a.kind, v); break;
+        case AxisKind::kBatch:
+        case AxisKind::kGenLen: check_length(a.kind, v); break;
+        case AxisKind::kTp:  // below, once the models are resolved
+        case AxisKind::kPp:
+        case AxisKind::kEp:
         case AxisKind::kSet: break;  // with the arch in validate_groups
       }
+  for (const auto& a : g.axes)
+    if (a.kind == AxisKind::kTp || a.kind == AxisKind::kPp || a.kind == AxisKind::kEp)
+      for (const auto& v : a.values) check_degree(a.kind, v, ck.model_files, model_values(g));
   return ck;
 }
 
@@ -464,15 +551,8 @@ class Evaluation {
     return plans_.get(Layout::index_of(g_, at, lay_.plan_axes), [&] {
       PointConfig c;
       for (const auto i : lay_.plan_axes) read(c, g_.axes[i], at[i]);
-      const ModelFiles& files = ck_.model_files[c.model];
-      const LoadedModel& m = models_[c.model];
-      const std::string& mname = files.dump.empty() ? files.config : files.dump;
       try {
-        model::Model p = m.extracted ? model::plan_from_extract(mname, *m.extracted, phases_of(c), m.config)
-                                     : model::plan_from_config(mname, *m.config, phases_of(c));
-        p.name = fs::path(mname).filename().string();
-        if (p.gemms.empty()) throw InputError(mname + ": no GEMM workloads found");
-        return PlanEntry{std::make_shared<const model::Model>(std::move(p)), ""};
+        return PlanEntry{std::make_shared<const model::Model>(build_plan(models_[c.model], phases_of(c))), ""};
       } catch (const InputError& e) {
         return PlanEntry{nullptr, e.what()};
       }
@@ -489,8 +569,7 @@ class Evaluation {
       cost::Estimator& est = estimator(at, mine);
       const PlanEntry p = plan(at);
       if (!p.plan) throw InputError(p.error);
-      const auto r = model::compare(est, *p.plan, phases_of(c), {ck_.schemes.at(c.quant)});
-      line["result"] = result_json(r.rows.front());
+      line["result"] = point_result(est, *p.plan, models_[c.model], c, ck_.schemes.at(c.quant));
     } catch (const InputError& e) {
       line["error"] = e.what();
     }

@@ -272,3 +272,58 @@ TEST_CASE("search --format html: each scheme's best configuration and the trade-
   for (std::size_t i = 0; i < 2; ++i)
     CHECK(glat[i].at("data-latency-s") == text_of(gj["rows"][i]["entries"]["gemm"]["latency_s"]));
 }
+
+TEST_CASE("compare --format html with a request: the Requests section carries the JSON's request figures",
+          "[html][request]") {
+  auto run = qwen_run();
+  const std::string cfg_path = std::string(TC_SOURCE_DIR) + "/workloads/qwen2-0.5b/config.json";
+  const model::ModelConfig cfg = model::load_hf_config(cfg_path);
+  const auto schemes = model::compare_schemes("q0f16,q4f16_1", false);
+  model::Phases ph = run.ph;
+  ph.seq_len = 128;
+  ph.context = 129;
+  const model::Request req{128, 4};
+  const auto at = [&](const model::Phases& x) { return model::plan_from_config(cfg_path, cfg, x); };
+  auto result = model::compare(run.est, at(ph), ph, schemes);
+  model::add_requests(result, run.est, at, ph, req, schemes, model::RankBy::kEnergy, cfg);
+  const json j = json::parse(report::render(result, report::Format::kJson));
+  const std::string html = report::html::render(report::html::compare_doc(result, {}, run.est.arch()));
+  CHECK(html.find("<h2>Requests</h2>") != std::string::npos);
+  CHECK(html.find("data-key=\"requests (--prompt-len, --gen-len)\"") != std::string::npos);
+  const auto ttft = elements_with(html, "req-ttft", "data-ttft-s");
+  const auto tpot = elements_with(html, "req-tpot", "data-tpot-s");
+  const auto e2e = elements_with(html, "req-e2e", "data-end-to-end-s");
+  const auto energy = elements_with(html, "req-energy", "data-energy-per-request-j");
+  REQUIRE(ttft.size() == 2);
+  REQUIRE(tpot.size() == 2);
+  REQUIRE(e2e.size() == 2);
+  REQUIRE(energy.size() == 2);
+  for (std::size_t i = 0; i < 2; ++i) {  // in the rows' (ranked) order
+    const auto& r = j["rows"][i];
+    CHECK(ttft[i].at("data-label") == r["scheme"].get<std::string>());
+    CHECK(ttft[i].at("data-ttft-s") == text_of(r["request"]["ttft_s"]));
+    CHECK(tpot[i].at("data-tpot-s") == text_of(r["request"]["tpot_s"]));
+    CHECK(e2e[i].at("data-end-to-end-s") == text_of(r["request"]["e2e_s"]));
+    CHECK(energy[i].at("data-energy-per-request-j") == text_of(r["request"]["energy_per_request_j"]));
+  }
+  CHECK(j["rows"][0]["scheme"] == "q4f16_1");  // ranked by energy: the 4-bit weights first
+  // no request: no section
+  const auto plain = model::compare(run.est, at(ph), ph, schemes);
+  CHECK(report::html::render(report::html::compare_doc(plain, {}, run.est.arch())).find("Requests") ==
+        std::string::npos);
+  // the CLI writes it, its breakdowns in the rows' order, over chips too
+  const std::string w = std::string(TC_SOURCE_DIR) + "/workloads/qwen2-0.5b/";
+  const auto cli = tc_test::run_cli("compare " + w +
+                                    "q4f16_1.py --quant q0f16,q4f16_1 --prompt-len 32 --gen-len 3 "
+                                    "--rank-by energy --format html");
+  INFO(cli.err);
+  REQUIRE(cli.exit_code == 0);
+  CHECK(cli.out.find("<h2>Requests</h2>") != std::string::npos);
+  CHECK(cli.out.find("entry &#39;decode&#39;, q4f16_1") < cli.out.find("entry &#39;decode&#39;, q0f16"));
+  const auto tp = tc_test::run_cli("compare --hf-config " + w +
+                                   "config.json --quant q0f16 --tp 1,2 --prompt-len 32 "
+                                   "--gen-len 3 --format html");
+  INFO(tp.err);
+  REQUIRE(tp.exit_code == 0);
+  CHECK(elements_with(tp.out, "req-ttft", "data-ttft-s").size() == 2);
+}
