@@ -1,4 +1,6 @@
 // Results files: one JSON line per point, validated on resume and merge, and their CSV view (docs/sweep.md).
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <charconv>
 #include <fstream>
@@ -269,6 +271,11 @@ ResultsFile parse_results(const std::string& text, const std::string& filename, 
 }
 
 void require_results_target(const std::string& path, const std::string& header) {
+  // Only a regular file has contents to lose: a FIFO, a pipe (/dev/stdout) or a device is left to write_output (which
+  // writes it in place, or refuses a FIFO without a reader). Reading one here would block: /dev/stdout opened for
+  // reading is the read end of the shell's pipe, a FIFO waits for a writer.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
   std::ifstream in(path, std::ios::binary);
   if (!in) return;  // missing (or unreadable: write_output says why)
   std::string first(kMaxHeaderLine + 1, '\0');
