@@ -42,6 +42,11 @@ class JsonLocator {
   /// file:line:col of the value at `path`, else of its deepest ancestor in the text (the document at worst): an
   /// error about a missing key points at the object that lacks it.
   [[nodiscard]] SourceLocation at(const JsonPath& path) const;
+  /// file:line:col of elements `indices` (ascending) of the array at `array`, in one skipping scan of the text; an
+  /// element (or array) not in the text gets line 0. For a reader that keeps the location of a few values of a large
+  /// document (a TVM-JSON graph's Relax bindings) whatever their number.
+  [[nodiscard]] std::vector<SourceLocation> elements_at(const JsonPath& array,
+                                                        const std::vector<std::size_t>& indices) const;
   [[nodiscard]] const std::string& file() const { return file_; }
 
  private:

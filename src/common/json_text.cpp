@@ -14,7 +14,9 @@ SourceLocation location_at(const std::string& text, std::size_t offset, const st
   SourceLocation loc{file, 1, 1};
   const std::size_t end = std::min(offset, text.size());
   constexpr auto kMax = std::numeric_limits<std::uint32_t>::max();
-  for (std::size_t k = 0; k < end; ++k) {
+  // a UTF-8 byte order mark is not part of line 1 (as in the TVMScript lexer): columns count from after it
+  const std::size_t bom = text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? std::min<std::size_t>(3, end) : 0;
+  for (std::size_t k = bom; k < end; ++k) {
     if (text[k] == '\n') {
       if (loc.line < kMax) ++loc.line;
       loc.column = 1;
@@ -172,7 +174,7 @@ std::size_t JsonLocator::find(const JsonPath& path, std::size_t& deepest) const 
     while (i < t.size() && json_space(t[i])) ++i;
     return i;
   };
-  std::size_t i = ws(0);
+  std::size_t i = ws(t.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0);  // after a byte order mark (nlohmann skips it)
   deepest = i;
   for (const JsonStep& step : path) {
     if (i >= t.size()) return std::string::npos;
@@ -219,6 +221,37 @@ SourceLocation JsonLocator::at(const JsonPath& path) const {
   std::size_t deepest = 0;
   const std::size_t off = find(path, deepest);
   return location_at(*text_, off == std::string::npos ? deepest : off, file_);
+}
+
+std::vector<SourceLocation> JsonLocator::elements_at(const JsonPath& array,
+                                                     const std::vector<std::size_t>& indices) const {
+  std::vector<SourceLocation> out(indices.size(), SourceLocation{file_, 0, 0});
+  const std::string& t = *text_;
+  std::size_t i = offset(array);
+  if (i == std::string::npos || i >= t.size() || t[i] != '[') return out;
+  auto ws = [&t](std::size_t k) {
+    while (k < t.size() && json_space(t[k])) ++k;
+    return k;
+  };
+  SourceLocation at = location_at(t, i, file_);  // then counted forward from here
+  std::size_t counted = i, want = 0;
+  i = ws(i + 1);
+  for (std::size_t n = 0; i < t.size() && t[i] != ']' && want < indices.size(); ++n) {
+    if (n == indices[want]) {
+      for (; counted < i; ++counted) {
+        if (t[counted] == '\n') {
+          ++at.line;
+          at.column = 1;
+        } else {
+          ++at.column;
+        }
+      }
+      out[want++] = at;
+    }
+    i = ws(after_value(t, i));
+    if (i < t.size() && t[i] == ',') i = ws(i + 1);
+  }
+  return out;
 }
 
 nlohmann::json parse_json_document(const std::string& text, const std::string& file, const JsonLimits& limits) {

@@ -89,6 +89,53 @@ std::optional<std::int64_t> int_const(const Expr* e) {
   return std::nullopt;
 }
 
+namespace {
+
+// The linear form of a binary expression whose operands are both present (linear_form's kBinary case).
+std::optional<Linear> linear_binary(const Expr& x) {
+  auto a = linear_form(*x.args[0]);
+  auto b = linear_form(*x.args[1]);
+  if (!a || !b) return std::nullopt;
+  Linear r;
+  if (x.bin_op == ir::BinOp::kAdd || x.bin_op == ir::BinOp::kSub) {
+    const std::int64_t s = x.bin_op == ir::BinOp::kAdd ? 1 : -1;
+    r = *a;
+    for (const auto& [v, c] : b->coef) r.coef[v] = checked_add(r.coef[v], checked_mul(s, c));
+    r.constant = checked_add(r.constant, checked_mul(s, b->constant));
+    return r;
+  }
+  if (x.bin_op == ir::BinOp::kMul) {
+    const Linear* k = nullptr;
+    const Linear* v = nullptr;
+    if (a->coef.empty()) {
+      k = &*a;
+      v = &*b;
+    } else if (b->coef.empty()) {
+      k = &*b;
+      v = &*a;
+    } else return std::nullopt;
+    for (const auto& [n, c] : v->coef) r.coef[n] = checked_mul(c, k->constant);
+    r.constant = checked_mul(v->constant, k->constant);
+    return r;
+  }
+  return std::nullopt;
+}
+
+// The integer literal of largest magnitude under `e` that has a line (the likely cause of an overflow), or null.
+const Expr* largest_literal(const Expr& e) {
+  if (e.kind == ExprKind::kInt) return e.loc.line != 0 ? &e : nullptr;
+  const Expr* best = nullptr;
+  const auto magnitude = [](const Expr* x) {
+    const auto v = static_cast<std::uint64_t>(x->int_value);
+    return x->int_value < 0 ? ~v + 1 : v;
+  };
+  for (const auto& a : e.args)
+    if (const Expr* l = a ? largest_literal(*a) : nullptr; l && (!best || magnitude(l) > magnitude(best))) best = l;
+  return best;
+}
+
+}  // namespace
+
 std::optional<Linear> linear_form(const Expr& e) {
   const Expr* x = strip_cast(&e);
   if (!x) return std::nullopt;
@@ -96,30 +143,15 @@ std::optional<Linear> linear_form(const Expr& e) {
   switch (x->kind) {
     case ExprKind::kInt: r.constant = x->int_value; return r;
     case ExprKind::kVar: r.coef[x->name] = 1; return r;
-    case ExprKind::kBinary: {
+    case ExprKind::kBinary:
       if (x->args.size() != 2 || !x->args[0] || !x->args[1]) return std::nullopt;
-      auto a = linear_form(*x->args[0]);
-      auto b = linear_form(*x->args[1]);
-      if (!a || !b) return std::nullopt;
-      if (x->bin_op == ir::BinOp::kAdd || x->bin_op == ir::BinOp::kSub) {
-        const std::int64_t s = x->bin_op == ir::BinOp::kAdd ? 1 : -1;
-        r = *a;
-        for (const auto& [v, c] : b->coef) r.coef[v] = checked_add(r.coef[v], checked_mul(s, c));
-        r.constant = checked_add(r.constant, checked_mul(s, b->constant));
-        return r;
+      try {
+        return linear_binary(*x);
+      } catch (const OverflowError& err) {  // placed at the overflowing expression's largest literal, else at it
+        const Expr* literal = largest_literal(*x);
+        if (!literal && x->loc.line == 0) throw;
+        throw InputError(literal ? literal->loc : x->loc, err.detail());
       }
-      if (x->bin_op == ir::BinOp::kMul) {
-        const Linear* k = nullptr;
-        const Linear* v = nullptr;
-        if (a->coef.empty()) { k = &*a; v = &*b; }
-        else if (b->coef.empty()) { k = &*b; v = &*a; }
-        else return std::nullopt;
-        for (const auto& [n, c] : v->coef) r.coef[n] = checked_mul(c, k->constant);
-        r.constant = checked_mul(v->constant, k->constant);
-        return r;
-      }
-      return std::nullopt;
-    }
     default: return std::nullopt;
   }
 }

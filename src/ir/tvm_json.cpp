@@ -2,6 +2,7 @@
 //
 // The Reader (tvm_json_reader.hpp) is defined here for roots, functions, attributes, vars,
 // buffers and Relax; TIR expressions and statements are in tvm_json_tir.cpp.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -50,7 +51,24 @@ Module Reader::read_root() {
   m.source = g_.file();
   m.format = g_.ffi() ? "tvm-json-ffi" : "tvm-json-legacy";
   add_root(m, g_.root(), 0);
+  locate(m);
   return m;
+}
+
+void Reader::locate(Module& m) const {
+  std::vector<std::size_t> nodes;
+  nodes.reserve(placed_.size());
+  for (const Placed& p : placed_) nodes.push_back(p.node);
+  std::sort(nodes.begin(), nodes.end());
+  nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+  const std::vector<SourceLocation> at = g_.node_locations(nodes);
+  for (const Placed& p : placed_) {
+    const SourceLocation& where = at[std::lower_bound(nodes.begin(), nodes.end(), p.node) - nodes.begin()];
+    if (where.line == 0) continue;
+    if (!p.relax) m.prim_funcs[p.function].loc = where;
+    else if (p.binding == std::string::npos) m.relax_funcs[p.function].loc = where;
+    else m.relax_funcs[p.function].bindings[p.binding].loc = where;
+  }
 }
 
 void Reader::add_root(Module& m, std::size_t idx, int level) {
@@ -125,8 +143,13 @@ void Reader::add_function(Module& m, std::size_t idx, const std::string& name, c
   }
   if (t == "tir.PrimFunc") {
     m.prim_funcs.push_back(prim_func(idx, name));
+    placed_.push_back({idx, false, m.prim_funcs.size() - 1, std::string::npos});
   } else if (t == "relax.Function") {
+    binding_nodes_.clear();
     m.relax_funcs.push_back(relax_func(idx, name));
+    const std::size_t fn = m.relax_funcs.size() - 1;
+    placed_.push_back({idx, true, fn, std::string::npos});
+    for (std::size_t b = 0; b < binding_nodes_.size(); ++b) placed_.push_back({binding_nodes_[b], true, fn, b});
   }
   // Other function kinds (relax.ExternFunc, ...) carry no IR to estimate.
 }
@@ -341,6 +364,7 @@ RelaxFunc Reader::relax_func(std::size_t idx, const std::string& given_name) {
           b.sinfo = var_sinfo(var);
           b.value = rexpr(g_.ref_required(bd, "value"));
           f.bindings.push_back(std::move(b));
+          binding_nodes_.push_back(bd);
         }
       }
       if (auto r = g_.ref(*body, "body")) f.ret = rexpr(*r);
@@ -367,8 +391,15 @@ StructInfoPtr Reader::sinfo(std::size_t idx) {
     si->ndim = nd < -1 || nd > 1'000'000 ? -1 : static_cast<int>(nd);
     if (auto sh = g_.ref(idx, "shape"); sh && g_.type(*sh) == "relax.ShapeExpr") {
       si->shape_known = true;
-      si->dims = exprs(g_.array_field(*sh, "values"));
+      const std::vector<std::size_t> values = g_.array_field(*sh, "values");
+      si->dims = exprs(values);
       si->ndim = static_cast<int>(si->dims.size());
+      // as the TVMScript reader's tensor_dim: a tensor's struct info has no unknown-extent marker (R.reshape's -1 is
+      // in a ShapeExpr argument, not here), so a negative extent is refused at its node, not later at a workload
+      for (std::size_t i = 0; i < values.size() && i < si->dims.size(); ++i)
+        if (const Expr* d = si->dims[i].get(); d && d->kind == ExprKind::kInt && d->int_value < 0)
+          g_.fail(values[i], "value",
+                  "expected a non-negative tensor dimension, found " + std::to_string(d->int_value));
     }
   } else if (t == "relax.ShapeStructInfo") {
     si->kind = SInfoKind::kShape;

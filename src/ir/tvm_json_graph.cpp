@@ -187,6 +187,11 @@ void Graph::fail(std::size_t i, std::string_view field, const std::string& messa
 
 void Graph::fail(const std::string& message) const { throw InputError(where(JsonPath{}), message); }
 
+std::vector<SourceLocation> Graph::node_locations(const std::vector<std::size_t>& sorted) const {
+  if (!loc_) return std::vector<SourceLocation>(sorted.size(), SourceLocation{file_, 0, 0});
+  return loc_->elements_at({"nodes"}, sorted);
+}
+
 SourceLocation Graph::where(const JsonPath& path) const { return loc_ ? loc_->at(path) : SourceLocation{file_, 0, 0}; }
 
 // A field is in the node's "attrs" (legacy) or "data" (tvm-ffi) object, or is one of the node's own keys ("data",

@@ -108,6 +108,8 @@ class Graph {
   [[nodiscard]] std::string describe(std::size_t i) const;
   [[noreturn]] void fail(std::size_t i, std::string_view field, const std::string& message) const;
   [[noreturn]] void fail(const std::string& message) const;
+  /// file:line:col of nodes `sorted` (ascending, distinct) in one scan of the text; line 0 without the text.
+  [[nodiscard]] std::vector<SourceLocation> node_locations(const std::vector<std::size_t>& sorted) const;
 
  private:
   [[nodiscard]] const json* raw_field(std::size_t i, std::string_view field) const;

@@ -85,6 +85,9 @@ class Reader {
   void add_root(Module& m, std::size_t idx, int level);
   std::string global_var_name(std::size_t idx);
   void add_function(Module& m, std::size_t idx, const std::string& name, const std::string& synthetic);
+  /// Puts each function and Relax binding read at its node's file:line:col (one scan of the text for all of them), so
+  /// that an error found later at a workload (a negative K, an overflowing product) names the line.
+  void locate(Module& m) const;
 
   // ----------------------------------------------------------- PrimFunc
 
@@ -168,6 +171,14 @@ class Reader {
   std::unordered_map<std::size_t, std::pair<StmtPtr, std::int64_t>> stmt_memo_;
   std::unordered_map<std::size_t, std::pair<Buffer, std::int64_t>> buffer_memo_;
   std::map<std::string, Buffer>* cur_buffers_ = nullptr;
+  // What locate() places: a function of the module (`binding` npos) or one of its Relax bindings, by its node.
+  struct Placed {
+    std::size_t node = 0;
+    bool relax = false;
+    std::size_t function = 0, binding = 0;
+  };
+  std::vector<Placed> placed_;
+  std::vector<std::size_t> binding_nodes_;  // the bindings of the Relax function being read
 };
 
 }  // namespace tenet_cost::ir::tvm_json

@@ -64,6 +64,15 @@ using ByteSource = std::function<std::size_t(char* buf, std::size_t n)>;
 ResultsFile scan_results(const ByteSource& source, const std::string& filename, bool allow_corrupt_tail,
                          const std::function<void(const ResultLine&, std::size_t offset)>& on_line, bool dedupe = true);
 
+/// The finished ids of a results file for a resume, in 8 bytes each (issue 28: scan_results' de-duplication holds
+/// about 60 bytes a line): `open` gives a reader from the file's start (called two or three times: the lines are
+/// counted first, so `ids` is allocated once at its size); `on_line` sees every valid line, in file order; `ids` is
+/// returned sorted and distinct. An id on several lines is checked in a second pass that keeps only the repeated ids:
+/// identical lines count in `duplicates`, a different one throws as scan_results does.
+ResultsFile scan_finished_ids(const std::function<ByteSource()>& open, const std::string& filename,
+                              bool allow_corrupt_tail, const std::function<void(const ResultLine&)>& on_line,
+                              std::vector<std::uint64_t>& ids);
+
 // ------------------------------------------------------------- the results file of a run (out_file.cpp)
 
 /// The `--out` of a run: opened, locked (an exclusive, non-blocking flock held until the end: a second sweep on the
@@ -95,6 +104,7 @@ class ResultsOut {
   std::string path_, header_;
   int fd_ = -1;
   std::vector<std::uint64_t> done_;  // sorted
+  bool repeats_ = false;             // the file holds a line twice (an earlier version's runs): the CSV de-duplicates
   std::shared_ptr<Spool> spool_;     // without a path: the lines, on disk
   SortedLines lines_;                // and where each one is
 };

@@ -128,16 +128,18 @@ void ResultsOut::identify(const Grid& grid, RunSummary& sum) {
                      grid_difference(header_grid(first.substr(0, nl)), ours, path_, "this sweep") +
                      "); refusing to append to it" + kLeftAlone);
   sum.headerless = kind == LineKind::kResult;
-  const ResultsFile scan = scan_results(reader(0), path_, true, [&](const ResultLine& l, std::size_t) {
-    if (sum.headerless && !point_in_grid(json::parse(l.text)["point"], ours))
-      throw InputError(path_ + ": point " + l.id +
-                       " is not a point of this grid (a results file of an earlier version, without a header "
-                       "line, of another grid); refusing to append to it" +
-                       kLeftAlone);
-    done_.push_back(id_value(l.id));
-  });
-  std::sort(done_.begin(), done_.end());
+  const ResultsFile scan = scan_finished_ids(
+      [this] { return reader(0); }, path_, true,
+      [&](const ResultLine& l) {
+        if (sum.headerless && !point_in_grid(json::parse(l.text)["point"], ours))
+          throw InputError(path_ + ": point " + l.id +
+                           " is not a point of this grid (a results file of an earlier version, without a header "
+                           "line, of another grid); refusing to append to it" +
+                           kLeftAlone);
+      },
+      done_);
   sum.duplicates = scan.duplicates;
+  repeats_ = scan.duplicates > 0;
   if (scan.corrupt_tail) {
     if (::ftruncate(fd_, static_cast<off_t>(scan.valid_bytes)) != 0)
       throw InputError(path_ + ": cannot drop its corrupt last line: " + why(errno));
@@ -179,7 +181,9 @@ OutputStream ResultsOut::csv() const {
   auto csv = std::make_shared<Spool>();
   write_csv(
       [this](const std::function<void(const std::string&)>& fn) {
-        (void)scan_results(reader(0), path_, false, [&fn](const ResultLine& l, std::size_t) { fn(l.text); });
+        // each id once: de-duplicated only when the file repeats a line (else no id is held)
+        (void)scan_results(
+            reader(0), path_, false, [&fn](const ResultLine& l, std::size_t) { fn(l.text); }, repeats_);
       },
       [&csv](std::string_view piece) { csv->append(piece); });
   OutputStream s = csv->stream();

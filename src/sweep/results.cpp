@@ -1,4 +1,6 @@
 // Results files: one JSON line per point, validated on resume and merge, and their CSV view (docs/sweep.md).
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <charconv>
 #include <fstream>
@@ -213,6 +215,51 @@ ResultsFile scan_results(const ByteSource& source, const std::string& filename, 
   return out;
 }
 
+ResultsFile scan_finished_ids(const std::function<ByteSource()>& open, const std::string& filename,
+                              bool allow_corrupt_tail, const std::function<void(const ResultLine&)>& on_line,
+                              std::vector<std::uint64_t>& ids) {
+  std::size_t lines = 0;  // an upper bound of the result lines, so that ids is allocated once
+  {
+    const ByteSource source = open();
+    std::string chunk(std::size_t{1} << 16, '\0');
+    for (std::size_t n; (n = source(chunk.data(), chunk.size())) > 0;)
+      lines += static_cast<std::size_t>(std::count(chunk.data(), chunk.data() + n, '\n'));
+  }
+  ids.clear();
+  ids.reserve(lines + 1);
+  ResultsFile out = scan_results(
+      open(), filename, allow_corrupt_tail,
+      [&](const ResultLine& l, std::size_t) {
+        on_line(l);
+        ids.push_back(id_value(l.id));
+      },
+      /*dedupe=*/false);
+  std::sort(ids.begin(), ids.end());
+  std::vector<std::uint64_t> repeated;  // sorted: each id seen more than once
+  for (std::size_t i = 1; i < ids.size(); ++i)
+    if (ids[i] == ids[i - 1] && (repeated.empty() || repeated.back() != ids[i])) repeated.push_back(ids[i]);
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  if (repeated.empty()) return out;
+  std::unordered_map<std::uint64_t, std::pair<std::uint64_t, std::size_t>> first;  // id -> (line hash, line)
+  std::size_t line_no = out.header.empty() ? 0 : 1;
+  (void)scan_results(
+      open(), filename, allow_corrupt_tail,
+      [&](const ResultLine& l, std::size_t) {
+        ++line_no;
+        const std::uint64_t id = id_value(l.id);
+        if (!std::binary_search(repeated.begin(), repeated.end(), id)) return;
+        const auto [it, fresh] = first.emplace(id, std::make_pair(fnv1a(l.text), line_no));
+        if (fresh) return;
+        if (it->second.first != fnv1a(l.text))
+          throw InputError(SourceLocation{filename, static_cast<std::uint32_t>(line_no), 1},
+                           "point " + l.id + " has a different result on line " + std::to_string(it->second.second) +
+                               " (results of different tenet-cost versions?)");
+        ++out.duplicates;
+      },
+      /*dedupe=*/false);
+  return out;
+}
+
 ResultsFile parse_results(const std::string& text, const std::string& filename, bool allow_corrupt_tail) {
   std::size_t pos = 0;
   std::vector<ResultLine> lines;
@@ -229,6 +276,11 @@ ResultsFile parse_results(const std::string& text, const std::string& filename, 
 }
 
 void require_results_target(const std::string& path, const std::string& header) {
+  // Only a regular file has contents to lose: a FIFO, a pipe (/dev/stdout) or a device is left to write_output (which
+  // writes it in place, or refuses a FIFO without a reader). Reading one here would block: /dev/stdout opened for
+  // reading is the read end of the shell's pipe, a FIFO waits for a writer.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
   std::ifstream in(path, std::ios::binary);
   if (!in) return;  // missing (or unreadable: write_output says why)
   std::string first(kMaxHeaderLine + 1, '\0');

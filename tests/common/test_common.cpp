@@ -177,6 +177,22 @@ TEST_CASE("JsonLocator finds a value by its path, or the deepest ancestor in the
   CHECK(loc.offset({"x"}) == std::string::npos);
 }
 
+TEST_CASE("JsonLocator places several elements of one array in one scan", "[common][json]") {
+  // a.b's elements by hand (the array at 1:26): [0] at 1:27, [1] at 1:30, [2] at 2:4; a missing index and a missing
+  // array get line 0
+  const std::string text = "{\"a\": {\"x\": \"}]\\\"\", \"b\": [1, {\"c\": 2},\n   [3, 4]]}}";
+  const JsonLocator loc(text, "f.json");
+  const auto at = loc.elements_at({"a", "b"}, {0, 2, 9});
+  REQUIRE(at.size() == 3);
+  CHECK(at[0].str() == "f.json:1:27");
+  CHECK(at[1].str() == "f.json:2:4");
+  CHECK(at[2].line == 0);
+  CHECK(loc.elements_at({"zz"}, {0})[0].line == 0);
+  // the same after a UTF-8 byte order mark: columns count from after it
+  const std::string bom = "\xEF\xBB\xBF" + text;
+  CHECK(JsonLocator(bom, "f.json").elements_at({"a", "b"}, {1})[0].str() == "f.json:1:30");
+}
+
 TEST_CASE("a number that overflows a double is located at the number", "[common][json]") {
   // before: "f.json: invalid JSON: [json.exception.out_of_range.406] number overflow parsing '1e400'", no line
   CHECK_THROWS_WITH(parse_json_document("{\"a\": 1,\n  \"b\": -1e400}", "f.json", JsonLimits{}),

@@ -171,3 +171,28 @@ TEST_CASE("a TVM JSON node error is located at the node's field", "[hostile][reg
   t.replace(v, t.find_first_not_of("0123456789", v) - v, "77777777");
   check_located(Format::kTvmJson, rel, t, line_col_of(t, "77777777"), "dangling reference to node 77777777");
 }
+
+// The last two location gaps of the hostile suite (the ratchet is now 0): before, both named the file without a line.
+TEST_CASE("a TVM JSON tensor dimension below 0 is refused at its node", "[hostile][regression][location]") {
+  // x: R.Tensor((1, 32, -1)) in TVM JSON: before, "expected a non-negative K in main/y, found -1" without a line (the
+  // Relax bindings of a TVM-JSON graph had no location); now at the IntImm's value, as the TVMScript reader does
+  const std::string rel = "tests/fixtures/ir_json/relax_2026.json", text = fixture(rel);
+  const std::string needle = "\"ty\": 6, \"value\": 64";
+  REQUIRE(text.find(needle) != std::string::npos);
+  std::string t = text;
+  t.replace(t.find(needle), needle.size(), "\"ty\": 6, \"value\": -1");
+  check_located(Format::kTvmJson, rel, t, line_col_of(t, "-1, \"span\""), "expected a non-negative tensor dimension");
+  // an overflowing product is reported at the Relax binding that makes the GEMM (`y = R.matmul(x, w)`, node 55)
+  t = text;
+  t.replace(t.find(needle), needle.size(), "\"ty\": 6, \"value\": 4611686018427387904");
+  check_located(Format::kTvmJson, rel, t, line_col_of(t, "{\"type\": \"relax.expr.VarBinding\""), "the MACs of main/y");
+}
+
+TEST_CASE("an overflow in an extern dequant's region is placed at the literal", "[hostile][regression][location]") {
+  // T.reads(B[v_i, v_j_o * T.int64(-2^63):...]) of the decode prim_func: before, "arithmetic overflow: multiplication
+  // does not fit in 64 bits" naming the dump without a line; now at the literal of largest magnitude in the
+  // overflowing expression
+  const std::string rel = "tests/fixtures/extract/extern_dequant_relax.py";
+  const std::string t = with_literal(fixture(rel), 15, "-9223372036854775808");
+  check_located(Format::kTvmScript, rel, t, line_col_of(t, "T.int64(-9223372036854775808)"), "arithmetic overflow");
+}
