@@ -2,9 +2,9 @@
 // PE array of every chip — whose deployment is best by the objective: every candidate runs the deployment itself (the
 // sharded GEMMs of each stage, its collectives, pipeline and bubble; with a request its TTFT and every decode step),
 // so the choice is the minimum over the candidates of exactly the figures the row shows.
-#include <algorithm>
 #include <exception>
 
+#include "search/internal.hpp"
 #include "tenet_cost/checked.hpp"
 #include "tenet_cost/error.hpp"
 #include "tenet_cost/search.hpp"
@@ -57,7 +57,7 @@ Best best_deployed(const arch::Arch& arch, const model::Model& whole, const mode
       c.dataflow = df.name;
       c.rows = rows;
       c.cols = cols;
-      const std::string mapping = df.name + " " + std::to_string(rows) + "x" + std::to_string(cols);
+      const std::string mapping = detail::mapping_of(c);
       try {
         cost::Estimator est = estimator_at(arch, o, c);
         model::CompareResult one = model::compare_deployed(est, whole, cfg, at, {scheme});
@@ -92,9 +92,7 @@ model::CompareResult compare_deployed_at_best(const arch::Arch& arch, const mode
     for (const auto& s : schemes) {
       Best b = best_deployed(arch, whole, cfg, at, s, o, req ? &*req : nullptr, skipped);
       if (out.rows.empty()) out.info = b.one.info;
-      for (const std::string& n : b.one.info.notes)
-        if (std::find(out.info.notes.begin(), out.info.notes.end(), n) == out.info.notes.end())
-          out.info.notes.push_back(n);
+      detail::add_notes(out.info.notes, b.one.info.notes);
       model::CompareRow row = std::move(b.one.rows.front());
       row.deploy->deployment = out.deployments.size();
       out.rows.push_back(std::move(row));
@@ -103,9 +101,7 @@ model::CompareResult compare_deployed_at_best(const arch::Arch& arch, const mode
     }
   }
   out.info.notes.insert(out.info.notes.end(), skipped.begin(), skipped.end());
-  std::string candidates;
-  for (const auto& df : o.dataflows) candidates += (candidates.empty() ? "" : ",") + df.name;
-  if (o.generated) candidates += std::string(candidates.empty() ? "" : ",") + "generated";
+  const std::string candidates = detail::candidate_names(o);
   out.info.dataflow = candidates;
   out.searched = "objective " + cost::to_string(o.objective) + " over dataflows " + candidates +
                  (req ? ", each deployment's whole request" : ", each deployment's prefill + decode step");

@@ -2,6 +2,7 @@
 // prefill and every decode step at its own context), or per phase, never by a prefill and one decode step.
 #include <algorithm>
 
+#include "search/internal.hpp"
 #include "tenet_cost/error.hpp"
 #include "tenet_cost/search.hpp"
 
@@ -17,15 +18,6 @@ model::Model phase_part(model::Model m, model::Phase phase) {
   m.ops.erase(std::remove_if(m.ops.begin(), m.ops.end(), [&](const model::ModelOp& op) { return op.phase != phase; }),
               m.ops.end());
   return m;
-}
-
-std::string mapping_of(const Config& c) {
-  return c.dataflow + " " + std::to_string(c.rows) + "x" + std::to_string(c.cols);
-}
-
-void add_notes(std::vector<std::string>& to, const std::vector<std::string>& from) {
-  for (const auto& n : from)
-    if (std::find(to.begin(), to.end(), n) == to.end()) to.push_back(n);
 }
 
 }  // namespace
@@ -54,7 +46,7 @@ RequestSearch search_request(const arch::Arch& arch, const model::PlanSource& so
                      : "of the whole request: the prefill and the " + steps + " decode steps";
   for (SearchResult& f : out.found) {
     f.request = req;
-    add_notes(f.info.notes, out.notes);
+    detail::add_notes(f.info.notes, out.notes);
   }
   if (per_phase) {
     out.found.front().part = model::Phase::kPrefill;
@@ -78,13 +70,13 @@ model::CompareResult compare_request_at_best(const arch::Arch& arch, const model
     cost::Estimator est_prefill = estimator_at(arch, o, first);
     model::CompareResult one = model::compare(est_prefill, plan, phases, {schemes[s]});
     model::CompareRow row = one.rows.front();
-    std::string mapping = mapping_of(first);
+    std::string mapping = detail::mapping_of(first);
     if (per_phase) {
       const Config& dec = found.back().rows.at(s).top.front();
       cost::Estimator est_decode = estimator_at(arch, o, dec);
       row.decode = model::compare(est_decode, plan, phases, {schemes[s]}).rows.front().decode;
       row.request = model::request_figures(est_decode, steps, row.prefill, phases, req, schemes[s]);
-      mapping = "prefill " + mapping + ", decode " + mapping_of(dec);
+      mapping = "prefill " + mapping + ", decode " + detail::mapping_of(dec);
     } else {
       row.request = model::request_figures(est_prefill, steps, row.prefill, phases, req, schemes[s]);
     }
@@ -92,7 +84,7 @@ model::CompareResult compare_request_at_best(const arch::Arch& arch, const model
     out.rows.push_back(std::move(row));
     out.mappings.push_back(std::move(mapping));
   }
-  for (const SearchResult& f : found) add_notes(out.info.notes, f.info.notes);
+  for (const SearchResult& f : found) detail::add_notes(out.info.notes, f.info.notes);
   out.info.dataflow = found.front().info.dataflow;
   out.searched = "objective " + cost::to_string(o.objective) + " " + rs.searched + ", over dataflows " +
                  found.front().info.dataflow;

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "common/parallel.hpp"
+#include "search/internal.hpp"
 #include "tenet_cost/error.hpp"
 
 namespace tenet_cost::search {
@@ -113,6 +114,26 @@ bool better(const Totals& a, const Totals& b, cost::Objective o) {
   if (a.energy_j != b.energy_j) return a.energy_j < b.energy_j;
   return a.dram_bytes < b.dram_bytes;
 }
+
+namespace detail {
+
+std::string mapping_of(const Config& c) {
+  return c.dataflow + " " + std::to_string(c.rows) + "x" + std::to_string(c.cols);
+}
+
+std::string candidate_names(const Options& o) {
+  std::string names;
+  for (const auto& df : o.dataflows) names += (names.empty() ? "" : ",") + df.name;
+  if (o.generated) names += std::string(names.empty() ? "" : ",") + "generated";
+  return names;
+}
+
+void add_notes(std::vector<std::string>& to, const std::vector<std::string>& from) {
+  for (const auto& n : from)
+    if (std::find(to.begin(), to.end(), n) == to.end()) to.push_back(n);
+}
+
+}  // namespace detail
 
 namespace {
 
@@ -225,10 +246,7 @@ SearchResult run(const arch::Arch& arch, const model::Model& model, const model:
   }
 
   SearchResult out;
-  std::string candidates;  // the candidate set, e.g. "os,ws,is,ncf,generated"
-  for (const auto& df : o.dataflows) candidates += (candidates.empty() ? "" : ",") + df.name;
-  if (o.generated) candidates += std::string(candidates.empty() ? "" : ",") + "generated";
-  out.info = model::run_info(model, arch.name, candidates, phases);
+  out.info = model::run_info(model, arch.name, detail::candidate_names(o), phases);
   for (auto& note : skipped) out.info.notes.push_back(std::move(note));
   out.objective = o.objective;
   out.per_gemm = o.per_gemm;
